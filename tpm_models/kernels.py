@@ -1,0 +1,124 @@
+"""Kernels of Table 1, their Gram matrices, and exact finite feature maps.
+
+=========================  ===================================  ========================
+kernel                     :math:`k(x, x')`                     parameters
+=========================  ===================================  ========================
+``linear``                 :math:`x^\\top x'`                    --
+``hom-poly``               :math:`(x^\\top x')^d`                 ``degree`` d >= 1
+``inhom-poly``             :math:`(\\gamma + x^\\top x')^d`        ``gamma`` >= 0, ``degree``
+``gaussian``               :math:`\\exp(-\\|x-x'\\|^2 / (2\\sigma^2))`  ``sigma`` > 0
+``sigmoid``                :math:`\\tanh(a\\, x^\\top x' + b)`     ``a``, ``b`` real
+=========================  ===================================  ========================
+
+``Kernel.gram(A, B)`` takes points as rows and returns ``K[i, j] = k(A[i], B[j])``;
+the paper's :math:`K(X_c, X_{-c})` (points as columns) is ``gram(X[y == c], X[y != c])``.
+
+The polynomial kernels have exact finite feature maps (``Kernel.feature_map``):
+:math:`\\varphi(x)_\\beta = \\sqrt{d!/\\prod_j \\beta_j!}\\ \\prod_j x_j^{\\beta_j}` over the
+multi-indices :math:`|\\beta| = d`, so that :math:`\\varphi(x)^\\top\\varphi(x') = (x^\\top x')^d`
+(multinomial theorem); the inhomogeneous kernel is the homogeneous one of
+:math:`(\\sqrt\\gamma, x)`. They let the feature-space primals (10)/(11) be solved.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+KERNELS = ("linear", "hom-poly", "inhom-poly", "gaussian", "sigmoid")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel of Table 1 with its parameters (validated on construction)."""
+
+    name: str = "linear"
+    degree: int | None = None
+    gamma: float | None = None
+    sigma: float | None = None
+    a: float | None = None
+    b: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in KERNELS:
+            raise ValueError(f"unknown kernel {self.name!r}; choose one of {KERNELS}")
+        needed = {
+            "linear": (),
+            "hom-poly": ("degree",),
+            "inhom-poly": ("degree", "gamma"),
+            "gaussian": ("sigma",),
+            "sigmoid": ("a", "b"),
+        }[self.name]
+        for field in ("degree", "gamma", "sigma", "a", "b"):
+            value = getattr(self, field)
+            if field in needed and value is None:
+                raise ValueError(f"kernel {self.name!r} needs the parameter {field!r}")
+            if field not in needed and value is not None:
+                raise ValueError(f"kernel {self.name!r} takes no parameter {field!r} (got {value})")
+            if value is not None and not np.isfinite(value):
+                raise ValueError(f"kernel parameter {field} must be finite, got {value}")
+        if self.degree is not None and (int(self.degree) != self.degree or self.degree < 1):
+            raise ValueError(f"degree must be an integer >= 1, got {self.degree}")
+        if self.gamma is not None and self.gamma < 0:
+            raise ValueError(f"gamma must be >= 0 (Table 1), got {self.gamma}")
+        if self.sigma is not None and self.sigma <= 0:
+            raise ValueError(f"sigma must be > 0 (Table 1), got {self.sigma}")
+
+    def __str__(self) -> str:
+        params = {k: getattr(self, k) for k in ("degree", "gamma", "sigma", "a", "b")}
+        shown = ", ".join(f"{k}={v:g}" for k, v in params.items() if v is not None)
+        return f"{self.name}({shown})" if shown else self.name
+
+    def gram(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """Gram matrix ``K[i, j] = k(A[i], B[j])`` for points as rows."""
+        A = np.atleast_2d(np.asarray(A, dtype=float))
+        B = np.atleast_2d(np.asarray(B, dtype=float))
+        if A.shape[1] != B.shape[1]:
+            raise ValueError(f"points have {A.shape[1]} and {B.shape[1]} features; they must agree")
+        if self.name == "gaussian":
+            sq = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * (A @ B.T)
+            return np.exp(-np.maximum(sq, 0.0) / (2.0 * self.sigma**2))
+        inner = A @ B.T
+        if self.name == "linear":
+            return inner
+        if self.name == "hom-poly":
+            return inner ** int(self.degree)
+        if self.name == "inhom-poly":
+            return (self.gamma + inner) ** int(self.degree)
+        return np.tanh(self.a * inner + self.b)
+
+    @property
+    def has_feature_map(self) -> bool:
+        """True for the kernels with an exact finite feature map (linear, polynomial)."""
+        return self.name in ("linear", "hom-poly", "inhom-poly")
+
+    def feature_map(self, X: np.ndarray) -> np.ndarray:
+        """Exact finite feature map: rows ``phi(x)`` with ``phi(x) @ phi(x') == k(x, x')``.
+
+        Raises ``ValueError`` for the Gaussian and sigmoid kernels, which have none.
+        """
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        if self.name == "linear":
+            return X.copy()
+        if self.name == "hom-poly":
+            return _homogeneous_monomials(X, int(self.degree))
+        if self.name == "inhom-poly":
+            lifted = np.hstack([np.full((X.shape[0], 1), math.sqrt(self.gamma)), X])
+            return _homogeneous_monomials(lifted, int(self.degree))
+        raise ValueError(
+            f"the {self.name} kernel has no finite feature map; use the kernel duals (12), (13), (19)"
+        )
+
+
+def _homogeneous_monomials(X: np.ndarray, d: int) -> np.ndarray:
+    """Weighted degree-``d`` monomials: ``sqrt(d!/prod(beta!)) * prod(x**beta)``."""
+    n = X.shape[1]
+    columns = []
+    for combo in itertools.combinations_with_replacement(range(n), d):
+        beta = np.bincount(combo, minlength=n)
+        weight = math.factorial(d) / math.prod(math.factorial(int(b)) for b in beta)
+        columns.append(math.sqrt(weight) * np.prod(X[:, list(combo)], axis=1))
+    return np.column_stack(columns)

@@ -1,0 +1,82 @@
+"""Input checks shared by every public boundary (builders, estimators, CLI).
+
+Each check raises ``ValueError`` with a message that says what is wrong and
+what to do about it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def check_features(X: np.ndarray, where: str = "X") -> np.ndarray:
+    """Return ``X`` as a float array after checking it is 2-D, non-empty and finite."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"{where}: expected a 2-D array (points as rows), got shape {X.shape}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{where}: empty array of shape {X.shape}")
+    if not np.isfinite(X).all():
+        bad = np.argwhere(~np.isfinite(X))[0]
+        raise ValueError(
+            f"{where}: contains NaN or infinite values (first at row {bad[0]}, column {bad[1]}); "
+            "remove or impute them first"
+        )
+    return X
+
+
+def check_nu_alpha(nu: float, alpha: float) -> tuple[float, float]:
+    """Check :math:`0 < \\nu \\le \\alpha` (both finite).
+
+    :math:`\\nu \\le \\alpha` is necessary: the dual needs :math:`e^\\top\\lambda = \\nu` with
+    :math:`0 \\le \\lambda \\le \\alpha/m`, and for :math:`\\nu > \\alpha` the primal is
+    unbounded below (:math:`\\theta \\to -\\infty`).
+    """
+    for name, value in (("nu", nu), ("alpha", alpha)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise ValueError(f"{name} must be a real number, got {value!r}")
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    if nu > alpha:
+        raise ValueError(
+            f"nu = {nu} > alpha = {alpha}: the dual is infeasible (e'lambda = nu with "
+            "0 <= lambda <= alpha/m) and the primal is unbounded below; choose nu <= alpha"
+        )
+    return float(nu), float(alpha)
+
+
+def check_labels(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Check that ``y`` is a 1-D label vector with one label per row of ``X``."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D (one label per point), got shape {y.shape}")
+    if len(y) != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} points (rows) but y has {len(y)} labels")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinite labels")
+    return y
+
+
+def check_binary_labels(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Check binary labels: every ``y_i`` is +1 or -1 and both occur (Section 2.1)."""
+    y = check_labels(X, y)
+    values = set(np.unique(y).tolist())
+    if not values <= {1, -1}:
+        raise ValueError(
+            f"binary models need labels in {{-1, +1}}, got {sorted(values, key=str)}; "
+            "use tpm_models.one_vs_rest(y, k) to make class k positive and the rest negative"
+        )
+    if values != {1, -1}:
+        raise ValueError("binary models need both a positive (+1) and a negative (-1) point")
+    return y.astype(int)
+
+
+def check_class(y: np.ndarray, c: object) -> None:
+    """Check that class ``c`` has points and that some point is not in class ``c``."""
+    present = np.unique(y)
+    if len(present) < 2:
+        raise ValueError(f"need at least two classes, got {present.tolist()}")
+    if not np.any(y == c):
+        raise ValueError(f"class {c!r} has no points; classes present: {present.tolist()}")
