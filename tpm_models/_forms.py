@@ -8,7 +8,11 @@ with different Gram blocks. The public builders in :mod:`tpm_models.binary` and
 
 Conventions: points are numbered ``i = 1..m`` by their row in the data (the
 paper's :math:`\\{x^i\\}_{i=1}^m`); features ``j = 1..n``. Sign constraints
-(:math:`\\xi \\ge 0`, :math:`0 \\le \\lambda \\le \\alpha/m`) are variable bounds.
+(:math:`\\xi \\ge 0`, :math:`0 \\le \\lambda \\le \\alpha/m`) are variable bounds. Rows keep
+every variable on the left and a constant on the right (``x'w + theta + xi >= 0`` for
+``x'w + theta >= -xi``), as the ``.lp`` format and the solvers' dual conventions expect:
+the duals of ``margin`` are then :math:`\\lambda` for (2), (10), (15) and
+:math:`-\\lambda` for the :math:`\\le` rows of (3), (11).
 """
 
 from __future__ import annotations
@@ -60,8 +64,8 @@ def primal_plus(m: pyo.ConcreteModel, own: str, other: str, data_name: str = "x"
     )
     m.margin = pyo.Constraint(
         X_own,
-        rule=lambda m, i: score(i) >= -m.xi[i],
-        doc=f"x_i'w + theta >= -xi_i for i in {own}",
+        rule=lambda m, i: score(i) + m.xi[i] >= 0,
+        doc=f"x_i'w + theta >= -xi_i for i in {own}, stored as x_i'w + theta + xi_i >= 0",
     )
 
 
@@ -83,8 +87,8 @@ def primal_minus(m: pyo.ConcreteModel, own: str, other: str, data_name: str = "x
     )
     m.margin = pyo.Constraint(
         X_own,
-        rule=lambda m, i: score(i) <= m.xi[i],
-        doc=f"x_j'w + theta <= xi_j for j in {own}",
+        rule=lambda m, i: score(i) - m.xi[i] <= 0,
+        doc=f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0",
     )
 
 
