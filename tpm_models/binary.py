@@ -221,7 +221,10 @@ def recover_minus(
 
 
 def decision_8(plus: Hyperplane, minus: Hyperplane, X: np.ndarray) -> np.ndarray:
-    """(8)/(14) before the sign: :math:`\\frac{w_+^\\top x+\\theta_+}{\\|w_+\\|} + \\frac{w_-^\\top x+\\theta_-}{\\|w_-\\|}`.
+    """(8)/(14) before the sign.
+
+    .. math::
+        \\frac{w_+^\\top x+\\theta_+}{\\|w_+\\|_2} + \\frac{w_-^\\top x+\\theta_-}{\\|w_-\\|_2}
 
     With a nonlinear kernel this is (14): inner products become kernel expansions
     and norms :math:`\\sqrt{\\langle w_\\pm,w_\\pm\\rangle}`.

@@ -41,13 +41,14 @@ and feasible to ``FEASIBILITY_TOL``; otherwise :func:`solve` raises
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import logging
 import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from importlib import metadata
 
 import numpy as np
@@ -76,7 +77,7 @@ ITERATION_LIMIT = 10_000
 been seen to iterate without end on this paper's duals; the QPs here need < 100."""
 
 
-class Termination(str, Enum):
+class Termination(StrEnum):
     """Why the solver stopped."""
 
     OPTIMAL = "optimal"
@@ -229,11 +230,7 @@ class Backend:
     ``(termination, duals by constraint data, message)``."""
 
     def available(self) -> bool:
-        try:
-            __import__(self.package)
-        except ImportError:
-            return False
-        return True
+        return importlib.util.find_spec(self.package) is not None
 
 
 def _dense_duals(qp: QPMatrices, eq: np.ndarray, ineq: np.ndarray) -> dict:
@@ -285,8 +282,9 @@ def _run_piqp(model: pyo.ConcreteModel, time_limit: float | None):
 
 
 def _run_daqp(model: pyo.ConcreteModel, time_limit: float | None):
-    import daqp
     from ctypes import c_double, c_int
+
+    import daqp
 
     qp = qp_matrices(model)
     n = len(qp.variables)
@@ -464,7 +462,7 @@ def _backend_for(model: pyo.ConcreteModel, solver: str) -> tuple[Backend, str]:
     backend = BACKENDS[solver]
     if kind not in backend.model_classes:
         raise SolverUnavailableError(
-            f"{solver} cannot take a {kind} ({model.name}); installed solvers that can: "
+            f"{solver} cannot take a {kind} ({title(model)}); installed solvers that can: "
             f"{available_solvers(kind)}"
         )
     if not backend.available():
@@ -528,10 +526,15 @@ def solve(
         message=message,
     )
     if not result.optimal:
-        log.warning("%s on %s: %s %s", backend.name, model.name, termination.value, message)
+        log.warning("%s on %s: %s %s", backend.name, title(model), termination.value, message)
         if raise_on_failure:
             raise NoOptimalSolutionError(result)
     return result
+
+
+def title(model: pyo.ConcreteModel) -> str:
+    """The model's name as given to its builder (Pyomo quotes names with spaces)."""
+    return model.name.strip("'")
 
 
 def _objective(model: pyo.ConcreteModel):

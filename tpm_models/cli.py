@@ -1,0 +1,226 @@
+"""The ``tpm-models`` command.
+
+    tpm-models solve --model 16 --dataset iris --class 0 --nu 0.5 --alpha 1 --json
+    tpm-models check --dataset iris wine
+    tpm-models models
+    tpm-models solvers
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from tpm_models.checks import CheckResult, failures, run_checks
+from tpm_models.data import Dataset, load_dataset, min_max_scale
+from tpm_models.kernels import KERNELS, Kernel
+from tpm_models.registry import MODELS, build, model_info
+from tpm_models.solvers import (
+    BACKENDS,
+    DEFAULT,
+    NoOptimalSolutionError,
+    SolverUnavailableError,
+    available_solvers,
+    solve,
+    title,
+)
+
+
+def _class_of(data: Dataset, k: str) -> int:
+    """``--class K``: a class number 0..C-1, or else a label of the data set."""
+    if k.lstrip("-").isdigit():
+        number = int(k)
+        if 0 <= number < data.n_classes:
+            return number
+        raise ValueError(
+            f"--class {k}: {data.name} has classes 0..{data.n_classes - 1} "
+            f"(labels {', '.join(map(str, data.classes))})"
+        )
+    labels = [str(c) for c in data.classes]
+    if k in labels:
+        return labels.index(k)
+    raise ValueError(f"--class {k!r}: not a class number 0..{data.n_classes - 1} nor a label {labels}")
+
+
+def _kernel(args: argparse.Namespace) -> Kernel | None:
+    if args.kernel is None:
+        return None
+    params = {"degree": args.degree, "gamma": args.gamma, "sigma": args.sigma, "a": args.a, "b": args.b}
+    needed = {
+        "linear": (), "hom-poly": ("degree",), "inhom-poly": ("degree", "gamma"),
+        "gaussian": ("sigma",), "sigmoid": ("a", "b"),
+    }[args.kernel]
+    given = {k: v for k, v in params.items() if v is not None}
+    missing = [k for k in needed if k not in given]
+    extra = [k for k in given if k not in needed]
+    if missing or extra:
+        raise ValueError(
+            f"--kernel {args.kernel} needs {', '.join('--' + k for k in needed) or 'no parameter'}"
+            + (f"; missing {', '.join('--' + k for k in missing)}" if missing else "")
+            + (f"; not used: {', '.join('--' + k for k in extra)}" if extra else "")
+        )
+    return Kernel(args.kernel, **given)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    data = load_dataset(args.dataset)
+    c = _class_of(data, args.class_)
+    kernel = _kernel(args)
+    info = model_info(args.model)
+    if info.kernel == "none" and kernel is not None and kernel.name != "linear":
+        raise ValueError(f"({args.model}) is a linear model; --kernel applies to (10)-(13) and (19)")
+    if info.kernel != "none" and kernel is None:
+        raise ValueError(f"({args.model}) needs --kernel ({', '.join(KERNELS)})")
+    X = min_max_scale(data.X)
+    model = build(args.model, X, data.y, c, args.nu, args.alpha, kernel if info.kernel != "none" else None)
+    try:
+        result = solve(model, args.solver)
+        code = 0
+    except NoOptimalSolutionError as exc:
+        result, code = exc.result, 1
+        print(str(exc), file=sys.stderr)
+    if args.json:
+        out = {
+            "model": args.model,
+            "dataset": data.name,
+            "class": c,
+            "label": str(data.classes[c]),
+            "nu": args.nu,
+            "alpha": args.alpha,
+            "kernel": str(kernel) if kernel else None,
+            **result.to_dict(),
+        }
+        print(json.dumps(out, indent=2))
+        return code
+    print(f"model      {title(model)}")
+    print(f"data       {data.name}, class {c} ({data.classes[c]}), nu={args.nu:g}, alpha={args.alpha:g}")
+    print(f"solver     {result.solver} {result.solver_version}: {result.termination.value} "
+          f"in {result.seconds * 1e3:.1f} ms")
+    if result.objective is not None:
+        print(f"objective  {result.objective:.12g}   (as printed in the paper, no constant added)")
+    for name, value in result.values.items():
+        shown = np.array2string(np.asarray(value), precision=6, max_line_width=100, threshold=12)
+        print(f"{name:<10} {shown}")
+    return code
+
+
+def _print_check_table(results: Sequence[CheckResult]) -> None:
+    worst: dict[str, CheckResult] = {}
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.tie] = counts.get(r.tie, 0) + 1
+        if r.tie not in worst or not (r.residual <= worst[r.tie].residual):
+            worst[r.tie] = r
+    print(f"{'tie':<44} {'n':>4} {'worst residual':>14} {'tolerance':>9}  {'result':<6} worst instance")
+    for tie, r in worst.items():
+        flag = "pass" if all(x.passed for x in results if x.tie == tie) else "FAIL"
+        print(f"{tie:<44} {counts[tie]:>4} {r.residual:>14.2e} {r.tolerance:>9.0e}  {flag:<6} {r.instance}")
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    all_results: list[CheckResult] = []
+    start = time.perf_counter()
+    cross = args.cross_solvers if args.cross_solvers else None
+    for name in args.dataset:
+        data = load_dataset(name)
+        X = min_max_scale(data.X)
+
+        def progress(msg: str) -> None:
+            print(f"  ... {msg}", file=sys.stderr, flush=True)
+
+        results = run_checks(
+            X, data.y, data.name, solver=args.solver, cross_solvers=cross,
+            progress=None if args.quiet else progress,
+        )
+        all_results += results
+        print(f"\n== {data.name}: {len(results)} ties measured, {len(failures(results))} failed ==")
+        _print_check_table(results)
+    bad = failures(all_results)
+    if args.all or bad:
+        print("\nrows" + (" (failed only)" if not args.all else "") + ":")
+        for r in all_results if args.all else bad:
+            print(f"  {'pass' if r.passed else 'FAIL'} {r.tie:<40} {r.instance:<45} {r.residual:.2e} {r.note}")
+    if args.csv:
+        with open(args.csv, "w", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["tie", "instance", "residual", "tolerance", "passed", "note"])
+            for r in all_results:
+                writer.writerow([r.tie, r.instance, f"{r.residual:.6e}", r.tolerance, r.passed, r.note])
+    print(f"\n{len(all_results)} ties, {len(bad)} failed, {time.perf_counter() - start:.1f} s "
+          f"(solver {args.solver}; cross-solver: {', '.join(cross or available_solvers('QP'))})")
+    return 1 if bad else 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    print(f"{'eq':>4}  {'family':<10} {'class':<5} {'kernel':<12} {'role':<7} summary")
+    for eq, info in MODELS.items():
+        print(f"({eq:>2})  {info.family:<10} {info.model_class:<5} {info.kernel:<12} {info.role:<7} "
+              f"{info.summary}")
+    return 0
+
+
+def cmd_solvers(args: argparse.Namespace) -> int:
+    here = set(available_solvers())
+    for name, b in BACKENDS.items():
+        default = [k for k, v in DEFAULT.items() if v == name]
+        print(f"{name:<8} {'installed' if name in here else 'missing  '} "
+              f"{'/'.join(sorted(b.model_classes)):<8} package {b.package}"
+              + (f"  (default for {', '.join(default)})" if default else ""))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tpm-models", description=__doc__.split("\n")[0])
+    p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("solve", help="build model EQ on a data set and solve it")
+    s.add_argument("--model", type=int, required=True, help=f"equation number: {sorted(MODELS)}")
+    s.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
+    s.add_argument("--class", dest="class_", default="0",
+                   help="class number 0..C-1 (or a label) playing c, or positive for binary models")
+    s.add_argument("--nu", type=float, required=True)
+    s.add_argument("--alpha", type=float, required=True)
+    s.add_argument("--kernel", choices=KERNELS, help="for (10)-(13), (19)")
+    s.add_argument("--degree", type=int)
+    s.add_argument("--gamma", type=float)
+    s.add_argument("--sigma", type=float)
+    s.add_argument("--a", type=float)
+    s.add_argument("--b", type=float)
+    s.add_argument("--solver", default="default", help=f"one of {sorted(BACKENDS)} or 'default'")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=cmd_solve)
+
+    c = sub.add_parser("check", help="run every tie between the formulations")
+    c.add_argument("--dataset", nargs="+", default=["iris", "wine"])
+    c.add_argument("--solver", default="default")
+    c.add_argument("--cross-solvers", nargs="*", help="solvers compared on (15), (16) (default: all installed)")
+    c.add_argument("--all", action="store_true", help="print every row, not only the failed ones")
+    c.add_argument("--csv", help="write every row to this CSV file")
+    c.add_argument("--quiet", action="store_true", help="no progress lines")
+    c.set_defaults(func=cmd_check)
+
+    sub.add_parser("models", help="list the models by equation number").set_defaults(func=cmd_models)
+    sub.add_parser("solvers", help="list the solver backends").set_defaults(func=cmd_solvers)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s")
+    try:
+        return args.func(args)
+    except (ValueError, SolverUnavailableError) as exc:
+        print(f"tpm-models: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
