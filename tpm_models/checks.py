@@ -186,6 +186,25 @@ def check_kernel_trick(
     return out
 
 
+def check_inhomogeneous_linear(
+    X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float,
+    gammas: Iterable[float] = (2.0**-4, 1.0, 2.0**4), solver: str = "default", label: str = "",
+) -> list[CheckResult]:
+    """Errata 10: with :math:`k = \\gamma + x^\\top x'` the distances of (20) equal the linear ones
+    of (18) for every :math:`\\gamma` (the constant cancels in (19) and in (20))."""
+    linear = recover_17(X, y, c, solve(build(16, X, y, c, nu, alpha), solver).values["lam"], nu, alpha)
+    out = []
+    for gamma in gammas:
+        kernel = Kernel("inhom-poly", degree=1, gamma=gamma)
+        lam = solve(build(19, X, y, c, nu, alpha, kernel), solver).values["lam"]
+        plane = recover_17(X, y, c, lam, nu, alpha, kernel)
+        out.append(CheckResult(
+            "inhom. linear kernel = linear (errata 10)", f"{label} c={c} nu={nu:g} alpha={alpha:g} gamma={gamma:g}",
+            rel_dist(plane.distance(X), linear.distance(X)),
+        ))
+    return out
+
+
 def check_cross_solver(
     eq: int, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float,
     solvers: Iterable[str] | None = None, reference: str = "default", label: str = "",
@@ -234,6 +253,7 @@ def run_checks(
         for kernel, key in itertools.product(kernels, ((10, 12), (11, 13))):
             results += check_pair(PAIRS[key], X, y, c, nu, alpha, kernel, solver=solver, label=label)
         results += check_kernel_trick(X, y, c, nu, alpha, solver=solver, label=label)
+        results += check_inhomogeneous_linear(X, y, c, nu, alpha, solver=solver, label=label)
         for eq in (15, 16):
             results += check_cross_solver(eq, X, y, c, nu, alpha, cross_solvers, solver, label)
     return results

@@ -70,8 +70,13 @@ def load_dataset(name_or_path: str | Path) -> Dataset:
             raise ValueError(
                 f"data set {key!r} is neither a shipped set {SHIPPED} nor an existing CSV file"
             )
-        frame = pd.read_csv(path)
+        try:
+            frame = pd.read_csv(path)
+        except pd.errors.EmptyDataError:
+            raise ValueError(f"{key}: the file is empty; expected a header row and data rows") from None
         name = path.stem
+    if frame.shape[0] == 0:
+        raise ValueError(f"{key}: no data rows (only a header?)")
     if frame.shape[1] < 2:
         raise ValueError(f"{key}: need at least one feature column and a label column (last)")
     features = frame.iloc[:, :-1]

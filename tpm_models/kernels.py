@@ -58,6 +58,10 @@ class Kernel:
                 raise ValueError(f"kernel {self.name!r} needs the parameter {field!r}")
             if field not in needed and value is not None:
                 raise ValueError(f"kernel {self.name!r} takes no parameter {field!r} (got {value})")
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating))
+            ):
+                raise ValueError(f"kernel parameter {field} must be a real number, got {value!r}")
             if value is not None and not np.isfinite(value):
                 raise ValueError(f"kernel parameter {field} must be finite, got {value}")
         if self.degree is not None and (int(self.degree) != self.degree or self.degree < 1):

@@ -59,6 +59,8 @@ MODELS: dict[int, ModelInfo] = {
 def model_info(eq: int) -> ModelInfo:
     """The :class:`ModelInfo` of equation ``eq`` (``ValueError`` if it is not a model)."""
     try:
+        if isinstance(eq, bool) or int(eq) != eq:
+            raise ValueError
         return MODELS[int(eq)]
     except (KeyError, ValueError, TypeError):
         raise ValueError(

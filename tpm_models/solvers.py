@@ -15,6 +15,10 @@ xpress    Xpress through Pyomo's ``xpress_direct``           LP, QP          ``x
 scip      SCIP through Pyomo's ``scip_direct``               LP, QP          ``pyscipopt``
 ========  ================================================  ==============  =========================
 
+Size limits of the pip licences (a refusal is a reported ``ERROR``, never numbers):
+Gurobi takes at most 200 variables once the objective is quadratic; Xpress Community at
+most 200 rows plus columns; CPLEX Community 1000 variables and 1000 constraints.
+
 ``solver="default"`` picks the default for the model's class (``DEFAULT``), chosen from
 the measurements in ``docs/solvers.md``.
 

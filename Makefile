@@ -1,0 +1,29 @@
+# Set-up and the two jobs of the README. Needs only Python >= 3.11 with pip (and make).
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+
+.PHONY: setup run test lint clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[solvers,test]"
+	touch $@
+
+# the main job: every tie between the formulations on Iris and Wine
+run: setup
+	$(BIN)/tpm-models check --dataset iris wine
+
+# the whole test suite (and the linter)
+test: setup
+	$(BIN)/ruff check tpm_models tests
+	$(BIN)/python -m pytest -q -ra
+
+lint: setup
+	$(BIN)/ruff check tpm_models tests
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache

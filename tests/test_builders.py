@@ -1,0 +1,138 @@
+"""Each builder is its equation: objective and rows evaluated at random points equal the
+paper's formula written here with numpy, in the paper's notation (points as columns)."""
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+from tpm_models import Kernel, build
+from tpm_models.matrices import qp_matrices
+
+NU, ALPHA = 0.3, 1.7
+TOL = 1e-12  # both sides are the same arithmetic in a different order
+
+
+def _data(rng, m=14, n=3, classes=3):
+    X = rng.random((m, n))
+    y = np.arange(m) % classes
+    return X, y
+
+
+def _set(var, values):
+    for k, v in zip(var.index_set(), values):
+        var[k].set_value(float(v))
+
+
+def _margin_bodies(model):
+    return np.array([pyo.value(model.margin[i].body) for i in model.margin.index_set()])
+
+
+def _primal_case(rng, eq, X, y, c, phi):
+    """Set random (w, theta, xi) and return (model, w, theta, xi, Phi_own, Phi_other)."""
+    kernel = Kernel("hom-poly", degree=2) if phi else None
+    model = build(eq, X, y, c, NU, ALPHA, kernel)
+    F = kernel.feature_map(X) if phi else X
+    minus_side = eq in (3, 11)
+    own = (y != c) if minus_side else (y == c)
+    w = rng.normal(size=F.shape[1])
+    theta = rng.normal()
+    xi = rng.random(own.sum())
+    _set(model.w, w)
+    model.theta.set_value(theta)
+    _set(model.xi, xi)
+    return model, w, theta, xi, F[own].T, F[~own].T  # paper: points as columns
+
+
+@pytest.mark.parametrize("eq,phi", [(2, False), (15, False), (10, True)])
+def test_plus_primals_2_10_15(rng, eq, phi):
+    X, y = _data(rng)
+    model, w, theta, xi, Xo, Xm = _primal_case(rng, eq, X, y, 1, phi)
+    m_own, m_other = Xo.shape[1], Xm.shape[1]
+    e_other = np.ones(m_other)
+    # (2): 1/2|w|^2 + nu/m_- e'(X_-'w + e theta) + alpha/m_+ e'xi
+    expected = 0.5 * w @ w + NU / m_other * e_other @ (Xm.T @ w + e_other * theta) + ALPHA / m_own * xi.sum()
+    assert abs(pyo.value(model.obj) - expected) <= TOL * max(1, abs(expected))
+    assert model.obj.sense == pyo.minimize
+    # row: X_+'w + e theta >= -xi, stored as X_+'w + e theta + xi >= 0
+    np.testing.assert_allclose(_margin_bodies(model), Xo.T @ w + theta + xi, rtol=TOL, atol=TOL)
+    assert all(model.margin[i].lower == 0 and model.margin[i].upper is None for i in model.margin)
+    assert all(model.xi[i].lb == 0 and model.xi[i].ub is None for i in model.xi)
+
+
+@pytest.mark.parametrize("eq,phi", [(3, False), (11, True)])
+def test_minus_primals_3_11(rng, eq, phi):
+    X, y = _data(rng)
+    model, w, theta, xi, Xo, Xp = _primal_case(rng, eq, X, y, 1, phi)
+    m_minus, m_plus = Xo.shape[1], Xp.shape[1]
+    e_plus = np.ones(m_plus)
+    # (3): 1/2|w|^2 - nu/m_+ e'(X_+'w + e theta) + alpha/m_- e'xi  (errata 2: minus in (11) too)
+    expected = 0.5 * w @ w - NU / m_plus * e_plus @ (Xp.T @ w + e_plus * theta) + ALPHA / m_minus * xi.sum()
+    assert abs(pyo.value(model.obj) - expected) <= TOL * max(1, abs(expected))
+    # row: X_-'w + e theta <= xi, stored as X_-'w + e theta - xi <= 0
+    np.testing.assert_allclose(_margin_bodies(model), Xo.T @ w + theta - xi, rtol=TOL, atol=TOL)
+    assert all(model.margin[i].upper == 0 and model.margin[i].lower is None for i in model.margin)
+
+
+def _gaussian(A, B, sigma=0.7):
+    return np.array([[np.exp(-np.sum((a - b) ** 2) / (2 * sigma**2)) for b in B.T] for a in A.T])
+
+
+@pytest.mark.parametrize(
+    "eq,kernel",
+    [(4, None), (16, None), (12, "gaussian"), (19, "gaussian"), (5, None), (13, "gaussian")],
+)
+def test_duals_4_5_12_13_16_19(rng, eq, kernel):
+    X, y = _data(rng)
+    c = 2
+    k = Kernel("gaussian", sigma=0.7) if kernel else None
+    model = build(eq, X, y, c, NU, ALPHA, k)
+    minus_side = eq in (5, 13)
+    own = (y != c) if minus_side else (y == c)
+    Xo, Xt = X[own].T, X[~own].T  # paper: points as columns
+    gram = _gaussian if kernel else (lambda A, B: A.T @ B)
+    lam = rng.random(own.sum()) * ALPHA / own.sum()
+    _set(model.lam, lam)
+    m_own, m_other = Xo.shape[1], Xt.shape[1]
+    e_other = np.ones(m_other)
+    # (16)/(19): -1/2 lam'K(X_c,X_c)lam + nu/m_-c e'K(X_-c,X_c) lam ; (5): own = X_-, other = X_+
+    expected = -0.5 * lam @ gram(Xo, Xo) @ lam + NU / m_other * e_other @ gram(Xt, Xo) @ lam
+    assert abs(pyo.value(model.obj) - expected) <= 1e-12 * max(1, abs(expected))
+    assert model.obj.sense == pyo.maximize
+    assert abs(pyo.value(model.sum_lam.body) - lam.sum()) < 1e-15
+    assert pyo.value(model.sum_lam.lower) == pyo.value(model.sum_lam.upper) == NU
+    assert all(model.lam[i].lb == 0 and abs(pyo.value(model.lam[i].ub) - ALPHA / m_own) < 1e-15 for i in model.lam)
+
+
+def test_component_names_and_index_sets(iris):
+    X, y = iris
+    m = build(15, X, y, 1, NU, ALPHA)
+    names = {c.local_name for c in m.component_objects()}
+    assert {"w", "theta", "xi", "margin", "X_c", "X_minus_c", "J", "x", "nu", "alpha", "obj"} <= names
+    # points are numbered 1..m by row: X_c holds the rows of class 1 (versicolor: rows 51..100)
+    assert list(m.X_c) == list(range(51, 101))
+    assert list(m.w.index_set()) == [1, 2, 3, 4]
+    d = build(4, X, y, 1, NU, ALPHA)  # the registry makes class 1 positive, the rest negative
+    assert list(d.X_plus) == list(range(51, 101))
+
+
+def test_parameters_are_mutable(rng):
+    """nu and alpha are Pyomo parameters: changing them re-parametrises the same model."""
+    X, y = _data(rng)
+    model = build(16, X, y, 0, NU, ALPHA)
+    model.nu = 0.5
+    fresh = build(16, X, y, 0, 0.5, ALPHA)
+    a, b = qp_matrices(model), qp_matrices(fresh)
+    for field in ("P", "q", "A", "b", "x_l", "x_u"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
+def test_qp_matrices_reproduce_the_objective(rng, iris):
+    """Two routes to the objective: Pyomo's expression and 1/2 x'Px + q'x + q0 from the matrices."""
+    X, y = iris
+    for eq in (15, 16, 3):
+        model = build(eq, X, y, 2, NU, ALPHA)
+        qp = qp_matrices(model)
+        x = rng.normal(size=len(qp.variables))
+        for var, value in zip(qp.variables, x):
+            var.set_value(float(value), skip_validation=True)
+        assert abs(qp.objective(x) - pyo.value(model.obj)) <= 1e-12 * max(1, abs(pyo.value(model.obj)))

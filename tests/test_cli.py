@@ -1,0 +1,86 @@
+"""The ``tpm-models`` command: outputs checked against the API solved by another solver."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tpm_models import Kernel, build, load_dataset, min_max_scale, solve
+from tpm_models.checks import rel_gap
+from tpm_models.cli import main
+
+
+def run_json(capsys, *args):
+    code = main(["solve", *args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_solve_json_15_against_highs(capsys):
+    code, out = run_json(capsys, "--model", "15", "--dataset", "wine", "--class", "2", "--nu", "0.3", "--alpha", "1")
+    assert code == 0
+    assert {"objective", "termination", "solver", "seconds", "values"} <= set(out)
+    assert out["termination"] == "optimal" and out["label"] == "3"  # class 2 = cultivar 3
+    d = load_dataset("wine")
+    truth = solve(build(15, min_max_scale(d.X), d.y, 2, 0.3, 1.0), "highs")
+    assert rel_gap(out["objective"], truth.objective) < 1e-7
+    assert len(out["values"]["w"]) == 13 and isinstance(out["values"]["theta"], float)
+    assert len(out["values"]["xi"]) == 48
+    np.testing.assert_allclose(out["values"]["w"], truth.values["w"], atol=1e-6)
+
+
+def test_solve_json_19_gaussian_and_label_class(capsys):
+    code, out = run_json(capsys, "--model", "19", "--dataset", "iris", "--class", "virginica", "--nu", "0.2",
+                         "--alpha", "1", "--kernel", "gaussian", "--sigma", "0.5", "--solver", "daqp")
+    assert code == 0 and out["class"] == 2 and out["solver"] == "daqp"
+    d = load_dataset("iris")
+    truth = solve(build(19, min_max_scale(d.X), d.y, 2, 0.2, 1.0, Kernel("gaussian", sigma=0.5)), "piqp")
+    assert rel_gap(out["objective"], truth.objective) < 1e-7
+    assert abs(sum(out["values"]["lam"]) - 0.2) < 1e-8  # e'lam = nu
+
+
+def test_solve_binary_on_a_user_csv(capsys, tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.random((30, 2))
+    labels = np.where(X[:, 0] > 0.5, "hi", "lo")
+    path = tmp_path / "toy.csv"
+    path.write_text("a,b,kind\n" + "".join(f"{x:.6f},{z:.6f},{k}\n" for (x, z), k in zip(X, labels)))
+    code, out = run_json(capsys, "--model", "2", "--dataset", str(path), "--class", "lo", "--nu", "0.5",
+                         "--alpha", "1", "--solver", "highs")
+    assert code == 0 and out["dataset"] == "toy" and out["class"] == 1
+    d = load_dataset(path)
+    truth = solve(build(2, min_max_scale(d.X), d.y, 1, 0.5, 1.0), "piqp")
+    assert rel_gap(out["objective"], truth.objective) < 1e-7
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--model", "15", "--nu", "2", "--alpha", "1"], "nu <= alpha"),
+        (["--model", "15", "--nu", "-1", "--alpha", "1"], "nu must be a finite number > 0"),
+        (["--model", "7", "--nu", "0.1", "--alpha", "1"], "not a model of the paper"),
+        (["--model", "15", "--nu", "0.1", "--alpha", "1", "--class", "5"], "classes 0..2"),
+        (["--model", "19", "--nu", "0.1", "--alpha", "1"], "needs --kernel"),
+        (["--model", "19", "--nu", "0.1", "--alpha", "1", "--kernel", "gaussian"], "missing --sigma"),
+        (["--model", "19", "--nu", "0.1", "--alpha", "1", "--kernel", "gaussian", "--sigma", "0"], "sigma must be > 0"),
+        (["--model", "15", "--nu", "0.1", "--alpha", "1", "--kernel", "gaussian", "--sigma", "1"], "linear model"),
+        (["--model", "15", "--nu", "0.1", "--alpha", "1", "--solver", "nope"], "unknown solver"),
+        (["--model", "15", "--nu", "0.1", "--alpha", "1", "--dataset", "nope.csv"], "neither a shipped set"),
+    ],
+)
+def test_bad_input_is_a_clear_error(capsys, args, message):
+    assert main(["solve", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_check_command_passes_on_iris(capsys):
+    code = main(["check", "--dataset", "iris", "--cross-solvers", "piqp", "highs", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "strong duality (15)<->(16)" in out and " 0 failed" in out
+
+
+def test_console_script_is_installed():
+    out = subprocess.run([sys.executable, "-m", "tpm_models.cli", "models"], capture_output=True, text=True)
+    assert out.returncode == 0 and "(19)" in out.stdout
