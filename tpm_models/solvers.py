@@ -2,18 +2,23 @@
 
 Backends
 --------
-========  ================================================  ==============  =========================
-name      what                                              model classes   package
-========  ================================================  ==============  =========================
-piqp      PIQP dense interior point, from the model's        LP, QP          ``piqp`` (default QP)
+========  ================================================  ===================  ==========================
+name      what                                              model classes        package
+========  ================================================  ===================  ==========================
+piqp      PIQP dense interior point, from the model's        LP, QP               ``piqp`` (default LP, QP)
           matrices (:mod:`tpm_models.matrices`)
-daqp      DAQP dual active set, from the model's matrices    LP, QP          ``daqp``
-highs     HiGHS through Pyomo's ``highs`` interface          LP, QP          ``highspy``
-gurobi    Gurobi through Pyomo's ``gurobi_direct``           LP, QP          ``gurobipy`` (size-limited pip licence)
-cplex     CPLEX through Pyomo's ``cplex_direct``             LP, QP          ``cplex`` (size-limited)
-xpress    Xpress through Pyomo's ``xpress_direct``           LP, QP          ``xpress`` (size-limited)
-scip      SCIP through Pyomo's ``scip_direct``               LP, QP          ``pyscipopt``
-========  ================================================  ==============  =========================
+daqp      DAQP dual active set, from the model's matrices    LP, QP               ``daqp``
+highs     HiGHS through Pyomo's ``highs`` interface          LP, QP               ``highspy``
+ipopt     Ipopt: the ``ipopt`` executable if on PATH, else   LP, QP, SOCP, NLP    ``casadi``
+          CasADi's bundled Ipopt (:mod:`tpm_models.ipopt`)
+gurobi    Gurobi through Pyomo's ``gurobi_direct``           LP, QP, SOCP         ``gurobipy`` (size-limited)
+cplex     CPLEX through Pyomo's ``cplex_direct``             LP, QP, SOCP         ``cplex`` (size-limited)
+xpress    Xpress through Pyomo's ``xpress_direct``           LP, QP, SOCP         ``xpress`` (size-limited)
+scip      SCIP through Pyomo's ``scip_direct``               LP, QP, SOCP, NLP    ``pyscipopt``
+========  ================================================  ===================  ==========================
+
+HiGHS, PIQP and DAQP take no quadratic constraint: asking them for an SOCP or NLP is a
+:class:`SolverUnavailableError` naming the installed solvers that can.
 
 Size limits of the pip licences (a refusal is a reported ``ERROR``, never numbers):
 Gurobi takes at most 200 variables once the objective is quadratic; Xpress Community at
@@ -49,6 +54,7 @@ import importlib.util
 import io
 import logging
 import math
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,7 +63,9 @@ from importlib import metadata
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.repn import generate_standard_repn
 
+from tpm_models import ipopt as _ipopt
 from tpm_models.matrices import NotAQPError, QPMatrices, qp_matrices
 
 log = logging.getLogger(__name__)
@@ -78,7 +86,9 @@ solvers' consensus; at 1e-12 it agrees to 1e-8 in ~10 iterations (0.25 ms)."""
 
 ITERATION_LIMIT = 10_000
 """Cap on iterations of iterative backends. HiGHS's QP solver defaults to 2**31 and has
-been seen to iterate without end on this paper's duals; the QPs here need < 100."""
+been seen to iterate without end on this paper's duals. PIQP needs ~10 iterations and DAQP
+< 200 on these QPs; HiGHS still hit this cap on 123 of the paper's 918 duals
+(docs/solvers.md), which are then reported, never returned as optimal."""
 
 
 class Termination(StrEnum):
@@ -164,12 +174,46 @@ class SolverUnavailableError(RuntimeError):
 
 
 def model_class(model: pyo.ConcreteModel) -> str:
-    """``"LP"``, ``"QP"`` (quadratic objective, linear constraints) or ``"NLP"``."""
+    """``"LP"``, ``"QP"`` (quadratic objective, linear rows), ``"SOCP"`` (linear or quadratic
+    objective; every nonlinear row a second-order cone ``sum a_k x_k^2 <= b y^2`` with
+    ``a, b > 0`` and ``y >= 0``) or ``"NLP"``."""
     try:
         qp = qp_matrices(model)
     except NotAQPError:
+        pass
+    else:
+        return "QP" if np.any(qp.P) else "LP"
+    objective = generate_standard_repn(
+        next(model.component_data_objects(pyo.Objective, active=True)).expr, quadratic=True
+    )
+    if objective.nonlinear_expr is not None:
         return "NLP"
-    return "QP" if np.any(qp.P) else "LP"
+    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        repn = generate_standard_repn(con.body, quadratic=True)
+        if repn.nonlinear_expr is not None:
+            return "NLP"
+        if repn.quadratic_vars and not _is_cone(con, repn):
+            return "NLP"
+    return "SOCP"
+
+
+def _is_cone(con, repn) -> bool:
+    """``sum a_k x_k^2 - b y^2 <= 0`` (or its negation >= 0) with a, b > 0 and y >= 0."""
+    if repn.linear_vars or repn.constant != 0:
+        return False
+    if con.upper is not None and con.lower is None and pyo.value(con.upper) == 0:
+        sign = 1.0
+    elif con.lower is not None and con.upper is None and pyo.value(con.lower) == 0:
+        sign = -1.0
+    else:
+        return False
+    negative = []
+    for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
+        if u is not v:
+            return False
+        if sign * coef < 0:
+            negative.append(u)
+    return len(negative) == 1 and negative[0].lb is not None and pyo.value(negative[0].lb) >= 0
 
 
 def _component_values(model: pyo.ConcreteModel, get: Callable, ctype) -> dict[str, float | np.ndarray]:
@@ -321,6 +365,26 @@ def _run_daqp(model: pyo.ConcreteModel, time_limit: float | None):
     return termination, duals, f"exitflag {int(exitflag)}"
 
 
+_IPOPT_STATUS = {
+    "Solve_Succeeded": Termination.OPTIMAL,
+    "Infeasible_Problem_Detected": Termination.INFEASIBLE,
+    "Diverging_Iterates": Termination.UNBOUNDED,
+    "Maximum_Iterations_Exceeded": Termination.ITERATION_LIMIT,
+    "Maximum_CpuTime_Exceeded": Termination.TIME_LIMIT,
+    "Maximum_WallTime_Exceeded": Termination.TIME_LIMIT,
+    # "Solved_To_Acceptable_Level" is deliberately not optimal: it relaxes every tolerance
+}
+
+
+def _run_ipopt(model: pyo.ConcreteModel, time_limit: float | None):
+    if shutil.which("ipopt"):  # an executable (idaes-pse, conda): Pyomo's .nl interface
+        return _legacy_runner("ipopt", lambda t: {
+            **_ipopt.IPOPT_OPTIONS, "max_iter": ITERATION_LIMIT, **({"max_cpu_time": t} if t else {}),
+        })(model, time_limit)
+    status, duals, message = _ipopt.run(model, time_limit, ITERATION_LIMIT)
+    return _IPOPT_STATUS.get(status, Termination.ERROR), duals, message
+
+
 def _contrib_runner(pyomo_name: str, options: Callable[[float | None], dict]):
     """Backends through Pyomo's newer solver interface (``pyomo.contrib.solver``)."""
 
@@ -400,6 +464,7 @@ def _legacy_runner(pyomo_name: str, options: Callable[[float | None], dict]):
 
 
 BACKENDS: dict[str, Backend] = {
+    "ipopt": Backend("ipopt", "casadi", frozenset({"LP", "QP", "SOCP", "NLP"}), _run_ipopt),
     "piqp": Backend("piqp", "piqp", frozenset({"LP", "QP"}), _run_piqp),
     "daqp": Backend("daqp", "daqp", frozenset({"LP", "QP"}), _run_daqp),
     "highs": Backend(
@@ -410,27 +475,29 @@ BACKENDS: dict[str, Backend] = {
         }),
     ),
     "gurobi": Backend(
-        "gurobi", "gurobipy", frozenset({"LP", "QP"}),
+        "gurobi", "gurobipy", frozenset({"LP", "QP", "SOCP"}),
         _legacy_runner("gurobi_direct", lambda t: {
-            "OutputFlag": 0, "BarConvTol": OPTIMALITY_TOL, "OptimalityTol": OPTIMALITY_TOL,
+            "OutputFlag": 0, "BarConvTol": OPTIMALITY_TOL, "BarQCPConvTol": OPTIMALITY_TOL,
+            "OptimalityTol": OPTIMALITY_TOL,
             "FeasibilityTol": OPTIMALITY_TOL, **({"TimeLimit": t} if t else {}),
         }),
     ),
     "cplex": Backend(
-        "cplex", "cplex", frozenset({"LP", "QP"}),
+        "cplex", "cplex", frozenset({"LP", "QP", "SOCP"}),
         _legacy_runner("cplex_direct", lambda t: {
-            "barrier_convergetol": OPTIMALITY_TOL, **({"timelimit": t} if t else {}),
+            "barrier_convergetol": OPTIMALITY_TOL, "barrier_qcpconvergetol": OPTIMALITY_TOL,
+            **({"timelimit": t} if t else {}),
         }),
     ),
     "xpress": Backend(
-        "xpress", "xpress", frozenset({"LP", "QP"}),
+        "xpress", "xpress", frozenset({"LP", "QP", "SOCP"}),
         _legacy_runner("xpress_direct", lambda t: {
             "bargapstop": OPTIMALITY_TOL, "barprimalstop": OPTIMALITY_TOL,
             "bardualstop": OPTIMALITY_TOL, **({"maxtime": -int(math.ceil(t))} if t else {}),
         }),
     ),
     "scip": Backend(
-        "scip", "pyscipopt", frozenset({"LP", "QP"}),
+        "scip", "pyscipopt", frozenset({"LP", "QP", "SOCP", "NLP"}),
         _contrib_runner("scip_direct", lambda t: {
             # verblevel 0: SCIP can block writing to the pipe Pyomo captures (DESIGN.md).
             # Default feastol 1e-6 left 3e-6 relative error on (15); these reach ~1e-9.
@@ -482,17 +549,21 @@ def solve(
     solver: str = "default",
     time_limit: float | None = None,
     raise_on_failure: bool = True,
+    warm_start: bool = False,
 ) -> SolveResult:
     """Solve ``model`` with ``solver`` and return a :class:`SolveResult`.
 
-    Values are loaded into the model. Unless the solve is verified optimal (module
+    Values are loaded into the model. Every solve starts cold (variable values cleared)
+    unless ``warm_start=True``, which hands the current values to solvers that take a
+    start (Ipopt). Unless the solve is verified optimal (module
     docstring), raises :class:`NoOptimalSolutionError`; with ``raise_on_failure=False``
     the non-optimal result is returned instead, with its termination saying so.
     """
     backend, _ = _backend_for(model, solver)
-    for v in model.component_data_objects(pyo.Var, descend_into=True):
-        if not v.fixed:
-            v.set_value(None, skip_validation=True)
+    if not warm_start:
+        for v in model.component_data_objects(pyo.Var, descend_into=True):
+            if not v.fixed:
+                v.set_value(None, skip_validation=True)
     start = time.perf_counter()
     try:
         termination, raw_duals, message = backend.run(model, time_limit)

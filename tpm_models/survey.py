@@ -208,7 +208,9 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
     ``rel_err <= 1e-6``; one count column per failure termination that occurs (plus
     ``optimal, rel_err > 1e-6``: reported optimal with a wrong objective, and ``no
     reference``: optimal but no other solver was, so unchecked); median and 95th-percentile
-    milliseconds of ``seconds``; ``worst rel_err`` among the optimal solves.
+    milliseconds of ``seconds``; ``worst rel_err`` among the optimal solves, and the worst
+    unscaled ``|objective - reference| / |reference|`` (``rel_err`` is an absolute error when
+    ``|reference| < 1``, as for small alpha, where the objectives are 1e-8..1e-3).
     """
     out = []
     for solver, g in df.groupby("solver", sort=False):
@@ -228,6 +230,8 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
         row["median ms"] = float(ms.median())
         row["p95 ms"] = float(ms.quantile(0.95))
         row["worst rel_err"] = float(g.loc[opt, "rel_err"].max()) if opt.any() else math.nan
+        unscaled = (g["objective"] - g["reference"]).abs() / g["reference"].abs()
+        row["worst err/ref"] = float(unscaled[opt].max()) if opt.any() else math.nan
         out.append(row)
     table = pd.DataFrame(out).set_index("solver")
     empty = [t for t in (*FAILURES, "no reference") if table[t].sum() == 0]
@@ -319,17 +323,21 @@ def summarize_rescaled(r: pd.DataFrame) -> pd.DataFrame:
 
 def _markdown(table: pd.DataFrame) -> str:
     def fmt(v):
+        if isinstance(v, int | np.integer):
+            return str(int(v))
         if isinstance(v, float | np.floating):
             if math.isnan(v):
                 return "–"
             if v != 0 and (abs(v) < 1e-2 or abs(v) >= 1e5):
                 return f"{v:.1e}"
+            if abs(v) < 1:
+                return f"{v:.2g}"
             return f"{v:.1f}"
         return str(v)
 
     head = [table.index.name or ""] + [str(c) for c in table.columns]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    for idx, row in table.iterrows():
+    for idx, row in table.astype(object).iterrows():
         lines.append("| " + " | ".join([str(idx)] + [fmt(v) for v in row.tolist()]) + " |")
     return "\n".join(lines)
 
