@@ -31,6 +31,7 @@ end when the other end is infinite, which happens only at :math:`\\nu = \\alpha`
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -171,3 +172,33 @@ def recover(
     else:
         theta, rule = (lo if np.isfinite(lo) else hi), "finite end of KKT interval"
     return Hyperplane(kernel, own, other, lam, nu / len(other), sign, theta, (lo, hi), free, rule)
+
+
+def theta_interval_primal(minus_s: np.ndarray, nu: float, alpha: float) -> tuple[float, float]:
+    """Optimal :math:`\\theta` for a fixed :math:`w`, from the primal alone (no multipliers).
+
+    With :math:`r_i = -s_i` (for the robust models :math:`s_i = {x^i}^\\top w - \\varepsilon_i\\|w\\|_{p'}`),
+    :math:`\\theta` minimises :math:`\\nu\\theta + \\frac{\\alpha}{m}\\sum_i \\max(0, r_i - \\theta)`, whose
+    right slope is :math:`\\nu - \\frac{\\alpha}{m}\\#\\{r_i > \\theta\\}`. With :math:`k = \\nu m/\\alpha`
+    and :math:`r_{(1)} \\ge r_{(2)} \\ge \\dots`: if :math:`k` is an integer the minimisers are
+    :math:`[r_{(k+1)}, r_{(k)}]` (:math:`r_{(m+1)} = -\\infty`), else the single point
+    :math:`r_{(\\lceil k\\rceil)}`. The same interval as the KKT one of :func:`recover`.
+    """
+    r = np.sort(np.asarray(minus_s, dtype=float))[::-1]
+    m = len(r)
+    k = nu * m / alpha
+    nearest = round(k)
+    if abs(k - nearest) <= 1e-9 * max(1.0, k):
+        hi = float(r[nearest - 1])
+        lo = float(r[nearest]) if nearest < m else -np.inf
+        return lo, hi
+    point = float(r[math.ceil(k) - 1])
+    return point, point
+
+
+def choose_theta(interval: tuple[float, float]) -> float:
+    """The module's rule on an interval: its midpoint, or its finite end if the other is infinite."""
+    lo, hi = interval
+    if np.isfinite(lo) and np.isfinite(hi):
+        return 0.5 * (lo + hi)
+    return lo if np.isfinite(lo) else hi

@@ -7,14 +7,16 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pyomo.environ as pyo
 
-from tpm_models import binary, multiclass
+from tpm_models import binary, multiclass, robust, semi_infinite
 from tpm_models.kernels import Kernel
+from tpm_models.norms import check_p
 
 
 @dataclass(frozen=True)
@@ -32,11 +34,23 @@ class ModelInfo:
     role: str
     """``"primal"`` or ``"dual"``."""
     summary: str
+    robust_p: tuple[float, ...] | None = None
+    """For the robust models: the p it takes (``()`` = any p >= 1); ``None`` = not robust."""
 
 
 MODELS: dict[int, ModelInfo] = {
     info.eq: info
     for info in (
+        ModelInfo(22, semi_infinite.build_semi_infinite_22, "multiclass", "robust", "none", "primal",
+                  "semi-infinite robust model (delta as PyROS uncertain parameters)", (1.0, 2.0, math.inf)),
+        ModelInfo(23, robust.build_robust_23, "multiclass", "NLP", "none", "primal",
+                  "robust counterpart (Theorem 1)", ()),
+        ModelInfo(26, robust.build_robust_26, "multiclass", "NLP", "none", "primal",
+                  "robust counterpart, conic epigraph of 1/2|w|^2", ()),
+        ModelInfo(27, robust.build_socp_27, "multiclass", "SOCP", "none", "primal", "robust SOCP, p = 1", (1.0,)),
+        ModelInfo(28, robust.build_socp_28, "multiclass", "SOCP", "none", "primal", "robust SOCP, p = 2", (2.0,)),
+        ModelInfo(29, robust.build_socp_29, "multiclass", "SOCP", "none", "primal", "robust SOCP, p = inf",
+                  (math.inf,)),
         ModelInfo(2, binary.build_primal_2, "binary", "QP", "none", "primal", "linear TPMSVM, H+"),
         ModelInfo(3, binary.build_primal_3, "binary", "QP", "none", "primal", "linear TPMSVM, H-"),
         ModelInfo(4, binary.build_dual_4, "binary", "QP", "none", "dual", "dual of (2)"),
@@ -76,14 +90,38 @@ def build(
     nu: float,
     alpha: float,
     kernel: Kernel | None = None,
+    p: float | None = None,
+    eps: float | np.ndarray | None = None,
 ) -> pyo.ConcreteModel:
     """Build model ``(eq)`` on points ``X`` (rows) with labels ``y``.
 
     ``c`` is the class that plays :math:`\\mathcal X_c` (multiclass) or the positive class
     (binary: :math:`\\mathcal X_+` = class ``c``, :math:`\\mathcal X_-` = the rest).
     ``kernel`` is required by the kernel models (10)-(13), (19) and refused by the others.
+    ``p`` and ``eps`` (radii of (21)) are required by the robust models (22)-(29) and refused
+    by the others; (27), (28), (29) take only p = 1, 2, inf.
     """
     info = model_info(eq)
+    if info.robust_p is None:
+        if p is not None or eps is not None:
+            raise ValueError(f"({eq}) is not a robust model and takes no p or eps; robust models: 22-29")
+    else:
+        if eps is None:
+            raise ValueError(f"({eq}) is a robust model: give eps (the radii of (21))")
+        if info.robust_p:
+            p = info.robust_p[0] if p is None and len(info.robust_p) == 1 else p
+            if p is None or check_p(p) not in info.robust_p:
+                raise ValueError(
+                    f"({eq}) takes p in {[f'{q:g}' for q in info.robust_p]}, got p={p}; "
+                    "(23) and (26) take any p >= 1"
+                )
+        elif p is None:
+            raise ValueError(f"({eq}) needs p >= 1 (the norm of the uncertainty set (21))")
+        if kernel is not None and kernel.name != "linear":
+            raise ValueError(f"({eq}) is a linear robust model and takes no kernel")
+        if eq in (27, 28, 29):
+            return info.builder(X, y, c, nu, alpha, eps, p)
+        return info.builder(X, y, c, nu, alpha, p, eps)
     if info.kernel == "none" and kernel is not None and kernel.name != "linear":
         raise ValueError(f"({eq}) is a linear model and takes no kernel; use (12), (13) or (19)")
     if info.kernel != "none" and kernel is None:

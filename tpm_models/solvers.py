@@ -507,7 +507,7 @@ BACKENDS: dict[str, Backend] = {
     ),
 }
 
-DEFAULT = {"LP": "piqp", "QP": "piqp"}
+DEFAULT = {"LP": "piqp", "QP": "piqp", "SOCP": "ipopt", "NLP": "scip"}
 """Default backend per model class (measurements: ``docs/solvers.md``)."""
 
 
@@ -605,6 +605,15 @@ def solve(
         if raise_on_failure:
             raise NoOptimalSolutionError(result)
     return result
+
+
+_LICENCE_WORDS = ("too many rows", "too many columns", "size-limited", "model too large", "licen",
+                  "restricted license", "promotional")
+
+
+def is_licence_limit(result: SolveResult) -> bool:
+    """True when a failure is a size-limited free licence refusing the model (not a numerical failure)."""
+    return result.termination is Termination.ERROR and any(w in result.message.lower() for w in _LICENCE_WORDS)
 
 
 def title(model: pyo.ConcreteModel) -> str:

@@ -1,0 +1,235 @@
+"""The robust family (21)-(29) against independent truths: the equations in numpy, the
+deterministic model, the semi-infinite model solved by cutting planes and by PyROS, and
+every capable solver."""
+
+import math
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+from tpm_models import Kernel, build, solve
+from tpm_models import solvers as S
+from tpm_models.estimators import RobustTPMSVMOneVsAll, TPMSVMOneVsAll
+from tpm_models.norms import check_p, check_radii, conjugate, dual_norm, worst_case_delta
+from tpm_models.robust_checks import check_oracle, obj_residual, objective_scale
+from tpm_models.semi_infinite import semi_infinite_objective, solve_22_cutting_plane, solve_22_pyros
+from tpm_models.solvers import SolverUnavailableError
+
+NU, ALPHA, EPS = 0.3, 1.0, 0.02
+TOL = 1e-6  # objectives, relative to the sum of |terms| (robust_checks docstring)
+
+
+# ---------------------------------------------------------------- (21), (25)
+
+
+@pytest.mark.parametrize("p,q", [(1, math.inf), (2, 2), (math.inf, 1), (3, 1.5), (1.5, 3), ("inf", 1)])
+def test_conjugate(p, q):
+    assert conjugate(p) == pytest.approx(q)
+
+
+def test_worst_case_delta_closed_forms():
+    w = np.array([0.5, -2.0, 1.0])
+    np.testing.assert_array_equal(worst_case_delta(w, 1, 0.1), [0, -0.1, 0])  # vertex of the l1 ball
+    np.testing.assert_array_equal(worst_case_delta(w, math.inf, 0.1), [0.1, -0.1, 0.1])  # corner of the box
+    np.testing.assert_allclose(worst_case_delta(w, 2, 0.1), 0.1 * w / np.linalg.norm(w))
+    np.testing.assert_array_equal(worst_case_delta(np.zeros(3), 2, 0.1), [0.1, 0, 0])
+    np.testing.assert_array_equal(worst_case_delta(np.array([1.0, -1.0]), 1, 0.2), [0.2, 0])  # tie: first
+
+
+def test_oracle_attains_the_dual_norm_and_no_sample_beats_it():
+    results = check_oracle()
+    assert len(results) == 45 and all(r.passed for r in results)
+
+
+@pytest.mark.parametrize("bad", [0.5, 0, -1, float("nan"), "abc", True])
+def test_bad_p(bad):
+    with pytest.raises(ValueError, match="p must be"):
+        check_p(bad)
+
+
+def test_bad_radii():
+    with pytest.raises(ValueError, match=">= 0"):
+        check_radii(-0.1, 3)
+    with pytest.raises(ValueError, match="one radius per point"):
+        check_radii(np.ones(4), 3)
+    with pytest.raises(ValueError, match="finite"):
+        check_radii(np.array([0.1, np.inf, 0.1]), 3)
+    np.testing.assert_array_equal(check_radii(0.2, 2), [0.2, 0.2])
+
+
+# ---------------------------------------------------------------- builders = equations
+
+
+def _random_point(model, rng):
+    for v in model.component_data_objects(pyo.Var):
+        v.set_value(float(rng.random() + 0.1), skip_validation=True)
+
+
+@pytest.mark.parametrize("eq,p", [(23, 2), (23, 1), (23, math.inf), (23, 3), (27, 1), (28, 2), (29, math.inf),
+                                  (26, 3), (26, 1), (26, math.inf)])
+def test_robust_objective_and_rows_are_the_equation(rng, eq, p):
+    X = rng.random((12, 3))
+    y = np.arange(12) % 3
+    eps = rng.random(12) * 0.1
+    model = build(eq, X, y, 1, NU, ALPHA, p=p, eps=eps)
+    _random_point(model, rng)
+    w = np.array([model.w[j].value for j in model.J])
+    theta = model.theta.value
+    xi = np.array([model.xi[i].value for i in model.X_c])
+    own, other = y == 1, y != 1
+    if eq == 23:
+        nrm = pyo.value(model.norm_w) if math.isinf(conjugate(p)) else dual_norm(w, p)
+        quad = 0.5 * w @ w
+    else:
+        nrm = {27: lambda: model.s.value, 28: lambda: model.t.value,
+               29: lambda: sum(model.s[j].value for j in model.J), 26: lambda: model.r.value}[eq]()
+        quad = 0.5 * (model.u.value - model.v.value)
+    # (23)/(26)-(29): quad + nu/m_-c sum (x_i'w + eps_i N) + nu theta + alpha/m_c sum xi
+    expected = (quad + NU / other.sum() * (X[other] @ w + eps[other] * nrm).sum() + NU * theta
+                + ALPHA / own.sum() * xi.sum())
+    assert pyo.value(model.obj) == pytest.approx(expected, rel=1e-12)
+    rows = np.array([pyo.value(model.margin[i].body) for i in model.margin])
+    np.testing.assert_allclose(rows, X[own] @ w + theta - eps[own] * nrm + xi, rtol=1e-12)
+    if eq != 23:
+        assert pyo.value(model.cone_t.body) == pytest.approx(w @ w - model.t.value**2)
+        assert pyo.value(model.cone_u.body) == pytest.approx(model.t.value**2 + model.v.value**2 - model.u.value**2)
+
+
+def test_model_classes_and_an_incapable_solver(iris):
+    X, y = iris
+    assert S.model_class(build(28, X, y, 0, NU, ALPHA, p=2, eps=EPS)) == "SOCP"
+    assert S.model_class(build(26, X, y, 0, NU, ALPHA, p=2, eps=EPS)) == "SOCP"
+    assert S.model_class(build(26, X, y, 0, NU, ALPHA, p=3, eps=EPS)) == "NLP"
+    with pytest.raises(SolverUnavailableError, match="highs cannot take a SOCP.*ipopt"):
+        solve(build(28, X, y, 0, NU, ALPHA, p=2, eps=EPS), "highs")
+
+
+@pytest.mark.parametrize("eq,p,message", [(27, 2, "takes p in"), (28, 1, "takes p in"), (29, 2, "takes p in"),
+                                          (23, None, "needs p"), (15, 2, "not a robust model")])
+def test_p_validation(iris, eq, p, message):
+    X, y = iris
+    with pytest.raises(ValueError, match=message):
+        build(eq, X, y, 0, NU, ALPHA, p=p, eps=EPS if eq != 15 else None)
+
+
+# ---------------------------------------------------------------- ties
+
+
+def test_23_at_eps_zero_is_15(iris):
+    X, y = iris
+    for c in (0, 1, 2):
+        m23 = build(23, X, y, c, NU, ALPHA, p=2, eps=0.0)
+        r23 = solve(m23, "scip")
+        r15 = solve(build(15, X, y, c, NU, ALPHA), "piqp")
+        assert obj_residual(r23.objective, r15.objective, objective_scale(m23)) < TOL
+
+
+@pytest.fixture(scope="module")
+def iris_sub(iris):
+    X, y = iris
+    keep = np.r_[0:15, 50:65, 100:115]
+    return X[keep], y[keep]
+
+
+@pytest.mark.parametrize("eq,p", [(27, 1.0), (28, 2.0), (29, math.inf), (26, 3.0), (26, 1.5)])
+def test_theorem_1_cutting_planes_equal_the_counterpart(iris_sub, eq, p):
+    """(22) solved by cutting planes (QP masters, (25) oracle) = the SOCP/NLP counterpart."""
+    X, y = iris_sub
+    for c in (0, 2):
+        model = build(eq, X, y, c, NU, ALPHA, p=p, eps=EPS)
+        r = solve(model, "ipopt")
+        cp = solve_22_cutting_plane(X, y, c, NU, ALPHA, p, EPS)
+        assert cp.max_violation <= 1e-11 and cp.lower_bound <= cp.objective + 1e-12
+        assert obj_residual(cp.objective, r.objective, objective_scale(model)) < TOL
+        np.testing.assert_allclose(r.values["w"], cp.w, atol=1e-5)
+        # the counterpart's optimum, evaluated as the semi-infinite objective, is the same number
+        assert semi_infinite_objective(X, y, c, NU, ALPHA, p, EPS, r.values["w"], r.values["theta"]) == \
+            pytest.approx(r.objective, abs=1e-8)
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, math.inf])
+def test_theorem_1_pyros_equals_the_counterpart(p):
+    if "gurobi" not in S.available_solvers():
+        pytest.skip("PyROS here uses Gurobi as subsolver (pip install gurobipy)")
+    from tpm_models import load_dataset, min_max_scale
+
+    d = load_dataset("iris")
+    X = min_max_scale(d.X)
+    keep = np.r_[0:6, 50:56, 100:106]
+    Xs, ys = X[keep], d.y[keep]
+    model = build(23, Xs, ys, 1, NU, ALPHA, p=p, eps=EPS)
+    r23 = solve(model, "scip")
+    pr = solve_22_pyros(Xs, ys, 1, NU, ALPHA, p, EPS)
+    assert obj_residual(pr.objective, r23.objective, objective_scale(model)) < TOL
+
+
+@pytest.mark.parametrize("eq,p", [(27, 1.0), (28, 2.0), (29, math.inf)])
+@pytest.mark.parametrize("name", ["ipopt", "scip", "gurobi", "cplex", "xpress"])
+def test_every_socp_solver_agrees(wine, eq, p, name):
+    if not S.BACKENDS[name].available():
+        pytest.skip(f"{name} not installed")
+    X, y = wine
+    ref_model = build(26, X, y, 2, NU, ALPHA, p=p, eps=EPS)  # class 2: 48 points, within the pip licences
+    ref = solve(ref_model, "ipopt")
+    r = solve(build(eq, X, y, 2, NU, ALPHA, p=p, eps=EPS), name)
+    assert obj_residual(r.objective, ref.objective, objective_scale(ref_model)) < TOL
+
+
+def test_ipopt_solves_every_model_of_the_paper(iris):
+    """Ipopt (from the CasADi wheel) on every model number, against another solver."""
+    X, y = iris
+    k = Kernel("hom-poly", degree=2)
+    for eq, kw, other in [(2, {}, "piqp"), (3, {}, "piqp"), (4, {}, "piqp"), (5, {}, "piqp"),
+                          (10, {"kernel": k}, "piqp"), (11, {"kernel": k}, "piqp"), (12, {"kernel": k}, "piqp"),
+                          (13, {"kernel": k}, "piqp"), (15, {}, "piqp"), (16, {}, "piqp"),
+                          (19, {"kernel": Kernel("gaussian", sigma=1.0)}, "piqp"),
+                          (26, {"p": 3, "eps": EPS}, "scip"), (27, {"eps": EPS}, "scip"),
+                          (28, {"eps": EPS}, "scip"), (29, {"eps": EPS}, "scip")]:
+        model = build(eq, X, y, 1, NU, ALPHA, **kw)
+        a = solve(model, "ipopt")
+        scale = objective_scale(model)
+        b = solve(build(eq, X, y, 1, NU, ALPHA, **kw), other)
+        assert obj_residual(a.objective, b.objective, scale) < TOL, eq
+    # (23) is nonsmooth: Ipopt from the solution of the smooth (28) as a start
+    m23 = build(23, X, y, 1, NU, ALPHA, p=2, eps=EPS)
+    start = solve(build(28, X, y, 1, NU, ALPHA, p=2, eps=EPS), "ipopt").values["w"]
+    for j, v in zip(m23.J, start):
+        m23.w[j].set_value(float(v))
+    a = solve(m23, "ipopt", warm_start=True)
+    b = solve(build(23, X, y, 1, NU, ALPHA, p=2, eps=EPS), "scip")
+    assert obj_residual(a.objective, b.objective, objective_scale(m23)) < TOL
+
+
+# ---------------------------------------------------------------- classifier
+
+
+def test_robust_classifier_at_eps_zero_predicts_like_the_deterministic_one(iris, wine):
+    from tpm_models import stratified_split
+
+    for X, y in (iris, wine):
+        for seed in (0, 1):
+            train, test = stratified_split(y, seed)
+            for ratio in (0.3, 0.5):  # 0.5: theta not unique on some classes (errata 5)
+                det = TPMSVMOneVsAll(nu=ratio, alpha=1.0).fit(X[train], y[train])
+                rob = RobustTPMSVMOneVsAll(nu=ratio, alpha=1.0, p=2, eps=0.0).fit(X[train], y[train])
+                np.testing.assert_array_equal(rob.predict(X[test]), det.predict(X[test]))
+                np.testing.assert_allclose(rob.distances(X[test]), det.distances(X[test]), atol=1e-5)
+
+
+def test_robust_classifier_contract(iris):
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+
+    X, y = iris
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    clf = RobustTPMSVMOneVsAll(nu=0.3, alpha=1.0, p="inf", eps=0.02)
+    assert clone(clf).get_params()["p"] == "inf"
+    scores = cross_val_score(clf, X, labels, cv=3)
+    assert scores.mean() > 0.8
+    fitted = clf.fit(X, labels)
+    assert set(fitted.predict(X)) <= set(labels) and fitted.coef_.shape == (3, 4)
+    with pytest.raises(ValueError, match="one radius per point"):
+        RobustTPMSVMOneVsAll(eps=np.ones(3)).fit(X, y)
+    with pytest.raises(ValueError, match="p must be"):
+        RobustTPMSVMOneVsAll(p=0.5).fit(X, y)
