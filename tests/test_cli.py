@@ -75,7 +75,7 @@ def test_bad_input_is_a_clear_error(capsys, args, message):
 
 
 def test_check_command_passes_on_iris(capsys):
-    code = main(["check", "--dataset", "iris", "--cross-solvers", "piqp", "highs", "--quiet"])
+    code = main(["check", "--dataset", "iris", "--cross-solvers", "piqp", "highs", "ipopt", "--no-pyros", "--quiet"])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "strong duality (15)<->(16)" in out and " 0 failed" in out
@@ -84,3 +84,39 @@ def test_check_command_passes_on_iris(capsys):
 def test_console_script_is_installed():
     out = subprocess.run([sys.executable, "-m", "tpm_models.cli", "models"], capture_output=True, text=True)
     assert out.returncode == 0 and "(19)" in out.stdout
+
+
+def test_solve_robust_28_json_against_another_solver(capsys):
+    code, out = run_json(capsys, "--model", "28", "--dataset", "iris", "--class", "0", "--nu", "0.3",
+                         "--alpha", "1", "--p", "2", "--eps", "0.02")
+    assert code == 0 and out["solver"] == "ipopt" and out["p"] == "2"
+    assert {"w", "theta", "xi", "t", "u", "v"} <= set(out["values"])
+    d = load_dataset("iris")
+    truth = solve(build(28, min_max_scale(d.X), d.y, 0, 0.3, 1.0, p=2, eps=0.02), "scip")
+    assert abs(out["objective"] - truth.objective) < 1e-8
+
+
+def test_solve_22_cutting_plane_equals_the_socp(capsys):
+    code, out = run_json(capsys, "--model", "22", "--dataset", "iris", "--class", "2", "--nu", "0.3",
+                         "--alpha", "1", "--p", "inf", "--eps", "0.02")
+    assert code == 0 and out["method"] == "cutting-plane" and out["max_violation"] <= 1e-11
+    d = load_dataset("iris")
+    truth = solve(build(29, min_max_scale(d.X), d.y, 2, 0.3, 1.0, eps=0.02), "ipopt")
+    assert abs(out["objective"] - truth.objective) < 1e-8
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--model", "27", "--p", "2", "--eps", "0.1"], "takes p in"),
+        (["--model", "23", "--p", "0.5", "--eps", "0.1"], "p must be >= 1"),
+        (["--model", "23", "--p", "2", "--eps", "-0.1"], "eps must be >= 0"),
+        (["--model", "23", "--p", "2"], "give --eps"),
+        (["--model", "15", "--p", "2", "--eps", "0.1"], "apply to the robust models"),
+        (["--model", "28", "--eps", "0.1", "--solver", "highs"], "highs cannot take a SOCP"),
+        (["--model", "28", "--eps", "0.1", "--method", "pyros"], "--method applies to --model 22"),
+    ],
+)
+def test_robust_bad_input(capsys, args, message):
+    assert main(["solve", *args, "--nu", "0.3", "--alpha", "1"]) == 2
+    assert message in capsys.readouterr().err
