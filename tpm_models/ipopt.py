@@ -37,6 +37,10 @@ by 1e-8: on (15) (objective ~1e-3) that left 8e-6 relative error; at 1e-10 (3) o
 3e-6 off relative to its terms, at 1e-12 it is 5e-8, at no cost in time (the problems are
 small and Ipopt converges superlinearly). ``bound_relax_factor = 0`` keeps ``xi >= 0`` exact."""
 
+COLD_START = 0.01
+"""Start value of variables without a value. Not 0: the norms of (23) (``sqrt``, powers) have
+no derivative at w = 0, where Ipopt stopped with ``Invalid_Number_Detected``."""
+
 _UNARY = {
     "sqrt": "sqrt", "exp": "exp", "log": "log", "log10": "log10", "sin": "sin", "cos": "cos",
     "tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
@@ -128,7 +132,7 @@ def run(model: pyo.ConcreteModel, time_limit: float | None, iteration_limit: int
     ubg = [bound(c.upper, math.inf) for c in constraints]
     lbx = np.array([bound(v.lb, -math.inf) for v in variables])
     ubx = np.array([bound(v.ub, math.inf) for v in variables])
-    start = np.array([0.0 if v.value is None else float(v.value) for v in variables])
+    start = np.array([COLD_START if v.value is None else float(v.value) for v in variables])
     start = np.clip(start, lbx, ubx)
 
     options = {

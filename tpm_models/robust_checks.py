@@ -39,6 +39,11 @@ W_TOL = 1e-5
 solver whose objective is within d of the optimum has w within ~sqrt(2d); barrier SOCP
 solvers at a 1e-9 gap were seen at 1e-6 to 3e-6 from the cutting-plane w."""
 
+W_TOL_OTHER_SOCP = 1e-4
+"""Solution tolerance for the SOCP backends other than Ipopt (Gurobi, CPLEX, Xpress, SCIP at
+their 1e-9 gap/feasibility settings): measured up to 2.1e-5 from the cutting-plane w on
+Wine (Gurobi, (29), class 0) while their objectives agreed to 7e-10."""
+
 GENERAL_P = 3.0
 """The p in (1, inf) on which the general-p ties are measured (p' = 1.5)."""
 
@@ -65,8 +70,16 @@ def obj_residual(a: float, b: float, scale: float) -> float:
     return 0.0 if denom == 0 else abs(a - b) / denom
 
 
+def solver_for_23(p: float) -> str:
+    """(23) is nonsmooth: for p = inf its |w|_1 = sum sqrt(w_j^2) stops Ipopt (iteration limit
+    where an optimal w_j = 0), so SCIP (global) takes it; p = 1 is a QP (PIQP); else Ipopt."""
+    return "scip" if math.isinf(p) else "default"
+
+
 def _solve(eq, X, y, c, nu, alpha, p, eps, solver="default") -> tuple[SolveResult, float]:
     model = build(eq, X, y, c, nu, alpha, p=p, eps=eps)
+    if eq == 23 and solver == "default":
+        solver = solver_for_23(p)
     result = solve(model, solver)
     return result, objective_scale(model)
 
@@ -131,13 +144,18 @@ def check_robust(
                                        note=exc.result.message[:80], skipped=limited))
                 continue
             out.append(CheckResult(f"({eq}) = (26), {name}", w, obj_residual(r.objective, r26.objective, scale)))
-            out.append(CheckResult(f"({eq}) w = (22) w, {name}", w, rel_dist(r.values["w"], w22[p]), W_TOL))
+            tol = W_TOL if name == "ipopt" else W_TOL_OTHER_SOCP
+            out.append(CheckResult(f"({eq}) w = (22) w, {name}", w, rel_dist(r.values["w"], w22[p]), tol))
     return out
 
 
+PYROS_PARAMETERS = 180
+"""Largest number of uncertain parameters handed to PyROS by ``tpm-models check``."""
+
 PYROS_POINTS_PER_CLASS = 8
 """PyROS on the whole sets takes 1-5 minutes per class (DESIGN.md); ``tpm-models check``
-runs it on the first 8 points of every class, the table in docs/robust.md on more."""
+runs it on the first points of every class (at most 8, and at most ``PYROS_PARAMETERS``
+uncertain parameters in all)."""
 
 
 def check_pyros(
@@ -148,10 +166,15 @@ def check_pyros(
     if "gurobi" not in available_solvers():
         return [CheckResult("(22) PyROS = (23)", f"{label} c={c}", math.nan, skipped=True,
                             note="skipped: PyROS here needs Gurobi as subsolver (pip install gurobipy)")]
-    keep = np.concatenate([np.flatnonzero(y == k)[:points_per_class] for k in np.unique(y)])
-    Xs, ys = X[keep], y[keep]
     out = []
+    classes = np.unique(y)
     for p in (1.0, 2.0, math.inf):
+        # PyROS's separation problems carry one variable per uncertain parameter (2n per point for
+        # p = 1): keep them under the 200-variable quadratic limit of Gurobi's pip licence
+        per_point = X.shape[1] * len(classes) * (2 if p == 1 else 1)
+        per_class = max(2, min(points_per_class, PYROS_PARAMETERS // per_point))
+        keep = np.concatenate([np.flatnonzero(y == k)[:per_class] for k in classes])
+        Xs, ys = X[keep], y[keep]
         where = f"{label}[{len(keep)} pts] c={c} nu={nu:g} alpha={alpha:g} eps={eps:g} p={p:g}"
         r23, scale = _solve(23, Xs, ys, c, nu, alpha, p, eps)
         try:
@@ -159,6 +182,11 @@ def check_pyros(
                                 global_solver="gurobi_direct")
         except NoOptimalSolutionError as exc:
             out.append(CheckResult("(22) PyROS = (23)", where, math.inf, note=exc.result.message))
+            continue
+        except Exception as exc:  # a subsolver's licence refusing a separation problem
+            limited = any(w in str(exc).lower() for w in ("size-limited", "too large", "licen"))
+            out.append(CheckResult("(22) PyROS = (23)", where, math.nan if limited else math.inf,
+                                   note=f"{type(exc).__name__}: {str(exc)[:80]}", skipped=limited))
             continue
         out.append(CheckResult("(22) PyROS = (23)", where, obj_residual(pr.objective, r23.objective, scale),
                                note=pr.message))
