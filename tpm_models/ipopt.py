@@ -152,8 +152,3 @@ def run(model: pyo.ConcreteModel, time_limit: float | None, iteration_limit: int
     duals = {c: float(-sense * lam) for c, lam in zip(constraints, lam_g)}
     return status, duals, status
 
-
-def version() -> str:
-    import casadi as ca
-
-    return f"casadi {ca.__version__}"
