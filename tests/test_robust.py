@@ -79,7 +79,8 @@ def test_robust_objective_and_rows_are_the_equation(rng, eq, p):
     xi = np.array([model.xi[i].value for i in model.X_c])
     own, other = y == 1, y != 1
     if eq == 23:
-        nrm = pyo.value(model.norm_w) if math.isinf(conjugate(p)) else dual_norm(w, p)
+        # p != 2: norm_w is an epigraph (a variable, or sum_j abs_w[j]) equal to |w|_p' at the optimum
+        nrm = dual_norm(w, p) if p == 2 else pyo.value(model.norm_w)
         quad = 0.5 * w @ w
     else:
         nrm = {27: lambda: model.s.value, 28: lambda: model.t.value,
@@ -191,14 +192,22 @@ def test_ipopt_solves_every_model_of_the_paper(iris):
         scale = objective_scale(model)
         b = solve(build(eq, X, y, 1, NU, ALPHA, **kw), other)
         assert obj_residual(a.objective, b.objective, scale) < TOL, eq
-    # (23) is nonsmooth: Ipopt from the solution of the smooth (28) as a start
-    m23 = build(23, X, y, 1, NU, ALPHA, p=2, eps=EPS)
-    start = solve(build(28, X, y, 1, NU, ALPHA, p=2, eps=EPS), "ipopt").values["w"]
-    for j, v in zip(m23.J, start):
-        m23.w[j].set_value(float(v))
-    a = solve(m23, "ipopt", warm_start=True)
-    b = solve(build(23, X, y, 1, NU, ALPHA, p=2, eps=EPS), "scip")
-    assert obj_residual(a.objective, b.objective, objective_scale(m23)) < TOL
+    # (23) from Ipopt's default cold start, for the smooth-where-w != 0 NLPs and the QP at p = inf
+    for p in (2, 3, math.inf):
+        m23 = build(23, X, y, 1, NU, ALPHA, p=p, eps=EPS)
+        a = solve(m23, "ipopt")
+        b = solve(build(23, X, y, 1, NU, ALPHA, p=p, eps=EPS), "scip")
+        assert obj_residual(a.objective, b.objective, objective_scale(m23)) < TOL, p
+
+
+def test_23_epigraphs_equal_the_norm_at_the_optimum(iris):
+    """p != 2 writes |w|_p' with epigraph variables: at the optimum they are the norm."""
+    X, y = iris
+    for p in (1, math.inf, 3):
+        r = solve(build(23, X, y, 2, NU, ALPHA, p=p, eps=EPS))
+        w = r.values["w"]
+        got = r.values["abs_w"].sum() if math.isinf(p) else r.values["norm_w"]
+        assert got == pytest.approx(dual_norm(w, p), rel=1e-9, abs=1e-12)
 
 
 # ---------------------------------------------------------------- classifier

@@ -84,6 +84,24 @@ def _cones(m: pyo.ConcreteModel) -> None:
     m.cone_u = pyo.Constraint(expr=m.t**2 + m.v**2 <= m.u**2, doc="u >= sqrt(t^2 + v^2)")
 
 
+def _pnorm_epigraph(m: pyo.ConcreteModel, a: pyo.Var, r: pyo.Var, q: float) -> pyo.Constraint:
+    """:math:`r \\ge \\|a\\|_q` for :math:`a \\ge 0` and finite :math:`q \\notin \\{1, 2\\}`, as convex rows.
+
+    Variables ``z[j] >= 0`` and rows ``perspective[j]``: :math:`a_j^q\\,r^{1-q} \\le z_j` (the
+    perspective of :math:`a^q`, jointly convex for :math:`r > 0`), and the returned row
+    :math:`\\sum_j z_j \\le r`; together :math:`\\sum_j a_j^q \\le r^q`. Every row is a convex
+    function :math:`\\le 0`, so a local NLP solver's KKT point is the optimum. Written as
+    :math:`\\sum_j a_j^q \\le r^q` (a convex set, but :math:`-r^q` is concave) Ipopt reported
+    "optimal" at a point 3.0 (relative) above the optimum on Wine at :math:`p=1.2`; written as
+    :math:`(\\sum_j a_j^q)^{1/q} \\le r`, SCIP did not prove optimality in 60 s. The rows are
+    undefined at :math:`r = 0`: Ipopt starts at 0.01, and :math:`r > 0` whenever :math:`w \\ne 0`.
+    """
+    m.z = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="z_j >= a_j^q r^(1-q)")
+    m.perspective = pyo.Constraint(m.J, rule=lambda m, j: a[j] ** q * r ** (1.0 - q) - m.z[j] <= 0,
+                                   doc=f"a_j^{q:g} r^{1 - q:g} <= z_j")
+    return pyo.Constraint(expr=sum(m.z[j] for j in m.J) - r <= 0, doc=f"sum_j z_j <= r: |a|_{q:g} <= r")
+
+
 def build_robust_23(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float, eps: float | np.ndarray
 ) -> pyo.ConcreteModel:
@@ -96,15 +114,28 @@ def build_robust_23(
         \\quad\\text{s.t.}\\quad {x^i}^\\top w_c + \\theta_c - \\varepsilon_i\\|w_c\\|_{p'} \\ge -\\xi_{c,i},
         \\ \\xi_{c,i}\\ge0
 
-    :math:`\\|w_c\\|_{p'}` is the Pyomo expression ``norm_w``: ``sqrt(sum w_j^2)`` for
-    :math:`p'=2`, ``sum sqrt(w_j^2)`` for :math:`p'=1`, ``(sum (w_j^2)^(p'/2))^(1/p')`` otherwise
-    (:math:`|w_j|` written as :math:`\\sqrt{w_j^2}`, which SCIP's Pyomo interface accepts and
-    ``abs`` is not). A maximum has no Pyomo expression, so for :math:`p=1`
-    (:math:`p'=\\infty`) ``norm_w`` is a variable with ``norm_w >= w_j`` and ``norm_w >= -w_j``
-    (at the optimum it equals :math:`\\max_j|w_j|`). The model is nonsmooth where a
-    :math:`w_j = 0`: SCIP (global) solves it; Ipopt needs a start away from :math:`w = 0`
-    (``solve(..., warm_start=True)`` after setting ``w``, e.g. to the solution of (15)).
-    The smooth forms are (26)-(29).
+    :math:`\\|w_c\\|_{p'}` is ``norm_w``, written so that the model stays as smooth as the
+    norm allows:
+
+    * :math:`p'=2` (:math:`p=2`): the expression ``sqrt(sum_j w_j^2)``;
+    * :math:`p'=\\infty` (:math:`p=1`): a variable ``norm_w`` with ``norm_w >= w_j`` and
+      ``norm_w >= -w_j`` (a maximum has no Pyomo expression; at the optimum
+      ``norm_w`` :math:`=\\max_j|w_j|`);
+    * :math:`p'=1` (:math:`p=\\infty`): the expression ``sum_j abs_w[j]`` with variables
+      ``abs_w[j] >= w_j``, ``abs_w[j] >= -w_j`` (at the optimum ``abs_w[j]`` :math:`=|w_j|`:
+      its coefficients :math:`\\nu\\varepsilon_i/m_{-c}` and :math:`-\\varepsilon_i` push it down);
+    * otherwise a variable ``norm_w`` with ``abs_w[j] >= w_j``, ``abs_w[j] >= -w_j`` and
+      ``norm_ge_abs_w``: ``norm_w`` :math:`\\ge\\|` ``abs_w`` :math:`\\|_{p'}` written as convex rows
+      (:func:`_pnorm_epigraph`: ``z[j]``, ``perspective[j]``). At the optimum ``norm_w``
+      :math:`=\\|w\\|_{p'}`. Written as the expression :math:`(\\sum_j (w_j^2)^{p'/2})^{1/p'}`, SCIP
+      did not recognise it as convex and stopped at its 120 s limit at a 5e-4 gap on every Wine
+      class (p = 1.5, 3).
+
+    So (23) is a QP for :math:`p\\in\\{1,\\infty\\}` (any QP solver) and an NLP otherwise; Ipopt and
+    SCIP solve it on Iris and Wine for every class (docs/robust.md). Written as
+    :math:`\\sum_j\\sqrt{w_j^2}`, the :math:`p=\\infty` norm was nondifferentiable at an optimal
+    :math:`w_j=0` and stopped Ipopt at its iteration limit. (26) differs from (23) only in the
+    conic epigraph of :math:`\\tfrac12\\|w\\|^2`; (27)-(29) are Corollary 1 as printed.
     """
     m, p = _robust_skeleton("(23) robust counterpart", X, y, c, nu, alpha, p, eps)
     q = conjugate(p)
@@ -115,9 +146,16 @@ def build_robust_23(
     elif q == 2.0:
         m.norm_w = pyo.Expression(expr=pyo.sqrt(sum(m.w[j] ** 2 for j in m.J)), doc="|w|_2")
     elif q == 1.0:
-        m.norm_w = pyo.Expression(expr=sum(pyo.sqrt(m.w[j] ** 2) for j in m.J), doc="|w|_1")
+        m.abs_w = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="abs_w[j] >= |w_j|")
+        m.abs_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] - m.w[j] >= 0)
+        m.abs_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] + m.w[j] >= 0)
+        m.norm_w = pyo.Expression(expr=sum(m.abs_w[j] for j in m.J), doc="|w|_1 = sum_j abs_w[j]")
     else:
-        m.norm_w = pyo.Expression(expr=sum((m.w[j] ** 2) ** (q / 2) for j in m.J) ** (1.0 / q), doc=f"|w|_{q:g}")
+        m.norm_w = pyo.Var(domain=pyo.NonNegativeReals, doc=f"norm_w >= |w|_{q:g}")
+        m.abs_w = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="abs_w[j] >= |w_j|")
+        m.abs_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] - m.w[j] >= 0)
+        m.abs_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] + m.w[j] >= 0)
+        m.norm_ge_abs_w = _pnorm_epigraph(m, m.abs_w, m.norm_w, q)
     m.obj = _robust_objective(m, 0.5 * sum(m.w[j] ** 2 for j in m.J), m.norm_w)
     m.margin = _robust_margin(m, m.norm_w)
     return m
@@ -138,12 +176,14 @@ def build_robust_26(
 
     **How** :math:`\\|w_c\\|_{p'}` **is written** (so that a smooth NLP solver converges):
     an epigraph variable ``r`` replaces it, with ``a[j] >= w_j``, ``a[j] >= -w_j``
-    (so :math:`a_j \\ge |w_j|`) and ``norm_r``: :math:`\\sum_j a_j^{p'} \\le r^{p'}` for finite
-    :math:`p' > 1` (a cone for :math:`p'=2`), :math:`\\sum_j a_j \\le r` for :math:`p'=1`,
-    :math:`a_j \\le r` for :math:`p'=\\infty`; ``a, r >= 0``. Every function is then
-    differentiable (:math:`a^{p'}` with :math:`a \\ge 0`), the feasible set is convex, and
-    :math:`r = \\|w\\|_{p'}` at the optimum since :math:`r` is minimised (its coefficients
-    :math:`\\nu\\varepsilon_i/m_{-c} \\ge 0` in the objective and :math:`-\\varepsilon_i` in the rows).
+    (so :math:`a_j \\ge |w_j|`) and ``norm_r``: :math:`a_j \\le r` for :math:`p'=\\infty`,
+    :math:`\\sum_j a_j \\le r` for :math:`p'=1`, the cone :math:`\\sum_j a_j^2 \\le r^2` for
+    :math:`p'=2`, and otherwise the convex rows of :func:`_pnorm_epigraph` (``z[j]``,
+    ``perspective[j]``: :math:`a_j^{p'} r^{1-p'} \\le z_j`, ``norm_r``: :math:`\\sum_j z_j \\le r`);
+    ``a, r, z >= 0``. Every row is then a convex function :math:`\\le 0` (differentiable for
+    :math:`r > 0`), and :math:`r = \\|w\\|_{p'}` at the optimum since :math:`r` is minimised (its
+    coefficients :math:`\\nu\\varepsilon_i/m_{-c} \\ge 0` in the objective and
+    :math:`-\\varepsilon_i` in the rows).
     """
     m, p = _robust_skeleton("(26) robust conic epigraph", X, y, c, nu, alpha, p, eps)
     q = conjugate(p)
@@ -156,8 +196,10 @@ def build_robust_26(
         m.norm_r = pyo.Constraint(m.J, rule=lambda m, j: m.a[j] - m.r <= 0, doc="max_j a_j <= r")
     elif q == 1.0:
         m.norm_r = pyo.Constraint(expr=sum(m.a[j] for j in m.J) - m.r <= 0, doc="sum_j a_j <= r")
+    elif q == 2.0:
+        m.norm_r = pyo.Constraint(expr=sum(m.a[j] ** 2 for j in m.J) <= m.r**2, doc="sum_j a_j^2 <= r^2 (a cone)")
     else:
-        m.norm_r = pyo.Constraint(expr=sum(m.a[j] ** q for j in m.J) <= m.r**q, doc=f"sum_j a_j^{q:g} <= r^{q:g}")
+        m.norm_r = _pnorm_epigraph(m, m.a, m.r, q)
     m.obj = _robust_objective(m, 0.5 * (m.u - m.v), m.r)
     m.margin = _robust_margin(m, m.r)
     return m
