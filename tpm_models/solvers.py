@@ -54,12 +54,16 @@ import importlib.util
 import io
 import logging
 import math
+import os
 import shutil
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import metadata
+from unittest import mock
 
 import numpy as np
 import pyomo.environ as pyo
@@ -388,6 +392,31 @@ def _run_ipopt(model: pyo.ConcreteModel, time_limit: float | None):
     return _IPOPT_STATUS.get(status, Termination.ERROR), duals, message
 
 
+@contextlib.contextmanager
+def _fd_output_to_file(*_args, **_kwargs):
+    """Send the process's stdout/stderr file descriptors to a temporary *file* while a
+    solver's C code runs (it stands in for Pyomo's ``capture_output``, which uses a pipe).
+
+    ``scip_direct`` captures SCIP's output through a pipe drained by a Python thread, but
+    PySCIPOpt's ``optimize()`` holds the GIL: when SCIP prints more than a pipe holds (its
+    LP-solver error messages ignore ``display/verblevel``), the write blocks and the solve
+    hangs forever (seen on (23) for Wine at p = 1.2). A file never blocks.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
 def _contrib_runner(pyomo_name: str, options: Callable[[float | None], dict]):
     """Backends through Pyomo's newer solver interface (``pyomo.contrib.solver``)."""
 
@@ -400,7 +429,10 @@ def _contrib_runner(pyomo_name: str, options: Callable[[float | None], dict]):
                   "solver_options": options(time_limit)}
         if time_limit is not None:
             kwargs["time_limit"] = time_limit
-        with contextlib.redirect_stdout(io.StringIO()):
+        module = sys.modules[type(opt).__module__]
+        no_pipe = mock.patch.object(module, "capture_output", _fd_output_to_file) \
+            if hasattr(module, "capture_output") else contextlib.nullcontext()
+        with contextlib.redirect_stdout(io.StringIO()), no_pipe:
             res = opt.solve(model, **kwargs)
         tc = res.termination_condition
         names = {
