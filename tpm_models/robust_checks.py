@@ -14,9 +14,8 @@ absolute values of the objective's terms at the solution (:func:`objective_scale
 objectives here are sums of terms of order :math:`10^{-2}` that cancel to
 :math:`10^{-4}` or less, and a solver's absolute accuracy is relative to the terms.
 Solutions: :math:`\\|w_a - w_b\\|_2 / \\max(\\|w_b\\|_2, 1)` against the cutting-plane :math:`w`
-(PIQP masters at 1e-12: the most accurate route), held to ``W_TOL``. (23) itself is
-nonsmooth and solved by SCIP, whose :math:`w` is only good to ~3e-5, so for (23) only the
-objective is compared.
+(PIQP masters at 1e-12: the most accurate route), held to ``W_TOL``. (23) is solved by the
+default solver of its class: PIQP for :math:`p\\in\\{1,\\infty\\}` (a QP), Ipopt otherwise.
 """
 
 from __future__ import annotations
@@ -32,7 +31,15 @@ from tpm_models.checks import CheckResult, rel_dist
 from tpm_models.norms import conjugate, norm, worst_case_delta
 from tpm_models.registry import build
 from tpm_models.semi_infinite import solve_22_cutting_plane, solve_22_pyros
-from tpm_models.solvers import NoOptimalSolutionError, SolveResult, available_solvers, is_licence_limit, solve
+from tpm_models.solvers import (
+    DEFAULT,
+    NoOptimalSolutionError,
+    SolveResult,
+    available_solvers,
+    is_licence_limit,
+    model_class,
+    solve,
+)
 
 W_TOL = 1e-5
 """Tolerance on solutions: the objective is strongly convex only in w (1/2|w|^2), so a
@@ -70,16 +77,8 @@ def obj_residual(a: float, b: float, scale: float) -> float:
     return 0.0 if denom == 0 else abs(a - b) / denom
 
 
-def solver_for_23(p: float) -> str:
-    """(23) is nonsmooth: for p = inf its |w|_1 = sum sqrt(w_j^2) stops Ipopt (iteration limit
-    where an optimal w_j = 0), so SCIP (global) takes it; p = 1 is a QP (PIQP); else Ipopt."""
-    return "scip" if math.isinf(p) else "default"
-
-
 def _solve(eq, X, y, c, nu, alpha, p, eps, solver="default") -> tuple[SolveResult, float]:
     model = build(eq, X, y, c, nu, alpha, p=p, eps=eps)
-    if eq == 23 and solver == "default":
-        solver = solver_for_23(p)
     result = solve(model, solver)
     return result, objective_scale(model)
 
@@ -118,9 +117,10 @@ def check_robust(
     r15 = solve(build(15, X, y, c, nu, alpha))
     r23_0, scale = _solve(23, X, y, c, nu, alpha, 2.0, 0.0)
     out.append(CheckResult("(23) eps=0 = (15)", where, obj_residual(r23_0.objective, r15.objective, scale)))
-    r23, w22 = {}, {}
+    r23, scale23, w22 = {}, {}, {}
     for p in (1.0, 2.0, math.inf, GENERAL_P):
         r23[p], scale = _solve(23, X, y, c, nu, alpha, p, eps)
+        scale23[p] = scale
         r26, _ = _solve(26, X, y, c, nu, alpha, p, eps, "ipopt")
         cp = solve_22_cutting_plane(X, y, c, nu, alpha, p, eps)
         w22[p] = cp.w
@@ -128,23 +128,35 @@ def check_robust(
         out.append(CheckResult("(26) = (23) objective", w, obj_residual(r26.objective, r23[p].objective, scale)))
         out.append(CheckResult("(22) cutting planes = (23)", w, obj_residual(cp.objective, r23[p].objective, scale),
                                note=cp.message))
+        out.append(CheckResult("(23) w = (22) w", w, rel_dist(r23[p].values["w"], cp.w), W_TOL))
         out.append(CheckResult("(26) w = (22) w", w, rel_dist(r26.values["w"], cp.w), W_TOL))
-    for eq, p in ((27, 1.0), (28, 2.0), (29, math.inf)):
+    # every installed solver that takes the model: (27)-(29) against (26) (Ipopt), and (23) itself
+    # (a QP at p = 1, inf; an NLP otherwise) against its default solve
+    cross = [(27, 1.0, 26), (28, 2.0, 26), (29, math.inf, 26)] + [(23, p, 23) for p in r23]
+    for eq, p, ref_eq in cross:
         w = f"{where} p={p:g}"
-        r26, scale = _solve(26, X, y, c, nu, alpha, p, eps, "ipopt")
-        capable = available_solvers("SOCP")
+        if ref_eq == 26:
+            ref, scale = _solve(26, X, y, c, nu, alpha, p, eps, "ipopt")
+        else:
+            ref, scale = r23[p], scale23[p]
+        kind = model_class(build(eq, X, y, c, nu, alpha, p=p, eps=eps))
+        capable = available_solvers(kind)
         names = [n for n in cross_solvers if n in capable] if cross_solvers is not None else capable
-        names = names or ["ipopt"]
+        if ref_eq == 23:  # the reference is the default solver's
+            names = [n for n in names if n != DEFAULT[kind]]
+        else:
+            names = names or ["ipopt"]
         for name in names:
+            tie = f"({eq}) = (26), {name}" if ref_eq == 26 else f"(23) {name} = (23) {DEFAULT[kind]}"
             try:
                 r, _ = _solve(eq, X, y, c, nu, alpha, p, eps, name)
             except NoOptimalSolutionError as exc:
                 limited = is_licence_limit(exc.result)
-                out.append(CheckResult(f"({eq}) = (26), {name}", w, math.nan if limited else math.inf,
+                out.append(CheckResult(tie, w, math.nan if limited else math.inf,
                                        note=exc.result.message[:80], skipped=limited))
                 continue
-            out.append(CheckResult(f"({eq}) = (26), {name}", w, obj_residual(r.objective, r26.objective, scale)))
-            tol = W_TOL if name == "ipopt" else W_TOL_OTHER_SOCP
+            out.append(CheckResult(tie, w, obj_residual(r.objective, ref.objective, scale)))
+            tol = W_TOL if name in ("ipopt", "piqp", "daqp") else W_TOL_OTHER_SOCP
             out.append(CheckResult(f"({eq}) w = (22) w, {name}", w, rel_dist(r.values["w"], w22[p]), tol))
     return out
 
