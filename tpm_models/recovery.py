@@ -155,9 +155,20 @@ def recover(
     if lam.shape != (len(own),):
         raise ValueError(f"lam has shape {lam.shape}; expected ({len(own)},), one per own point")
     upper = alpha / len(own)
-    tol = free_tol * upper
     plane = Hyperplane(kernel, own, other, lam, nu / len(other), sign, 0.0, (0.0, 0.0), np.array([], int), "")
-    minus_s = -plane.w_phi(own)
+    theta, interval, free, rule = kkt_theta(-plane.w_phi(own), lam, upper, sign, free_tol)
+    return Hyperplane(kernel, own, other, lam, nu / len(other), sign, theta, interval, free, rule)
+
+
+def kkt_theta(
+    minus_s: np.ndarray, lam: np.ndarray, upper: float, sign: int = 1, free_tol: float = FREE_TOL
+) -> tuple[float, tuple[float, float], np.ndarray, str]:
+    """The module's :math:`\\theta` rule from the own points' :math:`-s_i` and multipliers in ``[0, upper]``.
+
+    Returns ``(theta, theta_interval, free, theta_rule)`` as stored in :class:`Hyperplane`;
+    :func:`recover` and the fast path (:mod:`tpm_models.fastqp`) both call it.
+    """
+    tol = free_tol * upper
     above_zero, below_upper = lam > tol, lam < upper - tol
     free = np.flatnonzero(above_zero & below_upper)
     # rows of the table in the module docstring
@@ -171,7 +182,7 @@ def recover(
         theta, rule = 0.5 * (lo + hi), "midpoint of KKT interval"
     else:
         theta, rule = (lo if np.isfinite(lo) else hi), "finite end of KKT interval"
-    return Hyperplane(kernel, own, other, lam, nu / len(other), sign, theta, (lo, hi), free, rule)
+    return theta, (lo, hi), free, rule
 
 
 def theta_interval_primal(minus_s: np.ndarray, nu: float, alpha: float) -> tuple[float, float]:

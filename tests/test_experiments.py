@@ -1,0 +1,256 @@
+"""The Section 5 engine (tpm_models.experiments): against the Pyomo pipeline, the errata-7/10 shortcuts against
+solving everything, the tie rules, the results store (interrupt and resume), joblib and Dask, the CLI."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from tpm_models import Kernel, solve
+from tpm_models.cli import main
+from tpm_models.experiments import (
+    ALL_CELLS,
+    ALPHAS,
+    CELLS,
+    KERNEL_PARAMS,
+    PAPER_TABLE3,
+    RATIOS,
+    Protocol,
+    ResultStore,
+    SplitTask,
+    _data,
+    config_of,
+    dask_backend,
+    expand,
+    grid_counts,
+    run_split,
+    run_table3,
+    select,
+    split_indices,
+    svc_counts,
+    write_table3,
+)
+from tpm_models.multiclass import build_dual_19, predict_18, recover_17
+
+
+def _task(dataset, cell, split, protocol):
+    X, y, sha = _data(dataset)
+    return SplitTask(dataset, cell, split, protocol, X, y, config_of(sha, ALL_CELLS[cell], protocol))
+
+
+def _results(run):
+    """The deterministic part of every record (timings differ between runs)."""
+    return {k: v["result"] for k, v in run.records.items()}
+
+
+# ----------------------------------------------------------------- against the Pyomo pipeline
+
+
+@pytest.mark.parametrize("dataset, cell, ratio, param", [
+    ("iris", "linear", 0.5, None),  # nu*m_c/alpha an integer for 38 points: theta from the KKT-interval midpoint
+    ("iris", "gaussian", 0.3, 2.0**-2),
+    ("wine", "inhom-quadratic", 0.9, 2.0**2),
+    ("wine", "hom-cubic", 0.1, None),
+])
+def test_split_counts_equal_pyomo_pipeline(dataset, cell, ratio, param):
+    """Correct training and test predictions of one grid point: build_dual_19 + PIQP + recover_17 + predict_18."""
+    protocol = Protocol()
+    rec = run_split(_task(dataset, cell, 1, protocol))["result"]
+    X, y, _ = _data(dataset)
+    train, test = split_indices(y, 1, protocol)
+    kernel = CELLS[cell].kernels()[KERNEL_PARAMS.index(param) if param else 0]
+    alpha = 4.0  # any alpha of the grid (errata 7); the engine solved alpha = 1
+    planes = [recover_17(X[train], y[train], c, solve(build_dual_19(X[train], y[train], c, ratio * alpha, alpha,
+                                                                    kernel), "piqp").values["lam"],
+                         ratio * alpha, alpha, kernel) for c in range(3)]
+    pred = predict_18(planes, X)
+    tr, te = expand(rec)
+    a, r, p = ALPHAS.index(alpha), RATIOS.index(ratio), (KERNEL_PARAMS.index(param) if param else 0)
+    assert tr[a, r, p] == int((pred[train] == y[train]).sum())
+    assert te[a, r, p] == int((pred[test] == y[test]).sum())
+    assert rec["n_train"] + rec["n_test"] == len(y) and rec["n_test"] == math.ceil(0.25 * len(y))  # sklearn's rounding
+
+
+# ----------------------------------------------------------------- errata 7 and 10: solving less changes nothing
+
+
+@pytest.mark.parametrize("dataset, cell", [("iris", "linear"), ("iris", "gaussian"), ("wine", "hom-quadratic")])
+def test_errata_7_one_alpha_gives_every_alphas_accuracies(dataset, cell):
+    """Full grid, every one of the 17 alpha solved: the same training and test accuracies as alpha = 1 alone."""
+    for split in (0, 1):
+        short = run_split(_task(dataset, cell, split, Protocol(shortcuts=True)))["result"]
+        full = run_split(_task(dataset, cell, split, Protocol(shortcuts=False)))["result"]
+        assert len(short["alphas_solved"]) == 1 and len(full["alphas_solved"]) == len(ALPHAS)
+        assert full["qps"] == len(ALPHAS) * short["qps"]
+        for a, b in zip(expand(short), expand(full)):
+            assert np.array_equal(a, b)
+        for rule in ("first", "last"):
+            assert select(short, rule).test_acc == select(full, rule).test_acc
+
+
+def test_errata_10_inhomogeneous_linear_is_linear():
+    """Every gamma of (gamma + x'x') solved: the accuracies of the linear kernel, for every (alpha, nu/alpha)."""
+    for dataset in ("iris", "wine"):
+        X, y, _ = _data(dataset)
+        for split in (0, 1, 2):
+            train, test = split_indices(y, split, Protocol())
+            linear = grid_counts(X, y, train, test, Kernel("linear"), ALPHAS[::4], RATIOS)
+            for gamma in KERNEL_PARAMS:
+                inhom = grid_counts(X, y, train, test, Kernel("inhom-poly", degree=1, gamma=gamma), ALPHAS[::4], RATIOS)
+                assert np.array_equal(inhom[0], linear[0]) and np.array_equal(inhom[1], linear[1]), (dataset, gamma)
+    short = run_split(_task("wine", "inhom-linear", 0, Protocol()))["result"]
+    lin = run_split(_task("wine", "linear", 0, Protocol()))["result"]
+    assert short["derived"].startswith("errata 10")
+    assert np.array_equal(expand(short)[1], np.repeat(expand(lin)[1], len(KERNEL_PARAMS), axis=-1))
+
+
+# ----------------------------------------------------------------- tie rules
+
+
+def test_tie_rules_and_grid_order():
+    rec = {"n_train": 10, "n_test": 4,
+           "train_correct": np.zeros((1, len(RATIOS), 2), int).tolist(),
+           "test_correct": np.zeros((1, len(RATIOS), 2), int).tolist()}
+    tr, te = np.array(rec["train_correct"]), np.array(rec["test_correct"])
+    tr[0, 2, 1] = tr[0, 5, 0] = 9  # two configurations tie at the best training accuracy
+    te[0, 2, 1], te[0, 5, 0] = 1, 3
+    rec["train_correct"], rec["test_correct"] = tr.tolist(), te.tolist()
+    first, last = select(rec, "first"), select(rec, "last")
+    # alpha is the outer loop: the first tie is at the smallest alpha, the last at the largest
+    assert first.index == (0, 2, 1) and first.test_acc == 25.0 and first.train_acc == 90.0
+    assert last.index == (len(ALPHAS) - 1, 5, 0) and last.test_acc == 75.0
+    assert first.n_tied == 2 * len(ALPHAS)
+    with pytest.raises(ValueError, match="tie rule"):
+        select(rec, "random")
+
+
+# ----------------------------------------------------------------- the store: interrupt and resume
+
+
+def test_interrupt_and_resume_equals_fresh_run(tmp_path, capsys):
+    store = tmp_path / "t3.jsonl"
+    cells = ["linear", "inhom-quadratic"]
+    first = run_table3(["iris"], cells, runs=3, store=store, progress=False)
+    assert first.computed == 6 and first.reused == 0
+    lines = store.read_text().splitlines()
+    assert len(lines) == 6
+    # interrupted while writing the last record: half a line, no newline
+    store.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2])
+    lost = tuple(json.loads(lines[-1])["key"])
+    # and a record whose content no longer matches its checksum
+    bad = json.loads(lines[0])
+    bad["result"]["test_correct"][0][0][0] += 1
+    store.write_text("\n".join([json.dumps(bad)] + lines[1:-1]) + "\n" + lines[-1][:40])
+    damaged = tuple(bad["key"])
+    with pytest.raises(ValueError, match="exists"):
+        run_table3(["iris"], cells, runs=5, store=store, progress=False)
+    resumed = run_table3(["iris"], cells, runs=5, store=store, resume=True, progress=False)
+    assert resumed.corrupt == 2 and "2 corrupt" in capsys.readouterr().err
+    assert resumed.reused == 4 and resumed.computed == 2 * 2 + 2  # 2 new splits per cell + the 2 damaged
+    fresh = run_table3(["iris"], cells, runs=5, progress=False)
+    assert _results(resumed) == _results(fresh)
+    records, corrupt = ResultStore(store).read()
+    assert corrupt == 0 and len(records) == 10 and {lost, damaged} <= {tuple(r["key"]) for r in records}
+    again = run_table3(["iris"], cells, runs=5, store=store, resume=True, progress=False)
+    assert again.computed == 0 and again.reused == 10 and _results(again) == _results(fresh)
+    # another configuration (seed) is never taken from the store
+    other = run_table3(["iris"], ["linear"], runs=2, protocol=Protocol(seed=7), store=store, resume=True,
+                       progress=False)
+    assert other.computed == 2 and other.stale == 2
+
+
+# ----------------------------------------------------------------- parallel: joblib processes and Dask
+
+
+def test_joblib_processes_and_dask_give_the_serial_results():
+    kw = {"datasets": ["iris", "wine"], "cells": ["linear", "gaussian"], "runs": 2, "progress": False}
+    serial = run_table3(n_jobs=1, **kw)
+    loky = run_table3(n_jobs=2, **kw)
+    assert _results(loky) == _results(serial)
+    assert len({r["timing"]["pid"] for r in loky.records.values()}) >= 1
+    with dask_backend("local", n_workers=2, processes=False) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        dask = run_table3(n_jobs=None, **kw)
+    assert _results(dask) == _results(serial)
+
+
+# ----------------------------------------------------------------- the table and the CLI
+
+
+def test_paper_table_3_as_printed():
+    assert len(PAPER_TABLE3) == 14 and set(CELLS) == {c for _, c in PAPER_TABLE3}
+    assert PAPER_TABLE3[("iris", "linear")] == (92.08, 3.71, 101.27)
+    assert PAPER_TABLE3[("iris", "gaussian")] == (90.70, 4.71, 13051.45)
+    assert PAPER_TABLE3[("wine", "inhom-quadratic")] == (96.35, 2.24, 19982.60)
+    assert PAPER_TABLE3[("wine", "gaussian")] == (None, None, None)
+
+
+def test_table3_files_keep_the_discussion(tmp_path):
+    run = run_table3(["iris"], ["linear", "inhom-linear"], runs=3, progress=False)
+    summaries = write_table3(run, tmp_path, "cmd", {"load": "x"})
+    lin, inh = summaries
+    assert lin.mean == inh.mean and lin.std == inh.std  # errata 10
+    accs = [select(run.records[("iris", "linear", s)]["result"]).test_acc for s in range(3)]
+    assert lin.mean["first"] == pytest.approx(np.mean(accs), abs=1e-12)
+    assert lin.std["first"] == pytest.approx(np.std(accs, ddof=1), abs=1e-12)
+    md = (tmp_path / "table3.md").read_text()
+    assert "92.08 ± 3.71" in md and "`cmd`" in md
+    text = md.replace("(not written yet)", "Our words.")
+    (tmp_path / "table3.md").write_text(text)
+    write_table3(run, tmp_path, "cmd2", {})
+    assert "Our words." in (tmp_path / "table3.md").read_text()
+    rows = (tmp_path / "table3.csv").read_text().splitlines()
+    assert len(rows) == 3 and rows[0].startswith("dataset,kernel,runs,mean_first")
+
+
+def test_cli_table3(tmp_path, capsys):
+    store, out = tmp_path / "s.jsonl", tmp_path / "out"
+    args = ["table3", "--dataset", "wine", "--kernel", "hom-cubic", "--runs", "2", "--store", str(store), "--quiet"]
+    assert main(args + ["--out-dir", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "95.70 ± 2.85" in text and "2 splits computed" in text
+    assert (out / "table3.md").exists() and (out / "table3.csv").exists()
+    assert main(args) == 2 and "--resume" in capsys.readouterr().err
+    assert main(args + ["--resume", "--tie-rule", "last"]) == 0
+    assert "0 splits computed, 2 reused" in capsys.readouterr().out
+    assert main(["table3", "--dataset", "mnist", "--no-store"]) == 2
+    assert "neither a shipped set" in capsys.readouterr().err
+    assert main(["table3", "--runs", "0", "--no-store"]) == 2
+    assert "runs must be" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["table3", "--kernel", "sigmoid"])
+
+
+def test_svc_baseline_equals_sklearn_own_kernels():
+    """The baseline on our Gram matrices equals scikit-learn with its own linear / RBF kernel."""
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.svm import SVC
+
+    X, y, _ = _data("iris")
+    train, test = split_indices(y, 2, Protocol())
+    Cs = (2.0**-3, 1.0, 2.0**5)
+    for kernel, own in ((Kernel("linear"), {"kernel": "linear"}),
+                        (Kernel("gaussian", sigma=0.5), {"kernel": "rbf", "gamma": 1 / (2 * 0.5**2)})):
+        tr, te, fits = svc_counts(X, y, train, test, kernel, Cs)
+        assert fits == 3 * len(Cs)
+        for k, C in enumerate(Cs):
+            pred = OneVsRestClassifier(SVC(C=C, **own)).fit(X[train], y[train]).predict(X)
+            assert tr[k] == (pred[train] == y[train]).sum() and te[k] == (pred[test] == y[test]).sum()
+    rec = run_split(_task("iris", "svc-linear", 0, Protocol()))["result"]
+    assert np.asarray(rec["train_correct"]).shape == (len(ALPHAS), 1, 1)
+    assert 80 <= select(rec).test_acc <= 100
+
+
+def test_cli_reproduce_and_bench_run(tmp_path, capsys):
+    out = tmp_path / "rep"
+    args = ["reproduce", "--no-checks", "--dataset", "iris", "--runs", "2", "--jobs", "1", "--out-dir", str(out),
+            "--quiet"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "Table 3 (2 runs; --runs 100 for the full protocol)" in text and "92.08 ± 3.71" in text
+    assert {p.name for p in out.iterdir()} >= {"table3.md", "table3.csv", "table3.jsonl"}
+    assert main(args) == 0 and "0 splits computed, 14 reused" in capsys.readouterr().out
+    assert main(["bench", "--no-solvers", "--dataset", "wine", "--kernel", "linear", "--runs", "1", "--jobs", "1",
+                 "--quiet"]) == 0
+    assert "paper CPU s" in capsys.readouterr().out

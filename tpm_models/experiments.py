@@ -1,0 +1,935 @@
+"""Section 5 of the paper: the experiments of Table 3, on the fast path (:mod:`tpm_models.fastqp`).
+
+Protocol (the paper's, exactly):
+
+* the whole data set is min-max scaled to [0, 1] (:func:`tpm_models.data.min_max_scale`);
+* ``runs`` random stratified 75% / 25% splits; split ``k`` is
+  ``stratified_split(y, split_seed(seed, k), test_size=0.25)``, ``seed`` recorded (default :data:`SEED`);
+* grid :math:`\\alpha \\in \\{2^{-8},\\dots,2^{8}\\}` (:data:`ALPHAS`) :math:`\\times` :math:`\\nu/\\alpha \\in
+  \\{0.1,\\dots,0.9\\}` (:data:`RATIOS`) :math:`\\times` (:math:`\\gamma` of the inhomogeneous polynomials or
+  :math:`\\sigma` of the Gaussian kernel :math:`\\in \\{2^{-4},\\dots,2^{4}\\}`, :data:`KERNEL_PARAMS`), with
+  :math:`\\nu_c = \\nu`, :math:`\\alpha_c = \\alpha` for every class; model (19) per class, recovery (20),
+  decision (18)/(20);
+* the best configuration is the one with the highest **training** accuracy; its test accuracy is the
+  split's result; Table 3 gives the mean and the sample standard deviation (``ddof=1``) over the splits.
+
+**Grid order and ties** (the paper states no rule). Configurations are ordered :math:`\\alpha` (outer),
+then :math:`\\nu/\\alpha`, then the kernel parameter (inner), each ascending. Rule ``first`` takes the first
+configuration of that order among those with the best training accuracy, rule ``last`` the last one.
+Every record keeps the training and test accuracy of every configuration, so both rules (and any other)
+are applied after the fact, without solving again.
+
+**Solving less, exactly** (both verified by tests, both switched off by ``shortcuts=False``):
+
+* errata 7: for fixed :math:`\\nu/\\alpha` the solution is proportional to :math:`\\alpha` and (18)/(20) are
+  invariant to that scale, so the 17 values of :math:`\\alpha` give identical predictions. One
+  :math:`\\alpha` (:data:`ALPHA_SOLVED` = 1, a grid point) is solved per :math:`\\nu/\\alpha`, and its
+  accuracies stand for all 17;
+* errata 10: with :math:`k = \\gamma + x^\\top x'` every :math:`\\gamma` term cancels, so "inhom. linear" is
+  computed once with the linear kernel and stands for every :math:`\\gamma`.
+
+**Results store.** Every completed (data set, kernel cell, split) is one JSON line with a SHA-256 of its
+content (:class:`ResultStore`). A run with ``resume=True`` reuses the records whose key and configuration
+match and recomputes the rest; a corrupt or truncated line is reported, dropped and recomputed.
+
+**Parallelism.** Splits are independent tasks run by ``joblib.Parallel`` (``n_jobs`` processes). The
+same code runs on Dask through joblib's backend mechanism: inside
+``joblib.parallel_config(backend="dask")`` with a ``distributed.Client`` (CLI: ``--dask``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tpm_models.data import load_dataset, min_max_scale, stratified_split
+from tpm_models.fastqp import FAST_SOLVERS, fit_classes, predict_rows
+from tpm_models.kernels import Kernel
+from tpm_models.recovery import FREE_TOL
+
+SEED = 20240501
+"""Seed of the splits: split ``k`` uses ``random_state = split_seed(SEED, k)``."""
+TEST_SIZE = 0.25
+ALPHAS: tuple[float, ...] = tuple(2.0**j for j in range(-8, 9))
+RATIOS: tuple[float, ...] = tuple(round(0.1 * k, 1) for k in range(1, 10))
+KERNEL_PARAMS: tuple[float, ...] = tuple(2.0**j for j in range(-4, 5))
+ALPHA_SOLVED = 1.0
+"""The :math:`\\alpha` solved for every :math:`\\nu/\\alpha` when the errata-7 shortcut is on."""
+STORE_VERSION = 2  # 2: splits from SeedSequence([seed, k]) (1: seed + k)
+DATASETS = ("iris", "wine")
+TIE_RULES = ("first", "last")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A column of Table 3: a kernel family and the name of its grid parameter (if any)."""
+
+    name: str
+    label: str
+    kernel: str
+    degree: int | None = None
+    param: str | None = None  # "gamma" or "sigma"
+    family: str = "tpm"  # "tpm": (19)/(20)/(18); "svc": the scikit-learn SVC baseline (one-vs-rest)
+
+    def kernels(self) -> list[Kernel]:
+        """One kernel per value of the grid parameter (one kernel if there is none)."""
+        if self.param is None:
+            return [Kernel(self.kernel, degree=self.degree)] if self.degree else [Kernel(self.kernel)]
+        return [Kernel(self.kernel, degree=self.degree, **{self.param: v}) if self.degree
+                else Kernel(self.kernel, **{self.param: v}) for v in KERNEL_PARAMS]
+
+    @property
+    def params(self) -> tuple[float | None, ...]:
+        return KERNEL_PARAMS if self.param else (None,)
+
+
+CELLS: dict[str, Cell] = {c.name: c for c in (
+    Cell("linear", "linear", "linear"),
+    Cell("hom-quadratic", "hom. quadratic", "hom-poly", 2),
+    Cell("hom-cubic", "hom. cubic", "hom-poly", 3),
+    Cell("inhom-linear", "inhom. linear", "inhom-poly", 1, "gamma"),
+    Cell("inhom-quadratic", "inhom. quadratic", "inhom-poly", 2, "gamma"),
+    Cell("inhom-cubic", "inhom. cubic", "inhom-poly", 3, "gamma"),
+    Cell("gaussian", "Gaussian", "gaussian", None, "sigma"),
+)}
+
+PAPER_TABLE3: dict[tuple[str, str], tuple[float | None, float | None, float | None]] = {
+    # (data set, cell): (mean test accuracy %, std %, CPU s) -- the paper's Table 3; None = "to be done"
+    ("iris", "linear"): (92.08, 3.71, 101.27),
+    ("iris", "hom-quadratic"): (75.27, 4.97, 673.58),
+    ("iris", "hom-cubic"): (85.51, 4.55, 657.31),
+    ("iris", "inhom-linear"): (91.76, 3.92, 4242.87),
+    ("iris", "inhom-quadratic"): (91.62, 3.83, 6533.84),
+    ("iris", "inhom-cubic"): (88.78, 5.40, 6658.95),
+    ("iris", "gaussian"): (90.70, 4.71, 13051.45),
+    ("wine", "linear"): (97.02, 2.28, 101.56),
+    ("wine", "hom-quadratic"): (96.41, 2.69, 2059.08),
+    ("wine", "hom-cubic"): (95.70, 2.85, 2119.25),
+    ("wine", "inhom-linear"): (96.34, 2.70, 10768.81),
+    ("wine", "inhom-quadratic"): (96.35, 2.24, 19982.60),
+    ("wine", "inhom-cubic"): (None, None, None),
+    ("wine", "gaussian"): (None, None, None),
+}
+"""The paper's Table 3 (MATLAB 2021b + MOSEK 9.1.9 on an Apple M1; 100 runs)."""
+
+SVC_C: tuple[float, ...] = ALPHAS
+"""The baseline's grid of the SVC penalty :math:`C` (the 17 values of the paper's :math:`\\alpha` grid)."""
+
+BASELINES: dict[str, Cell] = {c.name: c for c in (
+    Cell("svc-linear", "SVC linear", "linear", family="svc"),
+    Cell("svc-gaussian", "SVC Gaussian", "gaussian", None, "sigma", family="svc"),
+)}
+"""scikit-learn ``OneVsRestClassifier(SVC(kernel="precomputed", C=C))`` on the same splits and Gram matrices,
+grid :data:`SVC_C` (x :math:`\\sigma` for the Gaussian kernel: 153 configurations, as many as the linear
+TPM grid), selected by the same rule (training accuracy; grid order C, then sigma). Not in the paper."""
+
+ALL_CELLS: dict[str, Cell] = {**CELLS, **BASELINES}
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Everything besides (data set, cell, split) that a result depends on."""
+
+    seed: int = SEED
+    test_size: float = TEST_SIZE
+    solver: str = "daqp"
+    free_tol: float = FREE_TOL
+    shortcuts: bool = True
+
+    def __post_init__(self) -> None:
+        if self.solver not in FAST_SOLVERS:
+            raise ValueError(f"unknown solver {self.solver!r} for the experiments; choose one of {FAST_SOLVERS}")
+        if not 0.0 < self.test_size < 1.0:
+            raise ValueError(f"test_size must lie in (0, 1), got {self.test_size}")
+        if not 0.0 < self.free_tol < 0.5:
+            raise ValueError(f"free_tol must lie in (0, 0.5), got {self.free_tol}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
+
+
+def check_cells(names: Iterable[str]) -> list[Cell]:
+    names = list(names)
+    unknown = [n for n in names if n not in ALL_CELLS]
+    if unknown:
+        raise ValueError(f"unknown kernel cell(s) {unknown}; choose from {list(ALL_CELLS)}")
+    if not names:
+        raise ValueError("no kernel cell given")
+    return [ALL_CELLS[n] for n in names]
+
+
+def check_datasets(names: Iterable[str]) -> list[str]:
+    names = list(names)
+    if not names:
+        raise ValueError("no data set given")
+    for n in names:
+        load_dataset(n)  # raises ValueError naming the shipped sets for an unknown name
+    return names
+
+
+def _data(name: str) -> tuple[np.ndarray, np.ndarray, str]:
+    d = load_dataset(name)
+    X = min_max_scale(d.X)
+    digest = hashlib.sha256(np.ascontiguousarray(X).tobytes() + np.ascontiguousarray(d.y).tobytes()).hexdigest()
+    return X, d.y, digest[:16]
+
+
+def config_of(dataset_sha: str, cell: Cell, protocol: Protocol) -> dict:
+    """The configuration a record is valid for (compared as a whole on resume)."""
+    return {
+        "data_sha": dataset_sha, "cell": asdict(cell), "alphas": list(ALPHAS), "ratios": list(RATIOS),
+        "params": list(cell.params), **asdict(protocol), "store_version": STORE_VERSION,
+    }
+
+
+# --------------------------------------------------------------------------- one split
+
+
+@dataclass(frozen=True)
+class SplitTask:
+    dataset: str
+    cell: str
+    split: int
+    protocol: Protocol
+    X: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    config: dict = field(repr=False)
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.dataset, self.cell, self.split)
+
+
+def split_indices(y: np.ndarray, split: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray]:
+    """Training and test positions of split number ``split`` (``random_state = split_seed(protocol.seed, split)``)."""
+    return stratified_split(y, split_seed(protocol.seed, split), protocol.test_size)
+
+
+def split_seed(seed: int, split: int) -> int:
+    """The ``random_state`` of split ``split``: ``SeedSequence([seed, split])``'s first 32-bit word, so that two
+    seeds give unrelated sequences of splits (``seed + k`` would share 99 of 100 splits between seeds 1 and 2)."""
+    return int(np.random.SeedSequence([seed, split]).generate_state(1)[0])
+
+
+def grid_counts(
+    X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, kernel: Kernel,
+    alphas: Sequence[float], ratios: Sequence[float], solver: str = "daqp", free_tol: float = FREE_TOL,
+) -> tuple[np.ndarray, np.ndarray, int, Counter]:
+    """Correct training and test predictions for every :math:`(\\alpha, \\nu/\\alpha)`, shape ``(len(alphas),
+    len(ratios))`` each; the QPs solved; the count of each :math:`\\theta` rule used."""
+    K = kernel.gram(X, X)
+    alpha = np.repeat(np.asarray(alphas, dtype=float), len(ratios))
+    nu = np.tile(np.asarray(ratios, dtype=float), len(alphas)) * alpha
+    planes, qps = fit_classes(K, train, y[train], int(y.max()) + 1, nu, alpha, solver, free_tol)
+    correct = predict_rows(planes, K) == y[None, :]
+    shape = (len(alphas), len(ratios))
+    rules = Counter(r for p in planes for r in p.theta_rule)
+    rules["piqp fallback QPs"] = sum(p.fallbacks for p in planes)
+    return correct[:, train].sum(1).reshape(shape), correct[:, test].sum(1).reshape(shape), qps, rules
+
+
+def run_split(task: SplitTask) -> dict:
+    """Solve the whole grid of one (data set, cell, split) and return its store record."""
+    start = time.perf_counter()
+    cell, protocol = ALL_CELLS[task.cell], task.protocol
+    train, test = split_indices(task.y, task.split, protocol)
+    if cell.family == "svc":
+        return _run_svc_split(task, cell, train, test, start)
+    alphas = (ALPHA_SOLVED,) if protocol.shortcuts else ALPHAS
+    kernels = cell.kernels()
+    derived = None
+    if protocol.shortcuts and cell.name == "inhom-linear":
+        kernels, derived = [Kernel("linear")], "errata 10: computed with the linear kernel for every gamma"
+    train_c, test_c, qps, rules = [], [], 0, Counter()
+    for kernel in kernels:
+        tr, te, n, r = grid_counts(task.X, task.y, train, test, kernel, alphas, RATIOS, protocol.solver,
+                                   protocol.free_tol)
+        train_c.append(tr)
+        test_c.append(te)
+        qps += n
+        rules += r
+    train_arr, test_arr = np.stack(train_c, axis=-1), np.stack(test_c, axis=-1)  # (alphas, ratios, params)
+    if derived:
+        train_arr = np.repeat(train_arr, len(cell.params), axis=-1)
+        test_arr = np.repeat(test_arr, len(cell.params), axis=-1)
+    result = {
+        "n_train": len(train), "n_test": len(test),
+        "alphas_solved": list(alphas), "derived": derived,
+        "train_correct": train_arr.tolist(), "test_correct": test_arr.tolist(),
+        "qps": qps, "theta_rules": dict(sorted(rules.items())),
+        "train_sha": hashlib.sha256(train.tobytes()).hexdigest()[:16],
+    }
+    return {"key": list(task.key), "config": task.config, "result": result,
+            "timing": {"seconds": time.perf_counter() - start, "pid": os.getpid()}}
+
+
+def svc_counts(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, kernel: Kernel,
+               Cs: Sequence[float]) -> tuple[np.ndarray, np.ndarray, int]:
+    """The baseline: correct training and test predictions of one-vs-rest SVC for every ``C``; the fits."""
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.svm import SVC
+
+    K = kernel.gram(X, X[train])
+    tr, te, fits = [], [], 0
+    for C in Cs:
+        clf = OneVsRestClassifier(SVC(kernel="precomputed", C=C)).fit(K[train], y[train])
+        correct = clf.predict(K) == y
+        tr.append(int(correct[train].sum()))
+        te.append(int(correct[test].sum()))
+        fits += len(clf.estimators_)
+    return np.array(tr), np.array(te), fits
+
+
+def _run_svc_split(task: SplitTask, cell: Cell, train: np.ndarray, test: np.ndarray, start: float) -> dict:
+    tr, te, fits = [], [], 0
+    for kernel in cell.kernels():
+        a, b, n = svc_counts(task.X, task.y, train, test, kernel, SVC_C)
+        tr.append(a)
+        te.append(b)
+        fits += n
+    # stored like the TPM grid: axis 0 = C (17 values), axis 1 = a single "ratio", axis 2 = sigma
+    train_arr, test_arr = np.stack(tr, axis=-1)[:, None, :], np.stack(te, axis=-1)[:, None, :]
+    result = {
+        "n_train": len(train), "n_test": len(test), "alphas_solved": list(SVC_C), "derived": "svc baseline",
+        "train_correct": train_arr.tolist(), "test_correct": test_arr.tolist(), "qps": fits, "theta_rules": {},
+        "train_sha": hashlib.sha256(train.tobytes()).hexdigest()[:16],
+    }
+    return {"key": list(task.key), "config": task.config, "result": result,
+            "timing": {"seconds": time.perf_counter() - start, "pid": os.getpid()}}
+
+
+def expand(result: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Training and test correct counts over the full grid ``(len(ALPHAS), len(RATIOS), params)``; with the
+    errata-7 shortcut the solved :math:`\\alpha`'s counts stand for every :math:`\\alpha`."""
+    tr, te = np.asarray(result["train_correct"]), np.asarray(result["test_correct"])
+    if tr.shape[0] == len(ALPHAS):
+        return tr, te
+    if tr.shape[0] != 1:
+        raise ValueError(f"a record with {tr.shape[0]} alphas solved: expected 1 or {len(ALPHAS)}")
+    shape = (len(ALPHAS),) + tr.shape[1:]
+    return np.broadcast_to(tr, shape), np.broadcast_to(te, shape)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The configuration selected on one split."""
+
+    index: tuple[int, int, int]  # positions in (ALPHAS, RATIOS, params)
+    train_acc: float
+    test_acc: float
+    n_tied: int  # configurations with the best training accuracy (full grid)
+
+
+def select(result: dict, rule: str = "first") -> Selection:
+    """Best training accuracy; ties broken by grid order (module docstring)."""
+    if rule not in TIE_RULES:
+        raise ValueError(f"unknown tie rule {rule!r}; choose one of {TIE_RULES}")
+    tr, te = expand(result)
+    flat_tr, flat_te = tr.reshape(-1), te.reshape(-1)
+    best = flat_tr.max()
+    tied = np.flatnonzero(flat_tr == best)
+    k = int(tied[0] if rule == "first" else tied[-1])
+    index = tuple(int(i) for i in np.unravel_index(k, tr.shape))
+    return Selection(index, 100.0 * best / result["n_train"], 100.0 * flat_te[k] / result["n_test"], len(tied))
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def _checksum(record: dict) -> str:
+    body = {k: record[k] for k in ("key", "config", "result", "timing")}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+class ResultStore:
+    """JSON lines, one record per (data set, cell, split), each with its SHA-256 (``"sha256"``)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+
+    def read(self) -> tuple[list[dict], int]:
+        """The valid records, and the number of corrupt or truncated lines."""
+        if not self.path.exists():
+            return [], 0
+        valid, bad = [], 0
+        with self.path.open("rb") as fh:
+            for raw in fh:
+                line = raw.decode("utf-8", errors="replace").strip()
+                if not line:
+                    continue
+                try:
+                    rec = json.loads(line)
+                    ok = isinstance(rec, dict) and rec.get("sha256") == _checksum(rec)
+                except (ValueError, KeyError, TypeError):
+                    ok = False
+                if ok:
+                    valid.append(rec)
+                else:
+                    bad += 1
+        return valid, bad
+
+    def rewrite(self, records: Sequence[dict]) -> None:
+        """Replace the file by ``records`` (atomically: a temporary file, then a rename)."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with tmp.open("w") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    def append(self, record: dict) -> None:
+        """Append one record, checksummed, flushed and synced to disk."""
+        record = {**record, "sha256": _checksum(record)}
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(record, separators=(",", ":")) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+# --------------------------------------------------------------------------- a run
+
+
+class Progress:
+    """Progress lines with an ETA on stderr, at most one every ``every`` seconds (and the last one)."""
+
+    def __init__(self, total: int, enabled: bool = True, every: float = 2.0, stream=None, label: str = "table3"):
+        self.total, self.done, self.enabled, self.every, self.label = total, 0, enabled, every, label
+        self.stream = stream or sys.stderr
+        self.start = self.last = time.perf_counter()
+
+    def step(self, what: str) -> None:
+        self.done += 1
+        now = time.perf_counter()
+        if not self.enabled or (now - self.last < self.every and self.done < self.total):
+            return
+        self.last = now
+        elapsed = now - self.start
+        eta = elapsed / self.done * (self.total - self.done)
+        print(f"{self.label}: {self.done}/{self.total} splits ({100 * self.done / self.total:.0f}%), "
+              f"{elapsed:.1f} s elapsed, ETA {eta:.1f} s  [{what}]", file=self.stream, flush=True)
+
+
+@dataclass
+class RunResult:
+    """Records by key, and what the run did."""
+
+    records: dict[tuple[str, str, int], dict]
+    computed: int
+    reused: int
+    corrupt: int
+    stale: int
+    wall_seconds: float
+    datasets: list[str]
+    cells: list[str]
+    runs: int
+    protocol: Protocol
+
+
+def run_table3(
+    datasets: Sequence[str] = DATASETS,
+    cells: Sequence[str] = tuple(CELLS),
+    runs: int = 100,
+    protocol: Protocol | None = None,
+    n_jobs: int | None = 1,
+    store: str | Path | None = None,
+    resume: bool = False,
+    progress: bool = True,
+) -> RunResult:
+    """Run (or resume) the experiments of Table 3 for every (data set, cell, split ``0..runs-1``).
+
+    ``n_jobs`` is joblib's (``None``: the active ``joblib.parallel_config``, e.g. Dask). With a ``store``,
+    every finished split is appended to it at once; ``resume=True`` reuses its valid records of the same
+    configuration, and without it an existing store is an error.
+    """
+    from joblib import Parallel, delayed
+
+    protocol = protocol or Protocol()
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
+    cell_specs = check_cells(cells)
+    datasets = check_datasets(datasets)
+    start = time.perf_counter()
+    result_store = ResultStore(store) if store is not None else None
+    have: dict[tuple[str, str, int], list[dict]] = {}
+    corrupt = stale = 0
+    tasks: list[SplitTask] = []
+    out: dict[tuple[str, str, int], dict] = {}
+    if result_store is not None:
+        if result_store.path.exists() and not resume:
+            raise ValueError(f"the results store {result_store.path} exists: pass resume=True (--resume) to reuse "
+                             "its records, or remove it")
+        result_store.path.parent.mkdir(parents=True, exist_ok=True)
+        records, corrupt = result_store.read()
+        if corrupt:
+            print(f"table3: {corrupt} corrupt or truncated record(s) in {result_store.path}: dropped, "
+                  "they are recomputed", file=sys.stderr)
+            result_store.rewrite(records)
+        for rec in records:
+            have.setdefault(tuple(rec["key"]), []).append(rec)
+    for name in datasets:
+        X, y, sha = _data(name)
+        for cell in cell_specs:
+            config = config_of(sha, cell, protocol)
+            for split in range(runs):
+                key = (name, cell.name, split)
+                rec = next((r for r in have.get(key, []) if r["config"] == config), None)
+                if rec is not None:
+                    out[key] = rec
+                    continue
+                stale += key in have  # records of this split, but of another configuration
+                tasks.append(SplitTask(name, cell.name, split, protocol, X, y, config))
+    wanted = {(d, c.name, s) for d in datasets for c in cell_specs for s in range(runs)}
+    reused = len(out)
+    # the costliest cells first, so that the last tasks are short ones
+    tasks.sort(key=lambda t: -len(ALL_CELLS[t.cell].params))
+    bar = Progress(len(tasks), enabled=progress)
+    if tasks:
+        jobs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(run_split)(t) for t in tasks)
+        for rec in jobs:
+            if result_store is not None:
+                result_store.append(rec)
+            key = tuple(rec["key"])
+            out[key] = rec
+            bar.step(f"{key[0]} {key[1]} split {key[2]}")
+    out = {k: out[k] for k in sorted(wanted)}
+    return RunResult(out, len(tasks), reused, corrupt, stale, time.perf_counter() - start, list(datasets),
+                     [c.name for c in cell_specs], runs, protocol)
+
+
+@contextlib.contextmanager
+def dask_backend(address: str = "local", n_workers: int = 2, processes: bool = True) -> Iterator[object]:
+    """``joblib.parallel_config(backend="dask")`` with a ``distributed.Client``: of the scheduler at
+    ``address``, or of a new ``distributed.LocalCluster`` for ``address="local"``."""
+    import logging
+
+    from distributed import Client, LocalCluster
+    from joblib import parallel_config
+
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # the scheduler's and workers' INFO lines
+    cluster = None
+    if address == "local":
+        where = {"host": "127.0.0.1"} if processes else {}  # threads talk in-process (inproc://), no host
+        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=processes, **where,
+                               dashboard_address=None, scheduler_kwargs={"dashboard": False},
+                               silence_logs=logging.ERROR)
+        client = Client(cluster)
+    else:
+        client = Client(address)
+    try:
+        with parallel_config(backend="dask"):
+            yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        quiet.setLevel(level)
+
+
+# --------------------------------------------------------------------------- Table 3
+
+
+@dataclass(frozen=True)
+class CellSummary:
+    dataset: str
+    cell: str
+    runs: int
+    mean: dict[str, float]  # by tie rule
+    std: dict[str, float]
+    seconds: float  # sum of the splits' compute time (one core)
+    qps: int
+    mean_tied: float  # mean number of configurations tied at the best training accuracy
+    perfect_train: float  # fraction of splits whose best training accuracy is 100 %
+    selected: dict[str, str]  # most frequent selected configuration, by rule
+    theta_midpoint: float  # fraction of recovered surfaces whose theta is the KKT-interval midpoint
+    acc: dict[str, tuple[float, ...]] = field(default_factory=dict)  # test accuracy of every split, by rule
+
+    @property
+    def paper(self) -> tuple[float | None, float | None, float | None]:
+        return PAPER_TABLE3.get((self.dataset, self.cell), (None, None, None))
+
+    def diff(self, rule: str) -> float | None:
+        p = self.paper[0]
+        return None if p is None else self.mean[rule] - p
+
+    def z(self, rule: str) -> float | None:
+        """Difference in standard errors: :math:`(\\bar a - \\bar b)/\\sqrt{s_a^2/n + s_b^2/100}`."""
+        p_mean, p_std, _ = self.paper
+        if p_mean is None:
+            return None
+        se = math.sqrt(self.std[rule] ** 2 / self.runs + p_std**2 / 100)
+        return (self.mean[rule] - p_mean) / se if se > 0 else math.inf
+
+
+def _describe(cell: Cell, index: tuple[int, int, int]) -> str:
+    a, r, p = index
+    if cell.family == "svc":
+        text = f"C=2^{int(math.log2(SVC_C[a]))}"
+    else:  # alpha changes no prediction (errata 7): it is left out
+        text = f"nu/alpha={RATIOS[r]:g}"
+    if cell.param:
+        text += f", {cell.param}=2^{int(math.log2(KERNEL_PARAMS[p]))}"
+    return text
+
+
+def summarize(run: RunResult) -> list[CellSummary]:
+    """One :class:`CellSummary` per (data set, cell) of the run."""
+    out = []
+    for d in run.datasets:
+        for c in run.cells:
+            recs = [run.records[(d, c, s)] for s in range(run.runs)]
+            mean, std, selected = {}, {}, {}
+            sels = {}
+            for rule in TIE_RULES:
+                sels[rule] = [select(r["result"], rule) for r in recs]
+                acc = np.array([s.test_acc for s in sels[rule]])
+                mean[rule] = float(acc.mean())
+                std[rule] = float(acc.std(ddof=1)) if len(acc) > 1 else 0.0
+                idx, _ = Counter(s.index for s in sels[rule]).most_common(1)[0]
+                # alpha is irrelevant with the shortcut (errata 7): report nu/alpha and the kernel parameter
+                selected[rule] = _describe(ALL_CELLS[c], idx)
+            rules = Counter()
+            for r in recs:
+                rules.update(r["result"]["theta_rules"])
+            out.append(CellSummary(
+                d, c, run.runs, mean, std,
+                seconds=float(sum(r["timing"]["seconds"] for r in recs)),
+                qps=int(sum(r["result"]["qps"] for r in recs)),
+                mean_tied=float(np.mean([s.n_tied for s in sels["first"]])),
+                perfect_train=float(np.mean([s.train_acc == 100.0 for s in sels["first"]])),
+                selected=selected,
+                theta_midpoint=rules.get("midpoint of KKT interval", 0) / max(1, sum(
+                    v for k, v in rules.items() if not k.startswith("piqp"))),
+                acc={rule: tuple(x.test_acc for x in sels[rule]) for rule in TIE_RULES},
+            ))
+    return out
+
+
+def _fmt(x: float | None, spec: str = ".2f") -> str:
+    return "—" if x is None else format(x, spec)
+
+
+CSV_HEADER = ("dataset", "kernel", "runs", "mean_first", "std_first", "mean_last", "std_last", "paper_mean",
+              "paper_std", "diff_first", "z_first", "diff_last", "z_last", "compute_s", "paper_cpu_s", "qps",
+              "mean_tied_configs", "frac_train_100", "selected_first", "selected_last", "frac_theta_midpoint")
+
+
+def write_csv(summaries: Sequence[CellSummary], path: str | Path) -> None:
+    import csv
+
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(CSV_HEADER)
+        for s in summaries:
+            pm, ps, pc = s.paper
+            w.writerow([s.dataset, s.cell, s.runs, f"{s.mean['first']:.4f}", f"{s.std['first']:.4f}",
+                        f"{s.mean['last']:.4f}", f"{s.std['last']:.4f}", _fmt(pm, "") if pm else "",
+                        _fmt(ps, "") if ps else "", _fmt(s.diff("first"), ".4f") if pm else "",
+                        _fmt(s.z("first"), ".3f") if pm else "", _fmt(s.diff("last"), ".4f") if pm else "",
+                        _fmt(s.z("last"), ".3f") if pm else "", f"{s.seconds:.3f}", pc if pc else "", s.qps,
+                        f"{s.mean_tied:.2f}", f"{s.perfect_train:.2f}", s.selected["first"], s.selected["last"],
+                        f"{s.theta_midpoint:.4f}"])
+
+
+DISCUSSION_START = "<!-- discussion: kept when the file is regenerated -->"
+DISCUSSION_END = "<!-- end of discussion -->"
+
+
+def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: str, meta: dict,
+                    discussion: str | None = None) -> str:
+    """Table 3 beside the paper's, both tie rules, times, and the per-cell diagnostics."""
+    lines = [
+        "# Table 3 reproduced",
+        "",
+        f"Produced by `{command}`",
+        "",
+        f"- protocol: {run.runs} stratified 75/25 splits (seed {run.protocol.seed}: split k uses "
+        f"SeedSequence([{run.protocol.seed}, k])), whole data set "
+        "min-max scaled, grid alpha in 2^-8..2^8 x nu/alpha in 0.1..0.9 x (gamma or sigma in 2^-4..2^4), "
+        "selection by training accuracy, mean ± sample std (ddof=1) of the test accuracy (%);",
+        "- tie rule `first` / `last`: the first / last configuration in grid order (alpha, nu/alpha, kernel "
+        "parameter) among those with the best training accuracy ([experiments.md](../experiments.md));",
+        f"- solver {run.protocol.solver} on the fast path; shortcuts (errata 7, 10): "
+        f"{'on' if run.protocol.shortcuts else 'off'};",
+        *(f"- {k}: {v}" for k, v in meta.items()),
+        "- z = (ours − paper) / sqrt(s_ours²/n + s_paper²/100); |z| > 2 is flagged **bold**.",
+        "",
+        "## Test accuracy (%), ours beside the paper's",
+        "",
+        "| data | kernel | ours (first) | ours (last) | paper | diff (first) | z (first) | diff (last) | z (last) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    tpm = [s for s in summaries if ALL_CELLS[s.cell].family == "tpm"]
+    svc = [s for s in summaries if ALL_CELLS[s.cell].family == "svc"]
+    for s in tpm:
+        pm, ps, _ = s.paper
+        paper = "to be done" if pm is None else f"{pm:.2f} ± {ps:.2f}"
+
+        def flag(rule: str, s=s) -> tuple[str, str]:
+            z = s.z(rule)
+            if z is None:
+                return "—", "—"
+            text = f"{s.diff(rule):+.2f}", f"{z:+.2f}"
+            return (f"**{text[0]}**", f"**{text[1]}**") if abs(z) > 2 else text
+
+        (d1, z1), (d2, z2) = flag("first"), flag("last")
+        lines.append(f"| {s.dataset} | {CELLS[s.cell].label} | {s.mean['first']:.2f} ± {s.std['first']:.2f} | "
+                     f"{s.mean['last']:.2f} ± {s.std['last']:.2f} | {paper} | {d1} | {z1} | {d2} | {z2} |")
+    if svc:
+        lines += _baseline_markdown(tpm, svc)
+    lines += [
+        "",
+        "## Time: our compute time beside the paper's CPU time",
+        "",
+        "`compute s` is the sum over the splits of each split's wall time in its worker (one core); the "
+        f"whole run took {run.wall_seconds:.1f} s of wall time ({run.computed} splits computed, "
+        f"{run.reused} reused from the store).",
+        "",
+        "| data | kernel | QPs solved | compute s | QPs/s | paper CPU s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s in summaries:
+        pc = s.paper[2]
+        lines.append(f"| {s.dataset} | {ALL_CELLS[s.cell].label} | {s.qps} | {s.seconds:.2f} | "
+                     f"{s.qps / s.seconds if s.seconds > 0 else math.inf:.0f} | {_fmt(pc)} |")
+    lines += [
+        "",
+        "## Diagnostics",
+        "",
+        "`tied` is the mean number of configurations (of the full grid, 17 alpha values included) sharing the "
+        "best training accuracy; `train 100%` the fraction of splits whose best training accuracy is 100 %; "
+        "`theta midpoint` the fraction of recovered surfaces whose theta is the midpoint of the KKT interval "
+        "(errata 5); `selected` the most frequent selected configuration (alpha left out: it changes no prediction, "
+        "errata 7; `first` takes the smallest alpha of a tie, `last` the largest).",
+        "",
+        "| data | kernel | tied | train 100% | theta midpoint | selected (first) | selected (last) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for s in summaries:
+        lines.append(f"| {s.dataset} | {ALL_CELLS[s.cell].label} | {s.mean_tied:.1f} | {s.perfect_train:.2f} | "
+                     f"{s.theta_midpoint:.3f} | {s.selected['first']} | {s.selected['last']} |")
+    lines += ["", "## Discussion", "", DISCUSSION_START, discussion or "(not written yet)", DISCUSSION_END, ""]
+    return "\n".join(lines)
+
+
+def _baseline_markdown(tpm: Sequence[CellSummary], svc: Sequence[CellSummary]) -> list[str]:
+    """The SVC baseline beside every TPM cell: paired differences on the same splits (rule ``first``)."""
+    lines = [
+        "",
+        "## Baseline: scikit-learn SVC (one-vs-rest) on the same splits",
+        "",
+        "`OneVsRestClassifier(SVC(kernel='precomputed', C))` on the same Gram matrices, C in 2^-8..2^8 (x sigma in "
+        "2^-4..2^4 for the Gaussian kernel), selected by training accuracy with the same tie rules (grid order "
+        "C, then sigma). Not in the paper.",
+        "",
+        "| data | baseline | first | last |",
+        "|---|---|---|---|",
+    ]
+    for b in svc:
+        lines.append(f"| {b.dataset} | {ALL_CELLS[b.cell].label} | {b.mean['first']:.2f} ± {b.std['first']:.2f} | "
+                     f"{b.mean['last']:.2f} ± {b.std['last']:.2f} |")
+    names = list(dict.fromkeys(b.cell for b in svc))
+    lines += [
+        "",
+        "Paired difference TPM − SVC on the same splits (rule `first`), mean ± standard error:",
+        "",
+        "| data | TPM kernel | TPM | " + " | ".join(f"− {ALL_CELLS[n].label}" for n in names) + " |",
+        "|---|---|---|" + "---|" * len(names),
+    ]
+    for s in tpm:
+        cols = []
+        for n in names:
+            b = next((x for x in svc if x.dataset == s.dataset and x.cell == n), None)
+            if b is None or len(b.acc["first"]) != len(s.acc["first"]):
+                cols.append("—")
+                continue
+            d = np.array(s.acc["first"]) - np.array(b.acc["first"])
+            se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+            cols.append(f"{d.mean():+.2f} ± {se:.2f}")
+        lines.append(f"| {s.dataset} | {CELLS[s.cell].label} | {s.mean['first']:.2f} | " + " | ".join(cols) + " |")
+    return lines
+
+
+def write_table3(run: RunResult, out_dir: str | Path, command: str, meta: dict | None = None) -> list[CellSummary]:
+    """Write ``table3.md`` and ``table3.csv`` to ``out_dir``; a discussion already in ``table3.md`` is kept."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summaries = summarize(run)
+    md = out / "table3.md"
+    discussion = None
+    if md.exists():
+        text = md.read_text()
+        if DISCUSSION_START in text and DISCUSSION_END in text:
+            discussion = text.split(DISCUSSION_START, 1)[1].split(DISCUSSION_END, 1)[0].strip("\n")
+    md.write_text(table3_markdown(summaries, run, command, meta or {}, discussion))
+    write_csv(summaries, out / "table3.csv")
+    return summaries
+
+
+def print_summary(summaries: Sequence[CellSummary], rule: str = "first", stream=None) -> None:
+    """Table 3 on the terminal: the chosen tie rule's mean ± std beside the paper's, then the other rule's."""
+    stream = stream or sys.stdout
+    other = "last" if rule == "first" else "first"
+    print(f"{'data':<5} {'kernel':<16} {'ours (' + rule + ')':>15} {'paper':>14} {'diff':>6} {'z':>6} "
+          f"{'ours (' + other + ')':>15} {'compute s':>9} {'paper CPU s':>11}", file=stream)
+    for s in summaries:
+        pm, ps, pc = s.paper
+        paper = ("to be done" if pm is None else f"{pm:.2f} ± {ps:.2f}") if s.cell in CELLS else "not in paper"
+        print(f"{s.dataset:<5} {s.cell:<16} {s.mean[rule]:>7.2f} ± {s.std[rule]:<5.2f} {paper:>14} "
+              f"{_fmt(s.diff(rule), '+.2f'):>6} {_fmt(s.z(rule), '+.2f'):>6} "
+              f"{s.mean[other]:>7.2f} ± {s.std[other]:<5.2f} {s.seconds:>9.2f} {_fmt(pc):>11}", file=stream)
+
+
+# --------------------------------------------------------------------------- the commands
+
+
+def _meta(run: RunResult, load_before: tuple[float, float, float]) -> dict:
+    import platform
+    from importlib import metadata
+
+    versions = ", ".join(f"{p} {metadata.version(p)}" for p in ("numpy", "daqp", "piqp", "joblib"))
+    after = os.getloadavg()
+    return {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {versions}",
+        "load average (1, 5, 15 min) before / after": f"{' '.join(f'{x:.2f}' for x in load_before)} / "
+                                                       f"{' '.join(f'{x:.2f}' for x in after)}",
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+    }
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The canonical command line of a parsed ``table3``/``reproduce``."""
+    parts = [f"tpm-models {args.command}", "--dataset " + " ".join(args.dataset)]
+    if getattr(args, "kernel", None) is not None and list(args.kernel) != list(CELLS):
+        parts.append("--kernel " + " ".join(args.kernel))
+    parts.append(f"--runs {args.runs} --jobs {args.jobs}")
+    if args.seed != SEED:
+        parts.append(f"--seed {args.seed}")
+    if args.solver != "daqp":
+        parts.append(f"--solver {args.solver}")
+    if args.no_shortcuts:
+        parts.append("--no-shortcuts")
+    if getattr(args, "dask", None):
+        parts.append(f"--dask {args.dask}")
+    if getattr(args, "store", "runs/table3.jsonl") != "runs/table3.jsonl" and not getattr(args, "no_store", False):
+        parts.append(f"--store {args.store}")
+    if args.out_dir:
+        parts.append(f"--out-dir {args.out_dir}")
+    return " ".join(parts)
+
+
+def _run_from_args(args: argparse.Namespace, store: str | None, resume: bool) -> tuple[RunResult, dict]:
+    protocol = Protocol(seed=args.seed, solver=args.solver, shortcuts=not args.no_shortcuts)
+    load_before = os.getloadavg()
+    dask = getattr(args, "dask", None)
+    context = dask_backend(dask, n_workers=args.jobs) if dask else contextlib.nullcontext()
+    with context:
+        run = run_table3(args.dataset, args.kernel, args.runs, protocol, n_jobs=None if dask else args.jobs,
+                         store=store, resume=resume, progress=not args.quiet)
+    return run, _meta(run, load_before)
+
+
+def _report_run(run: RunResult) -> str:
+    return (f"{run.computed} splits computed, {run.reused} reused from the store, {run.corrupt} corrupt record(s) "
+            f"dropped and recomputed; wall time {run.wall_seconds:.1f} s")
+
+
+def cmd_table3(args: argparse.Namespace) -> int:
+    store = None if args.no_store else args.store
+    if store and args.fresh and Path(store).exists():
+        Path(store).unlink()
+    run, meta = _run_from_args(args, store, args.resume)
+    summaries = summarize(run)
+    print_summary(summaries, args.tie_rule)
+    print(_report_run(run))
+    if args.out_dir:
+        write_table3(run, args.out_dir, _command(args), meta)
+        print(f"written: {Path(args.out_dir) / 'table3.md'}, {Path(args.out_dir) / 'table3.csv'}")
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from tpm_models.cli import cmd_check
+
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    code = 0
+    if not args.no_checks:
+        print("== 1. every tie between the formulations (tpm-models check) ==", flush=True)
+        check_args = argparse.Namespace(dataset=args.dataset, solver="default", cross_solvers=None,
+                                        no_robust=args.no_robust, no_pyros=args.no_pyros, all=False,
+                                        csv=str(out / "checks.csv"), quiet=args.quiet)
+        code = cmd_check(check_args)
+    print(f"\n== 2. Table 3 ({args.runs} runs{'; --runs 100 for the full protocol' if args.runs < 100 else ''}) ==",
+          flush=True)
+    store = out / "table3.jsonl"
+    if args.fresh and store.exists():
+        store.unlink()
+    run, meta = _run_from_args(args, str(store), resume=True)
+    summaries = write_table3(run, out, _command(args), meta)
+    print_summary(summaries, args.tie_rule)
+    print(_report_run(run))
+    print(f"\nwritten: {out / 'table3.md'}, {out / 'table3.csv'}"
+          + ("" if args.no_checks else f", {out / 'checks.csv'}")
+          + f"; results store {store}")
+    if code:
+        print("tpm-models reproduce: some ties FAILED (see above)")
+    return code
+
+
+def _common(p: argparse.ArgumentParser, runs: int, jobs: int) -> None:
+    p.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
+    p.add_argument("--runs", type=int, default=runs, help="random splits (the paper: 100)")
+    p.add_argument("--jobs", type=int, default=jobs, help="worker processes (joblib; with --dask: local workers)")
+    p.add_argument("--tie-rule", choices=TIE_RULES, default="first",
+                   help="configuration taken among equally accurate ones, in grid order (both are written)")
+    p.add_argument("--seed", type=int, default=SEED, help="split k uses random_state = SeedSequence([seed, k])")
+    p.add_argument("--solver", choices=FAST_SOLVERS, default="daqp")
+    p.add_argument("--no-shortcuts", action="store_true",
+                   help="solve every alpha (errata 7) and every gamma of inhom. linear (errata 10)")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="run on Dask through joblib: a scheduler address, or 'local' for a LocalCluster")
+    p.add_argument("--fresh", action="store_true", help="delete the results store first")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def add_commands(sub) -> None:
+    """Register ``table3``, ``bench``, ``robust-table`` and ``reproduce`` on the ``tpm-models`` subparsers."""
+    from tpm_models.bench import add_bench_command
+
+    t = sub.add_parser("table3", help="the experiments of Section 5 (Table 3)")
+    _common(t, runs=100, jobs=1)
+    t.add_argument("--kernel", nargs="+", default=list(CELLS), choices=list(ALL_CELLS), metavar="CELL",
+                   help=f"cells of Table 3: {', '.join(CELLS)} (default: all 14); baselines: {', '.join(BASELINES)}")
+    t.add_argument("--store", default="runs/table3.jsonl", help="results store (JSON lines)")
+    t.add_argument("--resume", action="store_true", help="reuse the store's valid records, compute the rest")
+    t.add_argument("--no-store", action="store_true", help="keep the results in memory only")
+    t.add_argument("--out-dir", help="write table3.md and table3.csv here")
+    t.set_defaults(func=cmd_table3)
+
+    add_bench_command(sub)
+    from tpm_models.robust_experiments import add_robust_command
+
+    add_robust_command(sub)
+
+    r = sub.add_parser("reproduce", help="the main job: every tie (check), then Table 3 (quick by default)")
+    _common(r, runs=5, jobs=2)
+    r.set_defaults(kernel=list(CELLS))
+    r.add_argument("--out-dir", default="runs/reproduce", help="where the report, Table 3 and the store go")
+    r.add_argument("--no-checks", action="store_true", help="skip the verification report")
+    r.add_argument("--no-robust", action="store_true", help="checks: skip the robust family (22)-(29)")
+    r.add_argument("--no-pyros", action="store_true", help="checks: skip PyROS (the slowest tie)")
+    r.set_defaults(func=cmd_reproduce)
