@@ -4,6 +4,10 @@
     tpm-models check --dataset iris wine
     tpm-models models
     tpm-models solvers
+    tpm-models export --model 28 --dataset iris --class 0 --nu 0.3 --alpha 1 --eps 0.02 --out eq28.lp
+    tpm-models export-library                 # regenerate formulations/ (tpm_models.export)
+    tpm-models table3 --runs 100 --jobs 2     # Section 5 (tpm_models.experiments)
+    tpm-models reproduce                      # check + Table 3
 """
 
 from __future__ import annotations
@@ -224,12 +228,8 @@ def cmd_solvers(args: argparse.Namespace) -> int:
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tpm-models", description=__doc__.split("\n")[0])
-    p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
-    sub = p.add_subparsers(dest="command", required=True)
-
-    s = sub.add_parser("solve", help="build model EQ on a data set and solve it")
+def add_model_options(s: argparse.ArgumentParser) -> None:
+    """The options that say which model to build on which data (``solve``, ``export``)."""
     s.add_argument("--model", type=int, required=True, help=f"equation number: {sorted(MODELS)}")
     s.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
     s.add_argument("--class", dest="class_", default="0",
@@ -244,6 +244,15 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--b", type=float)
     s.add_argument("--p", help="robust models: norm of the uncertainty set (21), 1, 2, inf or any number >= 1")
     s.add_argument("--eps", type=float, help="robust models: radius of the uncertainty set (21), >= 0")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tpm-models", description=__doc__.split("\n")[0])
+    p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("solve", help="build model EQ on a data set and solve it")
+    add_model_options(s)
     s.add_argument("--method", choices=("cutting-plane", "pyros"), help="(22): how to solve the semi-infinite model")
     s.add_argument("--solver", default="default", help=f"one of {sorted(BACKENDS)} or 'default'")
     s.add_argument("--json", action="store_true", help="print one JSON object")
@@ -262,6 +271,14 @@ def parser() -> argparse.ArgumentParser:
 
     sub.add_parser("models", help="list the models by equation number").set_defaults(func=cmd_models)
     sub.add_parser("solvers", help="list the solver backends").set_defaults(func=cmd_solvers)
+
+    from tpm_models.export import add_parsers as add_export_parsers  # export, export-library
+
+    add_export_parsers(sub)
+
+    from tpm_models.experiments import add_commands  # table3, bench, reproduce (Section 5)
+
+    add_commands(sub)
     return p
 
 
