@@ -140,3 +140,24 @@ def test_clear_errors(iris):
     with pytest.raises(ValueError, match="need both > 0"):
         fit_classes(K, np.arange(50), y[:50], 2, [0.5], [1.0])
     assert issubclass(FastQPError, RuntimeError)
+
+
+def test_degenerate_hyperplane_is_never_nearest_like_the_estimator(iris):
+    """A class drawn at random from every class has w = 0 (its hull holds the others' mean):
+    the fast path and TPMSVMOneVsAll flag the same hyperplane and predict the same."""
+    import warnings
+
+    from tpm_models.estimators import TPMSVMOneVsAll
+    from tpm_models.fastqp import FastOneVsAll
+
+    X, y = iris
+    y2 = np.where(np.random.default_rng(1).random(len(y)) < 0.3, 3, y)
+    for ratio in (0.1, 0.5):
+        fast = FastOneVsAll(nu=ratio, alpha=1.0).fit(X, y2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            slow = TPMSVMOneVsAll(nu=ratio, alpha=1.0).fit(X, y2)
+        flags = [bool(p.degenerate[0]) for p in fast.planes_]
+        assert flags == [False, False, False, True] == list(map(bool, slow.degenerate_))
+        assert np.isinf(fast.distances(X)[:, 3]).all()
+        np.testing.assert_array_equal(fast.predict(X), slow.predict(X))

@@ -62,25 +62,13 @@ from tpm_models.binary import (
 from tpm_models.kernels import Kernel
 from tpm_models.multiclass import build_dual_16, build_dual_19, recover_17
 from tpm_models.norms import check_p, check_radii, dual_norm
-from tpm_models.recovery import FREE_TOL, Hyperplane, choose_theta, theta_interval_primal
+from tpm_models.recovery import DEGENERATE_TOL, FREE_TOL, Hyperplane, choose_theta, theta_interval_primal
 from tpm_models.registry import MODELS, build
 from tpm_models.solvers import BACKENDS, SolverUnavailableError, available_solvers, solve
 from tpm_models.validation import check_features, check_nu_alpha
 
 ROBUST_EQUATION = {1.0: 27, 2.0: 28, math.inf: 29}
 """The SOCP solved by :class:`RobustTPMSVMOneVsAll` for :math:`p = 1, 2, \\infty`; (26) for any other p."""
-
-DEGENERATE_TOL = 1e-6
-"""A hyperplane is *degenerate* (:math:`w = 0`) when
-:math:`\\|w\\| \\le` ``DEGENERATE_TOL`` :math:`\\cdot\\,\\nu\\max_i\\|\\varphi(x^i)\\|` over the training
-points. By (6), (7), (17) :math:`w` is :math:`\\nu` times a difference of two weighted means of
-the :math:`\\varphi(x^i)`, so :math:`\\|w\\| \\le 2\\nu\\max_i\\|\\varphi(x^i)\\|`; the solvers agree on
-:math:`w` to about 1e-8 on min-max scaled data (:data:`tpm_models.solvers.DENSE_QP_TOL`), so below
-1e-6 of that bound :math:`w` cannot be told from 0. The robust :math:`w` of (26)-(29) is tested the
-same way, with :math:`\\varphi(x) = x`. This happens when the classes overlap so much that the mean of the other
-class lies in the reduced convex hull :math:`\\{X\\lambda : e^\\top\\lambda=\\nu,\\ 0\\le\\lambda\\le\\alpha/m\\}`
-of the own class (for example labels that are noise)."""
-
 
 class DegenerateHyperplaneWarning(UserWarning):
     """A fitted hyperplane has :math:`w = 0` (:data:`DEGENERATE_TOL`) and is left out of the decision."""

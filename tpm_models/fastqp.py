@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tpm_models.kernels import Kernel
-from tpm_models.recovery import FREE_TOL, kkt_theta
+from tpm_models.recovery import DEGENERATE_TOL, FREE_TOL, kkt_theta
 from tpm_models.solvers import DENSE_QP_TOL, FEASIBILITY_TOL, ITERATION_LIMIT, OPTIMALITY_TOL
 from tpm_models.validation import check_features, check_labels, check_nu_alpha
 
@@ -194,6 +194,7 @@ class Planes:
     free: list[np.ndarray]
     theta_rule: list[str]
     w_w: np.ndarray  # (k,)
+    degenerate: np.ndarray  # (k,) bool: w = 0 by DEGENERATE_TOL, at distance +inf
     fallbacks: int = 0  # QPs DAQP failed and PIQP solved (ClassDual)
 
     def w_phi(self, K_rows: np.ndarray) -> np.ndarray:
@@ -203,10 +204,13 @@ class Planes:
 
     def distance(self, K_rows: np.ndarray) -> np.ndarray:
         """Signed distances :math:`(\\langle w,\\varphi(x)\\rangle+\\theta)/\\sqrt{\\langle w,w\\rangle}`;
-        shape ``(rows, k)``."""
-        if np.any(self.w_w <= 0.0):
-            raise FastQPError("w = 0: the hyperplane is degenerate and has no distance")
-        return (self.w_phi(K_rows) + self.theta) / np.sqrt(self.w_w)
+        shape ``(rows, k)``.
+
+        A degenerate column (``degenerate``, :data:`tpm_models.recovery.DEGENERATE_TOL`) is at
+        :math:`+\\infty`: never the nearest, the rule of the estimators."""
+        norm = np.sqrt(np.where(self.degenerate, 1.0, self.w_w))
+        d = (self.w_phi(K_rows) + self.theta) / norm
+        return np.where(self.degenerate, np.inf, d)
 
 
 def recover_planes(
@@ -226,8 +230,11 @@ def recover_planes(
     rules = [kkt_theta(minus_s[:, j], lam[:, j], alpha[j] / len(own), 1, free_tol) for j in range(lam.shape[1])]
     total_other = K[np.ix_(other, other)].sum()
     w_w = np.einsum("ij,ij->j", lam, K_lam) - 2.0 * a * (r_own @ lam) + a**2 * total_other
+    # w = 0 (DEGENERATE_TOL): |w| <= tol * nu * max_i |phi(x^i)| over the training points
+    phi_max = np.sqrt(np.abs(np.concatenate([np.diag(K_oo), np.diag(K[np.ix_(other, other)])])).max())
+    degenerate = np.sqrt(np.maximum(w_w, 0.0)) <= DEGENERATE_TOL * np.asarray(nu, dtype=float) * phi_max
     return Planes(own, other, lam, a, np.array([r[0] for r in rules]), [r[1] for r in rules],
-                  [r[2] for r in rules], [r[3] for r in rules], w_w)
+                  [r[2] for r in rules], [r[3] for r in rules], w_w, degenerate)
 
 
 def fit_classes(

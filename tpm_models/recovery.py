@@ -43,6 +43,19 @@ FREE_TOL = 1e-6
 ``tol = FREE_TOL * alpha/m``. Dense QP solvers here reach ~1e-9 relative accuracy, so 1e-6
 separates bound multipliers from free ones with three orders of margin."""
 
+DEGENERATE_TOL = 1e-6
+"""A hyperplane is *degenerate* (:math:`w = 0`) when
+:math:`\\|w\\| \\le` ``DEGENERATE_TOL`` :math:`\\cdot\\,\\nu\\max_i\\|\\varphi(x^i)\\|` over the training
+points. By (6), (7), (17) :math:`w` is :math:`\\nu` times a difference of two weighted means of
+the :math:`\\varphi(x^i)`, so :math:`\\|w\\| \\le 2\\nu\\max_i\\|\\varphi(x^i)\\|`; the solvers agree on
+:math:`w` to about 1e-8 on min-max scaled data (:data:`tpm_models.solvers.DENSE_QP_TOL`), so below
+1e-6 of that bound :math:`w` cannot be told from 0. The robust :math:`w` of (26)-(29) is tested the
+same way, with :math:`\\varphi(x) = x`. This happens when the classes overlap so much that the mean of the other
+class lies in the reduced convex hull :math:`\\{X\\lambda : e^\\top\\lambda=\\nu,\\ 0\\le\\lambda\\le\\alpha/m\\}`
+of the own class (for example labels that are noise). Shared by the estimators and the fast
+path (:mod:`tpm_models.fastqp`): such a hyperplane is at distance :math:`+\\infty` in (18)/(20)."""
+
+
 
 @dataclass(frozen=True)
 class Hyperplane:
