@@ -242,3 +242,15 @@ def test_robust_classifier_contract(iris):
         RobustTPMSVMOneVsAll(eps=np.ones(3)).fit(X, y)
     with pytest.raises(ValueError, match="p must be"):
         RobustTPMSVMOneVsAll(p=0.5).fit(X, y)
+
+
+def test_robust_survey_rows_agree_with_the_cutting_planes():
+    """robust_survey's residuals are measured against (22) by cutting planes: Ipopt on (28) and
+    PIQP on (23) at p = inf must be within the tie tolerance on every Iris class."""
+    from tpm_models.robust_survey import robust_survey, summarize
+
+    df = robust_survey(["iris"], ["ipopt", "piqp"], models=((28, 2.0), (23, math.inf)))
+    assert len(df) == 9 and (df["termination"] == "optimal").all()  # (28): ipopt; (23) p=inf QP: both
+    assert df["obj_residual"].max() < TOL
+    assert df["w_dist"].max() < 1e-5
+    assert set(summarize(df)["solved"]) == {"3/3"}

@@ -84,6 +84,13 @@ def _cones(m: pyo.ConcreteModel) -> None:
     m.cone_u = pyo.Constraint(expr=m.t**2 + m.v**2 <= m.u**2, doc="u >= sqrt(t^2 + v^2)")
 
 
+def _abs_w(m: pyo.ConcreteModel) -> None:
+    """Variables ``abs_w[j] >= 0`` with rows ``abs_ge_w[j]``, ``abs_ge_minus_w[j]``: abs_w_j >= |w_j|."""
+    m.abs_w = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="abs_w[j] >= |w_j|")
+    m.abs_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] - m.w[j] >= 0)
+    m.abs_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] + m.w[j] >= 0)
+
+
 def _pnorm_epigraph(m: pyo.ConcreteModel, a: pyo.Var, r: pyo.Var, q: float) -> pyo.Constraint:
     """:math:`r \\ge \\|a\\|_q` for :math:`a \\ge 0` and finite :math:`q \\notin \\{1, 2\\}`, as convex rows.
 
@@ -146,15 +153,11 @@ def build_robust_23(
     elif q == 2.0:
         m.norm_w = pyo.Expression(expr=pyo.sqrt(sum(m.w[j] ** 2 for j in m.J)), doc="|w|_2")
     elif q == 1.0:
-        m.abs_w = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="abs_w[j] >= |w_j|")
-        m.abs_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] - m.w[j] >= 0)
-        m.abs_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] + m.w[j] >= 0)
+        _abs_w(m)
         m.norm_w = pyo.Expression(expr=sum(m.abs_w[j] for j in m.J), doc="|w|_1 = sum_j abs_w[j]")
     else:
         m.norm_w = pyo.Var(domain=pyo.NonNegativeReals, doc=f"norm_w >= |w|_{q:g}")
-        m.abs_w = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="abs_w[j] >= |w_j|")
-        m.abs_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] - m.w[j] >= 0)
-        m.abs_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] + m.w[j] >= 0)
+        _abs_w(m)
         m.norm_ge_abs_w = _pnorm_epigraph(m, m.abs_w, m.norm_w, q)
     m.obj = _robust_objective(m, 0.5 * sum(m.w[j] ** 2 for j in m.J), m.norm_w)
     m.margin = _robust_margin(m, m.norm_w)

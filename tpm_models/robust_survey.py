@@ -33,6 +33,7 @@ from tpm_models.registry import build
 from tpm_models.robust_checks import GENERAL_P, ROBUST_PARAMETERS, obj_residual, objective_scale
 from tpm_models.semi_infinite import solve_22_cutting_plane
 from tpm_models.solvers import NoOptimalSolutionError, available_solvers, is_licence_limit, model_class, solve
+from tpm_models.survey import _markdown
 
 MODELS: tuple[tuple[int, float], ...] = (
     (23, 1.0), (23, 2.0), (23, math.inf), (23, GENERAL_P),
@@ -102,16 +103,6 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _markdown(table: pd.DataFrame) -> str:
-    def fmt(v):
-        if isinstance(v, float):
-            return "–" if math.isnan(v) else f"{v:.1e}" if v < 0.01 else f"{v:.2f}"
-        return str(v)
-
-    head = "| " + " | ".join(table.columns) + " |\n|" + "---|" * len(table.columns) + "\n"
-    return head + "\n".join("| " + " | ".join(fmt(v) for v in row) + " |" for row in table.itertuples(index=False))
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Survey every robust model with every installed capable solver; print a Markdown table."""
     parser = argparse.ArgumentParser(prog="python -m tpm_models.robust_survey", description=main.__doc__)
@@ -130,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     nu, alpha, eps = ROBUST_PARAMETERS
     print(f"## Robust models, {', '.join(args.datasets)}, every class, nu={nu:g}, alpha={alpha:g}, eps={eps:g} "
           f"({time.perf_counter() - start:.0f} s)\n")
-    print(_markdown(summarize(df)))
+    print(_markdown(summarize(df).set_index("model")))
 
 
 if __name__ == "__main__":
