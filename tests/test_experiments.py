@@ -16,11 +16,14 @@ from tpm_models.experiments import (
     KERNEL_PARAMS,
     PAPER_TABLE3,
     RATIOS,
+    SEED,
     Protocol,
     ResultStore,
     SplitTask,
     _data,
     config_of,
+    cv_folds,
+    cv_seed,
     dask_backend,
     expand,
     grid_counts,
@@ -28,6 +31,7 @@ from tpm_models.experiments import (
     run_table3,
     select,
     split_indices,
+    summarize,
     svc_counts,
     write_table3,
 )
@@ -98,7 +102,7 @@ def test_errata_10_inhomogeneous_linear_is_linear():
             linear = grid_counts(X, y, train, test, Kernel("linear"), ALPHAS[::4], RATIOS)
             for gamma in KERNEL_PARAMS:
                 inhom = grid_counts(X, y, train, test, Kernel("inhom-poly", degree=1, gamma=gamma), ALPHAS[::4], RATIOS)
-                assert np.array_equal(inhom[0], linear[0]) and np.array_equal(inhom[1], linear[1]), (dataset, gamma)
+                assert np.array_equal(inhom.train, linear.train) and np.array_equal(inhom.test, linear.test), gamma
     short = run_split(_task("wine", "inhom-linear", 0, Protocol()))["result"]
     lin = run_split(_task("wine", "linear", 0, Protocol()))["result"]
     assert short["derived"].startswith("errata 10")
@@ -232,11 +236,15 @@ def test_svc_baseline_equals_sklearn_own_kernels():
     Cs = (2.0**-3, 1.0, 2.0**5)
     for kernel, own in ((Kernel("linear"), {"kernel": "linear"}),
                         (Kernel("gaussian", sigma=0.5), {"kernel": "rbf", "gamma": 1 / (2 * 0.5**2)})):
-        tr, te, fits = svc_counts(X, y, train, test, kernel, Cs)
-        assert fits == 3 * len(Cs)
+        folds = cv_folds(y, train, 4, 7)
+        tr, te, cv, fits = svc_counts(X, y, train, test, kernel, Cs, folds)
+        assert fits == 3 * len(Cs) * 5
         for k, C in enumerate(Cs):
             pred = OneVsRestClassifier(SVC(C=C, **own)).fit(X[train], y[train]).predict(X)
             assert tr[k] == (pred[train] == y[train]).sum() and te[k] == (pred[test] == y[test]).sum()
+            held = [(OneVsRestClassifier(SVC(C=C, **own)).fit(X[a], y[a]).predict(X[b]) == y[b]).sum()
+                    for a, b in folds]
+            assert cv[k] == sum(held)
     rec = run_split(_task("iris", "svc-linear", 0, Protocol()))["result"]
     assert np.asarray(rec["train_correct"]).shape == (len(ALPHAS), 1, 1)
     assert 80 <= select(rec).test_acc <= 100
@@ -254,3 +262,132 @@ def test_cli_reproduce_and_bench_run(tmp_path, capsys):
     assert main(["bench", "--no-solvers", "--dataset", "wine", "--kernel", "linear", "--runs", "1", "--jobs", "1",
                  "--quiet"]) == 0
     assert "paper CPU s" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------- the cross-validation protocol (issue 8, errata 11)
+
+
+def test_cv_folds_partition_the_training_split_stratified_and_seeded():
+    X, y, _ = _data("wine")
+    train, test = split_indices(y, 3, Protocol())
+    folds = cv_folds(y, train, 5, cv_seed(SEED, 3))
+    held = np.concatenate([b for _, b in folds])
+    assert len(folds) == 5 and np.array_equal(np.sort(held), train)  # every training point held out once
+    for fit, out in folds:
+        assert not set(fit) & set(out) and set(fit) | set(out) == set(train) and not set(out) & set(test)
+        # stratified: each class's share of a held-out fold is within one point of its share of the split
+        for c in range(3):
+            assert abs((y[out] == c).sum() - (y[train] == c).sum() / 5) < 1
+    again = cv_folds(y, train, 5, cv_seed(SEED, 3))
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again))
+    other = cv_folds(y, train, 5, cv_seed(SEED, 4))
+    assert not all(np.array_equal(a[1], b[1]) for a, b in zip(folds, other))
+
+
+@pytest.mark.parametrize("dataset, cell, ratio, param", [
+    ("iris", "gaussian", 0.3, 2.0**-1),
+    ("wine", "linear", 0.7, None),
+])
+def test_cv_counts_equal_pyomo_pipeline(dataset, cell, ratio, param):
+    """The held-out counts of one grid point: per fold, build_dual_19 + PIQP + recover_17 + predict_18 fitted on
+    the fold's fit part, counted on its held-out part, summed over the folds."""
+    protocol = Protocol(cv_folds=4)
+    rec = run_split(_task(dataset, cell, 2, protocol))["result"]
+    X, y, _ = _data(dataset)
+    train, _ = split_indices(y, 2, protocol)
+    kernel = CELLS[cell].kernels()[KERNEL_PARAMS.index(param) if param else 0]
+    alpha = 0.5
+    held = 0
+    for fit, out in cv_folds(y, train, 4, cv_seed(protocol.seed, 2)):
+        planes = [recover_17(X[fit], y[fit], c, solve(build_dual_19(X[fit], y[fit], c, ratio * alpha, alpha, kernel),
+                                                      "piqp").values["lam"], ratio * alpha, alpha, kernel)
+                  for c in range(3)]
+        held += int((predict_18(planes, X[out]) == y[out]).sum())
+    cv = np.asarray(rec["cv_correct"])
+    assert rec["cv_folds"] == 4 and cv.shape == np.asarray(rec["train_correct"]).shape
+    assert cv[0, RATIOS.index(ratio), KERNEL_PARAMS.index(param) if param else 0] == held
+
+
+def test_select_by_cv_and_its_errors():
+    shape = (1, len(RATIOS), 2)
+    tr, te, cv = np.full(shape, 10), np.zeros(shape, int), np.zeros(shape, int)
+    cv[0, 4, 1] = cv[0, 6, 0] = 9  # the CV winners tie; the training accuracy is 100 % everywhere
+    te[0, 4, 1], te[0, 6, 0] = 2, 4
+    rec = {"n_train": 10, "n_test": 4, "train_correct": tr.tolist(), "test_correct": te.tolist(),
+           "cv_correct": cv.tolist()}
+    first, last = select(rec, "first", by="cv"), select(rec, "last", by="cv")
+    assert first.index == (0, 4, 1) and first.score == 90.0 and first.train_acc == 100.0 and first.test_acc == 50.0
+    assert last.index == (len(ALPHAS) - 1, 6, 0) and last.test_acc == 100.0 and first.n_tied == 2 * len(ALPHAS)
+    assert select(rec, "first").index == (0, 0, 0)  # the paper's rule: everything ties at 100 %
+    with pytest.raises(ValueError, match="selection"):
+        select(rec, by="test")
+    del rec["cv_correct"]
+    with pytest.raises(ValueError, match="cross-validation"):
+        select(rec, by="cv")
+    with pytest.raises(ValueError, match="cv_folds"):
+        Protocol(cv_folds=1)
+
+
+def test_cv_shortcuts_exact_and_inhom_linear_is_linear_under_every_protocol():
+    """Errata 7 and 10 under the CV protocol: every alpha and every gamma solved give the counts of the
+    shortcuts, and the inhom.-linear column equals the linear one under both selections and tie rules."""
+    full, short = Protocol(shortcuts=False, cv_folds=5), Protocol(cv_folds=5)
+    lin_full = run_split(_task("iris", "linear", 0, full))["result"]
+    lin_short = run_split(_task("iris", "linear", 0, short))["result"]
+    inhom_full = run_split(_task("iris", "inhom-linear", 0, full))["result"]
+    assert len(inhom_full["alphas_solved"]) == len(ALPHAS) and inhom_full["derived"] is None
+    for part in ("train_correct", "test_correct", "cv_correct"):
+        lin = np.asarray(lin_full[part])
+        assert np.array_equal(np.broadcast_to(np.asarray(lin_short[part]), lin.shape), lin)
+        assert np.array_equal(np.asarray(inhom_full[part]), np.repeat(lin, len(KERNEL_PARAMS), axis=-1))
+    run = run_table3(["wine"], ["linear", "inhom-linear"], runs=2, protocol=Protocol(cv_folds=3), progress=False)
+    lin, inh = summarize(run)
+    assert set(lin.mean) == {"first", "last", "cv", "cv-last"} and lin.mean == inh.mean and lin.std == inh.std
+
+
+def test_check_rows_kernel_shift_and_inhom_linear():
+    from tpm_models.checks import check_inhomogeneous_linear_protocols, check_kernel_shift
+
+    X, y, _ = _data("iris")
+    rows = check_kernel_shift(X, y, "iris") + check_inhomogeneous_linear_protocols(X, y, "iris", split=1, folds=3)
+    assert len(rows) == 10 and all(r.passed for r in rows), [r for r in rows if not r.passed]
+    # the shift check measures: a shift of the kernel that is not a constant changes the distances
+    from tpm_models.checks import rel_dist
+    from tpm_models.fastqp import fit_classes
+
+    K = Kernel("linear").gram(X, X)
+    everything = np.arange(len(y))
+    a, _ = fit_classes(K, everything, y, 3, [0.5], [1.0])
+    b, _ = fit_classes(K + 2.5 * np.eye(len(y)), everything, y, 3, [0.5], [1.0])
+    assert rel_dist(b[0].distance(K + 2.5 * np.eye(len(y))), a[0].distance(K)) > 1e-3
+
+
+def test_config_of_the_paper_protocol_is_unchanged_and_cv_runs_resume(tmp_path):
+    X, y, sha = _data("iris")
+    assert "cv_folds" not in config_of(sha, CELLS["linear"], Protocol())  # stores written before CV stay valid
+    assert config_of(sha, CELLS["linear"], Protocol(cv_folds=5))["cv_folds"] == 5
+    store = tmp_path / "cv.jsonl"
+    first = run_table3(["iris"], ["linear"], runs=2, protocol=Protocol(cv_folds=5), store=store, progress=False)
+    again = run_table3(["iris"], ["linear"], runs=2, protocol=Protocol(cv_folds=5), store=store, resume=True,
+                       progress=False)
+    assert again.reused == 2 and _results(again) == _results(first)
+    paper = run_table3(["iris"], ["linear"], runs=2, store=store, resume=True, progress=False)
+    assert paper.computed == 2 and paper.stale == 2  # CV records are never taken for a paper-protocol run
+
+
+def test_cli_table3_selection_cv(tmp_path, capsys):
+    out = tmp_path / "res"
+    args = ["table3", "--dataset", "iris", "--kernel", "linear", "svc-linear", "--runs", "2", "--jobs", "1",
+            "--selection", "cv", "--folds", "3", "--no-store", "--quiet", "--out-dir", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "ours (CV, first)" in text
+    md = (out / "table3.md").read_text()
+    assert "--selection cv --folds 3" in md and "## Selected configurations" in md and "CV protocol" in md
+    assert "CV: − SVC linear" in md
+    import csv
+
+    rows = list(csv.DictReader((out / "table3.csv").open()))
+    assert rows[0]["kernel"] == "linear" and float(rows[0]["mean_cv"]) > 80 and rows[0]["selected_cv"]
+    assert main(args[:-2] + ["--folds", "1"]) == 2
+    assert "cv_folds must be 0" in capsys.readouterr().err

@@ -13,6 +13,14 @@ Protocol (the paper's, exactly):
 * the best configuration is the one with the highest **training** accuracy; its test accuracy is the
   split's result; Table 3 gives the mean and the sample standard deviation (``ddof=1``) over the splits.
 
+**A sound protocol beside it** (errata 11; ``Protocol(cv_folds=5)``, CLI ``--selection cv``): the same grid is
+also scored by stratified k-fold cross-validation *inside* the training split (folds of split ``k`` seeded by
+:func:`cv_seed`): every configuration is fitted on k-1 folds and counted on the held-out one, the counts
+summed over the k folds (every training point is held out once). The configuration with the best
+cross-validated accuracy (ties: the same grid-order rules) is then the one fitted on the whole training
+split, whose test accuracy is the result. A record of such a run keeps the training, cross-validation and
+test counts of every configuration, so both selections (``"train"`` and ``"cv"``) are read from it.
+
 **Grid order and ties** (the paper states no rule). Configurations are ordered :math:`\\alpha` (outer),
 then :math:`\\nu/\\alpha`, then the kernel parameter (inner), each ascending. Rule ``first`` takes the first
 configuration of that order among those with the best training accuracy, rule ``last`` the last one.
@@ -70,6 +78,9 @@ ALPHA_SOLVED = 1.0
 STORE_VERSION = 2  # 2: splits from SeedSequence([seed, k]) (1: seed + k)
 DATASETS = ("iris", "wine")
 TIE_RULES = ("first", "last")
+SELECTIONS = ("train", "cv")
+"""``train``: the paper's rule, the best training accuracy; ``cv``: the best k-fold cross-validated accuracy."""
+CV_FOLDS = 5
 
 
 @dataclass(frozen=True)
@@ -147,6 +158,8 @@ class Protocol:
     solver: str = "daqp"
     free_tol: float = FREE_TOL
     shortcuts: bool = True
+    cv_folds: int = 0
+    """k of the cross-validation scores recorded beside the training ones (0: none, the paper's protocol)."""
 
     def __post_init__(self) -> None:
         if self.solver not in FAST_SOLVERS:
@@ -157,6 +170,9 @@ class Protocol:
             raise ValueError(f"free_tol must lie in (0, 0.5), got {self.free_tol}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
+        k = self.cv_folds
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0 or k == 1:
+            raise ValueError(f"cv_folds must be 0 (no cross-validation) or an integer >= 2, got {k!r}")
 
 
 def check_cells(names: Iterable[str]) -> list[Cell]:
@@ -187,9 +203,12 @@ def _data(name: str) -> tuple[np.ndarray, np.ndarray, str]:
 
 def config_of(dataset_sha: str, cell: Cell, protocol: Protocol) -> dict:
     """The configuration a record is valid for (compared as a whole on resume)."""
+    fields = asdict(protocol)
+    if not fields["cv_folds"]:
+        del fields["cv_folds"]  # the paper's protocol: the records of stores written before cv_folds existed
     return {
         "data_sha": dataset_sha, "cell": asdict(cell), "alphas": list(ALPHAS), "ratios": list(RATIOS),
-        "params": list(cell.params), **asdict(protocol), "store_version": STORE_VERSION,
+        "params": list(cell.params), **fields, "store_version": STORE_VERSION,
     }
 
 
@@ -222,21 +241,75 @@ def split_seed(seed: int, split: int) -> int:
     return int(np.random.SeedSequence([seed, split]).generate_state(1)[0])
 
 
+def cv_seed(seed: int, split: int) -> int:
+    """The ``random_state`` of the cross-validation folds inside split ``split``: ``SeedSequence([seed, split,
+    1])``'s first word (unrelated to the split's own)."""
+    return int(np.random.SeedSequence([seed, split, 1]).generate_state(1)[0])
+
+
+def cv_folds(y: np.ndarray, train: np.ndarray, k: int, random_state: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``k`` stratified folds of the training points ``train``: (fit, held-out) positions into the whole set.
+
+    scikit-learn's ``StratifiedKFold(k, shuffle=True, random_state)``; every training point is held out once.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    folds = StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
+    return [(train[a], train[b]) for a, b in folds.split(train, y[train])]
+
+
+@dataclass(frozen=True)
+class GridCounts:
+    """Correct predictions of every :math:`(\\alpha, \\nu/\\alpha)`, each of shape ``(len(alphas), len(ratios))``."""
+
+    train: np.ndarray  # on the training split, fitted on it
+    test: np.ndarray  # on the test split, fitted on the training split
+    cv: np.ndarray | None  # on the held-out folds, fitted on the other folds, summed over the folds
+    qps: int
+    theta_rules: Counter
+
+
 def grid_counts(
     X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, kernel: Kernel,
     alphas: Sequence[float], ratios: Sequence[float], solver: str = "daqp", free_tol: float = FREE_TOL,
-) -> tuple[np.ndarray, np.ndarray, int, Counter]:
-    """Correct training and test predictions for every :math:`(\\alpha, \\nu/\\alpha)`, shape ``(len(alphas),
-    len(ratios))`` each; the QPs solved; the count of each :math:`\\theta` rule used."""
+    folds: Sequence[tuple[np.ndarray, np.ndarray]] = (),
+) -> GridCounts:
+    """The grid on one split: fitted on ``train``, counted on ``train`` and ``test``; with ``folds``
+    (:func:`cv_folds`) also fitted on each fold's fit part and counted on its held-out part."""
     K = kernel.gram(X, X)
     alpha = np.repeat(np.asarray(alphas, dtype=float), len(ratios))
     nu = np.tile(np.asarray(ratios, dtype=float), len(alphas)) * alpha
-    planes, qps = fit_classes(K, train, y[train], int(y.max()) + 1, nu, alpha, solver, free_tol)
+    n_classes = int(y.max()) + 1
+    planes, qps = fit_classes(K, train, y[train], n_classes, nu, alpha, solver, free_tol)
     correct = predict_rows(planes, K) == y[None, :]
     shape = (len(alphas), len(ratios))
     rules = Counter(r for p in planes for r in p.theta_rule)
-    rules["piqp fallback QPs"] = sum(p.fallbacks for p in planes)
-    return correct[:, train].sum(1).reshape(shape), correct[:, test].sum(1).reshape(shape), qps, rules
+    fallbacks = sum(p.fallbacks for p in planes)
+    cv = None
+    if len(folds):
+        cv = np.zeros(len(nu), dtype=int)
+        for fit, held_out in folds:
+            fold_planes, n = fit_classes(K, fit, y[fit], n_classes, nu, alpha, solver, free_tol)
+            cv += (predict_rows(fold_planes, K[held_out]) == y[None, held_out]).sum(1)
+            qps += n
+            rules.update(r for p in fold_planes for r in p.theta_rule)
+            fallbacks += sum(p.fallbacks for p in fold_planes)
+        cv = cv.reshape(shape)
+    rules["piqp fallback QPs"] = fallbacks
+    return GridCounts(correct[:, train].sum(1).reshape(shape), correct[:, test].sum(1).reshape(shape), cv, qps,
+                      rules)
+
+
+def _folds(task: SplitTask, train: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    k = task.protocol.cv_folds
+    return cv_folds(task.y, train, k, cv_seed(task.protocol.seed, task.split)) if k else []
+
+
+def _record(task: SplitTask, train: np.ndarray, test: np.ndarray, start: float, **result) -> dict:
+    result = {"n_train": len(train), "n_test": len(test), **result,
+              "train_sha": hashlib.sha256(train.tobytes()).hexdigest()[:16]}
+    return {"key": list(task.key), "config": task.config, "result": result,
+            "timing": {"seconds": time.perf_counter() - start, "pid": os.getpid()}}
 
 
 def run_split(task: SplitTask) -> dict:
@@ -244,81 +317,91 @@ def run_split(task: SplitTask) -> dict:
     start = time.perf_counter()
     cell, protocol = ALL_CELLS[task.cell], task.protocol
     train, test = split_indices(task.y, task.split, protocol)
+    folds = _folds(task, train)
     if cell.family == "svc":
-        return _run_svc_split(task, cell, train, test, start)
+        return _run_svc_split(task, cell, train, test, folds, start)
     alphas = (ALPHA_SOLVED,) if protocol.shortcuts else ALPHAS
     kernels = cell.kernels()
     derived = None
     if protocol.shortcuts and cell.name == "inhom-linear":
         kernels, derived = [Kernel("linear")], "errata 10: computed with the linear kernel for every gamma"
-    train_c, test_c, qps, rules = [], [], 0, Counter()
-    for kernel in kernels:
-        tr, te, n, r = grid_counts(task.X, task.y, train, test, kernel, alphas, RATIOS, protocol.solver,
-                                   protocol.free_tol)
-        train_c.append(tr)
-        test_c.append(te)
-        qps += n
-        rules += r
-    train_arr, test_arr = np.stack(train_c, axis=-1), np.stack(test_c, axis=-1)  # (alphas, ratios, params)
-    if derived:
-        train_arr = np.repeat(train_arr, len(cell.params), axis=-1)
-        test_arr = np.repeat(test_arr, len(cell.params), axis=-1)
-    result = {
-        "n_train": len(train), "n_test": len(test),
-        "alphas_solved": list(alphas), "derived": derived,
-        "train_correct": train_arr.tolist(), "test_correct": test_arr.tolist(),
-        "qps": qps, "theta_rules": dict(sorted(rules.items())),
-        "train_sha": hashlib.sha256(train.tobytes()).hexdigest()[:16],
-    }
-    return {"key": list(task.key), "config": task.config, "result": result,
-            "timing": {"seconds": time.perf_counter() - start, "pid": os.getpid()}}
+    grids = [grid_counts(task.X, task.y, train, test, kernel, alphas, RATIOS, protocol.solver, protocol.free_tol,
+                         folds) for kernel in kernels]
+
+    def stacked(part: str) -> list:  # (alphas, ratios, params)
+        arr = np.stack([getattr(g, part) for g in grids], axis=-1)
+        return (np.repeat(arr, len(cell.params), axis=-1) if derived else arr).tolist()
+
+    extra = {"cv_correct": stacked("cv"), "cv_folds": len(folds)} if folds else {}
+    return _record(task, train, test, start, alphas_solved=list(alphas), derived=derived,
+                   train_correct=stacked("train"), test_correct=stacked("test"), **extra,
+                   qps=sum(g.qps for g in grids),
+                   theta_rules=dict(sorted(sum((g.theta_rules for g in grids), Counter()).items())))
 
 
 def svc_counts(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, kernel: Kernel,
-               Cs: Sequence[float]) -> tuple[np.ndarray, np.ndarray, int]:
-    """The baseline: correct training and test predictions of one-vs-rest SVC for every ``C``; the fits."""
-    from sklearn.multiclass import OneVsRestClassifier
+               Cs: Sequence[float], folds: Sequence[tuple[np.ndarray, np.ndarray]] = (),
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
+    """The baseline: correct training, test (and, with ``folds``, held-out) predictions of one-vs-rest SVC for
+    every ``C``; the binary SVMs fitted.
+
+    One-vs-rest as ``sklearn.multiclass.OneVsRestClassifier(SVC(kernel="precomputed", C=C))`` computes it (a
+    binary SVC per class, class c against the rest, the largest decision value wins, the first class on a
+    tie; a test checks the identity), without its per-fit overhead.
+    """
     from sklearn.svm import SVC
 
-    K = kernel.gram(X, X[train])
-    tr, te, fits = [], [], 0
+    K = kernel.gram(X, X)
+    classes = np.unique(y)
+
+    def predict(on: np.ndarray, rows: np.ndarray, C: float) -> np.ndarray:
+        K_on = K[np.ix_(on, on)]
+        values = np.column_stack([SVC(kernel="precomputed", C=C).fit(K_on, (y[on] == c).astype(int))
+                                  .decision_function(K[np.ix_(rows, on)]) for c in classes])
+        return classes[np.argmax(values, axis=1)]
+
+    tr, te, cv = [], [], []
+    everything = np.arange(len(y))
     for C in Cs:
-        clf = OneVsRestClassifier(SVC(kernel="precomputed", C=C)).fit(K[train], y[train])
-        correct = clf.predict(K) == y
+        correct = predict(train, everything, C) == y
         tr.append(int(correct[train].sum()))
         te.append(int(correct[test].sum()))
-        fits += len(clf.estimators_)
-    return np.array(tr), np.array(te), fits
+        cv.append(sum(int((predict(on, out, C) == y[out]).sum()) for on, out in folds))
+    fits = len(Cs) * len(classes) * (1 + len(folds))
+    return np.array(tr), np.array(te), (np.array(cv) if len(folds) else None), fits
 
 
-def _run_svc_split(task: SplitTask, cell: Cell, train: np.ndarray, test: np.ndarray, start: float) -> dict:
-    tr, te, fits = [], [], 0
-    for kernel in cell.kernels():
-        a, b, n = svc_counts(task.X, task.y, train, test, kernel, SVC_C)
-        tr.append(a)
-        te.append(b)
-        fits += n
-    # stored like the TPM grid: axis 0 = C (17 values), axis 1 = a single "ratio", axis 2 = sigma
-    train_arr, test_arr = np.stack(tr, axis=-1)[:, None, :], np.stack(te, axis=-1)[:, None, :]
-    result = {
-        "n_train": len(train), "n_test": len(test), "alphas_solved": list(SVC_C), "derived": "svc baseline",
-        "train_correct": train_arr.tolist(), "test_correct": test_arr.tolist(), "qps": fits, "theta_rules": {},
-        "train_sha": hashlib.sha256(train.tobytes()).hexdigest()[:16],
-    }
-    return {"key": list(task.key), "config": task.config, "result": result,
-            "timing": {"seconds": time.perf_counter() - start, "pid": os.getpid()}}
+def _run_svc_split(task: SplitTask, cell: Cell, train: np.ndarray, test: np.ndarray,
+                   folds: list[tuple[np.ndarray, np.ndarray]], start: float) -> dict:
+    counts = [svc_counts(task.X, task.y, train, test, kernel, SVC_C, folds) for kernel in cell.kernels()]
+
+    def stacked(part: int) -> list:  # like the TPM grid: axis 0 = C (17 values), 1 = a single "ratio", 2 = sigma
+        return np.stack([c[part] for c in counts], axis=-1)[:, None, :].tolist()
+
+    extra = {"cv_correct": stacked(2), "cv_folds": len(folds)} if folds else {}
+    return _record(task, train, test, start, alphas_solved=list(SVC_C), derived="svc baseline",
+                   train_correct=stacked(0), test_correct=stacked(1), **extra, qps=sum(c[3] for c in counts),
+                   theta_rules={})
+
+
+def _full_grid(result: dict, part: str) -> np.ndarray:
+    counts = np.asarray(result[part])
+    if counts.shape[0] == len(ALPHAS):
+        return counts
+    if counts.shape[0] != 1:
+        raise ValueError(f"a record with {counts.shape[0]} alphas solved: expected 1 or {len(ALPHAS)}")
+    return np.broadcast_to(counts, (len(ALPHAS),) + counts.shape[1:])
 
 
 def expand(result: dict) -> tuple[np.ndarray, np.ndarray]:
     """Training and test correct counts over the full grid ``(len(ALPHAS), len(RATIOS), params)``; with the
     errata-7 shortcut the solved :math:`\\alpha`'s counts stand for every :math:`\\alpha`."""
-    tr, te = np.asarray(result["train_correct"]), np.asarray(result["test_correct"])
-    if tr.shape[0] == len(ALPHAS):
-        return tr, te
-    if tr.shape[0] != 1:
-        raise ValueError(f"a record with {tr.shape[0]} alphas solved: expected 1 or {len(ALPHAS)}")
-    shape = (len(ALPHAS),) + tr.shape[1:]
-    return np.broadcast_to(tr, shape), np.broadcast_to(te, shape)
+    return _full_grid(result, "train_correct"), _full_grid(result, "test_correct")
+
+
+def has_cv(result: dict) -> bool:
+    """Whether a record holds cross-validation counts (a run with ``cv_folds > 0``)."""
+    return "cv_correct" in result
 
 
 @dataclass(frozen=True)
@@ -326,22 +409,31 @@ class Selection:
     """The configuration selected on one split."""
 
     index: tuple[int, int, int]  # positions in (ALPHAS, RATIOS, params)
+    score: float  # the selection criterion of the selected configuration: training or cross-validated accuracy
     train_acc: float
     test_acc: float
-    n_tied: int  # configurations with the best training accuracy (full grid)
+    n_tied: int  # configurations sharing the best score (full grid)
 
 
-def select(result: dict, rule: str = "first") -> Selection:
-    """Best training accuracy; ties broken by grid order (module docstring)."""
+def select(result: dict, rule: str = "first", by: str = "train") -> Selection:
+    """The best training (``by="train"``, the paper's) or cross-validated (``by="cv"``) accuracy; ties broken
+    by grid order (module docstring)."""
     if rule not in TIE_RULES:
         raise ValueError(f"unknown tie rule {rule!r}; choose one of {TIE_RULES}")
+    if by not in SELECTIONS:
+        raise ValueError(f"unknown selection {by!r}; choose one of {SELECTIONS}")
+    if by == "cv" and not has_cv(result):
+        raise ValueError("this record has no cross-validation counts: run with cv_folds >= 2 (--selection cv)")
     tr, te = expand(result)
-    flat_tr, flat_te = tr.reshape(-1), te.reshape(-1)
-    best = flat_tr.max()
-    tied = np.flatnonzero(flat_tr == best)
+    score = tr if by == "train" else _full_grid(result, "cv_correct")
+    flat = score.reshape(-1)
+    best = flat.max()
+    tied = np.flatnonzero(flat == best)
     k = int(tied[0] if rule == "first" else tied[-1])
     index = tuple(int(i) for i in np.unravel_index(k, tr.shape))
-    return Selection(index, 100.0 * best / result["n_train"], 100.0 * flat_te[k] / result["n_test"], len(tied))
+    n_train = result["n_train"]  # the held-out folds partition the training split: n_train counts in all
+    return Selection(index, 100.0 * best / n_train, 100.0 * tr.reshape(-1)[k] / n_train,
+                     100.0 * te.reshape(-1)[k] / result["n_test"], len(tied))
 
 
 # --------------------------------------------------------------------------- the store
@@ -542,20 +634,34 @@ def dask_backend(address: str = "local", n_workers: int = 2, processes: bool = T
 # --------------------------------------------------------------------------- Table 3
 
 
+PROTOCOLS: dict[str, tuple[str, str]] = {
+    "first": ("train", "first"), "last": ("train", "last"), "cv": ("cv", "first"), "cv-last": ("cv", "last"),
+}
+"""The columns of the results: (selection, tie rule). ``first``/``last`` are the paper's protocol under the two
+tie rules; ``cv`` is the cross-validation protocol (tie rule ``first``), ``cv-last`` the same with ``last``."""
+
+
 @dataclass(frozen=True)
 class CellSummary:
     dataset: str
     cell: str
     runs: int
-    mean: dict[str, float]  # by tie rule
+    mean: dict[str, float]  # by protocol column (PROTOCOLS)
     std: dict[str, float]
     seconds: float  # sum of the splits' compute time (one core)
     qps: int
     mean_tied: float  # mean number of configurations tied at the best training accuracy
     perfect_train: float  # fraction of splits whose best training accuracy is 100 %
-    selected: dict[str, str]  # most frequent selected configuration, by rule
+    selected: dict[str, str]  # most frequent selected configuration, by protocol column
     theta_midpoint: float  # fraction of recovered surfaces whose theta is the KKT-interval midpoint
-    acc: dict[str, tuple[float, ...]] = field(default_factory=dict)  # test accuracy of every split, by rule
+    acc: dict[str, tuple[float, ...]] = field(default_factory=dict)  # test accuracy of every split, by column
+    distribution: dict[str, tuple[tuple[str, float], ...]] = field(default_factory=dict)
+    """The selected configurations (alpha left out) and their frequencies, most frequent first, by column."""
+    mean_tied_cv: float | None = None  # mean number of configurations tied at the best cross-validated accuracy
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(k for k in PROTOCOLS if k in self.mean)
 
     @property
     def paper(self) -> tuple[float | None, float | None, float | None]:
@@ -586,21 +692,24 @@ def _describe(cell: Cell, index: tuple[int, int, int]) -> str:
 
 
 def summarize(run: RunResult) -> list[CellSummary]:
-    """One :class:`CellSummary` per (data set, cell) of the run."""
+    """One :class:`CellSummary` per (data set, cell) of the run; the ``cv`` columns when every record has them."""
     out = []
     for d in run.datasets:
         for c in run.cells:
             recs = [run.records[(d, c, s)] for s in range(run.runs)]
-            mean, std, selected = {}, {}, {}
-            sels = {}
-            for rule in TIE_RULES:
-                sels[rule] = [select(r["result"], rule) for r in recs]
-                acc = np.array([s.test_acc for s in sels[rule]])
-                mean[rule] = float(acc.mean())
-                std[rule] = float(acc.std(ddof=1)) if len(acc) > 1 else 0.0
-                idx, _ = Counter(s.index for s in sels[rule]).most_common(1)[0]
+            cv = all(has_cv(r["result"]) for r in recs)
+            mean, std, selected, distribution, sels = {}, {}, {}, {}, {}
+            for column, (by, rule) in PROTOCOLS.items():
+                if by == "cv" and not cv:
+                    continue
+                sels[column] = [select(r["result"], rule, by) for r in recs]
+                acc = np.array([s.test_acc for s in sels[column]])
+                mean[column] = float(acc.mean())
+                std[column] = float(acc.std(ddof=1)) if len(acc) > 1 else 0.0
                 # alpha is irrelevant with the shortcut (errata 7): report nu/alpha and the kernel parameter
-                selected[rule] = _describe(ALL_CELLS[c], idx)
+                counts = Counter(_describe(ALL_CELLS[c], s.index) for s in sels[column])
+                distribution[column] = tuple((k, v / len(recs)) for k, v in counts.most_common())
+                selected[column] = distribution[column][0][0]
             rules = Counter()
             for r in recs:
                 rules.update(r["result"]["theta_rules"])
@@ -613,7 +722,9 @@ def summarize(run: RunResult) -> list[CellSummary]:
                 selected=selected,
                 theta_midpoint=rules.get("midpoint of KKT interval", 0) / max(1, sum(
                     v for k, v in rules.items() if not k.startswith("piqp"))),
-                acc={rule: tuple(x.test_acc for x in sels[rule]) for rule in TIE_RULES},
+                acc={column: tuple(x.test_acc for x in v) for column, v in sels.items()},
+                distribution=distribution,
+                mean_tied_cv=float(np.mean([s.n_tied for s in sels["cv"]])) if cv else None,
             ))
     return out
 
@@ -624,78 +735,101 @@ def _fmt(x: float | None, spec: str = ".2f") -> str:
 
 CSV_HEADER = ("dataset", "kernel", "runs", "mean_first", "std_first", "mean_last", "std_last", "paper_mean",
               "paper_std", "diff_first", "z_first", "diff_last", "z_last", "compute_s", "paper_cpu_s", "qps",
-              "mean_tied_configs", "frac_train_100", "selected_first", "selected_last", "frac_theta_midpoint")
+              "mean_tied_configs", "frac_train_100", "selected_first", "selected_last", "frac_theta_midpoint",
+              "mean_cv", "std_cv", "diff_cv", "z_cv", "mean_cv_last", "std_cv_last", "mean_tied_configs_cv",
+              "selected_cv")
+"""The columns of ``table3.csv``; the ``*_cv*`` ones are empty for a run without cross-validation."""
 
 
 def write_csv(summaries: Sequence[CellSummary], path: str | Path) -> None:
     import csv
+
+    def num(x: float | None, spec: str) -> str:
+        return "" if x is None else format(x, spec)
 
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(CSV_HEADER)
         for s in summaries:
             pm, ps, pc = s.paper
+            cv = "cv" in s.mean
             w.writerow([s.dataset, s.cell, s.runs, f"{s.mean['first']:.4f}", f"{s.std['first']:.4f}",
-                        f"{s.mean['last']:.4f}", f"{s.std['last']:.4f}", _fmt(pm, "") if pm else "",
-                        _fmt(ps, "") if ps else "", _fmt(s.diff("first"), ".4f") if pm else "",
-                        _fmt(s.z("first"), ".3f") if pm else "", _fmt(s.diff("last"), ".4f") if pm else "",
-                        _fmt(s.z("last"), ".3f") if pm else "", f"{s.seconds:.3f}", pc if pc else "", s.qps,
+                        f"{s.mean['last']:.4f}", f"{s.std['last']:.4f}", num(pm, ""), num(ps, ""),
+                        num(s.diff("first"), ".4f"), num(s.z("first"), ".3f"), num(s.diff("last"), ".4f"),
+                        num(s.z("last"), ".3f"), f"{s.seconds:.3f}", num(pc, ""), s.qps,
                         f"{s.mean_tied:.2f}", f"{s.perfect_train:.2f}", s.selected["first"], s.selected["last"],
-                        f"{s.theta_midpoint:.4f}"])
+                        f"{s.theta_midpoint:.4f}",
+                        *([f"{s.mean['cv']:.4f}", f"{s.std['cv']:.4f}", num(s.diff("cv"), ".4f"),
+                           num(s.z("cv"), ".3f"), f"{s.mean['cv-last']:.4f}", f"{s.std['cv-last']:.4f}",
+                           f"{s.mean_tied_cv:.2f}", s.selected["cv"]] if cv else [""] * 8)])
 
 
 DISCUSSION_START = "<!-- discussion: kept when the file is regenerated -->"
 DISCUSSION_END = "<!-- end of discussion -->"
+COLUMN_TITLES = {"first": "paper's protocol, first", "last": "paper's protocol, last", "cv": "CV",
+                 "cv-last": "CV, last"}
+
+
+def _flagged(s: CellSummary, column: str) -> str:
+    """``diff (z)``, bold when |z| > 2; ``—`` where the paper has no number."""
+    z = s.z(column)
+    if z is None:
+        return "—"
+    text = f"{s.diff(column):+.2f} ({z:+.1f})"
+    return f"**{text}**" if abs(z) > 2 else text
 
 
 def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: str, meta: dict,
                     discussion: str | None = None) -> str:
-    """Table 3 beside the paper's, both tie rules, times, and the per-cell diagnostics."""
+    """Table 3 beside the paper's under both selection protocols and tie rules, the SVC baseline, times, the
+    selected configurations and the per-cell diagnostics."""
+    k = run.protocol.cv_folds
+    cv = bool(summaries) and all("cv" in s.mean for s in summaries)
     lines = [
-        "# Table 3 reproduced",
+        "# Table 3 reproduced" + (", and a sound selection protocol beside it" if cv else ""),
         "",
         f"Produced by `{command}`",
         "",
         f"- protocol: {run.runs} stratified 75/25 splits (seed {run.protocol.seed}: split k uses "
         f"SeedSequence([{run.protocol.seed}, k])), whole data set "
         "min-max scaled, grid alpha in 2^-8..2^8 x nu/alpha in 0.1..0.9 x (gamma or sigma in 2^-4..2^4), "
-        "selection by training accuracy, mean ± sample std (ddof=1) of the test accuracy (%);",
-        "- tie rule `first` / `last`: the first / last configuration in grid order (alpha, nu/alpha, kernel "
-        "parameter) among those with the best training accuracy ([experiments.md](../experiments.md));",
+        "mean ± sample std (ddof=1) of the test accuracy (%);",
+        "- **paper's protocol**: the configuration with the best **training** accuracy; tie rule `first` / `last`: "
+        "the first / last configuration in grid order (alpha, nu/alpha, kernel parameter) among those with the "
+        "best training accuracy ([experiments.md](../experiments.md));",
+        *([f"- **CV protocol**: the configuration with the best {k}-fold stratified cross-validated accuracy "
+           "inside the training split (folds of split k seeded by SeedSequence([seed, k, 1])), same tie rules "
+           "(`CV` = `first`), refitted on the whole training split and tested on the test split;"] if cv else []),
         f"- solver {run.protocol.solver} on the fast path; shortcuts (errata 7, 10): "
         f"{'on' if run.protocol.shortcuts else 'off'};",
         *(f"- {k}: {v}" for k, v in meta.items()),
-        "- z = (ours − paper) / sqrt(s_ours²/n + s_paper²/100); |z| > 2 is flagged **bold**.",
+        "- `diff (z)`: ours − paper, and z = (ours − paper) / sqrt(s_ours²/n + s_paper²/100); |z| > 2 is **bold**.",
         "",
         "## Test accuracy (%), ours beside the paper's",
         "",
-        "| data | kernel | ours (first) | ours (last) | paper | diff (first) | z (first) | diff (last) | z (last) |",
-        "|---|---|---|---|---|---|---|---|---|",
     ]
+    columns = [c for c in PROTOCOLS if cv or not c.startswith("cv")]
+    header = ["data", "kernel", "paper"] + [COLUMN_TITLES[c] for c in columns] + [
+        f"diff (z), {COLUMN_TITLES[c]}" for c in columns if c != "cv-last"]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     tpm = [s for s in summaries if ALL_CELLS[s.cell].family == "tpm"]
     svc = [s for s in summaries if ALL_CELLS[s.cell].family == "svc"]
     for s in tpm:
         pm, ps, _ = s.paper
         paper = "to be done" if pm is None else f"{pm:.2f} ± {ps:.2f}"
-
-        def flag(rule: str, s=s) -> tuple[str, str]:
-            z = s.z(rule)
-            if z is None:
-                return "—", "—"
-            text = f"{s.diff(rule):+.2f}", f"{z:+.2f}"
-            return (f"**{text[0]}**", f"**{text[1]}**") if abs(z) > 2 else text
-
-        (d1, z1), (d2, z2) = flag("first"), flag("last")
-        lines.append(f"| {s.dataset} | {CELLS[s.cell].label} | {s.mean['first']:.2f} ± {s.std['first']:.2f} | "
-                     f"{s.mean['last']:.2f} ± {s.std['last']:.2f} | {paper} | {d1} | {z1} | {d2} | {z2} |")
+        cells = [f"{s.mean[c]:.2f} ± {s.std[c]:.2f}" for c in columns]
+        lines.append(f"| {s.dataset} | {CELLS[s.cell].label} | {paper} | " + " | ".join(cells) + " | "
+                     + " | ".join(_flagged(s, c) for c in columns if c != "cv-last") + " |")
     if svc:
-        lines += _baseline_markdown(tpm, svc)
+        lines += _baseline_markdown(tpm, svc, columns)
+    lines += _selected_markdown(summaries, columns)
     lines += [
         "",
         "## Time: our compute time beside the paper's CPU time",
         "",
-        "`compute s` is the sum over the splits of each split's wall time in its worker (one core); the "
-        f"whole run took {run.wall_seconds:.1f} s of wall time ({run.computed} splits computed, "
+        "`compute s` is the sum over the splits of each split's wall time in its worker (one core)"
+        + (f", the {k} cross-validation fits included" if cv else "")
+        + f"; the whole run took {run.wall_seconds:.1f} s of wall time ({run.computed} splits computed, "
         f"{run.reused} reused from the store).",
         "",
         "| data | kernel | QPs solved | compute s | QPs/s | paper CPU s |",
@@ -710,56 +844,87 @@ def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: s
         "## Diagnostics",
         "",
         "`tied` is the mean number of configurations (of the full grid, 17 alpha values included) sharing the "
-        "best training accuracy; `train 100%` the fraction of splits whose best training accuracy is 100 %; "
+        "best training accuracy" + (" (`tied, CV`: the best cross-validated accuracy)" if cv else "")
+        + "; `train 100%` the fraction of splits whose best training accuracy is 100 %; "
         "`theta midpoint` the fraction of recovered surfaces whose theta is the midpoint of the KKT interval "
-        "(errata 5); `selected` the most frequent selected configuration (alpha left out: it changes no prediction, "
-        "errata 7; `first` takes the smallest alpha of a tie, `last` the largest).",
+        "(errata 5).",
         "",
-        "| data | kernel | tied | train 100% | theta midpoint | selected (first) | selected (last) |",
-        "|---|---|---|---|---|---|---|",
+        "| data | kernel | tied | " + ("tied, CV | " if cv else "") + "train 100% | theta midpoint |",
+        "|---|---|---|---|" + ("---|" if cv else "") + "---|",
     ]
     for s in summaries:
-        lines.append(f"| {s.dataset} | {ALL_CELLS[s.cell].label} | {s.mean_tied:.1f} | {s.perfect_train:.2f} | "
-                     f"{s.theta_midpoint:.3f} | {s.selected['first']} | {s.selected['last']} |")
+        tied_cv = f"{s.mean_tied_cv:.1f} | " if cv else ""
+        lines.append(f"| {s.dataset} | {ALL_CELLS[s.cell].label} | {s.mean_tied:.1f} | {tied_cv}"
+                     f"{s.perfect_train:.2f} | {s.theta_midpoint:.3f} |")
     lines += ["", "## Discussion", "", DISCUSSION_START, discussion or "(not written yet)", DISCUSSION_END, ""]
     return "\n".join(lines)
 
 
-def _baseline_markdown(tpm: Sequence[CellSummary], svc: Sequence[CellSummary]) -> list[str]:
-    """The SVC baseline beside every TPM cell: paired differences on the same splits (rule ``first``)."""
+def _top(dist: tuple[tuple[str, float], ...], n: int = 3) -> str:
+    text = "; ".join(f"{name} ({100 * f:.0f}%)" for name, f in dist[:n])
+    return text + (f"; {len(dist) - n} more" if len(dist) > n else "")
+
+
+def _selected_markdown(summaries: Sequence[CellSummary], columns: Sequence[str]) -> list[str]:
+    """The distribution of the selected configurations over the splits, by protocol column."""
+    shown = [c for c in columns if c != "cv-last"]
+    lines = [
+        "",
+        "## Selected configurations",
+        "",
+        "The configurations selected over the splits, most frequent first, with the fraction of splits (alpha is "
+        "left out: it changes no prediction, errata 7; on a tie `first` takes the smallest alpha, `last` the "
+        "largest).",
+        "",
+        "| data | kernel | " + " | ".join(COLUMN_TITLES[c] for c in shown) + " |",
+        "|---|---|" + "---|" * len(shown),
+    ]
+    for s in summaries:
+        lines.append(f"| {s.dataset} | {ALL_CELLS[s.cell].label} | "
+                     + " | ".join(_top(s.distribution[c]) for c in shown) + " |")
+    return lines
+
+
+def _baseline_markdown(tpm: Sequence[CellSummary], svc: Sequence[CellSummary], columns: Sequence[str]) -> list[str]:
+    """The SVC baseline under the same protocols, and the paired differences TPM − SVC on the same splits."""
     lines = [
         "",
         "## Baseline: scikit-learn SVC (one-vs-rest) on the same splits",
         "",
         "`OneVsRestClassifier(SVC(kernel='precomputed', C))` on the same Gram matrices, C in 2^-8..2^8 (x sigma in "
-        "2^-4..2^4 for the Gaussian kernel), selected by training accuracy with the same tie rules (grid order "
-        "C, then sigma). Not in the paper.",
+        "2^-4..2^4 for the Gaussian kernel), selected by the same protocols and tie rules (grid order C, then "
+        "sigma) on the same splits and folds. Not in the paper.",
         "",
-        "| data | baseline | first | last |",
-        "|---|---|---|---|",
+        "| data | baseline | " + " | ".join(COLUMN_TITLES[c] for c in columns) + " |",
+        "|---|---|" + "---|" * len(columns),
     ]
     for b in svc:
-        lines.append(f"| {b.dataset} | {ALL_CELLS[b.cell].label} | {b.mean['first']:.2f} ± {b.std['first']:.2f} | "
-                     f"{b.mean['last']:.2f} ± {b.std['last']:.2f} |")
+        lines.append(f"| {b.dataset} | {ALL_CELLS[b.cell].label} | "
+                     + " | ".join(f"{b.mean[c]:.2f} ± {b.std[c]:.2f}" for c in columns) + " |")
     names = list(dict.fromkeys(b.cell for b in svc))
+    paired = [c for c in ("first", "cv") if c in columns]
     lines += [
         "",
-        "Paired difference TPM − SVC on the same splits (rule `first`), mean ± standard error:",
+        "Paired difference TPM − SVC on the same splits, mean ± standard error, under "
+        + " and ".join(f"`{COLUMN_TITLES[c]}`" for c in paired) + " (**bold**: more than 2 standard errors):",
         "",
-        "| data | TPM kernel | TPM | " + " | ".join(f"− {ALL_CELLS[n].label}" for n in names) + " |",
-        "|---|---|---|" + "---|" * len(names),
+        "| data | TPM kernel | " + " | ".join(f"{COLUMN_TITLES[c]}: − {ALL_CELLS[n].label}"
+                                              for c in paired for n in names) + " |",
+        "|---|---|" + "---|" * (len(paired) * len(names)),
     ]
     for s in tpm:
         cols = []
-        for n in names:
-            b = next((x for x in svc if x.dataset == s.dataset and x.cell == n), None)
-            if b is None or len(b.acc["first"]) != len(s.acc["first"]):
-                cols.append("—")
-                continue
-            d = np.array(s.acc["first"]) - np.array(b.acc["first"])
-            se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else 0.0
-            cols.append(f"{d.mean():+.2f} ± {se:.2f}")
-        lines.append(f"| {s.dataset} | {CELLS[s.cell].label} | {s.mean['first']:.2f} | " + " | ".join(cols) + " |")
+        for c in paired:
+            for n in names:
+                b = next((x for x in svc if x.dataset == s.dataset and x.cell == n), None)
+                if b is None or len(b.acc[c]) != len(s.acc[c]):
+                    cols.append("—")
+                    continue
+                d = np.array(s.acc[c]) - np.array(b.acc[c])
+                se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+                text = f"{d.mean():+.2f} ± {se:.2f}"
+                cols.append(f"**{text}**" if se > 0 and abs(d.mean()) > 2 * se else text)
+        lines.append(f"| {s.dataset} | {CELLS[s.cell].label} | " + " | ".join(cols) + " |")
     return lines
 
 
@@ -779,18 +944,25 @@ def write_table3(run: RunResult, out_dir: str | Path, command: str, meta: dict |
     return summaries
 
 
-def print_summary(summaries: Sequence[CellSummary], rule: str = "first", stream=None) -> None:
-    """Table 3 on the terminal: the chosen tie rule's mean ± std beside the paper's, then the other rule's."""
+def print_summary(summaries: Sequence[CellSummary], rule: str = "first", stream=None, selection: str = "train"
+                  ) -> None:
+    """Table 3 on the terminal: the paper's number, ours under the paper's protocol (tie rule ``rule``, then the
+    other rule) and, for a cross-validation run, ours under the CV protocol."""
     stream = stream or sys.stdout
     other = "last" if rule == "first" else "first"
-    print(f"{'data':<5} {'kernel':<16} {'ours (' + rule + ')':>15} {'paper':>14} {'diff':>6} {'z':>6} "
-          f"{'ours (' + other + ')':>15} {'compute s':>9} {'paper CPU s':>11}", file=stream)
+    cv = selection == "cv" and all("cv" in s.mean for s in summaries)
+    cv_rule = "cv" if rule == "first" else "cv-last"
+    print(f"{'data':<5} {'kernel':<16} {'paper':>14} {'ours (' + rule + ')':>15} {'z':>6} "
+          f"{'ours (' + other + ')':>15}" + (f" {'ours (CV, ' + rule + ')':>17} {'z':>6}" if cv else "")
+          + f" {'compute s':>9} {'paper CPU s':>11}", file=stream)
     for s in summaries:
         pm, ps, pc = s.paper
         paper = ("to be done" if pm is None else f"{pm:.2f} ± {ps:.2f}") if s.cell in CELLS else "not in paper"
-        print(f"{s.dataset:<5} {s.cell:<16} {s.mean[rule]:>7.2f} ± {s.std[rule]:<5.2f} {paper:>14} "
-              f"{_fmt(s.diff(rule), '+.2f'):>6} {_fmt(s.z(rule), '+.2f'):>6} "
-              f"{s.mean[other]:>7.2f} ± {s.std[other]:<5.2f} {s.seconds:>9.2f} {_fmt(pc):>11}", file=stream)
+        line = (f"{s.dataset:<5} {s.cell:<16} {paper:>14} {s.mean[rule]:>7.2f} ± {s.std[rule]:<5.2f} "
+                f"{_fmt(s.z(rule), '+.2f'):>6} {s.mean[other]:>7.2f} ± {s.std[other]:<5.2f}")
+        if cv:
+            line += f" {s.mean[cv_rule]:>9.2f} ± {s.std[cv_rule]:<5.2f} {_fmt(s.z(cv_rule), '+.2f'):>6}"
+        print(line + f" {s.seconds:>9.2f} {_fmt(pc):>11}", file=stream)
 
 
 # --------------------------------------------------------------------------- the commands
@@ -822,6 +994,8 @@ def _command(args: argparse.Namespace) -> str:
         parts.append(f"--solver {args.solver}")
     if args.no_shortcuts:
         parts.append("--no-shortcuts")
+    if args.selection != "train":
+        parts.append(f"--selection {args.selection}" + (f" --folds {args.folds}" if args.folds != CV_FOLDS else ""))
     if getattr(args, "dask", None):
         parts.append(f"--dask {args.dask}")
     if getattr(args, "store", "runs/table3.jsonl") != "runs/table3.jsonl" and not getattr(args, "no_store", False):
@@ -832,7 +1006,8 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def _run_from_args(args: argparse.Namespace, store: str | None, resume: bool) -> tuple[RunResult, dict]:
-    protocol = Protocol(seed=args.seed, solver=args.solver, shortcuts=not args.no_shortcuts)
+    protocol = Protocol(seed=args.seed, solver=args.solver, shortcuts=not args.no_shortcuts,
+                        cv_folds=args.folds if args.selection == "cv" else 0)
     load_before = os.getloadavg()
     dask = getattr(args, "dask", None)
     context = dask_backend(dask, n_workers=args.jobs) if dask else contextlib.nullcontext()
@@ -853,7 +1028,7 @@ def cmd_table3(args: argparse.Namespace) -> int:
         Path(store).unlink()
     run, meta = _run_from_args(args, store, args.resume)
     summaries = summarize(run)
-    print_summary(summaries, args.tie_rule)
+    print_summary(summaries, args.tie_rule, selection=args.selection)
     print(_report_run(run))
     if args.out_dir:
         write_table3(run, args.out_dir, _command(args), meta)
@@ -880,7 +1055,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         store.unlink()
     run, meta = _run_from_args(args, str(store), resume=True)
     summaries = write_table3(run, out, _command(args), meta)
-    print_summary(summaries, args.tie_rule)
+    print_summary(summaries, args.tie_rule, selection=args.selection)
     print(_report_run(run))
     print(f"\nwritten: {out / 'table3.md'}, {out / 'table3.csv'}"
           + ("" if args.no_checks else f", {out / 'checks.csv'}")
@@ -896,6 +1071,10 @@ def _common(p: argparse.ArgumentParser, runs: int, jobs: int) -> None:
     p.add_argument("--jobs", type=int, default=jobs, help="worker processes (joblib; with --dask: local workers)")
     p.add_argument("--tie-rule", choices=TIE_RULES, default="first",
                    help="configuration taken among equally accurate ones, in grid order (both are written)")
+    p.add_argument("--selection", choices=SELECTIONS, default="train",
+                   help="train: the paper's protocol (best training accuracy); cv: also k-fold cross-validation "
+                        "inside each training split, both protocols reported side by side (about k+1 times the QPs)")
+    p.add_argument("--folds", type=int, default=CV_FOLDS, help="k of --selection cv (stratified, seeded)")
     p.add_argument("--seed", type=int, default=SEED, help="split k uses random_state = SeedSequence([seed, k])")
     p.add_argument("--solver", choices=FAST_SOLVERS, default="daqp")
     p.add_argument("--no-shortcuts", action="store_true",
