@@ -276,6 +276,10 @@ def parser() -> argparse.ArgumentParser:
 
     add_export_parsers(sub)
 
+    from tpm_models.plots import add_plot_command  # plot (figures; matplotlib loaded only when drawing)
+
+    add_plot_command(sub)
+
     from tpm_models.experiments import add_commands  # table3, bench, reproduce (Section 5)
 
     add_commands(sub)
