@@ -3,14 +3,14 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: setup run test lint clean
+.PHONY: setup run test lint docs clean
 
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[solvers,test]"
+	$(BIN)/python -m pip install --quiet -e ".[solvers,test,docs]"
 	touch $@
 
 # the main job: every tie between the formulations on Iris and Wine, then Table 3 (5 runs;
@@ -26,5 +26,9 @@ test: setup
 lint: setup
 	$(BIN)/ruff check tpm_models tests
 
+# the documentation site (mkdocs.yml), warnings are errors; output in site/
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache site

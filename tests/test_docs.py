@@ -1,0 +1,272 @@
+"""The documentation site: its code runs as written, its names exist, it builds in strict mode.
+
+Truths: the dual constant computed by hand from the data; an external solver (ripopt) on the
+exported ``.nl`` file; the primal's ``w`` against the classifier's recovered ``w``; the fast
+path (numpy + DAQP) against the Pyomo classifier; the norms of the oracle's perturbations;
+Theorem 1 through cutting planes that never write the dual norm; and KaTeX itself on every
+formula of the built site.
+"""
+
+import html
+import importlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+HAND_WRITTEN = ("index", "tour", "equations", "derivations", "solvers", "robust", "formulations", "api")
+
+
+def python_blocks(page: str) -> list[str]:
+    """The ```python blocks of a page, in order (blocks indented inside lists are examples, not run)."""
+    return re.findall(r"^```python\n(.*?)^```", (DOCS / f"{page}.md").read_text(), flags=re.S | re.M)
+
+
+def run_blocks(page: str, namespace: dict) -> None:
+    for k, code in enumerate(python_blocks(page)):
+        exec(compile(code, f"docs/{page}.md, python block {k + 1}", "exec"), namespace)
+
+
+def printed(text: str) -> list[list[float]]:
+    """Every printed line as the floats on it (words and brackets ignored)."""
+    number = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf)"
+    return [[float(x) for x in re.findall(number, line)] for line in text.strip().split("\n")]
+
+
+def test_tour_runs_and_its_numbers_hold(capsys):
+    namespace: dict = {}
+    run_blocks("index", namespace)  # Home has no code today; any it gets runs first
+    assert len(python_blocks("tour")) == 5
+    run_blocks("tour", namespace)
+    out = capsys.readouterr().out
+    ns = namespace
+    X, y, p, q = ns["X"], ns["y"], ns["p"], ns["q"]
+
+    # 1. the solve: optimal, and the value the text quotes (-1.19978e-3)
+    assert p.optimal and p.solver == "piqp"
+    assert abs(p.objective - -1.19978e-3) < 1e-8
+    assert out.split("\n")[0].split()[:2] == ["piqp", "optimal"]
+
+    # 2. strong duality with the constant computed here from the data, not by dual_constant
+    other = X[y != 1]
+    kappa = -0.5 * (0.3 / len(other)) ** 2 * float(np.sum(other.sum(axis=0) ** 2))
+    assert abs(ns["kappa"] - kappa) <= 1e-14 * abs(kappa)
+    assert abs(p.objective - (q.objective + kappa)) <= 1e-8 * abs(p.objective)
+    primal_line = printed(out)[3]  # print(p.objective, q.objective + kappa)
+    assert abs(primal_line[0] - primal_line[1]) <= 1e-8 * abs(primal_line[0])
+    assert abs(q.objective - p.objective) > 20 * abs(p.objective)  # without kappa: a false gap, as the text says
+    np.testing.assert_allclose(p.duals["margin"], q.values["lam"], atol=1e-8)  # the text's claim
+
+    # 3. the .nl file: written, non-empty, cleaned up, and solved by an external solver to the same optimum
+    assert ns["size"] > 1000 and not ns["path"].exists()
+    assert ns["formats_for"](ns["primal"]) == ("lp", "mps", "nl", "gms")
+    external = ns["external"]
+    assert external.status == "Optimal"
+    assert abs(external.objective - p.objective) <= 1e-6 * abs(p.objective)
+
+    # 4. the classifier: the recovered w of versicolor is the primal's; the fast path predicts the same
+    from tpm_models.fastqp import FastOneVsAll
+
+    clf, train, test, labels = ns["clf"], ns["train"], ns["test"], ns["labels"]
+    fitted_on_all = type(clf)(nu=0.3, alpha=1.0).fit(X, labels)
+    assert np.max(np.abs(fitted_on_all.coef_[1] - p.values["w"])) < 1e-10
+    assert len(test) == 38
+    predicted = clf.predict(X[test])
+    fast = FastOneVsAll(nu=0.3, alpha=1.0).fit(X[train], y[train])
+    np.testing.assert_array_equal(predicted, ns["d"].classes[fast.predict(X[test])])
+    assert (predicted == labels[test]).sum() == 35  # "35 of the 38", as the text says
+    assert printed(out)[-2] == [pytest.approx(35 / 38)]
+
+    # 5. Theorem 1: (28) and (22) by cutting planes, and the value the text quotes (-6.8396e-4)
+    socp, cp = ns["socp"], ns["cp"]
+    assert abs(socp.objective - cp.objective) <= 1e-7 * abs(cp.objective)
+    assert abs(cp.objective - -6.8396e-4) < 5e-9
+    assert cp.lower_bound <= cp.objective + 1e-12
+
+
+def test_derivations_run_and_hold(capsys):
+    namespace: dict = {}
+    run_blocks("derivations", namespace)
+    capsys.readouterr()
+    ns = namespace
+    X, y, c, nu = ns["X"], ns["y"], ns["c"], ns["nu"]
+    primal, dual = ns["primal"], ns["dual"]
+    from tpm_models.checks import dual_constant
+    from tpm_models.norms import dual_norm, norm
+
+    # the omitted constant: e'X'Xe written out as a double sum of inner products
+    other = X[y != c]
+    gram_sum = sum(float(a @ b) for a in other for b in other)
+    kappa = -0.5 * (nu / len(other)) ** 2 * gram_sum
+    assert abs(dual_constant(other, nu) - kappa) <= 1e-12 * abs(kappa)
+    assert abs(primal.objective - (dual.objective + kappa)) <= 1e-8 * abs(primal.objective)
+    assert abs(dual.duals["sum_lam"] - primal.values["theta"]) < 1e-8  # free SVs exist: theta is unique
+
+    # nu/alpha invariance
+    s = ns["s"]
+    np.testing.assert_allclose(ns["scaled"].values["w"], s * primal.values["w"], rtol=1e-7)
+    assert abs(ns["scaled"].objective - s**2 * primal.objective) <= 1e-8 * abs(s**2 * primal.objective)
+    assert ns["same"]
+
+    # Hoelder: the last oracle of the loop (p = inf) attains eps |w|_1 on the sphere
+    w, delta = ns["w"], ns["delta"]
+    assert abs(norm(delta, float("inf")) - 0.02) < 1e-15
+    assert abs(delta @ w - 0.02 * np.abs(w).sum()) < 1e-15
+
+    # Theorem 1 at p = 3, and the perspective rows tight at the optimum of (26)
+    r23, cp, r26 = ns["r23"], ns["cp"], ns["r26"]
+    assert abs(r23.objective - cp.objective) <= 1e-6 * abs(cp.objective)
+    assert cp.lower_bound <= cp.objective + 1e-12
+    assert abs(r26.objective - r23.objective) <= 1e-6 * abs(r23.objective)
+    assert abs(r26.values["r"] - dual_norm(r26.values["w"], 3)) < 1e-7
+    assert abs((r26.values["u"] - r26.values["v"]) - r26.values["t"] ** 2) < 1e-9
+
+
+@pytest.mark.parametrize("page", HAND_WRITTEN)
+def test_every_dotted_name_exists(page):
+    """Every ``tpm_models.x.y`` the pages name is a real module, function, class or attribute."""
+    missing = []
+    for name in sorted(set(re.findall(r"\btpm_models(?:\.[A-Za-z_]\w*)+", (DOCS / f"{page}.md").read_text()))):
+        parts = name.split(".")
+        for k in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:k]))
+            except ImportError:
+                continue
+            break
+        try:
+            for attribute in parts[k:]:
+                obj = getattr(obj, attribute)
+        except AttributeError:
+            missing.append(name)
+    assert not missing, f"docs/{page}.md names what does not exist: {missing}"
+
+
+MKDOCS = all(importlib.util.find_spec(m) for m in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers"))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site built by ``mkdocs build --strict`` into a temporary directory: (directory, log)."""
+    if not MKDOCS:
+        pytest.skip("mkdocs, mkdocs-material or mkdocstrings-python is not installed: pip install -e '.[docs]'")
+    out = tmp_path_factory.mktemp("site")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(ROOT / "mkdocs.yml"),
+         "--site-dir", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    return out, proc
+
+
+def test_site_builds_in_strict_mode_without_warnings(site):
+    out, proc = site
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-3000:]
+    assert "WARNING" not in log, log[-3000:]
+    for page in ("index.html", "tour/index.html", "equations/index.html", "derivations/index.html",
+                 "solvers/index.html", "api/index.html", "results/table3/index.html", "figures/index.html"):
+        assert (out / page).is_file(), page
+    api = (out / "api" / "index.html").read_text()
+    assert 'id="tpm_models.multiclass.build_primal_15"' in api and 'id="tpm_models.export.write"' in api
+    assert ":math:" not in api and ".. math::" not in api  # the docstrings' RST became Markdown
+    assert not list(out.rglob("*.py")) and not (out / "hooks").exists()  # the griffe extension is not published
+    # inline names in the pages link to their API entries (docs/hooks/api_links.py), all resolved
+    equations = (out / "equations" / "index.html").read_text()
+    assert 'href="../api/#tpm_models.multiclass.build_primal_15"' in equations
+    assert not any("<autoref" in page.read_text() for page in out.rglob("*.html"))
+    # offline: the pages load nothing from another host (no fonts, no CDN)
+    assert not re.search(r'(src|href)="https?://[^"]*\.(js|css|woff2?)"', (out / "tour" / "index.html").read_text())
+
+
+def test_every_formula_renders_with_katex(site):
+    """KaTeX (the vendored copy the site uses) renders every formula of every page without an error."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the KaTeX check runs the vendored katex.min.js under node")
+    out, proc = site
+    assert proc.returncode == 0
+    formulas = []
+    for page in sorted(out.rglob("*.html")):
+        for m in re.finditer(r'<(span|div) class="arithmatex">(.*?)</\1>', page.read_text(), flags=re.S):
+            tex = html.unescape(m.group(2)).strip()
+            display = tex.startswith("\\[")
+            formulas.append([str(page.relative_to(out)), tex[2:-2], display])
+    assert len(formulas) > 500
+    script = (
+        "const katex = require(process.argv[1]);"
+        "const items = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "const bad = [];"
+        "for (const [page, tex, display] of items) {"
+        "  try { katex.renderToString(tex, {displayMode: display, throwOnError: true}); }"
+        "  catch (e) { bad.push(page + ': ' + tex.slice(0, 80) + ': ' + e.message.slice(0, 120)); } }"
+        "console.log(JSON.stringify(bad));"
+    )
+    proc = subprocess.run([node, "-e", script, str(DOCS / "javascripts" / "katex" / "katex.min.js")],
+                          input=json.dumps(formulas), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout) == []
+
+
+def test_rst_docstrings_extension():
+    """The griffe extension's rewriting, on the constructs the package's docstrings use."""
+    if importlib.util.find_spec("griffe") is None:
+        pytest.skip("griffe (mkdocstrings-python) is not installed")
+    module = _hook("rst_docstrings")
+    text = "\n".join([
+        "Solve :math:`\\|w\\|_2` with :func:`~tpm_models.solvers.solve`::",
+        "",
+        "==========  ==================",
+        "name        value",
+        "==========  ==================",
+        ":math:`p`   :math:`|w_j|` first",
+        "            and continued",
+        "==========  ==================",
+        "",
+        ".. math::",
+        "    \\min\\ \\tfrac12\\|w\\|^2",
+        "",
+        ">>> 1 + 1",
+        "2",
+    ])
+    md = module.rst_to_markdown(text)
+    assert md.startswith("Solve $\\|w\\|_2$ with `tpm_models.solvers.solve`:\n")
+    assert "| name | value |" in md and "|---|---|" in md
+    assert "| $p$ | $\\vert w_j\\vert$ first and continued |" in md
+    assert "$$\n\\min\\ \\tfrac12\\|w\\|^2\n$$" in md
+    assert "```pycon\n>>> 1 + 1\n2\n```" in md
+
+
+def _hook(name: str):
+    spec = importlib.util.spec_from_file_location(name, DOCS / "hooks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_api_links_hook():
+    """Inline package names become optional autorefs; code blocks and paths are left alone."""
+    link_names = _hook("api_links").link_names
+    md = "\n".join([
+        "Code: `tpm_models.multiclass.build_primal_15(X, y, c, nu, alpha)`, see `tpm_models/solvers.py`.",
+        "```python",
+        "x = `tpm_models.solvers.solve`",
+        "```",
+        "``tpm_models.a``",
+    ])
+    lines = link_names(md).split("\n")
+    assert lines[0] == (
+        'Code: <autoref identifier="tpm_models.multiclass.build_primal_15" optional>'
+        "<code>tpm_models.multiclass.build_primal_15(X, y, c, nu, alpha)</code></autoref>, "
+        "see `tpm_models/solvers.py`."
+    )
+    assert lines[1:] == md.split("\n")[1:]
