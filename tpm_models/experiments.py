@@ -974,12 +974,15 @@ def _meta(run: RunResult, load_before: tuple[float, float, float]) -> dict:
 
     versions = ", ".join(f"{p} {metadata.version(p)}" for p in ("numpy", "daqp", "piqp", "joblib"))
     after = os.getloadavg()
-    return {
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {versions}",
-        "load average (1, 5, 15 min) before / after": f"{' '.join(f'{x:.2f}' for x in load_before)} / "
-                                                       f"{' '.join(f'{x:.2f}' for x in after)}",
-        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
-    }
+    meta = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {versions}"}
+    if run.computed:
+        meta["load average (1, 5, 15 min) before / after"] = (f"{' '.join(f'{x:.2f}' for x in load_before)} / "
+                                                              f"{' '.join(f'{x:.2f}' for x in after)}")
+    if run.reused:
+        meta["records reused from the store"] = (f"{run.reused} of {run.reused + run.computed}: their compute times "
+                                                 "are those of the run that computed them")
+    meta["date"] = time.strftime("%Y-%m-%d %H:%M %Z")
+    return meta
 
 
 def _command(args: argparse.Namespace) -> str:
