@@ -27,7 +27,7 @@ from tpm_models.checks import CheckResult, failures, run_checks
 from tpm_models.data import Dataset, load_dataset, min_max_scale
 from tpm_models.kernels import KERNELS, Kernel
 from tpm_models.norms import check_p
-from tpm_models.registry import MODELS, build, model_info
+from tpm_models.registry import DUAL_MODELS, KERNEL_MODELS, MODELS, build, model_info
 from tpm_models.robust_checks import run_robust_checks
 from tpm_models.solvers import (
     BACKENDS,
@@ -212,8 +212,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_models(args: argparse.Namespace) -> int:
     print(f"{'eq':>4}  {'family':<10} {'class':<5} {'kernel':<12} {'role':<7} summary")
-    for eq, info in MODELS.items():
-        print(f"({eq:>2})  {info.family:<10} {info.model_class:<5} {info.kernel:<12} {info.role:<7} "
+    for eq, info in {**MODELS, **DUAL_MODELS, **KERNEL_MODELS}.items():
+        print(f"{f'({eq:>2})':<5} {info.family:<10} {info.model_class:<5} {info.kernel:<12} {info.role:<7} "
               f"{info.summary}")
     return 0
 
@@ -228,9 +228,16 @@ def cmd_solvers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model_key(text: str) -> int | str:
+    """``--model``: an equation number (int), or a derived dual such as ``28D`` (checked by ``model_info``)."""
+    return int(text) if text.lstrip("-").isdigit() else text.strip().upper()
+
+
 def add_model_options(s: argparse.ArgumentParser) -> None:
     """The options that say which model to build on which data (``solve``, ``export``)."""
-    s.add_argument("--model", type=int, required=True, help=f"equation number: {sorted(MODELS)}")
+    s.add_argument("--model", type=_model_key, required=True,
+                   help=f"equation number: {sorted(MODELS)}, a derived dual: {', '.join(DUAL_MODELS)}, "
+                   f"or the robust kernel model: {', '.join(KERNEL_MODELS)}")
     s.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
     s.add_argument("--class", dest="class_", default="0",
                    help="class number 0..C-1 (or a label) playing c, or positive for binary models")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyomo.environ as pyo
 
-from tpm_models import binary, multiclass, robust, semi_infinite
+from tpm_models import binary, multiclass, robust, robust_duals, semi_infinite
 from tpm_models.kernels import Kernel
 from tpm_models.norms import check_p
 
@@ -23,7 +23,8 @@ from tpm_models.norms import check_p
 class ModelInfo:
     """One numbered model of the paper."""
 
-    eq: int
+    eq: int | str
+    """The equation number; for the duals the paper does not print, the primal's number + ``"D"``."""
     builder: Callable[..., pyo.ConcreteModel]
     family: str
     """``"binary"`` (class ``c`` positive, the rest negative) or ``"multiclass"``."""
@@ -70,20 +71,61 @@ MODELS: dict[int, ModelInfo] = {
 }
 
 
-def model_info(eq: int) -> ModelInfo:
-    """The :class:`ModelInfo` of equation ``eq`` (``ValueError`` if it is not a model)."""
+DUAL_MODELS: dict[str, ModelInfo] = {
+    info.eq: info
+    for info in (
+        ModelInfo("23D", robust_duals.build_dual_23, "multiclass", "NLP", "none", "dual",
+                  "dual of (23), any p: (16) + beta in a p-ball (QP at p = 1, inf; SOCP at p = 2); "
+                  "opt(23) = opt + dual_constant", ()),
+        ModelInfo("27D", robust_duals.build_dual_27, "multiclass", "SOCP", "none", "dual",
+                  "conic dual of (27), p = 1; opt(27) = opt", (1.0,)),
+        ModelInfo("28D", robust_duals.build_dual_28, "multiclass", "SOCP", "none", "dual",
+                  "conic dual of (28), p = 2; opt(28) = opt", (2.0,)),
+        ModelInfo("29D", robust_duals.build_dual_29, "multiclass", "SOCP", "none", "dual",
+                  "conic dual of (29), p = inf; opt(29) = opt", (math.inf,)),
+    )
+}
+"""The duals derived here (``tpm_models.robust_duals``, ``docs/robust_duals.md``), keyed
+``"23D"``, ``"27D"``, ``"28D"``, ``"29D"`` (any case): ``build("28D", ...)``,
+``tpm-models solve --model 28D``. ``MODELS`` keeps the paper's numbered models."""
+
+
+def _build_robust_kernel_23(*args) -> pyo.ConcreteModel:
+    """:func:`tpm_models.robust_kernel.build_robust_kernel_23`, imported when called: that module's
+    classifier builds on :mod:`tpm_models.estimators`, which imports this module."""
+    from tpm_models.robust_kernel import build_robust_kernel_23
+
+    return build_robust_kernel_23(*args)
+
+
+KERNEL_MODELS: dict[str, ModelInfo] = {
+    "23K": ModelInfo("23K", _build_robust_kernel_23, "multiclass", "SOCP", "gram", "primal",
+                     "robust kernel model: (23) with p = 2 in feature space, radii rho_i; a safe approximation", ()),
+}
+"""The robust counterpart of the kernel model (19) derived here (``tpm_models.robust_kernel``,
+``docs/robust_kernel.md``): ``build("23K", ..., kernel=k, p=p, eps=eps)``."""
+
+
+def model_info(eq: int | str) -> ModelInfo:
+    """The :class:`ModelInfo` of equation ``eq`` (``ValueError`` if it is not a model): an
+    equation number of the paper, or a key of :data:`DUAL_MODELS` such as ``"28D"``."""
+    if isinstance(eq, str) and eq.strip().upper() in DUAL_MODELS:
+        return DUAL_MODELS[eq.strip().upper()]
+    if isinstance(eq, str) and eq.strip().upper() in KERNEL_MODELS:
+        return KERNEL_MODELS[eq.strip().upper()]
     try:
         if isinstance(eq, bool) or int(eq) != eq:
             raise ValueError
         return MODELS[int(eq)]
     except (KeyError, ValueError, TypeError):
         raise ValueError(
-            f"({eq}) is not a model of the paper that tpm-models builds; models: {sorted(MODELS)}"
+            f"({eq}) is not a model of the paper that tpm-models builds; models: {sorted(MODELS)} "
+            f"and the derived models {sorted(DUAL_MODELS)} {sorted(KERNEL_MODELS)}"
         ) from None
 
 
 def build(
-    eq: int,
+    eq: int | str,
     X: np.ndarray,
     y: np.ndarray,
     c: object,
@@ -99,7 +141,9 @@ def build(
     (binary: :math:`\\mathcal X_+` = class ``c``, :math:`\\mathcal X_-` = the rest).
     ``kernel`` is required by the kernel models (10)-(13), (19) and refused by the others.
     ``p`` and ``eps`` (radii of (21)) are required by the robust models (22)-(29) and refused
-    by the others; (27), (28), (29) take only p = 1, 2, inf.
+    by the others; (27), (28), (29) take only p = 1, 2, inf. ``eq`` may also be a derived dual of
+    :data:`DUAL_MODELS` (``"23D"``: any p; ``"27D"``, ``"28D"``, ``"29D"``: p = 1, 2, inf), or the robust
+    kernel model ``"23K"`` of :data:`KERNEL_MODELS` (``kernel``, ``p`` and ``eps`` required).
     """
     info = model_info(eq)
     if info.robust_p is None:
@@ -117,9 +161,13 @@ def build(
                 )
         elif p is None:
             raise ValueError(f"({eq}) needs p >= 1 (the norm of the uncertainty set (21))")
+        if info.kernel == "gram":  # (23K): the robust kernel model
+            if kernel is None:
+                raise ValueError(f"({eq}) needs a kernel (tpm_models.Kernel)")
+            return info.builder(X, y, c, nu, alpha, p, eps, kernel)
         if kernel is not None and kernel.name != "linear":
             raise ValueError(f"({eq}) is a linear robust model and takes no kernel")
-        if eq in (27, 28, 29):
+        if info.eq in (27, 28, 29, "27D", "28D", "29D"):
             return info.builder(X, y, c, nu, alpha, eps, p)
         return info.builder(X, y, c, nu, alpha, p, eps)
     if info.kernel == "none" and kernel is not None and kernel.name != "linear":

@@ -1,0 +1,211 @@
+"""The duals (23D), (27D), (28D), (29D) against independent truths: the primal SOCPs solved by
+other solvers, the primal objective evaluated in numpy at the w recovered from the dual (a
+certificate: weak duality makes both optimal), the deterministic dual (16) with the constant
+computed by hand, and the KKT conditions computed by hand."""
+
+import math
+
+import numpy as np
+import pytest
+
+from tpm_models import build, solve
+from tpm_models import solvers as S
+from tpm_models.cli import main
+from tpm_models.norms import conjugate, norm
+from tpm_models.registry import DUAL_MODELS, MODELS, model_info
+from tpm_models.robust_checks import check_robust_duals, obj_residual, objective_scale
+from tpm_models.robust_duals import multipliers_from_primal, omitted_constant, recover_w_23, recover_w_socp
+
+NU, ALPHA, EPS = 0.3, 1.0, 0.02
+TOL = 1e-6  # objectives, relative to the sum of |terms| of the primal (robust_checks docstring)
+SOCP = {"27D": (1.0, 27), "28D": (2.0, 28), "29D": (math.inf, 29)}
+
+
+def primal_value(X, y, c, nu, alpha, eps, p, w):
+    """Objective of (23) at ``w``, minimised over theta and xi in numpy (the terms at the optimum, for
+    a scale): xi_i = max(0, -(x_i'w + theta - eps |w|_p')), and the minimum over theta of the convex
+    piecewise-linear rest lies at a breakpoint theta = -(x_i'w - eps |w|_p')."""
+    own, other = X[y == c], X[y != c]
+    n = norm(w, conjugate(p))
+    a, b = nu / len(other), alpha / len(own)
+    scores = own @ w - eps * n
+    fixed = 0.5 * w @ w + a * np.sum(other @ w + eps * n)
+    values = [nu * th + b * np.maximum(0.0, -(scores + th)).sum() for th in -scores]
+    return fixed + min(values)
+
+
+def constant_by_hand(X, y, c, nu):
+    """-1/2 (nu/m_-c)^2 e'X_-c'X_-c e as a double sum of inner products (errata 1)."""
+    other = X[y != c]
+    return -0.5 * (nu / len(other)) ** 2 * sum(float(u @ v) for u in other for v in other)
+
+
+# ---------------------------------------------------------------- registry and command line
+
+
+def test_registered_beside_the_paper_models():
+    assert sorted(DUAL_MODELS) == ["23D", "27D", "28D", "29D"] and all(isinstance(k, int) for k in MODELS)
+    for key in DUAL_MODELS:
+        assert model_info(key).role == "dual" and model_info(key.lower()) is DUAL_MODELS[key]
+    assert model_info("28D").model_class == "SOCP" and model_info("28D").robust_p == (2.0,)
+
+
+def test_build_validates_p_and_eps(iris):
+    X, y = iris
+    with pytest.raises(ValueError, match="takes p in"):
+        build("27D", X, y, 0, NU, ALPHA, p=2, eps=EPS)
+    with pytest.raises(ValueError, match="give eps"):
+        build("23D", X, y, 0, NU, ALPHA, p=2)
+    with pytest.raises(ValueError, match="p must be"):
+        build("23D", X, y, 0, NU, ALPHA, p=0.5, eps=EPS)
+    with pytest.raises(ValueError, match="not a model of the paper"):
+        build("30D", X, y, 0, NU, ALPHA, p=2, eps=EPS)
+    assert S.title(build("29d", X, y, 0, NU, ALPHA, eps=EPS)).startswith("(29D)")
+
+
+def test_cli_lists_and_solves_a_dual(capsys, iris):
+    assert main(["models"]) == 0
+    listed = capsys.readouterr().out
+    assert all(f"({k})" in listed for k in DUAL_MODELS) and "(19)" in listed
+    code = main(["solve", "--model", "28D", "--dataset", "iris", "--class", "0", "--nu", "0.3", "--alpha", "1",
+                 "--eps", "0.02", "--json"])
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["model"] == "28D" and {"lam", "mu", "tau", "z"} <= set(out["values"])
+    X, y = iris
+    truth = solve(build(28, X, y, 0, NU, ALPHA, eps=EPS), "scip")
+    assert abs(out["objective"] - truth.objective) <= 1e-7 * abs(truth.objective)
+
+
+# ---------------------------------------------------------------- strong duality, by another solver
+
+
+@pytest.mark.parametrize("eq", ["27D", "28D", "29D"])
+@pytest.mark.parametrize("name", ["scip", "gurobi", "xpress", "cplex"])
+def test_conic_dual_equals_primal_solved_by_another_solver(iris, eq, name):
+    if name not in S.available_solvers("SOCP"):
+        pytest.skip(f"{name} is not installed")
+    X, y = iris
+    p, primal_eq = SOCP[eq]
+    model = build(primal_eq, X, y, 2, NU, ALPHA, eps=EPS)
+    primal = solve(model, name)
+    dual = solve(build(eq, X, y, 2, NU, ALPHA, eps=EPS))  # Ipopt
+    assert omitted_constant(eq, X, y, 2, NU) == 0.0
+    assert obj_residual(primal.objective, dual.objective, objective_scale(model)) < TOL
+
+
+@pytest.mark.parametrize("eq", ["27D", "28D", "29D"])
+def test_conic_dual_solved_by_another_solver(wine, eq):
+    """The dual itself through a second SOCP backend (Gurobi, else SCIP) gives Ipopt's optimum."""
+    name = "gurobi" if "gurobi" in S.available_solvers("SOCP") else "scip"
+    X, y = wine
+    a = solve(build(eq, X, y, 1, NU, ALPHA, eps=EPS))
+    b = solve(build(eq, X, y, 1, NU, ALPHA, eps=EPS), name)
+    assert abs(a.objective - b.objective) <= 1e-6 * abs(a.objective)
+
+
+# ---------------------------------------------------------------- certificates in numpy
+
+
+@pytest.mark.parametrize("eq", ["27D", "28D", "29D"])
+@pytest.mark.parametrize("data,c", [("iris", 0), ("iris", 1), ("wine", 2)])
+def test_primal_value_at_recovered_w_equals_the_dual(request, eq, data, c):
+    """Weak duality: every w gives (23) >= opt >= every dual point. The w recovered from the dual,
+    put into the primal objective computed in numpy, meets the dual's value: both are optimal."""
+    X, y = request.getfixturevalue(data)
+    p, _ = SOCP[eq]
+    dual = solve(build(eq, X, y, c, NU, ALPHA, eps=EPS))
+    w = recover_w_socp(dual.values)
+    upper = primal_value(X, y, c, NU, ALPHA, EPS, p, w)
+    assert upper >= dual.objective - 1e-10
+    assert (upper - dual.objective) <= 1e-7 * max(abs(upper), 0.5 * w @ w)
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, math.inf, 3.0, 1.5])
+def test_23d_certificate_and_constant(wine, p):
+    X, y = wine
+    c = 0
+    dual = solve(build("23D", X, y, c, NU, ALPHA, p=p, eps=EPS))
+    k = constant_by_hand(X, y, c, NU)
+    assert omitted_constant("23D", X, y, c, NU) == pytest.approx(k, rel=1e-12)
+    w = recover_w_23(X, y, c, NU, dual.values)
+    upper = primal_value(X, y, c, NU, ALPHA, EPS, p, w)
+    assert upper >= dual.objective + k - 1e-10
+    assert (upper - (dual.objective + k)) <= 1e-7 * abs(k)
+
+
+# ---------------------------------------------------------------- KKT by hand
+
+
+def test_kkt_of_28d_by_hand(iris):
+    """Cones, stationarity and complementarity of (28D), each computed in numpy."""
+    X, y = iris
+    c = 1
+    v = solve(build("28D", X, y, c, NU, ALPHA, eps=EPS)).values
+    own, other = X[y == c], X[y != c]
+    a, b = NU / len(other), ALPHA / len(own)
+    lam, z = v["lam"], v["z"]
+    r = a * EPS * len(other) + EPS * lam.sum()
+    # dual feasibility: the rows and the cones
+    np.testing.assert_allclose(z, a * other.sum(axis=0) - own.T @ lam, atol=1e-10)
+    assert abs(lam.sum() - NU) < 1e-10 and lam.min() >= -1e-12 and lam.max() <= b + 1e-12
+    assert abs(v["tau"] + v["sigma"] - r) < 1e-10
+    assert abs(v["rho"] + v["mu"] - 0.5) < 1e-10 and abs(v["zeta"] + v["mu"] + 0.5) < 1e-10
+    assert v["tau"] >= np.linalg.norm(z) - 1e-9 and v["rho"] >= math.hypot(v["sigma"], v["zeta"]) - 1e-9
+    # the primal point it certifies: t = -sigma = |w|, u, v from u - v = t^2, u + v = 1
+    w = recover_w_socp(v)
+    t = -v["sigma"]
+    assert abs(t - np.linalg.norm(w)) < 1e-8
+    u_, v_ = (1 + t**2) / 2, (1 - t**2) / 2
+    # complementarity of the cones: <(t, w), (tau, z)> = 0 and <(u, t, v), (rho, sigma, zeta)> = 0
+    assert abs(t * v["tau"] + w @ z) < 1e-9
+    assert abs(u_ * v["rho"] + t * v["sigma"] + v_ * v["zeta"]) < 1e-9
+    # mu = -t^2/2 (the value of the dual) and the margins: lam_i > 0 only where the row can be tight
+    assert abs(v["mu"] + t**2 / 2) < 1e-9
+    scores = own @ w - EPS * t
+    theta = -scores[(lam > 1e-6) & (lam < b - 1e-6)] if np.any((lam > 1e-6) & (lam < b - 1e-6)) else None
+    if theta is not None:
+        np.testing.assert_allclose(theta, theta[0], atol=1e-6)  # one hyperplane through the free points
+
+
+def test_dual_rows_multipliers_are_the_primal_solution(iris):
+    """The duals of the dual's stationarity rows (its solver's multipliers) are the primal w, t, u, v of
+    (29) solved by another solver."""
+    X, y = iris
+    d = solve(build("29D", X, y, 0, NU, ALPHA, eps=EPS))
+    name = "scip" if "scip" in S.available_solvers("SOCP") else "ipopt"
+    p = solve(build(29, X, y, 0, NU, ALPHA, eps=EPS), name)
+    np.testing.assert_allclose(d.duals["stat_w"], p.values["w"], atol=1e-6)
+    np.testing.assert_allclose(d.duals["stat_s"], p.values["s"], atol=1e-6)
+    for row, var in (("stat_t", "t"), ("stat_u", "u"), ("stat_v", "v")):
+        assert abs(d.duals[row] - p.values[var]) < 1e-6
+
+
+@pytest.mark.parametrize("eq", ["27D", "28D", "29D"])
+def test_multipliers_of_the_primal(wine, eq):
+    X, y = wine
+    p, primal_eq = SOCP[eq]
+    primal = solve(build(primal_eq, X, y, 0, NU, ALPHA, eps=EPS))  # Ipopt: duals of every row
+    dual = solve(build(eq, X, y, 0, NU, ALPHA, eps=EPS))
+    for name, value in multipliers_from_primal(eq, primal.values, primal.duals).items():
+        np.testing.assert_allclose(dual.values[name], value, atol=1e-6, err_msg=name)
+
+
+# ---------------------------------------------------------------- eps = 0: (16)
+
+
+@pytest.mark.parametrize("eq,p", [("27D", 1.0), ("28D", 2.0), ("29D", math.inf), ("23D", 1.5)])
+def test_eps_zero_is_16(wine, eq, p):
+    X, y = wine
+    c = 2
+    d16 = solve(build(16, X, y, c, NU, ALPHA))
+    d0 = solve(build(eq, X, y, c, NU, ALPHA, p=p, eps=0.0))
+    k = constant_by_hand(X, y, c, NU)
+    assert abs((d0.objective + omitted_constant(eq, X, y, c, NU)) - (d16.objective + k)) <= 1e-8 * abs(k)
+    np.testing.assert_allclose(d0.values["lam"], d16.values["lam"], atol=1e-6)
+
+
+def test_check_rows_pass(iris):
+    rows = check_robust_duals(*iris, 0, NU, ALPHA, EPS, "iris", multiplier_solvers=(), general_p=(3.0,))
+    assert len(rows) == 8 + 9 + 12 and all(r.passed for r in rows), [r for r in rows if not r.passed]
