@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import hashlib
 import json
 import math
@@ -92,7 +93,8 @@ class Cell:
     kernel: str
     degree: int | None = None
     param: str | None = None  # "gamma" or "sigma"
-    family: str = "tpm"  # "tpm": (19)/(20)/(18); "svc": the scikit-learn SVC baseline (one-vs-rest)
+    family: str = "tpm"  # "tpm": (19)/(20)/(18); "svc": the scikit-learn SVC baseline (one-vs-rest);
+    # "ovo-vote" / "ovr-maxdist": the max-voting / max-distance rules over binary TPMSVMs (tpm_models.decisions)
 
     def kernels(self) -> list[Kernel]:
         """One kernel per value of the grid parameter (one kernel if there is none)."""
@@ -146,7 +148,14 @@ BASELINES: dict[str, Cell] = {c.name: c for c in (
 grid :data:`SVC_C` (x :math:`\\sigma` for the Gaussian kernel: 153 configurations, as many as the linear
 TPM grid), selected by the same rule (training accuracy; grid order C, then sigma). Not in the paper."""
 
-ALL_CELLS: dict[str, Cell] = {**CELLS, **BASELINES}
+DECISIONS: dict[str, Cell] = {c.name: c for rule, prefix, title in (
+    ("ovo-vote", "vote", "max-voting"), ("ovr-maxdist", "maxdist", "max-distance")) for c in (
+    Cell(f"{prefix}-{t.name}", f"{title} {t.label}", t.kernel, t.degree, t.param, family=rule) for t in CELLS.values())}
+"""The other decision functions of :mod:`tpm_models.decisions` (max-voting over one-versus-one binary TPMSVMs,
+max-distance over one-versus-rest ones), one cell per kernel cell of Table 3 (``vote-linear``, ...,
+``maxdist-gaussian``), on the same grid, splits and selection. Not in the paper (it only names them)."""
+
+ALL_CELLS: dict[str, Cell] = {**CELLS, **BASELINES, **DECISIONS}
 
 
 @dataclass(frozen=True)
@@ -323,10 +332,15 @@ def run_split(task: SplitTask) -> dict:
     alphas = (ALPHA_SOLVED,) if protocol.shortcuts else ALPHAS
     kernels = cell.kernels()
     derived = None
-    if protocol.shortcuts and cell.name == "inhom-linear":
+    if protocol.shortcuts and cell.kernel == "inhom-poly" and cell.degree == 1:  # inhom-linear, vote-, maxdist-
         kernels, derived = [Kernel("linear")], "errata 10: computed with the linear kernel for every gamma"
-    grids = [grid_counts(task.X, task.y, train, test, kernel, alphas, RATIOS, protocol.solver, protocol.free_tol,
-                         folds) for kernel in kernels]
+    counts = grid_counts
+    if cell.family in ("ovo-vote", "ovr-maxdist"):
+        from tpm_models.decisions import decision_grid_counts  # it imports this module
+
+        counts = functools.partial(decision_grid_counts, rule=cell.family)
+    grids = [counts(task.X, task.y, train, test, kernel, alphas, RATIOS, protocol.solver, protocol.free_tol, folds)
+             for kernel in kernels]
 
     def stacked(part: str) -> list:  # (alphas, ratios, params)
         arr = np.stack([getattr(g, part) for g in grids], axis=-1)
@@ -780,9 +794,9 @@ def _flagged(s: CellSummary, column: str) -> str:
 
 
 def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: str, meta: dict,
-                    discussion: str | None = None) -> str:
-    """Table 3 beside the paper's under both selection protocols and tie rules, the SVC baseline, times, the
-    selected configurations and the per-cell diagnostics."""
+                    discussion: str | None = None, experiments_link: str = "../experiments.md") -> str:
+    """Table 3 beside the paper's under both selection protocols and tie rules, the SVC baseline, the other
+    decision functions, times, the selected configurations and the per-cell diagnostics."""
     k = run.protocol.cv_folds
     cv = bool(summaries) and all("cv" in s.mean for s in summaries)
     lines = [
@@ -796,7 +810,7 @@ def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: s
         "mean ± sample std (ddof=1) of the test accuracy (%);",
         "- **paper's protocol**: the configuration with the best **training** accuracy; tie rule `first` / `last`: "
         "the first / last configuration in grid order (alpha, nu/alpha, kernel parameter) among those with the "
-        "best training accuracy ([experiments.md](../experiments.md));",
+        f"best training accuracy ([experiments.md]({experiments_link}));",
         *([f"- **CV protocol**: the configuration with the best {k}-fold stratified cross-validated accuracy "
            "inside the training split (folds of split k seeded by SeedSequence([seed, k, 1])), same tie rules "
            "(`CV` = `first`), refitted on the whole training split and tested on the test split;"] if cv else []),
@@ -822,6 +836,9 @@ def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: s
                      + " | ".join(_flagged(s, c) for c in columns if c != "cv-last") + " |")
     if svc:
         lines += _baseline_markdown(tpm, svc, columns)
+    others = [s for s in summaries if ALL_CELLS[s.cell].family in ("ovo-vote", "ovr-maxdist")]
+    if others:
+        lines += _decisions_markdown(tpm, others, columns)
     lines += _selected_markdown(summaries, columns)
     lines += [
         "",
@@ -928,6 +945,60 @@ def _baseline_markdown(tpm: Sequence[CellSummary], svc: Sequence[CellSummary], c
     return lines
 
 
+def _decisions_markdown(tpm: Sequence[CellSummary], others: Sequence[CellSummary], columns: Sequence[str]
+                        ) -> list[str]:
+    """The other decision functions (:data:`DECISIONS`) under the same protocols, and the paired differences
+    rule − (18)/(20) with the same kernel on the same splits."""
+    lines = [
+        "",
+        "## Other decision functions on the same splits",
+        "",
+        "Max-voting over one-versus-one binary TPMSVMs (2)-(3)/(12)-(13) and max-distance over one-versus-rest ones, "
+        "decision (8)/(14) per binary model (`tpm_models.decisions`), same grid (alpha, nu/alpha, kernel parameter), "
+        "protocols, tie rules, splits and folds. Not in the paper, which only names them.",
+        "",
+        "| data | rule | " + " | ".join(COLUMN_TITLES[c] for c in columns) + " |",
+        "|---|---|" + "---|" * len(columns),
+    ]
+    for s in others:
+        lines.append(f"| {s.dataset} | {ALL_CELLS[s.cell].label} | "
+                     + " | ".join(f"{s.mean[c]:.2f} ± {s.std[c]:.2f}" for c in columns) + " |")
+    paired = [c for c in ("first", "cv") if c in columns]
+    lines += [
+        "",
+        "Paired difference rule − one-versus-all (18)/(20) with the same kernel, on the same splits, mean ± standard "
+        "error, under " + " and ".join(f"`{COLUMN_TITLES[c]}`" for c in paired)
+        + " (**bold**: more than 2 standard errors; — : that (18)/(20) cell is not in the run):",
+        "",
+        "| data | rule | " + " | ".join(f"{COLUMN_TITLES[c]}: − (18)/(20)" for c in paired) + " |",
+        "|---|---|" + "---|" * len(paired),
+    ]
+    for s in others:
+        base = next((b for b in tpm if b.dataset == s.dataset and b.cell == s.cell.split("-", 1)[1]), None)
+        cols = []
+        for c in paired:
+            if base is None or len(base.acc[c]) != len(s.acc[c]):
+                cols.append("—")
+                continue
+            d = np.array(s.acc[c]) - np.array(base.acc[c])
+            se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+            text = f"{d.mean():+.2f} ± {se:.2f}"
+            cols.append(f"**{text}**" if se > 0 and abs(d.mean()) > 2 * se else text)
+        lines.append(f"| {s.dataset} | {ALL_CELLS[s.cell].label} | " + " | ".join(cols) + " |")
+    return lines
+
+
+def _experiments_link(out: Path) -> str:
+    """The relative link from a table written to ``out`` to ``experiments.md`` of the ``docs`` folder holding it
+    (``../experiments.md`` from ``docs/results``, ``../../experiments.md`` one folder deeper); outside ``docs``,
+    ``../experiments.md``."""
+    out = out.resolve()
+    for folder in (out, *out.parents):
+        if folder.name == "docs" and (folder / "experiments.md").is_file():
+            return Path(os.path.relpath(folder / "experiments.md", out)).as_posix()
+    return "../experiments.md"
+
+
 def write_table3(run: RunResult, out_dir: str | Path, command: str, meta: dict | None = None) -> list[CellSummary]:
     """Write ``table3.md`` and ``table3.csv`` to ``out_dir``; a discussion already in ``table3.md`` is kept."""
     out = Path(out_dir)
@@ -939,7 +1010,7 @@ def write_table3(run: RunResult, out_dir: str | Path, command: str, meta: dict |
         text = md.read_text()
         if DISCUSSION_START in text and DISCUSSION_END in text:
             discussion = text.split(DISCUSSION_START, 1)[1].split(DISCUSSION_END, 1)[0].strip("\n")
-    md.write_text(table3_markdown(summaries, run, command, meta or {}, discussion))
+    md.write_text(table3_markdown(summaries, run, command, meta or {}, discussion, _experiments_link(out)))
     write_csv(summaries, out / "table3.csv")
     return summaries
 
@@ -952,13 +1023,14 @@ def print_summary(summaries: Sequence[CellSummary], rule: str = "first", stream=
     other = "last" if rule == "first" else "first"
     cv = selection == "cv" and all("cv" in s.mean for s in summaries)
     cv_rule = "cv" if rule == "first" else "cv-last"
-    print(f"{'data':<5} {'kernel':<16} {'paper':>14} {'ours (' + rule + ')':>15} {'z':>6} "
+    width = max([16, *(len(s.cell) for s in summaries)])
+    print(f"{'data':<5} {'kernel':<{width}} {'paper':>14} {'ours (' + rule + ')':>15} {'z':>6} "
           f"{'ours (' + other + ')':>15}" + (f" {'ours (CV, ' + rule + ')':>17} {'z':>6}" if cv else "")
           + f" {'compute s':>9} {'paper CPU s':>11}", file=stream)
     for s in summaries:
         pm, ps, pc = s.paper
         paper = ("to be done" if pm is None else f"{pm:.2f} ± {ps:.2f}") if s.cell in CELLS else "not in paper"
-        line = (f"{s.dataset:<5} {s.cell:<16} {paper:>14} {s.mean[rule]:>7.2f} ± {s.std[rule]:<5.2f} "
+        line = (f"{s.dataset:<5} {s.cell:<{width}} {paper:>14} {s.mean[rule]:>7.2f} ± {s.std[rule]:<5.2f} "
                 f"{_fmt(s.z(rule), '+.2f'):>6} {s.mean[other]:>7.2f} ± {s.std[other]:<5.2f}")
         if cv:
             line += f" {s.mean[cv_rule]:>9.2f} ± {s.std[cv_rule]:<5.2f} {_fmt(s.z(cv_rule), '+.2f'):>6}"
@@ -1095,7 +1167,8 @@ def add_commands(sub) -> None:
     t = sub.add_parser("table3", help="the experiments of Section 5 (Table 3)")
     _common(t, runs=100, jobs=1)
     t.add_argument("--kernel", nargs="+", default=list(CELLS), choices=list(ALL_CELLS), metavar="CELL",
-                   help=f"cells of Table 3: {', '.join(CELLS)} (default: all 14); baselines: {', '.join(BASELINES)}")
+                   help=f"cells of Table 3: {', '.join(CELLS)} (default: all 14); baselines: {', '.join(BASELINES)}; "
+                        "other decision functions: vote-CELL, maxdist-CELL for each cell")
     t.add_argument("--store", default="runs/table3.jsonl", help="results store (JSON lines)")
     t.add_argument("--resume", action="store_true", help="reuse the store's valid records, compute the rest")
     t.add_argument("--no-store", action="store_true", help="keep the results in memory only")
