@@ -54,6 +54,17 @@ def test_solve_binary_on_a_user_csv(capsys, tmp_path):
     assert rel_gap(out["objective"], truth.objective) < 1e-7
 
 
+def test_solve_22_by_pyros_on_the_whole_iris_set(capsys):
+    """``--method pyros`` (Ipopt plugin subsolvers, the default) on all 150 points = (29) by PIQP at p = inf:
+    Theorem 1. PyROS resolves violations to 1e-8 (PYROS_FEASIBILITY_TOL); the objective is ~3e-2."""
+    code, out = run_json(capsys, "--model", "22", "--method", "pyros", "--dataset", "iris", "--class", "0",
+                         "--nu", "0.3", "--alpha", "1", "--p", "inf", "--eps", "0.02")
+    assert code == 0 and out["termination"] == "robust_optimal" and "tpm_ipopt" in out["solver"]
+    d = load_dataset("iris")
+    truth = solve(build(23, min_max_scale(d.X), d.y, 0, 0.3, 1.0, p=float("inf"), eps=0.02), "piqp")
+    assert rel_gap(out["objective"], truth.objective) < 1e-8
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
@@ -115,6 +126,7 @@ def test_solve_22_cutting_plane_equals_the_socp(capsys):
         (["--model", "15", "--p", "2", "--eps", "0.1"], "apply to the robust models"),
         (["--model", "28", "--eps", "0.1", "--solver", "highs"], "highs cannot take a SOCP"),
         (["--model", "28", "--eps", "0.1", "--method", "pyros"], "--method applies to --model 22"),
+        (["--model", "22", "--eps", "0.1", "--method", "pyros", "--solver", "piqp"], "--method pyros takes --solver"),
     ],
 )
 def test_robust_bad_input(capsys, args, message):

@@ -254,3 +254,40 @@ def test_robust_survey_rows_agree_with_the_cutting_planes():
     assert df["obj_residual"].max() < TOL
     assert df["w_dist"].max() < 1e-5
     assert set(summarize(df)["solved"]) == {"3/3"}
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, math.inf])
+def test_theorem_1_pyros_with_ipopt_equals_the_counterpart(wine, p):
+    """(22) by PyROS with the licence-free Ipopt plugin (``tpm_ipopt``) as local and global
+    subsolver, on a Wine subset, = (23); the certificate is PyROS's ``robust_optimal``."""
+    X, y = wine
+    keep = np.concatenate([np.flatnonzero(y == k)[:4 if p == 1 else 6] for k in range(3)])
+    Xs, ys = X[keep], y[keep]
+    model = build(23, Xs, ys, 0, NU, ALPHA, p=p, eps=EPS)
+    r23 = solve(model)
+    pr = solve_22_pyros(Xs, ys, 0, NU, ALPHA, p, EPS, local_solver="tpm_ipopt", global_solver="tpm_ipopt")
+    assert pr.termination == "robust_optimal"
+    assert obj_residual(pr.objective, r23.objective, objective_scale(model)) < 1e-8
+
+
+def test_pyros_separation_aid_is_redundant(iris):
+    """``margin_sum`` is the sum of the margin rows (so implied by them), separated first;
+    each margin row alone after PyROS's epigraph row (priority 0)."""
+    from tpm_models.semi_infinite import add_separation_order, build_semi_infinite_22
+
+    X, y = iris
+    m = build_semi_infinite_22(X, y, 1, NU, ALPHA, math.inf, EPS)
+    add_separation_order(m, one_by_one=True)
+    rng = np.random.default_rng(0)
+    for v in m.component_data_objects(pyo.Var):
+        v.set_value(float(rng.uniform(0, 1)))
+    for d in m.delta.values():
+        d.set_value(float(rng.uniform(-EPS, EPS)))
+    total = sum(pyo.value(m.margin[i].body) for i in m.X_c)
+    assert pyo.value(m.margin_sum.body) == pytest.approx(total, rel=1e-12)
+    assert m.margin_sum.lower == 0 and m.margin_sum.upper is None
+    priorities = m.pyros_separation_priority
+    assert priorities[m.margin_sum] == 1
+    assert sorted(priorities[m.margin[i]] for i in m.X_c) == list(range(-len(m.X_c), 0))
+    add_separation_order(m2 := build_semi_infinite_22(X, y, 1, NU, ALPHA, 2.0, EPS), one_by_one=False)
+    assert {m2.pyros_separation_priority[m2.margin[i]] for i in m2.X_c} == {-1}

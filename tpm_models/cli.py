@@ -136,15 +136,29 @@ def _solve_22(args: argparse.Namespace, data: Dataset, c: int, X: np.ndarray) ->
     method = args.method or "cutting-plane"
     p = check_p(args.p if args.p is not None else "2")
     if method == "pyros":
-        r = solve_22_pyros(X, data.y, c, args.nu, args.alpha, p, args.eps)
-        solver = "pyros (gurobi subsolvers)"
+        subsolvers = {"default": "tpm_ipopt", "ipopt": "tpm_ipopt", "gurobi": "gurobi_direct", "scip": "scip"}
+        if args.solver not in subsolvers:
+            raise ValueError(f"--method pyros takes --solver {', '.join(subsolvers)} (PyROS's local and global "
+                             f"subsolver), got {args.solver!r}")
+        sub = subsolvers[args.solver]
+        r = solve_22_pyros(X, data.y, c, args.nu, args.alpha, p, args.eps, local_solver=sub, global_solver=sub,
+                           raise_on_failure=False)
+        solver = f"pyros ({sub} subsolvers)"
+        if r.termination != "robust_optimal":  # never reported as a solution
+            print(f"PyROS ended {r.termination} ({r.message}): no robust optimum of (22)", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"model": 22, "method": method, "dataset": data.name, "class": c,
+                                  "termination": r.termination, "solver": solver, "seconds": r.seconds,
+                                  "message": r.message}, indent=2))
+            return 1
     else:
         r = solve_22_cutting_plane(X, data.y, c, args.nu, args.alpha, p, args.eps, solver=args.solver)
         solver = f"cutting-plane ({args.solver} masters)"
     out = {
         "model": 22, "method": method, "dataset": data.name, "class": c, "label": str(data.classes[c]),
         "nu": args.nu, "alpha": args.alpha, "p": p if math.isfinite(p) else "inf", "eps": args.eps,
-        "objective": r.objective, "lower_bound": r.lower_bound, "termination": "optimal", "solver": solver,
+        "objective": r.objective, "lower_bound": r.lower_bound, "termination": r.termination or "optimal",
+        "solver": solver,
         "seconds": r.seconds, "rounds": r.rounds, "max_violation": r.max_violation, "message": r.message,
         "values": {"w": r.w.tolist(), "theta": r.theta, "xi": r.xi.tolist()},
     }
