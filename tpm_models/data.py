@@ -21,7 +21,8 @@ from sklearn.model_selection import train_test_split
 
 from tpm_models.validation import check_features
 
-SHIPPED = ("iris", "wine")
+SHIPPED = ("iris", "wine", "digits", "penguins", "vehicle")
+"""The data sets shipped in ``tpm_models/datasets`` (provenance, licences and checksums: its ``README.md``)."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class Dataset:
     Attributes
     ----------
     name : str
-        ``"iris"``, ``"wine"`` or the CSV's file name.
+        A shipped name (:data:`SHIPPED`) or the CSV's file name.
     X : ndarray of shape (m, n)
         Features, one point per row.
     y : ndarray of shape (m,), int
@@ -53,11 +54,12 @@ class Dataset:
 
 
 def load_dataset(name_or_path: str | Path) -> Dataset:
-    """Load ``"iris"``, ``"wine"`` or a CSV file (header row, label column last).
+    """Load a shipped set (:data:`SHIPPED`) or a CSV file (header row, label column last).
 
     Labels may be of any type; classes are numbered ``0..C-1`` in sorted order
     of the label values (Iris: 0 setosa, 1 versicolor, 2 virginica; Wine:
-    0, 1, 2 for cultivars 1, 2, 3).
+    0, 1, 2 for cultivars 1, 2, 3; digits: the digit; penguins: 0 Adelie,
+    1 Chinstrap, 2 Gentoo; vehicle: 0 bus, 1 opel, 2 saab, 3 van).
     """
     key = str(name_or_path)
     if key in SHIPPED:
