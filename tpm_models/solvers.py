@@ -264,10 +264,15 @@ def max_violation(model: pyo.ConcreteModel) -> float:
 
 
 def _version(package: str) -> str:
+    """The backend's version; for Ipopt the library's own, beside the casadi wheel that bundles it."""
     try:
-        return metadata.version(package)
+        version = metadata.version(package)
     except metadata.PackageNotFoundError:
         return "unknown"
+    if package == "casadi":
+        major, minor, patch, _ = _ipopt.ipopt_version()
+        return f"{major}.{minor}.{patch} (casadi {version})" if major else f"unknown (casadi {version})"
+    return version
 
 
 # --------------------------------------------------------------------------- backends
