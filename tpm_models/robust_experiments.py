@@ -2,10 +2,10 @@
 test data perturbed adversarially within :math:`\\mathcal U_p` (21), beside the deterministic model (15).
 
 **Models.** For every class, (23) with one radius :math:`\\varepsilon` for all points, written for Gurobi
-(``gurobipy``) with the norm epigraph of (26): :math:`r \\ge \\|w_c\\|_{p'}` (a second-order cone for
-:math:`p = 2`; :math:`r \\ge \\pm w_j` for :math:`p = 1`; :math:`r \\ge \\sum_j a_j,\\ a \\ge \\pm w` for
-:math:`p = \\infty`), which is tight at the optimum because :math:`r` only hurts. :math:`\\varepsilon = 0` is
-(15), the deterministic model. :math:`\\theta_c` is chosen exactly as
+(``gurobipy``) or CPLEX (``cplex``; which one: :func:`fit_linear_23`) with the norm epigraph of (26):
+:math:`r \\ge \\|w_c\\|_{p'}` (a second-order cone for :math:`p = 2`; :math:`r \\ge \\pm w_j` for :math:`p = 1`;
+:math:`r \\ge \\sum_j a_j,\\ a \\ge \\pm w` for :math:`p = \\infty`), which is tight at the optimum because
+:math:`r` only hurts. :math:`\\varepsilon = 0` is (15), the deterministic model. :math:`\\theta_c` is chosen exactly as
 :class:`tpm_models.estimators.RobustTPMSVMOneVsAll` chooses it: the rule of :mod:`tpm_models.recovery`
 (:func:`~tpm_models.recovery.choose_theta`) on the interval of optimal :math:`\\theta` for the solved
 :math:`w` (:func:`~tpm_models.recovery.theta_interval_primal` with scores
@@ -68,13 +68,35 @@ GOLDEN = (math.sqrt(5) - 1) / 2
 _ENV = None
 
 
+SOLVERS: tuple[str, ...] = ("auto", "gurobi", "cplex")
+"""Values of ``solver`` of :func:`fit_linear_23` (and ``--solver`` of ``tpm-models robust-table``)."""
+
+BARRIER_TOL = 1e-10
+"""Barrier convergence tolerance of both backends, for the QP and the QCP (second-order cone) solves."""
+
+CPLEX_CONE_RETRY_TOLS: tuple[float, ...] = (3e-10, 1e-9)
+"""CPLEX's barrier tolerances for a cone model (p = 2, eps > 0) whose solve ended non-optimal at
+:data:`BARRIER_TOL`, tried in turn. On the robust protocol's cone models (digits, vehicle, penguins, 3 splits: 1377
+solves) 8 stopped at 1e-10 with status 6 ("non-optimal": CPLEX could not certify the tolerance); at 3e-10 all 8
+were optimal, with objective values within 1e-10 (relative) of the best of nine settings tried."""
+
+SIMPLEX_TOL = 1e-9
+"""Optimality and feasibility tolerance of CPLEX's primal and dual simplex (its smallest), the retries of a QP
+(p = 1, inf, or eps = 0) whose barrier solve ended non-optimal. On the 3400 class models of 20 splits of digits,
+vehicle and penguins (every (p, eps) of the protocol, 30600 solves), 4 QP solves stopped non-optimal by barrier
+at every tolerance down to 1e-9 (at two of them the optimum is w = 0); the primal simplex solved them, to the best
+objective value of nine settings tried. With these retries all 3400 class models were solved (102 retries)."""
+
+
+class _SizeLimit(Exception):
+    """Gurobi's size-limited licence refused a class model (error 10010)."""
+
+
 def _gurobi_env():
     global _ENV
     if _ENV is None:
-        try:
-            import gurobipy as gp
-        except ImportError as exc:  # pragma: no cover - gurobipy is in the "solvers" extra
-            raise ValueError("the robust experiments need gurobipy (pip install -e '.[solvers]')") from exc
+        import gurobipy as gp
+
         env = gp.Env(empty=True)
         env.setParam("OutputFlag", 0)
         env.start()
@@ -82,22 +104,22 @@ def _gurobi_env():
     return _ENV
 
 
-def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence[float], p: float, eps: float,
-                  alpha: float = 1.0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(23) per class for every :math:`\\nu = r\\alpha`; returns ``(W, theta)`` per ratio, ``W`` of shape ``(C, n)``."""
+def _installed(package: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(package) is not None
+
+
+def _class_gurobi(Xc: np.ndarray, Xo: np.ndarray, nus: Sequence[float], p: float, eps: float, alpha: float,
+                  where: str) -> list[np.ndarray]:
+    """One class model of (23) by Gurobi, re-solved for every ``nu`` (only the objective changes): ``w`` per ``nu``.
+    Raises :class:`_SizeLimit` if the licence refuses the model."""
     import gurobipy as gp
     from gurobipy import GRB
 
-    p = check_p(p)
-    if eps < 0 or not math.isfinite(eps):
-        raise ValueError(f"eps must be a finite number >= 0, got {eps}")
-    env = _gurobi_env()
-    W = np.zeros((len(ratios), n_classes, X.shape[1]))
-    T = np.zeros((len(ratios), n_classes))
-    for c in range(n_classes):
-        Xc, Xo = X[y == c], X[y != c]
-        m, n = Xc.shape
-        model = gp.Model(env=env)
+    m, n = Xc.shape
+    model = gp.Model(env=_gurobi_env())
+    try:
         w = model.addMVar(n, lb=-GRB.INFINITY, name="w")
         theta = model.addVar(lb=-GRB.INFINITY, name="theta")
         xi = model.addMVar(m, lb=0.0, name="xi")
@@ -109,33 +131,172 @@ def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence
         elif p == 1:
             model.addConstr(w <= r)
             model.addConstr(-w <= r)
-        elif math.isinf(p):
+        else:  # p = inf
             a = model.addMVar(n, lb=0.0)
             model.addConstr(w <= a)
             model.addConstr(-w <= a)
             model.addConstr(a.sum() <= r)
-        else:
-            raise ValueError(f"the robust experiments take p in {{1, 2, inf}}, got {p}")
         model.addConstr(Xc @ w + theta - eps * r + xi >= 0)
-        model.Params.BarConvTol = 1e-10
-        model.Params.BarQCPConvTol = 1e-10
+        model.Params.BarConvTol = BARRIER_TOL
+        model.Params.BarQCPConvTol = BARRIER_TOL
         other_sum = Xo.sum(axis=0)
-        for k, ratio in enumerate(ratios):
-            nu = ratio * alpha
+        out = []
+        for nu in nus:
             model.setObjective(0.5 * (w @ w) + (nu / len(Xo)) * (other_sum @ w) + nu * eps * r + nu * theta
                                + (alpha / m) * xi.sum(), GRB.MINIMIZE)
-            model.optimize()
+            try:
+                model.optimize()
+            except gp.GurobiError as exc:
+                if exc.errno == GRB.Error.SIZE_LIMIT_EXCEEDED:
+                    raise _SizeLimit(str(exc)) from exc
+                raise
             if model.Status != GRB.OPTIMAL:  # numerical trouble: once more, with Gurobi's most careful numerics
                 model.Params.NumericFocus = 3
                 model.reset()
                 model.optimize()
                 model.Params.NumericFocus = 0
             if model.Status != GRB.OPTIMAL:
-                raise RuntimeError(f"Gurobi did not solve (23) (class {c}, p={p}, eps={eps}): status {model.Status}")
-            wv = np.array(w.X)
+                raise RuntimeError(f"Gurobi did not solve (23) ({where}, nu={nu:g}): status {model.Status}")
+            out.append(np.array(w.X))
+        return out
+    finally:
+        model.dispose()
+
+
+def _class_cplex(Xc: np.ndarray, Xo: np.ndarray, nus: Sequence[float], p: float, eps: float, alpha: float,
+                 where: str) -> list[np.ndarray]:
+    """One class model of (23) by CPLEX (the model of :func:`_class_gurobi`, the cone of p = 2 as the quadratic
+    row :math:`w^\\top w - r^2 \\le 0` with :math:`r \\ge 0`, which CPLEX takes as a second-order cone): ``w`` per
+    ``nu``. Barrier (QP and QCP) at :data:`BARRIER_TOL`; if CPLEX does not report the solve optimal, once more
+    at each of :data:`CPLEX_CONE_RETRY_TOLS` (the cone), or by the primal then the dual simplex at
+    :data:`SIMPLEX_TOL` (a QP), until it does. Numerical emphasis on, one thread (the experiments run in parallel
+    over splits)."""
+    import cplex
+    from cplex.exceptions import CplexError
+
+    m, n = Xc.shape
+    cpx = cplex.Cplex()
+    try:
+        for stream in (cpx.set_log_stream, cpx.set_results_stream, cpx.set_warning_stream, cpx.set_error_stream):
+            stream(None)
+        cpx.parameters.threads.set(1)
+        cpx.parameters.emphasis.numerical.set(1)
+        inf = cplex.infinity
+        w = list(cpx.variables.add(lb=[-inf] * n, ub=[inf] * n))
+        theta = cpx.variables.add(lb=[-inf], ub=[inf])[0]
+        xi = list(cpx.variables.add(lb=[0.0] * m, ub=[inf] * m))
+        r = cpx.variables.add(lb=[0.0], ub=[0.0 if eps == 0 else inf])[0]  # r >= ||w||_p'
+        rows: list[tuple[list[int], list[float]]] = []
+        if eps == 0:
+            pass  # (15): no norm term
+        elif p == 2:
+            cpx.quadratic_constraints.add(
+                quad_expr=cplex.SparseTriple(ind1=w + [r], ind2=w + [r], val=[1.0] * n + [-1.0]), sense="L", rhs=0.0)
+        elif p == 1:
+            rows += [([w[j], r], [s, -1.0]) for s in (1.0, -1.0) for j in range(n)]
+        else:  # p = inf
+            a = list(cpx.variables.add(lb=[0.0] * n, ub=[inf] * n))
+            rows += [([w[j], a[j]], [s, -1.0]) for s in (1.0, -1.0) for j in range(n)]
+            rows.append((a + [r], [1.0] * n + [-1.0]))
+        if rows:
+            cpx.linear_constraints.add(lin_expr=[cplex.SparsePair(ind, val) for ind, val in rows],
+                                       senses="L" * len(rows), rhs=[0.0] * len(rows))
+        cpx.linear_constraints.add(
+            lin_expr=[cplex.SparsePair(w + [theta, r, xi[i]], [*map(float, Xc[i]), 1.0, -eps, 1.0]) for i in range(m)],
+            senses="G" * m, rhs=[0.0] * m)
+        cpx.objective.set_sense(cpx.objective.sense.minimize)
+        cpx.objective.set_quadratic_coefficients([(j, j, 1.0) for j in w])  # CPLEX minimises c'x + x'Qx/2
+        cpx.objective.set_linear([(j, alpha / m) for j in xi])
+        qp = cpx.parameters.qpmethod.values
+        names = {qp.barrier: "barrier", qp.primal: "primal simplex", qp.dual: "dual simplex"}
+        if eps > 0 and p == 2:  # the cone: barrier only
+            attempts = [(qp.barrier, tol) for tol in (BARRIER_TOL, *CPLEX_CONE_RETRY_TOLS)]
+        else:
+            attempts = [(qp.barrier, BARRIER_TOL), (qp.primal, SIMPLEX_TOL), (qp.dual, SIMPLEX_TOL)]
+        cpx.parameters.simplex.tolerances.optimality.set(SIMPLEX_TOL)
+        cpx.parameters.simplex.tolerances.feasibility.set(SIMPLEX_TOL)
+        other_mean = Xo.sum(axis=0) / len(Xo)
+        out = []
+        for nu in nus:
+            cpx.objective.set_linear([(w[j], float(nu * other_mean[j])) for j in range(n)]
+                                     + [(theta, nu), (r, nu * eps)])
+            statuses = []
+            for method, tol in attempts:
+                cpx.parameters.qpmethod.set(method)
+                cpx.parameters.barrier.convergetol.set(tol)
+                cpx.parameters.barrier.qcpconvergetol.set(tol)
+                try:
+                    cpx.solve()
+                except CplexError as exc:  # e.g. the Community Edition's size limits
+                    raise RuntimeError(f"CPLEX did not solve (23) ({where}, nu={nu:g}): {exc}") from exc
+                status = cpx.solution.get_status()
+                statuses.append(f"{status} ({cpx.solution.get_status_string(status)}) by {names[method]} at {tol:g}")
+                if status == cpx.solution.status.optimal:
+                    break
+            else:
+                raise RuntimeError(f"CPLEX did not solve (23) ({where}, nu={nu:g}): status {'; '.join(statuses)}")
+            out.append(np.array(cpx.solution.get_values(w)))
+        return out
+    finally:
+        cpx.end()
+
+
+def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence[float], p: float, eps: float,
+                  alpha: float = 1.0, solver: str = "auto",
+                  used: dict[str, int] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(23) per class for every :math:`\\nu = r\\alpha`; returns ``(W, theta)`` per ratio, ``W`` of shape ``(C, n)``.
+
+    The class model (norm epigraph of the module docstring) is solved by ``solver``:
+
+    * ``"gurobi"`` (``gurobipy``): barrier at :data:`BARRIER_TOL`, once more with ``NumericFocus = 3`` if not
+      optimal;
+    * ``"cplex"`` (``cplex``; its Community Edition takes at most 1000 variables and 1000 constraints, and a class
+      model has :math:`n + m_c + 2` variables, :math:`+\\,n` for :math:`p = \\infty`, and at most
+      :math:`m_c + 2n + 1` linear rows): barrier at :data:`BARRIER_TOL` with numerical emphasis (without it, 9 of
+      48 class models of digits, vehicle and penguins, 9 values of :math:`\\nu` each, stopped non-optimal), then
+      the retries of :func:`_class_cplex` if not optimal;
+    * ``"auto"`` (default): Gurobi for every class model its licence takes, CPLEX for a class model that
+      Gurobi's size-limited licence refuses (the pip licence: more than 200 variables in a model with a quadratic
+      term, error 10010), and CPLEX throughout if ``gurobipy`` is not installed. So on one fit some classes may be
+      solved by Gurobi and others by CPLEX; their objective values agree to about :math:`10^{-7}` (relative).
+
+    A solve that the solver does not report optimal is never used: ``RuntimeError`` with its status. ``used``, if
+    given, counts the class models solved per backend (``{"gurobi": k, "cplex": l}``).
+    """
+    p = check_p(p)
+    if p not in P_VALUES:
+        raise ValueError(f"the robust experiments take p in {{1, 2, inf}}, got {p}")
+    if eps < 0 or not math.isfinite(eps):
+        raise ValueError(f"eps must be a finite number >= 0, got {eps}")
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    need = {"auto": ("gurobipy", "cplex"), "gurobi": ("gurobipy",), "cplex": ("cplex",)}[solver]
+    if not any(_installed(package) for package in need):
+        raise ValueError(f"solver {solver!r} needs {' or '.join(need)} (pip install -e '.[solvers]')")
+    gurobi_first = solver == "gurobi" or (solver == "auto" and _installed("gurobipy"))
+    nus = [ratio * alpha for ratio in ratios]
+    W = np.zeros((len(ratios), n_classes, X.shape[1]))
+    T = np.zeros((len(ratios), n_classes))
+    for c in range(n_classes):
+        Xc, Xo = X[y == c], X[y != c]
+        where = f"class {c}, p={p:g}, eps={eps:g}"
+        backend = "cplex"
+        if gurobi_first:
+            try:
+                ws = _class_gurobi(Xc, Xo, nus, p, eps, alpha, where)
+                backend = "gurobi"
+            except _SizeLimit as exc:
+                if solver == "gurobi":
+                    raise RuntimeError(f"Gurobi refused (23) ({where}): {exc}; use solver='auto' or 'cplex'") from exc
+                if not _installed("cplex"):
+                    raise RuntimeError(f"Gurobi refused (23) ({where}): {exc}; and cplex is not installed") from exc
+        if backend == "cplex":
+            ws = _class_cplex(Xc, Xo, nus, p, eps, alpha, where)
+        if used is not None:
+            used[backend] = used.get(backend, 0) + 1
+        for k, (nu, wv) in enumerate(zip(nus, ws)):
             scores = Xc @ wv - eps * dual_norm(wv, p)
             W[k, c], T[k, c] = wv, choose_theta(theta_interval_primal(-scores, nu, alpha))
-        model.dispose()
     return [(W[k], T[k]) for k in range(len(ratios))]
 
 
@@ -217,18 +378,21 @@ def robust_correct(W: np.ndarray, theta: np.ndarray, X: np.ndarray, y: np.ndarra
 
 
 def run_robust_split(dataset: str, split: int, p_values: Sequence[float], eps_grid: Sequence[float],
-                     seed: int = SEED) -> dict:
-    """Every model (deterministic, and robust per (p, eps)) on one split: correct counts per nu/alpha."""
+                     seed: int = SEED, solver: str = "auto") -> dict:
+    """Every model (deterministic, and robust per (p, eps)) on one split: correct counts per nu/alpha; ``solver``
+    and the class models solved per backend (``"solvers"``) as in :func:`fit_linear_23`."""
     start = time.perf_counter()
     X, y, _ = _data(dataset)
     train, test = split_indices(y, split, Protocol(seed=seed))
     C = int(y.max()) + 1
     Xt, yt = X[train], y[train]
-    out: dict = {"dataset": dataset, "split": split, "n_train": len(train), "n_test": len(test), "models": {}}
-    fits = {"det": fit_linear_23(Xt, yt, C, RATIOS, 2.0, 0.0)}
+    used: dict[str, int] = {}
+    out: dict = {"dataset": dataset, "split": split, "n_train": len(train), "n_test": len(test), "models": {},
+                 "solvers": used}
+    fits = {"det": fit_linear_23(Xt, yt, C, RATIOS, 2.0, 0.0, solver=solver, used=used)}
     for p in p_values:
         for eps in eps_grid:
-            fits[f"p={p:g},eps={eps:g}"] = fit_linear_23(Xt, yt, C, RATIOS, p, eps)
+            fits[f"p={p:g},eps={eps:g}"] = fit_linear_23(Xt, yt, C, RATIOS, p, eps, solver=solver, used=used)
     for name, per_ratio in fits.items():
         rec = {"train": [], "test": [], "attacked": {}}
         for k, (W, T) in enumerate(per_ratio):
@@ -253,7 +417,8 @@ def _first_best(train: Sequence[int]) -> int:
 
 
 def run_robust_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100, p_values=P_VALUES,
-                     eps_grid=EPS_GRID, n_jobs: int | None = 1, progress: bool = True) -> list[dict]:
+                     eps_grid=EPS_GRID, n_jobs: int | None = 1, progress: bool = True,
+                     solver: str = "auto") -> list[dict]:
     from joblib import Parallel, delayed
 
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
@@ -263,7 +428,7 @@ def run_robust_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100
     bar = Progress(len(tasks), enabled=progress, label="robust-table")
     records = []
     for rec in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(run_robust_split)(d, s, p_values, eps_grid) for d, s in tasks):
+            delayed(run_robust_split)(d, s, p_values, eps_grid, solver=solver) for d, s in tasks):
         records.append(rec)
         bar.step(f"{rec['dataset']} split {rec['split']}")
     return sorted(records, key=lambda r: (r["dataset"], r["split"]))
@@ -303,8 +468,8 @@ def robust_markdown(rows: Sequence[dict], command: str, meta: dict, discussion: 
         "",
         "- Section 5's splits, whole data set min-max scaled, alpha = 1 (errata 7), nu/alpha in 0.1..0.9 selected "
         "by clean training accuracy (first in grid order among ties);",
-        "- robust: (23) with one radius eps for every training point (Gurobi, norm epigraph of (26)), theta by the "
-        "rule of `tpm_models.recovery` on the KKT interval, decision (18); deterministic: the same with eps = 0, "
+        "- robust: (23) with one radius eps for every training point (norm epigraph of (26); solver below), theta by "
+        "the rule of `tpm_models.recovery` on the KKT interval, decision (18); deterministic: the same with eps = 0, "
         "i.e. (15);",
         "- attacked: every test point perturbed by the worst delta with ||delta||_p <= eps for the fitted "
         "classifier (exact, see `tpm_models/robust_experiments.py`); the deterministic model is attacked with the "
@@ -333,7 +498,8 @@ def cmd_robust_table(args: argparse.Namespace) -> int:
 
     load_before = os.getloadavg()
     start = time.perf_counter()
-    records = run_robust_table(args.dataset, args.runs, args.p, args.eps, n_jobs=args.jobs, progress=not args.quiet)
+    records = run_robust_table(args.dataset, args.runs, args.p, args.eps, n_jobs=args.jobs, progress=not args.quiet,
+                               solver=args.solver)
     wall = time.perf_counter() - start
     rows = summarize_robust(records)
     for r in rows:
@@ -345,9 +511,11 @@ def cmd_robust_table(args: argparse.Namespace) -> int:
         out = Path(args.out_dir)
         out.mkdir(parents=True, exist_ok=True)
         command = (f"tpm-models robust-table --dataset {' '.join(args.dataset)} --runs {args.runs} --jobs {args.jobs} "
-                   f"--p {' '.join(args.p)} --eps {' '.join(f'{e:g}' for e in args.eps)} --out-dir {args.out_dir}")
+                   f"--p {' '.join(args.p)} --eps {' '.join(f'{e:g}' for e in args.eps)} --out-dir {args.out_dir}"
+                   + (f" --solver {args.solver}" if args.solver != "auto" else ""))
         done = argparse.Namespace(computed=len(records), reused=0)  # _meta reads a run's counts
-        meta = {**_meta(done, load_before), "wall time": f"{wall:.1f} s"}
+        meta = {**_meta(done, load_before), "solver": _solver_note(args.solver, records),
+                "wall time": f"{wall:.1f} s"}
         md = out / "robust.md"
         discussion = None
         if md.exists() and DISCUSSION_START in (text := md.read_text()) and DISCUSSION_END in text:
@@ -362,6 +530,23 @@ def cmd_robust_table(args: argparse.Namespace) -> int:
     return 0
 
 
+def _solver_note(solver: str, records: Sequence[dict]) -> str:
+    """The ``solver`` line of ``robust.md``: the rule, the versions, and the class models each backend solved."""
+    from importlib import metadata
+
+    counts: dict[str, dict[str, int]] = {}
+    for r in records:
+        for backend, k in r.get("solvers", {}).items():
+            counts.setdefault(backend, {}).setdefault(r["dataset"], 0)
+            counts[backend][r["dataset"]] += k
+    names = {"gurobi": "gurobipy", "cplex": "cplex"}
+    parts = [f"{backend} {metadata.version(names[backend])}: "
+             + ", ".join(f"{d} {k}" for d, k in sorted(per.items())) for backend, per in sorted(counts.items())]
+    rule = {"auto": "auto (Gurobi where its licence takes the class model, else CPLEX)", "gurobi": "Gurobi",
+            "cplex": "CPLEX"}[solver]
+    return f"{rule}; class models solved (each for every nu/alpha): {'; '.join(parts)}"
+
+
 def add_robust_command(sub) -> None:
     r = sub.add_parser("robust-table", help="robust vs deterministic, clean and adversarial test accuracy")
     r.add_argument("--dataset", nargs="+", default=["iris", "wine"])
@@ -371,6 +556,8 @@ def add_robust_command(sub) -> None:
     r.add_argument("--eps", nargs="+", type=float, default=list(EPS_GRID))
     r.add_argument("--out-dir", help="write robust.md and robust.json (the table) here")
     r.add_argument("--records", default="runs/robust_records.json", help="every split's counts (JSON)")
+    r.add_argument("--solver", choices=SOLVERS, default="auto",
+                   help="backend of (23): auto (default) = Gurobi where its licence takes the class model, else CPLEX")
     r.add_argument("--quiet", action="store_true")
     r.set_defaults(func=cmd_robust_table)
     add_robust_kernel_command(sub)
