@@ -165,6 +165,98 @@ def test_theorem_1_pyros_equals_the_counterpart(p):
     assert obj_residual(pr.objective, r23.objective, objective_scale(model)) < TOL
 
 
+def _iris_subset(per_class: int):
+    from tpm_models import load_dataset, min_max_scale
+
+    d = load_dataset("iris")
+    keep = np.concatenate([np.flatnonzero(d.y == k)[:per_class] for k in range(3)])
+    return min_max_scale(d.X)[keep], d.y[keep]
+
+
+_XPRESS_THEN_PYROS = """
+import json, sys, warnings
+import numpy as np
+warnings.filterwarnings("ignore")
+from tpm_models import build, load_dataset, min_max_scale, solve
+from tpm_models.semi_infinite import solve_22_pyros
+d = load_dataset("iris"); X, y = min_max_scale(d.X), d.y
+solve(build(23, X, y, 0, 0.3, 1.0, p=1.0, eps=0.02), "xpress")
+p, k = float(sys.argv[1]), int(sys.argv[2])
+keep = np.concatenate([np.flatnonzero(y == c)[:k] for c in range(3)])
+r = solve_22_pyros(X[keep], y[keep], 0, 0.3, 1.0, p, 0.02, local_solver="gurobi_direct", global_solver="gurobi_direct",
+                   raise_on_failure=False)
+print(json.dumps({"termination": r.termination, "objective": r.objective, "message": r.message}))
+"""
+
+
+@pytest.mark.parametrize("p,per_class", [(1.0, 7), (2.0, 8)])
+def test_pyros_with_gurobi_after_an_xpress_solve(p, per_class):
+    """Regression: after an Xpress solve in the same process (as in ``tpm-models check``), Gurobi 13's barrier
+    ended a PyROS master of these Iris subsets SUBOPTIMAL and PyROS stopped with subsolver_error. The Gurobi
+    backup (NumericFocus 3) must carry PyROS to robust_optimal, at the optimum of (23) solved by SCIP. Run in a
+    fresh process: the effect of the Xpress solve is process-wide."""
+    import json
+    import subprocess
+    import sys
+
+    for name in ("gurobi", "xpress"):
+        if not S.BACKENDS[name].available():
+            pytest.skip(f"{name} is not installed (the 'solvers' extra)")
+    out = subprocess.run([sys.executable, "-c", _XPRESS_THEN_PYROS, str(p), str(per_class)], capture_output=True,
+                         text=True, timeout=600, check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert r["termination"] == "robust_optimal", r
+    Xs, ys = _iris_subset(per_class)
+    model = build(23, Xs, ys, 0, NU, ALPHA, p=p, eps=EPS)
+    assert obj_residual(r["objective"], solve(model, "scip").objective, objective_scale(model)) < TOL
+
+
+def _crippled_gurobi(monkeypatch, backup_too: bool):
+    """Every Gurobi subsolver PyROS gets stops at its first barrier iteration (and, unless ``backup_too``,
+    the backup of :data:`GUROBI_BACKUP_OPTIONS` does not)."""
+    import tpm_models.semi_infinite as si
+
+    made = []
+    original = si._pyros_subsolver
+
+    def subsolver(kind, prefer, time_limit=None, gurobi_options=None, **kwds):
+        backup = gurobi_options is not None
+        if not backup or backup_too:
+            gurobi_options = {**(gurobi_options or {}), "Method": 2, "BarIterLimit": 1, "Crossover": 0}
+        opt = original(kind, prefer, time_limit, gurobi_options=gurobi_options, **kwds)
+        made.append(("backup" if backup else "primary", opt))
+        return opt
+
+    monkeypatch.setattr(si, "_pyros_subsolver", subsolver)
+    return made
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0])
+def test_pyros_gurobi_backup_takes_over_a_failed_master(monkeypatch, p):
+    """The primary Gurobi fails every solve (barrier iteration limit 1); the Gurobi backup solves them all, and
+    PyROS still ends robust_optimal at the optimum of (23) (SCIP)."""
+    if "gurobi" not in S.available_solvers():
+        pytest.skip("gurobipy is not installed")
+    made = _crippled_gurobi(monkeypatch, backup_too=False)
+    Xs, ys = _iris_subset(4)
+    pr = solve_22_pyros(Xs, ys, 0, NU, ALPHA, p, EPS, local_solver="gurobi_direct", global_solver="gurobi_direct")
+    assert [role for role, _ in made] == ["primary", "primary", "backup", "backup"]
+    backup_solves = sum(opt.solves for role, opt in made if role == "backup")
+    assert backup_solves >= pr.rounds  # at least every master (one per PyROS iteration) went to the backup
+    assert f"{backup_solves} backup solves" in pr.message
+    model = build(23, Xs, ys, 0, NU, ALPHA, p=p, eps=EPS)
+    assert obj_residual(pr.objective, solve(model, "scip").objective, objective_scale(model)) < TOL
+
+
+def test_pyros_raises_when_the_gurobi_backup_fails_too(monkeypatch):
+    if "gurobi" not in S.available_solvers():
+        pytest.skip("gurobipy is not installed")
+    _crippled_gurobi(monkeypatch, backup_too=True)
+    Xs, ys = _iris_subset(4)
+    with pytest.raises(S.NoOptimalSolutionError, match="subsolver_error"):
+        solve_22_pyros(Xs, ys, 0, NU, ALPHA, 1.0, EPS, local_solver="gurobi_direct", global_solver="gurobi_direct")
+
+
 @pytest.mark.parametrize("eq,p", [(27, 1.0), (28, 2.0), (29, math.inf)])
 @pytest.mark.parametrize("name", ["ipopt", "scip", "gurobi", "cplex", "xpress"])
 def test_every_socp_solver_agrees(wine, eq, p, name):

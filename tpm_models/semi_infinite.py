@@ -265,9 +265,21 @@ class _DropTimeAdjustmentWarning(logging.Filter):
         return not str(record.msg).startswith(_NO_TIME_ADJUSTMENT)
 
 
-def _pyros_subsolver(kind: str, prefer: str | None, time_limit: float | None = None, **kwds):
-    """A Pyomo solver object PyROS can call: Gurobi (QP; pip licence), SCIP, or our Ipopt
-    (``kwds`` go to :class:`tpm_models.ipopt.CasadiIpopt`)."""
+GUROBI_BACKUP_OPTIONS = {"NumericFocus": 3}
+"""Gurobi's most careful numerics, for the Gurobi backup that :func:`solve_22_pyros` gives
+PyROS beside a Gurobi subsolver. PyROS's masters are QCPs (the objective epigraph row is
+quadratic). Measured (Gurobi 13.0.3, Iris class 0, the subsets of ``tpm-models check``):
+after a solve by Xpress (``xpress_direct``) in the same process, Gurobi's default barrier
+ended a master of p = 1 (21 points, iteration 3) and of p = 2 (24 points, iteration 2)
+with status 13, SUBOPTIMAL, about 7e-9 from the optimum, and PyROS stopped with
+``subsolver_error``; NumericFocus = 3 solved both masters (status 2), and so did
+BarHomogeneous = 1. Without the Xpress solve the same masters are solved by the defaults."""
+
+
+def _pyros_subsolver(kind: str, prefer: str | None, time_limit: float | None = None,
+                     gurobi_options: dict | None = None, **kwds):
+    """A Pyomo solver object PyROS can call: Gurobi (QP; pip licence; ``gurobi_options`` on
+    top of ours), SCIP, or our Ipopt (``kwds`` go to :class:`tpm_models.ipopt.CasadiIpopt`)."""
     names = [prefer] if prefer else list(PYROS_SUBSOLVERS[kind])
     for name in names:
         if name == "tpm_ipopt":
@@ -297,10 +309,25 @@ def _pyros_subsolver(kind: str, prefer: str | None, time_limit: float | None = N
                     opt.options.update({
                         "OutputFlag": 0, "FeasibilityTol": 1e-9, "OptimalityTol": 1e-9,
                         "BarConvTol": 1e-10, "BarQCPConvTol": 1e-10, "MIPGap": 0.0,
+                        **(gurobi_options or {}),
                     })
                 return opt
     raise RuntimeError(f"no {kind} subsolver for PyROS among {names}; pip install gurobipy or pyscipopt, "
                        f"or name 'tpm_ipopt'")
+
+
+def _counting(opt):
+    """``opt`` with a ``solves`` count of its ``solve`` calls (as :class:`tpm_models.ipopt.CasadiIpopt`
+    keeps one), so the result can say how often PyROS needed a backup."""
+    solve = opt.solve
+    opt.solves = 0
+
+    def counted(*args, **kwds):
+        opt.solves += 1
+        return solve(*args, **kwds)
+
+    opt.solve = counted
+    return opt
 
 
 def add_separation_order(m: pyo.ConcreteModel, one_by_one: bool) -> None:
@@ -372,7 +399,10 @@ def solve_22_pyros(
     of the new rows) whose solution set is unbounded, and Ipopt, an interior point, ends near
     its analytic centre, at ``|theta|, xi ~ 1e4``; from there Ipopt has diverged on the
     master (``Diverging_Iterates``, 24-point Iris subset, p = inf). The backup starts from
-    :data:`tpm_models.ipopt.COLD_START`; ``backups`` in the result counts its solves.
+    :data:`tpm_models.ipopt.COLD_START`. A Gurobi subsolver gets a Gurobi backup with
+    :data:`GUROBI_BACKUP_OPTIONS` (a master Gurobi ended SUBOPTIMAL). The result's message
+    counts the backup solves. A backup that also fails still ends PyROS with
+    ``subsolver_error``, which raises here.
     """
     from pyomo.contrib import pyros
 
@@ -397,10 +427,15 @@ def solve_22_pyros(
     local = _pyros_subsolver("local", local_solver, time_limit)
     global_ = _pyros_subsolver("global", global_solver, time_limit)
     backups = []
-    for kind, name in (("local", local_solver), ("global", global_solver)):
+    for kind, name, opt in (("local", local_solver, local), ("global", global_solver, global_)):
         if name == "tpm_ipopt":
             backups.append(_pyros_subsolver(kind, name, time_limit, warmstart=False))
-            options[f"backup_{kind}_solvers"] = [backups[-1]]
+        elif opt.name.startswith("gurobi"):
+            backups.append(_counting(_pyros_subsolver(kind, opt.name, time_limit,
+                                                      gurobi_options=GUROBI_BACKUP_OPTIONS)))
+        else:
+            continue
+        options[f"backup_{kind}_solvers"] = [backups[-1]]
     if local_solver == global_solver == "tpm_ipopt":
         options["bypass_local_separation"] = True
     with contextlib.redirect_stdout(io.StringIO()):
