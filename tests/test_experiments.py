@@ -226,6 +226,22 @@ def test_cli_table3(tmp_path, capsys):
         main(["table3", "--kernel", "sigmoid"])
 
 
+def test_cli_table3_both_protocols_one_after_the_other(tmp_path, monkeypatch, capsys):
+    """The README runs ``table3`` and then ``table3 --selection cv`` without ``--resume``: each protocol has its own
+    default store; a rerun is refused (no lost work) with a message naming both ways out, and ``--fresh`` works."""
+    monkeypatch.chdir(tmp_path)
+    args = ["table3", "--dataset", "iris", "--kernel", "linear", "--runs", "2", "--jobs", "1", "--quiet"]
+    assert main(args) == 0
+    assert main(args + ["--selection", "cv", "--folds", "3"]) == 0
+    assert (tmp_path / "runs" / "table3.jsonl").exists() and (tmp_path / "runs" / "table3-cv.jsonl").exists()
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "runs/table3.jsonl exists" in err and "--resume" in err and "--fresh" in err
+    assert main(args + ["--fresh"]) == 0
+    assert "2 splits computed, 0 reused" in capsys.readouterr().out
+
+
 def test_svc_baseline_equals_sklearn_own_kernels():
     """The baseline on our Gram matrices equals scikit-learn with its own linear / RBF kernel."""
     from sklearn.multiclass import OneVsRestClassifier

@@ -575,7 +575,7 @@ def run_table3(
     if result_store is not None:
         if result_store.path.exists() and not resume:
             raise ValueError(f"the results store {result_store.path} exists: pass resume=True (--resume) to reuse "
-                             "its records, or remove it")
+                             "its records, or remove it (--fresh)")
         result_store.path.parent.mkdir(parents=True, exist_ok=True)
         records, corrupt = result_store.read()
         if corrupt:
@@ -1073,7 +1073,7 @@ def _command(args: argparse.Namespace) -> str:
         parts.append(f"--selection {args.selection}" + (f" --folds {args.folds}" if args.folds != CV_FOLDS else ""))
     if getattr(args, "dask", None):
         parts.append(f"--dask {args.dask}")
-    if getattr(args, "store", "runs/table3.jsonl") != "runs/table3.jsonl" and not getattr(args, "no_store", False):
+    if getattr(args, "store", None) and not getattr(args, "no_store", False):
         parts.append(f"--store {args.store}")
     if args.out_dir:
         parts.append(f"--out-dir {args.out_dir}")
@@ -1097,8 +1097,14 @@ def _report_run(run: RunResult) -> str:
             f"dropped and recomputed; wall time {run.wall_seconds:.1f} s")
 
 
+def default_store(selection: str) -> str:
+    """``tpm-models table3``'s results store when ``--store`` is not given: one per selection protocol, so the
+    two protocols run one after the other without ``--resume``."""
+    return "runs/table3-cv.jsonl" if selection == "cv" else "runs/table3.jsonl"
+
+
 def cmd_table3(args: argparse.Namespace) -> int:
-    store = None if args.no_store else args.store
+    store = None if args.no_store else (args.store or default_store(args.selection))
     if store and args.fresh and Path(store).exists():
         Path(store).unlink()
     run, meta = _run_from_args(args, store, args.resume)
@@ -1169,7 +1175,8 @@ def add_commands(sub) -> None:
     t.add_argument("--kernel", nargs="+", default=list(CELLS), choices=list(ALL_CELLS), metavar="CELL",
                    help=f"cells of Table 3: {', '.join(CELLS)} (default: all 14); baselines: {', '.join(BASELINES)}; "
                         "other decision functions: vote-CELL, maxdist-CELL for each cell")
-    t.add_argument("--store", default="runs/table3.jsonl", help="results store (JSON lines)")
+    t.add_argument("--store", help="results store (JSON lines; default runs/table3.jsonl, with --selection cv "
+                                   "runs/table3-cv.jsonl)")
     t.add_argument("--resume", action="store_true", help="reuse the store's valid records, compute the rest")
     t.add_argument("--no-store", action="store_true", help="keep the results in memory only")
     t.add_argument("--out-dir", help="write table3.md and table3.csv here")
