@@ -59,6 +59,7 @@ from tpm_models.experiments import (
 )
 from tpm_models.norms import check_p, conjugate, dual_norm
 from tpm_models.recovery import choose_theta, theta_interval_primal
+from tpm_models.solvers import BACKENDS
 
 P_VALUES: tuple[float, ...] = (1.0, 2.0, math.inf)
 EPS_GRID: tuple[float, ...] = (0.02, 0.05, 0.1)
@@ -102,12 +103,6 @@ def _gurobi_env():
         env.start()
         _ENV = env
     return _ENV
-
-
-def _installed(package: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(package) is not None
 
 
 def _class_gurobi(Xc: np.ndarray, Xo: np.ndarray, nus: Sequence[float], p: float, eps: float, alpha: float,
@@ -270,10 +265,11 @@ def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence
         raise ValueError(f"eps must be a finite number >= 0, got {eps}")
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
-    need = {"auto": ("gurobipy", "cplex"), "gurobi": ("gurobipy",), "cplex": ("cplex",)}[solver]
-    if not any(_installed(package) for package in need):
-        raise ValueError(f"solver {solver!r} needs {' or '.join(need)} (pip install -e '.[solvers]')")
-    gurobi_first = solver == "gurobi" or (solver == "auto" and _installed("gurobipy"))
+    need = [BACKENDS[b] for b in (("gurobi", "cplex") if solver == "auto" else (solver,))]
+    if not any(b.available() for b in need):
+        raise ValueError(f"solver {solver!r} needs {' or '.join(b.package for b in need)} "
+                         "(pip install -e '.[solvers]')")
+    gurobi_first = solver == "gurobi" or (solver == "auto" and BACKENDS["gurobi"].available())
     nus = [ratio * alpha for ratio in ratios]
     W = np.zeros((len(ratios), n_classes, X.shape[1]))
     T = np.zeros((len(ratios), n_classes))
@@ -288,7 +284,7 @@ def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence
             except _SizeLimit as exc:
                 if solver == "gurobi":
                     raise RuntimeError(f"Gurobi refused (23) ({where}): {exc}; use solver='auto' or 'cplex'") from exc
-                if not _installed("cplex"):
+                if not BACKENDS["cplex"].available():
                     raise RuntimeError(f"Gurobi refused (23) ({where}): {exc}; and cplex is not installed") from exc
         if backend == "cplex":
             ws = _class_cplex(Xc, Xo, nus, p, eps, alpha, where)
@@ -539,8 +535,7 @@ def _solver_note(solver: str, records: Sequence[dict]) -> str:
         for backend, k in r.get("solvers", {}).items():
             counts.setdefault(backend, {}).setdefault(r["dataset"], 0)
             counts[backend][r["dataset"]] += k
-    names = {"gurobi": "gurobipy", "cplex": "cplex"}
-    parts = [f"{backend} {metadata.version(names[backend])}: "
+    parts = [f"{backend} {metadata.version(BACKENDS[backend].package)}: "
              + ", ".join(f"{d} {k}" for d, k in sorted(per.items())) for backend, per in sorted(counts.items())]
     rule = {"auto": "auto (Gurobi where its licence takes the class model, else CPLEX)", "gurobi": "Gurobi",
             "cplex": "CPLEX"}[solver]
