@@ -183,9 +183,39 @@ def test_check_library_finds_a_stale_library(tmp_path):
                                                       "iris/eq15_c0.nl.gz,nl,15,iris,0,setosa,0.3,2")
     (copy / "manifest.csv").write_text(text)
     problems = check_library(copy, lambda inst: inst.eq == 15 and inst.dataset == "iris" and inst.c == 0)
-    assert "iris/eq15_c0.lp.gz: content differs from a fresh export" in problems
+    assert any(p.startswith("iris/eq15_c0.lp.gz: content differs from a fresh export (line ") for p in problems)
     assert "missing file iris/eq15_c1.mps.gz" in problems
     assert any(p.startswith("manifest.csv row iris/eq15_c0.nl.gz: alpha") for p in problems)
+
+
+def _replace_number(path: Path, old: str, new: str) -> None:
+    text = read_text(path).decode()
+    assert text.count(old) == 1
+    path.write_bytes(gzip_bytes(text.replace(old, new).encode()))
+
+
+def test_check_library_takes_a_last_ulp_and_catches_a_changed_coefficient(tmp_path):
+    """The check must hold on any CPU (a Gram entry summed in another order differs in its last
+    digits) and still see a changed coefficient. Independent truth: numpy's ``nextafter`` for the
+    one-ulp change, and a relative change of 1e-9, 1000 times the tolerance."""
+    copy = tmp_path / "formulations"
+    shutil.copytree(LIBRARY, copy)
+    lp, nl = copy / "iris/eq16_c0.lp.gz", copy / "iris/eq16_c0.nl.gz"
+    select = lambda inst: inst.eq == 16 and inst.dataset == "iris" and inst.c == 0  # noqa: E731
+    # the example of issue 15: a Gram coefficient as written on another CPU, in both formats
+    for path, coefficient, context in ((lp, "-0.6075723903305775", " lam(1) * lam(2)"),
+                                       (nl, "-0.30378619516528876", "\n")):
+        ulp = repr(float(np.nextafter(float(coefficient), 0.0)))
+        assert ulp != coefficient
+        _replace_number(path, ("" if path is lp else "n") + coefficient + context,
+                        ("" if path is lp else "n") + ulp + context)
+    assert check_library(copy, select) == []
+    coefficient = "-0.30378619516528876"
+    changed = repr(float(coefficient) * (1 + 1e-9))
+    _replace_number(nl, f"n{ulp}\n", f"n{changed}\n")
+    problems = check_library(copy, select)
+    assert len(problems) == 1 and problems[0].startswith("iris/eq16_c0.nl.gz: content differs from a fresh export")
+    assert changed in problems[0] and coefficient in problems[0]
 
 
 def test_manifest_objectives_resolve(manifest):

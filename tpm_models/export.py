@@ -50,6 +50,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -771,6 +772,54 @@ def generate_library(root: str | os.PathLike, progress: Callable[[str], None] | 
     return {"files": len(files), "instances": instances, "bytes": size, "seconds": time.perf_counter() - start}
 
 
+COEFFICIENT_RTOL = 1e-12
+"""Relative tolerance of :func:`text_difference` on the numbers of a model file.
+
+The coefficients are sums of products (Gram and kernel entries, ``X_{-c} e``, ``nu/m`` terms).
+numpy's OpenBLAS picks its kernel per CPU (its ``DYNAMIC_ARCH`` build) and its SIMD ``exp`` per
+instruction set, so the same sum comes out in another order on another CPU and differs in its
+last digits, e.g. ``-0.952249491064367`` against ``-0.9522494910643668``. Every coefficient of the
+library is a sum of at most n = 13 nonnegative terms (features min-max scaled to [0, 1], kernels
+with nonnegative values), a fixed multiple of one, or the ``exp`` of one: no cancellation, so
+its rounding error is relative to itself, at most ~n * 2**-52 ~ 3e-15. 1e-12 leaves a factor 300
+of room and still catches any real change of a coefficient (the smallest a model change makes is
+the ``nu/m`` of one point, ~1e-3 relative)."""
+
+_NUMBER = re.compile(r"(?:(?<=^n)|(?<![\w.]))[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])", re.M)
+"""A number standing alone in a model file: not part of a name (``w(1)``'s 1 is compared as a
+number, which is exact for integers), with the ``n`` prefix of an ``.nl`` constant allowed."""
+
+
+def text_difference(committed: bytes, fresh: bytes, rtol: float = COEFFICIENT_RTOL) -> str | None:
+    """The first difference between two texts of one model file, or ``None`` when they are equal.
+
+    Everything but the numbers (names and their order, the sparsity pattern, senses, the
+    writer's layout, line by line) must be equal to the character; the numbers of each line
+    must satisfy ``|a - b| <= rtol * max(|a|, |b|, S)``, with ``S`` the largest magnitude on that
+    line of the fresh text (a row's largest term where a writer puts a row on one line).
+    :data:`COEFFICIENT_RTOL` says why a byte-for-byte comparison can only pass on the CPU that
+    wrote the file.
+    """
+    if committed == fresh:
+        return None
+    old_lines, new_lines = committed.decode("utf-8").split("\n"), fresh.decode("utf-8").split("\n")
+    if len(old_lines) != len(new_lines):
+        return f"{len(old_lines)} lines, a fresh export has {len(new_lines)}"
+    for k, (old, new) in enumerate(zip(old_lines, new_lines), start=1):
+        if old == new:
+            continue
+        if _NUMBER.sub("#", old) != _NUMBER.sub("#", new):
+            return f"line {k}: {old[:80]!r} is {new[:80]!r} in a fresh export"
+        pairs = [(float(a), float(b), a, b) for a, b in zip(_NUMBER.findall(old), _NUMBER.findall(new))]
+        scale = max(abs(b) for _, b, _, _ in pairs)
+        for a, b, a_text, b_text in pairs:
+            if a == b or abs(a - b) <= rtol * max(abs(a), abs(b), scale):
+                continue
+            return (f"line {k}: {a_text} is {b_text} in a fresh export "
+                    f"(relative difference {abs(a - b) / max(abs(a), abs(b), scale):.1e} > {rtol:g})")
+    return None
+
+
 def _key(row: dict[str, str]) -> tuple[str, ...]:
     """What identifies an instance in the manifest."""
     return tuple(row[k] for k in ("model", "dataset", "class", "kernel", "p"))
@@ -781,7 +830,9 @@ def check_library(root: str | os.PathLike, select: Callable[[Instance], bool] | 
 
     Always: the manifest lists the instances of :func:`library_instances` in order, and the files
     present are exactly the manifest's. For the instances ``select`` accepts (default: all), every
-    file's decompressed bytes and the manifest's :data:`STRUCTURAL_COLUMNS` equal a fresh export.
+    file's decompressed text equals a fresh export by :func:`text_difference` (structure to the
+    character, numbers to :data:`COEFFICIENT_RTOL`, so the check holds on every CPU) and the
+    manifest's :data:`STRUCTURAL_COLUMNS` equal the fresh ones.
     """
     root = Path(root)
     if not (root / MANIFEST).is_file():
@@ -808,8 +859,10 @@ def check_library(root: str | os.PathLike, select: Callable[[Instance], bool] | 
     by_file = {r["file"]: r for r in committed if r["file"]}
     by_key = {_key(r): r for r in committed if not r["file"]}
     for f in files:
-        if f.path in present and read_text(root / f.path) != f.content:
-            problems.append(f"{f.path}: content differs from a fresh export")
+        if f.path in present:
+            difference = text_difference(read_text(root / f.path), f.content)
+            if difference:
+                problems.append(f"{f.path}: content differs from a fresh export ({difference})")
     for new in rows:
         old = by_file.get(new["file"]) if new["file"] else by_key.get(_key(new))
         if old is None:
