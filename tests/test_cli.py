@@ -146,3 +146,64 @@ def test_solve_22_cutting_plane_equals_the_socp(capsys):
 def test_robust_bad_input(capsys, args, message):
     assert main(["solve", *args, "--nu", "0.3", "--alpha", "1"]) == 2
     assert message in capsys.readouterr().err
+
+
+MODEL_15 = ["--model", "15", "--dataset", "iris", "--class", "0", "--nu", "0.3", "--alpha", "1"]
+WRITERS = {  # every command that writes, with PATH where it writes: a file (F) or a folder (D)
+    "export": (["export", *MODEL_15, "--out", "{F}"]),
+    "export-library": (["export-library", "--root", "{D}", "--quiet"]),
+    "plot one": (["plot", "fig1-linear", "--out", "{F}"]),
+    "plot all": (["plot", "all", "--out-dir", "{D}", "--csv", "{CSV}"]),
+    "table3 store": (["table3", "--dataset", "iris", "--kernel", "linear", "--runs", "1", "--quiet", "--store", "{F}"]),
+    "table3 out-dir": (["table3", "--dataset", "iris", "--kernel", "linear", "--runs", "1", "--quiet", "--no-store",
+                        "--out-dir", "{D}"]),
+    "reproduce": (["reproduce", "--dataset", "iris", "--runs", "1", "--no-checks", "--quiet", "--out-dir", "{D}"]),
+    "robust-table records": (["robust-table", "--dataset", "iris", "--runs", "1", "--quiet", "--records", "{F}"]),
+    "robust-table out-dir": (["robust-table", "--dataset", "iris", "--runs", "1", "--quiet", "--out-dir", "{D}"]),
+    "robust-kernel-table": (["robust-kernel-table", "--dataset", "iris", "--runs", "1", "--quiet",
+                             "--out-dir", "{D}"]),
+    "check csv": (["check", "--dataset", "iris", "--no-robust", "--quiet", "--csv", "{F}"]),
+}
+
+
+@pytest.mark.parametrize("command,where", [
+    (command, where) for command in sorted(WRITERS)
+    for where in ("parent is a file", "folder is a file" if "{D}" in WRITERS[command] else "file is a folder")
+])
+def test_a_path_that_cannot_be_written_is_a_clear_error(tmp_path, capsys, command, where):
+    """Found by trying (issue 15): a parent of --out that is a file ended in NotADirectoryError, an
+    --out-dir that is a file in FileExistsError. Each command now says which path and why, before
+    any work, and exits 2; nothing is written."""
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a folder")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    args = WRITERS[command]
+    wants_folder = "{D}" in args
+    if where == "parent is a file":
+        target = blocker / "sub" / ("out" if wants_folder else "out.lp")
+        reason = f"{blocker} is a file, not a folder"
+    elif wants_folder:
+        target, reason = blocker, "it is a file, not a folder"
+    else:
+        target, reason = folder, "it is a folder; give a file name"
+    argv = [a.replace("{F}", str(target)).replace("{D}", str(target)).replace("{CSV}", str(blocker)) for a in args]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tpm-models: error: cannot write") and str(target) in err and reason in err, err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker", "folder"] and not any(folder.iterdir())
+
+
+def test_an_os_error_while_writing_is_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """The back stop: an OSError that no check foresaw (here the disk is full) names the path and exits 1."""
+    import tpm_models.export as export_module
+
+    def full(path, data):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(export_module, "_atomic_write", full)
+    out = tmp_path / "eq15.lp"
+    assert main(["export", *MODEL_15, "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == f"tpm-models: error: {out}: No space left on device"

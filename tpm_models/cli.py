@@ -38,6 +38,7 @@ from tpm_models.solvers import (
     solve,
     title,
 )
+from tpm_models.validation import check_output_path
 
 
 def _class_of(data: Dataset, k: str) -> int:
@@ -187,6 +188,8 @@ def _print_check_table(results: Sequence[CheckResult]) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.csv:
+        check_output_path(args.csv)
     all_results: list[CheckResult] = []
     start = time.perf_counter()
     cross = args.cross_solvers if args.cross_solvers else None
@@ -315,6 +318,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, SolverUnavailableError) as exc:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file that could not be read or written: say which and why, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"tpm-models: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -67,6 +67,7 @@ from tpm_models.data import load_dataset, min_max_scale, stratified_split
 from tpm_models.fastqp import FAST_SOLVERS, fit_classes, predict_rows
 from tpm_models.kernels import Kernel
 from tpm_models.recovery import FREE_TOL
+from tpm_models.validation import check_output_path
 
 SEED = 20240501
 """Seed of the splits: split ``k`` uses ``random_state = split_seed(SEED, k)``."""
@@ -1104,7 +1105,9 @@ def default_store(selection: str) -> str:
 
 
 def cmd_table3(args: argparse.Namespace) -> int:
-    store = None if args.no_store else (args.store or default_store(args.selection))
+    store = None if args.no_store else check_output_path(args.store or default_store(args.selection))
+    if args.out_dir:
+        check_output_path(args.out_dir, folder=True)
     if store and args.fresh and Path(store).exists():
         Path(store).unlink()
     run, meta = _run_from_args(args, store, args.resume)
@@ -1120,7 +1123,7 @@ def cmd_table3(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from tpm_models.cli import cmd_check
 
-    out = Path(args.out_dir)
+    out = Path(check_output_path(args.out_dir, folder=True))
     out.mkdir(parents=True, exist_ok=True)
     code = 0
     if not args.no_checks:

@@ -84,6 +84,7 @@ from tpm_models.solvers import (
     solve,
     title,
 )
+from tpm_models.validation import check_output_path
 
 FORMATS = ("lp", "mps", "nl", "gms")
 """The formats :func:`write` knows, in the order the library lists them."""
@@ -881,6 +882,7 @@ def cmd_export(args) -> int:
     """``tpm-models export``: build one model and write it."""
     from tpm_models.cli import _class_of, _kernel
 
+    check_output_path(args.out)
     if args.model == 22:
         raise ValueError(NOT_FINITE_22)
     data = load_dataset(args.dataset)
@@ -907,6 +909,7 @@ def cmd_export_library(args) -> int:
             print(line)
         print(f"{args.root}: {'equal to' if not problems else f'{len(problems)} differences from'} a fresh export")
         return 1 if problems else 0
+    check_output_path(args.root, folder=True)
 
     def progress(msg: str) -> None:
         if not args.quiet:

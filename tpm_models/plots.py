@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tpm_models.validation import check_output_path
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -525,11 +527,13 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if args.name == "all":
         if args.out_dir is None or args.out is not None:
             raise ValueError("plot all writes every figure into a folder: give --out-dir DIR (not --out)")
+        check_output_path(args.out_dir, folder=True)
         read_table3(args.csv)  # fail before drawing anything
         targets = [(name, Path(args.out_dir) / name) for name in FIGURES]
     else:
         if args.out is None or args.out_dir is not None:
             raise ValueError(f"plot {args.name} writes one figure: give --out PATH (not --out-dir)")
+        check_output_path(args.out)
         targets = [(args.name, Path(args.out))]
     for name, out in targets:
         png, svg = save(figure(name, args.csv), out)

@@ -60,6 +60,7 @@ from tpm_models.experiments import (
 from tpm_models.norms import check_p, conjugate, dual_norm
 from tpm_models.recovery import choose_theta, theta_interval_primal
 from tpm_models.solvers import BACKENDS
+from tpm_models.validation import check_output_path
 
 P_VALUES: tuple[float, ...] = (1.0, 2.0, math.inf)
 EPS_GRID: tuple[float, ...] = (0.02, 0.05, 0.1)
@@ -487,11 +488,19 @@ def robust_markdown(rows: Sequence[dict], command: str, meta: dict, discussion: 
     return "\n".join(lines)
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Fail before any work when ``--records`` or ``--out-dir`` cannot be written."""
+    check_output_path(args.records)
+    if args.out_dir:
+        check_output_path(args.out_dir, folder=True)
+
+
 def cmd_robust_table(args: argparse.Namespace) -> int:
     import os
 
     from tpm_models.experiments import _meta
 
+    _check_outputs(args)
     load_before = os.getloadavg()
     start = time.perf_counter()
     records = run_robust_table(args.dataset, args.runs, args.p, args.eps, n_jobs=args.jobs, progress=not args.quiet,
@@ -718,6 +727,7 @@ def cmd_robust_kernel_table(args: argparse.Namespace) -> int:
 
     if args.runs < 1:
         raise ValueError(f"--runs must be >= 1, got {args.runs}")
+    _check_outputs(args)
     p_values = [check_p(p) for p in args.p]
     load_before = os.getloadavg()
     start = time.perf_counter()

@@ -7,6 +7,8 @@ what to do about it.
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 
@@ -80,3 +82,31 @@ def check_class(y: np.ndarray, c: object) -> None:
         raise ValueError(f"need at least two classes, got {present.tolist()}")
     if not np.any(y == c):
         raise ValueError(f"class {c!r} has no points; classes present: {present.tolist()}")
+
+
+def _first_existing(path: Path) -> Path:
+    for parent in path.parents:
+        if parent.exists():
+            return parent
+    return Path(".")
+
+
+def check_output_path(path: str | os.PathLike, folder: bool = False) -> str:
+    """Check that ``path`` can be written before any work is done, and return it.
+
+    A file (``folder=False``) must not be an existing folder; a folder (``folder=True``) must not
+    be an existing file. In both cases the nearest existing ancestor must be a folder that we may
+    write in (a missing one is created on writing). Without this, a long run would end in a
+    ``NotADirectoryError`` or ``FileExistsError`` after its work.
+    """
+    p = Path(path)
+    if folder and p.exists() and not p.is_dir():
+        raise ValueError(f"cannot write into {path}: it is a file, not a folder; choose another folder")
+    if not folder and p.is_dir():
+        raise ValueError(f"cannot write {path}: it is a folder; give a file name")
+    base = p if folder and p.is_dir() else _first_existing(p)
+    if not base.is_dir():
+        raise ValueError(f"cannot write {path}: {base} is a file, not a folder; choose another path")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write {path}: no permission to write in {base}")
+    return str(path)
