@@ -207,3 +207,33 @@ def test_an_os_error_while_writing_is_a_message_not_a_traceback(tmp_path, capsys
     assert main(["export", *MODEL_15, "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert err.strip() == f"tpm-models: error: {out}: No space left on device"
+
+
+@pytest.mark.parametrize("eps", ["0", "0.02"])
+def test_a_solver_is_refused_before_running_whatever_eps(capsys, eps):
+    """(23) at p = 2 holds a square root at every eps: HiGHS is refused before it runs, and no
+    table is printed (at eps = 0 it used to be classed a QP, run, and print NaNs)."""
+    code = main(["solve", "--model", "23", "--dataset", "iris", "--class", "0", "--nu", "0.3", "--alpha", "1",
+                 "--p", "2", "--eps", eps, "--solver", "highs"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert "highs cannot take a NLP" in err and "ipopt" in err
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_a_failed_solve_prints_no_values(capsys, monkeypatch, json_flag):
+    """HiGHS capped at one iteration cannot solve (16): the command says so, exits 1, and shows
+    no number that could be taken for a solution."""
+    import tpm_models.solvers as S
+
+    monkeypatch.setattr(S, "ITERATION_LIMIT", 1)
+    code = main(["solve", "--model", "16", "--dataset", "wine", "--class", "1", "--nu", str(2**-7),
+                 "--alpha", str(2**-6), "--solver", "highs", *json_flag])
+    out, err = capsys.readouterr()
+    assert code == 1 and "did not solve the model to optimality" in err
+    if json_flag:
+        payload = json.loads(out)
+        assert payload["termination"] != "optimal" and payload["objective"] is None
+        assert payload["values"] is None and payload["duals"] is None
+    else:
+        assert "lam" not in out and "objective" not in out and "nan" not in out.lower()

@@ -179,10 +179,101 @@ def test_gurobi_size_limit_is_a_failure_not_a_crash(wine):
     big = build(10, X, y, 0, NU, ALPHA, Kernel("inhom-poly", degree=3, gamma=1.0))  # 560 + 1 + 59 vars
     with pytest.raises(NoOptimalSolutionError) as info:
         solve(big, "gurobi")
-    assert info.value.result.termination is Termination.ERROR
+    assert info.value.result.termination is Termination.REFUSED
     assert "Gurobi" in info.value.result.message or "licen" in info.value.result.message.lower()
 
 
 def test_default_solver_is_the_measured_one(iris):
     X, y = iris
     assert solve(build(16, X, y, 0, NU, ALPHA)).solver == S.DEFAULT["QP"]
+
+
+# --------------------------------------------------------------------------- edge values (issue 15, item 3)
+
+EDGE_TOL = 1e-6  # the project's agreement between two solvers on one model (SCIP's NLP path reaches ~1e-7)
+
+
+def _subset(iris):
+    """30 Iris points, 10 per class: the edge models solve in well under a second by every backend."""
+    X, y = iris
+    keep = np.concatenate([np.flatnonzero(y == k)[:10] for k in range(3)])
+    return X[keep], y[keep]
+
+
+def _zero_coefficient():
+    """min q x^2 + y^2 + x  s.t. x >= -1, with the mutable q = 0: a QP by what it holds; optimum -1 at x = -1."""
+    m = pyo.ConcreteModel(name="QP with a zero coefficient")
+    m.q = pyo.Param(initialize=0.0, mutable=True)
+    m.x = pyo.Var(bounds=(-1, None))
+    m.y = pyo.Var()
+    m.obj = pyo.Objective(expr=m.q * m.x**2 + m.y**2 + m.x)
+    return m, -1.0
+
+
+def _edge_models(iris):
+    """(model, class it holds, independent optimum). (23) and (28) at eps = 0 equal (15) (the robust
+    reduction); (16) with lam[1] fixed at 0 equals (16) without point 1 (solved by PIQP on the
+    smaller data, the multiplier bound alpha/m_c kept: built with alpha scaled by m_c-1/m_c)."""
+    X, y = _subset(iris)
+    nominal = solve(build(15, X, y, 0, NU, ALPHA), "piqp").objective
+    fixed = build(16, X, y, 0, NU, ALPHA)
+    fixed.lam[1].fix(0.0)
+    keep = np.arange(len(y)) != 0  # point 1 of class 0 is row 0
+    smaller = solve(build(16, X[keep], y[keep], 0, NU, ALPHA * 9 / 10), "piqp").objective
+    zero, zero_opt = _zero_coefficient()
+    return {
+        "(23) p=2 eps=0": (build(23, X, y, 0, NU, ALPHA, p=2, eps=0.0), "NLP", nominal),
+        "(23) p=3 eps=0": (build(23, X, y, 0, NU, ALPHA, p=3, eps=0.0), "NLP", nominal),
+        "(23) p=1 eps=0": (build(23, X, y, 0, NU, ALPHA, p=1, eps=0.0), "QP", nominal),
+        "(28) eps=0": (build(28, X, y, 0, NU, ALPHA, eps=0.0), "SOCP", nominal),
+        "(16) lam[1] fixed": (fixed, "QP", smaller),
+        "zero coefficient": (zero, "QP", zero_opt),
+    }
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_backend_takes_or_refuses_each_edge_model_before_running(iris, monkeypatch, name):
+    """The class is read from what a model holds, not from its parameters' values: a backend
+    either solves the model to the independent optimum, or is refused before it runs (the
+    issue: (23) at eps = 0 was classed as a QP, HiGHS was run and raised inside)."""
+    backend(name)
+    runs = []
+    original = S.BACKENDS[name]
+    monkeypatch.setitem(S.BACKENDS, name, S.Backend(original.name, original.package, original.model_classes,
+                                                   lambda m, t: runs.append(1) or original.run(m, t)))
+    for label, (model, kind, optimum) in _edge_models(iris).items():
+        assert S.model_class(model) == kind, label
+        runs.clear()
+        if kind not in original.model_classes:
+            with pytest.raises(SolverUnavailableError, match=f"{name} cannot take a {kind}"):
+                solve(model, name)
+            assert runs == [], f"{name} was run on {label}"
+            continue
+        r = solve(model, name, raise_on_failure=False)
+        assert runs == [1]
+        if S.is_licence_limit(r):
+            assert r.termination is Termination.REFUSED and r.objective is None
+            continue
+        assert r.optimal, f"{name} on {label}: {r.termination} {r.message}"
+        assert abs(r.objective - optimum) <= EDGE_TOL * max(1.0, abs(optimum)), (label, r.objective, optimum)
+
+
+def test_the_class_does_not_change_with_eps(iris):
+    X, y = _subset(iris)
+    for eq, p in ((23, 2), (23, 1.5), (23, 1), (23, float("inf")), (26, 2), (27, 1), (28, 2), (29, float("inf"))):
+        kinds = {S.model_class(build(eq, X, y, 0, NU, ALPHA, p=p, eps=eps)) for eps in (0.0, 0.02)}
+        assert len(kinds) == 1, (eq, p, kinds)
+
+
+def test_a_refusal_inside_the_solver_is_refused_not_failed(monkeypatch, iris):
+    """A solver interface that refuses the model itself (Pyomo's IncompatibleModelError) is
+    reported as REFUSED, and never with values."""
+    from pyomo.contrib.solver.common.util import IncompatibleModelError
+
+    def refuse(model, time_limit):
+        raise IncompatibleModelError("this interface takes no such row")
+
+    monkeypatch.setitem(S.BACKENDS, "fake", S.Backend("fake", "numpy", frozenset({"QP"}), refuse))
+    X, y = _subset(iris)
+    r = solve(build(16, X, y, 0, NU, ALPHA), "fake", raise_on_failure=False)
+    assert r.termination is Termination.REFUSED and r.objective is None and r.duals is None

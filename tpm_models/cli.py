@@ -101,9 +101,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     try:
         result = solve(model, args.solver)
         code = 0
-    except NoOptimalSolutionError as exc:
+    except NoOptimalSolutionError as exc:  # reported, and no values are printed: they are not a solution
         result, code = exc.result, 1
-        print(str(exc), file=sys.stderr)
+        print(f"tpm-models: {exc}", file=sys.stderr)
     if args.json:
         out = {
             "model": args.model,
@@ -116,14 +116,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
             **({"p": args.p, "eps": args.eps} if robust else {}),
             **result.to_dict(),
         }
+        if not result.optimal:
+            out.update(values=None, duals=None)
         print(json.dumps(out, indent=2))
         return code
     print(f"model      {title(model)}")
     print(f"data       {data.name}, class {c} ({data.classes[c]}), nu={args.nu:g}, alpha={args.alpha:g}")
     print(f"solver     {result.solver} {result.solver_version}: {result.termination.value} "
           f"in {result.seconds * 1e3:.1f} ms")
-    if result.objective is not None:
-        print(f"objective  {result.objective:.12g}   (as printed in the paper, no constant added)")
+    if not result.optimal:
+        return code
+    print(f"objective  {result.objective:.12g}   (as printed in the paper, no constant added)")
     for name, value in result.values.items():
         shown = np.array2string(np.asarray(value), precision=6, max_line_width=100, threshold=12)
         print(f"{name:<10} {shown}")

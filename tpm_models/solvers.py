@@ -67,10 +67,11 @@ from unittest import mock
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.contrib.solver.common.util import IncompatibleModelError
 from pyomo.repn import generate_standard_repn
 
 from tpm_models import ipopt as _ipopt
-from tpm_models.matrices import NotAQPError, QPMatrices, qp_matrices
+from tpm_models.matrices import QPMatrices, qp_matrices
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +114,11 @@ class Termination(StrEnum):
     """Stopped at the time limit."""
     NUMERICAL_ERROR = "numerical_error"
     """Numerical trouble: NaN values, or a point the solver called optimal that is infeasible."""
+    REFUSED = "refused"
+    """The solver refused the model before solving it: a licence limit on its size, or a model
+    the solver's own interface cannot take. Nothing was solved; another solver may take it."""
     ERROR = "error"
-    """Any other failure (including a licence refusing the model's size)."""
+    """Any other failure: the solver ran and failed (or crashed) without a usable answer."""
 
 
 @dataclass
@@ -180,33 +184,42 @@ class SolverUnavailableError(RuntimeError):
 # --------------------------------------------------------------------------- helpers
 
 
+def _structure(expr):
+    """The standard representation of ``expr`` with parameters kept as symbols (``compute_values=False``):
+    what the expression *holds*, whatever the current values of its mutable ``Param`` s."""
+    return generate_standard_repn(expr, quadratic=True, compute_values=False)
+
+
 def model_class(model: pyo.ConcreteModel) -> str:
     """``"LP"``, ``"QP"`` (quadratic objective, linear rows), ``"SOCP"`` (linear or quadratic
     objective; every nonlinear row a second-order cone ``sum a_k x_k^2 <= b y^2`` with
-    ``a, b > 0`` and ``y >= 0``) or ``"NLP"``."""
-    try:
-        qp = qp_matrices(model)
-    except NotAQPError:
-        pass
-    else:
-        return "QP" if np.any(qp.P) else "LP"
-    objective = generate_standard_repn(
-        next(model.component_data_objects(pyo.Objective, active=True)).expr, quadratic=True
-    )
+    ``a, b > 0`` and ``y >= 0``) or ``"NLP"``.
+
+    The class is read from what the objective and the rows *hold*, never from the values of
+    their parameters: (23) at p = 2 is an NLP at ``eps = 0`` too (its rows still hold
+    ``eps[i] * sqrt(...)``), so a model's class, and the solvers that may take it, do not change
+    with ``eps``. Only the cone test reads the signs of the quadratic coefficients.
+    """
+    objective = _structure(_objective(model).expr)
     if objective.nonlinear_expr is not None:
         return "NLP"
+    conic = False
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        repn = generate_standard_repn(con.body, quadratic=True)
+        repn = _structure(con.body)
         if repn.nonlinear_expr is not None:
             return "NLP"
-        if repn.quadratic_vars and not _is_cone(con, repn):
-            return "NLP"
-    return "SOCP"
+        if repn.quadratic_vars:
+            if not _is_cone(con, repn):
+                return "NLP"
+            conic = True
+    if conic:
+        return "SOCP"
+    return "QP" if objective.quadratic_vars else "LP"
 
 
 def _is_cone(con, repn) -> bool:
     """``sum a_k x_k^2 - b y^2 <= 0`` (or its negation >= 0) with a, b > 0 and y >= 0."""
-    if repn.linear_vars or repn.constant != 0:
+    if repn.linear_vars or pyo.value(repn.constant) != 0:
         return False
     if con.upper is not None and con.lower is None and pyo.value(con.upper) == 0:
         sign = 1.0
@@ -218,7 +231,7 @@ def _is_cone(con, repn) -> bool:
     for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
         if u is not v:
             return False
-        if sign * coef < 0:
+        if sign * pyo.value(coef) < 0:
             negative.append(u)
     return len(negative) == 1 and negative[0].lb is not None and pyo.value(negative[0].lb) >= 0
 
@@ -472,7 +485,8 @@ def _legacy_runner(pyomo_name: str, options: Callable[[float | None], dict]):
 
         opt = pyo.SolverFactory(pyomo_name)
         added = False
-        if model.component("dual") is None:
+        rows = next(model.component_data_objects(pyo.Constraint, active=True, descend_into=True), None)
+        if model.component("dual") is None and rows is not None:  # Xpress raises for duals of a model without rows
             model.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
             added = True
         try:
@@ -612,7 +626,11 @@ def solve(
         termination, raw_duals, message = backend.run(model, time_limit)
     except Exception as exc:  # a licence limit or a crash inside the solver is a failure, not a crash
         log.warning("%s raised %s: %s", backend.name, type(exc).__name__, exc)
-        termination, raw_duals, message = Termination.ERROR, None, f"{type(exc).__name__}: {exc}"
+        message = f"{type(exc).__name__}: {exc}"
+        termination = Termination.REFUSED if isinstance(exc, IncompatibleModelError) else Termination.ERROR
+        raw_duals = None
+    if termination is Termination.ERROR and any(w in message.lower() for w in _LICENCE_WORDS):
+        termination = Termination.REFUSED  # a size-limited licence refused the model: nothing was solved
     seconds = time.perf_counter() - start
 
     values = values_of(model)
@@ -656,7 +674,7 @@ _LICENCE_WORDS = ("too many rows", "too many columns", "size-limited", "model to
 
 def is_licence_limit(result: SolveResult) -> bool:
     """True when a failure is a size-limited free licence refusing the model (not a numerical failure)."""
-    return result.termination is Termination.ERROR and any(w in result.message.lower() for w in _LICENCE_WORDS)
+    return result.termination is Termination.REFUSED and any(w in result.message.lower() for w in _LICENCE_WORDS)
 
 
 def title(model: pyo.ConcreteModel) -> str:
