@@ -66,6 +66,7 @@ import numpy as np
 from tpm_models.data import load_dataset, min_max_scale, stratified_split
 from tpm_models.fastqp import FAST_SOLVERS, fit_classes, predict_rows
 from tpm_models.kernels import Kernel
+from tpm_models.parallel import parallel_map
 from tpm_models.recovery import FREE_TOL
 from tpm_models.validation import check_output_path
 
@@ -560,8 +561,6 @@ def run_table3(
     every finished split is appended to it at once; ``resume=True`` reuses its valid records of the same
     configuration, and without it an existing store is an error.
     """
-    from joblib import Parallel, delayed
-
     protocol = protocol or Protocol()
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
@@ -603,8 +602,7 @@ def run_table3(
     tasks.sort(key=lambda t: -len(ALL_CELLS[t.cell].params))
     bar = Progress(len(tasks), enabled=progress)
     if tasks:
-        jobs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(run_split)(t) for t in tasks)
-        for rec in jobs:
+        for rec in parallel_map(run_split, ((t,) for t in tasks), n_jobs):
             if result_store is not None:
                 result_store.append(rec)
             key = tuple(rec["key"])

@@ -43,6 +43,7 @@ import math
 import sys
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,7 @@ from tpm_models.experiments import (
     split_indices,
 )
 from tpm_models.norms import check_p, conjugate, dual_norm
+from tpm_models.parallel import parallel_map
 from tpm_models.recovery import choose_theta, theta_interval_primal
 from tpm_models.solvers import BACKENDS
 from tpm_models.validation import check_output_path
@@ -416,16 +418,14 @@ def _first_best(train: Sequence[int]) -> int:
 def run_robust_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100, p_values=P_VALUES,
                      eps_grid=EPS_GRID, n_jobs: int | None = 1, progress: bool = True,
                      solver: str = "auto") -> list[dict]:
-    from joblib import Parallel, delayed
-
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
     p_values = [check_p(p) for p in p_values]
     tasks = [(d, s) for d in datasets for s in range(runs)]
     bar = Progress(len(tasks), enabled=progress, label="robust-table")
     records = []
-    for rec in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(run_robust_split)(d, s, p_values, eps_grid, solver=solver) for d, s in tasks):
+    for rec in parallel_map(partial(run_robust_split, solver=solver), ((d, s, p_values, eps_grid) for d, s in tasks),
+                            n_jobs):
         records.append(rec)
         bar.step(f"{rec['dataset']} split {rec['split']}")
     return sorted(records, key=lambda r: (r["dataset"], r["split"]))
@@ -723,8 +723,6 @@ def cmd_robust_kernel_table(args: argparse.Namespace) -> int:
     import platform
     from importlib import metadata
 
-    from joblib import Parallel, delayed
-
     if args.runs < 1:
         raise ValueError(f"--runs must be >= 1, got {args.runs}")
     _check_outputs(args)
@@ -734,8 +732,8 @@ def cmd_robust_kernel_table(args: argparse.Namespace) -> int:
     tasks = [(d, s) for d in args.dataset for s in range(args.runs)]
     bar = Progress(len(tasks), enabled=not args.quiet, label="robust-kernel-table")
     records = []
-    for rec in Parallel(n_jobs=args.jobs, return_as="generator_unordered")(
-            delayed(run_robust_kernel_split)(d, s, p_values, args.eps, args.sigma) for d, s in tasks):
+    for rec in parallel_map(run_robust_kernel_split, ((d, s, p_values, args.eps, args.sigma) for d, s in tasks),
+                            args.jobs):
         records.append(rec)
         bar.step(f"{rec['dataset']} split {rec['split']}")
     records.sort(key=lambda r: (r["dataset"], r["split"]))
