@@ -6,7 +6,7 @@ import pyomo.environ as pyo
 import pytest
 
 from tpm_models import Kernel, build
-from tpm_models.matrices import qp_matrices
+from tpm_models.solvers.matrices import qp_matrices
 
 NU, ALPHA = 0.3, 1.7
 TOL = 1e-12  # both sides are the same arithmetic in a different order

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from tpm_models import Kernel, build, load_dataset, min_max_scale, solve
-from tpm_models.checks import rel_gap
 from tpm_models.cli import main
+from tpm_models.solvers.compare import rel_gap
 
 
 def run_json(capsys, *args):
@@ -197,7 +197,7 @@ def test_a_path_that_cannot_be_written_is_a_clear_error(tmp_path, capsys, comman
 
 def test_an_os_error_while_writing_is_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):
     """The back stop: an OSError that no check foresaw (here the disk is full) names the path and exits 1."""
-    import tpm_models.export as export_module
+    import tpm_models.export.writers as export_module
 
     def full(path, data):
         raise OSError(28, "No space left on device", str(path))

@@ -1,4 +1,4 @@
-"""Max-voting and max-distance (tpm_models.decisions) against independent truths: the binary duals (4)/(5),
+"""Max-voting and max-distance (tpm_models.experiments.decisions) against independent truths: the binary duals (4)/(5),
 (12)/(13) built in Pyomo, solved by PIQP and recovered by (6)/(7); the rules written out with
 estimators.TPMSVM per pair / per class; solving every alpha (errata 7) and every gamma (errata 10); the engine's
 counts of one grid point against that pipeline; the tables that report them."""
@@ -7,7 +7,35 @@ import numpy as np
 import pytest
 
 from tpm_models import Kernel, load_dataset, min_max_scale, solve
-from tpm_models.binary import (
+from tpm_models.experiments.decisions import (
+    RULES,
+    MaxDistanceTPMSVM,
+    OneVsOneTPMSVM,
+    decision_grid_counts,
+    fit_binary,
+    fit_rule,
+)
+from tpm_models.experiments.table3 import (
+    ALL_CELLS,
+    ALPHAS,
+    DECISIONS,
+    KERNEL_PARAMS,
+    RATIOS,
+    Protocol,
+    SplitTask,
+    config_of,
+    cv_folds,
+    cv_seed,
+    dataset_arrays,
+    expand,
+    print_summary,
+    run_split,
+    run_table3,
+    split_indices,
+    write_table3,
+)
+from tpm_models.learn.estimators import TPMSVM
+from tpm_models.models.binary import (
     build_dual_4,
     build_dual_5,
     build_dual_12,
@@ -16,38 +44,10 @@ from tpm_models.binary import (
     recover_minus,
     recover_plus,
 )
-from tpm_models.decisions import (
-    RULES,
-    MaxDistanceTPMSVM,
-    OneVsOneTPMSVM,
-    decision_grid_counts,
-    fit_binary,
-    fit_rule,
-)
-from tpm_models.estimators import TPMSVM
-from tpm_models.experiments import (
-    ALL_CELLS,
-    ALPHAS,
-    DECISIONS,
-    KERNEL_PARAMS,
-    RATIOS,
-    Protocol,
-    SplitTask,
-    _data,
-    config_of,
-    cv_folds,
-    cv_seed,
-    expand,
-    print_summary,
-    run_split,
-    run_table3,
-    split_indices,
-    write_table3,
-)
 
 
 def _task(dataset, cell, split, protocol):
-    X, y, sha = _data(dataset)
+    X, y, sha = dataset_arrays(dataset)
     return SplitTask(dataset, cell, split, protocol, X, y, config_of(sha, ALL_CELLS[cell], protocol))
 
 
@@ -63,7 +63,7 @@ def _params(kernel: Kernel) -> dict:
 def test_binary_planes_equal_pyomo_duals_4_5_and_recovery_6_7(kernel, nu, alpha):
     """H+ and H- of the fast path (two (19)-type QPs, the mirror identity) = (4)/(5) or (12)/(13) by PIQP and
     (6)/(7): lambda, theta, <w, phi(x)>, and the value of (8)/(14); for a pair and for a class against the rest."""
-    X, y, _ = _data("iris")
+    X, y, _ = dataset_arrays("iris")
     for plus_class, minus_classes in ((1, (2,)), (0, (1, 2))):
         sel = np.flatnonzero(np.isin(y, (plus_class, *minus_classes)))
         Xs, ys = X[sel], np.where(y[sel] == plus_class, 1, -1)
@@ -73,7 +73,7 @@ def test_binary_planes_equal_pyomo_duals_4_5_and_recovery_6_7(kernel, nu, alpha)
         if kernel.name == "linear":
             duals = build_dual_4(Xs, ys, nu, alpha), build_dual_5(Xs, ys, nu, alpha)
         else:
-            duals = build_dual_12(Xs, ys, nu, alpha, kernel), build_dual_13(Xs, ys, nu, alpha, kernel)
+            duals = build_dual_12(Xs, ys, nu, alpha, kernel=kernel), build_dual_13(Xs, ys, nu, alpha, kernel=kernel)
         lam_p, lam_m = (solve(m, "piqp").values["lam"] for m in duals)
         h_plus = recover_plus(Xs, ys, lam_p, nu, alpha, kernel)
         h_minus = recover_minus(Xs, ys, lam_m, nu, alpha, kernel)
@@ -88,7 +88,7 @@ def test_binary_planes_equal_pyomo_duals_4_5_and_recovery_6_7(kernel, nu, alpha)
 
 def test_swapping_the_classes_negates_8():
     """The mirror identity in the Pyomo pipeline: TPMSVM with X+ and X- swapped gives minus the value of (8)."""
-    X, y, _ = _data("wine")
+    X, y, _ = dataset_arrays("wine")
     sel = np.flatnonzero(y != 2)
     a = TPMSVM(nu=0.3, solver="piqp").fit(X[sel], np.where(y[sel] == 0, 1, -1)).decision_function(X)
     b = TPMSVM(nu=0.3, solver="piqp").fit(X[sel], np.where(y[sel] == 0, -1, 1)).decision_function(X)
@@ -133,7 +133,7 @@ def _pipeline_predict(rule, X_train, y_train, X_test, nu, alpha, kernel):
 def test_rules_equal_tpmsvm_per_pair_and_per_class(dataset, kernel, nu):
     """Predictions on the test split and on random points of the feature box (where the one-versus-one votes of
     Wine tie 1-1-1 a few times in 1000, so the tie rule is exercised)."""
-    X, y, _ = _data(dataset)
+    X, y, _ = dataset_arrays(dataset)
     train, test = split_indices(y, 3, Protocol())
     Z = np.vstack([X[test], np.random.default_rng(7).uniform(0.0, 1.0, (1000, X.shape[1]))])
     alpha = 2.0
@@ -169,7 +169,7 @@ def test_classifiers_take_any_labels_and_check_them():
 def test_errata_7_every_alpha_gives_the_same_counts_and_values(rule):
     """One split, every one of the 17 alpha solved (training, test and 5-fold CV counts), and the rules' values
     themselves: invariant to alpha at fixed nu/alpha."""
-    X, y, _ = _data("wine")
+    X, y, _ = dataset_arrays("wine")
     train, test = split_indices(y, 0, Protocol())
     folds = cv_folds(y, train, 5, cv_seed(0, 0))
     for kernel in (Kernel(), Kernel("gaussian", sigma=1.0)):
@@ -193,7 +193,7 @@ def test_engine_solves_every_alpha_without_shortcuts_and_inhom_linear_is_linear(
         for a, b in zip(expand(short), expand(full)):
             assert np.array_equal(a, b), cell
     assert short["derived"].startswith("errata 10")
-    X, y, _ = _data("wine")
+    X, y, _ = dataset_arrays("wine")
     train, test = split_indices(y, 1, Protocol())
     for rule in RULES:
         linear = decision_grid_counts(X, y, train, test, Kernel(), ALPHAS[::8], RATIOS, rule=rule)
@@ -211,7 +211,7 @@ def test_engine_counts_equal_tpmsvm_pipeline(cell, ratio, param):
     """Training, test and 5-fold CV counts of one grid point (alpha = 4: errata 7) of run_split's record."""
     protocol = Protocol(cv_folds=5)
     rec = run_split(_task("iris", cell, 1, protocol))["result"]
-    X, y, _ = _data("iris")
+    X, y, _ = dataset_arrays("iris")
     train, test = split_indices(y, 1, protocol)
     kernel = ALL_CELLS[cell].kernels()[KERNEL_PARAMS.index(param) if param else 0]
     alpha = 4.0

@@ -74,7 +74,7 @@ def test_tour_runs_and_its_numbers_hold(capsys):
     assert abs(external.objective - p.objective) <= 1e-6 * abs(p.objective)
 
     # 4. the classifier: the recovered w of versicolor is the primal's; the fast path predicts the same
-    from tpm_models.fastqp import FastOneVsAll
+    from tpm_models.learn.fastqp import FastOneVsAll
 
     clf, train, test, labels = ns["clf"], ns["train"], ns["test"], ns["labels"]
     fitted_on_all = type(clf)(nu=0.3, alpha=1.0).fit(X, labels)
@@ -100,8 +100,8 @@ def test_derivations_run_and_hold(capsys):
     ns = namespace
     X, y, c, nu = ns["X"], ns["y"], ns["c"], ns["nu"]
     primal, dual = ns["primal"], ns["dual"]
-    from tpm_models.checks import dual_constant
-    from tpm_models.norms import dual_norm, norm
+    from tpm_models.models.norms import dual_norm, norm
+    from tpm_models.models.shapes import dual_constant
 
     # the omitted constant: e'X'Xe written out as a double sum of inner products
     other = X[y != c]
@@ -177,12 +177,12 @@ def test_site_builds_in_strict_mode_without_warnings(site):
                  "solvers/index.html", "api/index.html", "results/table3/index.html", "figures/index.html"):
         assert (out / page).is_file(), page
     api = (out / "api" / "index.html").read_text()
-    assert 'id="tpm_models.multiclass.build_primal_15"' in api and 'id="tpm_models.export.write"' in api
+    assert 'id="tpm_models.models.multiclass.build_primal_15"' in api and 'id="tpm_models.export.writers.write"' in api
     assert ":math:" not in api and ".. math::" not in api  # the docstrings' RST became Markdown
     assert not list(out.rglob("*.py")) and not (out / "hooks").exists()  # the griffe extension is not published
     # inline names in the pages link to their API entries (docs/hooks/api_links.py), all resolved
     equations = (out / "equations" / "index.html").read_text()
-    assert 'href="../api/#tpm_models.multiclass.build_primal_15"' in equations
+    assert 'href="../api/#tpm_models.models.multiclass.build_primal_15"' in equations
     assert not any("<autoref" in page.read_text() for page in out.rglob("*.html"))
     # offline: the pages load nothing from another host (no fonts, no CDN)
     assert not re.search(r'(src|href)="https?://[^"]*\.(js|css|woff2?)"', (out / "tour" / "index.html").read_text())
@@ -257,7 +257,7 @@ def test_api_links_hook():
     """Inline package names become optional autorefs; code blocks and paths are left alone."""
     link_names = _hook("api_links").link_names
     md = "\n".join([
-        "Code: `tpm_models.multiclass.build_primal_15(X, y, c, nu, alpha)`, see `tpm_models/solvers.py`.",
+        "Code: `tpm_models.models.multiclass.build_primal_15(X, y, c, nu, alpha)`, see `tpm_models/solvers.py`.",
         "```python",
         "x = `tpm_models.solvers.solve`",
         "```",
@@ -265,8 +265,56 @@ def test_api_links_hook():
     ])
     lines = link_names(md).split("\n")
     assert lines[0] == (
-        'Code: <autoref identifier="tpm_models.multiclass.build_primal_15" optional>'
-        "<code>tpm_models.multiclass.build_primal_15(X, y, c, nu, alpha)</code></autoref>, "
+        'Code: <autoref identifier="tpm_models.models.multiclass.build_primal_15" optional>'
+        "<code>tpm_models.models.multiclass.build_primal_15(X, y, c, nu, alpha)</code></autoref>, "
         "see `tpm_models/solvers.py`."
     )
     assert lines[1:] == md.split("\n")[1:]
+
+
+def test_adding_a_formulation_runs_as_written(tmp_path, monkeypatch, capsys):
+    """docs/adding-a-formulation.md from outside the package: its module registers "2R", its code and its
+    commands run. Truths: (2) solved by another solver at eps = 0; the robust objective recomputed from the
+    solution by the closed form (25) of the worst case, which the page never writes."""
+    from tpm_models.cli import main
+    from tpm_models.models.registry import USER_MODELS
+
+    blocks = python_blocks("adding-a-formulation")
+    assert len(blocks) == 2
+    (tmp_path / "my_models.py").write_text(blocks[0])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    sys.modules.pop("my_models", None)  # imported afresh by the page
+    monkeypatch.delitem(USER_MODELS, "2R", raising=False)
+    namespace: dict = {}
+    try:
+        exec(compile(blocks[1], "docs/adding-a-formulation.md, python block 2", "exec"), namespace)
+        ns = namespace
+        robust, nominal, at_zero = ns["robust"], ns["nominal"], ns["at_zero"]
+        assert robust.optimal and robust.solver == "ipopt"
+        assert abs(at_zero.objective - nominal.objective) <= 1e-7 * max(abs(nominal.objective), 1e-3)
+        assert robust.objective > nominal.objective
+        X, y = ns["X"], ns["y"]
+        w, theta, eps, nu, alpha = robust.values["w"], robust.values["theta"], 0.02, 0.3, 1.0
+        plus, minus = X[y == 1], X[y != 1]
+        worst = (0.5 * w @ w + nu / len(minus) * np.sum(minus @ w + theta + eps * np.linalg.norm(w))
+                 + alpha / len(plus) * np.sum(np.maximum(0.0, -(plus @ w + theta - eps * np.linalg.norm(w)))))
+        assert abs(worst - robust.objective) <= 1e-7 * abs(robust.objective)
+        assert ns["path"].is_file() and "t" in ns["path"].read_text()
+        # the page's commands, as written (the plugin is the file saved above)
+        bash = re.search(r"^```bash\n(.*?)^```", (DOCS / "adding-a-formulation.md").read_text(), re.S | re.M)
+        commands = [line.split("#")[0].split()[1:] for line in bash.group(1).strip().split("\n")]
+        del USER_MODELS["2R"]  # the CLI loads the plugin itself
+        outputs = []
+        for argv in commands:
+            capsys.readouterr()
+            assert main(argv) == 0, argv
+            outputs.append(capsys.readouterr().out)
+        assert "(2R)" in outputs[0] and "SOCP" in outputs[0]
+        assert "optimal" in outputs[1]
+        assert (tmp_path / "2r.nl").stat().st_size > 1000
+        assert ", 0 failed" in outputs[3] and "cross-solver" in outputs[3]
+    finally:
+        USER_MODELS.pop("2R", None)
+        for name in ("my_models", "tpm_models_plugin_my_models"):
+            sys.modules.pop(name, None)

@@ -1,4 +1,4 @@
-"""The scikit-learn classifiers of :mod:`tpm_models.estimators` against independent truths.
+"""The scikit-learn classifiers of :mod:`tpm_models.learn.estimators` against independent truths.
 
 * :class:`TPMSVM` trains on the duals (4)/(5) (or (12)/(13)) with the default solver; its
   :math:`w_\\pm, \\theta_\\pm` must equal the primals (2)/(3) (or (10)/(11) in the explicit
@@ -23,15 +23,17 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from tpm_models import Kernel, solve, stratified_split
-from tpm_models.binary import build_primal_2, build_primal_3, build_primal_10, build_primal_11, decision_8, predict_8
-from tpm_models.estimators import (
-    TPMSVM,
-    DegenerateHyperplaneWarning,
-    RobustTPMSVMOneVsAll,
-    TPMSVMOneVsAll,
+from tpm_models.learn.estimators import TPMSVM, DegenerateHyperplaneWarning, RobustTPMSVMOneVsAll, TPMSVMOneVsAll
+from tpm_models.models.binary import (
+    build_primal_2,
+    build_primal_3,
+    build_primal_10,
+    build_primal_11,
+    decision_8,
+    predict_8,
 )
-from tpm_models.multiclass import build_primal_15
-from tpm_models.recovery import Hyperplane
+from tpm_models.models.multiclass import build_primal_15
+from tpm_models.models.recovery import Hyperplane
 
 REFERENCE_SOLVER = "highs"
 """Solves the primals; the classifiers solve the duals with the default solver (PIQP)."""
@@ -96,8 +98,8 @@ def test_binary_kernel_equals_feature_space_primals_10_11_and_decision_14(iris_s
     kernel = Kernel("hom-poly", degree=2)
     y_pm = np.where(y == 1, 1, -1)
     clf = TPMSVM(nu=0.3, alpha=1.0, kernel="hom-poly", degree=2).fit(X, y_pm)
-    p10 = solve(build_primal_10(X, y_pm, 0.3, 1.0, kernel), REFERENCE_SOLVER).values
-    p11 = solve(build_primal_11(X, y_pm, 0.3, 1.0, kernel), REFERENCE_SOLVER).values
+    p10 = solve(build_primal_10(X, y_pm, 0.3, 1.0, kernel=kernel), REFERENCE_SOLVER).values
+    p11 = solve(build_primal_11(X, y_pm, 0.3, 1.0, kernel=kernel), REFERENCE_SOLVER).values
     phi = kernel.feature_map(X)
 
     for fitted, primal in zip(clf.planes_, (p10, p11)):

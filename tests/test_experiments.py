@@ -9,7 +9,7 @@ import pytest
 
 from tpm_models import Kernel, solve
 from tpm_models.cli import main
-from tpm_models.experiments import (
+from tpm_models.experiments.table3 import (
     ALL_CELLS,
     ALPHAS,
     CELLS,
@@ -20,11 +20,11 @@ from tpm_models.experiments import (
     Protocol,
     ResultStore,
     SplitTask,
-    _data,
     config_of,
     cv_folds,
     cv_seed,
     dask_backend,
+    dataset_arrays,
     expand,
     grid_counts,
     run_split,
@@ -35,11 +35,11 @@ from tpm_models.experiments import (
     svc_counts,
     write_table3,
 )
-from tpm_models.multiclass import build_dual_19, predict_18, recover_17
+from tpm_models.models.multiclass import build_dual_19, predict_18, recover_17
 
 
 def _task(dataset, cell, split, protocol):
-    X, y, sha = _data(dataset)
+    X, y, sha = dataset_arrays(dataset)
     return SplitTask(dataset, cell, split, protocol, X, y, config_of(sha, ALL_CELLS[cell], protocol))
 
 
@@ -61,12 +61,12 @@ def test_split_counts_equal_pyomo_pipeline(dataset, cell, ratio, param):
     """Correct training and test predictions of one grid point: build_dual_19 + PIQP + recover_17 + predict_18."""
     protocol = Protocol()
     rec = run_split(_task(dataset, cell, 1, protocol))["result"]
-    X, y, _ = _data(dataset)
+    X, y, _ = dataset_arrays(dataset)
     train, test = split_indices(y, 1, protocol)
     kernel = CELLS[cell].kernels()[KERNEL_PARAMS.index(param) if param else 0]
     alpha = 4.0  # any alpha of the grid (errata 7); the engine solved alpha = 1
     planes = [recover_17(X[train], y[train], c, solve(build_dual_19(X[train], y[train], c, ratio * alpha, alpha,
-                                                                    kernel), "piqp").values["lam"],
+                                                                    kernel=kernel), "piqp").values["lam"],
                          ratio * alpha, alpha, kernel) for c in range(3)]
     pred = predict_18(planes, X)
     tr, te = expand(rec)
@@ -96,7 +96,7 @@ def test_errata_7_one_alpha_gives_every_alphas_accuracies(dataset, cell):
 def test_errata_10_inhomogeneous_linear_is_linear():
     """Every gamma of (gamma + x'x') solved: the accuracies of the linear kernel, for every (alpha, nu/alpha)."""
     for dataset in ("iris", "wine"):
-        X, y, _ = _data(dataset)
+        X, y, _ = dataset_arrays(dataset)
         for split in (0, 1, 2):
             train, test = split_indices(y, split, Protocol())
             linear = grid_counts(X, y, train, test, Kernel("linear"), ALPHAS[::4], RATIOS)
@@ -247,7 +247,7 @@ def test_svc_baseline_equals_sklearn_own_kernels():
     from sklearn.multiclass import OneVsRestClassifier
     from sklearn.svm import SVC
 
-    X, y, _ = _data("iris")
+    X, y, _ = dataset_arrays("iris")
     train, test = split_indices(y, 2, Protocol())
     Cs = (2.0**-3, 1.0, 2.0**5)
     for kernel, own in ((Kernel("linear"), {"kernel": "linear"}),
@@ -284,7 +284,7 @@ def test_cli_reproduce_and_bench_run(tmp_path, capsys):
 
 
 def test_cv_folds_partition_the_training_split_stratified_and_seeded():
-    X, y, _ = _data("wine")
+    X, y, _ = dataset_arrays("wine")
     train, test = split_indices(y, 3, Protocol())
     folds = cv_folds(y, train, 5, cv_seed(SEED, 3))
     held = np.concatenate([b for _, b in folds])
@@ -309,14 +309,14 @@ def test_cv_counts_equal_pyomo_pipeline(dataset, cell, ratio, param):
     the fold's fit part, counted on its held-out part, summed over the folds."""
     protocol = Protocol(cv_folds=4)
     rec = run_split(_task(dataset, cell, 2, protocol))["result"]
-    X, y, _ = _data(dataset)
+    X, y, _ = dataset_arrays(dataset)
     train, _ = split_indices(y, 2, protocol)
     kernel = CELLS[cell].kernels()[KERNEL_PARAMS.index(param) if param else 0]
     alpha = 0.5
     held = 0
     for fit, out in cv_folds(y, train, 4, cv_seed(protocol.seed, 2)):
-        planes = [recover_17(X[fit], y[fit], c, solve(build_dual_19(X[fit], y[fit], c, ratio * alpha, alpha, kernel),
-                                                      "piqp").values["lam"], ratio * alpha, alpha, kernel)
+        dual = [build_dual_19(X[fit], y[fit], c, ratio * alpha, alpha, kernel=kernel) for c in range(3)]
+        planes = [recover_17(X[fit], y[fit], c, solve(dual[c], "piqp").values["lam"], ratio * alpha, alpha, kernel)
                   for c in range(3)]
         held += int((predict_18(planes, X[out]) == y[out]).sum())
     cv = np.asarray(rec["cv_correct"])
@@ -362,14 +362,14 @@ def test_cv_shortcuts_exact_and_inhom_linear_is_linear_under_every_protocol():
 
 
 def test_check_rows_kernel_shift_and_inhom_linear():
-    from tpm_models.checks import check_inhomogeneous_linear_protocols, check_kernel_shift
+    from tpm_models.experiments.ties import check_inhomogeneous_linear_protocols, check_kernel_shift
 
-    X, y, _ = _data("iris")
+    X, y, _ = dataset_arrays("iris")
     rows = check_kernel_shift(X, y, "iris") + check_inhomogeneous_linear_protocols(X, y, "iris", split=1, folds=3)
     assert len(rows) == 10 and all(r.passed for r in rows), [r for r in rows if not r.passed]
     # the shift check measures: a shift of the kernel that is not a constant changes the distances
-    from tpm_models.checks import rel_dist
-    from tpm_models.fastqp import fit_classes
+    from tpm_models.learn.fastqp import fit_classes
+    from tpm_models.solvers.compare import rel_dist
 
     K = Kernel("linear").gram(X, X)
     everything = np.arange(len(y))
@@ -379,7 +379,7 @@ def test_check_rows_kernel_shift_and_inhom_linear():
 
 
 def test_config_of_the_paper_protocol_is_unchanged_and_cv_runs_resume(tmp_path):
-    X, y, sha = _data("iris")
+    X, y, sha = dataset_arrays("iris")
     assert "cv_folds" not in config_of(sha, CELLS["linear"], Protocol())  # stores written before CV stay valid
     assert config_of(sha, CELLS["linear"], Protocol(cv_folds=5))["cv_folds"] == 5
     store = tmp_path / "cv.jsonl"

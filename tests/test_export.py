@@ -20,27 +20,24 @@ import pyomo.environ as pyo
 import pytest
 
 from tpm_models import Kernel, build, load_dataset, min_max_scale, solve
-from tpm_models.checks import dual_constant
+from tpm_models.checks.robust import rel_gap
 from tpm_models.cli import main
-from tpm_models.export import (
-    AGREEMENT_TOL,
-    LIBRARY_DATASETS,
+from tpm_models.export.library import AGREEMENT_TOL, LIBRARY_DATASETS, check_library, read_manifest, verify
+from tpm_models.export.writers import (
     RIPOPT_SOLVED,
-    check_library,
     export,
     formats_for,
     gzip_bytes,
     model_text,
     model_texts,
-    read_manifest,
     read_text,
     ripopt_executable,
     run_ripopt,
-    verify,
     write,
 )
-from tpm_models.robust_checks import obj_residual, objective_scale
-from tpm_models.solvers import available_solvers
+from tpm_models.models.shapes import dual_constant
+from tpm_models.solvers.backends.registry import available_solvers
+from tpm_models.solvers.compare import objective_scale
 
 LIBRARY = Path(__file__).resolve().parents[1] / "formulations"
 REL_TOL = 1e-6
@@ -57,7 +54,7 @@ def rows(manifest, formats, classes):
 
 
 def residual(value: float, row: dict[str, str]) -> float:
-    return obj_residual(value, float(row["objective"]), float(row["objective_scale"]))
+    return rel_gap(value, float(row["objective"]), float(row["objective_scale"]))
 
 
 def pyomo_name(name: str) -> str:
@@ -369,11 +366,11 @@ def test_objective_constant_survives_every_format(iris, tmp_path):
         if fmt == "lp":
             assert (lp.col_lower_[k], lp.col_upper_[k]) == (1.0, 1.0)
         h.run()
-        assert obj_residual(h.getInfo().objective_function_value, primal.objective, scale) < REL_TOL
+        assert rel_gap(h.getInfo().objective_function_value, primal.objective, scale) < REL_TOL
     assert f"n{constant!r}".encode() in model_text(dual, "nl")
     if ripopt_executable():
         r = run_ripopt(write(dual, tmp_path / "d.nl"))
-        assert r.status in RIPOPT_SOLVED and obj_residual(-r.objective, primal.objective, scale) < REL_TOL
+        assert r.status in RIPOPT_SOLVED and rel_gap(-r.objective, primal.objective, scale) < REL_TOL
 
 
 def _gurobi_objective(path: Path) -> tuple[float, int, int]:

@@ -1,12 +1,12 @@
-"""The fast path (tpm_models.fastqp) against the Pyomo builder of (19), two solvers and recover_17/decision_18."""
+"""The fast path (tpm_models.learn.fastqp) against the Pyomo builder of (19), two solvers and recover_17/decision_18."""
 
 import numpy as np
 import pytest
 
 from tpm_models import Kernel, solve, stratified_split
-from tpm_models.fastqp import ClassDual, FastOneVsAll, FastQPError, dual_19_matrices, fit_classes, predict_rows
-from tpm_models.matrices import qp_matrices
-from tpm_models.multiclass import build_dual_19, decision_18, recover_17
+from tpm_models.learn.fastqp import ClassDual, FastOneVsAll, FastQPError, dual_19_matrices, fit_classes, predict_rows
+from tpm_models.models.multiclass import build_dual_19, decision_18, recover_17
+from tpm_models.solvers.matrices import qp_matrices
 
 KERNELS = [
     Kernel("linear"),
@@ -47,7 +47,7 @@ def test_fast_path_equals_pyomo_19(request, data):
             planes_fast[ratio], _ = fit_classes(K, np.arange(len(Xt)), yt, 3, [nu], [alpha])
             ref_planes[ratio] = []
         for c in range(3):
-            model = build_dual_19(Xt, yt, c, PARAMS[0][0] * PARAMS[0][1], PARAMS[0][1], kernel)
+            model = build_dual_19(Xt, yt, c, PARAMS[0][0] * PARAMS[0][1], PARAMS[0][1], kernel=kernel)
             Xc, Xo = Xt[yt == c], Xt[yt != c]
             dual = ClassDual(kernel.gram(Xc, Xc), kernel.gram(Xo, Xc))  # the blocks build_dual_19 uses
             for ratio, alpha in PARAMS:
@@ -91,7 +91,7 @@ def test_dual_19_matrices_function(iris):
     k = Kernel("gaussian", sigma=0.5)
     Xc, Xo = X[y == 1], X[y != 1]
     dm = dual_19_matrices(k.gram(Xc, Xc), k.gram(Xo, Xc), 0.3, 1.5)
-    qp = qp_matrices(build_dual_19(X, y, 1, 0.3, 1.5, k))
+    qp = qp_matrices(build_dual_19(X, y, 1, 0.3, 1.5, kernel=k))
     for name in ("P", "q", "A", "b", "x_l", "x_u"):
         assert _close(getattr(qp, name), getattr(dm, name), MATRIX_TOL), name
 
@@ -114,7 +114,7 @@ def test_fast_estimator_matches_recover_17(iris):
     train, test = stratified_split(y, 1)
     k = Kernel("gaussian", sigma=0.5)
     clf = FastOneVsAll(0.3, 1.0, k).fit(X[train], y[train])
-    planes = [recover_17(X[train], y[train], c, solve(build_dual_19(X[train], y[train], c, 0.3, 1.0, k), "piqp")
+    planes = [recover_17(X[train], y[train], c, solve(build_dual_19(X[train], y[train], c, 0.3, 1.0, kernel=k), "piqp")
                          .values["lam"], 0.3, 1.0, k) for c in range(3)]
     np.testing.assert_allclose(clf.distances(X[test]), decision_18(planes, X[test]), rtol=1e-6, atol=1e-8)
     assert clf.qps_ == 3
@@ -147,8 +147,8 @@ def test_degenerate_hyperplane_is_never_nearest_like_the_estimator(iris):
     the fast path and TPMSVMOneVsAll flag the same hyperplane and predict the same."""
     import warnings
 
-    from tpm_models.estimators import TPMSVMOneVsAll
-    from tpm_models.fastqp import FastOneVsAll
+    from tpm_models.learn.estimators import TPMSVMOneVsAll
+    from tpm_models.learn.fastqp import FastOneVsAll
 
     X, y = iris
     y2 = np.where(np.random.default_rng(1).random(len(y)) < 0.3, 3, y)

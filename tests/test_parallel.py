@@ -17,11 +17,11 @@ import time
 
 import pytest
 
-from tpm_models.parallel import PARENT_POLL_SECONDS, end_with_parent, parallel_map
+from tpm_models.experiments.parallel import PARENT_POLL_SECONDS, end_with_parent, parallel_map
 
 SCRIPT = textwrap.dedent("""
     import os, sys, time
-    from tpm_models.parallel import parallel_map
+    from tpm_models.experiments.parallel import parallel_map
 
     def task(folder, k):
         open(os.path.join(folder, f"worker-{k}-{os.getpid()}"), "w").close()

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from tpm_models import Kernel, available_solvers, build, solve
-from tpm_models.binary import decision_8, recover_minus, recover_plus
 from tpm_models.cli import main
+from tpm_models.models.binary import decision_8, recover_minus, recover_plus
 from tpm_models.plots import (
     FIG1_ALPHA,
     FIG1_NU,

@@ -1,7 +1,7 @@
 """The Pyomo plugin around the CasADi Ipopt bridge (``tpm_ipopt``) and PyROS with it.
 
 The plugin is checked against ``solve(model, "ipopt")`` (the same Ipopt library, through
-:func:`tpm_models.ipopt.run`) and against PIQP / SCIP on small QPs and SOCPs, for the
+:func:`tpm_models.solvers.ipopt.run`) and against PIQP / SCIP on small QPs and SOCPs, for the
 Pyomo contract PyROS relies on (results object, termination conditions, solution loading,
 options, suffixes), and for the convexity certificate that lets it act as PyROS's global
 solver. Then PyROS with the plugin on subsets agrees with (23).
@@ -14,11 +14,13 @@ import pyomo.environ as pyo
 import pytest
 from pyomo.opt import SolverStatus, TerminationCondition
 
-from tpm_models import ipopt as ip
-from tpm_models.registry import build
-from tpm_models.robust_checks import obj_residual, objective_scale
-from tpm_models.semi_infinite import solve_22_pyros
-from tpm_models.solvers import available_solvers, solve
+from tpm_models.checks.robust import rel_gap
+from tpm_models.checks.semi_infinite import solve_22_pyros
+from tpm_models.models.registry import build
+from tpm_models.solvers import ipopt as ip
+from tpm_models.solvers import solve
+from tpm_models.solvers.backends.registry import available_solvers
+from tpm_models.solvers.compare import objective_scale
 
 NU, ALPHA, EPS = 0.3, 1.0, 0.02
 
@@ -92,10 +94,10 @@ def test_plugin_on_an_socp_against_the_ipopt_backend_and_scip(iris):
     assert "not certified convex" in res.solver.message
     scale = objective_scale(model)
     got = pyo.value(next(model.component_data_objects(pyo.Objective, active=True)))
-    assert obj_residual(got, ref.objective, scale) < 1e-10
+    assert rel_gap(got, ref.objective, scale) < 1e-10
     if "scip" in available_solvers("SOCP"):
         other = solve(build(28, X[keep], y[keep], 1, NU, ALPHA, p=2.0, eps=EPS), "scip")
-        assert obj_residual(got, other.objective, scale) < 1e-6
+        assert rel_gap(got, other.objective, scale) < 1e-6
 
 
 def test_load_solutions_false_leaves_the_model_alone_until_loaded():
@@ -177,7 +179,7 @@ def test_pyros_with_the_plugin_equals_the_counterpart(iris, p):
     r23 = solve(m23)
     pr = solve_22_pyros(Xs, ys, 1, NU, ALPHA, p, EPS, local_solver="tpm_ipopt", global_solver="tpm_ipopt")
     assert pr.termination == "robust_optimal"
-    assert obj_residual(pr.objective, r23.objective, objective_scale(m23)) < 1e-8
+    assert rel_gap(pr.objective, r23.objective, objective_scale(m23)) < 1e-8
     # PyROS's own objective is its last master's, over finitely many scenarios: not above
     assert pr.lower_bound <= pr.objective + 1e-12 and pr.lower_bound == pytest.approx(pr.objective, rel=1e-5)
 

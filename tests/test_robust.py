@@ -10,11 +10,13 @@ import pytest
 
 from tpm_models import Kernel, build, solve
 from tpm_models import solvers as S
-from tpm_models.estimators import RobustTPMSVMOneVsAll, TPMSVMOneVsAll
-from tpm_models.norms import check_p, check_radii, conjugate, dual_norm, worst_case_delta
-from tpm_models.robust_checks import check_oracle, obj_residual, objective_scale
-from tpm_models.semi_infinite import semi_infinite_objective, solve_22_cutting_plane, solve_22_pyros
-from tpm_models.solvers import SolverUnavailableError
+from tpm_models.checks.robust import check_oracle, rel_gap
+from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
+from tpm_models.learn.estimators import RobustTPMSVMOneVsAll, TPMSVMOneVsAll
+from tpm_models.models.norms import check_p, check_radii, conjugate, dual_norm, worst_case_delta
+from tpm_models.models.semi_infinite import semi_infinite_objective
+from tpm_models.solvers.common import SolverUnavailableError
+from tpm_models.solvers.compare import objective_scale
 
 NU, ALPHA, EPS = 0.3, 1.0, 0.02
 TOL = 1e-6  # objectives, relative to the sum of |terms| (robust_checks docstring)
@@ -123,7 +125,7 @@ def test_23_at_eps_zero_is_15(iris):
         m23 = build(23, X, y, c, NU, ALPHA, p=2, eps=0.0)
         r23 = solve(m23, "scip")
         r15 = solve(build(15, X, y, c, NU, ALPHA), "piqp")
-        assert obj_residual(r23.objective, r15.objective, objective_scale(m23)) < TOL
+        assert rel_gap(r23.objective, r15.objective, objective_scale(m23)) < TOL
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +144,7 @@ def test_theorem_1_cutting_planes_equal_the_counterpart(iris_sub, eq, p):
         r = solve(model, "ipopt")
         cp = solve_22_cutting_plane(X, y, c, NU, ALPHA, p, EPS)
         assert cp.max_violation <= 1e-11 and cp.lower_bound <= cp.objective + 1e-12
-        assert obj_residual(cp.objective, r.objective, objective_scale(model)) < TOL
+        assert rel_gap(cp.objective, r.objective, objective_scale(model)) < TOL
         np.testing.assert_allclose(r.values["w"], cp.w, atol=1e-5)
         # the counterpart's optimum, evaluated as the semi-infinite objective, is the same number
         assert semi_infinite_objective(X, y, c, NU, ALPHA, p, EPS, r.values["w"], r.values["theta"]) == \
@@ -162,7 +164,7 @@ def test_theorem_1_pyros_equals_the_counterpart(p):
     model = build(23, Xs, ys, 1, NU, ALPHA, p=p, eps=EPS)
     r23 = solve(model, "scip")
     pr = solve_22_pyros(Xs, ys, 1, NU, ALPHA, p, EPS)
-    assert obj_residual(pr.objective, r23.objective, objective_scale(model)) < TOL
+    assert rel_gap(pr.objective, r23.objective, objective_scale(model)) < TOL
 
 
 def _iris_subset(per_class: int):
@@ -178,7 +180,7 @@ import json, sys, warnings
 import numpy as np
 warnings.filterwarnings("ignore")
 from tpm_models import build, load_dataset, min_max_scale, solve
-from tpm_models.semi_infinite import solve_22_pyros
+from tpm_models.checks.semi_infinite import solve_22_pyros
 d = load_dataset("iris"); X, y = min_max_scale(d.X), d.y
 solve(build(23, X, y, 0, 0.3, 1.0, p=1.0, eps=0.02), "xpress")
 p, k = float(sys.argv[1]), int(sys.argv[2])
@@ -208,13 +210,13 @@ def test_pyros_with_gurobi_after_an_xpress_solve(p, per_class):
     assert r["termination"] == "robust_optimal", r
     Xs, ys = _iris_subset(per_class)
     model = build(23, Xs, ys, 0, NU, ALPHA, p=p, eps=EPS)
-    assert obj_residual(r["objective"], solve(model, "scip").objective, objective_scale(model)) < TOL
+    assert rel_gap(r["objective"], solve(model, "scip").objective, objective_scale(model)) < TOL
 
 
 def _crippled_gurobi(monkeypatch, backup_too: bool):
     """Every Gurobi subsolver PyROS gets stops at its first barrier iteration (and, unless ``backup_too``,
     the backup of :data:`GUROBI_BACKUP_OPTIONS` does not)."""
-    import tpm_models.semi_infinite as si
+    import tpm_models.models.semi_infinite as si
 
     made = []
     original = si._pyros_subsolver
@@ -245,7 +247,7 @@ def test_pyros_gurobi_backup_takes_over_a_failed_master(monkeypatch, p):
     assert backup_solves >= pr.rounds  # at least every master (one per PyROS iteration) went to the backup
     assert f"{backup_solves} backup solves" in pr.message
     model = build(23, Xs, ys, 0, NU, ALPHA, p=p, eps=EPS)
-    assert obj_residual(pr.objective, solve(model, "scip").objective, objective_scale(model)) < TOL
+    assert rel_gap(pr.objective, solve(model, "scip").objective, objective_scale(model)) < TOL
 
 
 def test_pyros_raises_when_the_gurobi_backup_fails_too(monkeypatch):
@@ -266,7 +268,7 @@ def test_every_socp_solver_agrees(wine, eq, p, name):
     ref_model = build(26, X, y, 2, NU, ALPHA, p=p, eps=EPS)  # class 2: 48 points, within the pip licences
     ref = solve(ref_model, "ipopt")
     r = solve(build(eq, X, y, 2, NU, ALPHA, p=p, eps=EPS), name)
-    assert obj_residual(r.objective, ref.objective, objective_scale(ref_model)) < TOL
+    assert rel_gap(r.objective, ref.objective, objective_scale(ref_model)) < TOL
 
 
 def test_ipopt_solves_every_model_of_the_paper(iris):
@@ -283,13 +285,13 @@ def test_ipopt_solves_every_model_of_the_paper(iris):
         a = solve(model, "ipopt")
         scale = objective_scale(model)
         b = solve(build(eq, X, y, 1, NU, ALPHA, **kw), other)
-        assert obj_residual(a.objective, b.objective, scale) < TOL, eq
+        assert rel_gap(a.objective, b.objective, scale) < TOL, eq
     # (23) from Ipopt's default cold start, for the smooth-where-w != 0 NLPs and the QP at p = inf
     for p in (2, 3, math.inf):
         m23 = build(23, X, y, 1, NU, ALPHA, p=p, eps=EPS)
         a = solve(m23, "ipopt")
         b = solve(build(23, X, y, 1, NU, ALPHA, p=p, eps=EPS), "scip")
-        assert obj_residual(a.objective, b.objective, objective_scale(m23)) < TOL, p
+        assert rel_gap(a.objective, b.objective, objective_scale(m23)) < TOL, p
 
 
 def test_23_epigraphs_equal_the_norm_at_the_optimum(iris):
@@ -339,11 +341,11 @@ def test_robust_classifier_contract(iris):
 def test_robust_survey_rows_agree_with_the_cutting_planes():
     """robust_survey's residuals are measured against (22) by cutting planes: Ipopt on (28) and
     PIQP on (23) at p = inf must be within the tie tolerance on every Iris class."""
-    from tpm_models.robust_survey import robust_survey, summarize
+    from tpm_models.experiments.robust_survey import robust_survey, summarize
 
     df = robust_survey(["iris"], ["ipopt", "piqp"], models=((28, 2.0), (23, math.inf)))
     assert len(df) == 9 and (df["termination"] == "optimal").all()  # (28): ipopt; (23) p=inf QP: both
-    assert df["obj_residual"].max() < TOL
+    assert df["rel_gap"].max() < TOL
     assert df["w_dist"].max() < 1e-5
     assert set(summarize(df)["solved"]) == {"3/3"}
 
@@ -359,16 +361,16 @@ def test_theorem_1_pyros_with_ipopt_equals_the_counterpart(wine, p):
     r23 = solve(model)
     pr = solve_22_pyros(Xs, ys, 0, NU, ALPHA, p, EPS, local_solver="tpm_ipopt", global_solver="tpm_ipopt")
     assert pr.termination == "robust_optimal"
-    assert obj_residual(pr.objective, r23.objective, objective_scale(model)) < 1e-8
+    assert rel_gap(pr.objective, r23.objective, objective_scale(model)) < 1e-8
 
 
 def test_pyros_separation_aid_is_redundant(iris):
     """``margin_sum`` is the sum of the margin rows (so implied by them), separated first;
     each margin row alone after PyROS's epigraph row (priority 0)."""
-    from tpm_models.semi_infinite import add_separation_order, build_semi_infinite_22
+    from tpm_models.models.semi_infinite import add_separation_order, build_semi_infinite_22
 
     X, y = iris
-    m = build_semi_infinite_22(X, y, 1, NU, ALPHA, math.inf, EPS)
+    m = build_semi_infinite_22(X, y, 1, NU, ALPHA, p=math.inf, eps=EPS)
     add_separation_order(m, one_by_one=True)
     rng = np.random.default_rng(0)
     for v in m.component_data_objects(pyo.Var):
@@ -381,5 +383,5 @@ def test_pyros_separation_aid_is_redundant(iris):
     priorities = m.pyros_separation_priority
     assert priorities[m.margin_sum] == 1
     assert sorted(priorities[m.margin[i]] for i in m.X_c) == list(range(-len(m.X_c), 0))
-    add_separation_order(m2 := build_semi_infinite_22(X, y, 1, NU, ALPHA, 2.0, EPS), one_by_one=False)
+    add_separation_order(m2 := build_semi_infinite_22(X, y, 1, NU, ALPHA, p=2.0, eps=EPS), one_by_one=False)
     assert {m2.pyros_separation_priority[m2.margin[i]] for i in m2.X_c} == {-1}

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from tpm_models import build, solve, stratified_split
-from tpm_models.fastqp import FastOneVsAll
-from tpm_models.robust_experiments import (
+from tpm_models.experiments.robust import (
     _degenerate,
     attack_values,
     fit_linear_23,
@@ -17,6 +16,7 @@ from tpm_models.robust_experiments import (
     run_robust_split,
     summarize_robust,
 )
+from tpm_models.learn.fastqp import FastOneVsAll
 
 pytest.importorskip("gurobipy")
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from tpm_models import build, solve
-from tpm_models.norms import dual_norm
-from tpm_models.robust_experiments import fit_linear_23
+from tpm_models.experiments.robust import fit_linear_23
+from tpm_models.models.norms import dual_norm
 
 pytest.importorskip("cplex", reason="cplex is not installed (the 'solvers' extra: pip install -e '.[solvers]')")
 needs_gurobi = pytest.mark.skipif(find_spec("gurobipy") is None, reason="gurobipy is not installed")

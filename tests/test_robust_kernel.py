@@ -11,13 +11,12 @@ from scipy.optimize import minimize
 from sklearn.base import clone
 
 from tpm_models import Kernel, build, solve, stratified_split
-from tpm_models.checks import dual_constant
-from tpm_models.estimators import TPMSVMOneVsAll
-from tpm_models.multiclass import recover_17
-from tpm_models.registry import model_info
-from tpm_models.robust_checks import check_robust_kernel, obj_residual, objective_scale
-from tpm_models.robust_kernel import (
-    RobustKernelTPMSVMOneVsAll,
+from tpm_models.checks.robust import check_robust_kernel, rel_gap
+from tpm_models.learn.estimators import TPMSVMOneVsAll
+from tpm_models.learn.robust_kernel import RobustKernelTPMSVMOneVsAll
+from tpm_models.models.multiclass import recover_17
+from tpm_models.models.registry import model_info
+from tpm_models.models.robust_kernel import (
     _value_and_gradient,
     decision_attack_search,
     feature_radius,
@@ -29,7 +28,9 @@ from tpm_models.robust_kernel import (
     span_basis,
     worst_case_search,
 )
-from tpm_models.solvers import model_class
+from tpm_models.models.shapes import dual_constant
+from tpm_models.solvers.compare import objective_scale
+from tpm_models.solvers.structure import model_class
 
 NU, ALPHA = 0.3, 1.0
 GAUSS = Kernel("gaussian", sigma=0.5)
@@ -126,7 +127,7 @@ def test_eps_zero_is_the_primal_of_19_with_its_constant(iris):
     r19 = solve(build(19, X, y, c, NU, ALPHA, kernel=kernel))
     opt19 = r19.objective + dual_constant(X[y != c], NU, kernel)
     assert abs(r.objective - r19.objective) > 10 * abs(opt19 - r.objective)  # the constant matters
-    assert obj_residual(r.objective, opt19, objective_scale(m)) < 1e-7
+    assert rel_gap(r.objective, opt19, objective_scale(m)) < 1e-7
     mine = recover_robust_kernel_23(X, y, c, NU, ALPHA, 2, 0.0, kernel, r.values["w"])
     theirs = recover_17(X, y, c, r19.values["lam"], NU, ALPHA, kernel)
     np.testing.assert_allclose(mine.distance(X), theirs.distance(X), atol=1e-6)
@@ -138,7 +139,7 @@ def test_linear_kernel_is_28_at_p2_and_more_conservative_than_29(iris):
     r28 = solve(build(28, X, y, c, NU, ALPHA, eps=eps))
     m = build("23K", X, y, c, NU, ALPHA, kernel=Kernel("linear"), p=2, eps=eps)
     r = solve(m)
-    assert obj_residual(r.objective, r28.objective, objective_scale(m)) < 1e-7
+    assert rel_gap(r.objective, r28.objective, objective_scale(m)) < 1e-7
     plane = recover_robust_kernel_23(X, y, c, NU, ALPHA, 2, eps, Kernel("linear"), r.values["w"])
     np.testing.assert_allclose(X.T @ plane.beta, r28.values["w"], atol=1e-5)
     # p = inf: the ball of radius eps sqrt(n) contains the box, and eps sqrt(n)|w|_2 >= eps |w|_1
@@ -288,7 +289,7 @@ def gurobi():
 
 def test_experiments_fit_is_the_builders_model(gurobi, iris):
     """The table fits (23K) as (23) at p = 2 on the span coordinates with Gurobi: the builder's optimum."""
-    from tpm_models.robust_experiments import fit_linear_23
+    from tpm_models.experiments.robust import fit_linear_23
 
     X, y = iris
     eps, p = 0.04, math.inf
@@ -305,7 +306,7 @@ def test_experiments_fit_is_the_builders_model(gurobi, iris):
 @pytest.mark.parametrize("p", [1.0, 2.0, math.inf])
 def test_attack_search_finds_the_exact_linear_attack(gurobi, wine, p):
     """With the linear kernel the exact attack of the linear table is known: the search moves the same points."""
-    from tpm_models.robust_experiments import _degenerate, fit_linear_23, robust_correct
+    from tpm_models.experiments.robust import _degenerate, fit_linear_23, robust_correct
 
     X, y = wine
     train, test = stratified_split(y, 0)
@@ -319,7 +320,7 @@ def test_attack_search_finds_the_exact_linear_attack(gurobi, wine, p):
 
 
 def test_kernel_split_brackets_the_attacked_accuracy(gurobi):
-    from tpm_models.robust_experiments import run_robust_kernel_split, summarize_robust_kernel
+    from tpm_models.experiments.robust import run_robust_kernel_split, summarize_robust_kernel
 
     rec = run_robust_kernel_split("iris", 3, [2.0], [0.05])
     for name, m in rec["models"].items():
@@ -331,7 +332,7 @@ def test_kernel_split_brackets_the_attacked_accuracy(gurobi):
 
 
 def test_kernel_section_is_kept_and_replaced():
-    from tpm_models.robust_experiments import KERNEL_END, KERNEL_START, kernel_section, with_kernel_section
+    from tpm_models.experiments.robust import KERNEL_END, KERNEL_START, kernel_section, with_kernel_section
 
     page = "# T\n\n| table |\n\n## Discussion\n\ntext\n"
     section = f"{KERNEL_START}\n## Robust kernel model (23K)\nold\n{KERNEL_END}"

@@ -1,7 +1,7 @@
 """Boundary validation of the builders: bad input raises ValueError with a helpful message.
 
 Exercised through ``tpm_models.build(eq, ...)`` for every equation, and through the direct
-builders of ``tpm_models.binary`` / ``tpm_models.multiclass``. Small random data only.
+builders of ``tpm_models.models.binary`` / ``tpm_models.models.multiclass``. Small random data only.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import pyomo.environ as pyo
 import pytest
 
 import tpm_models
-from tpm_models import Kernel, binary, build, multiclass, one_vs_rest
-from tpm_models.registry import MODELS, model_info
+from tpm_models import Kernel, build, one_vs_rest
+from tpm_models.models import binary, multiclass
+from tpm_models.models.registry import MODELS, model_info
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(size=(12, 3))

@@ -1,12 +1,15 @@
 """tpm-models: the models of "A Robust Twin Parametric Margin Support Vector Machine
 for Multiclass Classification" (De Leone, Maggioni, Spinelli) as Pyomo builders,
 with solvers, checks that tie the formulations together, and the paper's experiments.
+
+The package is layered (``docs/architecture.md``); each layer imports only those below it::
+
+    cli -> plots -> experiments -> learn -> checks -> export -> solvers -> models -> kernels, data, validation
 """
 
-from tpm_models.binary import one_vs_rest
-from tpm_models.data import Dataset, load_dataset, min_max_scale, stratified_split
+from tpm_models.data import Dataset, load_dataset, min_max_scale, one_vs_rest, stratified_split
 from tpm_models.kernels import Kernel
-from tpm_models.registry import MODELS, build
+from tpm_models.models import MODELS, build, model_info, register_model
 from tpm_models.solvers import (
     NoOptimalSolutionError,
     SolveResult,
@@ -28,7 +31,9 @@ __all__ = [
     "build",
     "load_dataset",
     "min_max_scale",
+    "model_info",
     "one_vs_rest",
+    "register_model",
     "solve",
     "stratified_split",
 ]

@@ -117,3 +117,13 @@ def stratified_split(
     index = np.arange(len(y))
     train, test = train_test_split(index, test_size=test_size, stratify=y, random_state=seed)
     return np.sort(train), np.sort(test)
+
+
+def one_vs_rest(y: np.ndarray, k: object) -> np.ndarray:
+    """Binary labels: +1 for class ``k``, -1 for every other class."""
+    y = np.asarray(y)
+    if not np.any(y == k):
+        raise ValueError(f"class {k!r} has no points; classes present: {np.unique(y).tolist()}")
+    if np.all(y == k):
+        raise ValueError(f"every point is in class {k!r}; the negative set would be empty")
+    return np.where(y == k, 1, -1)

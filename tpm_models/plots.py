@@ -22,7 +22,6 @@ the package does not load it.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 from collections.abc import Callable
@@ -32,13 +31,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tpm_models.validation import check_output_path
+from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.experiments.table3 import ALL_CELLS, CELLS, PAPER_TABLE3
+from tpm_models.learn.estimators import TPMSVM, RobustTPMSVMOneVsAll, TPMSVMOneVsAll
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from tpm_models.estimators import TPMSVM
+    from tpm_models.learn.estimators import TPMSVM
 
 # --------------------------------------------------------------------------- parameters
 
@@ -85,7 +86,7 @@ TABLE3_CSV = "docs/results/table3.csv"
 """Default ``--csv`` of ``tpm-models plot table3``, written by ``tpm-models table3``."""
 TABLE3_REQUIRED = ("dataset", "kernel", "mean_first", "std_first", "mean_last", "std_last", "paper_mean",
                    "paper_std")
-"""Columns of :data:`tpm_models.experiments.CSV_HEADER` that the chart needs; ``mean_cv``, ``std_cv`` are used
+"""Columns of :data:`tpm_models.experiments.table3.CSV_HEADER` that the chart needs; ``mean_cv``, ``std_cv`` are used
 when present and filled."""
 TABLE3_FLOOR = 30.0
 """Lower end of the accuracy axis of the Table 3 chart (%): the numbers lie in 40-100, and bars from 0
@@ -178,7 +179,6 @@ def fit_fig1(kernel: str = "linear") -> tuple[TPMSVM, np.ndarray, np.ndarray]:
     """The binary TPMSVM of Figure 1 on :func:`toy_data`: duals (4)/(5) (``"linear"``) or (12)/(13)
     (``"gaussian"``, :data:`FIG1_SIGMA`), :math:`\\nu_\\pm` = :data:`FIG1_NU`, :math:`\\alpha_\\pm` =
     :data:`FIG1_ALPHA`. Returns ``(estimator, X, y)``."""
-    from tpm_models.estimators import TPMSVM
 
     if kernel not in ("linear", "gaussian"):
         raise ValueError(f"Figure 1 has a linear and a Gaussian panel: kernel 'linear' or 'gaussian', not {kernel!r}")
@@ -264,7 +264,6 @@ def fig1_gaussian(grid: int = GRID) -> Figure:
 
 def iris_data() -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, str]]:
     """Iris petal length and width, min-max scaled: ``(X, y, class names, feature names)``."""
-    from tpm_models.data import load_dataset, min_max_scale
 
     d = load_dataset("iris")
     X = min_max_scale(d.X[:, list(IRIS_FEATURES)])
@@ -274,7 +273,6 @@ def iris_data() -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, str]]:
 
 def iris_models() -> list[tuple[str, object]]:
     """The three fitted classifiers of ``iris-regions``, with their panel titles."""
-    from tpm_models.estimators import RobustTPMSVMOneVsAll, TPMSVMOneVsAll
 
     X, y, _, _ = iris_data()
     p = "inf" if math.isinf(IRIS_P) else IRIS_P
@@ -384,7 +382,7 @@ def _number(text: str | None) -> float | None:
 
 
 def read_table3(path: str | Path) -> list[dict[str, str]]:
-    """The rows of a ``table3.csv`` (:data:`tpm_models.experiments.CSV_HEADER`), checked for the columns
+    """The rows of a ``table3.csv`` (:data:`tpm_models.experiments.table3.CSV_HEADER`), checked for the columns
     :data:`TABLE3_REQUIRED` and for numbers where numbers belong."""
     path = Path(path)
     try:
@@ -401,7 +399,8 @@ def read_table3(path: str | Path) -> list[dict[str, str]]:
         raise ValueError(f"{path} is not a readable CSV file: {exc}") from None
     missing = [c for c in TABLE3_REQUIRED if c not in header]
     if missing:
-        raise ValueError(f"{path} lacks the column(s) {missing} of a table3.csv (tpm_models.experiments.CSV_HEADER)")
+        raise ValueError(f"{path} lacks the column(s) {missing} of a table3.csv "
+                         "(tpm_models.experiments.table3.CSV_HEADER)")
     if not rows:
         raise ValueError(f"{path} has a header but no rows")
     for n, row in enumerate(rows, start=2):
@@ -418,7 +417,6 @@ def _series_value(row: dict[str, str], s: Series) -> tuple[float, float] | None:
     """``(mean, std)`` of series ``s`` in ``row``; the paper's from PAPER_TABLE3 when the CSV leaves it empty."""
     mean, std = _number(row.get(s.mean)), _number(row.get(s.std))
     if s.key == "paper" and mean is None:
-        from tpm_models.experiments import PAPER_TABLE3
 
         mean, std, _ = PAPER_TABLE3.get((row["dataset"], row["kernel"]), (None, None, None))
     if mean is None:
@@ -437,7 +435,6 @@ def table3_chart(csv_path: str | Path = TABLE3_CSV) -> Figure:
     """
     from matplotlib.patches import Patch
 
-    from tpm_models.experiments import ALL_CELLS, CELLS, PAPER_TABLE3
 
     rows = read_table3(csv_path)
     top = max((v[0] + v[1] for r in rows for s in TABLE3_SERIES if (v := _series_value(r, s))), default=100.0)
@@ -521,32 +518,3 @@ def save(fig: Figure, out: str | Path) -> tuple[Path, Path]:
         fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
     return png, svg
 
-
-def cmd_plot(args: argparse.Namespace) -> int:
-    """``tpm-models plot NAME --out PATH`` or ``tpm-models plot all --out-dir DIR``."""
-    if args.name == "all":
-        if args.out_dir is None or args.out is not None:
-            raise ValueError("plot all writes every figure into a folder: give --out-dir DIR (not --out)")
-        check_output_path(args.out_dir, folder=True)
-        read_table3(args.csv)  # fail before drawing anything
-        targets = [(name, Path(args.out_dir) / name) for name in FIGURES]
-    else:
-        if args.out is None or args.out_dir is not None:
-            raise ValueError(f"plot {args.name} writes one figure: give --out PATH (not --out-dir)")
-        check_output_path(args.out)
-        targets = [(args.name, Path(args.out))]
-    for name, out in targets:
-        png, svg = save(figure(name, args.csv), out)
-        print(f"wrote {png} and {svg}")
-    return 0
-
-
-def add_plot_command(sub: argparse._SubParsersAction) -> None:
-    """Register ``plot`` on the ``tpm-models`` subparsers."""
-    p = sub.add_parser("plot", help="draw a figure (Figure 1, Iris regions, Table 3) as PNG and SVG")
-    p.add_argument("name", choices=[*FIGURES, "all"], metavar="NAME",
-                   help=f"one of {', '.join(FIGURES)}, or all")
-    p.add_argument("--out", help="output path without suffix (or with .png/.svg): writes PATH.png and PATH.svg")
-    p.add_argument("--out-dir", help="for 'all': folder that receives NAME.png and NAME.svg for every figure")
-    p.add_argument("--csv", default=TABLE3_CSV, help=f"table3: the results CSV (default {TABLE3_CSV})")
-    p.set_defaults(func=cmd_plot)

@@ -1,8 +1,8 @@
 """MkDocs hook: inline code that names the package's objects links to the API reference.
 
 On every page but the API reference itself, an inline code span that starts with a dotted
-name in the package, such as `` `tpm_models.multiclass.build_primal_15` `` or
-`` `tpm_models.checks.dual_constant(X_other, nu)` ``, becomes a cross-reference to that
+name in the package, such as `` `tpm_models.models.multiclass.build_primal_15` `` or
+`` `tpm_models.models.shapes.dual_constant(X_other, nu)` ``, becomes a cross-reference to that
 object's entry in ``api.md``. The links are *optional* autorefs: mkdocs-autorefs resolves
 them after every page is rendered, and a name that has no entry (a private helper, an
 attribute without a docstring) stays plain code without a warning. Code blocks are left

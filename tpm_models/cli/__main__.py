@@ -1,0 +1,7 @@
+"""``python -m tpm_models.cli``: the ``tpm-models`` command."""
+
+import sys
+
+from tpm_models.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,68 @@
+"""``tpm-models export`` and ``tpm-models export-library``."""
+
+from __future__ import annotations
+
+from tpm_models.cli.options import add_model_options, class_of, kernel_from_args
+from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.export.library import MANIFEST, check_library, generate_library
+from tpm_models.export.writers import FORMATS, NOT_FINITE_22, export, format_of
+from tpm_models.kernels import KERNELS
+from tpm_models.models.registry import model_info
+from tpm_models.validation import check_output_path
+
+
+def cmd_export(args) -> int:
+    """``tpm-models export``: build one model and write it."""
+    check_output_path(args.out)
+    if args.model == 22:
+        raise ValueError(NOT_FINITE_22)
+    data = load_dataset(args.dataset)
+    c = class_of(data, args.class_)
+    info = model_info(args.model)
+    kernel = kernel_from_args(args)
+    if info.kernel == "none" and kernel is not None and kernel.name != "linear":
+        raise ValueError(f"({args.model}) is a linear model; --kernel applies to (10)-(13) and (19)")
+    if info.kernel != "none" and kernel is None:
+        raise ValueError(f"({args.model}) needs --kernel ({', '.join(KERNELS)})")
+    if info.robust_p is None and (args.p is not None or args.eps is not None):
+        raise ValueError(f"--p and --eps apply to the robust models 23-29, not ({args.model})")
+    path = export(args.model, min_max_scale(data.X), data.y, c, args.nu, args.alpha, args.out, args.format,
+                  kernel=kernel if info.kernel != "none" else None, p=args.p, eps=args.eps)
+    print(f"wrote {path} ({format_of(path, args.format)}, {path.stat().st_size} bytes)")
+    return 0
+
+
+def cmd_export_library(args) -> int:
+    """``tpm-models export-library``: regenerate (or ``--check``) the instance library."""
+    if args.check:
+        problems = check_library(args.root)
+        for line in problems:
+            print(line)
+        print(f"{args.root}: {'equal to' if not problems else f'{len(problems)} differences from'} a fresh export")
+        return 1 if problems else 0
+    check_output_path(args.root, folder=True)
+
+    def progress(msg: str) -> None:
+        if not args.quiet:
+            print(f"  ... {msg}", flush=True)
+
+    summary = generate_library(args.root, progress)
+    print(f"{args.root}: {summary['instances']} instances, {summary['files']} files + {MANIFEST}, "
+          f"{summary['bytes'] / 1e6:.1f} MB, {summary['seconds']:.0f} s")
+    return 0
+
+
+def add_parsers(sub) -> None:
+    """Register ``export`` and ``export-library`` on the ``tpm-models`` subparsers."""
+    e = sub.add_parser("export", help="build model EQ on a data set and write it as .lp/.mps/.nl/.gms")
+    add_model_options(e)
+    e.add_argument("--format", choices=FORMATS, help="file format (default: from --out's extension)")
+    e.add_argument("--out", required=True, help="file to write; a name ending in .gz is gzip-compressed")
+    e.set_defaults(func=cmd_export)
+
+    lib = sub.add_parser("export-library", help="regenerate the formulations/ instance library and its manifest")
+    lib.add_argument("--root", default="formulations", help="library folder (default: formulations)")
+    lib.add_argument("--check", action="store_true",
+                     help="do not write: compare the library with a fresh export (files, manifest structure)")
+    lib.add_argument("--quiet", action="store_true", help="no progress lines")
+    lib.set_defaults(func=cmd_export_library)

@@ -1,0 +1,60 @@
+"""The ``tpm-models`` command: the only place that parses arguments.
+
+    tpm-models solve --model 16 --dataset iris --class 0 --nu 0.5 --alpha 1 --json
+    tpm-models check --dataset iris wine
+    tpm-models models
+    tpm-models solvers
+    tpm-models export --model 28 --dataset iris --class 0 --nu 0.3 --alpha 1 --eps 0.02 --out eq28.lp
+    tpm-models export-library                 # regenerate formulations/ (tpm_models.export.library)
+    tpm-models table3 --runs 100 --jobs 2     # Section 5 (tpm_models.experiments.table3)
+    tpm-models reproduce                      # check + Table 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from tpm_models.cli import checks, experiments, export, models, plots
+from tpm_models.cli.options import load_plugins
+from tpm_models.solvers.common import SolverUnavailableError
+
+COMMAND_GROUPS = (models, checks, export, plots, experiments)
+"""The modules that add the commands, in the order of ``tpm-models --help``."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``tpm-models`` argument parser: every command group adds its own sub-commands."""
+    p = argparse.ArgumentParser(prog="tpm-models", description=__doc__.split("\n")[0])
+    p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
+    p.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE",
+                   help="import a module or a .py file that registers models (tpm_models.register_model) "
+                        "before the command runs; repeatable")
+    sub = p.add_subparsers(dest="command", required=True)
+    for group in COMMAND_GROUPS:
+        group.add_parsers(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``tpm-models``; every error is one line on stderr and a non-zero exit, never a traceback."""
+    first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)  # "--p inf" is not "--plugin inf"
+    first.add_argument("--plugin", action="append", default=[])
+    try:
+        load_plugins(first.parse_known_args(argv)[0].plugin)
+    except ValueError as exc:
+        print(f"tpm-models: error: {exc}", file=sys.stderr)
+        return 2
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s")
+    try:
+        return args.func(args)
+    except (ValueError, SolverUnavailableError) as exc:
+        print(f"tpm-models: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file that could not be read or written: say which and why, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"tpm-models: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1

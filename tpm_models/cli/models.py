@@ -1,0 +1,148 @@
+"""``tpm-models solve``, ``models`` and ``solvers``: one model built and solved, and what there is."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+
+from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
+from tpm_models.cli.options import add_model_options, class_of, kernel_from_args
+from tpm_models.data import Dataset, load_dataset, min_max_scale
+from tpm_models.kernels import KERNELS
+from tpm_models.models.norms import check_p
+from tpm_models.models.registry import all_models, build, model_info
+from tpm_models.solvers import solve
+from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, available_solvers
+from tpm_models.solvers.common import NoOptimalSolutionError
+from tpm_models.solvers.structure import title
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    data = load_dataset(args.dataset)
+    c = class_of(data, args.class_)
+    kernel = kernel_from_args(args)
+    info = model_info(args.model)
+    if info.kernel == "none" and kernel is not None and kernel.name != "linear":
+        raise ValueError(f"({args.model}) is a linear model; --kernel applies to (10)-(13) and (19)")
+    if info.kernel != "none" and kernel is None:
+        raise ValueError(f"({args.model}) needs --kernel ({', '.join(KERNELS)})")
+    X = min_max_scale(data.X)
+    robust = info.robust_p is not None
+    if not robust and (args.p is not None or args.eps is not None or args.method is not None):
+        raise ValueError(f"--p, --eps and --method apply to the robust models 22-29, not ({args.model})")
+    if robust and args.eps is None:
+        raise ValueError(f"({args.model}) is a robust model: give --eps (and --p)")
+    if args.method is not None and args.model != 22:
+        raise ValueError("--method applies to --model 22 only")
+    if args.model == 22:
+        return _solve_22(args, data, c, X)
+    model = build(args.model, X, data.y, c, args.nu, args.alpha, kernel if info.kernel != "none" else None,
+                  p=args.p, eps=args.eps)
+    try:
+        result = solve(model, args.solver)
+        code = 0
+    except NoOptimalSolutionError as exc:  # reported, and no values are printed: they are not a solution
+        result, code = exc.result, 1
+        print(f"tpm-models: {exc}", file=sys.stderr)
+    if args.json:
+        out = {
+            "model": args.model,
+            "dataset": data.name,
+            "class": c,
+            "label": str(data.classes[c]),
+            "nu": args.nu,
+            "alpha": args.alpha,
+            "kernel": str(kernel) if kernel else None,
+            **({"p": args.p, "eps": args.eps} if robust else {}),
+            **result.to_dict(),
+        }
+        if not result.optimal:
+            out.update(values=None, duals=None)
+        print(json.dumps(out, indent=2))
+        return code
+    print(f"model      {title(model)}")
+    print(f"data       {data.name}, class {c} ({data.classes[c]}), nu={args.nu:g}, alpha={args.alpha:g}")
+    print(f"solver     {result.solver} {result.solver_version}: {result.termination.value} "
+          f"in {result.seconds * 1e3:.1f} ms")
+    if not result.optimal:
+        return code
+    print(f"objective  {result.objective:.12g}   (as printed in the paper, no constant added)")
+    for name, value in result.values.items():
+        shown = np.array2string(np.asarray(value), precision=6, max_line_width=100, threshold=12)
+        print(f"{name:<10} {shown}")
+    return code
+
+
+def _solve_22(args: argparse.Namespace, data: Dataset, c: int, X: np.ndarray) -> int:
+    """(22): the semi-infinite model by cutting planes (default) or PyROS."""
+    method = args.method or "cutting-plane"
+    p = check_p(args.p if args.p is not None else "2")
+    if method == "pyros":
+        subsolvers = {"default": "tpm_ipopt", "ipopt": "tpm_ipopt", "gurobi": "gurobi_direct", "scip": "scip"}
+        if args.solver not in subsolvers:
+            raise ValueError(f"--method pyros takes --solver {', '.join(subsolvers)} (PyROS's local and global "
+                             f"subsolver), got {args.solver!r}")
+        sub = subsolvers[args.solver]
+        r = solve_22_pyros(X, data.y, c, args.nu, args.alpha, p, args.eps, local_solver=sub, global_solver=sub,
+                           raise_on_failure=False)
+        solver = f"pyros ({sub} subsolvers)"
+        if r.termination != "robust_optimal":  # never reported as a solution
+            print(f"PyROS ended {r.termination} ({r.message}): no robust optimum of (22)", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"model": 22, "method": method, "dataset": data.name, "class": c,
+                                  "termination": r.termination, "solver": solver, "seconds": r.seconds,
+                                  "message": r.message}, indent=2))
+            return 1
+    else:
+        r = solve_22_cutting_plane(X, data.y, c, args.nu, args.alpha, p, args.eps, solver=args.solver)
+        solver = f"cutting-plane ({args.solver} masters)"
+    out = {
+        "model": 22, "method": method, "dataset": data.name, "class": c, "label": str(data.classes[c]),
+        "nu": args.nu, "alpha": args.alpha, "p": p if math.isfinite(p) else "inf", "eps": args.eps,
+        "objective": r.objective, "lower_bound": r.lower_bound, "termination": r.termination or "optimal",
+        "solver": solver,
+        "seconds": r.seconds, "rounds": r.rounds, "max_violation": r.max_violation, "message": r.message,
+        "values": {"w": r.w.tolist(), "theta": r.theta, "xi": r.xi.tolist()},
+    }
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"model      (22) semi-infinite, {method}: {r.message}")
+        print(f"objective  {r.objective:.12g}  (lower bound {r.lower_bound:.12g})")
+        print(f"w          {np.array2string(r.w, precision=6)}")
+        print(f"theta      {r.theta:.6g}")
+    return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    print(f"{'eq':>4}  {'family':<10} {'class':<5} {'kernel':<12} {'role':<7} summary")
+    for eq, info in all_models().items():
+        print(f"{f'({eq:>2})':<5} {info.family:<10} {info.model_class:<5} {info.kernel:<12} {info.role:<7} "
+              f"{info.summary}")
+    return 0
+
+
+def cmd_solvers(args: argparse.Namespace) -> int:
+    here = set(available_solvers())
+    for name, b in BACKENDS.items():
+        default = [k for k, v in DEFAULT.items() if v == name]
+        print(f"{name:<8} {'installed' if name in here else 'missing  '} "
+              f"{'/'.join(sorted(b.model_classes)):<8} package {b.package}"
+              + (f"  (default for {', '.join(default)})" if default else ""))
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """``solve``, ``models`` and ``solvers``."""
+    s = sub.add_parser("solve", help="build model EQ on a data set and solve it")
+    add_model_options(s)
+    s.add_argument("--method", choices=("cutting-plane", "pyros"), help="(22): how to solve the semi-infinite model")
+    s.add_argument("--solver", default="default", help=f"one of {sorted(BACKENDS)} or 'default'")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=cmd_solve)
+    sub.add_parser("models", help="list the models by equation number").set_defaults(func=cmd_models)
+    sub.add_parser("solvers", help="list the solver backends").set_defaults(func=cmd_solvers)

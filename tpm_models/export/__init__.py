@@ -1,0 +1,26 @@
+"""Export of the models to ``.lp``, ``.mps``, ``.nl`` and ``.gms`` files (:mod:`.writers`), and the
+``formulations/`` library of verified instances (:mod:`.library`).
+
+    from tpm_models.export import export, write
+    export(16, X, y, c=0, nu=0.3, alpha=1.0, path="eq16.lp")        # build (16) and write it
+    write(model, "model.nl.gz")                                      # any built model; .gz compresses
+"""
+
+from tpm_models.export.library import check_library, generate_library, read_manifest, text_difference, verify
+from tpm_models.export.writers import (
+    FORMATS,
+    check_format,
+    export,
+    format_of,
+    formats_for,
+    gzip_bytes,
+    model_text,
+    model_texts,
+    read_text,
+    write,
+)
+
+__all__ = [
+    "FORMATS", "check_format", "check_library", "export", "format_of", "formats_for", "generate_library",
+    "gzip_bytes", "model_text", "model_texts", "read_manifest", "read_text", "text_difference", "verify", "write",
+]

@@ -1,0 +1,431 @@
+"""The ``formulations/`` library: canonical instances of every model written in every format that
+holds it, with a manifest of optimal values verified by two solvers (``docs/formulations.md``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyomo.environ as pyo
+
+from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.export.writers import gzip_bytes, model_texts, read_text, ripopt_executable, solve_ripopt
+from tpm_models.kernels import Kernel
+from tpm_models.models.registry import build
+from tpm_models.solvers import is_licence_limit, solve
+from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError
+from tpm_models.solvers.compare import objective_scale, rel_gap
+from tpm_models.solvers.structure import model_class, title
+
+LIBRARY_DATASETS = ("iris", "wine")
+
+
+LIBRARY_NU, LIBRARY_ALPHA = 0.3, 1.0
+"""The one (nu, alpha) point of the library: nu/alpha = 0.3, where free support vectors exist."""
+
+
+LIBRARY_EPS = 0.02
+"""Radius of every uncertainty set (21) in the robust instances."""
+
+
+LIBRARY_P = (1.0, 2.0, math.inf, 3.0)
+"""Norms of (21) for (23) and (26): the three of (27)-(29) and one general p."""
+
+
+LIBRARY_KERNELS = (
+    Kernel("hom-poly", degree=2),
+    Kernel("inhom-poly", degree=2, gamma=1.0),
+    Kernel("gaussian", sigma=1.0),
+)
+"""Kernels of (12), (13), (19); (10), (11) take the polynomial ones (exact finite feature maps)."""
+
+
+AGREEMENT_TOL = 1e-6
+"""Largest disagreement between two verifying solvers, :func:`tpm_models.robust_checks.rel_gap`
+(relative to the objective's terms, as every robust tie)."""
+
+
+VERIFIERS = {
+    "QP": ("piqp", "daqp", "gurobi", "cplex", "highs"),
+    "SOCP": ("ipopt", "gurobi", "cplex", "scip"),
+    "NLP": ("ipopt", "scip", "ripopt"),
+}
+"""Solvers tried, in order, until two agree. ``ripopt`` solves the instance's own ``.nl`` file."""
+
+
+SCIP_VERIFY_TIME_LIMIT = 30.0
+"""Seconds SCIP may take to verify an NLP (a limit is noted, and ripopt is tried). With (23)'s norm
+written as ``(sum_j (w_j^2)^(p'/2))^(1/p')``, SCIP left a gap of 5e-4 on Wine at p = 3 after 60 s;
+with the epigraph form of :func:`tpm_models.models.robust.build_robust_23` it verifies every NLP here."""
+
+
+OBJECTIVE_DIGITS = 10
+
+
+MANIFEST = "manifest.csv"
+
+
+MANIFEST_COLUMNS = (
+    "file", "format", "model", "dataset", "class", "label", "nu", "alpha", "kernel", "p", "eps",
+    "model_class", "n_variables", "n_constraints", "sense", "objective", "objective_scale",
+    "verified_by", "max_rel_disagreement", "note",
+)
+
+
+STRUCTURAL_COLUMNS = MANIFEST_COLUMNS[: MANIFEST_COLUMNS.index("objective")]
+"""Columns that do not depend on a solve."""
+
+
+def _p_text(p: float | None) -> str:
+    return "" if p is None else ("inf" if math.isinf(p) else f"{p:g}")
+
+
+def _kernel_tag(k: Kernel) -> str:
+    short = {"degree": "d", "gamma": "g", "sigma": "s", "a": "a", "b": "b"}
+    return k.name + "".join(f"-{short[n]}{getattr(k, n):g}" for n in short if getattr(k, n) is not None)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One canonical instance: model ``eq`` on a shipped data set, class ``c``, fixed parameters."""
+
+    eq: int
+    dataset: str
+    c: int
+    kernel: Kernel | None = None
+    p: float | None = None
+    nu: float = LIBRARY_NU
+    alpha: float = LIBRARY_ALPHA
+    eps: float | None = None
+
+    @property
+    def stem(self) -> str:
+        """Path of its files below the library root, without the extension."""
+        variant = _kernel_tag(self.kernel) if self.kernel else ("p" + _p_text(self.p) if self.p else "")
+        return f"{self.dataset}/eq{self.eq:02d}{'_' + variant if variant else ''}_c{self.c}"
+
+    def build(self, X: np.ndarray, y: np.ndarray) -> pyo.ConcreteModel:
+        return build(self.eq, X, y, self.c, self.nu, self.alpha, kernel=self.kernel, p=self.p, eps=self.eps)
+
+
+def library_instances(datasets: Sequence[str] = LIBRARY_DATASETS) -> list[Instance]:
+    """Every instance of the library, in manifest order (data set, equation, variant, class).
+
+    (22) is included (it has no file; its manifest rows point to (23)).
+    """
+    out = []
+    for name in datasets:
+        classes = range(load_dataset(name).n_classes)
+        specs: list[tuple[int, Kernel | None, float | None]] = []
+        specs += [(eq, None, None) for eq in (2, 3, 4, 5)]
+        specs += [(eq, k, None) for eq in (10, 11) for k in LIBRARY_KERNELS if k.name.endswith("poly")]
+        specs += [(eq, k, None) for eq in (12, 13) for k in LIBRARY_KERNELS]
+        specs += [(eq, None, None) for eq in (15, 16)]
+        specs += [(19, k, None) for k in LIBRARY_KERNELS]
+        specs += [(eq, None, p) for eq in (22, 23, 26) for p in LIBRARY_P]
+        specs += [(27, None, 1.0), (28, None, 2.0), (29, None, math.inf)]
+        for eq, k, p in specs:
+            for c in classes:
+                out.append(Instance(eq, name, c, kernel=k, p=p, eps=LIBRARY_EPS if p is not None else None))
+    return out
+
+
+@dataclass
+class Verification:
+    """Two or more solvers that agree on an instance's optimum."""
+
+    objective: float
+    scale: float
+    solvers: list[str]
+    disagreement: float
+    notes: list[str]
+
+
+def verify(model: pyo.ConcreteModel, kind: str | None = None) -> Verification:
+    """Solve ``model`` with the :data:`VERIFIERS` of its class until two agree within :data:`AGREEMENT_TOL`.
+
+    The first solver's objective is the reference. A licence size limit, a non-optimal end, a
+    missing solver or a disagreeing solver is passed over (and noted, except a missing one).
+    Raises ``RuntimeError`` if fewer than two agree.
+    """
+    kind = kind or model_class(model)
+    reference: float | None = None
+    scale = 0.0
+    solvers: list[str] = []
+    worst = 0.0
+    notes: list[str] = []
+    for name in VERIFIERS[kind]:
+        if len(solvers) == 2:
+            break
+        if name == "ripopt":
+            if ripopt_executable() is None:
+                continue
+            objective, message = solve_ripopt(model)
+        else:
+            try:
+                limit = SCIP_VERIFY_TIME_LIMIT if name == "scip" else None
+                objective, message = solve(model, name, time_limit=limit).objective, ""
+            except SolverUnavailableError:
+                continue
+            except NoOptimalSolutionError as exc:
+                kind_of = "licence size limit" if is_licence_limit(exc.result) else exc.result.termination.value
+                objective, message = None, f"{name}: {kind_of}"
+        if objective is None:
+            notes.append(message)
+            continue
+        if reference is None:
+            reference, scale = objective, objective_scale(model)
+            solvers.append(name)
+            continue
+        residual = rel_gap(reference, objective, scale)
+        if residual > AGREEMENT_TOL:
+            notes.append(f"{name}: disagrees by {residual:.1e}")
+            continue
+        solvers.append(name)
+        worst = max(worst, residual)
+    if reference is None or len(solvers) < 2:
+        raise RuntimeError(
+            f"{title(model)}: only {solvers or 'no solver'} reached a verified optimum "
+            f"({'; '.join(notes) or 'no other solver installed'}); tried {VERIFIERS[kind]}"
+        )
+    return Verification(reference, scale, solvers, worst, notes)
+
+
+def _counts(nl_text: bytes) -> tuple[int, int]:
+    """Variables and rows as written: the counts in the ``.nl`` header (Pyomo's writers all drop
+    the variables that appear in no active row or objective)."""
+    head = nl_text.split(b"\n", 2)[1].split()
+    return int(head[0]), int(head[1])
+
+
+def _fmt_number(x: float, digits: int = OBJECTIVE_DIGITS) -> str:
+    return f"{x:.{digits}g}"
+
+
+def _structure(inst: Instance, label: str, model: pyo.ConcreteModel | None, nl_text: bytes = b"") -> dict[str, str]:
+    row = {
+        "model": str(inst.eq), "dataset": inst.dataset, "class": str(inst.c), "label": label,
+        "nu": f"{inst.nu:g}", "alpha": f"{inst.alpha:g}", "kernel": str(inst.kernel) if inst.kernel else "",
+        "p": _p_text(inst.p), "eps": "" if inst.eps is None else f"{inst.eps:g}",
+    }
+    if model is None:
+        row.update({"model_class": "semi-infinite", "n_variables": "", "n_constraints": "", "sense": "min"})
+        return row
+    n_var, n_con = _counts(nl_text)
+    objective = next(model.component_data_objects(pyo.Objective, active=True))
+    row.update({
+        "model_class": model_class(model), "n_variables": str(n_var), "n_constraints": str(n_con),
+        "sense": "min" if objective.sense == pyo.minimize else "max",
+    })
+    return row
+
+
+def _note_22(inst: Instance) -> str:
+    twin = Instance(23, inst.dataset, inst.c, p=inst.p, eps=inst.eps).stem
+    return (f"not a finite program (one row per point of each uncertainty set (21)), so no file; "
+            f"by Theorem 1 its optimum is that of (23) with the same data and parameters: {twin}.*")
+
+
+@dataclass
+class LibraryFile:
+    """One file of the library: its path below the root and its (uncompressed) content."""
+
+    path: str
+    fmt: str
+    content: bytes
+
+
+def instance_files(inst: Instance, model: pyo.ConcreteModel) -> list[LibraryFile]:
+    """The files of one instance: every format that holds it, gzip-compressed in the library."""
+    return [LibraryFile(f"{inst.stem}.{fmt}.gz", fmt, text) for fmt, text in model_texts(model).items()]
+
+
+def _library_rows(
+    verify_solutions: bool, progress: Callable[[str], None] | None, instances: Sequence[Instance] | None = None
+) -> tuple[list[dict[str, str]], list[LibraryFile]]:
+    rows: list[dict[str, str]] = []
+    files: list[LibraryFile] = []
+    data = {}
+    for inst in library_instances() if instances is None else instances:
+        if inst.dataset not in data:
+            d = load_dataset(inst.dataset)
+            data[inst.dataset] = (min_max_scale(d.X), d.y, [str(x) for x in d.classes])
+        X, y, labels = data[inst.dataset]
+        if inst.eq == 22:
+            rows.append({"file": "", "format": "", **_structure(inst, labels[inst.c], None),
+                         "objective": "", "objective_scale": "", "verified_by": "", "max_rel_disagreement": "",
+                         "note": _note_22(inst)})
+            continue
+        model = inst.build(X, y)
+        these = instance_files(inst, model)
+        structure = _structure(inst, labels[inst.c], model, next(f.content for f in these if f.fmt == "nl"))
+        files += these
+        solved = {"objective": "", "objective_scale": "", "verified_by": "", "max_rel_disagreement": "", "note": ""}
+        if verify_solutions:
+            if progress:
+                progress(f"{inst.stem} ({structure['model_class']})")
+            v = verify(model, structure["model_class"])
+            solved = {
+                "objective": _fmt_number(v.objective), "objective_scale": _fmt_number(v.scale, 3),
+                "verified_by": ";".join(v.solvers), "max_rel_disagreement": f"{v.disagreement:.1e}",
+                "note": "; ".join(v.notes),
+            }
+        for f in these:
+            rows.append({"file": f.path, "format": f.fmt, **structure, **solved})
+    return rows, files
+
+
+def _manifest_bytes(rows: list[dict[str, str]]) -> bytes:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=MANIFEST_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue().encode("utf-8")
+
+
+def read_manifest(root: str | os.PathLike) -> list[dict[str, str]]:
+    """The rows of ``root/manifest.csv``."""
+    with open(Path(root) / MANIFEST, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def generate_library(root: str | os.PathLike, progress: Callable[[str], None] | None = None) -> dict[str, float]:
+    """Write the library to ``root`` (replacing the data set folders and the manifest) and verify every optimum.
+
+    Deterministic: the same code and solvers give the same bytes. Returns a summary
+    (``files``, ``instances``, ``bytes``, ``seconds``).
+    """
+    start = time.perf_counter()
+    root = Path(root)
+    rows, files = _library_rows(True, progress)
+    root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".formulations-", dir=root.parent))
+    try:
+        for f in files:
+            target = staging / f.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(gzip_bytes(f.content))
+        (staging / MANIFEST).write_bytes(_manifest_bytes(rows))
+        for name in LIBRARY_DATASETS:
+            if (root / name).exists():
+                shutil.rmtree(root / name)
+            os.replace(staging / name, root / name)
+        os.replace(staging / MANIFEST, root / MANIFEST)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+    instances = len({r["file"].rsplit(".", 2)[0] for r in rows if r["file"]})
+    return {"files": len(files), "instances": instances, "bytes": size, "seconds": time.perf_counter() - start}
+
+
+COEFFICIENT_RTOL = 1e-12
+"""Relative tolerance of :func:`text_difference` on the numbers of a model file.
+
+The coefficients are sums of products (Gram and kernel entries, ``X_{-c} e``, ``nu/m`` terms).
+numpy's OpenBLAS picks its kernel per CPU (its ``DYNAMIC_ARCH`` build) and its SIMD ``exp`` per
+instruction set, so the same sum comes out in another order on another CPU and differs in its
+last digits, e.g. ``-0.952249491064367`` against ``-0.9522494910643668``. Every coefficient of the
+library is a sum of at most n = 13 nonnegative terms (features min-max scaled to [0, 1], kernels
+with nonnegative values), a fixed multiple of one, or the ``exp`` of one: no cancellation, so
+its rounding error is relative to itself, at most ~n * 2**-52 ~ 3e-15. 1e-12 leaves a factor 300
+of room and still catches any real change of a coefficient (the smallest a model change makes is
+the ``nu/m`` of one point, ~1e-3 relative)."""
+
+
+_NUMBER = re.compile(r"(?:(?<=^n)|(?<![\w.]))[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])", re.M)
+"""A number standing alone in a model file: not part of a name (``w(1)``'s 1 is compared as a
+number, which is exact for integers), with the ``n`` prefix of an ``.nl`` constant allowed."""
+
+
+def text_difference(committed: bytes, fresh: bytes, rtol: float = COEFFICIENT_RTOL) -> str | None:
+    """The first difference between two texts of one model file, or ``None`` when they are equal.
+
+    Everything but the numbers (names and their order, the sparsity pattern, senses, the
+    writer's layout, line by line) must be equal to the character; the numbers of each line
+    must satisfy ``|a - b| <= rtol * max(|a|, |b|, S)``, with ``S`` the largest magnitude on that
+    line of the fresh text (a row's largest term where a writer puts a row on one line).
+    :data:`COEFFICIENT_RTOL` says why a byte-for-byte comparison can only pass on the CPU that
+    wrote the file.
+    """
+    if committed == fresh:
+        return None
+    old_lines, new_lines = committed.decode("utf-8").split("\n"), fresh.decode("utf-8").split("\n")
+    if len(old_lines) != len(new_lines):
+        return f"{len(old_lines)} lines, a fresh export has {len(new_lines)}"
+    for k, (old, new) in enumerate(zip(old_lines, new_lines), start=1):
+        if old == new:
+            continue
+        if _NUMBER.sub("#", old) != _NUMBER.sub("#", new):
+            return f"line {k}: {old[:80]!r} is {new[:80]!r} in a fresh export"
+        pairs = [(float(a), float(b), a, b) for a, b in zip(_NUMBER.findall(old), _NUMBER.findall(new))]
+        scale = max(abs(b) for _, b, _, _ in pairs)
+        for a, b, a_text, b_text in pairs:
+            if a == b or abs(a - b) <= rtol * max(abs(a), abs(b), scale):
+                continue
+            return (f"line {k}: {a_text} is {b_text} in a fresh export "
+                    f"(relative difference {abs(a - b) / max(abs(a), abs(b), scale):.1e} > {rtol:g})")
+    return None
+
+
+def _key(row: dict[str, str]) -> tuple[str, ...]:
+    """What identifies an instance in the manifest."""
+    return tuple(row[k] for k in ("model", "dataset", "class", "kernel", "p"))
+
+
+def check_library(root: str | os.PathLike, select: Callable[[Instance], bool] | None = None) -> list[str]:
+    """Differences between the library at ``root`` and a fresh export, without solving (empty: equal).
+
+    Always: the manifest lists the instances of :func:`library_instances` in order, and the files
+    present are exactly the manifest's. For the instances ``select`` accepts (default: all), every
+    file's decompressed text equals a fresh export by :func:`text_difference` (structure to the
+    character, numbers to :data:`COEFFICIENT_RTOL`, so the check holds on every CPU) and the
+    manifest's :data:`STRUCTURAL_COLUMNS` equal the fresh ones.
+    """
+    root = Path(root)
+    if not (root / MANIFEST).is_file():
+        return [f"missing {root / MANIFEST}"]
+    problems = []
+    committed = read_manifest(root)
+    instances = library_instances()
+    fresh_keys = []
+    for inst in instances:
+        key = (str(inst.eq), inst.dataset, str(inst.c), str(inst.kernel) if inst.kernel else "", _p_text(inst.p))
+        if key not in fresh_keys:
+            fresh_keys.append(key)
+    committed_keys = list(dict.fromkeys(_key(r) for r in committed))
+    if committed_keys != fresh_keys:
+        problems.append(f"{MANIFEST}: its instances are not those of library_instances() "
+                        f"({len(committed_keys)} vs {len(fresh_keys)})")
+    listed = {r["file"] for r in committed if r["file"]}
+    present = {p.relative_to(root).as_posix() for name in LIBRARY_DATASETS if (root / name).is_dir()
+               for p in (root / name).rglob("*") if p.is_file()}
+    problems += [f"missing file {p}" for p in sorted(listed - present)]
+    problems += [f"file not in {MANIFEST}: {p}" for p in sorted(present - listed)]
+    chosen = [inst for inst in instances if select is None or select(inst)]
+    rows, files = _library_rows(False, None, chosen)
+    by_file = {r["file"]: r for r in committed if r["file"]}
+    by_key = {_key(r): r for r in committed if not r["file"]}
+    for f in files:
+        if f.path in present:
+            difference = text_difference(read_text(root / f.path), f.content)
+            if difference:
+                problems.append(f"{f.path}: content differs from a fresh export ({difference})")
+    for new in rows:
+        old = by_file.get(new["file"]) if new["file"] else by_key.get(_key(new))
+        if old is None:
+            problems.append(f"{MANIFEST}: no row for {new['file'] or _key(new)}")
+            continue
+        diff = [k for k in STRUCTURAL_COLUMNS if old.get(k) != new[k]]
+        if diff:
+            problems.append(f"{MANIFEST} row {new['file'] or _key(new)}: {', '.join(diff)} differ from a fresh export")
+    return problems

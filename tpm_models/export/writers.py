@@ -1,0 +1,474 @@
+"""Export of the models to ``.lp``, ``.mps``, ``.nl`` and ``.gms`` files, and the ``formulations/`` library.
+
+    from tpm_models.export.writers import export, write
+    export(16, X, y, c=0, nu=0.3, alpha=1.0, path="eq16.lp")        # build (16) and write it
+    write(model, "model.nl.gz")                                      # any built model; .gz compresses
+
+Formats (Pyomo's writers, names with ``symbolic_solver_labels``):
+
+======  ==============================  ============================  ===================================
+format  Pyomo writer                    holds                         names (``w[1]``, ``margin[17]``)
+======  ==============================  ============================  ===================================
+lp      ``lp`` (CPLEX LP, v2 writer)    linear + quadratic terms      ``w(1)``, ``c_l_margin(17)_``
+mps     ``mps`` (free MPS, QUADOBJ,     linear + quadratic terms      ``w(1)``, ``c_l_margin(17)_``
+        QCMATRIX)
+nl      ``nl`` (AMPL, v2 writer)        everything                    comments ``#w[1]``, ``#margin[17]``
+gms     ``gams``                        everything                    ``w_1_``, ``margin_17__lo``
+======  ==============================  ============================  ===================================
+
+What is written is the model as built, with these documented departures in *form* only
+(the same function and feasible set):
+
+* an objective that is a polynomial of degree <= 2 is written **collected**: one coefficient
+  per variable and per pair of variables, in the model's variable order. The ``.lp`` and
+  ``.mps`` writers do this themselves; without it the ``.nl`` and ``.gms`` files of the duals
+  repeat every Gram product (``K[i,k] lam[i] lam[k]`` and ``K[k,i] lam[k] lam[i]``) and expand
+  ``nu/m sum_i (x_i'w + theta)`` point by point, which made them 2-10 times larger;
+* ``.nl`` and ``.gms`` carry a start point: every variable at
+  :data:`tpm_models.solvers.ipopt.COLD_START` (0.01) clipped to its bounds, the cold start of the
+  project's Ipopt: the ``sqrt`` of (23) at p = 2 has no derivative at ``w = 0``;
+* ``.nl`` is written without Pyomo's linear presolve (which would eliminate variables);
+  ``.mps`` gets two repairs of Pyomo's writer (:func:`_mps_fixed`): a one-token NAME, and a
+  ``COLUMNS`` entry for a variable that appears only in quadratic terms (``t`` of (26), (27),
+  (29)), without which Gurobi refuses the file.
+
+A file that cannot hold a model is refused with a ``ValueError`` before anything is written:
+``.lp``/``.mps`` hold no ``sqrt`` or fractional power (the norms of (23) at p = 2 and of (23),
+(26) at a general p), and (22) is not a finite program at all. Same model, same bytes: the
+writers run with ordered file determinism, and gzip files are written with no name and time.
+
+The library (:func:`generate_library`, ``tpm-models export-library``) is described in
+``docs/formulations.md``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import io
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import PowExpression, UnaryFunctionExpression
+from pyomo.opt import WriterFactory
+from pyomo.repn.plugins.lp_writer import LPWriter
+from pyomo.repn.plugins.nl_writer import NLWriter
+from pyomo.repn.quadratic import QuadraticRepnVisitor
+from pyomo.repn.util import OrderedVarRecorder
+
+from tpm_models.kernels import Kernel
+from tpm_models.models.registry import build, model_info
+from tpm_models.solvers.common import FEASIBILITY_TOL
+from tpm_models.solvers.ipopt import COLD_START
+from tpm_models.solvers.structure import max_violation, title
+
+FORMATS = ("lp", "mps", "nl", "gms")
+"""The formats :func:`write` knows, in the order the library lists them."""
+
+QUADRATIC_ONLY = frozenset({"lp", "mps"})
+"""Formats that hold only linear and quadratic terms."""
+
+NOT_FINITE_22 = (
+    "(22) is the semi-infinite robust model: one constraint for every point of every uncertainty "
+    "set (21), not a finite program that a file can hold. Export a finite counterpart with the same "
+    "optimum (Theorem 1, Corollary 1) instead: (23) (any p; .nl/.gms for p not in {1, inf}), "
+    "(26) (any p), or the SOCPs (27) (p=1), (28) (p=2), (29) (p=inf)"
+)
+
+
+# --------------------------------------------------------------------------- format checks
+
+
+def format_of(path: str | os.PathLike, fmt: str | None) -> str:
+    """The format named by ``fmt``, or else by the extension of ``path`` (``.gz`` stripped)."""
+    name = Path(path).name
+    stem = name[:-3] if name.endswith(".gz") else name
+    ext = stem.rsplit(".", 1)[-1].lower() if "." in stem else ""
+    if fmt is None:
+        if ext not in FORMATS:
+            raise ValueError(f"cannot tell the format of {name!r}: give one of {FORMATS} (or a file ending in it)")
+        return ext
+    fmt = fmt.lower()
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; formats: {FORMATS}")
+    if ext in FORMATS and ext != fmt:
+        raise ValueError(f"{name!r} ends in .{ext} but the format asked for is {fmt}: rename the file or omit it")
+    return fmt
+
+
+def _nonpolynomial(expr) -> list[str]:
+    """Names of the functions of ``expr`` that are not linear or quadratic (``sqrt``, ``power 1.5``...)."""
+    found: set[str] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if not hasattr(node, "is_expression_type") or not node.is_expression_type():
+            continue
+        if isinstance(node, UnaryFunctionExpression):
+            found.add(node.getname())
+        elif isinstance(node, PowExpression):
+            power = node.args[1]
+            if hasattr(power, "is_potentially_variable") and power.is_potentially_variable():
+                found.add("variable power")
+            elif float(pyo.value(power)) not in (0.0, 1.0, 2.0):
+                found.add(f"power {float(pyo.value(power)):g}")
+        stack.extend(node.args)
+    return sorted(found)
+
+
+@dataclass
+class _Repn:
+    """An expression as constant + linear + quadratic terms (model variable order), or nonlinear."""
+
+    constant: float
+    linear: list[tuple]
+    quadratic: list[tuple]
+    nonlinear: bool
+
+
+def _repn(expr, position: dict[int, int]) -> _Repn:
+    """Pyomo's quadratic walker (the one the ``.lp`` writer uses): one term per variable and per pair."""
+    visitor = QuadraticRepnVisitor({}, var_recorder=OrderedVarRecorder({}, {}, None))
+    r = visitor.walk_expression(expr)
+    if r.nonlinear is not None:
+        return _Repn(0.0, [], [], True)
+    var = visitor.var_map
+    mult = float(r.multiplier)
+    linear = sorted(((position[i], var[i], mult * float(c)) for i, c in r.linear.items()), key=lambda t: t[0])
+    quadratic = []
+    for (i, k), coef in (r.quadratic or {}).items():
+        a, b = sorted(((position[i], var[i]), (position[k], var[k])), key=lambda t: t[0])
+        quadratic.append((a[0], b[0], a[1], b[1], mult * float(coef)))
+    quadratic.sort(key=lambda t: (t[0], t[1]))
+    return _Repn(mult * float(r.constant), [(v, c) for _, v, c in linear],
+                 [(u, v, c) for _, _, u, v, c in quadratic], False)
+
+
+@dataclass
+class _Analysis:
+    """What the writers need to know about a model, computed once for all formats."""
+
+    not_quadratic: list[tuple[str, list[str]]]
+    """``(component name, offending functions)`` of every row or objective of degree > 2."""
+    objective: object
+    """The active objective."""
+    collected: object
+    """Its collected polynomial form, or ``None`` when it is not of degree <= 2."""
+
+
+def _analyse(model: pyo.ConcreteModel) -> _Analysis:
+    _refuse_semi_infinite(model)
+    objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
+    if len(objectives) != 1:
+        raise ValueError(f"{title(model)!r} has {len(objectives)} active objectives; a file holds exactly one")
+    position = {id(v): k for k, v in enumerate(model.component_data_objects(pyo.Var, descend_into=True))}
+    bad, collected = [], None
+    repn = _repn(objectives[0].expr, position)
+    if repn.nonlinear:
+        bad.append((objectives[0].name, _nonpolynomial(objectives[0].expr)))
+    else:
+        terms = [c * v for v, c in repn.linear if c != 0.0]
+        terms += [c * u * v for u, v, c in repn.quadratic if c != 0.0]
+        if repn.constant != 0.0 or not terms:
+            terms.insert(0, repn.constant)
+        collected = sum(terms[1:], terms[0])
+    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        degree = con.body.polynomial_degree()
+        if degree is None or degree > 2:
+            bad.append((con.name, _nonpolynomial(con.body)))
+    return _Analysis(bad, objectives[0], collected)
+
+
+def _refuse_semi_infinite(model: pyo.ConcreteModel) -> None:
+    if hasattr(model, "uncertainty_set"):
+        raise ValueError(
+            f"{title(model)!r} has uncertain parameters (PyROS form): its file would fix them at their "
+            f"nominal values and be a different model. {NOT_FINITE_22}"
+        )
+
+
+def _formats(analysis: _Analysis) -> tuple[str, ...]:
+    return tuple(f for f in FORMATS if not (analysis.not_quadratic and f in QUADRATIC_ONLY))
+
+
+def formats_for(model: pyo.ConcreteModel) -> tuple[str, ...]:
+    """The formats of :data:`FORMATS` that can hold ``model`` exactly."""
+    return _formats(_analyse(model))
+
+
+def _check(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> None:
+    if fmt in QUADRATIC_ONLY and analysis.not_quadratic:
+        bad = analysis.not_quadratic
+        where = "; ".join(f"{name}: {', '.join(kinds) or 'nonlinear'}" for name, kinds in bad[:3])
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        raise ValueError(
+            f".{fmt} holds only linear and quadratic terms, and {title(model)!r} has others ({where}{more}). "
+            "Export it to .nl or .gms, which hold any function; for p = 1, 2, inf the SOCPs (26), (27), (28), "
+            "(29) have the same optimum and fit .lp/.mps"
+        )
+
+
+def check_format(model: pyo.ConcreteModel, fmt: str) -> None:
+    """Raise ``ValueError`` (saying what to do) unless format ``fmt`` can hold ``model`` exactly."""
+    _check(model, _analyse(model), format_of("x", fmt))
+
+
+# --------------------------------------------------------------------------- writing
+
+
+@contextmanager
+def _prepared(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> Iterator[None]:
+    """Temporarily: the collected objective and (.nl, .gms) the cold start."""
+    objective = analysis.objective
+    original_expr = objective.expr
+    saved_values: list[tuple] = []
+    try:
+        if analysis.collected is not None:
+            objective.set_value(analysis.collected)
+        if fmt in ("nl", "gms"):
+            for v in model.component_data_objects(pyo.Var, descend_into=True):
+                if v.fixed:
+                    continue
+                saved_values.append((v, v.value))
+                start = COLD_START
+                if v.lb is not None:
+                    start = max(start, float(pyo.value(v.lb)))
+                if v.ub is not None:
+                    start = min(start, float(pyo.value(v.ub)))
+                v.set_value(start, skip_validation=True)
+        yield
+    finally:
+        objective.set_value(original_expr)
+        for v, value in saved_values:
+            v.set_value(value, skip_validation=True)
+
+
+_LP_OPTIONS = {"symbolic_solver_labels": True, "file_determinism": 20}  # 20: sort indices
+_NL_OPTIONS = {"symbolic_solver_labels": True, "file_determinism": 20, "linear_presolve": False,
+               "scale_model": False}
+
+
+def _nl(model: pyo.ConcreteModel) -> tuple[str, list]:
+    """The ``.nl`` text (names as comments) and the variables in the order of its columns."""
+    out, rows, cols = io.StringIO(), io.StringIO(), io.StringIO()
+    info = NLWriter().write(model, out, rows, cols, **_NL_OPTIONS)
+    return out.getvalue(), list(info.variables)
+
+
+def _text(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> bytes:
+    _check(model, analysis, fmt)
+    with _prepared(model, analysis, fmt):
+        if fmt == "lp":
+            out = io.StringIO()
+            LPWriter().write(model, out, **_LP_OPTIONS)
+            text = out.getvalue()
+        elif fmt == "nl":
+            text = _nl(model)[0]
+        else:
+            with tempfile.TemporaryDirectory(prefix="tpm-export-") as tmp:
+                path = os.path.join(tmp, f"model.{fmt}")
+                writer = WriterFactory("mps" if fmt == "mps" else "gams")
+                writer(model, path, lambda _: True, {"symbolic_solver_labels": True, "file_determinism": 1})
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+            if fmt == "mps":
+                text = _mps_fixed(text, "_".join(title(model).split()))
+    return text.encode("utf-8")
+
+
+def _mps_fixed(text: str, name: str) -> str:
+    """Two repairs of Pyomo's MPS writer: a one-token NAME (Pyomo quotes a title with blanks, and
+    readers take its first word), and a COLUMNS entry (objective coefficient 0) for every variable
+    that appears only in quadratic terms (``t`` of (26), (27), (29)): Pyomo leaves it out of COLUMNS,
+    and readers then refuse its QCMATRIX / QUADOBJ entries (Gurobi: "MPS read error")."""
+    lines = text.split("\n")
+    lines = [f"NAME {name}" if line.startswith("NAME ") else line for line in lines]
+    section, objective_row = "", None
+    declared: set[str] = set()
+    quadratic: list[str] = []
+    end_of_columns = None
+    for k, line in enumerate(lines):
+        if line and not line[0].isspace():
+            if section == "COLUMNS" and end_of_columns is None:
+                end_of_columns = k
+            section = line.split()[0]
+            continue
+        fields = line.split()
+        if not fields:
+            continue
+        if section == "ROWS" and fields[0] == "N" and objective_row is None:
+            objective_row = fields[1]
+        elif section == "COLUMNS":
+            declared.add(fields[0])
+        elif section in ("QUADOBJ", "QMATRIX", "QCMATRIX"):
+            for var in fields[:2]:
+                if var not in quadratic:
+                    quadratic.append(var)
+    missing = [v for v in quadratic if v not in declared]
+    if missing and end_of_columns is not None and objective_row is not None:
+        lines[end_of_columns:end_of_columns] = [f"     {v} {objective_row} 0" for v in missing]
+    return "\n".join(lines)
+
+
+def model_texts(model: pyo.ConcreteModel, formats: Sequence[str] | None = None) -> dict[str, bytes]:
+    """The content of ``model``'s file in each format (default: every format that holds it).
+
+    Raises ``ValueError`` (saying what to do) if a named format cannot hold the model.
+    """
+    analysis = _analyse(model)
+    formats = _formats(analysis) if formats is None else [format_of("x", f) for f in formats]
+    return {fmt: _text(model, analysis, fmt) for fmt in formats}
+
+
+def model_text(model: pyo.ConcreteModel, fmt: str) -> bytes:
+    """The content of ``model``'s file in format ``fmt`` (``ValueError`` if the format cannot hold it)."""
+    return model_texts(model, [fmt])[format_of("x", fmt)]
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    """Deterministic gzip: no file name, time 0, level 9."""
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=buf, mtime=0) as fh:
+        fh.write(data)
+    return buf.getvalue()
+
+
+def read_text(path: str | os.PathLike) -> bytes:
+    """A file's content, decompressed if it ends in ``.gz``."""
+    data = Path(path).read_bytes()
+    return gzip.decompress(data) if str(path).endswith(".gz") else data
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def write(model: pyo.ConcreteModel, path: str | os.PathLike, fmt: str | None = None) -> Path:
+    """Write ``model`` to ``path`` in format ``fmt`` (default: from the extension); ``.gz`` compresses.
+
+    Raises ``ValueError`` (and writes nothing) when the format cannot hold the model.
+    """
+    path = Path(path)
+    fmt = format_of(path, fmt)
+    data = model_text(model, fmt)
+    _atomic_write(path, gzip_bytes(data) if path.name.endswith(".gz") else data)
+    return path
+
+
+def export(
+    eq: int,
+    X: np.ndarray,
+    y: np.ndarray,
+    c: object,
+    nu: float,
+    alpha: float,
+    path: str | os.PathLike,
+    fmt: str | None = None,
+    kernel: Kernel | None = None,
+    p: float | str | None = None,
+    eps: float | np.ndarray | None = None,
+) -> Path:
+    """Build model ``(eq)`` (as :func:`tpm_models.models.registry.build`) and :func:`write` it to ``path``."""
+    if model_info(eq).eq == 22:
+        raise ValueError(NOT_FINITE_22)
+    return write(build(eq, X, y, c, nu, alpha, kernel=kernel, p=p, eps=eps), path, fmt)
+
+
+# --------------------------------------------------------------------------- ripopt (.nl solver process)
+
+RIPOPT_OPTIONS = {"print_level": 0, "tol": 1e-10, "constr_viol_tol": 1e-10, "compl_inf_tol": 1e-13, "mu_min": 1e-15,
+                  "bound_relax_factor": 0}
+"""Options given to ripopt (Ipopt's names). ``bound_relax_factor=0``: at ripopt's default 1e-8 its
+objectives were ~1e-8 off (absolute). With ``compl_inf_tol`` 1e-10, (3) for Iris class 1 (objective
+-3.5e-7, terms 2.9e-4) was 3.3e-6 off relative to its terms; 1e-13 with ``mu_min`` 1e-15 gives 3.5e-7.
+A ``tol`` below 1e-10 (the project's Ipopt runs at 1e-12) ends most instances with ``StopAtTinyStep``."""
+
+
+RIPOPT_SOLVED = ("Optimal", "Acceptable")
+"""ripopt statuses taken as solved; the objective must still agree with another solver. At the
+options above ripopt 0.8.2 ends 1 of the library's 180 ``.nl`` files with ``Acceptable`` (Wine,
+(23) at p = 2), 1.6e-9 from the reference."""
+
+
+def ripopt_executable() -> str | None:
+    """The ``ripopt`` binary of the ``pyomo-ripopt`` wheel, else one on the PATH, else ``None``."""
+    spec = importlib.util.find_spec("pyomo_ripopt")
+    if spec is not None and spec.origin:
+        bundled = Path(spec.origin).parent / "bin" / "ripopt"
+        if bundled.is_file() and os.access(bundled, os.X_OK):
+            return str(bundled)
+    return shutil.which("ripopt")
+
+
+@dataclass
+class RipoptResult:
+    """What ripopt wrote to its JSON report for one ``.nl`` file."""
+
+    status: str
+    objective: float
+    """As ripopt reports it: the *minimised* objective, so ``-f`` for a maximisation."""
+    x: np.ndarray
+    """Variable values in the ``.nl`` column order."""
+    seconds: float
+    report: dict = field(repr=False, default_factory=dict)
+
+
+def run_ripopt(nl_path: str | os.PathLike, timeout: float = 300.0) -> RipoptResult:
+    """Solve a ``.nl`` file (``.nl.gz`` is decompressed first) with the ripopt executable.
+
+    Raises ``RuntimeError`` if ripopt is not installed (``pip install pyomo-ripopt``) or fails.
+    """
+    exe = ripopt_executable()
+    if exe is None:
+        raise RuntimeError("ripopt is not installed: pip install pyomo-ripopt (the test extra has it)")
+    with tempfile.TemporaryDirectory(prefix="tpm-ripopt-") as tmp:
+        nl = Path(tmp) / "model.nl"
+        nl.write_bytes(read_text(nl_path))
+        report = Path(tmp) / "model.json"
+        cmd = [exe, str(nl), "-o", str(report), *(f"{k}={v}" for k, v in RIPOPT_OPTIONS.items())]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        seconds = time.perf_counter() - start
+        if not report.is_file():
+            raise RuntimeError(f"ripopt wrote no report (exit {proc.returncode}): {proc.stderr[-500:]}")
+        data = json.loads(report.read_text())
+    return RipoptResult(str(data["status"]), float(data["objective"]),
+                        np.asarray(data["solution"]["x"], dtype=float), seconds, data)
+
+
+def solve_ripopt(model: pyo.ConcreteModel) -> tuple[float | None, str]:
+    """ripopt on ``model``'s ``.nl``: its point loaded into ``model``; ``(objective or None, message)``."""
+    with tempfile.TemporaryDirectory(prefix="tpm-ripopt-") as tmp:
+        with _prepared(model, _analyse(model), "nl"):
+            text, variables = _nl(model)
+        path = Path(tmp) / "model.nl"
+        path.write_text(text)
+        result = run_ripopt(path)
+    if result.status not in RIPOPT_SOLVED:
+        return None, f"ripopt: {result.status}"
+    for v, value in zip(variables, result.x):
+        v.set_value(float(value), skip_validation=True)
+    violation = max_violation(model)
+    if violation > FEASIBILITY_TOL:
+        return None, f"ripopt: point infeasible by {violation:.2g}"
+    objective = float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True))))
+    return objective, ""

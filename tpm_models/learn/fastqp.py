@@ -1,0 +1,306 @@
+"""Fast path for the one-versus-all kernel dual (19) (the linear kernel gives (16)): numpy + a dense QP solver.
+
+For class :math:`c`, with Gram blocks :math:`K_{cc} = K(X_c, X_c)` and :math:`K_{oc} = K(X_{-c}, X_c)`,
+(19) is stored as the minimisation of its negated objective, exactly as
+:func:`tpm_models.solvers.matrices.qp_matrices` reads ``build_dual_19(...)`` (``sense = -1``):
+
+.. math::
+    \\min_\\lambda\\ \\tfrac12\\lambda^\\top P\\lambda + q^\\top\\lambda
+    \\quad\\text{s.t.}\\quad A\\lambda = b,\\ \\ x_l \\le \\lambda \\le x_u, \\qquad
+    P = K_{cc},\\ \\ q = -\\frac{\\nu_c}{m_{-c}}K_{oc}^\\top e_{-c},\\ \\ A = e_c^\\top,\\ \\ b = \\nu_c,\\ \\
+    x_l = 0,\\ \\ x_u = \\frac{\\alpha_c}{m_c}e_c .
+
+Nothing is built in Pyomo: the blocks are slices of one Gram matrix, the QP is set up once per
+(Gram matrix, class) in DAQP (:class:`ClassDual`) and re-solved for every :math:`(\\nu, \\alpha)` by
+updating :math:`q`, :math:`b` and :math:`x_u` (DAQP keeps its factorisation and starts from the
+previous working set). DAQP is run with the settings of ``solve(..., "daqp")``
+(:mod:`tpm_models.solvers`: full proximal regularisation, the Hessians are singular); PIQP
+(``solver="piqp"``, set up once, ``update`` per parameter) is the alternative.
+
+Recovery and decision are those of (20)/(18) with precomputed Gram rows:
+:math:`\\langle w_c,\\varphi(x)\\rangle = K(x, X_c)\\lambda_c - \\frac{\\nu_c}{m_{-c}}K(x, X_{-c})e_{-c}`,
+:math:`\\langle w_c, w_c\\rangle` by the corrected display (errata 4), and :math:`\\theta_c` by
+:func:`tpm_models.models.recovery.kkt_theta` -- the very function :func:`tpm_models.models.recovery.recover`
+(hence :func:`tpm_models.models.multiclass.recover_17`) uses (errata 5). Ties in (18) go to the lowest class.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from ctypes import c_int
+from dataclasses import dataclass
+
+import numpy as np
+
+from tpm_models.kernels import Kernel
+from tpm_models.models.recovery import DEGENERATE_TOL, FREE_TOL, kkt_theta
+from tpm_models.solvers.common import DENSE_QP_TOL, FEASIBILITY_TOL, ITERATION_LIMIT, OPTIMALITY_TOL
+from tpm_models.validation import check_features, check_labels, check_nu_alpha
+
+FAST_SOLVERS = ("daqp", "piqp")
+
+DAQP_SETTINGS = {"eps_prox": 1e-2, "eta_prox": DENSE_QP_TOL, "primal_tol": OPTIMALITY_TOL,
+                 "iter_limit": ITERATION_LIMIT}
+"""The settings of ``solve(model, "daqp")`` (``tpm_models.solvers._run_daqp``)."""
+
+
+class FastQPError(RuntimeError):
+    """The dense solver did not return a verified optimum of (19)."""
+
+
+@dataclass(frozen=True)
+class DualMatrices:
+    """(19) in the matrix form of :class:`tpm_models.solvers.matrices.QPMatrices` (``sense = -1``, ``q0 = 0``,
+    no inequality rows)."""
+
+    P: np.ndarray
+    q: np.ndarray
+    A: np.ndarray
+    b: np.ndarray
+    x_l: np.ndarray
+    x_u: np.ndarray
+
+    def objective(self, lam: np.ndarray) -> float:
+        """(19)'s objective as printed (a maximisation):
+        :math:`-(\\tfrac12\\lambda^\\top P\\lambda + q^\\top\\lambda)`."""
+        return -float(0.5 * lam @ self.P @ lam + self.q @ lam)
+
+
+def dual_19_matrices(K_own: np.ndarray, K_other_own: np.ndarray, nu: float, alpha: float) -> DualMatrices:
+    """The matrices of (19) from ``K_own`` :math:`= K(X_c,X_c)` and ``K_other_own`` :math:`= K(X_{-c},X_c)`."""
+    nu, alpha = check_nu_alpha(nu, alpha)
+    m_own, m_other = K_own.shape[0], K_other_own.shape[0]
+    return DualMatrices(
+        P=np.array(K_own, dtype=float),
+        q=-(nu / m_other) * K_other_own.sum(axis=0),
+        A=np.ones((1, m_own)),
+        b=np.array([nu]),
+        x_l=np.zeros(m_own),
+        x_u=np.full(m_own, alpha / m_own),
+    )
+
+
+class ClassDual:
+    """(19) for one class on a fixed Gram matrix: set up once, solved for any :math:`(\\nu, \\alpha)`.
+
+    ``K_own`` :math:`= K(X_c, X_c)`, ``K_other_own`` :math:`= K(X_{-c}, X_c)`. The first :meth:`solve` sets
+    the solver up; later ones update :math:`q = \\nu q_1`, :math:`b = \\nu`, :math:`x_u = \\alpha/m_c`
+    and start from the previous solution (warm start). ``qps`` counts the solves. When DAQP fails (warm,
+    then cold) the QP is solved by PIQP instead and ``fallbacks`` counts it (DAQP reaches its iteration
+    limit on a few QPs with :math:`\\alpha \\ge 2^7`, never at the :math:`\\alpha = 1` of the experiments).
+    """
+
+    def __init__(self, K_own: np.ndarray, K_other_own: np.ndarray, solver: str = "daqp"):
+        if solver not in FAST_SOLVERS:
+            raise ValueError(f"unknown fast-path solver {solver!r}; choose one of {FAST_SOLVERS}")
+        K_own = np.asarray(K_own, dtype=float)
+        K_other_own = np.asarray(K_other_own, dtype=float)
+        m = K_own.shape[0]
+        if K_own.shape != (m, m) or K_other_own.ndim != 2 or K_other_own.shape[1] != m or m == 0:
+            raise ValueError(f"Gram blocks of shapes {K_own.shape} and {K_other_own.shape} do not fit (19)")
+        if not (np.isfinite(K_own).all() and np.isfinite(K_other_own).all()):
+            raise ValueError("the Gram blocks contain NaN or infinite values (kernel overflow?)")
+        self.solver = solver
+        self.m_own, self.m_other = m, K_other_own.shape[0]
+        self.P = np.ascontiguousarray(K_own)
+        self.col_sums = K_other_own.sum(axis=0)
+        self.qps = 0
+        self.fallbacks = 0
+        self._model = None
+        self._piqp = None
+
+    def matrices(self, nu: float, alpha: float) -> DualMatrices:
+        """The QP solved by :meth:`solve` (equal to ``qp_matrices(build_dual_19(...))``)."""
+        nu, alpha = check_nu_alpha(nu, alpha)
+        m = self.m_own
+        return DualMatrices(self.P, -(nu / self.m_other) * self.col_sums, np.ones((1, m)), np.array([nu]),
+                            np.zeros(m), np.full(m, alpha / m))
+
+    def solve(self, nu: float, alpha: float) -> np.ndarray:
+        """:math:`\\lambda_c` of (19) at :math:`(\\nu, \\alpha)`; raises :class:`FastQPError` unless optimal
+        and feasible to ``FEASIBILITY_TOL``."""
+        dm = self.matrices(nu, alpha)
+        if self.solver == "piqp":
+            lam = self._solve_piqp(dm)
+        else:
+            try:
+                lam = self._solve_daqp(dm)
+            except FastQPError:
+                lam = self._solve_piqp(dm)
+                self.fallbacks += 1
+        self.qps += 1
+        violation = max(abs(lam.sum() - dm.b[0]), float(np.max(dm.x_l - lam)), float(np.max(lam - dm.x_u)))
+        if not np.isfinite(lam).all() or violation > FEASIBILITY_TOL:
+            raise FastQPError(f"{self.solver} returned a point violating (19)'s constraints by {violation:.3g}")
+        return lam
+
+    def _solve_daqp(self, dm: DualMatrices) -> np.ndarray:
+        import daqp
+
+        m = self.m_own
+        upper = np.concatenate([dm.x_u, dm.b])
+        lower = np.concatenate([dm.x_l, dm.b])
+        for attempt in ("warm", "cold"):
+            if self._model is None or attempt == "cold":
+                self._model = daqp.Model()
+                self._model.settings = DAQP_SETTINGS
+                sense = np.concatenate([np.zeros(m), [5]]).astype(c_int)  # 5: equality, active and immutable
+                flag, _ = self._model.setup(self.P, dm.q, dm.A, upper, lower, sense)
+                if flag < 0:
+                    raise FastQPError(f"DAQP setup failed with exit flag {flag}")
+            else:
+                self._model.update(f=dm.q, bupper=upper, blower=lower)
+            x, _, exitflag, _ = self._model.solve()
+            if exitflag in (1, 2):  # optimal / soft optimal
+                return np.array(x, dtype=float)
+        raise FastQPError(f"DAQP did not solve (19): exit flag {exitflag}")
+
+    def _solve_piqp(self, dm: DualMatrices) -> np.ndarray:
+        import piqp
+
+        if self._piqp is None:
+            s = piqp.DenseSolver()
+            st = s.settings
+            st.verbose = False
+            st.eps_abs = st.eps_rel = DENSE_QP_TOL
+            st.check_duality_gap = True
+            st.eps_duality_gap_abs = st.eps_duality_gap_rel = DENSE_QP_TOL
+            st.max_iter = ITERATION_LIMIT
+            s.setup(np.asfortranarray(self.P), dm.q, np.asfortranarray(dm.A), dm.b, None, None, None, dm.x_l, dm.x_u)
+            self._piqp = s
+        else:
+            self._piqp.update(c=dm.q, b=dm.b, x_u=dm.x_u)
+        status = self._piqp.solve()
+        if status != piqp.PIQP_SOLVED:
+            raise FastQPError(f"PIQP did not solve (19): {status}")
+        return np.array(self._piqp.result.x, dtype=float)
+
+
+@dataclass(frozen=True)
+class Planes:
+    """``k`` recovered surfaces of one class (one per solved :math:`(\\nu, \\alpha)`), as in (20).
+
+    ``own``/``other`` are column positions in the Gram rows given to :meth:`distance`.
+    """
+
+    own: np.ndarray
+    other: np.ndarray
+    lam: np.ndarray  # (m_own, k)
+    nu_over_m_other: np.ndarray  # (k,)
+    theta: np.ndarray  # (k,)
+    theta_interval: list[tuple[float, float]]
+    free: list[np.ndarray]
+    theta_rule: list[str]
+    w_w: np.ndarray  # (k,)
+    degenerate: np.ndarray  # (k,) bool: w = 0 by DEGENERATE_TOL, at distance +inf
+    fallbacks: int = 0  # QPs DAQP failed and PIQP solved (ClassDual)
+
+    def w_phi(self, K_rows: np.ndarray) -> np.ndarray:
+        """:math:`\\langle w,\\varphi(x)\\rangle` for Gram rows ``K_rows[r] = k(x^r, all points)``;
+        shape ``(rows, k)``."""
+        return K_rows[:, self.own] @ self.lam - np.outer(K_rows[:, self.other].sum(axis=1), self.nu_over_m_other)
+
+    def distance(self, K_rows: np.ndarray) -> np.ndarray:
+        """Signed distances :math:`(\\langle w,\\varphi(x)\\rangle+\\theta)/\\sqrt{\\langle w,w\\rangle}`;
+        shape ``(rows, k)``.
+
+        A degenerate column (``degenerate``, :data:`tpm_models.models.recovery.DEGENERATE_TOL`) is at
+        :math:`+\\infty`: never the nearest, the rule of the estimators."""
+        norm = np.sqrt(np.where(self.degenerate, 1.0, self.w_w))
+        d = (self.w_phi(K_rows) + self.theta) / norm
+        return np.where(self.degenerate, np.inf, d)
+
+
+def recover_planes(
+    K: np.ndarray, own: np.ndarray, other: np.ndarray, lam: np.ndarray, nu: Sequence[float],
+    alpha: Sequence[float], free_tol: float = FREE_TOL,
+) -> Planes:
+    """(17)/(20) for the columns of ``lam`` (one per :math:`(\\nu_j, \\alpha_j)`), from the Gram matrix ``K``
+    whose rows and columns are indexed like ``own``/``other``; :math:`\\theta` by
+    :func:`tpm_models.models.recovery.kkt_theta` (the rule of :func:`tpm_models.models.recovery.recover`)."""
+    lam = np.asarray(lam, dtype=float).reshape(len(own), -1)
+    a = np.asarray(nu, dtype=float) / len(other)
+    alpha = np.asarray(alpha, dtype=float)
+    K_oo = K[np.ix_(own, own)]
+    r_own = K[np.ix_(own, other)].sum(axis=1)
+    K_lam = K_oo @ lam
+    minus_s = -(K_lam - np.outer(r_own, a))
+    rules = [kkt_theta(minus_s[:, j], lam[:, j], alpha[j] / len(own), 1, free_tol) for j in range(lam.shape[1])]
+    total_other = K[np.ix_(other, other)].sum()
+    w_w = np.einsum("ij,ij->j", lam, K_lam) - 2.0 * a * (r_own @ lam) + a**2 * total_other
+    # w = 0 (DEGENERATE_TOL): |w| <= tol * nu * max_i |phi(x^i)| over the training points
+    phi_max = np.sqrt(np.abs(np.concatenate([np.diag(K_oo), np.diag(K[np.ix_(other, other)])])).max())
+    degenerate = np.sqrt(np.maximum(w_w, 0.0)) <= DEGENERATE_TOL * np.asarray(nu, dtype=float) * phi_max
+    return Planes(own, other, lam, a, np.array([r[0] for r in rules]), [r[1] for r in rules],
+                  [r[2] for r in rules], [r[3] for r in rules], w_w, degenerate)
+
+
+def fit_classes(
+    K: np.ndarray, train: np.ndarray, y_train: np.ndarray, n_classes: int, nu: Sequence[float],
+    alpha: Sequence[float], solver: str = "daqp", free_tol: float = FREE_TOL,
+) -> tuple[list[Planes], int]:
+    """One-versus-all (19) for every class and every :math:`(\\nu_j, \\alpha_j)` on the points ``train``.
+
+    ``K`` is a Gram matrix over a set of points (rows and columns), ``train`` the positions of the
+    training points in it and ``y_train`` their class numbers ``0..n_classes-1``. Each class's QP is set up
+    once and re-solved along the parameter list (warm starts). Returns the planes and the QPs solved.
+    """
+    planes, qps = [], 0
+    for c in range(n_classes):
+        own, other = train[y_train == c], train[y_train != c]
+        if len(own) == 0 or len(other) == 0:
+            raise ValueError(f"class {c} has {len(own)} training points and the rest {len(other)}; need both > 0")
+        dual = ClassDual(K[np.ix_(own, own)], K[np.ix_(other, own)], solver)
+        lam = np.column_stack([dual.solve(v, a) for v, a in zip(nu, alpha)])
+        qps += dual.qps
+        planes.append(dataclasses.replace(recover_planes(K, own, other, lam, nu, alpha, free_tol),
+                                          fallbacks=dual.fallbacks))
+    return planes, qps
+
+
+def predict_rows(planes: Sequence[Planes], K_rows: np.ndarray) -> np.ndarray:
+    """(18)/(20): nearest surface for each Gram row and each parameter column, shape ``(k, rows)``;
+    ties go to the lowest class (``np.argmin``, as :func:`tpm_models.models.multiclass.predict_18`)."""
+    dist = np.stack([np.abs(p.distance(K_rows)) for p in planes], axis=-1)  # (rows, k, C)
+    return np.argmin(dist, axis=-1).T
+
+
+class FastOneVsAll:
+    """One-versus-all TPMSVM (19)/(20)/(18) on the fast path: ``fit(X, y)``, ``predict(X)``, ``distances(X)``.
+
+    Same model, recovery and decision as :class:`tpm_models.learn.estimators.TPMSVMOneVsAll` (which builds
+    Pyomo models); ``y`` must hold class numbers ``0..C-1``.
+    """
+
+    def __init__(self, nu: float = 0.5, alpha: float = 1.0, kernel: Kernel | None = None,
+                 solver: str = "daqp", free_tol: float = FREE_TOL):
+        self.nu, self.alpha = check_nu_alpha(nu, alpha)
+        self.kernel = kernel or Kernel()
+        self.solver = solver
+        self.free_tol = free_tol
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> FastOneVsAll:
+        X = check_features(X)
+        y = np.asarray(check_labels(X, y))
+        if y.dtype.kind not in "iu" or y.min() < 0:
+            raise ValueError("y must hold class numbers 0..C-1 (use np.unique(labels, return_inverse=True))")
+        start = time.perf_counter()
+        self.X_ = X
+        self.n_classes_ = int(y.max()) + 1
+        K = self.kernel.gram(X, X)
+        self.planes_, self.qps_ = fit_classes(K, np.arange(len(X)), y, self.n_classes_, [self.nu], [self.alpha],
+                                              self.solver, self.free_tol)
+        self.fit_seconds_ = time.perf_counter() - start
+        return self
+
+    def distances(self, X: np.ndarray) -> np.ndarray:
+        """:math:`|\\langle w_c,\\varphi(x)\\rangle+\\theta_c|/\\sqrt{\\langle w_c,w_c\\rangle}`;
+        shape ``(len(X), C)``."""
+        K_rows = self.kernel.gram(check_features(X), self.X_)
+        return np.column_stack([np.abs(p.distance(K_rows))[:, 0] for p in self.planes_])
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """(18)/(20): the class number of the nearest surface (ties: the lowest)."""
+        return np.argmin(self.distances(X), axis=1)

@@ -1,0 +1,35 @@
+"""The paper's models as Pyomo builders, each registered under its equation number.
+
+===================  ==========================================================================
+module               what it holds
+===================  ==========================================================================
+``registry``         the front door: :func:`register_model`, :func:`build`, :func:`model_info`
+``shapes``           the shapes the paper's QPs share, and the constant their duals omit
+``binary``           (2)-(5), (10)-(13), recovery (6)-(7), decisions (8), (14)
+``multiclass``       (15), (16), (19), recovery (17), (20), decision (18)
+``robust``           (23), (26)-(29)
+``semi_infinite``    (22) with uncertain parameters, and over finite scenario sets
+``robust_duals``     the duals derived here: (23D), (27D)-(29D)
+``robust_kernel``    the robust kernel model derived here: (23K)
+``norms``            p-norms, dual norms and the (25) oracle
+``recovery``         the hyperplane from the dual: w and the interval of theta
+===================  ==========================================================================
+
+Importing this package registers every builder.
+"""
+
+from tpm_models.models import binary, multiclass, robust, robust_duals, robust_kernel, semi_infinite  # noqa: F401
+from tpm_models.models.registry import (
+    DUAL_MODELS,
+    KERNEL_MODELS,
+    MODELS,
+    USER_MODELS,
+    ModelInfo,
+    all_models,
+    build,
+    model_info,
+    register_model,
+)
+
+__all__ = ["DUAL_MODELS", "KERNEL_MODELS", "MODELS", "USER_MODELS", "ModelInfo", "all_models", "build", "model_info",
+           "register_model"]

@@ -1,0 +1,213 @@
+"""The front door of the models: every builder joins here with what it is, and :func:`build` calls it.
+
+A builder joins with :func:`register_model`, a decorator written next to it, declaring its key (the
+paper's equation number, or a name such as ``"28D"``), family, model class, kernel and role, and, for
+a dual, its primal and the constant the dual omits. Nothing else lists it: it is then reachable by
+:func:`build`, :func:`tpm_models.solvers.solve`, the exports, ``tpm-models solve/export/check --model
+KEY`` and the generic ties that apply to it (``docs/adding-a-formulation.md``).
+
+Every builder takes its data in one order, and the options it uses by keyword::
+
+    binary family:      builder(X, y_pm, nu, alpha, *, kernel=..., p=..., eps=...)   (y_pm in {-1, +1})
+    multiclass family:  builder(X, y, c, nu, alpha, *, kernel=..., p=..., eps=...)
+
+``kernel`` is passed to kernel models only (``kernel != "none"``), ``p`` and ``eps`` to robust models
+only (``robust_p is not None``). :func:`build` turns ``(y, c)`` into ``y_pm`` for the binary family.
+
+>>> from tpm_models import build, load_dataset, min_max_scale
+>>> d = load_dataset("iris")
+>>> model = build(16, min_max_scale(d.X), d.y, c=0, nu=0.5, alpha=1.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pyomo.environ as pyo
+
+from tpm_models.data import one_vs_rest
+from tpm_models.kernels import Kernel
+from tpm_models.models.norms import check_p
+
+FAMILIES = ("binary", "multiclass")
+"""``binary``: class ``c`` positive, the rest negative, the builder takes labels in {-1, +1};
+``multiclass``: the builder takes the labels and the class ``c``."""
+MODEL_CLASSES = ("LP", "QP", "SOCP", "NLP", "semi-infinite")
+KERNEL_KINDS = ("none", "feature map", "gram")
+ROLES = ("primal", "dual")
+GROUPS = ("paper", "dual", "kernel", "user")
+"""Where a model comes from: the paper's numbered models, the duals derived here, the robust kernel
+model derived here, and the models a user registers."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """One registered model: its builder and what it is."""
+
+    eq: int | str
+    """The key: the paper's equation number, or a name (``"28D"``: the dual of (28); ``"23K"``)."""
+    builder: Callable[..., pyo.ConcreteModel]
+    family: str
+    """One of :data:`FAMILIES`."""
+    model_class: str
+    """What the model holds, one of :data:`MODEL_CLASSES` (the solvers read it from the model itself;
+    this is what the model is declared to be)."""
+    kernel: str
+    """``"none"`` (linear model), ``"feature map"`` (explicit finite map) or ``"gram"``."""
+    role: str
+    """``"primal"`` or ``"dual"``."""
+    summary: str
+    robust_p: tuple[float, ...] | None = None
+    """For the robust models: the p it takes (``()`` = any p >= 1); ``None`` = not robust."""
+    primal: int | str | None = None
+    """For a dual: the key of its primal, when one is registered; the tie ``opt(primal) = opt(dual) +
+    omitted_constant`` then applies. (19) has none: its primal lives in the kernel's feature space."""
+    omitted_constant: Callable[..., float] | None = None
+    """For a dual: the constant its objective omits, called with the builder's own arguments; ``None``: 0."""
+    group: str = "user"
+    """One of :data:`GROUPS`."""
+
+    def options(self, kernel: Kernel | None = None, p: float | None = None,
+                eps: float | np.ndarray | None = None) -> dict:
+        """The keywords the builder takes, checked: ``kernel`` for kernel models, ``p`` and ``eps`` for robust
+        models (a single allowed p is the default); ``ValueError`` for a missing or an unused one."""
+        eq = self.eq
+        out: dict = {}
+        if self.robust_p is None:
+            if p is not None or eps is not None:
+                raise ValueError(f"({eq}) is not a robust model and takes no p or eps; robust models: "
+                                 f"{', '.join(str(k) for k in robust_keys())}")
+        else:
+            if eps is None:
+                raise ValueError(f"({eq}) is a robust model: give eps (the radii of (21))")
+            if self.robust_p:
+                p = self.robust_p[0] if p is None and len(self.robust_p) == 1 else p
+                if p is None or check_p(p) not in self.robust_p:
+                    raise ValueError(
+                        f"({eq}) takes p in {[f'{q:g}' for q in self.robust_p]}, got p={p}; "
+                        "(23) and (26) take any p >= 1"
+                    )
+            elif p is None:
+                raise ValueError(f"({eq}) needs p >= 1 (the norm of the uncertainty set (21))")
+            out.update(p=p, eps=eps)
+        if self.kernel == "none":
+            if kernel is not None and kernel.name != "linear":
+                raise ValueError(f"({eq}) is a linear model and takes no kernel; kernel models: "
+                                 f"{', '.join(str(k) for k in kernel_keys())}")
+        else:
+            if kernel is None:
+                raise ValueError(f"({eq}) needs a kernel (tpm_models.Kernel)")
+            out["kernel"] = kernel
+        return out
+
+    def data(self, X: np.ndarray, y: np.ndarray, c: object) -> tuple:
+        """The builder's data arguments: ``(X, y_pm)`` for the binary family (class ``c`` positive),
+        ``(X, y, c)`` for the multiclass family."""
+        return (X, one_vs_rest(y, c)) if self.family == "binary" else (X, y, c)
+
+
+MODELS: dict[int, ModelInfo] = {}
+"""The paper's numbered models, keyed by equation number."""
+DUAL_MODELS: dict[str, ModelInfo] = {}
+"""The duals derived here (``docs/robust_duals.md``), keyed ``"23D"``, ``"27D"``, ``"28D"``, ``"29D"``."""
+KERNEL_MODELS: dict[str, ModelInfo] = {}
+"""The robust counterpart of the kernel model (19) derived here (``docs/robust_kernel.md``): ``"23K"``."""
+USER_MODELS: dict[int | str, ModelInfo] = {}
+"""The models registered from outside the package (``docs/adding-a-formulation.md``)."""
+_GROUP_DICTS = {"paper": MODELS, "dual": DUAL_MODELS, "kernel": KERNEL_MODELS, "user": USER_MODELS}
+
+
+def all_models() -> dict[int | str, ModelInfo]:
+    """Every registered model, the paper's first."""
+    return {**MODELS, **DUAL_MODELS, **KERNEL_MODELS, **USER_MODELS}
+
+
+def robust_keys() -> list[int | str]:
+    return [k for k, info in all_models().items() if info.robust_p is not None]
+
+
+def kernel_keys() -> list[int | str]:
+    return [k for k, info in all_models().items() if info.kernel != "none"]
+
+
+def _key(eq: int | str) -> int | str:
+    """An equation number as an int; a name stripped and upper-cased (``"28d"`` is ``"28D"``)."""
+    if isinstance(eq, bool):
+        raise ValueError(f"({eq}) is not a model key")
+    if isinstance(eq, (int, np.integer)):
+        return int(eq)
+    if isinstance(eq, str):
+        text = eq.strip()
+        return int(text) if text.lstrip("-").isdigit() else text.upper()
+    if isinstance(eq, float) and eq.is_integer():
+        return int(eq)
+    raise ValueError(f"({eq}) is not a model key: give an equation number or a name such as '28D'")
+
+
+def register_model(
+    eq: int | str, *, family: str, model_class: str, kernel: str = "none", role: str = "primal", summary: str,
+    robust_p: tuple[float, ...] | None = None, primal: int | str | None = None,
+    omitted_constant: Callable[..., float] | None = None, group: str = "user",
+) -> Callable[[Callable[..., pyo.ConcreteModel]], Callable[..., pyo.ConcreteModel]]:
+    """Decorator: register the builder it decorates under ``eq`` (see :class:`ModelInfo` for the fields).
+
+    The builder must take the arguments of its family in the order of the module docstring, with
+    ``kernel``, ``p`` and ``eps`` by keyword where it uses them. A key may be registered once.
+    """
+    key = _key(eq)
+    for name, value, allowed in (("family", family, FAMILIES), ("model_class", model_class, MODEL_CLASSES),
+                                 ("kernel", kernel, KERNEL_KINDS), ("role", role, ROLES), ("group", group, GROUPS)):
+        if value not in allowed:
+            raise ValueError(f"register_model({eq!r}): {name}={value!r} is not one of {allowed}")
+    if role == "primal" and (primal is not None or omitted_constant is not None):
+        raise ValueError(f"register_model({eq!r}): primal= and omitted_constant= are for duals")
+    if robust_p is not None:
+        robust_p = tuple(check_p(p) for p in robust_p)
+
+    def join(builder: Callable[..., pyo.ConcreteModel]) -> Callable[..., pyo.ConcreteModel]:
+        if key in all_models():
+            raise ValueError(f"({key}) is registered already (by {all_models()[key].builder.__qualname__}); "
+                             "choose another key")
+        _GROUP_DICTS[group][key] = ModelInfo(key, builder, family, model_class, kernel, role, summary, robust_p,
+                                             None if primal is None else _key(primal), omitted_constant, group)
+        return builder
+
+    return join
+
+
+def model_info(eq: int | str) -> ModelInfo:
+    """The :class:`ModelInfo` of ``eq`` (``ValueError`` if no model is registered under it)."""
+    try:
+        return all_models()[_key(eq)]
+    except (KeyError, ValueError):
+        raise ValueError(
+            f"({eq}) is not a model of the paper nor a registered one; the paper's models: {sorted(MODELS)}, "
+            f"derived: {sorted(DUAL_MODELS)} {sorted(KERNEL_MODELS)}"
+            + (f", registered: {sorted(map(str, USER_MODELS))}" if USER_MODELS else "")
+        ) from None
+
+
+def build(
+    eq: int | str,
+    X: np.ndarray,
+    y: np.ndarray,
+    c: object,
+    nu: float,
+    alpha: float,
+    kernel: Kernel | None = None,
+    p: float | None = None,
+    eps: float | np.ndarray | None = None,
+) -> pyo.ConcreteModel:
+    """Build model ``(eq)`` on points ``X`` (rows) with labels ``y``.
+
+    ``c`` is the class that plays :math:`\\mathcal X_c` (multiclass) or the positive class
+    (binary: :math:`\\mathcal X_+` = class ``c``, :math:`\\mathcal X_-` = the rest).
+    ``kernel`` is required by the kernel models ((10)-(13), (19), ``"23K"``) and refused by the others.
+    ``p`` and ``eps`` (radii of (21)) are required by the robust models ((22)-(29), their duals,
+    ``"23K"``) and refused by the others; (27), (28), (29) take only p = 1, 2, inf.
+    """
+    info = model_info(eq)
+    options = info.options(kernel, p, eps)
+    return info.builder(*info.data(X, y, c), nu, alpha, **options)

@@ -1,0 +1,295 @@
+"""Robust one-versus-all TPMSVM, Section 4: builders (22)/(24), (23), (26), (27), (28), (29).
+
+Every builder takes ``X`` (points as rows), labels ``y``, the class ``c``,
+:math:`\\nu, \\alpha`, the norm :math:`p\\in[1,\\infty]` of the uncertainty set (21) and the
+radii ``eps`` (a scalar, or one :math:`\\varepsilon_i` per point). :math:`p'` is the
+Hölder conjugate (:func:`tpm_models.models.norms.conjugate`).
+
+==========================  =============================  ===================================
+paper                        Pyomo component                note
+==========================  =============================  ===================================
+:math:`w_c,\\theta_c,\\xi_c`    ``w[j]``, ``theta``, ``xi[i]``  ``xi >= 0`` a bound
+:math:`\\varepsilon_i`         ``eps[i]``                     mutable parameter
+:math:`t_c, u_c, v_c`         ``t``, ``u``, ``v``             ``t, u >= 0`` bounds (errata 8)
+:math:`s_c`                   ``s`` (27), ``s[j]`` (29)
+row 1 (margin)               ``margin[i]``                  constant on the right
+:math:`t_c\\ge\\|w_c\\|_2`       ``cone_t``                     ``sum_j w_j^2 <= t^2``
+:math:`u_c+v_c=1`             ``u_plus_v``
+:math:`u_c\\ge\\sqrt{t_c^2+v_c^2}`  ``cone_u``                   ``t^2 + v^2 <= u^2``
+:math:`s_c \\ge \\pm w_{c,j}`     ``s_ge_w[j]``, ``s_ge_minus_w[j]``
+==========================  =============================  ===================================
+
+The second-order cones are written :math:`\\sum_k x_k^2 \\le y^2` with :math:`y \\ge 0`, the
+form Gurobi, CPLEX, Xpress and SCIP recognise as a cone; for :math:`y\\ge0` it is the
+printed :math:`y \\ge \\sqrt{\\sum_k x_k^2}`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyomo.environ as pyo
+
+from tpm_models.models import shapes
+from tpm_models.models.multiclass import class_sets
+from tpm_models.models.norms import check_p, check_radii, conjugate
+from tpm_models.models.registry import register_model
+
+
+def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.ConcreteModel, float]:
+    p = check_p(p)
+    X, own, other, nu, alpha = class_sets(X, y, c, nu, alpha)
+    radii = check_radii(eps, X.shape[0])
+    m = shapes.skeleton(f"{title}, class {c}, p={p:g}", X, own, other, nu, alpha)
+    used = sorted(own[1] + other[1])
+    m.eps = pyo.Param(used, initialize={i: float(radii[i - 1]) for i in used}, mutable=True,
+                      doc="eps[i] >= 0: radius of U_p(x^i) (21)")
+    m.p = pyo.Param(initialize=p, doc="p of the uncertainty set (21)")
+    m.w = pyo.Var(m.J, doc="w_c")
+    m.theta = pyo.Var(doc="theta_c")
+    m.xi = pyo.Var(m.X_c, domain=pyo.NonNegativeReals, doc="xi_c,i >= 0")
+    return m, p
+
+
+def _xw(m: pyo.ConcreteModel, i: int) -> pyo.Expression:
+    return sum(m.x[i, j] * m.w[j] for j in m.J)
+
+
+def _robust_objective(m: pyo.ConcreteModel, quadratic, norm) -> pyo.Objective:
+    """quadratic + nu/m_-c sum_{X_-c} (x_i'w + eps_i * norm) + nu theta + alpha/m_c sum xi."""
+    return pyo.Objective(
+        expr=quadratic
+        + m.nu / len(m.X_minus_c) * sum(_xw(m, i) + m.eps[i] * norm for i in m.X_minus_c)
+        + m.nu * m.theta
+        + m.alpha / len(m.X_c) * sum(m.xi[i] for i in m.X_c),
+        sense=pyo.minimize,
+    )
+
+
+def _robust_margin(m: pyo.ConcreteModel, norm) -> pyo.Constraint:
+    return pyo.Constraint(
+        m.X_c,
+        rule=lambda m, i: _xw(m, i) + m.theta - m.eps[i] * norm + m.xi[i] >= 0,
+        doc="x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right",
+    )
+
+
+def _cones(m: pyo.ConcreteModel) -> None:
+    """t >= |w|_2, u + v = 1, u >= sqrt(t^2 + v^2) of (26)-(29)."""
+    m.t = pyo.Var(domain=pyo.NonNegativeReals, doc="t_c >= |w_c|_2")
+    m.u = pyo.Var(domain=pyo.NonNegativeReals, doc="u_c >= 0 (implied by the cone; errata 8)")
+    m.v = pyo.Var(doc="v_c")
+    m.cone_t = pyo.Constraint(expr=sum(m.w[j] ** 2 for j in m.J) <= m.t**2, doc="t >= |w|_2")
+    m.u_plus_v = pyo.Constraint(expr=m.u + m.v == 1, doc="u + v = 1")
+    m.cone_u = pyo.Constraint(expr=m.t**2 + m.v**2 <= m.u**2, doc="u >= sqrt(t^2 + v^2)")
+
+
+def _abs_w(m: pyo.ConcreteModel) -> None:
+    """Variables ``abs_w[j] >= 0`` with rows ``abs_ge_w[j]``, ``abs_ge_minus_w[j]``: abs_w_j >= |w_j|."""
+    m.abs_w = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="abs_w[j] >= |w_j|")
+    m.abs_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] - m.w[j] >= 0)
+    m.abs_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] + m.w[j] >= 0)
+
+
+def pnorm_epigraph(m: pyo.ConcreteModel, a: pyo.Var, r: pyo.Var, q: float) -> pyo.Constraint:
+    """:math:`r \\ge \\|a\\|_q` for :math:`a \\ge 0` and finite :math:`q \\notin \\{1, 2\\}`, as convex rows.
+
+    Variables ``z[j] >= 0`` and rows ``perspective[j]``: :math:`a_j^q\\,r^{1-q} \\le z_j` (the
+    perspective of :math:`a^q`, jointly convex for :math:`r > 0`), and the returned row
+    :math:`\\sum_j z_j \\le r`; together :math:`\\sum_j a_j^q \\le r^q`. Every row is a convex
+    function :math:`\\le 0`, so a local NLP solver's KKT point is the optimum. Written as
+    :math:`\\sum_j a_j^q \\le r^q` (a convex set, but :math:`-r^q` is concave) Ipopt reported
+    "optimal" at a point 3.0 (relative) above the optimum on Wine at :math:`p=1.2`; written as
+    :math:`(\\sum_j a_j^q)^{1/q} \\le r`, SCIP did not prove optimality in 60 s. The rows are
+    undefined at :math:`r = 0`: Ipopt starts at 0.01, and :math:`r > 0` whenever :math:`w \\ne 0`.
+    """
+    m.z = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="z_j >= a_j^q r^(1-q)")
+    m.perspective = pyo.Constraint(m.J, rule=lambda m, j: a[j] ** q * r ** (1.0 - q) - m.z[j] <= 0,
+                                   doc=f"a_j^{q:g} r^{1 - q:g} <= z_j")
+    return pyo.Constraint(expr=sum(m.z[j] for j in m.J) - r <= 0, doc=f"sum_j z_j <= r: |a|_{q:g} <= r")
+
+
+@register_model(23, family="multiclass", model_class="NLP", summary="robust counterpart (Theorem 1)", robust_p=(),
+                group="paper")
+def build_robust_23(
+    X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float, eps: float | np.ndarray
+) -> pyo.ConcreteModel:
+    """(23) Robust counterpart (Theorem 1), for any :math:`p\\in[1,\\infty]`.
+
+    .. math::
+        \\min\\ \\tfrac12\\|w_c\\|_2^2 + \\frac{\\nu_c}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}
+        \\big({x^i}^\\top w_c + \\varepsilon_i\\|w_c\\|_{p'}\\big) + \\nu_c\\theta_c
+        + \\frac{\\alpha_c}{m_c}\\sum_{i\\in\\mathcal X_c}\\xi_{c,i}
+        \\quad\\text{s.t.}\\quad {x^i}^\\top w_c + \\theta_c - \\varepsilon_i\\|w_c\\|_{p'} \\ge -\\xi_{c,i},
+        \\ \\xi_{c,i}\\ge0
+
+    :math:`\\|w_c\\|_{p'}` is ``norm_w``, written so that the model stays as smooth as the
+    norm allows:
+
+    * :math:`p'=2` (:math:`p=2`): the expression ``sqrt(sum_j w_j^2)``;
+    * :math:`p'=\\infty` (:math:`p=1`): a variable ``norm_w`` with ``norm_w >= w_j`` and
+      ``norm_w >= -w_j`` (a maximum has no Pyomo expression; at the optimum
+      ``norm_w`` :math:`=\\max_j|w_j|`);
+    * :math:`p'=1` (:math:`p=\\infty`): the expression ``sum_j abs_w[j]`` with variables
+      ``abs_w[j] >= w_j``, ``abs_w[j] >= -w_j`` (at the optimum ``abs_w[j]`` :math:`=|w_j|`:
+      its coefficients :math:`\\nu\\varepsilon_i/m_{-c}` and :math:`-\\varepsilon_i` push it down);
+    * otherwise a variable ``norm_w`` with ``abs_w[j] >= w_j``, ``abs_w[j] >= -w_j`` and
+      ``norm_ge_abs_w``: ``norm_w`` :math:`\\ge\\|` ``abs_w`` :math:`\\|_{p'}` written as convex rows
+      (:func:`pnorm_epigraph`: ``z[j]``, ``perspective[j]``). At the optimum ``norm_w``
+      :math:`=\\|w\\|_{p'}`. Written as the expression :math:`(\\sum_j (w_j^2)^{p'/2})^{1/p'}`, SCIP
+      did not recognise it as convex and stopped at its 120 s limit at a 5e-4 gap on every Wine
+      class (p = 1.5, 3).
+
+    So (23) is a QP for :math:`p\\in\\{1,\\infty\\}` (any QP solver) and an NLP otherwise; Ipopt and
+    SCIP solve it on Iris and Wine for every class (docs/robust.md). Written as
+    :math:`\\sum_j\\sqrt{w_j^2}`, the :math:`p=\\infty` norm was nondifferentiable at an optimal
+    :math:`w_j=0` and stopped Ipopt at its iteration limit. (26) differs from (23) only in the
+    conic epigraph of :math:`\\tfrac12\\|w\\|^2`; (27)-(29) are Corollary 1 as printed.
+    """
+    m, p = _robust_skeleton("(23) robust counterpart", X, y, c, nu, alpha, p, eps)
+    q = conjugate(p)
+    if math.isinf(q):
+        m.norm_w = pyo.Var(domain=pyo.NonNegativeReals, doc="|w|_inf = max_j |w_j|")
+        m.norm_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.norm_w - m.w[j] >= 0)
+        m.norm_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.norm_w + m.w[j] >= 0)
+    elif q == 2.0:
+        m.norm_w = pyo.Expression(expr=pyo.sqrt(sum(m.w[j] ** 2 for j in m.J)), doc="|w|_2")
+    elif q == 1.0:
+        _abs_w(m)
+        m.norm_w = pyo.Expression(expr=sum(m.abs_w[j] for j in m.J), doc="|w|_1 = sum_j abs_w[j]")
+    else:
+        m.norm_w = pyo.Var(domain=pyo.NonNegativeReals, doc=f"norm_w >= |w|_{q:g}")
+        _abs_w(m)
+        m.norm_ge_abs_w = pnorm_epigraph(m, m.abs_w, m.norm_w, q)
+    m.obj = _robust_objective(m, 0.5 * sum(m.w[j] ** 2 for j in m.J), m.norm_w)
+    m.margin = _robust_margin(m, m.norm_w)
+    return m
+
+
+@register_model(26, family="multiclass", model_class="NLP", summary="robust counterpart, conic epigraph of 1/2|w|^2",
+                robust_p=(), group="paper")
+def build_robust_26(
+    X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float, eps: float | np.ndarray
+) -> pyo.ConcreteModel:
+    """(26) Conic epigraph of the quadratic term, for any :math:`p\\in[1,\\infty]`.
+
+    .. math::
+        \\min\\ \\tfrac12(u_c-v_c) + \\frac{\\nu_c}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}
+        \\big({x^i}^\\top w_c + \\varepsilon_i\\|w_c\\|_{p'}\\big) + \\nu_c\\theta_c
+        + \\frac{\\alpha_c}{m_c}\\sum_{i\\in\\mathcal X_c}\\xi_{c,i}
+
+    s.t. :math:`{x^i}^\\top w_c + \\theta_c - \\varepsilon_i\\|w_c\\|_{p'} \\ge -\\xi_{c,i}`,
+    :math:`t_c\\ge\\|w_c\\|_2`, :math:`u_c+v_c=1`, :math:`u_c\\ge\\sqrt{t_c^2+v_c^2}`, :math:`\\xi\\ge0`.
+
+    **How** :math:`\\|w_c\\|_{p'}` **is written** (so that a smooth NLP solver converges):
+    an epigraph variable ``r`` replaces it, with ``a[j] >= w_j``, ``a[j] >= -w_j``
+    (so :math:`a_j \\ge |w_j|`) and ``norm_r``: :math:`a_j \\le r` for :math:`p'=\\infty`,
+    :math:`\\sum_j a_j \\le r` for :math:`p'=1`, the cone :math:`\\sum_j a_j^2 \\le r^2` for
+    :math:`p'=2`, and otherwise the convex rows of :func:`pnorm_epigraph` (``z[j]``,
+    ``perspective[j]``: :math:`a_j^{p'} r^{1-p'} \\le z_j`, ``norm_r``: :math:`\\sum_j z_j \\le r`);
+    ``a, r, z >= 0``. Every row is then a convex function :math:`\\le 0` (differentiable for
+    :math:`r > 0`), and :math:`r = \\|w\\|_{p'}` at the optimum since :math:`r` is minimised (its
+    coefficients :math:`\\nu\\varepsilon_i/m_{-c} \\ge 0` in the objective and
+    :math:`-\\varepsilon_i` in the rows).
+    """
+    m, p = _robust_skeleton("(26) robust conic epigraph", X, y, c, nu, alpha, p, eps)
+    q = conjugate(p)
+    _cones(m)
+    m.r = pyo.Var(domain=pyo.NonNegativeReals, doc="r >= |w|_p'")
+    m.a = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="a_j >= |w_j|")
+    m.a_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.a[j] - m.w[j] >= 0)
+    m.a_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.a[j] + m.w[j] >= 0)
+    if math.isinf(q):
+        m.norm_r = pyo.Constraint(m.J, rule=lambda m, j: m.a[j] - m.r <= 0, doc="max_j a_j <= r")
+    elif q == 1.0:
+        m.norm_r = pyo.Constraint(expr=sum(m.a[j] for j in m.J) - m.r <= 0, doc="sum_j a_j <= r")
+    elif q == 2.0:
+        m.norm_r = pyo.Constraint(expr=sum(m.a[j] ** 2 for j in m.J) <= m.r**2, doc="sum_j a_j^2 <= r^2 (a cone)")
+    else:
+        m.norm_r = pnorm_epigraph(m, m.a, m.r, q)
+    m.obj = _robust_objective(m, 0.5 * (m.u - m.v), m.r)
+    m.margin = _robust_margin(m, m.r)
+    return m
+
+
+@register_model(27, family="multiclass", model_class="SOCP", summary="robust SOCP, p = 1", robust_p=(1,), group="paper")
+def build_socp_27(
+    X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = 1.0,
+    eps: float | np.ndarray,
+) -> pyo.ConcreteModel:
+    """(27) SOCP for :math:`p=1` (:math:`p'=\\infty`), Corollary 1.
+
+    .. math::
+        \\min\\ \\tfrac12(u_c-v_c) + \\frac{\\nu_c}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}
+        \\big({x^i}^\\top w_c + \\varepsilon_i s_c\\big) + \\nu_c\\theta_c
+        + \\frac{\\alpha_c}{m_c}\\sum_{i\\in\\mathcal X_c}\\xi_{c,i}
+
+    s.t. :math:`{x^i}^\\top w_c + \\theta_c - \\varepsilon_i s_c \\ge -\\xi_{c,i}`,
+    :math:`t_c\\ge\\|w_c\\|_2`, :math:`u_c+v_c=1`, :math:`u_c\\ge\\sqrt{t_c^2+v_c^2}`,
+    :math:`s_c\\ge -w_{c,j}`, :math:`s_c\\ge w_{c,j}`, :math:`s_c\\ge0` (implied; errata 9), :math:`\\xi\\ge0`.
+    """
+    if check_p(p) != 1.0:
+        raise ValueError(f"(27) is the SOCP for p = 1; for p = {p:g} use (28) (p=2), (29) (p=inf) or (26)")
+    m, _ = _robust_skeleton("(27) robust SOCP p=1", X, y, c, nu, alpha, 1.0, eps)
+    _cones(m)
+    m.s = pyo.Var(domain=pyo.NonNegativeReals, doc="s_c >= |w_c|_inf (s_c >= 0 printed, implied)")
+    m.s_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.s + m.w[j] >= 0, doc="s_c >= -w_c,j")
+    m.s_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.s - m.w[j] >= 0, doc="s_c >= w_c,j")
+    m.obj = _robust_objective(m, 0.5 * (m.u - m.v), m.s)
+    m.margin = _robust_margin(m, m.s)
+    return m
+
+
+@register_model(28, family="multiclass", model_class="SOCP", summary="robust SOCP, p = 2", robust_p=(2,), group="paper")
+def build_socp_28(
+    X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = 2.0,
+    eps: float | np.ndarray,
+) -> pyo.ConcreteModel:
+    """(28) SOCP for :math:`p=2` (:math:`p'=2`), Corollary 1.
+
+    .. math::
+        \\min\\ \\tfrac12(u_c-v_c) + \\frac{\\nu_c}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}
+        \\big({x^i}^\\top w_c + \\varepsilon_i t_c\\big) + \\nu_c\\theta_c
+        + \\frac{\\alpha_c}{m_c}\\sum_{i\\in\\mathcal X_c}\\xi_{c,i}
+
+    s.t. :math:`{x^i}^\\top w_c + \\theta_c - \\varepsilon_i t_c \\ge -\\xi_{c,i}`,
+    :math:`t_c\\ge\\|w_c\\|_2`, :math:`u_c+v_c=1`, :math:`u_c\\ge\\sqrt{t_c^2+v_c^2}`, :math:`\\xi\\ge0`.
+    """
+    if check_p(p) != 2.0:
+        raise ValueError(f"(28) is the SOCP for p = 2; for p = {p:g} use (27) (p=1), (29) (p=inf) or (26)")
+    m, _ = _robust_skeleton("(28) robust SOCP p=2", X, y, c, nu, alpha, 2.0, eps)
+    _cones(m)
+    m.obj = _robust_objective(m, 0.5 * (m.u - m.v), m.t)
+    m.margin = _robust_margin(m, m.t)
+    return m
+
+
+@register_model(29, family="multiclass", model_class="SOCP", summary="robust SOCP, p = inf",
+                robust_p=(math.inf,), group="paper")
+def build_socp_29(
+    X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = math.inf,
+    eps: float | np.ndarray,
+) -> pyo.ConcreteModel:
+    """(29) SOCP for :math:`p=\\infty` (:math:`p'=1`), Corollary 1.
+
+    .. math::
+        \\min\\ \\tfrac12(u_c-v_c) + \\frac{\\nu_c}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}
+        \\Big({x^i}^\\top w_c + \\varepsilon_i\\sum_{j=1}^n s_{c,j}\\Big) + \\nu_c\\theta_c
+        + \\frac{\\alpha_c}{m_c}\\sum_{i\\in\\mathcal X_c}\\xi_{c,i}
+
+    s.t. :math:`{x^i}^\\top w_c + \\theta_c - \\varepsilon_i\\sum_j s_{c,j} \\ge -\\xi_{c,i}`,
+    :math:`t_c\\ge\\|w_c\\|_2`, :math:`u_c+v_c=1`, :math:`u_c\\ge\\sqrt{t_c^2+v_c^2}`,
+    :math:`s_{c,j}\\ge -w_{c,j}`, :math:`s_{c,j}\\ge w_{c,j}`, :math:`\\xi\\ge0`.
+    """
+    if not math.isinf(check_p(p)):
+        raise ValueError(f"(29) is the SOCP for p = inf; for p = {p:g} use (27) (p=1), (28) (p=2) or (26)")
+    m, _ = _robust_skeleton("(29) robust SOCP p=inf", X, y, c, nu, alpha, math.inf, eps)
+    _cones(m)
+    m.s = pyo.Var(m.J, doc="s_c,j >= |w_c,j|")
+    m.s_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.s[j] + m.w[j] >= 0, doc="s_c,j >= -w_c,j")
+    m.s_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.s[j] - m.w[j] >= 0, doc="s_c,j >= w_c,j")
+    total = sum(m.s[j] for j in m.J)
+    m.obj = _robust_objective(m, 0.5 * (m.u - m.v), total)
+    m.margin = _robust_margin(m, total)
+    return m

@@ -1,0 +1,44 @@
+"""One ``solve()`` for every backend, one result type, and the capability table.
+
+==================  ==========================================================================
+module              what it holds
+==================  ==========================================================================
+``common``          tolerances, :class:`SolveResult`, :class:`Termination`, the errors, the dual
+                    sign convention
+``structure``       what a model holds (:func:`model_class`) and where its values stand
+``matrices``        a Pyomo QP read into dense matrices (the dense backends, the fast paths)
+``backends``        the capability table (:func:`register_backend`) and one module per backend
+``pyomo_interfaces``  adapters for the backends reached through Pyomo's own interfaces
+``ipopt``           the Ipopt library of the CasADi wheel as a Pyomo solver plugin
+``solve``           :func:`solve`
+==================  ==========================================================================
+"""
+
+from tpm_models.solvers.backends import (
+    BACKENDS,
+    DEFAULT,
+    Backend,
+    available_solvers,
+    backend_for,
+    register_backend,
+)
+from tpm_models.solvers.common import (
+    DENSE_QP_TOL,
+    FEASIBILITY_TOL,
+    ITERATION_LIMIT,
+    OPTIMALITY_TOL,
+    SCIP_TIME_LIMIT,
+    NoOptimalSolutionError,
+    SolveResult,
+    SolverUnavailableError,
+    Termination,
+)
+from tpm_models.solvers.dispatch import is_licence_limit, solve
+from tpm_models.solvers.structure import max_violation, model_class, objective_of, title, values_of
+
+__all__ = [
+    "BACKENDS", "DEFAULT", "DENSE_QP_TOL", "FEASIBILITY_TOL", "ITERATION_LIMIT", "OPTIMALITY_TOL", "SCIP_TIME_LIMIT",
+    "Backend", "NoOptimalSolutionError", "SolveResult", "SolverUnavailableError", "Termination", "available_solvers",
+    "backend_for", "is_licence_limit", "max_violation", "model_class", "objective_of", "register_backend", "solve",
+    "title", "values_of",
+]

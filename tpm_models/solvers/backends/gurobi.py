@@ -1,0 +1,16 @@
+"""Gurobi through Pyomo's ``gurobi_direct``; the pip wheel's licence is size-limited."""
+
+from __future__ import annotations
+
+from tpm_models.solvers import common
+from tpm_models.solvers.backends.registry import register_backend
+from tpm_models.solvers.pyomo_interfaces import legacy_runner
+
+register_backend(
+    "gurobi", "gurobipy", {"LP", "QP", "SOCP"},
+    legacy_runner("gurobi_direct", lambda t: {
+        "OutputFlag": 0, "BarConvTol": common.OPTIMALITY_TOL, "BarQCPConvTol": common.OPTIMALITY_TOL,
+        "OptimalityTol": common.OPTIMALITY_TOL,
+        "FeasibilityTol": common.OPTIMALITY_TOL, **({"TimeLimit": t} if t else {}),
+    }),
+)

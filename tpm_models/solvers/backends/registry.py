@@ -1,0 +1,109 @@
+"""The capability table: the backends that have joined, what each takes, and the defaults.
+
+A backend joins by calling :func:`register_backend` next to its adapter (one module per
+backend in :mod:`tpm_models.solvers.backends`); nothing else lists it. :func:`backend_for`
+reads the declarations, never a solver's name.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+
+import pyomo.environ as pyo
+
+from tpm_models.solvers.common import SolverUnavailableError, Termination
+from tpm_models.solvers.structure import model_class, title
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A solver adapter: what it takes, whether it is here, how to run it."""
+
+    name: str
+    package: str
+    model_classes: frozenset[str]
+    run: Callable[[pyo.ConcreteModel, float | None], tuple[Termination, dict | None, str]]
+    """``run(model, time_limit)`` loads values into the model and returns
+    ``(termination, duals by constraint data, message)``."""
+    version: Callable[[], str] | None = None
+    """The solver's version; default: the version of ``package``."""
+
+    def available(self) -> bool:
+        """Whether ``package`` can be imported here."""
+        return importlib.util.find_spec(self.package) is not None
+
+    def solver_version(self) -> str:
+        """The version reported in every :class:`tpm_models.solvers.common.SolveResult`."""
+        return self.version() if self.version else package_version(self.package)
+
+
+def package_version(package: str) -> str:
+    """The installed version of ``package``, or ``"unknown"``."""
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+BACKENDS: dict[str, Backend] = {}
+"""Every backend that has joined, by name, in the order they joined (``tpm-models solvers``)."""
+
+MODEL_CLASSES = frozenset({"LP", "QP", "SOCP", "NLP"})
+"""The model classes of :func:`tpm_models.solvers.structure.model_class`."""
+
+
+def register_backend(name: str, package: str, model_classes: set[str] | frozenset[str],
+                     run: Callable[[pyo.ConcreteModel, float | None], tuple[Termination, dict | None, str]],
+                     version: Callable[[], str] | None = None) -> Backend:
+    """Join the capability table: ``solve(model, name)`` then runs ``run`` on models of ``model_classes``
+    when ``package`` is installed. See ``docs/solvers.md`` ("How to add a backend") for what ``run`` must do."""
+    if name in BACKENDS:
+        raise ValueError(f"a backend named {name!r} is registered already")
+    unknown = set(model_classes) - MODEL_CLASSES
+    if unknown:
+        raise ValueError(f"unknown model classes {sorted(unknown)}; known: {sorted(MODEL_CLASSES)}")
+    backend = Backend(name, package, frozenset(model_classes), run, version)
+    BACKENDS[name] = backend
+    return backend
+
+
+DEFAULT = {"LP": "piqp", "QP": "piqp", "SOCP": "ipopt", "NLP": "ipopt"}
+"""Default backend per model class (measurements: ``docs/solvers.md``)."""
+
+
+def available_solvers(model_class_name: str | None = None) -> list[str]:
+    """Installed backends, optionally only those that take ``model_class_name``."""
+    return [
+        name for name, b in BACKENDS.items()
+        if b.available() and (model_class_name is None or model_class_name in b.model_classes)
+    ]
+
+
+def backend_for(model: pyo.ConcreteModel, solver: str) -> tuple[Backend, str]:
+    """The backend that will solve ``model`` (``"default"``: the default of its class) and the class,
+    or :class:`tpm_models.solvers.common.SolverUnavailableError` saying why none may."""
+    kind = model_class(model)
+    if solver == "default":
+        solver = DEFAULT.get(kind, "")
+        if not solver:
+            raise SolverUnavailableError(f"no default solver for model class {kind}")
+    if solver not in BACKENDS:
+        raise SolverUnavailableError(
+            f"unknown solver {solver!r}; known: {sorted(BACKENDS)}; installed for {kind}: "
+            f"{available_solvers(kind)}"
+        )
+    backend = BACKENDS[solver]
+    if kind not in backend.model_classes:
+        raise SolverUnavailableError(
+            f"{solver} cannot take a {kind} ({title(model)}); installed solvers that can: "
+            f"{available_solvers(kind)}"
+        )
+    if not backend.available():
+        raise SolverUnavailableError(
+            f"solver {solver!r} is not installed (pip install {backend.package}); installed for "
+            f"{kind}: {available_solvers(kind)}"
+        )
+    return backend, kind

@@ -1,0 +1,17 @@
+"""Xpress through Pyomo's ``xpress_direct``; the pip wheel's Community licence is size-limited."""
+
+from __future__ import annotations
+
+import math
+
+from tpm_models.solvers import common
+from tpm_models.solvers.backends.registry import register_backend
+from tpm_models.solvers.pyomo_interfaces import legacy_runner
+
+register_backend(
+    "xpress", "xpress", {"LP", "QP", "SOCP"},
+    legacy_runner("xpress_direct", lambda t: {
+        "bargapstop": common.OPTIMALITY_TOL, "barprimalstop": common.OPTIMALITY_TOL,
+        "bardualstop": common.OPTIMALITY_TOL, **({"maxtime": -int(math.ceil(t))} if t else {}),
+    }),
+)

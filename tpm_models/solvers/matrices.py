@@ -1,0 +1,135 @@
+"""The matrices of a Pyomo QP, for the dense QP solvers and the fast paths.
+
+:func:`qp_matrices` reads a model with one quadratic objective and linear
+constraints into
+
+.. math::
+    \\min_x\\ \\tfrac12 x^\\top P x + q^\\top x + q_0
+    \\quad\\text{s.t.}\\quad A x = b,\\quad h_l \\le G x \\le h_u,\\quad x_l \\le x \\le x_u .
+
+A maximisation is stored as the minimisation of the negated objective
+(``sense = -1``: the model's objective equals ``sense * (1/2 x'Px + q'x + q0)``).
+Nothing is reformulated: the matrices are the model's coefficients.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.repn import generate_standard_repn
+
+
+class NotAQPError(ValueError):
+    """The model is not a QP with linear constraints; use an NLP/SOCP-capable solver."""
+
+
+@dataclass
+class QPMatrices:
+    """A QP in matrix form; rows and columns keep references to the Pyomo components."""
+
+    variables: list
+    P: np.ndarray
+    q: np.ndarray
+    q0: float
+    sense: int
+    A: np.ndarray
+    b: np.ndarray
+    eq_constraints: list
+    G: np.ndarray
+    h_l: np.ndarray
+    h_u: np.ndarray
+    ineq_constraints: list
+    x_l: np.ndarray
+    x_u: np.ndarray
+
+    def objective(self, x: np.ndarray) -> float:
+        """The model's objective (in its own sense) at ``x``."""
+        return self.sense * float(0.5 * x @ self.P @ x + self.q @ x + self.q0)
+
+
+def _active_objective(model: pyo.ConcreteModel):
+    objectives = list(model.component_data_objects(pyo.Objective, active=True))
+    if len(objectives) != 1:
+        raise ValueError(f"the model must have exactly one active objective, it has {len(objectives)}")
+    return objectives[0]
+
+
+def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
+    """Read ``model`` into :class:`QPMatrices` (raises :class:`NotAQPError` if it is not a QP)."""
+    objective = _active_objective(model)
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    column = {id(v): k for k, v in enumerate(variables)}
+    n = len(variables)
+
+    repn = generate_standard_repn(objective.expr, quadratic=True)
+    if repn.nonlinear_expr is not None:
+        raise NotAQPError(f"objective of {model.name!r} is not quadratic")
+    P, q = np.zeros((n, n)), np.zeros(n)
+    for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
+        a, b = column[id(u)], column[id(v)]
+        if a == b:
+            P[a, a] += 2.0 * coef
+        else:
+            P[a, b] += coef
+            P[b, a] += coef
+    for v, coef in zip(repn.linear_vars, repn.linear_coefs):
+        q[column[id(v)]] += coef
+    sense = 1 if objective.sense == pyo.minimize else -1
+    q0 = float(repn.constant)
+
+    eq_rows, eq_rhs, eq_cons = [], [], []
+    in_rows, in_lo, in_hi, in_cons = [], [], [], []
+    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        crepn = generate_standard_repn(con.body, quadratic=False)
+        if not crepn.is_linear():
+            raise NotAQPError(f"constraint {con.name} of {model.name!r} is not linear")
+        row = np.zeros(n)
+        for v, coef in zip(crepn.linear_vars, crepn.linear_coefs):
+            row[column[id(v)]] += coef
+        shift = float(crepn.constant)
+        lower = -np.inf if con.lower is None else float(pyo.value(con.lower)) - shift
+        upper = np.inf if con.upper is None else float(pyo.value(con.upper)) - shift
+        if con.equality:
+            eq_rows.append(row)
+            eq_rhs.append(lower)
+            eq_cons.append(con)
+        else:
+            in_rows.append(row)
+            in_lo.append(lower)
+            in_hi.append(upper)
+            in_cons.append(con)
+
+    def bound(value, default):
+        return default if value is None else float(pyo.value(value))
+
+    return QPMatrices(
+        variables=variables,
+        P=sense * P,
+        q=sense * q,
+        q0=sense * q0,
+        sense=sense,
+        A=np.array(eq_rows).reshape(len(eq_rows), n),
+        b=np.array(eq_rhs),
+        eq_constraints=eq_cons,
+        G=np.array(in_rows).reshape(len(in_rows), n),
+        h_l=np.array(in_lo),
+        h_u=np.array(in_hi),
+        ineq_constraints=in_cons,
+        x_l=np.array([bound(v.lb, -np.inf) for v in variables]),
+        x_u=np.array([bound(v.ub, np.inf) for v in variables]),
+    )
+
+
+def dense_duals(qp: QPMatrices, eq: np.ndarray, ineq: np.ndarray) -> dict:
+    """Map multipliers of the minimised form (d/d rhs of the minimum) to the model's sense."""
+    duals = {con: qp.sense * float(val) for con, val in zip(qp.eq_constraints, eq)}
+    duals.update({con: qp.sense * float(val) for con, val in zip(qp.ineq_constraints, ineq)})
+    return duals
+
+
+def load_values(qp: QPMatrices, x: np.ndarray) -> None:
+    """Load the solution ``x`` (in the order of ``qp.variables``) into the model."""
+    for var, value in zip(qp.variables, x):
+        var.set_value(float(value), skip_validation=True)

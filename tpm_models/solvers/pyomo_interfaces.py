@@ -1,0 +1,131 @@
+"""Adapters for the backends reached through Pyomo's own solver interfaces.
+
+:func:`contrib_runner` drives the newer interface (``pyomo.contrib.solver``: HiGHS, SCIP),
+:func:`legacy_runner` the ``SolverFactory`` direct interfaces (Gurobi, CPLEX, Xpress, an
+``ipopt`` executable). Each returns a ``run(model, time_limit)`` for
+:func:`tpm_models.solvers.backends.register_backend`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from unittest import mock
+
+import pyomo.environ as pyo
+
+from tpm_models.solvers.common import Termination
+
+log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def _fd_output_to_file(*_args, **_kwargs):
+    """Send the process's stdout/stderr file descriptors to a temporary *file* while a
+    solver's C code runs (it stands in for Pyomo's ``capture_output``, which uses a pipe).
+
+    ``scip_direct`` captures SCIP's output through a pipe drained by a Python thread, but
+    PySCIPOpt's ``optimize()`` holds the GIL: when SCIP prints more than a pipe holds (its
+    LP-solver error messages ignore ``display/verblevel``), the write blocks and the solve
+    hangs forever (seen on (23) for Wine at p = 1.2). A file never blocks.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+def contrib_runner(pyomo_name: str, options: Callable[[float | None], dict]):
+    """Backends through Pyomo's newer solver interface (``pyomo.contrib.solver``)."""
+
+    def run(model: pyo.ConcreteModel, time_limit: float | None):
+        from pyomo.contrib.solver.common.factory import SolverFactory
+        from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
+
+        opt = SolverFactory(pyomo_name)
+        kwargs = {"load_solutions": False, "raise_exception_on_nonoptimal_result": False,
+                  "solver_options": options(time_limit)}
+        if time_limit is not None:
+            kwargs["time_limit"] = time_limit
+        module = sys.modules[type(opt).__module__]
+        no_pipe = mock.patch.object(module, "capture_output", _fd_output_to_file) \
+            if hasattr(module, "capture_output") else contextlib.nullcontext()
+        with contextlib.redirect_stdout(io.StringIO()), no_pipe:
+            res = opt.solve(model, **kwargs)
+        tc = res.termination_condition
+        names = {
+            TerminationCondition.convergenceCriteriaSatisfied: Termination.OPTIMAL,
+            TerminationCondition.provenInfeasible: Termination.INFEASIBLE,
+            TerminationCondition.locallyInfeasible: Termination.INFEASIBLE,
+            TerminationCondition.unbounded: Termination.UNBOUNDED,
+            TerminationCondition.infeasibleOrUnbounded: Termination.INFEASIBLE,
+            TerminationCondition.iterationLimit: Termination.ITERATION_LIMIT,
+            TerminationCondition.maxTimeLimit: Termination.TIME_LIMIT,
+        }
+        termination = names.get(tc, Termination.ERROR)
+        if termination is Termination.OPTIMAL and res.solution_status != SolutionStatus.optimal:
+            termination = Termination.NUMERICAL_ERROR
+        duals = None
+        if res.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible):
+            res.solution_loader.load_vars()
+            try:
+                duals = dict(res.solution_loader.get_duals())
+            except Exception as exc:  # some interfaces give no duals for some classes
+                log.debug("%s gave no duals: %s", pyomo_name, exc)
+        return termination, duals, str(tc.name)
+
+    return run
+
+
+def legacy_runner(pyomo_name: str, options: Callable[[float | None], dict]):
+    """Backends through Pyomo's direct (``SolverFactory``) interfaces, duals by suffix."""
+
+    def run(model: pyo.ConcreteModel, time_limit: float | None):
+        from pyomo.opt import SolverStatus, TerminationCondition
+
+        opt = pyo.SolverFactory(pyomo_name)
+        added = False
+        rows = next(model.component_data_objects(pyo.Constraint, active=True, descend_into=True), None)
+        if model.component("dual") is None and rows is not None:  # Xpress raises for duals of a model without rows
+            model.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+            added = True
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                res = opt.solve(model, load_solutions=False, options=options(time_limit))
+            tc = res.solver.termination_condition
+            names = {
+                TerminationCondition.optimal: Termination.OPTIMAL,
+                TerminationCondition.infeasible: Termination.INFEASIBLE,
+                TerminationCondition.unbounded: Termination.UNBOUNDED,
+                TerminationCondition.infeasibleOrUnbounded: Termination.INFEASIBLE,
+                TerminationCondition.maxIterations: Termination.ITERATION_LIMIT,
+                TerminationCondition.maxTimeLimit: Termination.TIME_LIMIT,
+            }
+            termination = names.get(tc, Termination.ERROR)
+            if termination is Termination.OPTIMAL and res.solver.status != SolverStatus.ok:
+                termination = Termination.ERROR
+            duals = None
+            if len(res.solution) > 0:
+                model.solutions.load_from(res)
+                duals = {con: model.dual.get(con) for con in model.component_data_objects(
+                    pyo.Constraint, active=True, descend_into=True)}
+            return termination, duals, str(tc)
+        finally:
+            if added:
+                model.del_component("dual")
+
+    return run
