@@ -74,15 +74,19 @@ Duals
 -----
 :class:`DualMap` says how the constraint's dual (in :mod:`tpm_models.solvers`' convention: the
 derivative of the optimal objective, in the model's sense, with respect to the row's bound) is
-read off Clarabel's :math:`z` (:math:`Px + q + A^\\top z = 0`, :math:`z\\in\\mathcal K^*`) and
-:math:`s`: a linear row's is ``sense * sum(factor * z[row])`` (factor :math:`-1` for a ``<=`` side
-or an equality, :math:`+1` for a ``>=`` side). A quadratic cone row :math:`g\\le0` with
-:math:`\\|s_{1:}\\|^2 - s_0^2 = \\gamma g` has the scalar multiplier
-:math:`\\mu = \\gamma z_0/(2s_0) \\ge 0` (complementarity :math:`z = (z_0/s_0)(s_0, -s_{1:})`
-gives :math:`-A^\\top z = \\mu\\nabla g`); its dual is ``sense * (-orient) * mu`` (``orient``
-:math:`+1` for ``<=``, :math:`-1` for ``>=``). :math:`\\gamma = 1` for shape 2, 4 for shape 3; at
-:math:`s_0 < ` ``APEX_TOL`` (the cone's apex, where the scalar multiplier need not exist) the
-dual is NaN.
+read off Clarabel's solution :math:`(x, z)` (:math:`Px + q + A^\top z = 0`, :math:`z\\in\\mathcal K^*`):
+
+* a linear row's dual is ``sense * sum(factor * z[row])`` (factor :math:`-1` for a ``<=`` side or an
+  equality, :math:`+1` for a ``>=`` side: :math:`\\partial\\,\\mathrm{opt}/\\partial b = -z`);
+* a quadratic row :math:`g(x)\\le0` (shapes 2 and 3) has the scalar multiplier :math:`\\mu\\ge0` of
+  :math:`\nabla f + \\mu\nabla g = 0`: its cone block contributes :math:`A_b^\top z_b = \\mu\nabla g(x)`
+  to the stationarity, so :math:`\\mu = \\langle A_b^\top z_b, \nabla g(x)\rangle / \\|\nabla g(x)\\|^2`;
+  the dual is ``sense * (-orient) * mu`` (``orient`` :math:`+1` for ``<=``, :math:`-1` for ``>=``).
+  (Complementarity gives :math:`z_b = \\kappa(s_0, -s_{1:})` and :math:`\\mu = \\gamma\\kappa/2` with
+  :math:`\\|s_{1:}\\|^2-s_0^2 = \\gamma g`, but the direction of :math:`z_b` is known only to the
+  square root of the gap: on a ball row that read :math:`\\mu` 1e-5 off, the projection 3e-9.)
+  Where :math:`\\|\nabla g(x)\\| <` ``APEX_TOL`` (the cone's apex: no scalar multiplier need exist)
+  the dual is NaN.
 """
 
 from __future__ import annotations
@@ -104,7 +108,7 @@ PSD_TOL = 1e-12
 taken as 0; a more negative one makes the form nonconvex (:class:`NotConicError`)."""
 
 APEX_TOL = 1e-10
-"""Below this :math:`s_0` a quadratic cone row sits at the apex and its scalar dual is reported NaN."""
+"""Below this :math:`\\|\nabla g(x)\\|` a quadratic cone row sits at the apex and its scalar dual is NaN."""
 
 
 class NotConicError(NotAQPError):
@@ -128,8 +132,12 @@ class DualMap:
     rows: list[tuple[int, float]] = field(default_factory=list)
     """Linear rows: ``(row, factor)``; dual = ``sense * sum(factor * z[row])``."""
     cone_start: int | None = None
-    """A quadratic cone row: its first row; dual = ``sense * -orient * gamma * z0 / (2 s0)``."""
-    gamma: float = 1.0
+    """A quadratic row: the first row of its cone block (``cone_dim`` rows)."""
+    cone_dim: int = 0
+    quad: dict = field(default_factory=dict)
+    """A quadratic row's :math:`g(x) = x^\top Qx + l^\top x + c \\le 0`: ``{(i, j): Q_ij}`` (i <= j) ..."""
+    lin: dict = field(default_factory=dict)
+    """... and ``{j: l_j}`` (columns of the conic form)."""
     orient: float = 1.0
 
 
@@ -149,15 +157,23 @@ class ConicForm:
     duals: list[DualMap]
     aux_names: list[str]
 
-    def dual_values(self, s: np.ndarray, z: np.ndarray) -> dict:
+    def dual_values(self, x: np.ndarray, z: np.ndarray) -> dict:
         """Duals by constraint data, in :mod:`tpm_models.solvers`' convention (module docstring)."""
         out = {}
         for d in self.duals:
             if d.cone_start is None:
                 value = sum(f * z[r] for r, f in d.rows)
             else:
-                s0, z0 = s[d.cone_start], z[d.cone_start]
-                value = math.nan if s0 < APEX_TOL else -d.orient * d.gamma * z0 / (2.0 * s0)
+                block = slice(d.cone_start, d.cone_start + d.cone_dim)
+                contribution = self.A[block, :].T @ z[block]
+                grad = np.zeros(len(x))
+                for (i, j), a in d.quad.items():
+                    grad[i] += a * x[j]
+                    grad[j] += a * x[i]
+                for j, a in d.lin.items():
+                    grad[j] += a
+                norm2 = float(grad @ grad)
+                value = math.nan if norm2 < APEX_TOL**2 else -d.orient * float(contribution @ grad) / norm2
             out[d.constraint] = self.sense * float(value)
         return out
 
@@ -235,8 +251,11 @@ class _Builder:
         if isinstance(expr, ne.PowExpression) and _const(expr.args[1]):
             base, e = expr.args[0], float(pyo.value(expr.args[1]))
             if e == 0.5:
-                atoms.append((coef, self.sqrt_atom(base, where)))
-                return 0.0
+                try:
+                    atoms.append((coef, self.sqrt_atom(base, where)))
+                    return 0.0
+                except NotConicError:  # (sum_j abs(x_j)**2)**0.5: the p-norm at q = 2
+                    pass
             if 0.0 < e < 1.0:
                 atoms.append((coef, self.pnorm_atom(base, 1.0 / e, where)))
                 return 0.0
@@ -370,12 +389,13 @@ class _Builder:
                 self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, -orient)]))
                 continue
             g_quad = {k: orient * a for k, a in quad.items()}
-            dual.orient = orient
-            dual.cone_start, dual.gamma = self.quadratic_row(g_quad, g_lin, g_const, where)
+            dual.orient, dual.quad, dual.lin = orient, g_quad, g_lin
+            dual.cone_start = self.quadratic_row(g_quad, g_lin, g_const, where)
+            dual.cone_dim = self.blocks[dual.cone_start][0].dim
             self.pending.append((dual, "block", []))
 
-    def quadratic_row(self, quad: dict, lin: dict, const: float, where: str) -> tuple[int, float]:
-        """:math:`g(x) \\le 0` with a quadratic part: returns (block index, gamma)."""
+    def quadratic_row(self, quad: dict, lin: dict, const: float, where: str) -> int:
+        """:math:`g(x) \\le 0` with a quadratic part: returns its block's index."""
         negative = [k for k, a in quad.items() if a < 0]
         if len(negative) == 1 and negative[0][0] == negative[0][1]:
             y = negative[0][0]
@@ -387,13 +407,13 @@ class _Builder:
                 rows = [({y: math.sqrt(-quad[negative[0]])}, 0.0)] + list(zip(F, g0))
                 if c0 > 0:
                     rows.append(({}, math.sqrt(c0)))
-                return self.add_block(Cone("soc", len(rows)), rows), 1.0
+                return self.add_block(Cone("soc", len(rows)), rows)
         # convex quadratic: |Fx|^2 <= u = -(l'x + c): (1 + u, 1 - u, 2Fx) in SOC
         F, g0, c0 = _squares(quad, {}, 0.0, where)
         u_lin = {c: -a for c, a in lin.items()}
         rows = [(dict(u_lin), 1.0 - const), ({c: -a for c, a in u_lin.items()}, 1.0 + const)]
         rows += [({c: 2.0 * a for c, a in row.items()}, 0.0) for row in F]
-        return self.add_block(Cone("soc", len(rows)), rows), 4.0
+        return self.add_block(Cone("soc", len(rows)), rows)
 
     # ---------------------------------------------------------------- the whole model
     def objective(self):

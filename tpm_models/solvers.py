@@ -458,7 +458,7 @@ def _run_clarabel(model: pyo.ConcreteModel, time_limit: float | None):
             var.set_value(float(value), skip_validation=True)
     duals = None
     if termination is Termination.OPTIMAL:
-        duals = form.dual_values(np.asarray(solution.s, dtype=float), np.asarray(solution.z, dtype=float))
+        duals = form.dual_values(x, np.asarray(solution.z, dtype=float))
     return termination, duals, f"{status} in {solution.iterations} iterations"
 
 
