@@ -74,18 +74,18 @@ Duals
 -----
 :class:`DualMap` says how the constraint's dual (in :mod:`tpm_models.solvers`' convention: the
 derivative of the optimal objective, in the model's sense, with respect to the row's bound) is
-read off Clarabel's solution :math:`(x, z)` (:math:`Px + q + A^\top z = 0`, :math:`z\\in\\mathcal K^*`):
+read off Clarabel's solution :math:`(x, z)` (:math:`Px + q + A^\\top z = 0`, :math:`z\\in\\mathcal K^*`):
 
 * a linear row's dual is ``sense * sum(factor * z[row])`` (factor :math:`-1` for a ``<=`` side or an
   equality, :math:`+1` for a ``>=`` side: :math:`\\partial\\,\\mathrm{opt}/\\partial b = -z`);
 * a quadratic row :math:`g(x)\\le0` (shapes 2 and 3) has the scalar multiplier :math:`\\mu\\ge0` of
-  :math:`\nabla f + \\mu\nabla g = 0`: its cone block contributes :math:`A_b^\top z_b = \\mu\nabla g(x)`
-  to the stationarity, so :math:`\\mu = \\langle A_b^\top z_b, \nabla g(x)\rangle / \\|\nabla g(x)\\|^2`;
+  :math:`\\nabla f + \\mu\\nabla g = 0`: its cone block contributes :math:`A_b^\\top z_b = \\mu\\nabla g(x)`
+  to the stationarity, so :math:`\\mu = \\langle A_b^\\top z_b, \\nabla g(x)\\rangle / \\|\\nabla g(x)\\|^2`;
   the dual is ``sense * (-orient) * mu`` (``orient`` :math:`+1` for ``<=``, :math:`-1` for ``>=``).
   (Complementarity gives :math:`z_b = \\kappa(s_0, -s_{1:})` and :math:`\\mu = \\gamma\\kappa/2` with
   :math:`\\|s_{1:}\\|^2-s_0^2 = \\gamma g`, but the direction of :math:`z_b` is known only to the
   square root of the gap: on a ball row that read :math:`\\mu` 1e-5 off, the projection 3e-9.)
-  Where :math:`\\|\nabla g(x)\\| <` ``APEX_TOL`` (the cone's apex: no scalar multiplier need exist)
+  Where :math:`\\|\\nabla g(x)\\| <` ``APEX_TOL`` (the cone's apex: no scalar multiplier need exist)
   the dual is NaN.
 """
 
@@ -108,7 +108,7 @@ PSD_TOL = 1e-12
 taken as 0; a more negative one makes the form nonconvex (:class:`NotConicError`)."""
 
 APEX_TOL = 1e-10
-"""Below this :math:`\\|\nabla g(x)\\|` a quadratic cone row sits at the apex and its scalar dual is NaN."""
+"""Below this :math:`\\|\\nabla g(x)\\|` a quadratic cone row sits at the apex and its scalar dual is NaN."""
 
 
 class NotConicError(NotAQPError):
@@ -135,7 +135,7 @@ class DualMap:
     """A quadratic row: the first row of its cone block (``cone_dim`` rows)."""
     cone_dim: int = 0
     quad: dict = field(default_factory=dict)
-    """A quadratic row's :math:`g(x) = x^\top Qx + l^\top x + c \\le 0`: ``{(i, j): Q_ij}`` (i <= j) ..."""
+    """A quadratic row's :math:`g(x) = x^\\top Qx + l^\\top x + c \\le 0`: ``{(i, j): Q_ij}`` (i <= j) ..."""
     lin: dict = field(default_factory=dict)
     """... and ``{j: l_j}`` (columns of the conic form)."""
     orient: float = 1.0
