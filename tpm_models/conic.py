@@ -197,6 +197,8 @@ class _Builder:
         self.n = len(self.variables)
         self.aux_names: list[str] = []
         self.atoms: dict[tuple, int] = {}  # atom key -> its epigraph column
+        # expression node -> its epigraph column: (23) repeats one norm node in m_-c + m_c terms
+        self.nodes: dict[int, tuple[object, int]] = {}
         # rows by cone kind: list of (dict col -> coef, constant) meaning s = constant + sum coef x
         self.zero: list = []
         self.nonneg: list = []
@@ -237,30 +239,35 @@ class _Builder:
             return self.decompose(expr.args[1], coef * float(pyo.value(expr.args[0])), lin, atoms, where)
         if isinstance(expr, ne.DivisionExpression) and _const(expr.args[1]):
             return self.decompose(expr.args[0], coef / float(pyo.value(expr.args[1])), lin, atoms, where)
+        if id(expr) in self.nodes:
+            atoms.append((coef, self.nodes[id(expr)][1]))
+            return 0.0
         if isinstance(expr, ne.ProductExpression):
             a, b = expr.args
             if _const(a):
                 return self.decompose(b, coef * float(pyo.value(a)), lin, atoms, where)
             if _const(b):
                 return self.decompose(a, coef * float(pyo.value(b)), lin, atoms, where)
-            atoms.append((coef, self.perspective(a, b, where)))
-            return 0.0
+            return self.atom(expr, coef, self.perspective(a, b, where), atoms)
         if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() == "sqrt":
-            atoms.append((coef, self.sqrt_atom(expr.args[0], where)))
-            return 0.0
+            return self.atom(expr, coef, self.sqrt_atom(expr.args[0], where), atoms)
         if isinstance(expr, ne.PowExpression) and _const(expr.args[1]):
             base, e = expr.args[0], float(pyo.value(expr.args[1]))
             if e == 0.5:
                 try:
-                    atoms.append((coef, self.sqrt_atom(base, where)))
-                    return 0.0
+                    return self.atom(expr, coef, self.sqrt_atom(base, where), atoms)
                 except NotConicError:  # (sum_j abs(x_j)**2)**0.5: the p-norm at q = 2
                     pass
             if 0.0 < e < 1.0:
-                atoms.append((coef, self.pnorm_atom(base, 1.0 / e, where)))
-                return 0.0
+                return self.atom(expr, coef, self.pnorm_atom(base, 1.0 / e, where), atoms)
         raise NotConicError(f"{where}: {_short(expr)} is not a term Clarabel takes (tpm_models.conic: "
                             "linear, quadratic, sqrt(quadratic), a**q * r**(1-q), (sum_j abs(x_j)**q)**(1/q))")
+
+    def atom(self, expr, coef: float, column: int, atoms: list) -> float:
+        """Record ``coef * tau`` for the atom node ``expr`` (kept alive in ``nodes``, so its id stays its own)."""
+        self.nodes[id(expr)] = (expr, column)
+        atoms.append((coef, column))
+        return 0.0
 
     def sqrt_atom(self, arg, where: str) -> int:
         """:math:`\\tau \\ge \\sqrt{\\|Fx+g_0\\|^2 + c_0}`: :math:`(\\tau, Fx+g_0, \\sqrt{c_0}) \\in \\mathrm{SOC}`."""
@@ -534,10 +541,10 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
         pc.append(j)
         pd.append(sense * (2.0 * a if i == j else a))
     P = sp.csc_matrix((pd, (pr, pc)), shape=(n, n))
-    if quad:
-        dense = P.toarray()
-        dense = dense + np.triu(dense, 1).T
-        lam = np.linalg.eigvalsh(dense)
+    if any(a < 0 or i != j for (i, j), a in quad.items()):  # else a nonnegative diagonal: convex
+        cols = sorted({c for k in quad for c in k})
+        sub = P[cols, :][:, cols].toarray()
+        lam = np.linalg.eigvalsh(sub + np.triu(sub, 1).T)
         if lam.min() < -PSD_TOL * max(1.0, float(np.abs(lam).max())):
             raise NotConicError(f"the objective's quadratic part is not convex (eigenvalue {lam.min():.3g})")
     return ConicForm(bld.variables, len(bld.aux_names), P, q, sense * q0, sense, A, b, cones,
