@@ -27,8 +27,9 @@ HiGHS, PIQP and DAQP take no quadratic constraint: asking them for an SOCP or NL
 robust models (23), (26) and (23D) for every p, and a user's model written in the shapes listed
 there); any other NLP is refused with the row it cannot take, before any solve (``Backend.refuses``).
 MOSEK is refused with a :class:`SolverUnavailableError` when its package has no licence, and takes
-no SOCP here: Pyomo's ``mosek_direct`` passes the cone rows ``sum_k x_k^2 <= y^2`` of an
-``environ`` model as quadratic constraints, which MOSEK rejects as not convex.
+no SOCP here: Pyomo's ``mosek_direct`` maps cones only from ``pyomo.kernel.conic`` constraints and
+passes the cone rows ``sum_k x_k^2 <= y^2`` of an ``environ`` model as quadratic constraints, which
+MOSEK accepts only when convex (its code read, not run: no licence on this machine).
 
 Size limits of the pip licences (a refusal is a reported ``ERROR``, never numbers):
 Gurobi takes at most 200 variables once the objective is quadratic; Xpress Community at
