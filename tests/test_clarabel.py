@@ -13,7 +13,7 @@ import numpy as np
 import pyomo.environ as pyo
 import pytest
 
-from tpm_models import build
+from tpm_models import Kernel, build
 from tpm_models import solvers as S
 from tpm_models.checks import dual_constant, rel_dist, rel_gap
 from tpm_models.conic import NotConicError, conic_form
@@ -133,6 +133,25 @@ def test_duals_are_the_dual_models_solutions(request, dataset):
             assert rel_gap(dual_c.objective + k, primal.objective, scale) < OBJ_TOL, (c, primal_eq, p)
 
 
+OTHER_MODELS = [(2, {}), (3, {}), (4, {}), (5, {}), (10, {"kernel": "poly"}), (11, {"kernel": "poly"}),
+                (12, {"kernel": "gauss"}), (13, {"kernel": "gauss"}), (19, {"kernel": "gauss"}),
+                ("23K", {"kernel": "gauss", "p": 2.0, "eps": 0.02}),
+                ("23K", {"kernel": "gauss", "p": math.inf, "eps": 0.02})]
+
+
+@pytest.mark.parametrize("eq,kw", OTHER_MODELS)
+def test_the_other_models_of_the_paper(iris, eq, kw):
+    """The binary and kernel QPs and the robust kernel SOCP (23K): Clarabel = the default solver (PIQP, Ipopt)."""
+    clarabel()
+    X, y = iris
+    kernels = {"poly": Kernel("inhom-poly", degree=2, gamma=1.0), "gauss": Kernel("gaussian", sigma=0.5)}
+    kw = {**kw, **({"kernel": kernels[kw["kernel"]]} if "kernel" in kw else {})}
+    model = build(eq, X, y, 0, NU, ALPHA, **kw)
+    got = solve(model, "clarabel").objective
+    ref = solve(build(eq, X, y, 0, NU, ALPHA, **kw)).objective
+    assert rel_gap(got, ref, objective_scale(model)) < OBJ_TOL
+
+
 # --------------------------------------------------------------------------- the two p-norm forms
 
 
@@ -202,6 +221,10 @@ def test_a_user_conic_model_solves(row):
     r = solve(_halfspace_model(a, cvec, d, row), "clarabel")
     assert abs(r.objective - truth) < CLOSED_FORM_TOL * truth
     assert abs(r.duals["half"] - 1.0 / np.linalg.norm(cvec, conjugate(q))) < 1e-6
+    # the cone row's own dual: moving its bound by h moves the optimum by d opt/d h
+    # (Pyomo stores t >= sqrt(...) as sqrt(...) - t <= 0, like the p-norm row: ||.|| - t <= h, opt = D - h)
+    cone_dual = -1.0 / (2.0 * truth) if row == "soc" else -1.0  # soc: ||x - a||^2 - t^2 <= h, opt = sqrt(D^2 - h)
+    assert abs(r.duals["cone"] - cone_dual) < 1e-6
 
 
 def test_a_convex_quadratic_row_and_its_dual():
