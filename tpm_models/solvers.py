@@ -664,7 +664,9 @@ DEFAULT = {"LP": "piqp", "QP": "piqp", "SOCP": "ipopt", "NLP": "ipopt"}
 
 
 def available_solvers(model_class_name: str | None = None) -> list[str]:
-    """Installed backends, optionally only those that take ``model_class_name``."""
+    """Installed backends that can run (``Backend.available``: MOSEK only with a licence), optionally only
+    those that take ``model_class_name``. Clarabel is listed for ``"NLP"``: it takes the NLPs that
+    :func:`tpm_models.conic.conic_form` maps (every NLP this library builds) and refuses others."""
     return [
         name for name, b in BACKENDS.items()
         if b.available() and (model_class_name is None or model_class_name in b.model_classes)
