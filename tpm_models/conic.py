@@ -126,7 +126,7 @@ class Cone:
 
 @dataclass
 class DualMap:
-    """How one constraint's dual is read off :math:`(s, z)` (module docstring)."""
+    """How one constraint's dual is read off Clarabel's :math:`(x, z)` (module docstring)."""
 
     constraint: object
     rows: list[tuple[int, float]] = field(default_factory=list)
