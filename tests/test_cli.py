@@ -226,7 +226,7 @@ def test_a_failed_solve_prints_no_values(capsys, monkeypatch, json_flag):
     no number that could be taken for a solution."""
     import tpm_models.solvers as S
 
-    monkeypatch.setattr(S, "ITERATION_LIMIT", 1)
+    monkeypatch.setattr(S.common, "ITERATION_LIMIT", 1)
     code = main(["solve", "--model", "16", "--dataset", "wine", "--class", "1", "--nu", str(2**-7),
                  "--alpha", str(2**-6), "--solver", "highs", *json_flag])
     out, err = capsys.readouterr()

@@ -260,7 +260,7 @@ def test_pyros_raises_when_the_gurobi_backup_fails_too(monkeypatch):
 
 
 @pytest.mark.parametrize("eq,p", [(27, 1.0), (28, 2.0), (29, math.inf)])
-@pytest.mark.parametrize("name", ["ipopt", "scip", "gurobi", "cplex", "xpress"])
+@pytest.mark.parametrize("name", ["ipopt", "scip", "gurobi", "cplex", "xpress", "clarabel"])
 def test_every_socp_solver_agrees(wine, eq, p, name):
     if not S.BACKENDS[name].available():
         pytest.skip(f"{name} not installed")

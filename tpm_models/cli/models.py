@@ -130,7 +130,8 @@ def cmd_solvers(args: argparse.Namespace) -> int:
     here = set(available_solvers())
     for name, b in BACKENDS.items():
         default = [k for k, v in DEFAULT.items() if v == name]
-        print(f"{name:<8} {'installed' if name in here else 'missing  '} "
+        status = "installed" if name in here else "no licence" if b.installed() else "missing"
+        print(f"{name:<8} {status:<10} "
               f"{'/'.join(sorted(b.model_classes)):<8} package {b.package}"
               + (f"  (default for {', '.join(default)})" if default else ""))
     return 0

@@ -123,9 +123,10 @@ def validate_solver(solver: object, model_class: str) -> str:
             f"of the installed solvers that can: {available_solvers(model_class)}"
         )
     if not backend.available():
+        why = backend.refuses(None) if backend.installed() and backend.refuses is not None else None
         raise SolverUnavailableError(
-            f"solver {solver!r} is not installed (pip install {backend.package}); installed ones that take "
-            f"{model_class}s: {available_solvers(model_class)}"
+            f"solver {solver!r}" + (f": {why}" if why else f" is not installed (pip install {backend.package})")
+            + f"; installed ones that take {model_class}s: {available_solvers(model_class)}"
         )
     return solver
 

@@ -30,10 +30,20 @@ class Backend:
     ``(termination, duals by constraint data, message)``."""
     version: Callable[[], str] | None = None
     """The solver's version; default: the version of ``package``."""
+    refuses: Callable[[pyo.ConcreteModel | None], str | None] | None = None
+    """``refuses(model)``: ``None`` when the backend takes the model, else why not (a licence, a row it
+    cannot map); :func:`backend_for` raises :class:`SolverUnavailableError` with it before running.
+    Called with ``None`` it says why the backend cannot run at all, if it cannot."""
+    ready: Callable[[], bool] | None = None
+    """``ready()``: an installed package can run at all (a licence); ``None``: always."""
 
-    def available(self) -> bool:
+    def installed(self) -> bool:
         """Whether ``package`` can be imported here."""
         return importlib.util.find_spec(self.package) is not None
+
+    def available(self) -> bool:
+        """Installed and ready (so listed by :func:`available_solvers`)."""
+        return self.installed() and (self.ready is None or self.ready())
 
     def solver_version(self) -> str:
         """The version reported in every :class:`tpm_models.solvers.common.SolveResult`."""
@@ -57,7 +67,9 @@ MODEL_CLASSES = frozenset({"LP", "QP", "SOCP", "NLP"})
 
 def register_backend(name: str, package: str, model_classes: set[str] | frozenset[str],
                      run: Callable[[pyo.ConcreteModel, float | None], tuple[Termination, dict | None, str]],
-                     version: Callable[[], str] | None = None) -> Backend:
+                     version: Callable[[], str] | None = None,
+                     refuses: Callable[[pyo.ConcreteModel | None], str | None] | None = None,
+                     ready: Callable[[], bool] | None = None) -> Backend:
     """Join the capability table: ``solve(model, name)`` then runs ``run`` on models of ``model_classes``
     when ``package`` is installed. See ``docs/solvers.md`` ("How to add a backend") for what ``run`` must do."""
     if name in BACKENDS:
@@ -65,7 +77,7 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
     unknown = set(model_classes) - MODEL_CLASSES
     if unknown:
         raise ValueError(f"unknown model classes {sorted(unknown)}; known: {sorted(MODEL_CLASSES)}")
-    backend = Backend(name, package, frozenset(model_classes), run, version)
+    backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready)
     BACKENDS[name] = backend
     return backend
 
@@ -75,7 +87,9 @@ DEFAULT = {"LP": "piqp", "QP": "piqp", "SOCP": "ipopt", "NLP": "ipopt"}
 
 
 def available_solvers(model_class_name: str | None = None) -> list[str]:
-    """Installed backends, optionally only those that take ``model_class_name``."""
+    """Installed backends that can run (``Backend.available``: MOSEK only with a licence), optionally only
+    those that take ``model_class_name``. Clarabel is listed for ``"NLP"``: it takes the NLPs that
+    :func:`tpm_models.solvers.conic.conic_form` maps (every NLP this library builds) and refuses others."""
     return [
         name for name, b in BACKENDS.items()
         if b.available() and (model_class_name is None or model_class_name in b.model_classes)
@@ -101,9 +115,12 @@ def backend_for(model: pyo.ConcreteModel, solver: str) -> tuple[Backend, str]:
             f"{solver} cannot take a {kind} ({title(model)}); installed solvers that can: "
             f"{available_solvers(kind)}"
         )
-    if not backend.available():
+    if not backend.installed():
         raise SolverUnavailableError(
             f"solver {solver!r} is not installed (pip install {backend.package}); installed for "
             f"{kind}: {available_solvers(kind)}"
         )
+    reason = backend.refuses(model) if backend.refuses is not None else None
+    if reason:
+        raise SolverUnavailableError(f"{solver} cannot take {title(model)}: {reason}")
     return backend, kind

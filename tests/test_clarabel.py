@@ -1,0 +1,378 @@
+"""Clarabel (``solve(model, "clarabel")``, ``tpm_models.solvers.conic``) and the MOSEK backend.
+
+Truths: another solver's optimum (Ipopt for the robust models at eps > 0, PIQP for (15)/(16), which every
+robust model and dual equals at eps = 0); another formulation of the same model ((26), (23) at p = 1, 2,
+inf = (27), (28), (29); the builders' perspective rows = a user's p-norm row); the dual models (27D)-(29D),
+(23D) solved by Ipopt against the multipliers Clarabel reports; closed forms (distance to a half-space
+in a q-norm and its derivative); problems infeasible or unbounded by construction.
+"""
+
+import math
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+from tpm_models import Kernel, build
+from tpm_models import solvers as S
+from tpm_models.solvers.backends import clarabel as clarabel_backend
+from tpm_models.checks.robust import W_TOL
+from tpm_models.models.norms import conjugate
+from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant
+from tpm_models.models.shapes import dual_constant
+from tpm_models.solvers import solve
+from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError, Termination
+from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
+from tpm_models.solvers.conic import NotConicError, conic_form
+
+NU, ALPHA = 0.3, 1.0
+EPS = (0.0, 0.02)
+P_ALL = (1.0, 1.5, 2.0, 3.0, math.inf)
+SOCP_OF_P = {1.0: 27, 2.0: 28, math.inf: 29}
+
+OBJ_TOL = 1e-7
+"""Relative gap between Clarabel's optimum and the reference: ``rel_gap(a, b, S)`` with ``S`` the sum of
+the absolute values of the objective's terms (``robust_checks.objective_scale``, as the library's ties:
+the robust objectives are sums of terms of 1e-2 that cancel to 1e-3 or less). Clarabel stops at a 1e-9
+gap (``CLARABEL_TOL``) and Ipopt at 1e-9 too. Without ``S``, (27D) on Iris class 1 (optimum -8.3e-4)
+was 1.4e-7 from Ipopt's (1.2e-10 absolute)."""
+
+MULTIPLIER_TOL = 1e-4
+"""Distance (``rel_dist``) between the dual model's solution (Ipopt) and the multipliers read off
+Clarabel's duals (``multipliers_from_primal``). Measured up to 5.3e-6 (lam, (28), Iris class 2: points
+on the margin, whose multipliers two interior points place to ~1e-6); a wrong sign or factor in the
+mapping of the cone rows shows as 1e-2 or more."""
+
+CLOSED_FORM_TOL = 1e-7
+"""Relative error against a closed form on the small user models (objectives of order one)."""
+
+MODELS = [(eq, p) for eq in (23, 26) for p in P_ALL] + [(27, 1.0), (28, 2.0), (29, math.inf)] \
+    + [("23D", p) for p in P_ALL] + [("27D", 1.0), ("28D", 2.0), ("29D", math.inf)]
+
+
+def clarabel():
+    if not S.BACKENDS["clarabel"].available():
+        pytest.skip("clarabel is not installed (pip install clarabel)")
+
+
+def _data(request, name):
+    return request.getfixturevalue(name)
+
+
+# --------------------------------------------------------------------------- robust models and duals
+
+
+@pytest.mark.parametrize("dataset", ["iris", "wine"])
+@pytest.mark.parametrize("eps", EPS)
+def test_every_robust_model_and_dual_equals_the_reference(request, dataset, eps):
+    """(23), (26) for p in {1, 1.5, 2, 3, inf}, (27)-(29), their duals, (15), (16): Clarabel = reference."""
+    clarabel()
+    X, y = _data(request, dataset)
+    failures = []
+    for c in np.unique(y):
+        r15 = solve(build(15, X, y, c, NU, ALPHA), "piqp")
+        r16 = solve(build(16, X, y, c, NU, ALPHA), "piqp")
+        for eq, ref in ((15, r15.objective), (16, r16.objective)):
+            got = solve(build(eq, X, y, c, NU, ALPHA), "clarabel").objective
+            if rel_gap(got, ref) > OBJ_TOL:
+                failures.append((c, eq, None, got, ref))
+        scales = {}
+        for eq, p in MODELS:
+            model = build(eq, X, y, c, NU, ALPHA, p=p, eps=eps)
+            got = solve(model, "clarabel").objective
+            # the primal's terms for the conic duals (their objective is mu alone: opt(27D) = opt(27))
+            scale = scales[(f"{eq}"[:2], p)] if eq in ("27D", "28D", "29D") else objective_scale(model)
+            scales[(f"{eq}", p)] = scale
+            if eps > 0:
+                ref = solve(build(eq, X, y, c, NU, ALPHA, p=p, eps=eps), "ipopt").objective
+            elif eq == "23D":  # (16) term for term at eps = 0
+                ref = r16.objective
+            else:  # opt = opt(15) at eps = 0 (the conic duals carry no constant)
+                ref = r15.objective
+            if rel_gap(got, ref, scale) > OBJ_TOL:
+                failures.append((c, eq, p, got, ref, scale))
+    assert not failures, failures
+
+
+@pytest.mark.parametrize("dataset", ["iris", "wine"])
+def test_23_and_26_at_p_1_2_inf_equal_the_socps(request, dataset):
+    """(23), (26) = (27)/(28)/(29), all by Clarabel; w equal to Ipopt's w of the SOCP."""
+    clarabel()
+    X, y = _data(request, dataset)
+    eps = EPS[1]
+    for c in np.unique(y):
+        for p, socp in SOCP_OF_P.items():
+            ref = solve(build(socp, X, y, c, NU, ALPHA, p=p, eps=eps), "ipopt")
+            r = {eq: solve(build(eq, X, y, c, NU, ALPHA, p=p, eps=eps), "clarabel") for eq in (23, 26, socp)}
+            for eq, res in r.items():
+                assert rel_gap(res.objective, r[socp].objective) < OBJ_TOL, (c, p, eq)
+                assert rel_dist(res.values["w"], ref.values["w"]) < W_TOL, (c, p, eq)
+
+
+@pytest.mark.parametrize("dataset", ["iris", "wine"])
+def test_duals_are_the_dual_models_solutions(request, dataset):
+    """Clarabel's duals of (27), (28), (29) and of (23) (p in {1, 1.5, 2, 3, inf}), read by
+    ``multipliers_from_primal``, equal the solutions of (27D)-(29D) and (23D) solved by Ipopt."""
+    clarabel()
+    X, y = _data(request, dataset)
+    eps = EPS[1]
+    for c in np.unique(y):
+        cases = [(SOCP_OF_P[p], f"{SOCP_OF_P[p]}D", p) for p in SOCP_OF_P] + [(23, "23D", p) for p in P_ALL]
+        for primal_eq, dual_eq, p in cases:
+            primal_model = build(primal_eq, X, y, c, NU, ALPHA, p=p, eps=eps)
+            primal = solve(primal_model, "clarabel")
+            dual = solve(build(dual_eq, X, y, c, NU, ALPHA, p=p, eps=eps), "ipopt")
+            given = multipliers_from_primal(dual_eq, primal.values, primal.duals)
+            assert given  # lam at least
+            for name, value in given.items():
+                got = np.atleast_1d(np.asarray(value, float))
+                assert np.isfinite(got).all(), (c, primal_eq, p, name)
+                dist = rel_dist(got, np.atleast_1d(np.asarray(dual.values[name], float)))
+                assert dist < MULTIPLIER_TOL, (c, primal_eq, p, name, dist)
+            # strong duality, the dual by Clarabel too
+            dual_c = solve(build(dual_eq, X, y, c, NU, ALPHA, p=p, eps=eps), "clarabel")
+            k = omitted_constant(dual_eq, X, y, c, NU)
+            scale = objective_scale(primal_model)
+            assert rel_gap(dual_c.objective + k, primal.objective, scale) < OBJ_TOL, (c, primal_eq, p)
+
+
+OTHER_MODELS = [(2, {}), (3, {}), (4, {}), (5, {}), (10, {"kernel": "poly"}), (11, {"kernel": "poly"}),
+                (12, {"kernel": "gauss"}), (13, {"kernel": "gauss"}), (19, {"kernel": "gauss"}),
+                ("23K", {"kernel": "gauss", "p": 2.0, "eps": 0.02}),
+                ("23K", {"kernel": "gauss", "p": math.inf, "eps": 0.02})]
+
+
+@pytest.mark.parametrize("eq,kw", OTHER_MODELS)
+def test_the_other_models_of_the_paper(iris, eq, kw):
+    """The binary and kernel QPs and the robust kernel SOCP (23K): Clarabel = the default solver (PIQP, Ipopt)."""
+    clarabel()
+    X, y = iris
+    kernels = {"poly": Kernel("inhom-poly", degree=2, gamma=1.0), "gauss": Kernel("gaussian", sigma=0.5)}
+    kw = {**kw, **({"kernel": kernels[kw["kernel"]]} if "kernel" in kw else {})}
+    model = build(eq, X, y, 0, NU, ALPHA, **kw)
+    got = solve(model, "clarabel").objective
+    ref = solve(build(eq, X, y, 0, NU, ALPHA, **kw)).objective
+    assert rel_gap(got, ref, objective_scale(model)) < OBJ_TOL
+
+
+# --------------------------------------------------------------------------- the two p-norm forms
+
+
+def _26_with_user_norm_row(X, y, c, p, eps, on_abs_w):
+    """(26) with the builders' perspective rows replaced by the p-norm row of ``tpm_models.solvers.conic``:
+    ``(sum_j a_j**q)**(1/q) <= r`` (a >= 0 bounds), or ``(sum_j abs(w_j)**q)**(1/q) <= r``."""
+    m = build(26, X, y, c, NU, ALPHA, p=p, eps=eps)
+    q = conjugate(p)
+    m.perspective.deactivate()
+    m.norm_r.deactivate()
+    terms = (abs(m.w[j]) ** q for j in m.J) if on_abs_w else (m.a[j] ** q for j in m.J)
+    m.norm_user = pyo.Constraint(expr=sum(terms) ** (1.0 / q) <= m.r)
+    return m
+
+
+@pytest.mark.parametrize("p", [1.5, 3.0])
+@pytest.mark.parametrize("on_abs_w", [False, True])
+def test_perspective_rows_equal_the_power_cone_decomposition(wine, p, on_abs_w):
+    """``a_j^q r^(1-q) <= z_j``, ``sum z_j <= r`` (the builders) and ``(sum_j |a_j|^q)^(1/q) <= r`` (the
+    decomposition ``r_j >= 0``, ``sum r_j <= r``, ``(r_j, r, a_j)`` in K_pow(1/q)) give one optimum."""
+    clarabel()
+    X, y = wine
+    for c in np.unique(y):
+        builder = build(26, X, y, c, NU, ALPHA, p=p, eps=0.02)
+        kinds = [k.kind for k in conic_form(builder).cones]
+        assert kinds.count("pow") == X.shape[1]
+        user = _26_with_user_norm_row(X, y, c, p, 0.02, on_abs_w)
+        assert [k.kind for k in conic_form(user).cones].count("pow") == X.shape[1]
+        rb, ru = solve(builder, "clarabel"), solve(user, "clarabel")
+        ref = solve(build(23, X, y, c, NU, ALPHA, p=p, eps=0.02), "ipopt")
+        assert rel_gap(ru.objective, rb.objective) < OBJ_TOL
+        assert rel_gap(ru.objective, ref.objective) < OBJ_TOL
+        assert rel_dist(ru.duals["margin"], rb.duals["margin"]) < MULTIPLIER_TOL
+        assert abs(ru.values["r"] - np.linalg.norm(ru.values["w"], conjugate(p))) < 1e-6
+
+
+# --------------------------------------------------------------------------- a user's conic model
+
+
+def _halfspace_model(a, cvec, d, row):
+    """min t s.t. c'x >= d and t >= ||x - a|| written as ``row``."""
+    m = pyo.ConcreteModel(name=f"distance to a half-space, {row}")
+    m.K = pyo.RangeSet(len(a))
+    m.x = pyo.Var(m.K)
+    m.t = pyo.Var(domain=pyo.NonNegativeReals)
+    m.obj = pyo.Objective(expr=m.t)
+    m.half = pyo.Constraint(expr=sum(cvec[k - 1] * m.x[k] for k in m.K) >= d)
+    if row == "soc":  # sum_k (x_k - a_k)^2 <= t^2, t >= 0
+        m.cone = pyo.Constraint(expr=sum((m.x[k] - a[k - 1]) ** 2 for k in m.K) <= m.t**2)
+    elif row == "sqrt":
+        m.cone = pyo.Constraint(expr=m.t >= pyo.sqrt(sum((m.x[k] - a[k - 1]) ** 2 for k in m.K)))
+    else:  # the q-norm, q = row
+        m.y = pyo.Var(m.K)
+        m.shift = pyo.Constraint(m.K, rule=lambda m, k: m.y[k] == m.x[k] - a[k - 1])
+        m.cone = pyo.Constraint(expr=sum(abs(m.y[k]) ** row for k in m.K) ** (1.0 / row) <= m.t)
+    return m
+
+
+@pytest.mark.parametrize("row", ["soc", "sqrt", 1.5, 2.0, 4.0])
+def test_a_user_conic_model_solves(row):
+    """Distance from a to {x : c'x >= d} in the q-norm = (d - c'a) / ||c||_q' (q = 2 for the SOC rows);
+    the dual of the half-space row is its derivative in d, 1 / ||c||_q'."""
+    clarabel()
+    a, cvec, d = np.array([0.3, -1.2, 0.5]), np.array([1.0, 2.0, -0.5]), 2.0
+    q = 2.0 if isinstance(row, str) else row
+    truth = (d - cvec @ a) / np.linalg.norm(cvec, conjugate(q))
+    r = solve(_halfspace_model(a, cvec, d, row), "clarabel")
+    assert abs(r.objective - truth) < CLOSED_FORM_TOL * truth
+    assert abs(r.duals["half"] - 1.0 / np.linalg.norm(cvec, conjugate(q))) < 1e-6
+    # the cone row's own dual: moving its bound by h moves the optimum by d opt/d h
+    # (Pyomo stores t >= sqrt(...) as sqrt(...) - t <= 0, like the p-norm row: ||.|| - t <= h, opt = D - h)
+    cone_dual = -1.0 / (2.0 * truth) if row == "soc" else -1.0  # soc: ||x - a||^2 - t^2 <= h, opt = sqrt(D^2 - h)
+    assert abs(r.duals["cone"] - cone_dual) < 1e-6
+
+
+def test_a_convex_quadratic_row_and_its_dual():
+    """min c'x s.t. ||x - a||^2 <= R (a rotated cone): opt = c'a - sqrt(R)||c||, d opt / d R = -||c|| / (2 sqrt R)."""
+    clarabel()
+    a, cvec, R = np.array([0.3, -1.2, 0.5]), np.array([1.0, 2.0, -0.5]), 0.7
+    m = pyo.ConcreteModel(name="ball")
+    m.K = pyo.RangeSet(3)
+    m.x = pyo.Var(m.K)
+    m.obj = pyo.Objective(expr=sum(cvec[k - 1] * m.x[k] for k in m.K))
+    m.ball = pyo.Constraint(expr=sum((m.x[k] - a[k - 1]) ** 2 for k in m.K) <= R)
+    r = solve(m, "clarabel")
+    norm_c = np.linalg.norm(cvec)
+    assert abs(r.objective - (cvec @ a - math.sqrt(R) * norm_c)) < CLOSED_FORM_TOL
+    assert abs(r.duals["ball"] - (-norm_c / (2 * math.sqrt(R)))) < 1e-6
+    m.obj.sense = pyo.maximize  # max c'x: opt = c'a + sqrt(R)||c||, dual +||c|| / (2 sqrt R)
+    r = solve(m, "clarabel")
+    assert abs(r.objective - (cvec @ a + math.sqrt(R) * norm_c)) < CLOSED_FORM_TOL
+    assert abs(r.duals["ball"] - norm_c / (2 * math.sqrt(R))) < 1e-6
+
+
+# --------------------------------------------------------------------------- failures and refusals
+
+
+def _tiny(kind):
+    m = pyo.ConcreteModel(name=f"tiny {kind}")
+    m.x = pyo.Var()
+    m.t = pyo.Var(domain=pyo.NonNegativeReals)
+    if kind == "infeasible LP":
+        m.obj = pyo.Objective(expr=m.x)
+        m.lo = pyo.Constraint(expr=m.x >= 1)
+        m.hi = pyo.Constraint(expr=m.x <= 0)
+    elif kind == "infeasible SOCP":
+        m.obj = pyo.Objective(expr=m.t)
+        m.cone = pyo.Constraint(expr=m.x**2 <= m.t**2)
+        m.lo = pyo.Constraint(expr=m.x >= 2)
+        m.hi = pyo.Constraint(expr=m.t <= 1)
+    else:  # unbounded: max t s.t. x^2 <= t^2
+        m.obj = pyo.Objective(expr=m.t, sense=pyo.maximize)
+        m.cone = pyo.Constraint(expr=m.x**2 <= m.t**2)
+    return m
+
+
+@pytest.mark.parametrize("kind,termination", [("infeasible LP", Termination.INFEASIBLE),
+                                               ("infeasible SOCP", Termination.INFEASIBLE),
+                                               ("unbounded SOCP", Termination.UNBOUNDED)])
+def test_infeasible_and_unbounded_are_reported(kind, termination):
+    clarabel()
+    with pytest.raises(NoOptimalSolutionError) as info:
+        solve(_tiny(kind), "clarabel")
+    assert info.value.result.termination is termination
+    assert info.value.result.objective is None and info.value.result.duals is None
+
+
+def test_unreachable_tolerances_are_never_optimal(monkeypatch, iris):
+    """A capped or stalled solve (MaxIterations, AlmostSolved, InsufficientProgress...) raises."""
+    clarabel()
+    X, y = iris
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_MAX_ITER", 3)
+    with pytest.raises(NoOptimalSolutionError) as info:
+        solve(build(28, X, y, 0, NU, ALPHA, p=2, eps=0.02), "clarabel")
+    assert info.value.result.termination is Termination.ITERATION_LIMIT
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_MAX_ITER", 500)
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_TOL", 1e-16)
+    r = solve(build(28, X, y, 0, NU, ALPHA, p=2, eps=0.02), "clarabel", raise_on_failure=False)
+    assert not r.optimal and r.objective is None, r.message
+
+
+def _refused(kind):
+    m = pyo.ConcreteModel(name=f"refused: {kind}")
+    m.x = pyo.Var(bounds=(-1, 1))
+    m.y = pyo.Var(bounds=(-1, 1))
+    m.obj = pyo.Objective(expr=m.x + m.y)
+    rows = {
+        "exp": lambda: pyo.exp(m.x) <= 2,
+        "cube": lambda: m.x**3 <= 0.5,
+        "nonconvex quadratic": lambda: m.x**2 + m.y**2 >= 0.5,
+        "quadratic equality": lambda: m.x**2 + m.y**2 == 0.5,
+        "norm on the wrong side": lambda: pyo.sqrt(m.x**2 + m.y**2) >= 0.5,
+    }
+    m.bad = pyo.Constraint(expr=rows[kind]())
+    return m
+
+
+@pytest.mark.parametrize("kind", ["exp", "cube", "nonconvex quadratic", "quadratic equality",
+                                  "norm on the wrong side"])
+def test_a_row_clarabel_cannot_take_is_refused_before_running(kind):
+    clarabel()
+    m = _refused(kind)
+    with pytest.raises(NotConicError, match="bad"):
+        conic_form(m)
+    with pytest.raises(SolverUnavailableError, match="clarabel cannot take.*constraint bad"):
+        solve(m, "clarabel")
+    assert m.x.value is None and m.y.value is None  # refused before running: nothing loaded
+
+
+def test_classes_and_other_backends_unchanged(iris):
+    """Clarabel takes the conic NLPs; model_class and the NLP backends are as before."""
+    clarabel()
+    X, y = iris
+    general = build(26, X, y, 0, NU, ALPHA, p=3, eps=0.02)
+    assert S.model_class(general) == "NLP" and S.model_class(build(28, X, y, 0, NU, ALPHA, eps=0.02)) == "SOCP"
+    for kind in ("LP", "QP", "SOCP", "NLP"):
+        assert "clarabel" in S.available_solvers(kind)
+    assert {"ipopt", "scip"} <= set(S.available_solvers("NLP"))
+    assert solve(general, "clarabel").optimal
+
+
+def test_dual_constant_of_23d_at_eps_0(iris):
+    """(23D) at eps = 0 by Clarabel + dual_constant = opt(15) by PIQP (errata 1)."""
+    clarabel()
+    X, y = iris
+    for c in np.unique(y):
+        d = solve(build("23D", X, y, c, NU, ALPHA, p=1.5, eps=0.0), "clarabel")
+        r15 = solve(build(15, X, y, c, NU, ALPHA), "piqp")
+        k = dual_constant(X[y != c], NU)
+        assert rel_gap(d.objective + k, r15.objective, k) < OBJ_TOL
+
+
+# --------------------------------------------------------------------------- MOSEK
+
+
+def _mosek_or_skip():
+    b = S.BACKENDS["mosek"]
+    if not b.installed():
+        pytest.skip("mosek is not installed (pip install mosek)")
+    if not b.available():
+        pytest.skip(b.refuses(None))
+
+
+def test_mosek_without_a_licence_is_refused_clearly(iris):
+    b = S.BACKENDS["mosek"]
+    if not b.installed():
+        pytest.skip("mosek is not installed (pip install mosek)")
+    if b.available():
+        pytest.skip("mosek is licensed here: test_mosek_solves_the_qps runs instead")
+    X, y = iris
+    with pytest.raises(SolverUnavailableError, match="mosek is installed but has no licence .MOSEKLM_LICENSE_FILE"):
+        solve(build(15, X, y, 0, NU, ALPHA), "mosek")
+    assert "mosek" not in S.available_solvers()
+
+
+def test_mosek_solves_the_qps(iris):
+    _mosek_or_skip()
+    X, y = iris
+    for eq in (15, 16):
+        ref = solve(build(eq, X, y, 0, NU, ALPHA), "piqp")
+        assert rel_gap(solve(build(eq, X, y, 0, NU, ALPHA), "mosek").objective, ref.objective) < OBJ_TOL

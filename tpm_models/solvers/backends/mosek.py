@@ -1,0 +1,39 @@
+"""MOSEK (the paper's solver) through Pyomo's ``mosek_direct``, when ``mosek`` is installed and licensed;
+refused with a clear :class:`tpm_models.solvers.SolverUnavailableError` otherwise. LP and QP only:
+Pyomo's ``mosek_direct`` maps cones only from ``pyomo.kernel.conic`` constraints and passes the cone
+rows ``sum_k x_k^2 <= y^2`` of an ``environ`` model as quadratic constraints (its code read, not run:
+no licence on this machine)."""
+
+from __future__ import annotations
+
+import functools
+
+import pyomo.environ as pyo
+
+from tpm_models.solvers import common
+from tpm_models.solvers.backends.registry import register_backend
+from tpm_models.solvers.pyomo_interfaces import legacy_runner
+
+
+@functools.cache
+def mosek_licensed() -> bool:
+    """MOSEK needs a licence: Pyomo's ``license_is_valid`` checks one out (once per process)."""
+    return bool(pyo.SolverFactory("mosek_direct").license_is_valid())
+
+
+def mosek_refuses(model: pyo.ConcreteModel | None) -> str | None:
+    """Why MOSEK cannot run here (no licence), or ``None``."""
+    if not mosek_licensed():
+        return ("mosek is installed but has no licence (MOSEKLM_LICENSE_FILE unset or no valid "
+                "mosek.lic in ~/mosek; https://www.mosek.com/products/academic-licenses/)")
+    return None
+
+
+register_backend(
+    "mosek", "mosek", {"LP", "QP"},
+    legacy_runner("mosek_direct", lambda t: {
+        "dparam.intpnt_co_tol_rel_gap": common.OPTIMALITY_TOL, "dparam.intpnt_qo_tol_rel_gap": common.OPTIMALITY_TOL,
+        **({"dparam.optimizer_max_time": t} if t else {}),
+    }),
+    refuses=mosek_refuses, ready=mosek_licensed,
+)

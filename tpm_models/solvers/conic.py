@@ -1,0 +1,560 @@
+"""A Pyomo model as a conic program in Clarabel's standard form (no solving here).
+
+Standard form
+-------------
+.. math::
+    \\min_x\\ \\tfrac12 x^\\top P x + q^\\top x + q_0
+    \\quad\\text{s.t.}\\quad A x + s = b,\\quad s \\in \\mathcal K = \\mathcal K_1\\times\\dots\\times\\mathcal K_r
+
+(Clarabel's form; :math:`P` symmetric positive semidefinite, kept as its upper triangle). Each
+:math:`\\mathcal K_k` is one of
+
+==========  ==================================================================================
+``kind``    cone
+==========  ==================================================================================
+``zero``    :math:`\\{0\\}^d` (equality rows)
+``nonneg``  :math:`\\mathbb R_+^d` (inequality rows and variable bounds)
+``soc``     :math:`\\mathrm{SOC}(d) = \\{s : s_0 \\ge \\|s_{1:}\\|_2\\}`
+``pow``     :math:`\\mathcal K_{\\mathrm{pow}}(\\alpha) = \\{(s_0,s_1,s_2) : s_0^\\alpha s_1^{1-\\alpha} \\ge |s_2|,\\
+            s_0, s_1 \\ge 0\\}`, :math:`\\alpha\\in(0,1)`
+==========  ==================================================================================
+
+The columns of :math:`x` are the model's unfixed variables (in ``model.component_data_objects``
+order, as :func:`tpm_models.matrices.qp_matrices`), then auxiliary epigraph variables. A
+maximisation is stored as the minimisation of the negated objective (``sense = -1``). Every row
+is an affine map of :math:`x`: a row read as :math:`s = c + a^\\top x` is stored as
+:math:`b = c`, :math:`A = -a`. Bounds :math:`l \\le x_j \\le u` become ``nonneg`` rows
+:math:`x_j - l \\ge 0`, :math:`u - x_j \\ge 0`.
+
+Rows recognised (how a cone is recognised)
+------------------------------------------
+A row is read by ``generate_standard_repn`` into linear, quadratic and nonlinear parts; it is
+written first as :math:`g(x) \\le 0` (``body <= upper``: :math:`g = \\text{body} - \\text{upper}`;
+``body >= lower``: :math:`g = \\text{lower} - \\text{body}`). Then:
+
+1. **linear** rows: ``zero`` (equality) or ``nonneg`` (each finite side of an inequality).
+2. **second-order cone rows** (the rows ``cone_t``, ``cone_u``, ``norm_r`` at p' = 2, ``ball``
+   at p = 2, ``cone_tau``, ``cone_rho`` that the builders write, and a user's
+   :math:`\\sum_k (x_k - a_k)^2 \\le y^2`):
+   :math:`g = \\|Fx+g_0\\|_2^2 + c_0 - b\\,y^2` with :math:`b > 0`, :math:`c_0 \\ge 0`, a single
+   variable :math:`y` with a negative square, bounded :math:`y \\ge 0`, in no other term. Then
+   :math:`g \\le 0 \\iff (\\sqrt b\\,y,\\ Fx+g_0,\\ \\sqrt{c_0}) \\in \\mathrm{SOC}`.
+   (This is :func:`tpm_models.solvers.model_class`'s cone shape :math:`\\sum_k a_kx_k^2\\le b y^2`.)
+3. **convex quadratic rows** :math:`x^\\top Qx + l^\\top x + c \\le 0`, :math:`Q \\succeq 0`
+   (:math:`Q = F^\\top F`): with :math:`u = -(l^\\top x + c)`,
+   :math:`\\|Fx\\|^2 \\le u \\iff (1+u,\\ 1-u,\\ 2Fx) \\in \\mathrm{SOC}` (a rotated cone).
+4. **rows linear in convex atoms**: the nonlinear part must be a sum :math:`\\sum_k \\kappa_k
+   \\phi_k(x)` of the atoms below with :math:`\\kappa_k > 0` in :math:`g` (so the row is convex);
+   each atom is replaced by an epigraph variable :math:`\\tau_k \\ge \\phi_k(x)` (one per distinct
+   atom, shared by all rows and the objective) and the row is linear in :math:`(x, \\tau)`:
+
+   * ``sqrt(E)``, :math:`E` a convex quadratic :math:`\\|Fx+g_0\\|^2 + c_0` (``(23)``'s
+     :math:`\\|w\\|_2` = ``sqrt(sum_j w_j**2)``): :math:`(\\tau, Fx+g_0, \\sqrt{c_0}) \\in \\mathrm{SOC}`;
+   * the **perspective** ``a**q * r**(1-q)``, :math:`q > 1`, :math:`a, r \\ge 0` bounds
+     (``perspective[j]`` of :func:`tpm_models.robust._pnorm_epigraph`,
+     :math:`a_j^q r^{1-q} \\le z_j`): :math:`\\tau \\ge a^q r^{1-q} \\iff (\\tau, r, a) \\in
+     \\mathcal K_{\\mathrm{pow}}(1/q)`, since :math:`\\tau^{1/q} r^{1-1/q} \\ge |a| \\iff \\tau
+     r^{q-1} \\ge |a|^q`;
+   * the **p-norm** ``(sum_j abs(x_j)**q)**(1/q)`` (or ``x_j**q`` with :math:`x_j \\ge 0`
+     bounds), :math:`1 < q < \\infty`: the standard power-cone decomposition
+     :math:`\\|x\\|_q \\le \\tau \\iff \\exists r_j \\ge 0:\\ \\sum_j r_j \\le \\tau,\\ (r_j, \\tau, x_j) \\in
+     \\mathcal K_{\\mathrm{pow}}(1/q)`, i.e. :math:`|x_j| \\le r_j^{1/q}\\tau^{1-1/q}`.
+
+   The builders' general-p rows are the first form: ``perspective[j]``
+   :math:`a_j^q r^{1-q} \\le z_j` and :math:`\\sum_j z_j \\le r`, i.e. :math:`\\|a\\|_q \\le r` with
+   :math:`z_j` in the role of the decomposition's :math:`r_j`; a user may write the second
+   (``tests/test_clarabel.py`` ties the two).
+
+The objective is :math:`\\tfrac12x^\\top Px + q^\\top x + \\sum_k\\kappa_k\\phi_k(x)` with
+:math:`P\\succeq0` and :math:`\\kappa_k \\ge 0` (after the sign of a maximisation). Anything else
+(an equality or ranged row that is not linear, a concave side, another function) raises
+:class:`NotConicError` naming the row, before any solve.
+
+Duals
+-----
+:class:`DualMap` says how the constraint's dual (in :mod:`tpm_models.solvers`' convention: the
+derivative of the optimal objective, in the model's sense, with respect to the row's bound) is
+read off Clarabel's solution :math:`(x, z)` (:math:`Px + q + A^\\top z = 0`, :math:`z\\in\\mathcal K^*`):
+
+* a linear row's dual is ``sense * sum(factor * z[row])`` (factor :math:`-1` for a ``<=`` side or an
+  equality, :math:`+1` for a ``>=`` side: :math:`\\partial\\,\\mathrm{opt}/\\partial b = -z`);
+* a quadratic row :math:`g(x)\\le0` (shapes 2 and 3) has the scalar multiplier :math:`\\mu\\ge0` of
+  :math:`\\nabla f + \\mu\\nabla g = 0`: its cone block contributes :math:`A_b^\\top z_b = \\mu\\nabla g(x)`
+  to the stationarity, so :math:`\\mu = \\langle A_b^\\top z_b, \\nabla g(x)\\rangle / \\|\\nabla g(x)\\|^2`;
+  the dual is ``sense * (-orient) * mu`` (``orient`` :math:`+1` for ``<=``, :math:`-1` for ``>=``).
+  (Complementarity gives :math:`z_b = \\kappa(s_0, -s_{1:})` and :math:`\\mu = \\gamma\\kappa/2` with
+  :math:`\\|s_{1:}\\|^2-s_0^2 = \\gamma g`, but the direction of :math:`z_b` is known only to the
+  square root of the gap: on a ball row that read :math:`\\mu` 1e-5 off, the projection 3e-9.)
+  Where :math:`\\|\\nabla g(x)\\| <` ``APEX_TOL`` (the cone's apex: no scalar multiplier need exist)
+  the dual is NaN.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyomo.environ as pyo
+import scipy.sparse as sp
+from pyomo.core.expr import numeric_expr as ne
+from pyomo.repn import generate_standard_repn
+
+from tpm_models.solvers.matrices import NotAQPError
+
+PSD_TOL = 1e-12
+"""Relative tolerance (to the largest eigenvalue) under which an eigenvalue of a quadratic form is
+taken as 0; a more negative one makes the form nonconvex (:class:`NotConicError`)."""
+
+APEX_TOL = 1e-10
+"""Below this :math:`\\|\\nabla g(x)\\|` a quadratic cone row sits at the apex and its scalar dual is NaN."""
+
+
+class NotConicError(NotAQPError):
+    """The model has a row (or objective) that :func:`conic_form` cannot map to Clarabel's cones."""
+
+
+@dataclass(frozen=True)
+class Cone:
+    """One block of :math:`\\mathcal K`: ``kind`` in ``zero``, ``nonneg``, ``soc``, ``pow``; ``alpha`` for ``pow``."""
+
+    kind: str
+    dim: int
+    alpha: float | None = None
+
+
+@dataclass
+class DualMap:
+    """How one constraint's dual is read off Clarabel's :math:`(x, z)` (module docstring)."""
+
+    constraint: object
+    rows: list[tuple[int, float]] = field(default_factory=list)
+    """Linear rows: ``(row, factor)``; dual = ``sense * sum(factor * z[row])``."""
+    cone_start: int | None = None
+    """A quadratic row: the first row of its cone block (``cone_dim`` rows)."""
+    cone_dim: int = 0
+    quad: dict = field(default_factory=dict)
+    """A quadratic row's :math:`g(x) = x^\\top Qx + l^\\top x + c \\le 0`: ``{(i, j): Q_ij}`` (i <= j) ..."""
+    lin: dict = field(default_factory=dict)
+    """... and ``{j: l_j}`` (columns of the conic form)."""
+    orient: float = 1.0
+
+
+@dataclass
+class ConicForm:
+    """A model in Clarabel's form (module docstring); rows ordered as ``cones``."""
+
+    variables: list
+    n_aux: int
+    P: sp.csc_matrix
+    q: np.ndarray
+    q0: float
+    sense: int
+    A: sp.csc_matrix
+    b: np.ndarray
+    cones: list[Cone]
+    duals: list[DualMap]
+    aux_names: list[str]
+
+    def dual_values(self, x: np.ndarray, z: np.ndarray) -> dict:
+        """Duals by constraint data, in :mod:`tpm_models.solvers`' convention (module docstring)."""
+        out = {}
+        for d in self.duals:
+            if d.cone_start is None:
+                value = sum(f * z[r] for r, f in d.rows)
+            else:
+                block = slice(d.cone_start, d.cone_start + d.cone_dim)
+                contribution = self.A[block, :].T @ z[block]
+                grad = np.zeros(len(x))
+                for (i, j), a in d.quad.items():
+                    grad[i] += a * x[j]
+                    grad[j] += a * x[i]
+                for j, a in d.lin.items():
+                    grad[j] += a
+                norm2 = float(grad @ grad)
+                value = math.nan if norm2 < APEX_TOL**2 else -d.orient * float(contribution @ grad) / norm2
+            out[d.constraint] = self.sense * float(value)
+        return out
+
+
+# --------------------------------------------------------------------------- expressions
+
+
+def _const(e) -> bool:
+    return isinstance(e, numbers.Number) or not e.is_potentially_variable() or e.is_fixed()
+
+
+def _var(e) -> bool:
+    return not isinstance(e, numbers.Number) and e.is_variable_type() and not e.fixed
+
+
+class _Builder:
+    def __init__(self, model: pyo.ConcreteModel):
+        self.model = model
+        self.variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+        self.col = {id(v): k for k, v in enumerate(self.variables)}
+        self.n = len(self.variables)
+        self.aux_names: list[str] = []
+        self.atoms: dict[tuple, int] = {}  # atom key -> its epigraph column
+        # expression node -> its epigraph column: (23) repeats one norm node in m_-c + m_c terms
+        self.nodes: dict[int, tuple[object, int]] = {}
+        # rows by cone kind: list of (dict col -> coef, constant) meaning s = constant + sum coef x
+        self.zero: list = []
+        self.nonneg: list = []
+        self.blocks: list[tuple[Cone, list]] = []  # soc / pow blocks
+        self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
+
+    # ---------------------------------------------------------------- columns and rows
+    def new_col(self, name: str) -> int:
+        self.aux_names.append(name)
+        return self.n + len(self.aux_names) - 1
+
+    def column(self, v) -> int:
+        try:
+            return self.col[id(v)]
+        except KeyError:
+            raise NotConicError(f"variable {v.name} is not a variable of the model") from None
+
+    def add_block(self, cone: Cone, rows: list) -> int:
+        self.blocks.append((cone, rows))
+        return len(self.blocks) - 1
+
+    # ---------------------------------------------------------------- atoms
+    def decompose(self, expr, coef: float, lin: dict, atoms: list, where: str) -> float:
+        """Add ``coef * expr`` into linear terms ``lin`` and atoms ``(coef, column)``; return its constant."""
+        if _const(expr):
+            return coef * float(pyo.value(expr))
+        if _var(expr):
+            c = self.column(expr)
+            lin[c] = lin.get(c, 0.0) + coef
+            return 0.0
+        if expr.is_named_expression_type():
+            return self.decompose(expr.expr, coef, lin, atoms, where)
+        if isinstance(expr, (ne.SumExpression, ne.LinearExpression)):
+            return sum(self.decompose(a, coef, lin, atoms, where) for a in expr.args)
+        if isinstance(expr, ne.NegationExpression):
+            return self.decompose(expr.args[0], -coef, lin, atoms, where)
+        if isinstance(expr, ne.MonomialTermExpression):
+            return self.decompose(expr.args[1], coef * float(pyo.value(expr.args[0])), lin, atoms, where)
+        if isinstance(expr, ne.DivisionExpression) and _const(expr.args[1]):
+            return self.decompose(expr.args[0], coef / float(pyo.value(expr.args[1])), lin, atoms, where)
+        if id(expr) in self.nodes:
+            atoms.append((coef, self.nodes[id(expr)][1]))
+            return 0.0
+        if isinstance(expr, ne.ProductExpression):
+            a, b = expr.args
+            if _const(a):
+                return self.decompose(b, coef * float(pyo.value(a)), lin, atoms, where)
+            if _const(b):
+                return self.decompose(a, coef * float(pyo.value(b)), lin, atoms, where)
+            return self.atom(expr, coef, self.perspective(a, b, where), atoms)
+        if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() == "sqrt":
+            return self.atom(expr, coef, self.sqrt_atom(expr.args[0], where), atoms)
+        if isinstance(expr, ne.PowExpression) and _const(expr.args[1]):
+            base, e = expr.args[0], float(pyo.value(expr.args[1]))
+            if e == 0.5:
+                try:
+                    return self.atom(expr, coef, self.sqrt_atom(base, where), atoms)
+                except NotConicError:  # (sum_j abs(x_j)**2)**0.5: the p-norm at q = 2
+                    pass
+            if 0.0 < e < 1.0:
+                return self.atom(expr, coef, self.pnorm_atom(base, 1.0 / e, where), atoms)
+        raise NotConicError(f"{where}: {_short(expr)} is not a term Clarabel takes (tpm_models.conic: "
+                            "linear, quadratic, sqrt(quadratic), a**q * r**(1-q), (sum_j abs(x_j)**q)**(1/q))")
+
+    def atom(self, expr, coef: float, column: int, atoms: list) -> float:
+        """Record ``coef * tau`` for the atom node ``expr`` (kept alive in ``nodes``, so its id stays its own)."""
+        self.nodes[id(expr)] = (expr, column)
+        atoms.append((coef, column))
+        return 0.0
+
+    def sqrt_atom(self, arg, where: str) -> int:
+        """:math:`\\tau \\ge \\sqrt{\\|Fx+g_0\\|^2 + c_0}`: :math:`(\\tau, Fx+g_0, \\sqrt{c_0}) \\in \\mathrm{SOC}`."""
+        quad, lin, const = self.quadratic(arg, where)
+        key = ("sqrt", tuple(sorted(quad.items())), tuple(sorted(lin.items())), const)
+        if key not in self.atoms:
+            F, g0, c0 = _squares(quad, lin, const, where)
+            tau = self.new_col(f"sqrt atom {len(self.atoms)}")
+            rows = [({tau: 1.0}, 0.0)] + [(row, g) for row, g in zip(F, g0)]
+            if c0 > 0:
+                rows.append(({}, math.sqrt(c0)))
+            self.add_block(Cone("soc", len(rows)), rows)
+            self.atoms[key] = tau
+        return self.atoms[key]
+
+    def perspective(self, a, b, where: str) -> int:
+        """:math:`\\tau \\ge a^q r^{1-q}`, :math:`q>1`: :math:`(\\tau, r, a) \\in \\mathcal K_{\\mathrm{pow}}(1/q)`."""
+        powers = []
+        for f in (a, b):
+            if isinstance(f, ne.PowExpression) and _var(f.args[0]) and _const(f.args[1]):
+                powers.append((f.args[0], float(pyo.value(f.args[1]))))
+            else:
+                raise NotConicError(f"{where}: product {_short(a)} * {_short(b)} is not a**q * r**(1-q)")
+        (x, ex), (r, er) = sorted(powers, key=lambda t: -t[1])
+        if not (ex > 1.0 and abs(ex + er - 1.0) < 1e-12):
+            raise NotConicError(f"{where}: {x.name}**{ex:g} * {r.name}**{er:g} is not a**q * r**(1-q) with q > 1")
+        for v in (x, r):
+            if v.lb is None or pyo.value(v.lb) < 0:
+                raise NotConicError(f"{where}: the perspective a**q * r**(1-q) needs {v.name} >= 0 as a bound")
+        key = ("pow", self.column(x), self.column(r), ex)
+        if key not in self.atoms:
+            tau = self.new_col(f"perspective atom {len(self.atoms)}")
+            self.add_block(Cone("pow", 3, 1.0 / ex),
+                           [({tau: 1.0}, 0.0), ({self.column(r): 1.0}, 0.0), ({self.column(x): 1.0}, 0.0)])
+            self.atoms[key] = tau
+        return self.atoms[key]
+
+    def pnorm_atom(self, base, q: float, where: str) -> int:
+        """:math:`\\tau \\ge (\\sum_j |x_j|^q)^{1/q}`: :math:`r_j\\ge0`, :math:`\\sum_j r_j \\le \\tau`,
+        :math:`(r_j, \\tau, x_j) \\in \\mathcal K_{\\mathrm{pow}}(1/q)`."""
+        terms = base.args if isinstance(base, ne.SumExpression) else (base,)
+        cols = []
+        if isinstance(terms[0], ne.PowExpression) and _const(terms[0].args[1]):
+            q = float(pyo.value(terms[0].args[1]))  # the inner exponent, exactly (1 / (1/q) may round)
+        if not 1.0 < q < math.inf:
+            raise NotConicError(f"{where}: a p-norm needs 1 < q < inf, got {q:g}")
+        for t in terms:
+            if not (isinstance(t, ne.PowExpression) and _const(t.args[1])
+                    and abs(float(pyo.value(t.args[1])) - q) <= 1e-12 * q):
+                raise NotConicError(f"{where}: {_short(base)} is not sum_j abs(x_j)**{q:g}")
+            x = t.args[0]
+            if isinstance(x, ne.AbsExpression) and _var(x.args[0]):
+                x = x.args[0]
+            elif not (_var(x) and x.lb is not None and pyo.value(x.lb) >= 0):
+                raise NotConicError(f"{where}: {_short(t)}: write abs(x)**q, or bound x >= 0")
+            cols.append(self.column(x))
+        key = ("pnorm", tuple(cols), q)
+        if key not in self.atoms:
+            tau = self.new_col(f"p-norm atom {len(self.atoms)}")
+            parts = [self.new_col(f"p-norm atom {len(self.atoms)} r[{k}]") for k in range(len(cols))]
+            row = {tau: 1.0}
+            for r in parts:
+                row[r] = -1.0
+            self.nonneg.append((row, 0.0))  # tau - sum_j r_j >= 0
+            for r, c in zip(parts, cols):
+                self.add_block(Cone("pow", 3, 1.0 / q), [({r: 1.0}, 0.0), ({tau: 1.0}, 0.0), ({c: 1.0}, 0.0)])
+            self.atoms[key] = tau
+        return self.atoms[key]
+
+    def quadratic(self, expr, where: str) -> tuple[dict, dict, float]:
+        repn = generate_standard_repn(expr, quadratic=True)
+        if repn.nonlinear_expr is not None:
+            raise NotConicError(f"{where}: {_short(expr)} is not quadratic")
+        quad: dict[tuple[int, int], float] = {}
+        for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
+            key = tuple(sorted((self.column(u), self.column(v))))
+            quad[key] = quad.get(key, 0.0) + float(coef)
+        lin: dict[int, float] = {}
+        for v, coef in zip(repn.linear_vars, repn.linear_coefs):
+            lin[self.column(v)] = lin.get(self.column(v), 0.0) + float(coef)
+        return quad, lin, float(pyo.value(repn.constant))
+
+    # ---------------------------------------------------------------- one expression
+    def parts(self, expr, where: str) -> tuple[dict, dict, list, float]:
+        """``(quadratic, linear, atoms, constant)`` of ``expr``."""
+        repn = generate_standard_repn(expr, quadratic=True)
+        quad: dict[tuple[int, int], float] = {}
+        for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
+            key = tuple(sorted((self.column(u), self.column(v))))
+            quad[key] = quad.get(key, 0.0) + float(coef)
+        lin: dict[int, float] = {}
+        for v, coef in zip(repn.linear_vars, repn.linear_coefs):
+            lin[self.column(v)] = lin.get(self.column(v), 0.0) + float(coef)
+        const = float(pyo.value(repn.constant))
+        atoms: list[tuple[float, int]] = []
+        if repn.nonlinear_expr is not None:
+            const += self.decompose(repn.nonlinear_expr, 1.0, lin, atoms, where)
+        return quad, lin, atoms, const
+
+    def constraint(self, con) -> None:
+        where = f"constraint {con.name}"
+        quad, lin, atoms, const = self.parts(con.body, where)
+        lower = None if con.lower is None else float(pyo.value(con.lower))
+        upper = None if con.upper is None else float(pyo.value(con.upper))
+        dual = DualMap(con)
+        if con.equality or (lower is not None and upper is not None and lower == upper):
+            if quad or atoms:
+                raise NotConicError(f"{where}: a nonlinear equality is not convex")
+            self.zero.append(({c: -a for c, a in lin.items()}, lower - const))  # s = rhs - body = 0
+            self.pending.append((dual, "zero", [(len(self.zero) - 1, -1.0)]))
+            return
+        sides = [(1.0, upper), (-1.0, lower)]
+        sides = [(o, v) for o, v in sides if v is not None and math.isfinite(v)]
+        if (quad or atoms) and len(sides) != 1:
+            raise NotConicError(f"{where}: a nonlinear ranged row is not convex")
+        for orient, bound in sides:
+            # g = orient * (body - bound) <= 0
+            g_lin = {c: orient * a for c, a in lin.items()}
+            g_const = orient * (const - bound)
+            for coef, col in atoms:
+                if orient * coef < 0:
+                    raise NotConicError(f"{where}: a convex term on the wrong side (the row is not convex)")
+                g_lin[col] = g_lin.get(col, 0.0) + orient * coef
+            if not quad:
+                self.nonneg.append(({c: -a for c, a in g_lin.items()}, -g_const))  # s = -g >= 0
+                self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, -orient)]))
+                continue
+            g_quad = {k: orient * a for k, a in quad.items()}
+            dual.orient, dual.quad, dual.lin = orient, g_quad, g_lin
+            dual.cone_start = self.quadratic_row(g_quad, g_lin, g_const, where)
+            dual.cone_dim = self.blocks[dual.cone_start][0].dim
+            self.pending.append((dual, "block", []))
+
+    def quadratic_row(self, quad: dict, lin: dict, const: float, where: str) -> int:
+        """:math:`g(x) \\le 0` with a quadratic part: returns its block's index."""
+        negative = [k for k, a in quad.items() if a < 0]
+        if len(negative) == 1 and negative[0][0] == negative[0][1]:
+            y = negative[0][0]
+            others = {k: a for k, a in quad.items() if k != negative[0]}
+            y_var = self.variables[y] if y < self.n else None
+            if (y_var is not None and y_var.lb is not None and pyo.value(y_var.lb) >= 0 and y not in lin
+                    and all(y not in k for k in others)):
+                F, g0, c0 = _squares(others, lin, const, where)
+                rows = [({y: math.sqrt(-quad[negative[0]])}, 0.0)] + list(zip(F, g0))
+                if c0 > 0:
+                    rows.append(({}, math.sqrt(c0)))
+                return self.add_block(Cone("soc", len(rows)), rows)
+        # convex quadratic: |Fx|^2 <= u = -(l'x + c): (1 + u, 1 - u, 2Fx) in SOC
+        F, g0, c0 = _squares(quad, {}, 0.0, where)
+        u_lin = {c: -a for c, a in lin.items()}
+        rows = [(dict(u_lin), 1.0 - const), ({c: -a for c, a in u_lin.items()}, 1.0 + const)]
+        rows += [({c: 2.0 * a for c, a in row.items()}, 0.0) for row in F]
+        return self.add_block(Cone("soc", len(rows)), rows)
+
+    # ---------------------------------------------------------------- the whole model
+    def objective(self):
+        objectives = list(self.model.component_data_objects(pyo.Objective, active=True))
+        if len(objectives) != 1:
+            raise NotConicError(f"the model must have exactly one active objective, it has {len(objectives)}")
+        obj = objectives[0]
+        sense = 1 if obj.sense == pyo.minimize else -1
+        quad, lin, atoms, const = self.parts(obj.expr, "the objective")
+        for coef, col in atoms:
+            if sense * coef < 0:
+                raise NotConicError("the objective has a convex term with the wrong sign (not convex)")
+            lin[col] = lin.get(col, 0.0) + coef
+        return sense, quad, lin, const
+
+    def bounds(self) -> None:
+        for k, v in enumerate(self.variables):
+            lb = None if v.lb is None else float(pyo.value(v.lb))
+            ub = None if v.ub is None else float(pyo.value(v.ub))
+            if lb is not None and ub is not None and lb == ub:
+                self.zero.append(({k: -1.0}, -lb))
+                continue
+            if lb is not None and math.isfinite(lb):
+                self.nonneg.append(({k: 1.0}, -lb))
+            if ub is not None and math.isfinite(ub):
+                self.nonneg.append(({k: -1.0}, ub))
+
+
+def _squares(quad: dict, lin: dict, const: float, where: str) -> tuple[list[dict], list[float], float]:
+    """:math:`x^\\top Qx + l^\\top x + c = \\|Fx+g_0\\|^2 + c_0` with :math:`c_0 \\ge 0`: rows of
+    :math:`F` (dicts), :math:`g_0`, :math:`c_0`. Diagonal :math:`Q` without :math:`l`: :math:`F =
+    \\mathrm{diag}(\\sqrt{Q_{kk}})` exactly."""
+    cols = sorted({c for k in quad for c in k} | set(lin))
+    if all(i == j for i, j in quad) and not lin:
+        if any(a < 0 for a in quad.values()) or const < 0:
+            raise NotConicError(f"{where}: the quadratic is not a sum of squares plus a constant >= 0")
+        return [{i: math.sqrt(a)} for (i, _), a in sorted(quad.items()) if a > 0], \
+            [0.0] * sum(a > 0 for a in quad.values()), const
+    index = {c: k for k, c in enumerate(cols)}
+    Q = np.zeros((len(cols), len(cols)))
+    for (i, j), a in quad.items():
+        if i == j:
+            Q[index[i], index[i]] += a
+        else:
+            Q[index[i], index[j]] += a / 2
+            Q[index[j], index[i]] += a / 2
+    l_vec = np.array([lin.get(c, 0.0) for c in cols])
+    lam, V = np.linalg.eigh(Q)
+    top = max(float(np.abs(lam).max(initial=0.0)), 1.0)
+    if lam.size and lam.min() < -PSD_TOL * top:
+        raise NotConicError(f"{where}: the quadratic form is not convex (eigenvalue {lam.min():.3g})")
+    keep = lam > PSD_TOL * top
+    Vk, root = V[:, keep], np.sqrt(lam[keep])
+    F = root[:, None] * Vk.T
+    g0 = 0.5 * (Vk.T @ l_vec) / root
+    if np.linalg.norm(l_vec - 2 * F.T @ g0) > 1e-9 * (1 + np.linalg.norm(l_vec)):
+        raise NotConicError(f"{where}: a linear term outside the quadratic's range: not a sum of squares")
+    c0 = const - float(g0 @ g0)
+    if c0 < -1e-9 * (1 + abs(const)):
+        raise NotConicError(f"{where}: the quadratic can be negative: not a norm")
+    rows = [{cols[k]: float(a) for k, a in enumerate(row) if a != 0} for row in F]
+    return rows, [float(g) for g in g0], max(c0, 0.0)
+
+
+def _short(expr) -> str:
+    text = str(expr)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def conic_form(model: pyo.ConcreteModel) -> ConicForm:
+    """``model`` in Clarabel's standard form (module docstring); :class:`NotConicError` if a row
+    or the objective is not one of the recognised shapes."""
+    bld = _Builder(model)
+    sense, quad, lin, q0 = bld.objective()
+    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        bld.constraint(con)
+    bld.bounds()
+    n = bld.n + len(bld.aux_names)
+
+    # rows in cone order: zero, nonneg, then the soc / pow blocks
+    rows, cones = [], []
+    if bld.zero:
+        cones.append(Cone("zero", len(bld.zero)))
+        rows += bld.zero
+    if bld.nonneg:
+        cones.append(Cone("nonneg", len(bld.nonneg)))
+        rows += bld.nonneg
+    block_start = []
+    for cone, block in bld.blocks:
+        block_start.append(len(rows))
+        cones.append(cone)
+        rows += block
+    offset = {"zero": 0, "nonneg": len(bld.zero)}
+    duals: dict[int, DualMap] = {}
+    for dual, kind, local in bld.pending:
+        if kind == "block":
+            dual.cone_start = block_start[dual.cone_start]
+        else:
+            dual.rows += [(offset[kind] + r, f) for r, f in local]
+        duals[id(dual)] = dual
+
+    data, ri, ci, b = [], [], [], np.zeros(len(rows))
+    for r, (row, constant) in enumerate(rows):  # s = constant + row'x  ->  A = -row, b = constant
+        b[r] = constant
+        for c, a in row.items():
+            if a != 0.0:
+                ri.append(r)
+                ci.append(c)
+                data.append(-a)
+    A = sp.csc_matrix((data, (ri, ci)), shape=(len(rows), n))
+
+    q = np.zeros(n)
+    for c, a in lin.items():
+        q[c] += sense * a
+    pr, pc, pd = [], [], []
+    for (i, j), a in quad.items():  # 1/2 x'Px: P_ii = 2a, P_ij = a (upper triangle)
+        pr.append(i)
+        pc.append(j)
+        pd.append(sense * (2.0 * a if i == j else a))
+    P = sp.csc_matrix((pd, (pr, pc)), shape=(n, n))
+    if any(a < 0 or i != j for (i, j), a in quad.items()):  # else a nonnegative diagonal: convex
+        cols = sorted({c for k in quad for c in k})
+        sub = P[cols, :][:, cols].toarray()
+        lam = np.linalg.eigvalsh(sub + np.triu(sub, 1).T)
+        if lam.min() < -PSD_TOL * max(1.0, float(np.abs(lam).max())):
+            raise NotConicError(f"the objective's quadratic part is not convex (eigenvalue {lam.min():.3g})")
+    return ConicForm(bld.variables, len(bld.aux_names), P, q, sense * q0, sense, A, b, cones,
+                     list(duals.values()), bld.aux_names)
+
+
+def why_not_conic(model: pyo.ConcreteModel) -> str | None:
+    """``None`` if :func:`conic_form` maps ``model``, else the reason it cannot."""
+    try:
+        conic_form(model)
+    except NotConicError as exc:
+        return str(exc)
+    return None
