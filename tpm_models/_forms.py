@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
+
+from tpm_models.matrices import dual_matrices
 
 
 def skeleton(
@@ -28,68 +31,102 @@ def skeleton(
     other: tuple[str, list[int], str],
     nu: float,
     alpha: float,
-    data_name: str = "x",
+    data_name: str | None = "x",
 ) -> pyo.ConcreteModel:
-    """A model with the index sets, the data ``x[i, j]`` (or ``phi``) and the parameters."""
+    """A model with the index sets, the parameters and (``data_name`` not None) the data ``x[i, j]`` (or ``phi``).
+
+    The builders whose rows are written with numeric coefficients (:func:`linear_row`) pass
+    ``data_name=None``: at :math:`m = 10^5` points a ``Param`` holding every :math:`x_{ij}` costs more
+    time and memory than the whole rest of the model. The models that refer to the data
+    symbolically ((22) by scenarios, the derived duals) keep it.
+    """
     m = pyo.ConcreteModel(name=title)
     m.J = pyo.RangeSet(points.shape[1], doc="features j = 1..n")
     for set_name, members, doc in (own, other):
         m.add_component(set_name, pyo.Set(initialize=members, ordered=True, doc=doc))
-    used = sorted(own[1] + other[1])
-    data = {(i, j + 1): float(points[i - 1, j]) for i in used for j in range(points.shape[1])}
-    m.add_component(
-        data_name,
-        pyo.Param(used, m.J, initialize=data, doc=f"{data_name}[i, j]: feature j of point i"),
-    )
+    if data_name is not None:
+        used = sorted(own[1] + other[1])
+        data = {(i, j + 1): float(points[i - 1, j]) for i in used for j in range(points.shape[1])}
+        m.add_component(
+            data_name,
+            pyo.Param(used, m.J, initialize=data, doc=f"{data_name}[i, j]: feature j of point i"),
+        )
     m.nu = pyo.Param(initialize=nu, mutable=True, doc="nu > 0")
     m.alpha = pyo.Param(initialize=alpha, mutable=True, doc="alpha >= nu")
     return m
 
 
-def primal_plus(m: pyo.ConcreteModel, own: str, other: str, data_name: str = "x") -> None:
-    """min 1/2|w|^2 + nu/m_o e'(X_o'w + e theta) + alpha/m e'xi  s.t.  X'w + e theta >= -xi, xi >= 0."""
-    X_own, X_other, x = m.component(own), m.component(other), m.component(data_name)
+def linear_row(coefs, variables, constant: float = 0.0) -> LinearExpression:
+    """:math:`\\sum_k a_k v_k` (+ ``constant``) as one ``LinearExpression``, the way Pyomo stores a linear row.
+
+    Built directly from the coefficients and variables, without the generic expression system.
+    The terms are those Pyomo's operators would make: a coefficient 1 is the variable itself,
+    any other one a monomial -- a data coefficient 0.0 too, so the written model keeps its terms in
+    every format (``.gms`` writes them; ``.lp``, ``.mps`` and ``.nl`` leave zero coefficients out).
+    """
+    args = [] if not constant else [constant]
+    for a, v in zip(coefs, variables):
+        if a == 1:
+            args.append(v)
+        else:
+            args.append(MonomialTermExpression((a if a.__class__ is int else float(a), v)))
+    return LinearExpression(args)
+
+
+def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign: int) -> None:
+    """(2)/(15) (``sign = +1``) and (3) (``sign = -1``), rows written directly from ``points`` (row ``i - 1``
+    is :math:`x^i`).
+
+    The :math:`\\nu`-term is written from the column sums of :math:`X_{other}`: for any :math:`w, \\theta`,
+
+    .. math::
+        \\frac{\\nu}{m_o}e^\\top(X_o^\\top w + e\\theta) = \\frac{\\nu}{m_o}(X_o e)^\\top w + \\nu\\theta ,
+
+    the same term with :math:`n + 1` coefficients instead of :math:`m_o(n + 1)` products.
+    """
+    X_own, X_other = m.component(own), m.component(other)
     m.w = pyo.Var(m.J, doc="w: normal of the hyperplane")
     m.theta = pyo.Var(doc="theta: intercept")
     m.xi = pyo.Var(X_own, domain=pyo.NonNegativeReals, doc=f"xi[i] >= 0, i in {own}")
-
-    def score(i: int) -> pyo.Expression:
-        return sum(x[i, j] * m.w[j] for j in m.J) + m.theta
-
+    w = [m.w[j] for j in m.J]
+    other_sum = points[np.asarray(list(X_other), dtype=int) - 1].sum(axis=0)  # X_o e
+    nu_term = m.nu / len(X_other) * linear_row(other_sum, w) + m.nu * m.theta
     m.obj = pyo.Objective(
         expr=0.5 * sum(m.w[j] ** 2 for j in m.J)
-        + m.nu / len(X_other) * sum(score(i) for i in X_other)
-        + m.alpha / len(X_own) * sum(m.xi[i] for i in X_own),
+        + (nu_term if sign == 1 else -nu_term)
+        + m.alpha / len(X_own) * linear_row([1] * len(X_own), [m.xi[i] for i in X_own]),
         sense=pyo.minimize,
     )
-    m.margin = pyo.Constraint(
-        X_own,
-        rule=lambda m, i: score(i) + m.xi[i] >= 0,
-        doc=f"x_i'w + theta >= -xi_i for i in {own}, stored as x_i'w + theta + xi_i >= 0",
-    )
+    rows = points[np.asarray(list(X_own), dtype=int) - 1]
+    if sign == 1:
+        m.margin = pyo.Constraint(
+            X_own,
+            rule=lambda m, i: linear_row([*rows[X_own.ord(i) - 1], 1, 1], [*w, m.theta, m.xi[i]]) >= 0,
+            doc=f"x_i'w + theta >= -xi_i for i in {own}, stored as x_i'w + theta + xi_i >= 0",
+        )
+    else:
+        m.margin = pyo.Constraint(
+            X_own,
+            rule=lambda m, i: linear_row([*rows[X_own.ord(i) - 1], 1, -1], [*w, m.theta, m.xi[i]]) <= 0,
+            doc=f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0",
+        )
 
 
-def primal_minus(m: pyo.ConcreteModel, own: str, other: str, data_name: str = "x") -> None:
-    """min 1/2|w|^2 - nu/m_o e'(X_o'w + e theta) + alpha/m e'xi  s.t.  X'w + e theta <= xi, xi >= 0."""
-    X_own, X_other, x = m.component(own), m.component(other), m.component(data_name)
-    m.w = pyo.Var(m.J, doc="w: normal of the hyperplane")
-    m.theta = pyo.Var(doc="theta: intercept")
-    m.xi = pyo.Var(X_own, domain=pyo.NonNegativeReals, doc=f"xi[j] >= 0, j in {own}")
+def primal_plus(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray) -> None:
+    """min 1/2|w|^2 + nu/m_o e'(X_o'w + e theta) + alpha/m e'xi  s.t.  X'w + e theta >= -xi, xi >= 0.
 
-    def score(i: int) -> pyo.Expression:
-        return sum(x[i, j] * m.w[j] for j in m.J) + m.theta
+    ``points[i - 1]`` is point ``i`` (:math:`x^i`, or :math:`\\varphi(x^i)` for (10)); the nu-term is
+    written as :math:`\\frac{\\nu}{m_o}(X_o e)^\\top w + \\nu\\theta` (:func:`_primal`).
+    """
+    _primal(m, own, other, points, 1)
 
-    m.obj = pyo.Objective(
-        expr=0.5 * sum(m.w[j] ** 2 for j in m.J)
-        - m.nu / len(X_other) * sum(score(i) for i in X_other)
-        + m.alpha / len(X_own) * sum(m.xi[i] for i in X_own),
-        sense=pyo.minimize,
-    )
-    m.margin = pyo.Constraint(
-        X_own,
-        rule=lambda m, i: score(i) - m.xi[i] <= 0,
-        doc=f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0",
-    )
+
+def primal_minus(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray) -> None:
+    """min 1/2|w|^2 - nu/m_o e'(X_o'w + e theta) + alpha/m e'xi  s.t.  X'w + e theta <= xi, xi >= 0.
+
+    ``points`` as in :func:`primal_plus`; the nu-term is :math:`-\\frac{\\nu}{m_o}(X_o e)^\\top w - \\nu\\theta`.
+    """
+    _primal(m, own, other, points, -1)
 
 
 def dual(
@@ -104,27 +141,28 @@ def dual(
     """max -1/2 lam'K(own,own)lam + nu/m_o e'K(other,own)lam  s.t.  e'lam = nu, 0 <= lam <= alpha/m.
 
     ``gram_own[a, b] = k(x^{own_a}, x^{own_b})``,
-    ``gram_other_own[a, b] = k(x^{other_a}, x^{own_b})``.
+    ``gram_other_own[a, b] = k(x^{other_a}, x^{own_b})``. The objective is written from
+    :func:`tpm_models.matrices.dual_matrices` (:math:`P = K(own,own)`,
+    :math:`q = -\\frac{\\nu}{m_o}K(other,own)^\\top e`) as :math:`-\\tfrac12\\lambda^\\top P\\lambda - q^\\top\\lambda`:
+    the model's matrices are the very ones the estimators solve (one source of truth).
     """
+    qp = dual_matrices(gram_own, gram_other_own, nu, alpha)
     m = pyo.ConcreteModel(name=title)
     own_name, own_idx, own_doc = own
     other_name, other_idx, other_doc = other
     m.add_component(own_name, pyo.Set(initialize=own_idx, ordered=True, doc=own_doc))
     m.add_component(other_name, pyo.Set(initialize=other_idx, ordered=True, doc=other_doc))
-    X_own, X_other = m.component(own_name), m.component(other_name)
+    X_own = m.component(own_name)
     m.nu = pyo.Param(initialize=nu, mutable=True, doc="nu > 0")
     m.alpha = pyo.Param(initialize=alpha, mutable=True, doc="alpha >= nu")
-    K = {(i, k): float(gram_own[a, b]) for a, i in enumerate(own_idx) for b, k in enumerate(own_idx)}
-    K.update(
-        {(j, i): float(gram_other_own[a, b]) for a, j in enumerate(other_idx) for b, i in enumerate(own_idx)}
-    )
-    m.K = pyo.Param(list(K), initialize=K, doc="K[i, k] = k(x^i, x^k)")
-    m_own, m_other = len(own_idx), len(other_idx)
+    m_own = len(own_idx)
     m.lam = pyo.Var(X_own, bounds=(0, m.alpha / m_own), doc="lam[i] in [0, alpha/m]")
+    lam = [m.lam[i] for i in X_own]
+    P = qp.P
     m.obj = pyo.Objective(
-        expr=-0.5 * sum(m.K[i, k] * m.lam[i] * m.lam[k] for i in X_own for k in X_own)
-        + m.nu / m_other * sum(m.K[j, i] * m.lam[i] for j in X_other for i in X_own),
+        expr=-0.5 * sum(P[a, b] * lam[a] * lam[b] for a in range(m_own) for b in range(m_own))
+        + linear_row(-qp.q, lam),
         sense=pyo.maximize,
     )
-    m.sum_lam = pyo.Constraint(expr=sum(m.lam[i] for i in X_own) == m.nu, doc="e'lam = nu")
+    m.sum_lam = pyo.Constraint(expr=linear_row([1] * m_own, lam) == m.nu, doc="e'lam = nu")
     return m

@@ -11,10 +11,10 @@ paper                        Pyomo component              note
 :math:`w_\\pm`                ``w[j]``, j = 1..n           (10)/(11): j = 1..dim of phi
 :math:`\\theta_\\pm`           ``theta``
 :math:`\\xi_\\pm`              ``xi[i]``, i in own set       bound ``xi >= 0``
-:math:`x^i`, :math:`\\varphi(x^i)`  ``x[i, j]``, ``phi[i, j]``   data
+:math:`x^i`, :math:`\\varphi(x^i)`  coefficients of the rows      no ``Param`` (``_forms.linear_row``)
 :math:`\\nu_\\pm, \\alpha_\\pm`  ``nu``, ``alpha``             mutable parameters
 :math:`\\lambda_\\pm`          ``lam[i]``                   bounds ``0 <= lam <= alpha/m``
-:math:`k(x^i, x^k)`          ``K[i, k]``                  Gram entries
+:math:`k(x^i, x^k)`          objective coefficients       ``matrices.dual_matrices``
 row 1 of the constraints    ``margin[i]``
 :math:`e^\\top\\lambda = \\nu`   ``sum_lam``
 ==========================  ===========================  ==================================
@@ -66,8 +66,8 @@ def build_primal_2(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo
         \\quad\\text{s.t.}\\quad X_+^\\top w_+ + e_+\\theta_+ \\ge -\\xi_+,\\ \\ \\xi_+ \\ge 0
     """
     X, plus, minus, nu, alpha = _sets(X, y, nu, alpha)
-    m = _forms.skeleton("(2) linear TPMSVM primal, H+", X, plus, minus, nu, alpha)
-    _forms.primal_plus(m, "X_plus", "X_minus")
+    m = _forms.skeleton("(2) linear TPMSVM primal, H+", X, plus, minus, nu, alpha, data_name=None)
+    _forms.primal_plus(m, "X_plus", "X_minus", X)
     return m
 
 
@@ -81,8 +81,8 @@ def build_primal_3(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo
         \\quad\\text{s.t.}\\quad X_-^\\top w_- + e_-\\theta_- \\le \\xi_-,\\ \\ \\xi_- \\ge 0
     """
     X, plus, minus, nu, alpha = _sets(X, y, nu, alpha)
-    m = _forms.skeleton("(3) linear TPMSVM primal, H-", X, minus, plus, nu, alpha)
-    _forms.primal_minus(m, "X_minus", "X_plus")
+    m = _forms.skeleton("(3) linear TPMSVM primal, H-", X, minus, plus, nu, alpha, data_name=None)
+    _forms.primal_minus(m, "X_minus", "X_plus", X)
     return m
 
 
@@ -103,8 +103,8 @@ def build_primal_10(
     """
     X, plus, minus, nu, alpha = _sets(X, y, nu, alpha)
     phi = kernel.feature_map(X)
-    m = _forms.skeleton(f"(10) TPMSVM primal in feature space of {kernel}, H+", phi, plus, minus, nu, alpha, "phi")
-    _forms.primal_plus(m, "X_plus", "X_minus", "phi")
+    m = _forms.skeleton(f"(10) TPMSVM primal in feature space of {kernel}, H+", phi, plus, minus, nu, alpha, None)
+    _forms.primal_plus(m, "X_plus", "X_minus", phi)
     return m
 
 
@@ -125,8 +125,8 @@ def build_primal_11(
     """
     X, plus, minus, nu, alpha = _sets(X, y, nu, alpha)
     phi = kernel.feature_map(X)
-    m = _forms.skeleton(f"(11) TPMSVM primal in feature space of {kernel}, H-", phi, minus, plus, nu, alpha, "phi")
-    _forms.primal_minus(m, "X_minus", "X_plus", "phi")
+    m = _forms.skeleton(f"(11) TPMSVM primal in feature space of {kernel}, H-", phi, minus, plus, nu, alpha, None)
+    _forms.primal_minus(m, "X_minus", "X_plus", phi)
     return m
 
 

@@ -20,6 +20,8 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.repn import generate_standard_repn
 
+from tpm_models.validation import check_nu_alpha
+
 
 class NotAQPError(ValueError):
     """The model is not a QP with linear constraints; use an NLP/SOCP-capable solver."""
@@ -119,4 +121,49 @@ def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
         ineq_constraints=in_cons,
         x_l=np.array([bound(v.lb, -np.inf) for v in variables]),
         x_u=np.array([bound(v.ub, np.inf) for v in variables]),
+    )
+
+
+def dual_matrices(gram_own: np.ndarray, gram_other_own: np.ndarray, nu: float, alpha: float) -> QPMatrices:
+    """The dual QP (4)/(5)/(12)/(13)/(16)/(19) in matrix form, from its two Gram blocks: the one source of truth.
+
+    All six duals are one shape (:func:`tpm_models._forms.dual`):
+
+    .. math::
+        \\max_\\lambda\\ -\\tfrac12\\lambda^\\top K_{oo}\\lambda + \\frac{\\nu}{m_o}e^\\top K_{\\bar oo}\\lambda
+        \\quad\\text{s.t.}\\quad e^\\top\\lambda = \\nu,\\ \\ 0\\le\\lambda\\le\\frac{\\alpha}{m}
+
+    with ``gram_own`` :math:`K_{oo} = K(X_{own}, X_{own})` and ``gram_other_own``
+    :math:`K_{\\bar oo} = K(X_{other}, X_{own})`. Stored as :func:`qp_matrices` stores a maximisation
+    (``sense = -1``, the minimisation of the negated objective):
+
+    .. math::
+        P = K_{oo},\\quad q = -\\frac{\\nu}{m_o}K_{\\bar oo}^\\top e,\\quad q_0 = 0,\\quad
+        A = e^\\top,\\ b = \\nu,\\quad x_l = 0,\\ x_u = \\frac{\\alpha}{m}e,\\quad\\text{no rows } G.
+
+    The Pyomo builders write their objective from these very numbers, and the estimators solve
+    them directly (no Pyomo model): ``qp_matrices(build_dual_19(...))`` equals
+    ``dual_matrices(...)``. ``variables`` and the constraint lists are empty (no Pyomo components).
+    """
+    nu, alpha = check_nu_alpha(nu, alpha)
+    P = np.array(gram_own, dtype=float)
+    G_oo = np.asarray(gram_other_own, dtype=float)
+    m_own = P.shape[0]
+    if P.shape != (m_own, m_own) or G_oo.ndim != 2 or G_oo.shape[1] != m_own or m_own == 0 or G_oo.shape[0] == 0:
+        raise ValueError(f"Gram blocks of shapes {P.shape} and {G_oo.shape} do not fit the dual")
+    return QPMatrices(
+        variables=[],
+        P=P,
+        q=-(nu / G_oo.shape[0]) * G_oo.sum(axis=0),
+        q0=0.0,
+        sense=-1,
+        A=np.ones((1, m_own)),
+        b=np.array([nu]),
+        eq_constraints=[],
+        G=np.zeros((0, m_own)),
+        h_l=np.zeros(0),
+        h_u=np.zeros(0),
+        ineq_constraints=[],
+        x_l=np.zeros(m_own),
+        x_u=np.full(m_own, alpha / m_own),
     )

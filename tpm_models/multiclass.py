@@ -4,9 +4,10 @@
 :math:`\\mathcal X_c` (Pyomo set ``X_c``) and every other point
 :math:`\\mathcal X_{-c}` (``X_minus_c``). Points are numbered ``i = 1..m`` by row.
 Components: ``w[j]``, ``theta``, ``xi[i]`` (bound ``>= 0``), ``lam[i]``
-(bounds ``[0, alpha/m_c]``), data ``x[i, j]``, Gram entries ``K[i, k]``,
-parameters ``nu``, ``alpha``; constraints ``margin[i]`` (row 1 of (15)) and
-``sum_lam`` (:math:`e_c^\\top\\lambda_c = \\nu_c`).
+(bounds ``[0, alpha/m_c]``), parameters ``nu``, ``alpha``; constraints ``margin[i]``
+(row 1 of (15)) and ``sum_lam`` (:math:`e_c^\\top\\lambda_c = \\nu_c`). The data :math:`x_{ij}` and the
+Gram entries :math:`k(x^i, x^k)` are the rows' and the objective's coefficients (no per-entry ``Param``:
+:func:`tpm_models._forms.linear_row`; the duals' matrices are :func:`tpm_models.matrices.dual_matrices`).
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ def build_primal_15(
         \\quad\\text{s.t.}\\quad X_c^\\top w_c + e_c\\theta_c \\ge -\\xi_c,\\ \\ \\xi_c\\ge0
     """
     X, own, other, nu, alpha = _sets(X, y, c, nu, alpha)
-    m = _forms.skeleton(f"(15) linear multiclass TPMSVM primal, class {c}", X, own, other, nu, alpha)
-    _forms.primal_plus(m, "X_c", "X_minus_c")
+    title = f"(15) linear multiclass TPMSVM primal, class {c}"
+    m = _forms.skeleton(title, X, own, other, nu, alpha, data_name=None)
+    _forms.primal_plus(m, "X_c", "X_minus_c", X)
     return m
 
 

@@ -50,6 +50,7 @@ and feasible to ``FEASIBILITY_TOL``; otherwise :func:`solve` raises
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import io
 import logging
@@ -263,8 +264,10 @@ def max_violation(model: pyo.ConcreteModel) -> float:
     return float(worst)
 
 
+@functools.cache
 def _version(package: str) -> str:
-    """The backend's version; for Ipopt the library's own, beside the casadi wheel that bundles it."""
+    """The backend's version (cached: reading package metadata takes milliseconds); for Ipopt the
+    library's own, beside the casadi wheel that bundles it."""
     try:
         version = metadata.version(package)
     except metadata.PackageNotFoundError:
@@ -305,10 +308,23 @@ def _load(qp: QPMatrices, x: np.ndarray) -> None:
         var.set_value(float(value), skip_validation=True)
 
 
-def _run_piqp(model: pyo.ConcreteModel, time_limit: float | None):
+@dataclass
+class MatrixSolution:
+    """What a dense QP solver returned on :class:`~tpm_models.matrices.QPMatrices`: its termination, the
+    point ``x`` and the multipliers of the minimised form (:math:`\\partial\\min/\\partial b`,
+    :math:`\\partial\\min/\\partial h`)."""
+
+    termination: Termination
+    x: np.ndarray
+    eq_duals: np.ndarray
+    ineq_duals: np.ndarray
+    message: str
+
+
+def run_piqp(qp: QPMatrices) -> MatrixSolution:
+    """PIQP (dense) on the matrices ``qp``, with the settings of ``solve(model, "piqp")``."""
     import piqp
 
-    qp = qp_matrices(model)
     solver = piqp.DenseSolver()
     solver.settings.verbose = False
     solver.settings.eps_abs = DENSE_QP_TOL
@@ -333,21 +349,19 @@ def _run_piqp(model: pyo.ConcreteModel, time_limit: float | None):
         piqp.PIQP_DUAL_INFEASIBLE: Termination.UNBOUNDED,
         piqp.PIQP_NUMERICS: Termination.NUMERICAL_ERROR,
     }
-    termination = names.get(status, Termination.ERROR)
     r = solver.result
-    _load(qp, r.x)
     # PIQP: L = f + y'(Ax - b) + z_u'(Gx - h_u) - z_l'(Gx - h_l); d min / d b = -y, d/dh = z_l - z_u
-    duals = _dense_duals(qp, -np.asarray(r.y), np.asarray(r.z_l) - np.asarray(r.z_u))
-    return termination, duals, str(status)
+    return MatrixSolution(names.get(status, Termination.ERROR), np.array(r.x, dtype=float), -np.asarray(r.y),
+                          np.asarray(r.z_l) - np.asarray(r.z_u), str(status))
 
 
-def _run_daqp(model: pyo.ConcreteModel, time_limit: float | None):
+def run_daqp(qp: QPMatrices) -> MatrixSolution:
+    """DAQP on the matrices ``qp``, with the settings of ``solve(model, "daqp")``."""
     from ctypes import c_double, c_int
 
     import daqp
 
-    qp = qp_matrices(model)
-    n = len(qp.variables)
+    n = len(qp.q)
     # DAQP takes simple bounds first (rows of the identity), then general rows
     A = np.vstack([qp.A, qp.G])
     upper = np.concatenate([qp.x_u, qp.b, qp.h_u])
@@ -368,13 +382,37 @@ def _run_daqp(model: pyo.ConcreteModel, time_limit: float | None):
     )
     names = {1: Termination.OPTIMAL, 2: Termination.OPTIMAL, -1: Termination.INFEASIBLE,
              -3: Termination.UNBOUNDED, -4: Termination.ITERATION_LIMIT}
-    termination = names.get(int(exitflag), Termination.ERROR)
-    _load(qp, np.asarray(x))
     lam = np.asarray(info["lam"])[n:]
     # DAQP: L = f + lam'(Ax - bound); d min / d bound = -lam
     m_eq = len(qp.b)
-    duals = _dense_duals(qp, -lam[:m_eq], -lam[m_eq:])
-    return termination, duals, f"exitflag {int(exitflag)}"
+    return MatrixSolution(names.get(int(exitflag), Termination.ERROR), np.array(x, dtype=float), -lam[:m_eq],
+                          -lam[m_eq:], f"exitflag {int(exitflag)}")
+
+
+MATRIX_SOLVERS: dict[str, Callable[[QPMatrices], MatrixSolution]] = {"piqp": run_piqp, "daqp": run_daqp}
+"""The dense QP solvers that take :class:`~tpm_models.matrices.QPMatrices` directly (:func:`solve_matrices`)."""
+
+
+def _run_piqp(model: pyo.ConcreteModel, time_limit: float | None):
+    qp = qp_matrices(model)
+    sol = run_piqp(qp)
+    _load(qp, sol.x)
+    return sol.termination, _dense_duals(qp, sol.eq_duals, sol.ineq_duals), sol.message
+
+
+def _run_daqp(model: pyo.ConcreteModel, time_limit: float | None):
+    qp = qp_matrices(model)
+    sol = run_daqp(qp)
+    _load(qp, sol.x)
+    return sol.termination, _dense_duals(qp, sol.eq_duals, sol.ineq_duals), sol.message
+
+
+def matrix_violation(qp: QPMatrices, x: np.ndarray) -> float:
+    """Largest violation of the rows and bounds of ``qp`` at ``x`` (absolute; ``inf`` if ``x`` is not finite)."""
+    if not np.isfinite(x).all():
+        return math.inf
+    parts = [np.abs(qp.A @ x - qp.b), qp.h_l - qp.G @ x, qp.G @ x - qp.h_u, qp.x_l - x, x - qp.x_u]
+    return float(max([0.0] + [float(np.max(v)) for v in parts if v.size]))
 
 
 _IPOPT_STATUS = {
@@ -645,6 +683,53 @@ def solve(
     )
     if not result.optimal:
         log.warning("%s on %s: %s %s", backend.name, title(model), termination.value, message)
+        if raise_on_failure:
+            raise NoOptimalSolutionError(result)
+    return result
+
+
+def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bool = True) -> SolveResult:
+    """Solve the QP ``qp`` (:class:`~tpm_models.matrices.QPMatrices`) with a dense solver, no Pyomo model.
+
+    ``solver``: ``"default"`` (``DEFAULT["QP"]``) or one of :data:`MATRIX_SOLVERS`, run with the settings
+    of ``solve(model, solver)``. The same verification as :func:`solve`: ``OPTIMAL`` only if the solver
+    says so and the point is finite and feasible to ``FEASIBILITY_TOL``; otherwise raises
+    :class:`NoOptimalSolutionError` (or, with ``raise_on_failure=False``, returns the non-optimal result).
+    ``values["x"]`` is the point, ``objective`` the objective in the model's own sense.
+    """
+    name = DEFAULT["QP"] if solver == "default" else solver
+    if name not in MATRIX_SOLVERS:
+        raise SolverUnavailableError(
+            f"solver {solver!r} does not take a QP in matrix form; use 'default' or one of {sorted(MATRIX_SOLVERS)}"
+        )
+    start = time.perf_counter()
+    try:
+        sol = MATRIX_SOLVERS[name](qp)
+    except Exception as exc:  # a crash inside the solver is a failure, not a crash
+        log.warning("%s raised %s: %s", name, type(exc).__name__, exc)
+        sol = MatrixSolution(Termination.ERROR, np.full(len(qp.q), np.nan), np.zeros(0), np.zeros(0),
+                             f"{type(exc).__name__}: {exc}")
+    seconds = time.perf_counter() - start
+    violation = matrix_violation(qp, sol.x)
+    termination, message = sol.termination, sol.message
+    objective = qp.objective(sol.x) if np.isfinite(sol.x).all() else None
+    if termination is Termination.OPTIMAL and (
+        objective is None or not math.isfinite(objective) or violation > FEASIBILITY_TOL
+    ):
+        termination = Termination.NUMERICAL_ERROR
+        message = f"reported optimal but max violation {violation:.3g} / objective {objective}"
+    result = SolveResult(
+        solver=name,
+        solver_version=_version(BACKENDS[name].package),
+        termination=termination,
+        objective=objective if termination is Termination.OPTIMAL else None,
+        values={"x": sol.x},
+        seconds=seconds,
+        max_violation=violation,
+        message=message,
+    )
+    if not result.optimal:
+        log.warning("%s on a QP in matrix form: %s %s", name, termination.value, message)
         if raise_on_failure:
             raise NoOptimalSolutionError(result)
     return result
