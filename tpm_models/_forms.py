@@ -141,10 +141,11 @@ def dual(
     """max -1/2 lam'K(own,own)lam + nu/m_o e'K(other,own)lam  s.t.  e'lam = nu, 0 <= lam <= alpha/m.
 
     ``gram_own[a, b] = k(x^{own_a}, x^{own_b})``,
-    ``gram_other_own[a, b] = k(x^{other_a}, x^{own_b})``. The objective is written from
-    :func:`tpm_models.matrices.dual_matrices` (:math:`P = K(own,own)`,
-    :math:`q = -\\frac{\\nu}{m_o}K(other,own)^\\top e`) as :math:`-\\tfrac12\\lambda^\\top P\\lambda - q^\\top\\lambda`:
-    the model's matrices are the very ones the estimators solve (one source of truth).
+    ``gram_other_own[a, b] = k(x^{other_a}, x^{own_b})``. The objective is written from the numbers of
+    :func:`tpm_models.matrices.dual_matrices`: :math:`P = K(own,own)` and
+    :math:`q = -\\frac{\\nu}{m_o}K(other,own)^\\top e` (with ``nu`` kept as the mutable parameter), so
+    ``qp_matrices`` of the model equals ``dual_matrices(gram_own, gram_other_own, nu, alpha)``: the matrices
+    the estimators solve without a model (tested in ``tests/test_fastfit.py``).
     """
     qp = dual_matrices(gram_own, gram_other_own, nu, alpha)
     m = pyo.ConcreteModel(name=title)
@@ -159,9 +160,10 @@ def dual(
     m.lam = pyo.Var(X_own, bounds=(0, m.alpha / m_own), doc="lam[i] in [0, alpha/m]")
     lam = [m.lam[i] for i in X_own]
     P = qp.P
+    col_sums = np.asarray(gram_other_own, dtype=float).sum(axis=0)  # K(other,own)'e: q = -(nu/m_o) col_sums
     m.obj = pyo.Objective(
         expr=-0.5 * sum(P[a, b] * lam[a] * lam[b] for a in range(m_own) for b in range(m_own))
-        + linear_row(-qp.q, lam),
+        + m.nu / len(other_idx) * linear_row(col_sums, lam),
         sense=pyo.maximize,
     )
     m.sum_lam = pyo.Constraint(expr=linear_row([1] * m_own, lam) == m.nu, doc="e'lam = nu")

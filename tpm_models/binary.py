@@ -27,6 +27,7 @@ import pyomo.environ as pyo
 
 from tpm_models import _forms
 from tpm_models.kernels import Kernel
+from tpm_models.matrices import QPMatrices, dual_matrices
 from tpm_models.recovery import FREE_TOL, Hyperplane, recover
 from tpm_models.validation import check_binary_labels, check_features, check_nu_alpha
 
@@ -130,16 +131,30 @@ def build_primal_11(
     return m
 
 
-def _dual_plus(title: str, X, y, nu, alpha, kernel: Kernel) -> pyo.ConcreteModel:
+def _dual_blocks(X, y, nu, alpha, kernel: Kernel, sign: int):
+    """Sets and Gram blocks of (4)/(12) (``sign = +1``: own = :math:`X_+`) or (5)/(13) (``-1``: own = :math:`X_-`)."""
     X, plus, minus, nu, alpha = _sets(X, y, nu, alpha)
-    P, M = X[np.asarray(plus[1]) - 1], X[np.asarray(minus[1]) - 1]
-    return _forms.dual(title, kernel.gram(P, P), kernel.gram(M, P), plus, minus, nu, alpha)
+    own, other = (plus, minus) if sign == 1 else (minus, plus)
+    X_own, X_other = X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1]
+    return kernel.gram(X_own, X_own), kernel.gram(X_other, X_own), own, other, nu, alpha
+
+
+def _dual_plus(title: str, X, y, nu, alpha, kernel: Kernel) -> pyo.ConcreteModel:
+    return _forms.dual(title, *_dual_blocks(X, y, nu, alpha, kernel, 1))
 
 
 def _dual_minus(title: str, X, y, nu, alpha, kernel: Kernel) -> pyo.ConcreteModel:
-    X, plus, minus, nu, alpha = _sets(X, y, nu, alpha)
-    P, M = X[np.asarray(plus[1]) - 1], X[np.asarray(minus[1]) - 1]
-    return _forms.dual(title, kernel.gram(M, M), kernel.gram(P, M), minus, plus, nu, alpha)
+    return _forms.dual(title, *_dual_blocks(X, y, nu, alpha, kernel, -1))
+
+
+def dual_qp(X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kernel, sign: int) -> QPMatrices:
+    """The matrices of (4)/(12) (``sign = +1``) or (5)/(13) (``sign = -1``; (4)/(5) with the linear kernel),
+    without a Pyomo model: :func:`tpm_models.matrices.dual_matrices` of the Gram blocks the builders write,
+    so ``qp_matrices(build_dual_4(...))`` equals ``dual_qp(..., Kernel("linear"), 1)``."""
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be +1 (H+: (4)/(12)) or -1 (H-: (5)/(13)), got {sign!r}")
+    K_own, K_other_own, _, _, nu, alpha = _dual_blocks(X, y, nu, alpha, kernel, sign)
+    return dual_matrices(K_own, K_other_own, nu, alpha)
 
 
 def build_dual_4(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.ConcreteModel:

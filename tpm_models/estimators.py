@@ -27,9 +27,14 @@ The scikit-learn estimator contract
 * ``decision_function`` follows scikit-learn: for two classes one value per point, positive
   for ``classes_[1]``; for :math:`C>2` classes one column per class, the largest wins.
 
-Solves go through :func:`tpm_models.solvers.solve` with ``solver=`` (``"default"`` picks
-the default backend of the model's class): a solve that is not verified optimal raises
-:class:`tpm_models.solvers.NoOptimalSolutionError`, never returns a classifier.
+:class:`TPMSVM` and :class:`TPMSVMOneVsAll` solve their duals from the dense matrices by default
+(``backend="dense"``: :func:`tpm_models.solvers.solve_matrices` on
+:func:`tpm_models.matrices.dual_matrices`, the very matrices the builders write, no Pyomo model);
+``backend="pyomo"`` builds the Pyomo dual and solves it through :func:`tpm_models.solvers.solve`
+with ``solver=`` (``"default"`` picks the default backend of the model's class). The robust
+classifier's models (26)-(29) are SOCPs/NLPs and always go through Pyomo. Either way a solve that is
+not verified optimal raises :class:`tpm_models.solvers.NoOptimalSolutionError`, never returns a
+classifier.
 
 >>> from tpm_models import load_dataset, min_max_scale
 >>> from tpm_models.estimators import TPMSVMOneVsAll
@@ -56,15 +61,23 @@ from tpm_models.binary import (
     build_dual_12,
     build_dual_13,
     decision_8,
+    dual_qp,
     recover_minus,
     recover_plus,
 )
 from tpm_models.kernels import Kernel
-from tpm_models.multiclass import build_dual_16, build_dual_19, recover_17
+from tpm_models.multiclass import build_dual_16, build_dual_19, dual_19_qp, recover_17
 from tpm_models.norms import check_p, check_radii, dual_norm
 from tpm_models.recovery import DEGENERATE_TOL, FREE_TOL, Hyperplane, choose_theta, theta_interval_primal
 from tpm_models.registry import MODELS, build
-from tpm_models.solvers import BACKENDS, SolverUnavailableError, available_solvers, solve
+from tpm_models.solvers import (
+    BACKENDS,
+    MATRIX_SOLVERS,
+    SolverUnavailableError,
+    available_solvers,
+    solve,
+    solve_matrices,
+)
 from tpm_models.validation import check_features, check_nu_alpha
 
 ROBUST_EQUATION = {1.0: 27, 2.0: 28, math.inf: 29}
@@ -126,6 +139,28 @@ def _check_solver(solver: object, model_class: str) -> str:
             f"{model_class}s: {available_solvers(model_class)}"
         )
     return solver
+
+
+FIT_BACKENDS = ("dense", "pyomo")
+"""How :class:`TPMSVM` and :class:`TPMSVMOneVsAll` solve their duals: ``"dense"`` (default) hands the
+matrices of :func:`tpm_models.matrices.dual_matrices` straight to a dense QP solver; ``"pyomo"`` builds the
+Pyomo model (:func:`tpm_models.multiclass.build_dual_19`, ...) and solves it with
+:func:`tpm_models.solvers.solve`. Both solve the same matrices: the builders write them."""
+
+
+def _check_backend(backend: object, solver: str) -> str:
+    """``backend`` in :data:`FIT_BACKENDS`; with ``"dense"`` the solver must take matrices."""
+    if not isinstance(backend, str) or backend not in FIT_BACKENDS:
+        raise ValueError(
+            f"backend must be 'dense' (the dual's matrices to a dense QP solver, the default) or 'pyomo' "
+            f"(build the Pyomo model and solve it); got {backend!r}"
+        )
+    if backend == "dense" and solver != "default" and solver not in MATRIX_SOLVERS:
+        raise ValueError(
+            f"solver {solver!r} solves Pyomo models: pass backend='pyomo' to use it, or keep backend='dense' "
+            f"with solver 'default' or one of {sorted(MATRIX_SOLVERS)}"
+        )
+    return backend
 
 
 def _degenerate(norms: np.ndarray, nus: np.ndarray, X: np.ndarray, kernel: Kernel, names: list[str]) -> np.ndarray:
@@ -266,7 +301,12 @@ class TPMSVM(_TPMClassifier):
     a, b : float or None, default=None
         :math:`a, b` of ``"sigmoid"``.
     solver : str, default="default"
-        A QP backend of :mod:`tpm_models.solvers` (``"piqp"``, ``"daqp"``, ``"highs"``, ...).
+        A QP backend of :mod:`tpm_models.solvers` (``"piqp"``, ``"daqp"``, ``"highs"``, ...); with
+        ``backend="dense"`` only ``"default"`` (PIQP), ``"piqp"`` or ``"daqp"``.
+    backend : {"dense", "pyomo"}, default="dense"
+        ``"dense"``: the dual's matrices (:func:`tpm_models.matrices.dual_matrices`, the ones the
+        builders write) go straight to the dense solver; ``"pyomo"``: the Pyomo model of (4)/(5)
+        ((12)/(13)) is built and solved by :func:`tpm_models.solvers.solve` (any QP backend).
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier in the recovery of :math:`\\theta_\\pm`
         (:mod:`tpm_models.recovery`).
@@ -306,7 +346,9 @@ class TPMSVM(_TPMClassifier):
         alpha_plus: float | None = None, alpha_minus: float | None = None, kernel: str = "linear",
         degree: int | None = None, gamma: float | None = None, sigma: float | None = None,
         a: float | None = None, b: float | None = None, solver: str = "default", free_tol: float = FREE_TOL,
+        backend: str = "dense",
     ) -> None:
+        self.backend = backend
         self.nu = nu
         self.alpha = alpha
         self.nu_plus = nu_plus
@@ -354,6 +396,7 @@ class TPMSVM(_TPMClassifier):
         (nu_p, alpha_p), (nu_m, alpha_m) = self._hyperplane_parameters()
         kernel = _check_kernel(self)
         solver = _check_solver(self.solver, "QP")
+        backend = _check_backend(self.backend, solver)
         free_tol = _check_free_tol(self.free_tol)
         X, classes, y_idx = self._validate_fit_data(X, y)
         if len(classes) == 1:
@@ -365,11 +408,15 @@ class TPMSVM(_TPMClassifier):
                 f"{len(classes)}: {classes.tolist()}. Use TPMSVMOneVsAll for more than two classes"
             )
         y_pm = np.where(y_idx == 1, 1, -1)  # classes_[1] is X_+ (label +1 of Section 2)
-        if kernel.name == "linear":
-            duals = build_dual_4(X, y_pm, nu_p, alpha_p), build_dual_5(X, y_pm, nu_m, alpha_m)
+        if backend == "dense":
+            lam_p, lam_m = (solve_matrices(dual_qp(X, y_pm, nu, alpha, kernel, sign), solver).values["x"]
+                            for nu, alpha, sign in ((nu_p, alpha_p, 1), (nu_m, alpha_m, -1)))
         else:
-            duals = build_dual_12(X, y_pm, nu_p, alpha_p, kernel), build_dual_13(X, y_pm, nu_m, alpha_m, kernel)
-        lam_p, lam_m = (solve(model, solver).values["lam"] for model in duals)
+            if kernel.name == "linear":
+                duals = build_dual_4(X, y_pm, nu_p, alpha_p), build_dual_5(X, y_pm, nu_m, alpha_m)
+            else:
+                duals = build_dual_12(X, y_pm, nu_p, alpha_p, kernel), build_dual_13(X, y_pm, nu_m, alpha_m, kernel)
+            lam_p, lam_m = (solve(model, solver).values["lam"] for model in duals)
         planes = (
             recover_plus(X, y_pm, lam_p, nu_p, alpha_p, kernel, free_tol),
             recover_minus(X, y_pm, lam_m, nu_m, alpha_m, kernel, free_tol),
@@ -446,7 +493,12 @@ class TPMSVMOneVsAll(_OneVsAllBase):
     degree, gamma, sigma, a, b : float or None, default=None
         The kernel's parameters of Table 1 (see :class:`TPMSVM`); the others stay None.
     solver : str, default="default"
-        A QP backend of :mod:`tpm_models.solvers`.
+        A QP backend of :mod:`tpm_models.solvers`; with ``backend="dense"`` only ``"default"`` (PIQP),
+        ``"piqp"`` or ``"daqp"``.
+    backend : {"dense", "pyomo"}, default="dense"
+        ``"dense"``: the matrices of (16)/(19) (:func:`tpm_models.multiclass.dual_19_qp`, the ones
+        :func:`tpm_models.multiclass.build_dual_19` writes) go straight to the dense solver;
+        ``"pyomo"``: the Pyomo model is built and solved by :func:`tpm_models.solvers.solve`.
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier (:mod:`tpm_models.recovery`).
 
@@ -482,8 +534,9 @@ class TPMSVMOneVsAll(_OneVsAllBase):
     def __init__(
         self, *, nu: float = 0.5, alpha: float = 1.0, kernel: str = "linear", degree: int | None = None,
         gamma: float | None = None, sigma: float | None = None, a: float | None = None, b: float | None = None,
-        solver: str = "default", free_tol: float = FREE_TOL,
+        solver: str = "default", free_tol: float = FREE_TOL, backend: str = "dense",
     ) -> None:
+        self.backend = backend
         self.nu = nu
         self.alpha = alpha
         self.kernel = kernel
@@ -508,16 +561,20 @@ class TPMSVMOneVsAll(_OneVsAllBase):
         nu, alpha = _check_pair("TPMSVMOneVsAll", self.nu, self.alpha)
         kernel = _check_kernel(self)
         solver = _check_solver(self.solver, "QP")
+        backend = _check_backend(self.backend, solver)
         free_tol = _check_free_tol(self.free_tol)
         X, classes, y_idx = self._validate_fit_data(X, y)
         self._check_classes(classes, "TPMSVMOneVsAll")
         planes = []
         for c in range(len(classes)):
-            if kernel.name == "linear":
-                dual = build_dual_16(X, y_idx, c, nu, alpha)
+            if backend == "dense":
+                lam = solve_matrices(dual_19_qp(X, y_idx, c, nu, alpha, kernel), solver).values["x"]
             else:
-                dual = build_dual_19(X, y_idx, c, nu, alpha, kernel)
-            lam = solve(dual, solver).values["lam"]
+                if kernel.name == "linear":
+                    dual = build_dual_16(X, y_idx, c, nu, alpha)
+                else:
+                    dual = build_dual_19(X, y_idx, c, nu, alpha, kernel)
+                lam = solve(dual, solver).values["lam"]
             planes.append(recover_17(X, y_idx, c, lam, nu, alpha, kernel, free_tol))
         self.degenerate_ = _degenerate(
             np.array([h.norm_w for h in planes]), np.full(len(planes), nu), X, kernel, classes.tolist()

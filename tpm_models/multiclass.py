@@ -19,6 +19,7 @@ import pyomo.environ as pyo
 
 from tpm_models import _forms
 from tpm_models.kernels import Kernel
+from tpm_models.matrices import QPMatrices, dual_matrices
 from tpm_models.recovery import FREE_TOL, Hyperplane, recover
 from tpm_models.validation import check_class, check_features, check_labels, check_nu_alpha
 
@@ -71,9 +72,21 @@ def build_dual_19(
     :math:`-\\tfrac12(\\nu_c/m_{-c})^2 e_{-c}^\\top K(X_{-c},X_{-c})e_{-c}` (errata 1).
     """
     X, own, other, nu, alpha = _sets(X, y, c, nu, alpha)
-    Xc, Xmc = X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1]
     title = f"(19) multiclass TPMSVM kernel dual, {kernel}, class {c}"
-    return _forms.dual(title, kernel.gram(Xc, Xc), kernel.gram(Xmc, Xc), own, other, nu, alpha)
+    return _forms.dual(title, *_gram_blocks(X, own, other, kernel), own, other, nu, alpha)
+
+
+def _gram_blocks(X: np.ndarray, own, other, kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
+    Xc, Xmc = X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1]
+    return kernel.gram(Xc, Xc), kernel.gram(Xmc, Xc)
+
+
+def dual_19_qp(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, kernel: Kernel) -> QPMatrices:
+    """The matrices of (19) (of (16) for the linear kernel) for class ``c``, without a Pyomo model:
+    :func:`tpm_models.matrices.dual_matrices` of the Gram blocks :math:`K(X_c,X_c)`, :math:`K(X_{-c},X_c)`
+    that :func:`build_dual_19` writes, so ``qp_matrices(build_dual_19(...))`` equals it."""
+    X, own, other, nu, alpha = _sets(X, y, c, nu, alpha)
+    return dual_matrices(*_gram_blocks(X, own, other, kernel), nu, alpha)
 
 
 def build_dual_16(
