@@ -133,3 +133,13 @@ def test_dense_route_never_returns_a_non_optimum(iris, monkeypatch, termination,
         TPMSVMOneVsAll(nu=NU, alpha=ALPHA).fit(X, y)
     expected = Termination.NUMERICAL_ERROR if x == "infeasible" else termination
     assert err.value.result.termination is expected
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_kernel_diagonal_is_table_1_at_each_point(wine, name):
+    """Kernel.diagonal (the scale of the degeneracy test) against Table 1 evaluated point by point;
+    chunk=7 makes several blocks. Same sums of 13 terms: MATRIX_RTOL of the largest value."""
+    X, _ = wine
+    kernel, k = KERNELS[name]
+    truth = np.array([k(x[None, :], x[None, :])[0, 0] for x in X])
+    np.testing.assert_allclose(kernel.diagonal(X, chunk=7), truth, rtol=0, atol=MATRIX_RTOL * np.abs(truth).max())

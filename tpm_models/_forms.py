@@ -17,11 +17,29 @@ the duals of ``margin`` are then :math:`\\lambda` for (2), (10), (15) and
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
 from tpm_models.matrices import dual_matrices
+
+
+def paused_gc(builder):
+    """Run ``builder`` with Python's cyclic garbage collector paused (Pyomo's ``PauseGC``, as its writers do).
+
+    A model of :math:`10^5` rows is millions of small objects that are all alive; every collection
+    pass would walk all of them again, which made building grow faster than the number of rows.
+    """
+
+    @functools.wraps(builder)
+    def run(*args, **kwargs):
+        with PauseGC():
+            return builder(*args, **kwargs)
+
+    return run
 
 
 def skeleton(
@@ -64,12 +82,10 @@ def linear_row(coefs, variables, constant: float = 0.0) -> LinearExpression:
     any other one a monomial -- a data coefficient 0.0 too, so the written model keeps its terms in
     every format (``.gms`` writes them; ``.lp``, ``.mps`` and ``.nl`` leave zero coefficients out).
     """
-    args = [] if not constant else [constant]
-    for a, v in zip(coefs, variables):
-        if a == 1:
-            args.append(v)
-        else:
-            args.append(MonomialTermExpression((a if a.__class__ is int else float(a), v)))
+    if isinstance(coefs, np.ndarray):
+        coefs = coefs.tolist()  # Python floats: numpy scalars are slow to compare and would leak into the model
+    args = [constant] if constant else []
+    args += [v if a == 1 else MonomialTermExpression((a, v)) for a, v in zip(coefs, variables)]
     return LinearExpression(args)
 
 
@@ -97,17 +113,16 @@ def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign
         + m.alpha / len(X_own) * linear_row([1] * len(X_own), [m.xi[i] for i in X_own]),
         sense=pyo.minimize,
     )
-    rows = points[np.asarray(list(X_own), dtype=int) - 1]
     if sign == 1:
         m.margin = pyo.Constraint(
             X_own,
-            rule=lambda m, i: linear_row([*rows[X_own.ord(i) - 1], 1, 1], [*w, m.theta, m.xi[i]]) >= 0,
+            rule=lambda m, i: linear_row([*points[i - 1].tolist(), 1, 1], [*w, m.theta, m.xi[i]]) >= 0,
             doc=f"x_i'w + theta >= -xi_i for i in {own}, stored as x_i'w + theta + xi_i >= 0",
         )
     else:
         m.margin = pyo.Constraint(
             X_own,
-            rule=lambda m, i: linear_row([*rows[X_own.ord(i) - 1], 1, -1], [*w, m.theta, m.xi[i]]) <= 0,
+            rule=lambda m, i: linear_row([*points[i - 1].tolist(), 1, -1], [*w, m.theta, m.xi[i]]) <= 0,
             doc=f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0",
         )
 

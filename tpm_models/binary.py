@@ -57,6 +57,7 @@ def _sets(X: np.ndarray, y: np.ndarray, nu: float, alpha: float):
     )
 
 
+@_forms.paused_gc
 def build_primal_2(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.ConcreteModel:
     """(2) Linear TPMSVM, positive hyperplane.
 
@@ -72,6 +73,7 @@ def build_primal_2(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo
     return m
 
 
+@_forms.paused_gc
 def build_primal_3(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.ConcreteModel:
     """(3) Linear TPMSVM, negative hyperplane.
 
@@ -87,6 +89,7 @@ def build_primal_3(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo
     return m
 
 
+@_forms.paused_gc
 def build_primal_10(
     X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kernel
 ) -> pyo.ConcreteModel:
@@ -109,6 +112,7 @@ def build_primal_10(
     return m
 
 
+@_forms.paused_gc
 def build_primal_11(
     X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kernel
 ) -> pyo.ConcreteModel:
@@ -157,6 +161,7 @@ def dual_qp(X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kerne
     return dual_matrices(K_own, K_other_own, nu, alpha)
 
 
+@_forms.paused_gc
 def build_dual_4(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.ConcreteModel:
     """(4) Dual of (2).
 
@@ -171,6 +176,7 @@ def build_dual_4(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.C
     return _dual_plus("(4) linear TPMSVM dual of (2)", X, y, nu, alpha, Kernel("linear"))
 
 
+@_forms.paused_gc
 def build_dual_5(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.ConcreteModel:
     """(5) Dual of (3).
 
@@ -185,6 +191,7 @@ def build_dual_5(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.C
     return _dual_minus("(5) linear TPMSVM dual of (3)", X, y, nu, alpha, Kernel("linear"))
 
 
+@_forms.paused_gc
 def build_dual_12(
     X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kernel
 ) -> pyo.ConcreteModel:
@@ -198,6 +205,7 @@ def build_dual_12(
     return _dual_plus(f"(12) TPMSVM kernel dual, {kernel}, H+", X, y, nu, alpha, kernel)
 
 
+@_forms.paused_gc
 def build_dual_13(
     X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kernel
 ) -> pyo.ConcreteModel:

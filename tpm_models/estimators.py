@@ -170,7 +170,7 @@ def _degenerate(norms: np.ndarray, nus: np.ndarray, X: np.ndarray, kernel: Kerne
     hyperplane has no distance: the classifiers leave it out of the decision (each ``predict``
     says how) instead of dividing by a number that is solver noise.
     """
-    sq_norms = np.array([kernel.gram(x[None, :], x[None, :])[0, 0] for x in X])
+    sq_norms = kernel.diagonal(X)  # k(x^i, x^i) = |phi(x^i)|^2
     scale = np.sqrt(np.abs(sq_norms).max())
     degenerate = np.asarray(norms) <= DEGENERATE_TOL * np.asarray(nus) * scale
     if degenerate.any():

@@ -40,6 +40,7 @@ def _sets(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float):
     )
 
 
+@_forms.paused_gc
 def build_primal_15(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float
 ) -> pyo.ConcreteModel:
@@ -58,6 +59,7 @@ def build_primal_15(
     return m
 
 
+@_forms.paused_gc
 def build_dual_19(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, kernel: Kernel
 ) -> pyo.ConcreteModel:
@@ -89,6 +91,7 @@ def dual_19_qp(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float,
     return dual_matrices(*_gram_blocks(X, own, other, kernel), nu, alpha)
 
 
+@_forms.paused_gc
 def build_dual_16(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float
 ) -> pyo.ConcreteModel:

@@ -91,7 +91,7 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> pyo.Constrai
     w = [m.w[j] for j in m.J]
     return pyo.Constraint(
         m.X_c,
-        rule=lambda m, i: _forms.linear_row([*data.points[i - 1], 1], [*w, m.theta])
+        rule=lambda m, i: _forms.linear_row([*data.points[i - 1].tolist(), 1], [*w, m.theta])
         - float(data.radii[i - 1]) * norm + m.xi[i] >= 0,
         doc="x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right",
     )
@@ -132,6 +132,7 @@ def _pnorm_epigraph(m: pyo.ConcreteModel, a: pyo.Var, r: pyo.Var, q: float) -> p
     return pyo.Constraint(expr=sum(m.z[j] for j in m.J) - r <= 0, doc=f"sum_j z_j <= r: |a|_{q:g} <= r")
 
 
+@_forms.paused_gc
 def build_robust_23(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float, eps: float | np.ndarray
 ) -> pyo.ConcreteModel:
@@ -187,6 +188,7 @@ def build_robust_23(
     return m
 
 
+@_forms.paused_gc
 def build_robust_26(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float, eps: float | np.ndarray
 ) -> pyo.ConcreteModel:
@@ -231,6 +233,7 @@ def build_robust_26(
     return m
 
 
+@_forms.paused_gc
 def build_socp_27(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps: float | np.ndarray, p: float = 1
 ) -> pyo.ConcreteModel:
@@ -257,6 +260,7 @@ def build_socp_27(
     return m
 
 
+@_forms.paused_gc
 def build_socp_28(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps: float | np.ndarray, p: float = 2
 ) -> pyo.ConcreteModel:
@@ -279,6 +283,7 @@ def build_socp_28(
     return m
 
 
+@_forms.paused_gc
 def build_socp_29(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps: float | np.ndarray,
     p: float = math.inf,
