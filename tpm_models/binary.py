@@ -27,7 +27,7 @@ import pyomo.environ as pyo
 
 from tpm_models import _forms
 from tpm_models.kernels import Kernel
-from tpm_models.matrices import QPMatrices, dual_matrices
+from tpm_models.matrices import QPMatrices, dual_matrices, gram_blocks
 from tpm_models.recovery import FREE_TOL, Hyperplane, recover
 from tpm_models.validation import check_binary_labels, check_features, check_nu_alpha
 
@@ -139,8 +139,7 @@ def _dual_blocks(X, y, nu, alpha, kernel: Kernel, sign: int):
     """Sets and Gram blocks of (4)/(12) (``sign = +1``: own = :math:`X_+`) or (5)/(13) (``-1``: own = :math:`X_-`)."""
     X, plus, minus, nu, alpha = _sets(X, y, nu, alpha)
     own, other = (plus, minus) if sign == 1 else (minus, plus)
-    X_own, X_other = X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1]
-    return kernel.gram(X_own, X_own), kernel.gram(X_other, X_own), own, other, nu, alpha
+    return *gram_blocks(kernel, X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1]), own, other, nu, alpha
 
 
 def _dual_plus(title: str, X, y, nu, alpha, kernel: Kernel) -> pyo.ConcreteModel:

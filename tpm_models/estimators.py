@@ -61,14 +61,14 @@ from tpm_models.binary import (
     build_dual_12,
     build_dual_13,
     decision_8,
-    dual_qp,
     recover_minus,
     recover_plus,
 )
 from tpm_models.kernels import Kernel
-from tpm_models.multiclass import build_dual_16, build_dual_19, dual_19_qp, recover_17
+from tpm_models.matrices import kernel_dual_matrices
+from tpm_models.multiclass import build_dual_16, build_dual_19, recover_17
 from tpm_models.norms import check_p, check_radii, dual_norm
-from tpm_models.recovery import DEGENERATE_TOL, FREE_TOL, Hyperplane, choose_theta, theta_interval_primal
+from tpm_models.recovery import DEGENERATE_TOL, FREE_TOL, Hyperplane, choose_theta, recover, theta_interval_primal
 from tpm_models.registry import MODELS, build
 from tpm_models.solvers import (
     BACKENDS,
@@ -408,9 +408,10 @@ class TPMSVM(_TPMClassifier):
                 f"{len(classes)}: {classes.tolist()}. Use TPMSVMOneVsAll for more than two classes"
             )
         y_pm = np.where(y_idx == 1, 1, -1)  # classes_[1] is X_+ (label +1 of Section 2)
-        if backend == "dense":
-            lam_p, lam_m = (solve_matrices(dual_qp(X, y_pm, nu, alpha, kernel, sign), solver).values["x"]
-                            for nu, alpha, sign in ((nu_p, alpha_p, 1), (nu_m, alpha_m, -1)))
+        if backend == "dense":  # dual_qp without re-validating the data
+            X_p, X_m = X[y_pm == 1], X[y_pm == -1]
+            lam_p, lam_m = (solve_matrices(kernel_dual_matrices(kernel, own, other, nu, alpha), solver).values["x"]
+                            for own, other, nu, alpha in ((X_p, X_m, nu_p, alpha_p), (X_m, X_p, nu_m, alpha_m)))
         else:
             if kernel.name == "linear":
                 duals = build_dual_4(X, y_pm, nu_p, alpha_p), build_dual_5(X, y_pm, nu_m, alpha_m)
@@ -567,14 +568,17 @@ class TPMSVMOneVsAll(_OneVsAllBase):
         self._check_classes(classes, "TPMSVMOneVsAll")
         planes = []
         for c in range(len(classes)):
-            if backend == "dense":
-                lam = solve_matrices(dual_19_qp(X, y_idx, c, nu, alpha, kernel), solver).values["x"]
+            if backend == "dense":  # multiclass.dual_19_qp and recover_17 without re-validating the data
+                own = y_idx == c
+                X_c, X_minus_c = X[own], X[~own]
+                lam = solve_matrices(kernel_dual_matrices(kernel, X_c, X_minus_c, nu, alpha), solver).values["x"]
+                planes.append(recover(X_c, X_minus_c, lam, nu, alpha, kernel, sign=1, free_tol=free_tol))
+                continue
+            if kernel.name == "linear":
+                dual = build_dual_16(X, y_idx, c, nu, alpha)
             else:
-                if kernel.name == "linear":
-                    dual = build_dual_16(X, y_idx, c, nu, alpha)
-                else:
-                    dual = build_dual_19(X, y_idx, c, nu, alpha, kernel)
-                lam = solve(dual, solver).values["lam"]
+                dual = build_dual_19(X, y_idx, c, nu, alpha, kernel)
+            lam = solve(dual, solver).values["lam"]
             planes.append(recover_17(X, y_idx, c, lam, nu, alpha, kernel, free_tol))
         self.degenerate_ = _degenerate(
             np.array([h.norm_w for h in planes]), np.full(len(planes), nu), X, kernel, classes.tolist()

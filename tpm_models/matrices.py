@@ -167,3 +167,15 @@ def dual_matrices(gram_own: np.ndarray, gram_other_own: np.ndarray, nu: float, a
         x_l=np.zeros(m_own),
         x_u=np.full(m_own, alpha / m_own),
     )
+
+
+def gram_blocks(kernel, X_own: np.ndarray, X_other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two Gram blocks of the duals, :math:`K(X_{own}, X_{own})` and :math:`K(X_{other}, X_{own})`
+    (points as rows), computed as every dual builder and the estimators compute them."""
+    return kernel.gram(X_own, X_own), kernel.gram(X_other, X_own)
+
+
+def kernel_dual_matrices(kernel, X_own: np.ndarray, X_other: np.ndarray, nu: float, alpha: float) -> QPMatrices:
+    """:func:`dual_matrices` of :func:`gram_blocks`: the dual QP of the points ``X_own`` against ``X_other``
+    ((16)/(19) with :math:`X_c, X_{-c}`; (4)/(12) with :math:`X_+, X_-`; (5)/(13) with :math:`X_-, X_+`)."""
+    return dual_matrices(*gram_blocks(kernel, X_own, X_other), nu, alpha)

@@ -19,7 +19,7 @@ import pyomo.environ as pyo
 
 from tpm_models import _forms
 from tpm_models.kernels import Kernel
-from tpm_models.matrices import QPMatrices, dual_matrices
+from tpm_models.matrices import QPMatrices, dual_matrices, gram_blocks
 from tpm_models.recovery import FREE_TOL, Hyperplane, recover
 from tpm_models.validation import check_class, check_features, check_labels, check_nu_alpha
 
@@ -79,8 +79,7 @@ def build_dual_19(
 
 
 def _gram_blocks(X: np.ndarray, own, other, kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
-    Xc, Xmc = X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1]
-    return kernel.gram(Xc, Xc), kernel.gram(Xmc, Xc)
+    return gram_blocks(kernel, X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1])
 
 
 def dual_19_qp(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, kernel: Kernel) -> QPMatrices:
