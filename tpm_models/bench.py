@@ -220,7 +220,7 @@ def add_bench_command(sub) -> None:
                    "beside scikit-learn's SVC(kernel='linear')")
     b.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000], help="bench builders: numbers of points")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
-    b.add_argument("--repeats", type=int, default=30, help="bench estimators: fits per median")
+    b.add_argument("--repeats", type=int, default=200, help="bench estimators: fits per median")
     b.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
     b.add_argument("--kernel", nargs="+", default=list(CELLS), choices=list(CELLS), metavar="CELL",
                    help=f"cells of Table 3: {', '.join(CELLS)}")
