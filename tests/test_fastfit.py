@@ -143,3 +143,15 @@ def test_kernel_diagonal_is_table_1_at_each_point(wine, name):
     kernel, k = KERNELS[name]
     truth = np.array([k(x[None, :], x[None, :])[0, 0] for x in X])
     np.testing.assert_allclose(kernel.diagonal(X, chunk=7), truth, rtol=0, atol=MATRIX_RTOL * np.abs(truth).max())
+
+
+def test_bench_commands_print_their_tables(capsys):
+    """Smoke test of `tpm-models bench builders|estimators` (numbers are printed, never asserted)."""
+    from tpm_models.cli import main
+
+    assert main(["bench", "builders", "--sizes", "300", "--no-linopy", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "| (15) | 300 |" in out and "| (28) p=2 | 300 |" in out and "error" not in out
+    assert main(["bench", "estimators", "--repeats", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "| iris | 150 x 4 |" in out and "| wine | 178 x 13 |" in out

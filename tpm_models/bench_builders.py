@@ -117,6 +117,7 @@ BUILDER_EQS = ((15, "(15)"), (23, "(23) p=2"), (28, "(28) p=2"))
 def bench_builders(sizes=(10_000, 100_000), linopy: bool = True, progress=print) -> list[dict]:
     """One row per (model, m): Pyomo's and linopy's numbers (module docstring)."""
     rows = []
+    progress = progress or (lambda _: None)
     for m in sizes:
         for eq, label in BUILDER_EQS:
             progress(f"  {label} m={m}: pyomo ...")
