@@ -42,7 +42,9 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: kB
 
 
-def _pyomo_row(eq: int, m: int) -> dict:
+def pyomo_row(eq: int, m: int) -> dict:
+    """Build ``(eq)`` (class 0 of :func:`synthetic` ``m`` points) and write its ``.lp`` (not for (23)) and ``.nl``
+    with :func:`tpm_models.export.model_text`: seconds of each step and the peak memory (MB) above the start."""
     from tpm_models.export import model_text
     from tpm_models.registry import build
 
@@ -63,7 +65,7 @@ def _pyomo_row(eq: int, m: int) -> dict:
     return out
 
 
-def _linopy_row(eq: int, m: int) -> dict:
+def linopy_row(eq: int, m: int) -> dict:
     """(15) or (28) for class 0 in linopy: the same variables, rows and objective."""
     import linopy
     import pandas as pd
@@ -99,7 +101,7 @@ def _linopy_row(eq: int, m: int) -> dict:
 
 
 def _row_in_subprocess(tool: str, eq: int, m: int) -> dict:
-    code = (f"import json; from tpm_models.bench_builders import _{tool}_row as f; "
+    code = (f"import json; from tpm_models.bench_builders import {tool}_row as f; "
             f"print('RESULT' + json.dumps(f({eq}, {m})))")
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=3600)
