@@ -127,7 +127,7 @@ def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
 def dual_matrices(gram_own: np.ndarray, gram_other_own: np.ndarray, nu: float, alpha: float) -> QPMatrices:
     """The dual QP (4)/(5)/(12)/(13)/(16)/(19) in matrix form, from its two Gram blocks: the one source of truth.
 
-    All six duals are one shape (:func:`tpm_models._forms.dual`):
+    All six duals are one shape (``tpm_models._forms.dual``):
 
     .. math::
         \\max_\\lambda\\ -\\tfrac12\\lambda^\\top K_{oo}\\lambda + \\frac{\\nu}{m_o}e^\\top K_{\\bar oo}\\lambda

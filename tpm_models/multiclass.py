@@ -7,7 +7,7 @@ Components: ``w[j]``, ``theta``, ``xi[i]`` (bound ``>= 0``), ``lam[i]``
 (bounds ``[0, alpha/m_c]``), parameters ``nu``, ``alpha``; constraints ``margin[i]``
 (row 1 of (15)) and ``sum_lam`` (:math:`e_c^\\top\\lambda_c = \\nu_c`). The data :math:`x_{ij}` and the
 Gram entries :math:`k(x^i, x^k)` are the rows' and the objective's coefficients (no per-entry ``Param``:
-:func:`tpm_models._forms.linear_row`; the duals' matrices are :func:`tpm_models.matrices.dual_matrices`).
+``tpm_models._forms.linear_row``; the duals' matrices are :func:`tpm_models.matrices.dual_matrices`).
 """
 
 from __future__ import annotations
@@ -51,6 +51,17 @@ def build_primal_15(
         + \\frac{\\nu_c}{m_{-c}}e_{-c}^\\top(X_{-c}^\\top w_c + e_{-c}\\theta_c)
         + \\frac{\\alpha_c}{m_c}e_c^\\top\\xi_c
         \\quad\\text{s.t.}\\quad X_c^\\top w_c + e_c\\theta_c \\ge -\\xi_c,\\ \\ \\xi_c\\ge0
+
+    The :math:`\\nu`-term is written from :math:`X_{-c}e_{-c}`, the sum of the points of
+    :math:`\\mathcal X_{-c}` (:math:`n+1` terms, not :math:`m_{-c}(n+1)`), the same term for every
+    :math:`w_c, \\theta_c`:
+
+    .. math::
+        \\frac{\\nu_c}{m_{-c}}e_{-c}^\\top(X_{-c}^\\top w_c + e_{-c}\\theta_c)
+        = \\frac{\\nu_c}{m_{-c}}(X_{-c}e_{-c})^\\top w_c + \\nu_c\\theta_c
+
+    (here :math:`X_{-c}` has the points as columns, as in the paper); each row ``margin[i]`` is one
+    ``LinearExpression`` of the data row (no ``Param`` of the data: ``tpm_models._forms.linear_row``).
     """
     X, own, other, nu, alpha = _sets(X, y, c, nu, alpha)
     title = f"(15) linear multiclass TPMSVM primal, class {c}"
