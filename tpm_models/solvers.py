@@ -27,6 +27,10 @@ most 200 rows plus columns; CPLEX Community 1000 variables and 1000 constraints.
 ``solver="default"`` picks the default for the model's class (``DEFAULT``), chosen from
 the measurements in ``docs/solvers.md``.
 
+:func:`solve_matrices` runs PIQP or DAQP (:data:`MATRIX_SOLVERS`, the same settings) on a QP given as
+matrices (:class:`tpm_models.matrices.QPMatrices`, e.g. :func:`tpm_models.matrices.dual_matrices`),
+without a Pyomo model, with the same verification: the estimators' default route.
+
 Dual sign convention (all backends)
 -----------------------------------
 The dual of a constraint is the derivative of the optimal objective value, in the
