@@ -107,7 +107,8 @@ def test_component_names_and_index_sets(iris):
     X, y = iris
     m = build(15, X, y, 1, NU, ALPHA)
     names = {c.local_name for c in m.component_objects()}
-    assert {"w", "theta", "xi", "margin", "X_c", "X_minus_c", "J", "x", "nu", "alpha", "obj"} <= names
+    assert {"w", "theta", "xi", "margin", "X_c", "X_minus_c", "J", "nu", "alpha", "obj"} <= names
+    assert "x" not in names  # the data are the rows' coefficients, not a Param of m*n entries (_forms.linear_row)
     # points are numbered 1..m by row: X_c holds the rows of class 1 (versicolor: rows 51..100)
     assert list(m.X_c) == list(range(51, 101))
     assert list(m.w.index_set()) == [1, 2, 3, 4]

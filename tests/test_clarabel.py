@@ -15,15 +15,15 @@ import pytest
 
 from tpm_models import Kernel, build
 from tpm_models import solvers as S
-from tpm_models.solvers.backends import clarabel as clarabel_backend
 from tpm_models.checks.robust import W_TOL
 from tpm_models.models.norms import conjugate
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant
 from tpm_models.models.shapes import dual_constant
-from tpm_models.solvers import solve
+from tpm_models.solvers.backends import clarabel as clarabel_backend
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError, Termination
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
 from tpm_models.solvers.conic import NotConicError, conic_form
+from tpm_models.solvers.dispatch import solve
 
 NU, ALPHA = 0.3, 1.0
 EPS = (0.0, 0.02)

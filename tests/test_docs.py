@@ -223,7 +223,7 @@ def test_rst_docstrings_extension():
         pytest.skip("griffe (mkdocstrings-python) is not installed")
     module = _hook("rst_docstrings")
     text = "\n".join([
-        "Solve :math:`\\|w\\|_2` with :func:`~tpm_models.solvers.solve`::",
+        "Solve :math:`\\|w\\|_2` with :func:`~tpm_models.solvers.dispatch.solve`::",
         "",
         "==========  ==================",
         "name        value",
@@ -239,7 +239,7 @@ def test_rst_docstrings_extension():
         "2",
     ])
     md = module.rst_to_markdown(text)
-    assert md.startswith("Solve $\\|w\\|_2$ with `tpm_models.solvers.solve`:\n")
+    assert md.startswith("Solve $\\|w\\|_2$ with `tpm_models.solvers.dispatch.solve`:\n")
     assert "| name | value |" in md and "|---|---|" in md
     assert "| $p$ | $\\vert w_j\\vert$ first and continued |" in md
     assert "$$\n\\min\\ \\tfrac12\\|w\\|^2\n$$" in md
@@ -259,7 +259,7 @@ def test_api_links_hook():
     md = "\n".join([
         "Code: `tpm_models.models.multiclass.build_primal_15(X, y, c, nu, alpha)`, see `tpm_models/solvers.py`.",
         "```python",
-        "x = `tpm_models.solvers.solve`",
+        "x = `tpm_models.solvers.dispatch.solve`",
         "```",
         "``tpm_models.a``",
     ])

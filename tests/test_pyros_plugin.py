@@ -18,9 +18,9 @@ from tpm_models.checks.robust import rel_gap
 from tpm_models.checks.semi_infinite import solve_22_pyros
 from tpm_models.models.registry import build
 from tpm_models.solvers import ipopt as ip
-from tpm_models.solvers import solve
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.compare import objective_scale
+from tpm_models.solvers.dispatch import solve
 
 NU, ALPHA, EPS = 0.3, 1.0, 0.02
 

@@ -1,6 +1,6 @@
 """The backends of ``fit_linear_23``: CPLEX against the Gurobi path and against an independent truth, the registry's
-Pyomo builder of (23) solved by ``tpm_models.solvers.solve`` (PIQP for the QPs p = 1, inf and eps = 0; Ipopt for
-the cone p = 2); a failed solve raises; ``solver="auto"`` hands to CPLEX what Gurobi's licence refuses."""
+Pyomo builder of (23) solved by ``tpm_models.solvers.solve`` (PIQP for the QPs p = 1, inf and eps = 0; Ipopt for the
+cone p = 2); a failed solve raises; ``solver="auto"`` hands to CPLEX what Gurobi's licence refuses."""
 
 import math
 from importlib.util import find_spec

@@ -12,9 +12,9 @@ import pytest
 from tpm_models import Kernel, build
 from tpm_models import solvers as S
 from tpm_models.models.multiclass import recover_17
-from tpm_models.solvers import solve
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError, Termination
 from tpm_models.solvers.compare import rel_gap
+from tpm_models.solvers.dispatch import solve
 
 ALL = sorted(S.BACKENDS)
 NU, ALPHA = 0.3, 1.0

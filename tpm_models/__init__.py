@@ -10,14 +10,9 @@ The package is layered (``docs/architecture.md``); each layer imports only those
 from tpm_models.data import Dataset, load_dataset, min_max_scale, one_vs_rest, stratified_split
 from tpm_models.kernels import Kernel
 from tpm_models.models import MODELS, build, model_info, register_model
-from tpm_models.solvers import (
-    NoOptimalSolutionError,
-    SolveResult,
-    SolverUnavailableError,
-    Termination,
-    available_solvers,
-    solve,
-)
+from tpm_models.solvers.backends.registry import available_solvers
+from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError, Termination
+from tpm_models.solvers.dispatch import solve
 
 __all__ = [
     "MODELS",

@@ -94,6 +94,13 @@ class Kernel:
             return (self.gamma + inner) ** int(self.degree)
         return np.tanh(self.a * inner + self.b)
 
+    def diagonal(self, X: np.ndarray, chunk: int = 256) -> np.ndarray:
+        """:math:`k(x^i, x^i)` for every row of ``X``: the diagonal of :meth:`gram` (same formula), computed
+        on blocks of ``chunk`` rows so that it costs :math:`O(m)` memory."""
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        return np.concatenate([np.diag(self.gram(X[s:s + chunk], X[s:s + chunk]))
+                               for s in range(0, len(X), chunk)])
+
     @property
     def has_feature_map(self) -> bool:
         """True for the kernels with an exact finite feature map (linear, polynomial)."""

@@ -32,10 +32,10 @@ from tpm_models.models.multiclass import recover_17
 from tpm_models.models.recovery import Hyperplane
 from tpm_models.models.registry import build
 from tpm_models.models.shapes import dual_constant
-from tpm_models.solvers import is_licence_limit, solve
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.compare import rel_dist, rel_gap
+from tpm_models.solvers.dispatch import is_licence_limit, solve
 
 TOL = 1e-6
 

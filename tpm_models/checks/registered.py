@@ -19,8 +19,11 @@ import numpy as np
 from tpm_models.checks.deterministic import CheckResult
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build, model_info
-from tpm_models.solvers import NoOptimalSolutionError, available_solvers, is_licence_limit, model_class, solve
+from tpm_models.solvers.backends.registry import available_solvers
+from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.compare import objective_scale, rel_gap
+from tpm_models.solvers.dispatch import is_licence_limit, solve
+from tpm_models.solvers.structure import model_class
 
 
 def _where(eq: int | str, label: str, c: object, nu: float, alpha: float, options: dict) -> str:

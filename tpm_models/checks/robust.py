@@ -40,10 +40,10 @@ from tpm_models.models.registry import build
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant, recover_w_23, recover_w_socp
 from tpm_models.models.robust_kernel import recover_robust_kernel_23, safety_report, span_basis
 from tpm_models.models.shapes import dual_constant
-from tpm_models.solvers import is_licence_limit, solve
 from tpm_models.solvers.backends.registry import DEFAULT, available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
+from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.structure import model_class
 
 W_TOL = 1e-5

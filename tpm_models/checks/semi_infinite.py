@@ -36,8 +36,8 @@ from tpm_models.models.semi_infinite import (
     semi_infinite_objective,
 )
 from tpm_models.solvers import ipopt as casadi_ipopt
-from tpm_models.solvers import solve
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, Termination
+from tpm_models.solvers.dispatch import solve
 
 log = logging.getLogger(__name__)
 

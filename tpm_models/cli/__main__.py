@@ -2,6 +2,6 @@
 
 import sys
 
-from tpm_models.cli.main import main
+from tpm_models.cli import main
 
 sys.exit(main())

@@ -15,6 +15,13 @@ from pathlib import Path
 
 from tpm_models.cli.checks import cmd_check
 from tpm_models.experiments.bench import BENCH_KERNELS, fit_time, load, per_qp_times, pipeline_time
+from tpm_models.experiments.bench_builders import (
+    bench_builders,
+    bench_estimators,
+    builders_table,
+    estimators_table,
+    machine,
+)
 from tpm_models.experiments.parallel import parallel_map
 from tpm_models.experiments.robust import (
     EPS_GRID,
@@ -194,7 +201,26 @@ def add_parsers(sub) -> None:
     r.set_defaults(func=cmd_reproduce)
 
 
+def cmd_bench_builders(args: argparse.Namespace) -> int:
+    """``tpm-models bench builders``: :mod:`tpm_models.experiments.bench_builders` (Pyomo builders beside linopy)."""
+    print(f"tpm-models bench builders: {machine()}")
+    rows = bench_builders(args.sizes, linopy=not args.no_linopy, progress=None if args.quiet else print)
+    print(builders_table(rows))
+    return 0
+
+
+def cmd_bench_estimators(args: argparse.Namespace) -> int:
+    """``tpm-models bench estimators``: one-versus-all fits beside ``SVC(kernel="linear")``."""
+    print(f"tpm-models bench estimators: {machine()}")
+    print(estimators_table(bench_estimators(args.repeats)))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "builders":
+        return cmd_bench_builders(args)
+    if args.what == "estimators":
+        return cmd_bench_estimators(args)
     print(f"tpm-models bench: {load()}")
     if not args.no_solvers:
         print(f"\nper-QP time on the (19) QPs of {args.qp_dataset} split 0 ({len(BENCH_KERNELS)} kernels x classes "
@@ -227,7 +253,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def add_bench_command(sub) -> None:
-    b = sub.add_parser("bench", help="time the fast path: per-QP solver times, one fit, every cell of Table 3")
+    b = sub.add_parser("bench", help="time the fast path (per-QP solver times, one fit, every cell of Table 3); "
+                       "'bench builders': Pyomo builders beside linopy; 'bench estimators': fits beside SVC")
+    b.add_argument("what", nargs="?", default="table3", choices=["table3", "builders", "estimators"],
+                   help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
+                   "build/.lp/.nl seconds and peak memory beside linopy; estimators: Iris/Wine one-versus-all fits "
+                   "beside scikit-learn's SVC(kernel='linear')")
+    b.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000], help="bench builders: numbers of points")
+    b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
+    b.add_argument("--repeats", type=int, default=200, help="bench estimators: fits per median")
     b.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
     b.add_argument("--kernel", nargs="+", default=list(CELLS), choices=list(CELLS), metavar="CELL",
                    help=f"cells of Table 3: {', '.join(CELLS)}")

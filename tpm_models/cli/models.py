@@ -15,9 +15,9 @@ from tpm_models.data import Dataset, load_dataset, min_max_scale
 from tpm_models.kernels import KERNELS
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import all_models, build, model_info
-from tpm_models.solvers import solve
 from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError
+from tpm_models.solvers.dispatch import solve
 from tpm_models.solvers.structure import title
 
 

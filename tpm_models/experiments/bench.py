@@ -28,8 +28,8 @@ from tpm_models.experiments.table3 import (
 from tpm_models.kernels import Kernel
 from tpm_models.learn.fastqp import DAQP_SETTINGS, ClassDual, FastOneVsAll
 from tpm_models.models import shapes
-from tpm_models.solvers import solve
 from tpm_models.solvers.common import DENSE_QP_TOL, ITERATION_LIMIT
+from tpm_models.solvers.dispatch import solve
 
 BENCH_KERNELS = (Kernel("linear"), Kernel("hom-poly", degree=2), Kernel("inhom-poly", degree=3, gamma=1.0),
                  Kernel("gaussian", sigma=0.25), Kernel("gaussian", sigma=4.0))

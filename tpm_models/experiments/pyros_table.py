@@ -32,9 +32,9 @@ from tpm_models.checks.robust import ROBUST_PARAMETERS, rel_gap
 from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.models.registry import build
-from tpm_models.solvers import solve
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.compare import objective_scale
+from tpm_models.solvers.dispatch import solve
 
 FIELDS = ("dataset", "cls", "p", "points", "uncertain_params", "local", "global", "termination", "iterations",
           "seconds", "objective_22", "pyros_objective", "objective_23", "solver_23", "rel_diff", "rel_gap",

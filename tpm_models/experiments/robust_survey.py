@@ -32,10 +32,10 @@ from tpm_models.checks.semi_infinite import solve_22_cutting_plane
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.survey import markdown_table
 from tpm_models.models.registry import build
-from tpm_models.solvers import is_licence_limit, solve
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.compare import objective_scale, rel_dist
+from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.structure import model_class
 
 MODELS: tuple[tuple[int, float], ...] = (

@@ -29,9 +29,9 @@ import pyomo.environ as pyo
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build
-from tpm_models.solvers import solve
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import Termination
+from tpm_models.solvers.dispatch import solve
 
 PAPER_ALPHAS = tuple(2.0**j for j in range(-8, 9))
 """The paper's grid of alpha: 2^j, j = -8..8."""
@@ -99,7 +99,7 @@ def survey(
     :class:`~tpm_models.kernels.Kernel` is the kernel dual (19) with that kernel.
 
     Each instance is built once and solved by every solver in turn (default: all installed
-    QP solvers). Every solve starts cold: :func:`~tpm_models.solvers.solve` sets every
+    QP solvers). Every solve starts cold: :func:`~tpm_models.solvers.dispatch.solve` sets every
     free variable to ``None`` before calling the backend, none of the backends is asked to
     warm start, and the Pyomo interfaces are created afresh for each solve, so no solver
     sees another's values.

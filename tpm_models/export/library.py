@@ -22,9 +22,9 @@ from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.export.writers import gzip_bytes, model_texts, read_text, ripopt_executable, solve_ripopt
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build
-from tpm_models.solvers import is_licence_limit, solve
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError
 from tpm_models.solvers.compare import objective_scale, rel_gap
+from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.structure import model_class, title
 
 LIBRARY_DATASETS = ("iris", "wine")
@@ -51,7 +51,7 @@ LIBRARY_KERNELS = (
 
 
 AGREEMENT_TOL = 1e-6
-"""Largest disagreement between two verifying solvers, :func:`tpm_models.robust_checks.rel_gap`
+"""Largest disagreement between two verifying solvers, :func:`tpm_models.solvers.compare.rel_gap`
 (relative to the objective's terms, as every robust tie)."""
 
 

@@ -59,7 +59,8 @@ from pathlib import Path
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import PowExpression, UnaryFunctionExpression
+from pyomo.common.gc_manager import PauseGC
+from pyomo.core.expr.numeric_expr import LinearExpression, PowExpression, UnaryFunctionExpression
 from pyomo.opt import WriterFactory
 from pyomo.repn.plugins.lp_writer import LPWriter
 from pyomo.repn.plugins.nl_writer import NLWriter
@@ -167,6 +168,11 @@ class _Analysis:
 
 
 def _analyse(model: pyo.ConcreteModel) -> _Analysis:
+    with PauseGC():  # a large model is millions of live objects: no collection passes over them
+        return _analyse_paused(model)
+
+
+def _analyse_paused(model: pyo.ConcreteModel) -> _Analysis:
     _refuse_semi_infinite(model)
     objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
     if len(objectives) != 1:
@@ -183,6 +189,8 @@ def _analyse(model: pyo.ConcreteModel) -> _Analysis:
             terms.insert(0, repn.constant)
         collected = sum(terms[1:], terms[0])
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        if con.body.__class__ is LinearExpression:
+            continue  # degree <= 1 by construction (constants, monomials, variables): no walk of a large model
         degree = con.body.polynomial_degree()
         if degree is None or degree > 2:
             bad.append((con.name, _nonpolynomial(con.body)))
@@ -267,7 +275,7 @@ def _nl(model: pyo.ConcreteModel) -> tuple[str, list]:
 
 def _text(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> bytes:
     _check(model, analysis, fmt)
-    with _prepared(model, analysis, fmt):
+    with PauseGC(), _prepared(model, analysis, fmt):
         if fmt == "lp":
             out = io.StringIO()
             LPWriter().write(model, out, **_LP_OPTIONS)

@@ -27,12 +27,17 @@ The scikit-learn estimator contract
 * ``decision_function`` follows scikit-learn: for two classes one value per point, positive
   for ``classes_[1]``; for :math:`C>2` classes one column per class, the largest wins.
 
-Solves go through :func:`tpm_models.solvers.solve` with ``solver=`` (``"default"`` picks
-the default backend of the model's class): a solve that is not verified optimal raises
-:class:`tpm_models.solvers.common.NoOptimalSolutionError`, never returns a classifier.
+:class:`TPMSVM` and :class:`TPMSVMOneVsAll` solve their duals from the dense matrices by default
+(``backend="dense"``: :func:`tpm_models.solvers.solve_matrices` on
+:func:`tpm_models.models.shapes.dual_matrices`, the very matrices the builders write, no Pyomo model);
+``backend="pyomo"`` builds the Pyomo dual and solves it through :func:`tpm_models.solvers.dispatch.solve`
+with ``solver=`` (``"default"`` picks the default backend of the model's class). The robust
+classifier's models (26)-(29) are SOCPs/NLPs and always go through Pyomo. Either way a solve that is
+not verified optimal raises :class:`tpm_models.solvers.common.NoOptimalSolutionError`, never returns a
+classifier.
 
 >>> from tpm_models import load_dataset, min_max_scale
->>> from tpm_models.learn.estimators import TPMSVMOneVsAll
+>>> from tpm_models.learn import TPMSVMOneVsAll
 >>> d = load_dataset("iris")
 >>> clf = TPMSVMOneVsAll(nu=0.3, alpha=1.0).fit(min_max_scale(d.X), d.classes[d.y])
 >>> clf.classes_.tolist()
@@ -62,11 +67,20 @@ from tpm_models.models.binary import (
 )
 from tpm_models.models.multiclass import build_dual_16, build_dual_19, recover_17
 from tpm_models.models.norms import check_p, check_radii, dual_norm
-from tpm_models.models.recovery import DEGENERATE_TOL, FREE_TOL, Hyperplane, choose_theta, theta_interval_primal
+from tpm_models.models.recovery import (
+    DEGENERATE_TOL,
+    FREE_TOL,
+    Hyperplane,
+    choose_theta,
+    recover,
+    theta_interval_primal,
+)
 from tpm_models.models.registry import MODELS, build
-from tpm_models.solvers import solve
+from tpm_models.models.shapes import kernel_dual_matrices
+from tpm_models.solvers import MATRIX_SOLVERS, solve_matrices
 from tpm_models.solvers.backends.registry import BACKENDS, available_solvers
 from tpm_models.solvers.common import SolverUnavailableError
+from tpm_models.solvers.dispatch import solve
 from tpm_models.validation import check_features, check_nu_alpha
 
 ROBUST_EQUATION = {1.0: 27, 2.0: 28, math.inf: 29}
@@ -131,6 +145,28 @@ def validate_solver(solver: object, model_class: str) -> str:
     return solver
 
 
+FIT_BACKENDS = ("dense", "pyomo")
+"""How :class:`TPMSVM` and :class:`TPMSVMOneVsAll` solve their duals: ``"dense"`` (default) hands the
+matrices of :func:`tpm_models.models.shapes.dual_matrices` straight to a dense QP solver; ``"pyomo"`` builds the
+Pyomo model (:func:`tpm_models.models.multiclass.build_dual_19`, ...) and solves it with
+:func:`tpm_models.solvers.dispatch.solve`. Both solve the same matrices: the builders write them."""
+
+
+def _check_backend(backend: object, solver: str) -> str:
+    """``backend`` in :data:`FIT_BACKENDS`; with ``"dense"`` the solver must take matrices."""
+    if not isinstance(backend, str) or backend not in FIT_BACKENDS:
+        raise ValueError(
+            f"backend must be 'dense' (the dual's matrices to a dense QP solver, the default) or 'pyomo' "
+            f"(build the Pyomo model and solve it); got {backend!r}"
+        )
+    if backend == "dense" and solver != "default" and solver not in MATRIX_SOLVERS:
+        raise ValueError(
+            f"solver {solver!r} solves Pyomo models: pass backend='pyomo' to use it, or keep backend='dense' "
+            f"with solver 'default' or one of {sorted(MATRIX_SOLVERS)}"
+        )
+    return backend
+
+
 def degenerate_planes(norms: np.ndarray, nus: np.ndarray, X: np.ndarray, kernel: Kernel,
                       names: list[str]) -> np.ndarray:
     """Which hyperplanes have :math:`w = 0` (:data:`DEGENERATE_TOL`); a warning names them.
@@ -139,7 +175,7 @@ def degenerate_planes(norms: np.ndarray, nus: np.ndarray, X: np.ndarray, kernel:
     hyperplane has no distance: the classifiers leave it out of the decision (each ``predict``
     says how) instead of dividing by a number that is solver noise.
     """
-    sq_norms = np.array([kernel.gram(x[None, :], x[None, :])[0, 0] for x in X])
+    sq_norms = kernel.diagonal(X)  # k(x^i, x^i) = |phi(x^i)|^2
     scale = np.sqrt(np.abs(sq_norms).max())
     degenerate = np.asarray(norms) <= DEGENERATE_TOL * np.asarray(nus) * scale
     if degenerate.any():
@@ -270,7 +306,12 @@ class TPMSVM(_TPMClassifier):
     a, b : float or None, default=None
         :math:`a, b` of ``"sigmoid"``.
     solver : str, default="default"
-        A QP backend of :mod:`tpm_models.solvers` (``"piqp"``, ``"daqp"``, ``"highs"``, ...).
+        A QP backend of :mod:`tpm_models.solvers` (``"piqp"``, ``"daqp"``, ``"highs"``, ...); with
+        ``backend="dense"`` only ``"default"`` (PIQP), ``"piqp"`` or ``"daqp"``.
+    backend : {"dense", "pyomo"}, default="dense"
+        ``"dense"``: the dual's matrices (:func:`tpm_models.models.shapes.dual_matrices`, the ones the
+        builders write) go straight to the dense solver; ``"pyomo"``: the Pyomo model of (4)/(5)
+        ((12)/(13)) is built and solved by :func:`tpm_models.solvers.dispatch.solve` (any QP backend).
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier in the recovery of :math:`\\theta_\\pm`
         (:mod:`tpm_models.models.recovery`).
@@ -310,7 +351,9 @@ class TPMSVM(_TPMClassifier):
         alpha_plus: float | None = None, alpha_minus: float | None = None, kernel: str = "linear",
         degree: int | None = None, gamma: float | None = None, sigma: float | None = None,
         a: float | None = None, b: float | None = None, solver: str = "default", free_tol: float = FREE_TOL,
+        backend: str = "dense",
     ) -> None:
+        self.backend = backend
         self.nu = nu
         self.alpha = alpha
         self.nu_plus = nu_plus
@@ -358,6 +401,7 @@ class TPMSVM(_TPMClassifier):
         (nu_p, alpha_p), (nu_m, alpha_m) = self._hyperplane_parameters()
         kernel = validate_kernel(self)
         solver = validate_solver(self.solver, "QP")
+        backend = _check_backend(self.backend, solver)
         free_tol = _check_free_tol(self.free_tol)
         X, classes, y_idx = self._validate_fit_data(X, y)
         if len(classes) == 1:
@@ -369,12 +413,17 @@ class TPMSVM(_TPMClassifier):
                 f"{len(classes)}: {classes.tolist()}. Use TPMSVMOneVsAll for more than two classes"
             )
         y_pm = np.where(y_idx == 1, 1, -1)  # classes_[1] is X_+ (label +1 of Section 2)
-        if kernel.name == "linear":
-            duals = build_dual_4(X, y_pm, nu_p, alpha_p), build_dual_5(X, y_pm, nu_m, alpha_m)
+        if backend == "dense":  # dual_qp without re-validating the data
+            X_p, X_m = X[y_pm == 1], X[y_pm == -1]
+            lam_p, lam_m = (solve_matrices(kernel_dual_matrices(kernel, own, other, nu, alpha), solver).values["x"]
+                            for own, other, nu, alpha in ((X_p, X_m, nu_p, alpha_p), (X_m, X_p, nu_m, alpha_m)))
         else:
-            duals = (build_dual_12(X, y_pm, nu_p, alpha_p, kernel=kernel),
-                     build_dual_13(X, y_pm, nu_m, alpha_m, kernel=kernel))
-        lam_p, lam_m = (solve(model, solver).values["lam"] for model in duals)
+            if kernel.name == "linear":
+                duals = build_dual_4(X, y_pm, nu_p, alpha_p), build_dual_5(X, y_pm, nu_m, alpha_m)
+            else:
+                duals = (build_dual_12(X, y_pm, nu_p, alpha_p, kernel=kernel),
+                         build_dual_13(X, y_pm, nu_m, alpha_m, kernel=kernel))
+            lam_p, lam_m = (solve(model, solver).values["lam"] for model in duals)
         planes = (
             recover_plus(X, y_pm, lam_p, nu_p, alpha_p, kernel, free_tol),
             recover_minus(X, y_pm, lam_m, nu_m, alpha_m, kernel, free_tol),
@@ -451,7 +500,12 @@ class TPMSVMOneVsAll(OneVsAllBase):
     degree, gamma, sigma, a, b : float or None, default=None
         The kernel's parameters of Table 1 (see :class:`TPMSVM`); the others stay None.
     solver : str, default="default"
-        A QP backend of :mod:`tpm_models.solvers`.
+        A QP backend of :mod:`tpm_models.solvers`; with ``backend="dense"`` only ``"default"`` (PIQP),
+        ``"piqp"`` or ``"daqp"``.
+    backend : {"dense", "pyomo"}, default="dense"
+        ``"dense"``: the matrices of (16)/(19) (:func:`tpm_models.models.multiclass.dual_19_qp`, the ones
+        :func:`tpm_models.models.multiclass.build_dual_19` writes) go straight to the dense solver;
+        ``"pyomo"``: the Pyomo model is built and solved by :func:`tpm_models.solvers.dispatch.solve`.
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier (:mod:`tpm_models.models.recovery`).
 
@@ -487,8 +541,9 @@ class TPMSVMOneVsAll(OneVsAllBase):
     def __init__(
         self, *, nu: float = 0.5, alpha: float = 1.0, kernel: str = "linear", degree: int | None = None,
         gamma: float | None = None, sigma: float | None = None, a: float | None = None, b: float | None = None,
-        solver: str = "default", free_tol: float = FREE_TOL,
+        solver: str = "default", free_tol: float = FREE_TOL, backend: str = "dense",
     ) -> None:
+        self.backend = backend
         self.nu = nu
         self.alpha = alpha
         self.kernel = kernel
@@ -513,11 +568,18 @@ class TPMSVMOneVsAll(OneVsAllBase):
         nu, alpha = validate_nu_alpha("TPMSVMOneVsAll", self.nu, self.alpha)
         kernel = validate_kernel(self)
         solver = validate_solver(self.solver, "QP")
+        backend = _check_backend(self.backend, solver)
         free_tol = _check_free_tol(self.free_tol)
         X, classes, y_idx = self._validate_fit_data(X, y)
         self._check_classes(classes, "TPMSVMOneVsAll")
         planes = []
         for c in range(len(classes)):
+            if backend == "dense":  # multiclass.dual_19_qp and recover_17 without re-validating the data
+                own = y_idx == c
+                X_c, X_minus_c = X[own], X[~own]
+                lam = solve_matrices(kernel_dual_matrices(kernel, X_c, X_minus_c, nu, alpha), solver).values["x"]
+                planes.append(recover(X_c, X_minus_c, lam, nu, alpha, kernel, sign=1, free_tol=free_tol))
+                continue
             if kernel.name == "linear":
                 dual = build_dual_16(X, y_idx, c, nu, alpha)
             else:

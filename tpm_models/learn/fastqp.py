@@ -36,6 +36,7 @@ import numpy as np
 
 from tpm_models.kernels import Kernel
 from tpm_models.models.recovery import DEGENERATE_TOL, FREE_TOL, kkt_theta
+from tpm_models.models.shapes import dual_matrices
 from tpm_models.solvers.common import DENSE_QP_TOL, FEASIBILITY_TOL, ITERATION_LIMIT, OPTIMALITY_TOL
 from tpm_models.validation import check_features, check_labels, check_nu_alpha
 
@@ -52,7 +53,7 @@ class FastQPError(RuntimeError):
 
 @dataclass(frozen=True)
 class DualMatrices:
-    """(19) in the matrix form of :class:`tpm_models.solvers.matrices.QPMatrices` (``sense = -1``, ``q0 = 0``,
+    """(19) in the matrix form of :class:`tpm_models.qp.QPMatrices` (``sense = -1``, ``q0 = 0``,
     no inequality rows)."""
 
     P: np.ndarray
@@ -69,17 +70,10 @@ class DualMatrices:
 
 
 def dual_19_matrices(K_own: np.ndarray, K_other_own: np.ndarray, nu: float, alpha: float) -> DualMatrices:
-    """The matrices of (19) from ``K_own`` :math:`= K(X_c,X_c)` and ``K_other_own`` :math:`= K(X_{-c},X_c)`."""
-    nu, alpha = check_nu_alpha(nu, alpha)
-    m_own, m_other = K_own.shape[0], K_other_own.shape[0]
-    return DualMatrices(
-        P=np.array(K_own, dtype=float),
-        q=-(nu / m_other) * K_other_own.sum(axis=0),
-        A=np.ones((1, m_own)),
-        b=np.array([nu]),
-        x_l=np.zeros(m_own),
-        x_u=np.full(m_own, alpha / m_own),
-    )
+    """The matrices of (19) from ``K_own`` :math:`= K(X_c,X_c)` and ``K_other_own`` :math:`= K(X_{-c},X_c)`:
+    :func:`tpm_models.models.shapes.dual_matrices` (the one definition the builders and the estimators use)."""
+    qp = dual_matrices(K_own, K_other_own, nu, alpha)
+    return DualMatrices(P=qp.P, q=qp.q, A=qp.A, b=qp.b, x_l=qp.x_l, x_u=qp.x_u)
 
 
 class ClassDual:

@@ -18,7 +18,7 @@ from tpm_models.models.robust_kernel import (
     recover_robust_kernel_23,
     span_basis,
 )
-from tpm_models.solvers import solve
+from tpm_models.solvers.dispatch import solve
 
 
 class RobustKernelTPMSVMOneVsAll(OneVsAllBase):

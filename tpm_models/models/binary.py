@@ -11,10 +11,10 @@ paper                        Pyomo component              note
 :math:`w_\\pm`                ``w[j]``, j = 1..n           (10)/(11): j = 1..dim of phi
 :math:`\\theta_\\pm`           ``theta``
 :math:`\\xi_\\pm`              ``xi[i]``, i in own set       bound ``xi >= 0``
-:math:`x^i`, :math:`\\varphi(x^i)`  ``x[i, j]``, ``phi[i, j]``   data
+:math:`x^i`, :math:`\\varphi(x^i)`  coefficients of the rows      no ``Param`` (``shapes.linear_row``)
 :math:`\\nu_\\pm, \\alpha_\\pm`  ``nu``, ``alpha``             mutable parameters
 :math:`\\lambda_\\pm`          ``lam[i]``                   bounds ``0 <= lam <= alpha/m``
-:math:`k(x^i, x^k)`          ``K[i, k]``                  Gram entries
+:math:`k(x^i, x^k)`          objective coefficients       ``matrices.dual_matrices``
 row 1 of the constraints    ``margin[i]``
 :math:`e^\\top\\lambda = \\nu`   ``sum_lam``
 ==========================  ===========================  ==================================
@@ -29,7 +29,8 @@ from tpm_models.kernels import Kernel
 from tpm_models.models import shapes
 from tpm_models.models.recovery import FREE_TOL, Hyperplane, recover
 from tpm_models.models.registry import register_model
-from tpm_models.models.shapes import dual_constant
+from tpm_models.models.shapes import dual_constant, dual_matrices, gram_blocks
+from tpm_models.qp import QPMatrices
 from tpm_models.validation import check_binary_labels, check_features, check_nu_alpha
 
 
@@ -49,6 +50,7 @@ def binary_sets(X: np.ndarray, y: np.ndarray, nu: float, alpha: float):
 
 
 @register_model(2, family="binary", model_class="QP", summary="linear TPMSVM, H+", group="paper")
+@shapes.paused_gc
 def build_primal_2(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.ConcreteModel:
     """(2) Linear TPMSVM, positive hyperplane.
 
@@ -59,12 +61,13 @@ def build_primal_2(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo
         \\quad\\text{s.t.}\\quad X_+^\\top w_+ + e_+\\theta_+ \\ge -\\xi_+,\\ \\ \\xi_+ \\ge 0
     """
     X, plus, minus, nu, alpha = binary_sets(X, y, nu, alpha)
-    m = shapes.skeleton("(2) linear TPMSVM primal, H+", X, plus, minus, nu, alpha)
-    shapes.primal_plus(m, "X_plus", "X_minus")
+    m = shapes.skeleton("(2) linear TPMSVM primal, H+", X, plus, minus, nu, alpha, data_name=None)
+    shapes.primal_plus(m, "X_plus", "X_minus", X)
     return m
 
 
 @register_model(3, family="binary", model_class="QP", summary="linear TPMSVM, H-", group="paper")
+@shapes.paused_gc
 def build_primal_3(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.ConcreteModel:
     """(3) Linear TPMSVM, negative hyperplane.
 
@@ -75,13 +78,14 @@ def build_primal_3(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo
         \\quad\\text{s.t.}\\quad X_-^\\top w_- + e_-\\theta_- \\le \\xi_-,\\ \\ \\xi_- \\ge 0
     """
     X, plus, minus, nu, alpha = binary_sets(X, y, nu, alpha)
-    m = shapes.skeleton("(3) linear TPMSVM primal, H-", X, minus, plus, nu, alpha)
-    shapes.primal_minus(m, "X_minus", "X_plus")
+    m = shapes.skeleton("(3) linear TPMSVM primal, H-", X, minus, plus, nu, alpha, data_name=None)
+    shapes.primal_minus(m, "X_minus", "X_plus", X)
     return m
 
 
 @register_model(10, family="binary", model_class="QP", kernel="feature map", summary="TPMSVM in feature space, H+",
                 group="paper")
+@shapes.paused_gc
 def build_primal_10(
     X: np.ndarray, y: np.ndarray, nu: float, alpha: float, *, kernel: Kernel
 ) -> pyo.ConcreteModel:
@@ -99,13 +103,14 @@ def build_primal_10(
     """
     X, plus, minus, nu, alpha = binary_sets(X, y, nu, alpha)
     phi = kernel.feature_map(X)
-    m = shapes.skeleton(f"(10) TPMSVM primal in feature space of {kernel}, H+", phi, plus, minus, nu, alpha, "phi")
-    shapes.primal_plus(m, "X_plus", "X_minus", "phi")
+    m = shapes.skeleton(f"(10) TPMSVM primal in feature space of {kernel}, H+", phi, plus, minus, nu, alpha, None)
+    shapes.primal_plus(m, "X_plus", "X_minus", phi)
     return m
 
 
 @register_model(11, family="binary", model_class="QP", kernel="feature map", summary="TPMSVM in feature space, H-",
                 group="paper")
+@shapes.paused_gc
 def build_primal_11(
     X: np.ndarray, y: np.ndarray, nu: float, alpha: float, *, kernel: Kernel
 ) -> pyo.ConcreteModel:
@@ -123,21 +128,34 @@ def build_primal_11(
     """
     X, plus, minus, nu, alpha = binary_sets(X, y, nu, alpha)
     phi = kernel.feature_map(X)
-    m = shapes.skeleton(f"(11) TPMSVM primal in feature space of {kernel}, H-", phi, minus, plus, nu, alpha, "phi")
-    shapes.primal_minus(m, "X_minus", "X_plus", "phi")
+    m = shapes.skeleton(f"(11) TPMSVM primal in feature space of {kernel}, H-", phi, minus, plus, nu, alpha, None)
+    shapes.primal_minus(m, "X_minus", "X_plus", phi)
     return m
 
 
-def _dual_plus(title: str, X, y, nu, alpha, kernel: Kernel) -> pyo.ConcreteModel:
+def _dual_blocks(X, y, nu, alpha, kernel: Kernel, sign: int):
+    """Sets and Gram blocks of (4)/(12) (``sign = +1``: own = :math:`X_+`) or (5)/(13) (``-1``: own = :math:`X_-`)."""
     X, plus, minus, nu, alpha = binary_sets(X, y, nu, alpha)
-    P, M = X[np.asarray(plus[1]) - 1], X[np.asarray(minus[1]) - 1]
-    return shapes.dual(title, kernel.gram(P, P), kernel.gram(M, P), plus, minus, nu, alpha)
+    own, other = (plus, minus) if sign == 1 else (minus, plus)
+    return *gram_blocks(kernel, X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1]), own, other, nu, alpha
+
+
+def _dual_plus(title: str, X, y, nu, alpha, kernel: Kernel) -> pyo.ConcreteModel:
+    return shapes.dual(title, *_dual_blocks(X, y, nu, alpha, kernel, 1))
 
 
 def _dual_minus(title: str, X, y, nu, alpha, kernel: Kernel) -> pyo.ConcreteModel:
-    X, plus, minus, nu, alpha = binary_sets(X, y, nu, alpha)
-    P, M = X[np.asarray(plus[1]) - 1], X[np.asarray(minus[1]) - 1]
-    return shapes.dual(title, kernel.gram(M, M), kernel.gram(P, M), minus, plus, nu, alpha)
+    return shapes.dual(title, *_dual_blocks(X, y, nu, alpha, kernel, -1))
+
+
+def dual_qp(X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kernel, sign: int) -> QPMatrices:
+    """The matrices of (4)/(12) (``sign = +1``) or (5)/(13) (``sign = -1``; (4)/(5) with the linear kernel),
+    without a Pyomo model: :func:`tpm_models.models.shapes.dual_matrices` of the Gram blocks the builders write,
+    so ``qp_matrices(build_dual_4(...))`` equals ``dual_qp(..., Kernel("linear"), 1)``."""
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be +1 (H+: (4)/(12)) or -1 (H-: (5)/(13)), got {sign!r}")
+    K_own, K_other_own, _, _, nu, alpha = _dual_blocks(X, y, nu, alpha, kernel, sign)
+    return dual_matrices(K_own, K_other_own, nu, alpha)
 
 
 def constant_of_negatives(X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kernel | None = None) -> float:
@@ -152,6 +170,7 @@ def constant_of_positives(X: np.ndarray, y: np.ndarray, nu: float, alpha: float,
 
 @register_model(4, family="binary", model_class="QP", role="dual", summary="dual of (2)", primal=2,
                 omitted_constant=constant_of_negatives, group="paper")
+@shapes.paused_gc
 def build_dual_4(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.ConcreteModel:
     """(4) Dual of (2).
 
@@ -168,6 +187,7 @@ def build_dual_4(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.C
 
 @register_model(5, family="binary", model_class="QP", role="dual", summary="dual of (3)", primal=3,
                 omitted_constant=constant_of_positives, group="paper")
+@shapes.paused_gc
 def build_dual_5(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.ConcreteModel:
     """(5) Dual of (3).
 
@@ -184,6 +204,7 @@ def build_dual_5(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> pyo.C
 
 @register_model(12, family="binary", model_class="QP", kernel="gram", role="dual", summary="kernel dual of (10)",
                 primal=10, omitted_constant=constant_of_negatives, group="paper")
+@shapes.paused_gc
 def build_dual_12(
     X: np.ndarray, y: np.ndarray, nu: float, alpha: float, *, kernel: Kernel
 ) -> pyo.ConcreteModel:
@@ -199,6 +220,7 @@ def build_dual_12(
 
 @register_model(13, family="binary", model_class="QP", kernel="gram", role="dual", summary="kernel dual of (11)",
                 primal=11, omitted_constant=constant_of_positives, group="paper")
+@shapes.paused_gc
 def build_dual_13(
     X: np.ndarray, y: np.ndarray, nu: float, alpha: float, *, kernel: Kernel
 ) -> pyo.ConcreteModel:

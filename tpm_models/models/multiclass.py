@@ -4,9 +4,10 @@
 :math:`\\mathcal X_c` (Pyomo set ``X_c``) and every other point
 :math:`\\mathcal X_{-c}` (``X_minus_c``). Points are numbered ``i = 1..m`` by row.
 Components: ``w[j]``, ``theta``, ``xi[i]`` (bound ``>= 0``), ``lam[i]``
-(bounds ``[0, alpha/m_c]``), data ``x[i, j]``, Gram entries ``K[i, k]``,
-parameters ``nu``, ``alpha``; constraints ``margin[i]`` (row 1 of (15)) and
-``sum_lam`` (:math:`e_c^\\top\\lambda_c = \\nu_c`).
+(bounds ``[0, alpha/m_c]``), parameters ``nu``, ``alpha``; constraints ``margin[i]``
+(row 1 of (15)) and ``sum_lam`` (:math:`e_c^\\top\\lambda_c = \\nu_c`). The data :math:`x_{ij}` and the
+Gram entries :math:`k(x^i, x^k)` are the rows' and the objective's coefficients (no per-entry ``Param``:
+``tpm_models.models.shapes.linear_row``; the duals' matrices are :func:`tpm_models.models.shapes.dual_matrices`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from tpm_models.kernels import Kernel
 from tpm_models.models import shapes
 from tpm_models.models.recovery import FREE_TOL, Hyperplane, recover
 from tpm_models.models.registry import register_model
-from tpm_models.models.shapes import dual_constant
+from tpm_models.models.shapes import dual_constant, dual_matrices, gram_blocks
+from tpm_models.qp import QPMatrices
 from tpm_models.validation import check_class, check_features, check_labels, check_nu_alpha
 
 
@@ -41,6 +43,7 @@ def class_sets(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float)
 
 
 @register_model(15, family="multiclass", model_class="QP", summary="linear one-vs-all TPMSVM", group="paper")
+@shapes.paused_gc
 def build_primal_15(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float
 ) -> pyo.ConcreteModel:
@@ -51,10 +54,22 @@ def build_primal_15(
         + \\frac{\\nu_c}{m_{-c}}e_{-c}^\\top(X_{-c}^\\top w_c + e_{-c}\\theta_c)
         + \\frac{\\alpha_c}{m_c}e_c^\\top\\xi_c
         \\quad\\text{s.t.}\\quad X_c^\\top w_c + e_c\\theta_c \\ge -\\xi_c,\\ \\ \\xi_c\\ge0
+
+    The :math:`\\nu`-term is written from :math:`X_{-c}e_{-c}`, the sum of the points of
+    :math:`\\mathcal X_{-c}` (:math:`n+1` terms, not :math:`m_{-c}(n+1)`), the same term for every
+    :math:`w_c, \\theta_c`:
+
+    .. math::
+        \\frac{\\nu_c}{m_{-c}}e_{-c}^\\top(X_{-c}^\\top w_c + e_{-c}\\theta_c)
+        = \\frac{\\nu_c}{m_{-c}}(X_{-c}e_{-c})^\\top w_c + \\nu_c\\theta_c
+
+    (here :math:`X_{-c}` has the points as columns, as in the paper); each row ``margin[i]`` is one
+    ``LinearExpression`` of the data row (no ``Param`` of the data: ``tpm_models.models.shapes.linear_row``).
     """
     X, own, other, nu, alpha = class_sets(X, y, c, nu, alpha)
-    m = shapes.skeleton(f"(15) linear multiclass TPMSVM primal, class {c}", X, own, other, nu, alpha)
-    shapes.primal_plus(m, "X_c", "X_minus_c")
+    title = f"(15) linear multiclass TPMSVM primal, class {c}"
+    m = shapes.skeleton(title, X, own, other, nu, alpha, data_name=None)
+    shapes.primal_plus(m, "X_c", "X_minus_c", X)
     return m
 
 
@@ -66,6 +81,7 @@ def constant_of_others(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha
 
 @register_model(19, family="multiclass", model_class="QP", kernel="gram", role="dual",
                 summary="kernel dual of the one-vs-all TPMSVM", omitted_constant=constant_of_others, group="paper")
+@shapes.paused_gc
 def build_dual_19(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, kernel: Kernel
 ) -> pyo.ConcreteModel:
@@ -80,13 +96,25 @@ def build_dual_19(
     :math:`-\\tfrac12(\\nu_c/m_{-c})^2 e_{-c}^\\top K(X_{-c},X_{-c})e_{-c}` (errata 1).
     """
     X, own, other, nu, alpha = class_sets(X, y, c, nu, alpha)
-    Xc, Xmc = X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1]
     title = f"(19) multiclass TPMSVM kernel dual, {kernel}, class {c}"
-    return shapes.dual(title, kernel.gram(Xc, Xc), kernel.gram(Xmc, Xc), own, other, nu, alpha)
+    return shapes.dual(title, *_gram_blocks(X, own, other, kernel), own, other, nu, alpha)
+
+
+def _gram_blocks(X: np.ndarray, own, other, kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
+    return gram_blocks(kernel, X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1])
+
+
+def dual_19_qp(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, kernel: Kernel) -> QPMatrices:
+    """The matrices of (19) (of (16) for the linear kernel) for class ``c``, without a Pyomo model:
+    :func:`tpm_models.models.shapes.dual_matrices` of the Gram blocks :math:`K(X_c,X_c)`, :math:`K(X_{-c},X_c)`
+    that :func:`build_dual_19` writes, so ``qp_matrices(build_dual_19(...))`` equals it."""
+    X, own, other, nu, alpha = class_sets(X, y, c, nu, alpha)
+    return dual_matrices(*_gram_blocks(X, own, other, kernel), nu, alpha)
 
 
 @register_model(16, family="multiclass", model_class="QP", role="dual", summary="dual of (15)", primal=15,
                 omitted_constant=constant_of_others, group="paper")
+@shapes.paused_gc
 def build_dual_16(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float
 ) -> pyo.ConcreteModel:

@@ -9,7 +9,7 @@ Hölder conjugate (:func:`tpm_models.models.norms.conjugate`).
 paper                        Pyomo component                note
 ==========================  =============================  ===================================
 :math:`w_c,\\theta_c,\\xi_c`    ``w[j]``, ``theta``, ``xi[i]``  ``xi >= 0`` a bound
-:math:`\\varepsilon_i`         ``eps[i]``                     mutable parameter
+:math:`\\varepsilon_i`         coefficients                   of the rows (no ``Param``)
 :math:`t_c, u_c, v_c`         ``t``, ``u``, ``v``             ``t, u >= 0`` bounds (errata 8)
 :math:`s_c`                   ``s`` (27), ``s[j]`` (29)
 row 1 (margin)               ``margin[i]``                  constant on the right
@@ -27,6 +27,7 @@ printed :math:`y \\ge \\sqrt{\\sum_k x_k^2}`.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pyomo.environ as pyo
@@ -37,40 +38,67 @@ from tpm_models.models.norms import check_p, check_radii, conjugate
 from tpm_models.models.registry import register_model
 
 
-def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.ConcreteModel, float]:
+@dataclass(frozen=True)
+class RobustData:
+    """The numbers the rows of (23)-(29) are written from: the points (row ``i - 1`` is :math:`x^i`) and
+    the radii :math:`\\varepsilon_i` (21)."""
+
+    points: np.ndarray
+    radii: np.ndarray
+
+
+def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.ConcreteModel, float, RobustData]:
     p = check_p(p)
     X, own, other, nu, alpha = class_sets(X, y, c, nu, alpha)
     radii = check_radii(eps, X.shape[0])
-    m = shapes.skeleton(f"{title}, class {c}, p={p:g}", X, own, other, nu, alpha)
+    m = shapes.skeleton(f"{title}, class {c}, p={p:g}", X, own, other, nu, alpha, data_name=None)
+    m.p = pyo.Param(initialize=p, doc="p of the uncertainty set (21)")
     used = sorted(own[1] + other[1])
+    # a parameter, not a number: a row holds eps_i * |w| whatever eps_i is, so the model's class (and
+    # the solvers that may take it) do not change at eps = 0 (tpm_models.solvers.model_class)
     m.eps = pyo.Param(used, initialize={i: float(radii[i - 1]) for i in used}, mutable=True,
                       doc="eps[i] >= 0: radius of U_p(x^i) (21)")
-    m.p = pyo.Param(initialize=p, doc="p of the uncertainty set (21)")
     m.w = pyo.Var(m.J, doc="w_c")
     m.theta = pyo.Var(doc="theta_c")
     m.xi = pyo.Var(m.X_c, domain=pyo.NonNegativeReals, doc="xi_c,i >= 0")
-    return m, p
+    return m, p, RobustData(X, np.asarray(radii, dtype=float))
 
 
-def _xw(m: pyo.ConcreteModel, i: int) -> pyo.Expression:
-    return sum(m.x[i, j] * m.w[j] for j in m.J)
+def _robust_objective(m: pyo.ConcreteModel, data: RobustData, quadratic, norm) -> pyo.Objective:
+    """quadratic + nu/m_-c sum_{X_-c} (x_i'w + eps_i * norm) + nu theta + alpha/m_c sum xi.
 
+    The sum over :math:`\\mathcal X_{-c}` is written from column sums, the same term:
 
-def _robust_objective(m: pyo.ConcreteModel, quadratic, norm) -> pyo.Objective:
-    """quadratic + nu/m_-c sum_{X_-c} (x_i'w + eps_i * norm) + nu theta + alpha/m_c sum xi."""
+    .. math::
+        \\frac{\\nu}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}\\big({x^i}^\\top w + \\varepsilon_i\\|w\\|_{p'}\\big)
+        \\\\ = \\frac{\\nu}{m_{-c}}\\Big((X_{-c}e)^\\top w
+        + \\big(\\textstyle\\sum_{i\\in\\mathcal X_{-c}}\\varepsilon_i\\big)\\|w\\|_{p'}\\Big).
+
+    A nonlinear norm (the :math:`\\sqrt{\\cdot}` of (23) at :math:`p=2`) keeps the point-by-point sum,
+    so that the formats that write the expression tree (``.nl``, ``.gms``) write the same tree.
+    """
+    other = np.asarray(list(m.X_minus_c), dtype=int) - 1
+    w = [m.w[j] for j in m.J]
+    if norm.is_expression_type() and norm.polynomial_degree() != 1:
+        other_term = sum(shapes.linear_row(data.points[i], w) + m.eps[i + 1] * norm for i in other)
+    else:
+        eps_sum = sum(m.eps[i + 1] for i in other)  # in the order of X_-c, as the rows were summed
+        other_term = shapes.linear_row(data.points[other].sum(axis=0), w) + eps_sum * norm
     return pyo.Objective(
         expr=quadratic
-        + m.nu / len(m.X_minus_c) * sum(_xw(m, i) + m.eps[i] * norm for i in m.X_minus_c)
+        + m.nu / len(m.X_minus_c) * other_term
         + m.nu * m.theta
-        + m.alpha / len(m.X_c) * sum(m.xi[i] for i in m.X_c),
+        + m.alpha / len(m.X_c) * shapes.linear_row([1] * len(m.X_c), [m.xi[i] for i in m.X_c]),
         sense=pyo.minimize,
     )
 
 
-def _robust_margin(m: pyo.ConcreteModel, norm) -> pyo.Constraint:
+def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> pyo.Constraint:
+    w = [m.w[j] for j in m.J]
     return pyo.Constraint(
         m.X_c,
-        rule=lambda m, i: _xw(m, i) + m.theta - m.eps[i] * norm + m.xi[i] >= 0,
+        rule=lambda m, i: shapes.linear_row([*data.points[i - 1].tolist(), 1], [*w, m.theta])
+        - m.eps[i] * norm + m.xi[i] >= 0,
         doc="x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right",
     )
 
@@ -112,6 +140,7 @@ def pnorm_epigraph(m: pyo.ConcreteModel, a: pyo.Var, r: pyo.Var, q: float) -> py
 
 @register_model(23, family="multiclass", model_class="NLP", summary="robust counterpart (Theorem 1)", robust_p=(),
                 group="paper")
+@shapes.paused_gc
 def build_robust_23(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float, eps: float | np.ndarray
 ) -> pyo.ConcreteModel:
@@ -147,7 +176,7 @@ def build_robust_23(
     :math:`w_j=0` and stopped Ipopt at its iteration limit. (26) differs from (23) only in the
     conic epigraph of :math:`\\tfrac12\\|w\\|^2`; (27)-(29) are Corollary 1 as printed.
     """
-    m, p = _robust_skeleton("(23) robust counterpart", X, y, c, nu, alpha, p, eps)
+    m, p, data = _robust_skeleton("(23) robust counterpart", X, y, c, nu, alpha, p, eps)
     q = conjugate(p)
     if math.isinf(q):
         m.norm_w = pyo.Var(domain=pyo.NonNegativeReals, doc="|w|_inf = max_j |w_j|")
@@ -162,13 +191,14 @@ def build_robust_23(
         m.norm_w = pyo.Var(domain=pyo.NonNegativeReals, doc=f"norm_w >= |w|_{q:g}")
         _abs_w(m)
         m.norm_ge_abs_w = pnorm_epigraph(m, m.abs_w, m.norm_w, q)
-    m.obj = _robust_objective(m, 0.5 * sum(m.w[j] ** 2 for j in m.J), m.norm_w)
-    m.margin = _robust_margin(m, m.norm_w)
+    m.obj = _robust_objective(m, data, 0.5 * sum(m.w[j] ** 2 for j in m.J), m.norm_w)
+    m.margin = _robust_margin(m, data, m.norm_w)
     return m
 
 
 @register_model(26, family="multiclass", model_class="NLP", summary="robust counterpart, conic epigraph of 1/2|w|^2",
                 robust_p=(), group="paper")
+@shapes.paused_gc
 def build_robust_26(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float, eps: float | np.ndarray
 ) -> pyo.ConcreteModel:
@@ -193,7 +223,7 @@ def build_robust_26(
     coefficients :math:`\\nu\\varepsilon_i/m_{-c} \\ge 0` in the objective and
     :math:`-\\varepsilon_i` in the rows).
     """
-    m, p = _robust_skeleton("(26) robust conic epigraph", X, y, c, nu, alpha, p, eps)
+    m, p, data = _robust_skeleton("(26) robust conic epigraph", X, y, c, nu, alpha, p, eps)
     q = conjugate(p)
     _cones(m)
     m.r = pyo.Var(domain=pyo.NonNegativeReals, doc="r >= |w|_p'")
@@ -208,12 +238,13 @@ def build_robust_26(
         m.norm_r = pyo.Constraint(expr=sum(m.a[j] ** 2 for j in m.J) <= m.r**2, doc="sum_j a_j^2 <= r^2 (a cone)")
     else:
         m.norm_r = pnorm_epigraph(m, m.a, m.r, q)
-    m.obj = _robust_objective(m, 0.5 * (m.u - m.v), m.r)
-    m.margin = _robust_margin(m, m.r)
+    m.obj = _robust_objective(m, data, 0.5 * (m.u - m.v), m.r)
+    m.margin = _robust_margin(m, data, m.r)
     return m
 
 
 @register_model(27, family="multiclass", model_class="SOCP", summary="robust SOCP, p = 1", robust_p=(1,), group="paper")
+@shapes.paused_gc
 def build_socp_27(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = 1.0,
     eps: float | np.ndarray,
@@ -231,17 +262,18 @@ def build_socp_27(
     """
     if check_p(p) != 1.0:
         raise ValueError(f"(27) is the SOCP for p = 1; for p = {p:g} use (28) (p=2), (29) (p=inf) or (26)")
-    m, _ = _robust_skeleton("(27) robust SOCP p=1", X, y, c, nu, alpha, 1.0, eps)
+    m, _, data = _robust_skeleton("(27) robust SOCP p=1", X, y, c, nu, alpha, 1.0, eps)
     _cones(m)
     m.s = pyo.Var(domain=pyo.NonNegativeReals, doc="s_c >= |w_c|_inf (s_c >= 0 printed, implied)")
     m.s_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.s + m.w[j] >= 0, doc="s_c >= -w_c,j")
     m.s_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.s - m.w[j] >= 0, doc="s_c >= w_c,j")
-    m.obj = _robust_objective(m, 0.5 * (m.u - m.v), m.s)
-    m.margin = _robust_margin(m, m.s)
+    m.obj = _robust_objective(m, data, 0.5 * (m.u - m.v), m.s)
+    m.margin = _robust_margin(m, data, m.s)
     return m
 
 
 @register_model(28, family="multiclass", model_class="SOCP", summary="robust SOCP, p = 2", robust_p=(2,), group="paper")
+@shapes.paused_gc
 def build_socp_28(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = 2.0,
     eps: float | np.ndarray,
@@ -258,15 +290,16 @@ def build_socp_28(
     """
     if check_p(p) != 2.0:
         raise ValueError(f"(28) is the SOCP for p = 2; for p = {p:g} use (27) (p=1), (29) (p=inf) or (26)")
-    m, _ = _robust_skeleton("(28) robust SOCP p=2", X, y, c, nu, alpha, 2.0, eps)
+    m, _, data = _robust_skeleton("(28) robust SOCP p=2", X, y, c, nu, alpha, 2.0, eps)
     _cones(m)
-    m.obj = _robust_objective(m, 0.5 * (m.u - m.v), m.t)
-    m.margin = _robust_margin(m, m.t)
+    m.obj = _robust_objective(m, data, 0.5 * (m.u - m.v), m.t)
+    m.margin = _robust_margin(m, data, m.t)
     return m
 
 
 @register_model(29, family="multiclass", model_class="SOCP", summary="robust SOCP, p = inf",
                 robust_p=(math.inf,), group="paper")
+@shapes.paused_gc
 def build_socp_29(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = math.inf,
     eps: float | np.ndarray,
@@ -284,12 +317,12 @@ def build_socp_29(
     """
     if not math.isinf(check_p(p)):
         raise ValueError(f"(29) is the SOCP for p = inf; for p = {p:g} use (27) (p=1), (28) (p=2) or (26)")
-    m, _ = _robust_skeleton("(29) robust SOCP p=inf", X, y, c, nu, alpha, math.inf, eps)
+    m, _, data = _robust_skeleton("(29) robust SOCP p=inf", X, y, c, nu, alpha, math.inf, eps)
     _cones(m)
     m.s = pyo.Var(m.J, doc="s_c,j >= |w_c,j|")
     m.s_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.s[j] + m.w[j] >= 0, doc="s_c,j >= -w_c,j")
     m.s_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.s[j] - m.w[j] >= 0, doc="s_c,j >= w_c,j")
     total = sum(m.s[j] for j in m.J)
-    m.obj = _robust_objective(m, 0.5 * (m.u - m.v), total)
-    m.margin = _robust_margin(m, total)
+    m.obj = _robust_objective(m, data, 0.5 * (m.u - m.v), total)
+    m.margin = _robust_margin(m, data, total)
     return m

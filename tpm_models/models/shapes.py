@@ -17,10 +17,31 @@ the duals of ``margin`` are then :math:`\\lambda` for (2), (10), (15) and
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.common.gc_manager import PauseGC
+from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
 from tpm_models.kernels import Kernel
+from tpm_models.qp import QPMatrices
+from tpm_models.validation import check_nu_alpha
+
+
+def paused_gc(builder):
+    """Run ``builder`` with Python's cyclic garbage collector paused (Pyomo's ``PauseGC``, as its writers do).
+
+    A model of :math:`10^5` rows is millions of small objects that are all alive; every collection
+    pass would walk all of them again, which made building grow faster than the number of rows.
+    """
+
+    @functools.wraps(builder)
+    def run(*args, **kwargs):
+        with PauseGC():
+            return builder(*args, **kwargs)
+
+    return run
 
 
 def skeleton(
@@ -30,68 +51,99 @@ def skeleton(
     other: tuple[str, list[int], str],
     nu: float,
     alpha: float,
-    data_name: str = "x",
+    data_name: str | None = "x",
 ) -> pyo.ConcreteModel:
-    """A model with the index sets, the data ``x[i, j]`` (or ``phi``) and the parameters."""
+    """A model with the index sets, the parameters and (``data_name`` not None) the data ``x[i, j]`` (or ``phi``).
+
+    The builders whose rows are written with numeric coefficients (:func:`linear_row`) pass
+    ``data_name=None``: at :math:`m = 10^5` points a ``Param`` holding every :math:`x_{ij}` costs more
+    time and memory than the whole rest of the model. The models that refer to the data
+    symbolically ((22) by scenarios, the derived duals) keep it.
+    """
     m = pyo.ConcreteModel(name=title)
     m.J = pyo.RangeSet(points.shape[1], doc="features j = 1..n")
     for set_name, members, doc in (own, other):
         m.add_component(set_name, pyo.Set(initialize=members, ordered=True, doc=doc))
-    used = sorted(own[1] + other[1])
-    data = {(i, j + 1): float(points[i - 1, j]) for i in used for j in range(points.shape[1])}
-    m.add_component(
-        data_name,
-        pyo.Param(used, m.J, initialize=data, doc=f"{data_name}[i, j]: feature j of point i"),
-    )
+    if data_name is not None:
+        used = sorted(own[1] + other[1])
+        data = {(i, j + 1): float(points[i - 1, j]) for i in used for j in range(points.shape[1])}
+        m.add_component(
+            data_name,
+            pyo.Param(used, m.J, initialize=data, doc=f"{data_name}[i, j]: feature j of point i"),
+        )
     m.nu = pyo.Param(initialize=nu, mutable=True, doc="nu > 0")
     m.alpha = pyo.Param(initialize=alpha, mutable=True, doc="alpha >= nu")
     return m
 
 
-def primal_plus(m: pyo.ConcreteModel, own: str, other: str, data_name: str = "x") -> None:
-    """min 1/2|w|^2 + nu/m_o e'(X_o'w + e theta) + alpha/m e'xi  s.t.  X'w + e theta >= -xi, xi >= 0."""
-    X_own, X_other, x = m.component(own), m.component(other), m.component(data_name)
+def linear_row(coefs, variables, constant: float = 0.0) -> LinearExpression:
+    """:math:`\\sum_k a_k v_k` (+ ``constant``) as one ``LinearExpression``, the way Pyomo stores a linear row.
+
+    Built directly from the coefficients and variables, without the generic expression system.
+    The terms are those Pyomo's operators would make: a coefficient 1 is the variable itself,
+    any other one a monomial -- a data coefficient 0.0 too, so the written model keeps its terms in
+    every format (``.gms`` writes them; ``.lp``, ``.mps`` and ``.nl`` leave zero coefficients out).
+    """
+    if isinstance(coefs, np.ndarray):
+        coefs = coefs.tolist()  # Python floats: numpy scalars are slow to compare and would leak into the model
+    args = [constant] if constant else []
+    args += [v if a == 1 else MonomialTermExpression((a, v)) for a, v in zip(coefs, variables)]
+    return LinearExpression(args)
+
+
+def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign: int) -> None:
+    """(2)/(15) (``sign = +1``) and (3) (``sign = -1``), rows written directly from ``points`` (row ``i - 1``
+    is :math:`x^i`).
+
+    The :math:`\\nu`-term is written from the column sums of :math:`X_{other}`: for any :math:`w, \\theta`,
+
+    .. math::
+        \\frac{\\nu}{m_o}e^\\top(X_o^\\top w + e\\theta) = \\frac{\\nu}{m_o}(X_o e)^\\top w + \\nu\\theta ,
+
+    the same term with :math:`n + 1` coefficients instead of :math:`m_o(n + 1)` products.
+    """
+    X_own, X_other = m.component(own), m.component(other)
     m.w = pyo.Var(m.J, doc="w: normal of the hyperplane")
     m.theta = pyo.Var(doc="theta: intercept")
     m.xi = pyo.Var(X_own, domain=pyo.NonNegativeReals, doc=f"xi[i] >= 0, i in {own}")
-
-    def score(i: int) -> pyo.Expression:
-        return sum(x[i, j] * m.w[j] for j in m.J) + m.theta
-
+    w = [m.w[j] for j in m.J]
+    other_sum = points[np.asarray(list(X_other), dtype=int) - 1].sum(axis=0)  # X_o e
+    nu_term = m.nu / len(X_other) * linear_row(other_sum, w) + m.nu * m.theta
     m.obj = pyo.Objective(
         expr=0.5 * sum(m.w[j] ** 2 for j in m.J)
-        + m.nu / len(X_other) * sum(score(i) for i in X_other)
-        + m.alpha / len(X_own) * sum(m.xi[i] for i in X_own),
+        + (nu_term if sign == 1 else -nu_term)
+        + m.alpha / len(X_own) * linear_row([1] * len(X_own), [m.xi[i] for i in X_own]),
         sense=pyo.minimize,
     )
-    m.margin = pyo.Constraint(
-        X_own,
-        rule=lambda m, i: score(i) + m.xi[i] >= 0,
-        doc=f"x_i'w + theta >= -xi_i for i in {own}, stored as x_i'w + theta + xi_i >= 0",
-    )
+    if sign == 1:
+        m.margin = pyo.Constraint(
+            X_own,
+            rule=lambda m, i: linear_row([*points[i - 1].tolist(), 1, 1], [*w, m.theta, m.xi[i]]) >= 0,
+            doc=f"x_i'w + theta >= -xi_i for i in {own}, stored as x_i'w + theta + xi_i >= 0",
+        )
+    else:
+        m.margin = pyo.Constraint(
+            X_own,
+            rule=lambda m, i: linear_row([*points[i - 1].tolist(), 1, -1], [*w, m.theta, m.xi[i]]) <= 0,
+            doc=f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0",
+        )
 
 
-def primal_minus(m: pyo.ConcreteModel, own: str, other: str, data_name: str = "x") -> None:
-    """min 1/2|w|^2 - nu/m_o e'(X_o'w + e theta) + alpha/m e'xi  s.t.  X'w + e theta <= xi, xi >= 0."""
-    X_own, X_other, x = m.component(own), m.component(other), m.component(data_name)
-    m.w = pyo.Var(m.J, doc="w: normal of the hyperplane")
-    m.theta = pyo.Var(doc="theta: intercept")
-    m.xi = pyo.Var(X_own, domain=pyo.NonNegativeReals, doc=f"xi[j] >= 0, j in {own}")
+def primal_plus(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray) -> None:
+    """min 1/2|w|^2 + nu/m_o e'(X_o'w + e theta) + alpha/m e'xi  s.t.  X'w + e theta >= -xi, xi >= 0.
 
-    def score(i: int) -> pyo.Expression:
-        return sum(x[i, j] * m.w[j] for j in m.J) + m.theta
+    ``points[i - 1]`` is point ``i`` (:math:`x^i`, or :math:`\\varphi(x^i)` for (10)); the nu-term is
+    written as :math:`\\frac{\\nu}{m_o}(X_o e)^\\top w + \\nu\\theta` (:func:`_primal`).
+    """
+    _primal(m, own, other, points, 1)
 
-    m.obj = pyo.Objective(
-        expr=0.5 * sum(m.w[j] ** 2 for j in m.J)
-        - m.nu / len(X_other) * sum(score(i) for i in X_other)
-        + m.alpha / len(X_own) * sum(m.xi[i] for i in X_own),
-        sense=pyo.minimize,
-    )
-    m.margin = pyo.Constraint(
-        X_own,
-        rule=lambda m, i: score(i) - m.xi[i] <= 0,
-        doc=f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0",
-    )
+
+def primal_minus(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray) -> None:
+    """min 1/2|w|^2 - nu/m_o e'(X_o'w + e theta) + alpha/m e'xi  s.t.  X'w + e theta <= xi, xi >= 0.
+
+    ``points`` as in :func:`primal_plus`; the nu-term is :math:`-\\frac{\\nu}{m_o}(X_o e)^\\top w - \\nu\\theta`.
+    """
+    _primal(m, own, other, points, -1)
 
 
 def dual(
@@ -106,29 +158,32 @@ def dual(
     """max -1/2 lam'K(own,own)lam + nu/m_o e'K(other,own)lam  s.t.  e'lam = nu, 0 <= lam <= alpha/m.
 
     ``gram_own[a, b] = k(x^{own_a}, x^{own_b})``,
-    ``gram_other_own[a, b] = k(x^{other_a}, x^{own_b})``.
+    ``gram_other_own[a, b] = k(x^{other_a}, x^{own_b})``. The objective is written from the numbers of
+    :func:`tpm_models.models.shapes.dual_matrices`: :math:`P = K(own,own)` and
+    :math:`q = -\\frac{\\nu}{m_o}K(other,own)^\\top e` (with ``nu`` kept as the mutable parameter), so
+    ``qp_matrices`` of the model equals ``dual_matrices(gram_own, gram_other_own, nu, alpha)``: the matrices
+    the estimators solve without a model (tested in ``tests/test_fastfit.py``).
     """
+    qp = dual_matrices(gram_own, gram_other_own, nu, alpha)
     m = pyo.ConcreteModel(name=title)
     own_name, own_idx, own_doc = own
     other_name, other_idx, other_doc = other
     m.add_component(own_name, pyo.Set(initialize=own_idx, ordered=True, doc=own_doc))
     m.add_component(other_name, pyo.Set(initialize=other_idx, ordered=True, doc=other_doc))
-    X_own, X_other = m.component(own_name), m.component(other_name)
+    X_own = m.component(own_name)
     m.nu = pyo.Param(initialize=nu, mutable=True, doc="nu > 0")
     m.alpha = pyo.Param(initialize=alpha, mutable=True, doc="alpha >= nu")
-    K = {(i, k): float(gram_own[a, b]) for a, i in enumerate(own_idx) for b, k in enumerate(own_idx)}
-    K.update(
-        {(j, i): float(gram_other_own[a, b]) for a, j in enumerate(other_idx) for b, i in enumerate(own_idx)}
-    )
-    m.K = pyo.Param(list(K), initialize=K, doc="K[i, k] = k(x^i, x^k)")
-    m_own, m_other = len(own_idx), len(other_idx)
+    m_own = len(own_idx)
     m.lam = pyo.Var(X_own, bounds=(0, m.alpha / m_own), doc="lam[i] in [0, alpha/m]")
+    lam = [m.lam[i] for i in X_own]
+    P = qp.P
+    col_sums = np.asarray(gram_other_own, dtype=float).sum(axis=0)  # K(other,own)'e: q = -(nu/m_o) col_sums
     m.obj = pyo.Objective(
-        expr=-0.5 * sum(m.K[i, k] * m.lam[i] * m.lam[k] for i in X_own for k in X_own)
-        + m.nu / m_other * sum(m.K[j, i] * m.lam[i] for j in X_other for i in X_own),
+        expr=-0.5 * sum(P[a, b] * lam[a] * lam[b] for a in range(m_own) for b in range(m_own))
+        + m.nu / len(other_idx) * linear_row(col_sums, lam),
         sense=pyo.maximize,
     )
-    m.sum_lam = pyo.Constraint(expr=sum(m.lam[i] for i in X_own) == m.nu, doc="e'lam = nu")
+    m.sum_lam = pyo.Constraint(expr=linear_row([1] * m_own, lam) == m.nu, doc="e'lam = nu")
     return m
 
 
@@ -141,3 +196,60 @@ def dual_constant(other: np.ndarray, nu: float, kernel: Kernel | None = None) ->
     kernel = kernel or Kernel()
     a = nu / len(other)
     return float(-0.5 * a**2 * kernel.gram(other, other).sum())
+
+
+def dual_matrices(gram_own: np.ndarray, gram_other_own: np.ndarray, nu: float, alpha: float) -> QPMatrices:
+    """The dual QP (4)/(5)/(12)/(13)/(16)/(19) in matrix form, from its two Gram blocks: the one source of truth.
+
+    All six duals are one shape (:func:`dual`):
+
+    .. math::
+        \\max_\\lambda\\ -\\tfrac12\\lambda^\\top K_{oo}\\lambda + \\frac{\\nu}{m_o}e^\\top K_{\\bar oo}\\lambda
+        \\quad\\text{s.t.}\\quad e^\\top\\lambda = \\nu,\\ \\ 0\\le\\lambda\\le\\frac{\\alpha}{m}
+
+    with ``gram_own`` :math:`K_{oo} = K(X_{own}, X_{own})` and ``gram_other_own``
+    :math:`K_{\\bar oo} = K(X_{other}, X_{own})`. Stored as :func:`qp_matrices` stores a maximisation
+    (``sense = -1``, the minimisation of the negated objective):
+
+    .. math::
+        P = K_{oo},\\quad q = -\\frac{\\nu}{m_o}K_{\\bar oo}^\\top e,\\quad q_0 = 0,\\quad
+        A = e^\\top,\\ b = \\nu,\\quad x_l = 0,\\ x_u = \\frac{\\alpha}{m}e,\\quad\\text{no rows } G.
+
+    The Pyomo builders write their objective from these very numbers, and the estimators solve
+    them directly (no Pyomo model): ``qp_matrices(build_dual_19(...))`` equals
+    ``dual_matrices(...)``. ``variables`` and the constraint lists are empty (no Pyomo components).
+    """
+    nu, alpha = check_nu_alpha(nu, alpha)
+    P = np.array(gram_own, dtype=float)
+    G_oo = np.asarray(gram_other_own, dtype=float)
+    m_own = P.shape[0]
+    if P.shape != (m_own, m_own) or G_oo.ndim != 2 or G_oo.shape[1] != m_own or m_own == 0 or G_oo.shape[0] == 0:
+        raise ValueError(f"Gram blocks of shapes {P.shape} and {G_oo.shape} do not fit the dual")
+    return QPMatrices(
+        variables=[],
+        P=P,
+        q=-(nu / G_oo.shape[0]) * G_oo.sum(axis=0),
+        q0=0.0,
+        sense=-1,
+        A=np.ones((1, m_own)),
+        b=np.array([nu]),
+        eq_constraints=[],
+        G=np.zeros((0, m_own)),
+        h_l=np.zeros(0),
+        h_u=np.zeros(0),
+        ineq_constraints=[],
+        x_l=np.zeros(m_own),
+        x_u=np.full(m_own, alpha / m_own),
+    )
+
+
+def gram_blocks(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two Gram blocks of the duals, :math:`K(X_{own}, X_{own})` and :math:`K(X_{other}, X_{own})`
+    (points as rows), computed as every dual builder and the estimators compute them."""
+    return kernel.gram(X_own, X_own), kernel.gram(X_other, X_own)
+
+
+def kernel_dual_matrices(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: float, alpha: float) -> QPMatrices:
+    """:func:`dual_matrices` of :func:`gram_blocks`: the dual QP of the points ``X_own`` against ``X_other``
+    ((16)/(19) with :math:`X_c, X_{-c}`; (4)/(12) with :math:`X_+, X_-`; (5)/(13) with :math:`X_-, X_+`)."""
+    return dual_matrices(*gram_blocks(kernel, X_own, X_other), nu, alpha)

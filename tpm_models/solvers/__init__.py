@@ -7,6 +7,9 @@ module              what it holds
                     sign convention
 ``structure``       what a model holds (:func:`model_class`) and where its values stand
 ``matrices``        a Pyomo QP read into dense matrices (the dense backends, the fast paths)
+``dense``           :func:`solve_matrices`: PIQP or DAQP on a QP in matrix form, no Pyomo model
+``conic``           a Pyomo model read into Clarabel's cones
+``compare``         relative gaps and distances between two solutions
 ``backends``        the capability table (:func:`register_backend`) and one module per backend
 ``pyomo_interfaces``  adapters for the backends reached through Pyomo's own interfaces
 ``ipopt``           the Ipopt library of the CasADi wheel as a Pyomo solver plugin
@@ -33,12 +36,13 @@ from tpm_models.solvers.common import (
     SolverUnavailableError,
     Termination,
 )
+from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution, solve_matrices
 from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.structure import max_violation, model_class, objective_of, title, values_of
 
 __all__ = [
-    "BACKENDS", "DEFAULT", "DENSE_QP_TOL", "FEASIBILITY_TOL", "ITERATION_LIMIT", "OPTIMALITY_TOL", "SCIP_TIME_LIMIT",
-    "Backend", "NoOptimalSolutionError", "SolveResult", "SolverUnavailableError", "Termination", "available_solvers",
-    "backend_for", "is_licence_limit", "max_violation", "model_class", "objective_of", "register_backend", "solve",
-    "title", "values_of",
+    "available_solvers", "Backend", "backend_for", "BACKENDS", "DEFAULT", "DENSE_QP_TOL", "FEASIBILITY_TOL",
+    "is_licence_limit", "ITERATION_LIMIT", "MATRIX_SOLVERS", "MatrixSolution", "max_violation", "model_class",
+    "NoOptimalSolutionError", "objective_of", "OPTIMALITY_TOL", "register_backend", "SCIP_TIME_LIMIT", "solve",
+    "solve_matrices", "SolveResult", "SolverUnavailableError", "Termination", "title", "values_of",
 ]

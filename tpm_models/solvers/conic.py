@@ -20,7 +20,7 @@ Standard form
 ==========  ==================================================================================
 
 The columns of :math:`x` are the model's unfixed variables (in ``model.component_data_objects``
-order, as :func:`tpm_models.matrices.qp_matrices`), then auxiliary epigraph variables. A
+order, as :func:`tpm_models.solvers.matrices.qp_matrices`), then auxiliary epigraph variables. A
 maximisation is stored as the minimisation of the negated objective (``sense = -1``). Every row
 is an affine map of :math:`x`: a row read as :math:`s = c + a^\\top x` is stored as
 :math:`b = c`, :math:`A = -a`. Bounds :math:`l \\le x_j \\le u` become ``nonneg`` rows
@@ -39,7 +39,7 @@ written first as :math:`g(x) \\le 0` (``body <= upper``: :math:`g = \\text{body}
    :math:`g = \\|Fx+g_0\\|_2^2 + c_0 - b\\,y^2` with :math:`b > 0`, :math:`c_0 \\ge 0`, a single
    variable :math:`y` with a negative square, bounded :math:`y \\ge 0`, in no other term. Then
    :math:`g \\le 0 \\iff (\\sqrt b\\,y,\\ Fx+g_0,\\ \\sqrt{c_0}) \\in \\mathrm{SOC}`.
-   (This is :func:`tpm_models.solvers.model_class`'s cone shape :math:`\\sum_k a_kx_k^2\\le b y^2`.)
+   (This is :func:`tpm_models.solvers.structure.model_class`'s cone shape :math:`\\sum_k a_kx_k^2\\le b y^2`.)
 3. **convex quadratic rows** :math:`x^\\top Qx + l^\\top x + c \\le 0`, :math:`Q \\succeq 0`
    (:math:`Q = F^\\top F`): with :math:`u = -(l^\\top x + c)`,
    :math:`\\|Fx\\|^2 \\le u \\iff (1+u,\\ 1-u,\\ 2Fx) \\in \\mathrm{SOC}` (a rotated cone).
@@ -260,7 +260,7 @@ class _Builder:
                     pass
             if 0.0 < e < 1.0:
                 return self.atom(expr, coef, self.pnorm_atom(base, 1.0 / e, where), atoms)
-        raise NotConicError(f"{where}: {_short(expr)} is not a term Clarabel takes (tpm_models.conic: "
+        raise NotConicError(f"{where}: {_short(expr)} is not a term Clarabel takes (tpm_models.solvers.conic: "
                             "linear, quadratic, sqrt(quadratic), a**q * r**(1-q), (sum_j abs(x_j)**q)**(1/q))")
 
     def atom(self, expr, coef: float, column: int, atoms: list) -> float:

@@ -14,39 +14,15 @@ Nothing is reformulated: the matrices are the model's coefficients.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.repn import generate_standard_repn
 
+from tpm_models.qp import QPMatrices
+
 
 class NotAQPError(ValueError):
     """The model is not a QP with linear constraints; use an NLP/SOCP-capable solver."""
-
-
-@dataclass
-class QPMatrices:
-    """A QP in matrix form; rows and columns keep references to the Pyomo components."""
-
-    variables: list
-    P: np.ndarray
-    q: np.ndarray
-    q0: float
-    sense: int
-    A: np.ndarray
-    b: np.ndarray
-    eq_constraints: list
-    G: np.ndarray
-    h_l: np.ndarray
-    h_u: np.ndarray
-    ineq_constraints: list
-    x_l: np.ndarray
-    x_u: np.ndarray
-
-    def objective(self, x: np.ndarray) -> float:
-        """The model's objective (in its own sense) at ``x``."""
-        return self.sense * float(0.5 * x @ self.P @ x + self.q @ x + self.q0)
 
 
 def _active_objective(model: pyo.ConcreteModel):

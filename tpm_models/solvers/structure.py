@@ -1,6 +1,6 @@
 """What a Pyomo model holds and where its values stand: its class, its values, its violations.
 
-Nothing here solves; :func:`tpm_models.solvers.solve` and the checks use these readings.
+Nothing here solves; :func:`tpm_models.solvers.dispatch.solve` and the checks use these readings.
 """
 
 from __future__ import annotations

@@ -5,19 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from tpm_models.qp import QPMatrices
 from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import DENSE_QP_TOL, OPTIMALITY_TOL, Termination
+from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution
 from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices
 
 
-def run_daqp(model: pyo.ConcreteModel, time_limit: float | None):
+def daqp_matrices(qp: QPMatrices) -> MatrixSolution:
+    """DAQP on the matrices ``qp``, with the settings of ``solve(model, "daqp")``."""
     from ctypes import c_double, c_int
 
     import daqp
 
-    qp = qp_matrices(model)
-    n = len(qp.variables)
+    n = len(qp.q)
     # DAQP takes simple bounds first (rows of the identity), then general rows
     A = np.vstack([qp.A, qp.G])
     upper = np.concatenate([qp.x_u, qp.b, qp.h_u])
@@ -38,13 +40,20 @@ def run_daqp(model: pyo.ConcreteModel, time_limit: float | None):
     )
     names = {1: Termination.OPTIMAL, 2: Termination.OPTIMAL, -1: Termination.INFEASIBLE,
              -3: Termination.UNBOUNDED, -4: Termination.ITERATION_LIMIT}
-    termination = names.get(int(exitflag), Termination.ERROR)
-    load_values(qp, np.asarray(x))
     lam = np.asarray(info["lam"])[n:]
     # DAQP: L = f + lam'(Ax - bound); d min / d bound = -lam
     m_eq = len(qp.b)
-    duals = dense_duals(qp, -lam[:m_eq], -lam[m_eq:])
-    return termination, duals, f"exitflag {int(exitflag)}"
+    return MatrixSolution(names.get(int(exitflag), Termination.ERROR), np.array(x, dtype=float), -lam[:m_eq],
+                          -lam[m_eq:], f"exitflag {int(exitflag)}")
 
 
+def run_daqp(model: pyo.ConcreteModel, time_limit: float | None):
+    """The ``daqp`` backend: :func:`daqp_matrices` on the model's matrices, the values and duals loaded back."""
+    qp = qp_matrices(model)
+    sol = daqp_matrices(qp)
+    load_values(qp, sol.x)
+    return sol.termination, dense_duals(qp, sol.eq_duals, sol.ineq_duals), sol.message
+
+
+MATRIX_SOLVERS["daqp"] = daqp_matrices
 register_backend("daqp", "daqp", {"LP", "QP"}, run_daqp)

@@ -5,16 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from tpm_models.qp import QPMatrices
 from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import DENSE_QP_TOL, Termination
+from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution
 from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices
 
 
-def run_piqp(model: pyo.ConcreteModel, time_limit: float | None):
+def piqp_matrices(qp: QPMatrices) -> MatrixSolution:
+    """PIQP (dense) on the matrices ``qp``, with the settings of ``solve(model, "piqp")``."""
     import piqp
 
-    qp = qp_matrices(model)
     solver = piqp.DenseSolver()
     solver.settings.verbose = False
     solver.settings.eps_abs = DENSE_QP_TOL
@@ -39,12 +41,19 @@ def run_piqp(model: pyo.ConcreteModel, time_limit: float | None):
         piqp.PIQP_DUAL_INFEASIBLE: Termination.UNBOUNDED,
         piqp.PIQP_NUMERICS: Termination.NUMERICAL_ERROR,
     }
-    termination = names.get(status, Termination.ERROR)
     r = solver.result
-    load_values(qp, r.x)
     # PIQP: L = f + y'(Ax - b) + z_u'(Gx - h_u) - z_l'(Gx - h_l); d min / d b = -y, d/dh = z_l - z_u
-    duals = dense_duals(qp, -np.asarray(r.y), np.asarray(r.z_l) - np.asarray(r.z_u))
-    return termination, duals, str(status)
+    return MatrixSolution(names.get(status, Termination.ERROR), np.array(r.x, dtype=float), -np.asarray(r.y),
+                          np.asarray(r.z_l) - np.asarray(r.z_u), str(status))
 
 
+def run_piqp(model: pyo.ConcreteModel, time_limit: float | None):
+    """The ``piqp`` backend: :func:`piqp_matrices` on the model's matrices, the values and duals loaded back."""
+    qp = qp_matrices(model)
+    sol = piqp_matrices(qp)
+    load_values(qp, sol.x)
+    return sol.termination, dense_duals(qp, sol.eq_duals, sol.ineq_duals), sol.message
+
+
+MATRIX_SOLVERS["piqp"] = piqp_matrices
 register_backend("piqp", "piqp", {"LP", "QP"}, run_piqp)

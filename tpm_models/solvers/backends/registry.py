@@ -7,6 +7,7 @@ reads the declarations, never a solver's name.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,8 +51,10 @@ class Backend:
         return self.version() if self.version else package_version(self.package)
 
 
+@functools.cache
 def package_version(package: str) -> str:
-    """The installed version of ``package``, or ``"unknown"``."""
+    """The installed version of ``package``, or ``"unknown"`` (cached: reading package metadata takes
+    milliseconds, and a fit of the estimators solves several QPs)."""
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
