@@ -30,8 +30,6 @@ import math
 from collections.abc import Callable, Iterable
 
 import numpy as np
-import pyomo.environ as pyo
-from pyomo.repn import generate_standard_repn
 
 from tpm_models.checks import TOL, CheckResult, dual_constant, rel_dist, rel_gap
 from tpm_models.kernels import Kernel
@@ -50,6 +48,7 @@ from tpm_models.solvers import (
     model_class,
     solve,
 )
+from tpm_models.verify import obj_residual, objective_scale
 
 W_TOL = 1e-5
 """Tolerance on solutions: the objective is strongly convex only in w (1/2|w|^2), so a
@@ -67,24 +66,6 @@ GENERAL_P = 3.0
 ROBUST_PARAMETERS = (0.3, 1.0, 0.02)
 """(nu, alpha, eps) of ``tpm-models check``: eps = 0.02 (2% of the feature range) keeps
 w well away from 0 on every class of Iris and Wine."""
-
-
-def objective_scale(model: pyo.ConcreteModel) -> float:
-    """Sum of the absolute values of the objective's terms at the model's current values."""
-    objective = next(model.component_data_objects(pyo.Objective, active=True))
-    repn = generate_standard_repn(objective.expr, quadratic=True)
-    total = abs(float(pyo.value(repn.constant)))
-    total += sum(abs(c * v.value) for v, c in zip(repn.linear_vars, repn.linear_coefs))
-    total += sum(abs(c * u.value * v.value) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs))
-    if repn.nonlinear_expr is not None:
-        total += abs(pyo.value(repn.nonlinear_expr))
-    return float(total)
-
-
-def obj_residual(a: float, b: float, scale: float) -> float:
-    """:math:`|a-b| / \\max(|a|, |b|, S)`."""
-    denom = max(abs(a), abs(b), abs(scale))
-    return 0.0 if denom == 0 else abs(a - b) / denom
 
 
 def _solve(eq, X, y, c, nu, alpha, p, eps, solver="default") -> tuple[SolveResult, float]:
