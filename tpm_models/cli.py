@@ -5,6 +5,7 @@
     tpm-models models
     tpm-models solvers
     tpm-models export --model 28 --dataset iris --class 0 --nu 0.3 --alpha 1 --eps 0.02 --out eq28.lp
+    tpm-models verify --model 28 --dataset iris --class 0 --nu 0.3 --alpha 1 --eps 0.02 --method pyros
     tpm-models export-library                 # regenerate formulations/ (tpm_models.export)
     tpm-models table3 --runs 100 --jobs 2     # Section 5 (tpm_models.experiments)
     tpm-models reproduce                      # check + Table 3
@@ -172,6 +173,28 @@ def _solve_22(args: argparse.Namespace, data: Dataset, c: int, X: np.ndarray) ->
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Theorem 1 for one registered counterpart (:func:`tpm_models.robust_checks.verify_model`): 0 verified,
+    1 not verified (or the route failed), 2 bad input."""
+    from tpm_models.robust_checks import verify_model
+
+    data = load_dataset(args.dataset)
+    c = _class_of(data, args.class_)
+    if args.eps is None:
+        raise ValueError("give --eps (the radius of the uncertainty set (21))")
+    try:
+        v = verify_model(args.model, min_max_scale(data.X), data.y, c, args.nu, args.alpha, args.p, args.eps,
+                         method=args.method, solver=args.solver, points_per_class=args.points_per_class,
+                         time_limit=args.time_limit)
+    except (NoOptimalSolutionError, RuntimeError) as exc:
+        print(f"tpm-models: verification failed: {exc}", file=sys.stderr)
+        return 1
+    print(f"data       {data.name}, class {c} ({data.classes[c]}), nu={args.nu:g}, alpha={args.alpha:g}, "
+          f"eps={args.eps:g}" + (f", first {args.points_per_class} points per class" if args.points_per_class else ""))
+    print(v.table())
+    return 0 if v.verified else 1
+
+
 def _print_check_table(results: Sequence[CheckResult]) -> None:
     worst: dict[str, CheckResult] = {}
     counts: dict[str, int] = {}
@@ -289,6 +312,22 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--csv", help="write every row to this CSV file")
     c.add_argument("--quiet", action="store_true", help="no progress lines")
     c.set_defaults(func=cmd_check)
+
+    v = sub.add_parser("verify", help="verify a registered robust counterpart against (22) (Theorem 1)")
+    v.add_argument("--model", type=_model_key, required=True, help="the counterpart: 23, 26, 27, 28 or 29")
+    v.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
+    v.add_argument("--class", dest="class_", default="0", help="class number 0..C-1 (or a label) playing c")
+    v.add_argument("--nu", type=float, required=True)
+    v.add_argument("--alpha", type=float, required=True)
+    v.add_argument("--p", help="norm of the uncertainty set (21): 1, 2, inf or any number >= 1 (27-29: implied)")
+    v.add_argument("--eps", type=float, help="radius of the uncertainty set (21), >= 0")
+    v.add_argument("--method", choices=("cutting-plane", "pyros"), default="cutting-plane",
+                   help="how to solve the semi-infinite model (22)")
+    v.add_argument("--solver", default="default",
+                   help="cutting planes: the masters' solver; pyros: default, gurobi, scip or ipopt")
+    v.add_argument("--points-per-class", type=int, help="only the first points of every class (PyROS is slow)")
+    v.add_argument("--time-limit", type=float, help="PyROS's time limit, seconds")
+    v.set_defaults(func=cmd_verify)
 
     sub.add_parser("models", help="list the models by equation number").set_defaults(func=cmd_models)
     sub.add_parser("solvers", help="list the solver backends").set_defaults(func=cmd_solvers)
