@@ -186,6 +186,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         v = verify_model(args.model, min_max_scale(data.X), data.y, c, args.nu, args.alpha, args.p, args.eps,
                          method=args.method, solver=args.solver, points_per_class=args.points_per_class,
                          time_limit=args.time_limit)
+    except SolverUnavailableError:
+        raise  # bad input: exit 2 (main)
     except (NoOptimalSolutionError, RuntimeError) as exc:
         print(f"tpm-models: verification failed: {exc}", file=sys.stderr)
         return 1

@@ -884,8 +884,13 @@ class Verification:
             lines.append(f"violating point: row {self.violating_row}" + (f", delta = {d}" if d else ""))
         if self.witness:
             lines.append(f"witness: {self.witness}")
-        lines.append("verdict: " + ("VERIFIED: a robust counterpart on this instance" if self.verified
-                                    else "NOT a counterpart: " + "; ".join(self.reasons)))
+        if self.verified:
+            verdict = "VERIFIED: a robust counterpart on this instance"
+        elif not si.ok:
+            verdict = "NOT VERIFIED (the route failed, nothing is known): " + "; ".join(self.reasons)
+        else:
+            verdict = "NOT a counterpart: " + "; ".join(self.reasons)
+        lines.append("verdict: " + verdict)
         return "\n".join(lines)
 
     __str__ = table
