@@ -91,14 +91,14 @@ def test_23_verified_by_cutting_planes(iris, p):
         assert abs(other.objective - si.objective) <= 1e-7 * abs(si.objective)
 
 
-@pytest.mark.parametrize("eq,p", [(26, 3.0), (27, 1.0), (28, 2.0), (29, math.inf)])
-def test_26_to_29_verified_by_cutting_planes_on_wine(wine, eq, p):
-    X, y = wine
-    v = verify_model(eq, X, y, 1, NU, ALPHA, p, EPS)
-    assert v.verified, v.table()
-    si = v.semi_infinite
-    closed = semi_infinite_objective(X, y, 1, NU, ALPHA, p, EPS, si.values["w"], si.values["theta"])
-    assert si.objective == pytest.approx(closed, abs=1e-12)
+@pytest.mark.parametrize("eq,p", [(26, 3.0), (26, 1.0), (27, 1.0), (28, 2.0), (29, math.inf)])
+def test_26_to_29_verified_by_cutting_planes(iris, wine, eq, p):
+    for (X, y), c in ((iris, 2), (wine, 1)):
+        v = verify_model(eq, X, y, c, NU, ALPHA, p, EPS)
+        assert v.verified, v.table()
+        si = v.semi_infinite
+        closed = semi_infinite_objective(X, y, c, NU, ALPHA, p, EPS, si.values["w"], si.values["theta"])
+        assert si.objective == pytest.approx(closed, abs=1e-12)
 
 
 @needs_gurobi
@@ -190,16 +190,18 @@ def test_robust_binary_verified_by_cutting_planes(iris, wine, eq, p):
 
 
 @needs_gurobi
-@pytest.mark.parametrize("eq,p", [(2, 2.0), (3, 1.0), (3, math.inf)])
-def test_robust_binary_verified_by_pyros_against_the_cutting_planes(iris, eq, p):
-    X, y = subset(iris, 5)
-    radii = np.full(len(y), EPS)
-    radii[::4] = 0.0
-    nominal, uncertain, cp = binary_problem(X, y, 2, eq, p, radii)
-    v = verify(nominal, uncertain, cp, method="pyros", local_solver="gurobi_direct", global_solver="gurobi_direct")
-    assert v.semi_infinite.termination == "robust_optimal" and v.verified, v.table()
-    ref = solve_cutting_planes(nominal, uncertain)
-    assert obj_residual(v.semi_infinite.objective, ref.objective, abs(ref.objective)) < OBJECTIVE_TOL
+@pytest.mark.parametrize("eq,p", [(2, 2.0), (3, 1.0), (3, math.inf), (2, 1.0)])
+def test_robust_binary_verified_by_pyros_against_the_cutting_planes(iris, wine, eq, p):
+    for data, per_class in ((iris, 5), (wine, 2)):
+        X, y = subset(data, per_class)
+        radii = np.full(len(y), EPS)
+        radii[::4] = 0.0
+        nominal, uncertain, cp = binary_problem(X, y, 2, eq, p, radii)
+        v = verify(nominal, uncertain, cp, method="pyros", local_solver="gurobi_direct",
+                   global_solver="gurobi_direct")
+        assert v.semi_infinite.termination == "robust_optimal" and v.verified, v.table()
+        ref = solve_cutting_planes(nominal, uncertain)
+        assert obj_residual(v.semi_infinite.objective, ref.objective, abs(ref.objective)) < OBJECTIVE_TOL
 
 
 def test_box_uncertainty_per_coordinate_verified_by_both_routes(iris):
@@ -224,6 +226,46 @@ def test_box_uncertainty_per_coordinate_verified_by_both_routes(iris):
         assert vp.semi_infinite.termination == "robust_optimal" and vp.verified, vp.table()
         assert obj_residual(vp.semi_infinite.objective, v.semi_infinite.objective, abs(v.counterpart_objective)) \
             < OBJECTIVE_TOL
+
+
+def ellipsoid_counterpart(X, y, L, radius):
+    """(15) under delta = L u, |u|_2 <= radius: the worst cases are -/+ radius |L'w|_2, written here."""
+    cp = build(15, X, y, 0, NU, ALPHA)
+    cp.t = pyo.Var(domain=pyo.NonNegativeReals)
+    n = len(L)
+    Lw = [sum(L[j - 1, k] * cp.w[j] for j in cp.J) for k in range(n)]
+    cp.t_cone = pyo.Constraint(expr=sum(e**2 for e in Lw) <= cp.t**2)
+    robust_by_hand(cp, cp.X_c, cp.X_minus_c, NU / len(cp.X_minus_c), np.full(len(y), radius), cp.t)
+    return cp
+
+
+@needs_gurobi
+def test_other_sets_by_both_routes(iris, rng):
+    """Ellipsoid (with a counterpart written here), and a polyhedron and a budget set, where the two routes
+    (cutting planes with their own support functions, PyROS with its own sets) must agree."""
+    X, y = subset(iris, 4)
+    n = X.shape[1]
+    L = np.tril(rng.normal(size=(n, n))) * 0.3 + np.eye(n)
+    ell = Ellipsoid((L @ L.T).tolist(), EPS)
+    lo, up = -np.array([0.01, 0.02, 0.03, 0.01]), np.array([0.02, 0.01, 0.01, 0.03])
+    poly = Polyhedron(np.vstack([np.eye(n), -np.eye(n), np.ones((1, n))]).tolist(), np.r_[up, -lo, 0.04].tolist())
+    budget = Budget(tuple(up), 2)
+    for uset in (ell, poly, budget):
+        nominal = build(15, X, y, 0, NU, ALPHA)
+        w = [nominal.w[j] for j in nominal.J]
+        uncertain = [UncertainRow(nominal.margin[i], w, uset) for i in nominal.X_c]
+        uncertain += [UncertainTerm(w, uset, NU / len(nominal.X_minus_c)) for i in nominal.X_minus_c]
+        cp = solve_cutting_planes(nominal, uncertain)
+        pr = solve_pyros(nominal, uncertain, "gurobi_direct", "gurobi_direct")
+        assert pr.termination == "robust_optimal"
+        assert obj_residual(pr.objective, cp.objective, abs(cp.objective)) < OBJECTIVE_TOL, uset
+        if uset is ell:
+            v = verify(nominal, uncertain, ellipsoid_counterpart(X, y, L, EPS))
+            assert v.verified, v.table()
+            assert v.semi_infinite.objective == pytest.approx(cp.objective, abs=1e-12)
+            # truth: the optimum of the counterpart written here, solved by SCIP
+            other = solve(ellipsoid_counterpart(X, y, L, EPS), "scip")
+            assert abs(other.objective - cp.objective) <= 1e-6 * abs(cp.objective)
 
 
 # --------------------------------------------------------------------------- wrong counterparts
