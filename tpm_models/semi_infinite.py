@@ -12,7 +12,10 @@
 (24) writes the constraint as :math:`\\min_{\\|\\delta^i\\|_p\\le\\varepsilon_i}(x^i+\\delta^i)^\\top w_c
 + \\theta_c \\ge -\\xi_{c,i}`: the same model.
 
-(a) **Cutting planes** (:func:`solve_22_cutting_plane`): :func:`build_scenarios_22` is (22)
+(a) **Cutting planes** (:func:`solve_22_cutting_plane`): the generic verifier's route
+(:func:`tpm_models.verify.solve_cutting_planes`) on the nominal model (15) with the uncertain data
+:func:`uncertain_22`; it solves the same masters as the scenario model kept here for reference.
+:func:`build_scenarios_22` is (22)
 over finite scenario sets :math:`S_i \\ni \\delta`, with the inner maximum of the objective
 as an epigraph variable ``eta[i]`` (``eta_i >= (x^i+delta)'w + theta`` for every
 :math:`\\delta\\in S_i`). Each round solves this QP, asks the (25) oracle
