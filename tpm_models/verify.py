@@ -987,7 +987,7 @@ def verify(
         reasons.append(f"the first-stage solutions are {distance:.2e} apart > {solution_tol:g}")
     witness = ""
     if si.ok and reasons and ev.violation <= violation_tol:
-        witness = _witness(counterpart, counterpart_solver, mapping, si, cres.objective, scale_c)
+        witness = _witness(counterpart, counterpart_solver, mapping, si, scale_c)
     return Verification(method, _title(counterpart), not reasons, reasons, cres.objective, si, gap, distance,
                         ev.violation, ev.row if ev.violation > 0 else "", ev.delta, ev.objective, consistency,
                         cres.seconds, tolerances, witness, cvalues, compared)
@@ -997,7 +997,7 @@ def _title(model) -> str:
     return model.name.strip("'")
 
 
-def _witness(counterpart, solver, mapping, si: SemiInfiniteSolution, semi_objective_scale, scale) -> str:
+def _witness(counterpart, solver, mapping, si: SemiInfiniteSolution, scale: float) -> str:
     """The counterpart with its first-stage variables fixed at the semi-infinite optimum."""
     fixed = counterpart.clone()
     for n, c in mapping.items():
@@ -1006,9 +1006,7 @@ def _witness(counterpart, solver, mapping, si: SemiInfiniteSolution, semi_object
         for v, x in zip(list(var.values()) if var.is_indexed() else [var], value):
             v.fix(float(x))
     try:
-        r = solve(fixed, solver, raise_on_failure=False, warm_start=False)
-    except NoOptimalSolutionError as exc:  # pragma: no cover - raise_on_failure=False returns instead
-        r = exc.result
+        r = solve(fixed, solver, raise_on_failure=False)
     except Exception as exc:  # a backend that cannot take a model with fixed variables
         return f"the counterpart at the semi-infinite optimum could not be solved ({type(exc).__name__}: {exc})"
     if r.termination is not Termination.OPTIMAL:
