@@ -77,9 +77,8 @@ def test_support_functions_against_closed_forms_and_vertices(rng):
 
 
 @pytest.mark.parametrize("p", [1.0, 2.0, math.inf, 1.5])
-def test_23_verified_by_cutting_planes(iris, p):
-    X, y = iris
-    for c in (0, 2):
+def test_23_verified_by_cutting_planes(iris, wine, p):
+    for (X, y), c in ((iris, 0), (iris, 2), (wine, 1)):
         v = verify_model(23, X, y, c, NU, ALPHA, p, EPS)
         assert v.verified, v.table()
         si = v.semi_infinite
@@ -204,10 +203,11 @@ def test_robust_binary_verified_by_pyros_against_the_cutting_planes(iris, wine, 
         assert obj_residual(v.semi_infinite.objective, ref.objective, abs(ref.objective)) < OBJECTIVE_TOL
 
 
-def test_box_uncertainty_per_coordinate_verified_by_both_routes(iris):
+@pytest.mark.parametrize("name", ["iris", "wine"])
+def test_box_uncertainty_per_coordinate_verified_by_both_routes(iris, wine, name):
     """|delta_j| <= r_j (a box, not a ball): the counterpart subtracts sum_j r_j |w_j|, written here."""
-    X, y = subset(iris, 6)
-    r = np.array([0.01, 0.03, 0.02, 0.005])
+    X, y = subset(iris, 6) if name == "iris" else subset(wine, 2)
+    r = np.linspace(0.005, 0.03, X.shape[1])
     nominal = build(15, X, y, 1, NU, ALPHA)
     w = [nominal.w[j] for j in nominal.J]
     weight = NU / len(nominal.X_minus_c)
