@@ -237,3 +237,61 @@ def test_a_failed_solve_prints_no_values(capsys, monkeypatch, json_flag):
         assert payload["values"] is None and payload["duals"] is None
     else:
         assert "lam" not in out and "objective" not in out and "nan" not in out.lower()
+
+
+def test_verify_command_verifies_28_against_the_closed_form(capsys):
+    """``tpm-models verify`` on (28): exit 0, and the printed optimum is (22)'s closed form (25) at (28)'s point
+    solved by SCIP (a solver the verifier does not use)."""
+    from tpm_models.models.semi_infinite import semi_infinite_objective
+
+    code = main(["verify", "--model", "28", "--dataset", "iris", "--class", "2", "--nu", "0.3", "--alpha", "1",
+                 "--eps", "0.02"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "VERIFIED" in out and "relative gap of the optima" in out
+    d = load_dataset("iris")
+    X = min_max_scale(d.X)
+    truth = solve(build(28, X, d.y, 2, 0.3, 1.0, p=2, eps=0.02), "scip")
+    closed = semi_infinite_objective(X, d.y, 2, 0.3, 1.0, 2.0, 0.02, truth.values["w"], truth.values["theta"])
+    printed = float(next(line for line in out.splitlines() if line.startswith("semi-infinite optimum")).split()[-1])
+    assert abs(printed - closed) <= 1e-8 * abs(closed)
+
+
+@pytest.mark.skipif(find_spec("gurobipy") is None, reason="PyROS here uses Gurobi as subsolver")
+def test_verify_command_by_pyros_on_a_subset(capsys):
+    code = main(["verify", "--model", "27", "--dataset", "wine", "--class", "1", "--nu", "0.3", "--alpha", "1",
+                 "--eps", "0.02", "--method", "pyros", "--solver", "gurobi", "--points-per-class", "2"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "robust_optimal" in out and "VERIFIED" in out
+
+
+def test_verify_command_exits_1_when_the_route_fails(capsys):
+    """A failed verification is exit 1 with the table: here PyROS with a time limit it cannot meet."""
+    code = main(["verify", "--model", "28", "--dataset", "iris", "--nu", "0.3", "--alpha", "1", "--eps", "0.02",
+                 "--method", "pyros", "--solver", "ipopt", "--time-limit", "1e-6"])
+    captured = capsys.readouterr()
+    assert code == 1, captured.out + captured.err
+    assert "NOT VERIFIED (the route failed" in captured.out or "verification failed" in captured.err
+    assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--model", "15", "--eps", "0.02"], "not a registered robust counterpart"),
+        (["--model", "23", "--eps", "0.02"], "give p"),
+        (["--model", "27", "--p", "2", "--eps", "0.02"], "takes p in"),
+        (["--model", "28"], "give --eps"),
+        (["--model", "23", "--p", "1.5", "--eps", "0.02", "--method", "pyros"], "no l_p-ball"),
+        (["--model", "28", "--eps", "0.02", "--method", "pyros", "--solver", "piqp"], "--method pyros takes --solver"),
+        (["--model", "28", "--eps", "0.02", "--solver", "nope"], "unknown solver"),
+        (["--model", "28", "--eps", "-1"], "eps must be >= 0"),
+        (["--model", "28", "--eps", "0.02", "--points-per-class", "0"], "points per class must be >= 1"),
+        (["--model", "28", "--eps", "0.02", "--class", "7"], "classes 0..2"),
+    ],
+)
+def test_verify_bad_input(capsys, args, message):
+    assert main(["verify", *args, "--nu", "0.3", "--alpha", "1"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

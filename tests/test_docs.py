@@ -23,7 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-HAND_WRITTEN = ("index", "tour", "equations", "derivations", "solvers", "robust", "formulations", "api")
+HAND_WRITTEN = ("index", "tour", "equations", "derivations", "solvers", "robust", "formulations", "api", "verify")
 
 
 def python_blocks(page: str) -> list[str]:
@@ -129,6 +129,46 @@ def test_derivations_run_and_hold(capsys):
     assert abs(r26.objective - r23.objective) <= 1e-6 * abs(r23.objective)
     assert abs(r26.values["r"] - dual_norm(r26.values["w"], 3)) < 1e-7
     assert abs((r26.values["u"] - r26.values["v"]) - r26.values["t"] ** 2) < 1e-9
+
+
+def test_verify_page_runs_and_its_numbers_hold(capsys):
+    """docs/verify.md: the robust (2) written outside the package is verified by both routes, the wrong norm is
+    rejected at a delta that breaks its row, and the model is exported. Truths: the closed form (25) of the
+    semi-infinite objective of the robust (2), computed here with numpy; the row recomputed by hand at the
+    printed delta."""
+    namespace: dict = {}
+    assert len(python_blocks("verify")) == 6
+    run_blocks("verify", namespace)
+    out = capsys.readouterr().out
+    ns = namespace
+    X, y, c, nu, alpha, eps = ns["X"], ns["y"], ns["c"], ns["nu"], ns["alpha"], ns["eps"]
+
+    def closed(Xd, yd, w, theta):  # (2) under (21), p = 2: the worst cases by (25), optimal xi
+        plus, minus = yd == c, yd != c
+        xi = np.maximum(0.0, -(Xd[plus] @ w + theta - eps * np.linalg.norm(w)))
+        return (0.5 * w @ w + nu / minus.sum() * (Xd[minus] @ w + theta + eps * np.linalg.norm(w)).sum()
+                + alpha / plus.sum() * xi.sum())
+
+    v, vp, wrong = ns["v"], ns["vp"], ns["wrong"]
+    assert v.verified and "VERIFIED" in out
+    si = v.semi_infinite
+    assert abs(si.objective - closed(X, y, si.values["w"], si.values["theta"])) <= 1e-12
+    assert abs(v.counterpart_objective - si.objective) <= 1e-8 * abs(si.objective)
+    keep = ns["keep"]
+    assert vp.semi_infinite.termination == "robust_optimal" and vp.verified
+    sp = vp.semi_infinite
+    assert abs(sp.objective - closed(X[keep], y[keep], sp.values["w"], sp.values["theta"])) <= 1e-12
+    assert abs(sp.objective - vp.counterpart_objective) <= 1e-6 * abs(sp.objective)
+    # the wrong norm: rejected, and its row is broken at the printed delta (by hand)
+    assert not wrong.verified and "NOT a counterpart" in wrong.table()
+    delta = wrong.violating_delta
+    assert abs(np.linalg.norm(delta) - eps) <= 1e-12
+    i = int(wrong.violating_row.split("[")[1].rstrip("]"))
+    cv = wrong.counterpart_values
+    k = int(np.flatnonzero(np.flatnonzero(y == c) + 1 == i)[0])
+    row = (X[i - 1] + delta) @ cv["w"] + cv["theta"] + cv["xi"][k]
+    assert row < -1e-4 and abs(row + wrong.violation) <= 1e-9
+    assert ns["size"] > 1000 and "nl" in ns["formats_for"](ns["counterpart"])
 
 
 @pytest.mark.parametrize("page", HAND_WRITTEN)

@@ -244,7 +244,7 @@ def _kernel_of(text: str) -> Kernel | None:
 def test_verify_passes_over_a_licence_limit(monkeypatch, wine):
     """(11) on Wine with the inhomogeneous quadratic map has 236 variables: over the 200 of Gurobi's
     pip licence, which is noted and passed over; PIQP and DAQP then verify it."""
-    from tpm_models import export as ex
+    from tpm_models.export import library as ex
 
     X, y = wine
     model = build(11, X, y, 1, 0.3, 1.0, Kernel("inhom-poly", degree=2, gamma=1.0))

@@ -216,7 +216,7 @@ def test_pyros_with_gurobi_after_an_xpress_solve(p, per_class):
 def _crippled_gurobi(monkeypatch, backup_too: bool):
     """Every Gurobi subsolver PyROS gets stops at its first barrier iteration (and, unless ``backup_too``,
     the backup of :data:`GUROBI_BACKUP_OPTIONS` does not)."""
-    import tpm_models.models.semi_infinite as si
+    import tpm_models.checks.semi_infinite as si
 
     made = []
     original = si._pyros_subsolver

@@ -228,13 +228,11 @@ MULTICLASS_BUILDERS = {15: multiclass.build_primal_15, 16: multiclass.build_dual
 
 
 def _direct_binary(eq, X=X, y=YB, nu=0.5, alpha=1.0):
-    args = (X, y, nu, alpha) + ((POLY,) if eq in KERNEL_EQS else ())
-    return BINARY_BUILDERS[eq](*args)
+    return BINARY_BUILDERS[eq](X, y, nu, alpha, **({"kernel": POLY} if eq in KERNEL_EQS else {}))
 
 
 def _direct_multiclass(eq, X=X, y=Y, c=0, nu=0.5, alpha=1.0):
-    args = (X, y, c, nu, alpha) + ((POLY,) if eq in KERNEL_EQS else ())
-    return MULTICLASS_BUILDERS[eq](*args)
+    return MULTICLASS_BUILDERS[eq](X, y, c, nu, alpha, **({"kernel": POLY} if eq in KERNEL_EQS else {}))
 
 
 @pytest.mark.parametrize("eq", BINARY_EQS)
@@ -312,7 +310,7 @@ def test_one_vs_rest_values():
     for k in ("a", "b", "c"):
         expected = [1 if v == k else -1 for v in y]
         assert one_vs_rest(y, k).tolist() == expected
-    assert tpm_models.one_vs_rest is binary.one_vs_rest
+    assert tpm_models.one_vs_rest is tpm_models.data.one_vs_rest
 
 
 @pytest.mark.parametrize("k", [3, 7, "a"])

@@ -32,11 +32,12 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from tpm_models.checks.deterministic import TOL, CheckResult
-from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
+from tpm_models.checks.semi_infinite import solve_22_cutting_plane, uncertain_22
+from tpm_models.checks.verify import SOLUTION_TOL, Verification, verify
 from tpm_models.kernels import Kernel
 from tpm_models.models.multiclass import recover_17
-from tpm_models.models.norms import conjugate, norm, worst_case_delta
-from tpm_models.models.registry import build
+from tpm_models.models.norms import check_p, conjugate, norm, worst_case_delta
+from tpm_models.models.registry import build, model_info
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant, recover_w_23, recover_w_socp
 from tpm_models.models.robust_kernel import recover_robust_kernel_23, safety_report, span_basis
 from tpm_models.models.shapes import dual_constant
@@ -62,7 +63,6 @@ GENERAL_P = 3.0
 ROBUST_PARAMETERS = (0.3, 1.0, 0.02)
 """(nu, alpha, eps) of ``tpm-models check``: eps = 0.02 (2% of the feature range) keeps
 w well away from 0 on every class of Iris and Wine."""
-
 
 
 
@@ -267,11 +267,64 @@ runs it on the first points of every class (at most 8, and at most ``PYROS_PARAM
 uncertain parameters in all)."""
 
 
+VERIFY_MODELS = (23, 26, 27, 28, 29)
+"""The registered robust counterparts of (22) that :func:`verify_model` (``tpm-models verify``) checks."""
+
+PYROS_SUBSOLVER_NAMES = {"default": None, "gurobi": "gurobi_direct", "scip": "scip", "ipopt": "tpm_ipopt"}
+"""``--solver`` of ``tpm-models verify --method pyros``: PyROS's local and global subsolver (``default``: the
+first installed of :data:`tpm_models.verify.PYROS_SUBSOLVERS`)."""
+
+
+def verify_model(
+    eq: int, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float | None,
+    eps: float | np.ndarray, method: str = "cutting-plane", solver: str = "default",
+    points_per_class: int | None = None, time_limit: float | None = None,
+) -> Verification:
+    """Theorem 1 (and Corollary 1) for one registered counterpart, through the generic verifier.
+
+    The nominal model is (15) (:func:`tpm_models.multiclass.build_primal_15`), its uncertain data
+    (21)/(22) are :func:`tpm_models.semi_infinite.uncertain_22`, the counterpart is ``build(eq, ...)``
+    (``eq`` in :data:`VERIFY_MODELS`), the first-stage variables ``w``, ``theta``, ``xi`` by name, and
+    :func:`tpm_models.verify.verify` compares them by ``method`` (``solver``: the masters' solver of
+    the cutting planes, or a key of :data:`PYROS_SUBSOLVER_NAMES` for PyROS). The distance of the
+    solutions is held on ``w`` only (the strongly convex part; ``theta`` and ``xi`` need not be
+    unique) to :data:`tpm_models.verify.SOLUTION_TOL`. ``points_per_class``: the first points of
+    every class only (PyROS on the whole sets takes minutes).
+    """
+    if isinstance(eq, bool) or eq not in VERIFY_MODELS:
+        raise ValueError(f"({eq}) is not a registered robust counterpart of (22); verify takes {list(VERIFY_MODELS)}")
+    if p is None:
+        allowed = model_info(eq).robust_p
+        if len(allowed) != 1:
+            raise ValueError(f"({eq}) takes any p >= 1: give p (the norm of the uncertainty set (21))")
+        p = allowed[0]
+    p = check_p(p)
+    if points_per_class is not None:
+        if points_per_class < 1:
+            raise ValueError(f"points per class must be >= 1, got {points_per_class}")
+        keep = np.sort(np.concatenate([np.flatnonzero(y == k)[:points_per_class] for k in np.unique(y)]))
+        X, y = X[keep], y[keep]
+        eps = eps if np.ndim(eps) == 0 else np.asarray(eps)[keep]
+    counterpart = build(eq, X, y, c, nu, alpha, p=p, eps=eps)
+    nominal = build(15, X, y, c, nu, alpha)
+    kwargs: dict = {}
+    if method == "pyros":
+        if solver not in PYROS_SUBSOLVER_NAMES:
+            raise ValueError(f"--method pyros takes --solver {', '.join(PYROS_SUBSOLVER_NAMES)} (PyROS's local and "
+                             f"global subsolver), got {solver!r}")
+        kwargs = {"local_solver": PYROS_SUBSOLVER_NAMES[solver], "global_solver": PYROS_SUBSOLVER_NAMES[solver]}
+    elif method == "cutting-plane":
+        kwargs = {"solver": solver}
+    return verify(nominal, uncertain_22(nominal, p, eps), counterpart, {"w": "w", "theta": "theta", "xi": "xi"},
+                  method=method, compare=["w"], solution_tol=SOLUTION_TOL, time_limit=time_limit, **kwargs)
+
+
 def check_pyros(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps: float, label: str = "",
     points_per_class: int = PYROS_POINTS_PER_CLASS,
 ) -> list[CheckResult]:
-    """(22) by PyROS equals (23) for p = 1, 2, inf on a subset of the points."""
+    """(22) by PyROS equals (23) for p = 1, 2, inf on a subset of the points, through the generic verifier
+    (:func:`verify_model` with PyROS and Gurobi subsolvers); the residual is its relative gap."""
     if "gurobi" not in available_solvers():
         return [CheckResult("(22) PyROS = (23)", f"{label} c={c}", math.nan, skipped=True,
                             note="skipped: PyROS here needs Gurobi as subsolver (pip install gurobipy)")]
@@ -282,13 +335,10 @@ def check_pyros(
         # p = 1): keep them under the 200-variable quadratic limit of Gurobi's pip licence
         per_point = X.shape[1] * len(classes) * (2 if p == 1 else 1)
         per_class = max(2, min(points_per_class, PYROS_PARAMETERS // per_point))
-        keep = np.concatenate([np.flatnonzero(y == k)[:per_class] for k in classes])
-        Xs, ys = X[keep], y[keep]
-        where = f"{label}[{len(keep)} pts] c={c} nu={nu:g} alpha={alpha:g} eps={eps:g} p={p:g}"
-        r23, scale = _solve(23, Xs, ys, c, nu, alpha, p, eps)
+        where = f"{label}[{per_class * len(classes)} pts] c={c} nu={nu:g} alpha={alpha:g} eps={eps:g} p={p:g}"
         try:
-            pr = solve_22_pyros(Xs, ys, c, nu, alpha, p, eps, local_solver="gurobi_direct",
-                                global_solver="gurobi_direct")
+            v = verify_model(23, X, y, c, nu, alpha, p, eps, method="pyros", solver="gurobi",
+                             points_per_class=per_class)
         except NoOptimalSolutionError as exc:
             out.append(CheckResult("(22) PyROS = (23)", where, math.inf, note=exc.result.message))
             continue
@@ -297,8 +347,11 @@ def check_pyros(
             out.append(CheckResult("(22) PyROS = (23)", where, math.nan if limited else math.inf,
                                    note=f"{type(exc).__name__}: {str(exc)[:80]}", skipped=limited))
             continue
-        out.append(CheckResult("(22) PyROS = (23)", where, rel_gap(pr.objective, r23.objective, scale),
-                               note=pr.message))
+        if not v.semi_infinite.ok:
+            out.append(CheckResult("(22) PyROS = (23)", where, math.inf, note=v.semi_infinite.message))
+            continue
+        out.append(CheckResult("(22) PyROS = (23)", where, v.gap, note=v.semi_infinite.message))
+        out.append(CheckResult("(23) robust over U (PyROS subset)", where, v.violation, note=v.violating_row))
     return out
 
 

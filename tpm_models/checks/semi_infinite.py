@@ -1,18 +1,17 @@
 """The semi-infinite robust model (22) solved two independent ways: Theorem 1 checked numerically.
 
-The models are :mod:`tpm_models.models.semi_infinite` (the scenario model of the cutting planes
-and (22) with uncertain parameters for PyROS); this module solves them.
+The models are :mod:`tpm_models.models.semi_infinite`; the routes are the generic verifier's
+(:mod:`tpm_models.checks.verify`), which this module applies to the paper's own counterpart.
 
-(a) **Cutting planes** (:func:`solve_22_cutting_plane`): each round solves the scenario QP
-:func:`tpm_models.models.semi_infinite.build_scenarios_22`, asks the (25) oracle
-(:func:`tpm_models.models.norms.worst_case_delta`) for the worst :math:`\\delta` of every point,
-and adds it where it is violated by more than ``tol``. The returned objective is the
-semi-infinite objective at the final point (an upper bound); the master's objective is a
-lower bound; both are reported.
+(a) **Cutting planes** (:func:`solve_22_cutting_plane`): :func:`tpm_models.checks.verify.solve_cutting_planes`
+on the nominal model (15) with the uncertain data :func:`uncertain_22`: each round solves the master,
+asks the (25) oracle for the worst :math:`\\delta` of every point, and adds it where it is violated by
+more than ``tol``. The returned objective is the semi-infinite objective at the final point (an
+upper bound); the master's objective is a lower bound; both are reported.
 
 (b) **PyROS** (:func:`solve_22_pyros`): PyROS minimises the worst case of the objective of
-:func:`tpm_models.models.semi_infinite.build_semi_infinite_22` over the Cartesian product of
-the per-point sets.
+:func:`tpm_models.models.semi_infinite.build_semi_infinite_22` over the Cartesian product of the
+per-point sets, with the subsolvers and backups of :func:`tpm_models.checks.verify.pyros_options`.
 """
 
 from __future__ import annotations
@@ -26,30 +25,28 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.contrib import pyros
 
-from tpm_models.models.norms import check_p, dual_norm, worst_case_delta
-from tpm_models.models.semi_infinite import (
-    add_scenario,
-    add_separation_order,
-    build_scenarios_22,
-    build_semi_infinite_22,
-    semi_infinite_objective,
+from tpm_models.checks.verify import (
+    CUT_TOL,
+    MAX_ROUNDS,
+    NormBall,
+    Uncertain,
+    UncertainRow,
+    UncertainTerm,
+    pyros_options,
+    pyros_subsolver,
+    solve_cutting_planes,
 )
-from tpm_models.solvers import ipopt as casadi_ipopt
-from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, Termination
-from tpm_models.solvers.dispatch import solve
+from tpm_models.models.multiclass import build_primal_15
+from tpm_models.models.norms import check_p, check_radii
+from tpm_models.models.semi_infinite import add_separation_order, build_semi_infinite_22, semi_infinite_objective
+from tpm_models.solvers import NoOptimalSolutionError, SolveResult, Termination
 
 log = logging.getLogger(__name__)
 
-
-CUT_TOL = 1e-11
-"""Largest worst-case violation accepted by the cutting planes (absolute; the data are
-scaled to [0, 1]). At 1e-9, w of (22) for p=3 on Iris was 1e-6 (absolute) from Ipopt's and
-SCIP's (26); at 1e-11 it is 1e-7, for 10 rounds instead of 7 (the masters are PIQP QPs at
-1e-12)."""
-
-
-MAX_ROUNDS = 500
+_pyros_subsolver = pyros_subsolver
+"""The subsolver factory :func:`solve_22_pyros` hands PyROS (looked up at call time: the tests patch it)."""
 
 
 @dataclass
@@ -71,137 +68,46 @@ class SemiInfiniteResult:
     """PyROS's termination condition (``robust_optimal``, ``time_out``...); empty for the cutting planes."""
 
 
+def uncertain_22(model: pyo.ConcreteModel, p: float, eps: float | np.ndarray) -> list[Uncertain]:
+    """The uncertain data of (22) on the nominal model (15) (:func:`tpm_models.models.multiclass.build_primal_15`,
+    the same data and classes), for :func:`tpm_models.checks.verify.verify`: every point :math:`x^i` moves to
+    :math:`x^i+\\delta^i` with :math:`\\|\\delta^i\\|_p\\le\\varepsilon_i` (21).
+
+    * a row ``margin[i]`` (:math:`i\\in\\mathcal X_c`): :math:`(x^i+\\delta^i)^\\top w + \\theta + \\xi_i \\ge 0`,
+      coefficients :math:`w` (:class:`~tpm_models.checks.verify.UncertainRow`);
+    * a term per :math:`i\\in\\mathcal X_{-c}`: :math:`\\frac{\\nu}{m_{-c}}\\max_{\\delta^i}(x^i+\\delta^i)^\\top w`,
+      coefficients :math:`w`, weight :math:`\\nu/m_{-c}` (:class:`~tpm_models.checks.verify.UncertainTerm`).
+
+    ``eps``: a scalar or one radius per point of the data (numbered 1..m as the model's points)."""
+    points = sorted(set(model.X_c) | set(model.X_minus_c))
+    radii = check_radii(eps, len(points))
+    w = [model.w[j] for j in model.J]
+    weight = pyo.value(model.nu) / len(model.X_minus_c)
+    out: list[Uncertain] = [UncertainRow(model.margin[i], w, NormBall(p, float(radii[i - 1])), f"margin[{i}]")
+                            for i in model.X_c]
+    out += [UncertainTerm(w, NormBall(p, float(radii[i - 1])), weight, f"objective, point {i}")
+            for i in model.X_minus_c]
+    return out
+
+
 def solve_22_cutting_plane(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float, eps: float | np.ndarray,
     solver: str = "default", tol: float = CUT_TOL, max_rounds: int = MAX_ROUNDS,
 ) -> SemiInfiniteResult:
-    """(22) by cutting planes with the (25) oracle (module docstring).
+    """(22) by cutting planes with the (25) oracle (module docstring), through the generic verifier's
+    route (a): :func:`tpm_models.checks.verify.solve_cutting_planes` on (15) with :func:`uncertain_22`.
 
-    Raises :class:`tpm_models.solvers.common.NoOptimalSolutionError` if a master QP fails, and
+    Raises :class:`tpm_models.solvers.NoOptimalSolutionError` if a master QP fails, and
     ``RuntimeError`` if ``max_rounds`` pass with a violation above ``tol``.
     """
-    start = time.perf_counter()
     p = check_p(p)
-    model = build_scenarios_22(X, y, c, nu, alpha, p=p, eps=eps)
-    Xs = np.asarray(X, dtype=float)
-    history = []
-    for rounds in range(1, max_rounds + 1):
-        result: SolveResult = solve(model, solver)
-        w, theta = result.values["w"], result.values["theta"]
-        dn = dual_norm(w, p)
-        worst = []
-        for i in model.X_minus_c:
-            value = Xs[i - 1] @ w + theta + pyo.value(model.eps[i]) * dn - pyo.value(model.eta[i])
-            worst.append((value, i, 1.0))
-        for i in model.X_c:
-            value = -(Xs[i - 1] @ w + theta - pyo.value(model.eps[i]) * dn + pyo.value(model.xi[i]))
-            worst.append((value, i, -1.0))
-        violation = max(v for v, _, _ in worst)
-        history.append((rounds, result.objective, violation))
-        log.info("cutting plane round %d: master %.12g, worst violation %.3g", rounds, result.objective, violation)
-        if violation <= tol:
-            xi = result.values["xi"]
-            objective = semi_infinite_objective(Xs, np.asarray(y), c, nu, alpha, p, eps, w, theta)
-            return SemiInfiniteResult(
-                "cutting-plane", objective, w, float(theta), xi, rounds, violation, result.objective,
-                time.perf_counter() - start, f"{rounds} rounds, master solver {result.solver}", history,
-            )
-        for value, i, sign in worst:
-            if value > tol:
-                add_scenario(model, i, sign * worst_case_delta(w, p, pyo.value(model.eps[i])))
-    raise RuntimeError(
-        f"cutting planes for (22) did not reach a violation <= {tol:g} in {max_rounds} rounds "
-        f"(last {history[-1][2]:.3g}); raise max_rounds or tol"
+    model = build_primal_15(X, y, c, nu, alpha)
+    sol = solve_cutting_planes(model, uncertain_22(model, p, eps), solver, tol, max_rounds)
+    return SemiInfiniteResult(
+        "cutting-plane", sol.objective, np.asarray(sol.values["w"]), float(sol.values["theta"]),
+        np.asarray(sol.values["xi"]), sol.rounds, sol.history[-1][2], sol.lower_bound, sol.seconds, sol.message,
+        sol.history,
     )
-
-
-PYROS_FEASIBILITY_TOL = 1e-8
-"""PyROS's ``robust_feasibility_tolerance`` (default 1e-4): a separation violation below it
-counts as robust. At 1e-4 PyROS stopped 1e-7 to 1e-5 above the optimum of (23) on a
-24-point Iris subset; see docs/robust.md for the measured gaps."""
-
-
-PYROS_SUBSOLVERS = {"local": ("gurobi_direct", "scip"), "global": ("gurobi_direct", "scip")}
-"""Subsolvers tried in order when none is named. ``"tpm_ipopt"`` (:class:`tpm_models.solvers.ipopt.CasadiIpopt`,
-always installed) is accepted by name: :func:`solve_22_pyros` below explains why it may
-serve as PyROS's *global* solver on (22)."""
-
-
-_NO_TIME_ADJUSTMENT = "Subproblem time limit setting not adjusted"
-
-
-class _DropTimeAdjustmentWarning(logging.Filter):
-    """PyROS adjusts the time limit of its subproblems only for the executables it knows
-    (GAMS, BARON, Ipopt's ``.nl`` interface, SCIP's shell) and otherwise warns at every
-    subproblem. Our subsolvers get the whole limit as their own (``_pyros_subsolver``) and
-    PyROS checks its limit after every subproblem, so the warning carries nothing."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(_NO_TIME_ADJUSTMENT)
-
-
-GUROBI_BACKUP_OPTIONS = {"NumericFocus": 3}
-"""Gurobi's most careful numerics, for the Gurobi backup that :func:`solve_22_pyros` gives
-PyROS beside a Gurobi subsolver. PyROS's masters are QCPs (the objective epigraph row is
-quadratic). Measured (Gurobi 13.0.3, Iris class 0, the subsets of ``tpm-models check``):
-after a solve by Xpress (``xpress_direct``) in the same process, Gurobi's default barrier
-ended a master of p = 1 (21 points, iteration 3) and of p = 2 (24 points, iteration 2)
-with status 13, SUBOPTIMAL, about 7e-9 from the optimum, and PyROS stopped with
-``subsolver_error``; NumericFocus = 3 solved both masters (status 2), and so did
-BarHomogeneous = 1. Without the Xpress solve the same masters are solved by the defaults."""
-
-
-def _pyros_subsolver(kind: str, prefer: str | None, time_limit: float | None = None,
-                     gurobi_options: dict | None = None, **kwds):
-    """A Pyomo solver object PyROS can call: Gurobi (QP; pip licence; ``gurobi_options`` on
-    top of ours), SCIP, or our Ipopt (``kwds`` go to :class:`tpm_models.solvers.ipopt.CasadiIpopt`)."""
-    names = [prefer] if prefer else list(PYROS_SUBSOLVERS[kind])
-    for name in names:
-        if name == "tpm_ipopt":
-
-            opt = pyo.SolverFactory(casadi_ipopt.PLUGIN_NAME, **kwds)
-            if time_limit:
-                opt.options["max_wall_time"] = float(time_limit)
-            return opt
-        if name == "scip":
-
-            opt = pyo.SolverFactory("scip_direct")
-            if opt.available(exception_flag=False):
-                opt.options["display/verblevel"] = 0  # SCIP can block on the captured pipe
-                opt.options["limits/gap"] = 0.0
-                # SCIP's default feastol 1e-6 is 100 times PYROS_FEASIBILITY_TOL: separation could
-                # miss violations PyROS must see. The tolerances of tpm_models.solvers' SCIP:
-                opt.options.update({"numerics/feastol": 1e-9, "numerics/dualfeastol": 1e-9,
-                                    "numerics/epsilon": 1e-11})
-                if time_limit:
-                    opt.options["limits/time"] = float(time_limit)
-                return opt
-        else:
-            opt = pyo.SolverFactory(name)
-            if opt.available(exception_flag=False):
-                if name.startswith("gurobi"):
-                    opt.options.update({
-                        "OutputFlag": 0, "FeasibilityTol": 1e-9, "OptimalityTol": 1e-9,
-                        "BarConvTol": 1e-10, "BarQCPConvTol": 1e-10, "MIPGap": 0.0,
-                        **(gurobi_options or {}),
-                    })
-                return opt
-    raise RuntimeError(f"no {kind} subsolver for PyROS among {names}; pip install gurobipy or pyscipopt, "
-                       f"or name 'tpm_ipopt'")
-
-
-def _counting(opt):
-    """``opt`` with a ``solves`` count of its ``solve`` calls (as :class:`tpm_models.solvers.ipopt.CasadiIpopt`
-    keeps one), so the result can say how often PyROS needed a backup."""
-    solve = opt.solve
-    opt.solves = 0
-
-    def counted(*args, **kwds):
-        opt.solves += 1
-        return solve(*args, **kwds)
-
-    opt.solve = counted
-    return opt
 
 
 def solve_22_pyros(
@@ -211,7 +117,7 @@ def solve_22_pyros(
 ) -> SemiInfiniteResult:
     """(22) by Pyomo's robust solver PyROS (module docstring): every variable first stage,
     worst-case objective, master problems solved globally. Raises
-    :class:`tpm_models.solvers.common.NoOptimalSolutionError` unless PyROS reports ``robust_optimal``
+    :class:`tpm_models.solvers.NoOptimalSolutionError` unless PyROS reports ``robust_optimal``
     (with ``raise_on_failure=False`` returns the result instead, objective NaN, PyROS's
     termination in ``termination``).
 
@@ -241,8 +147,6 @@ def solve_22_pyros(
     counts the backup solves. A backup that also fails still ends PyROS with
     ``subsolver_error``, which raises here.
     """
-    from pyomo.contrib import pyros
-
     start = time.perf_counter()
     model = build_semi_infinite_22(X, y, c, nu, alpha, p=p, eps=eps)
     if separation_order is None:
@@ -250,36 +154,13 @@ def solve_22_pyros(
     if separation_order:
         add_separation_order(model, one_by_one=check_p(p) != 2.0)
     first_stage = list(model.w.values()) + [model.theta] + list(model.xi.values())
-    progress = logging.getLogger("tpm_models.pyros")
-    if not any(isinstance(f, _DropTimeAdjustmentWarning) for f in progress.filters):
-        progress.addFilter(_DropTimeAdjustmentWarning())
-    options = {
-        "robust_feasibility_tolerance": PYROS_FEASIBILITY_TOL,
-        "objective_focus": pyros.ObjectiveType.worst_case,
-        "solve_master_globally": True,
-        "progress_logger": progress,
-    }
-    if time_limit:
-        options["time_limit"] = time_limit
-    local = _pyros_subsolver("local", local_solver, time_limit)
-    global_ = _pyros_subsolver("global", global_solver, time_limit)
-    backups = []
-    for kind, name, opt in (("local", local_solver, local), ("global", global_solver, global_)):
-        if name == "tpm_ipopt":
-            backups.append(_pyros_subsolver(kind, name, time_limit, warmstart=False))
-        elif opt.name.startswith("gurobi"):
-            backups.append(_counting(_pyros_subsolver(kind, opt.name, time_limit,
-                                                      gurobi_options=GUROBI_BACKUP_OPTIONS)))
-        else:
-            continue
-        options[f"backup_{kind}_solvers"] = [backups[-1]]
-    if local_solver == global_solver == "tpm_ipopt":
-        options["bypass_local_separation"] = True
+    # the subsolvers are looked up here at call time (tests patch _pyros_subsolver)
+    options, backups = pyros_options(local_solver, global_solver, time_limit, subsolver=_pyros_subsolver)
     with contextlib.redirect_stdout(io.StringIO()):
         res = pyo.SolverFactory("pyros").solve(
             model, first_stage_variables=first_stage, second_stage_variables=[],
             uncertain_params=model.uncertain, uncertainty_set=model.uncertainty_set,
-            local_solver=local, global_solver=global_, **options,
+            **options,
         )
     seconds = time.perf_counter() - start
     termination = str(res.pyros_termination_condition).rsplit(".", 1)[-1]
