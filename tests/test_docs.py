@@ -316,7 +316,6 @@ def test_adding_a_formulation_runs_as_written(tmp_path, monkeypatch, capsys):
     """docs/adding-a-formulation.md from outside the package: its module registers "2R", its code and its
     commands run. Truths: (2) solved by another solver at eps = 0; the robust objective recomputed from the
     solution by the closed form (25) of the worst case, which the page never writes."""
-    from tpm_models.cli import main
     from tpm_models.models.registry import USER_MODELS
 
     blocks = python_blocks("adding-a-formulation")
@@ -344,12 +343,12 @@ def test_adding_a_formulation_runs_as_written(tmp_path, monkeypatch, capsys):
         # the page's commands, as written (the plugin is the file saved above)
         bash = re.search(r"^```bash\n(.*?)^```", (DOCS / "adding-a-formulation.md").read_text(), re.S | re.M)
         commands = [line.split("#")[0].split()[1:] for line in bash.group(1).strip().split("\n")]
-        del USER_MODELS["2R"]  # the CLI loads the plugin itself
         outputs = []
-        for argv in commands:
-            capsys.readouterr()
-            assert main(argv) == 0, argv
-            outputs.append(capsys.readouterr().out)
+        for argv in commands:  # in a process of their own, as a user runs them (and no solver's state leaks)
+            done = subprocess.run([sys.executable, "-m", "tpm_models.cli", *argv], cwd=tmp_path, capture_output=True,
+                                  text=True, timeout=600)
+            assert done.returncode == 0, (argv, done.stderr[-2000:])
+            outputs.append(done.stdout)
         assert "(2R)" in outputs[0] and "SOCP" in outputs[0]
         assert "optimal" in outputs[1]
         assert (tmp_path / "2r.nl").stat().st_size > 1000
