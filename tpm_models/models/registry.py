@@ -2,9 +2,11 @@
 
 A builder joins with :func:`register_model`, a decorator written next to it, declaring its key (the
 paper's equation number, or a name such as ``"28D"``), family, model class, kernel and role, and, for
-a dual, its primal and the constant the dual omits. Nothing else lists it: it is then reachable by
-:func:`build`, :func:`tpm_models.solvers.dispatch.solve`, the exports, ``tpm-models solve/export/check --model
-KEY`` and the generic ties that apply to it (``docs/adding-a-formulation.md``).
+a dual, its primal and the constant the dual omits, and, for a robust counterpart, the nominal model it
+robustifies and its uncertain data (``nominal=``, ``uncertain=``: ``tpm-models verify``). Nothing else lists
+it: it is then reachable by :func:`build`, :func:`tpm_models.solvers.dispatch.solve`, the exports,
+``tpm-models solve/export/check/verify --model KEY`` and the generic ties that apply to it
+(``docs/adding-a-formulation.md``).
 
 Every builder takes its data in one order, and the options it uses by keyword::
 
