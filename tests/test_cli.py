@@ -91,6 +91,7 @@ def test_check_command_passes_on_iris(capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert "strong duality (15)<->(16)" in out and " 0 failed" in out
+    assert "(22) cutting planes = (23)" in out and "(23) robust over U (exact separation)" in out  # the verifier
 
 
 def test_check_command_as_the_main_job_runs_it():
