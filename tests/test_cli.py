@@ -91,6 +91,7 @@ def test_check_command_passes_on_iris(capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert "strong duality (15)<->(16)" in out and " 0 failed" in out
+    assert "(22) cutting planes = (23)" in out and "(23) robust over U (exact separation)" in out  # the verifier
 
 
 def test_check_command_as_the_main_job_runs_it():
@@ -274,6 +275,125 @@ def test_verify_command_exits_1_when_the_route_fails(capsys):
     assert code == 1, captured.out + captured.err
     assert "NOT VERIFIED (the route failed" in captured.out or "verification failed" in captured.err
     assert "Traceback" not in captured.err
+
+
+PLUGIN = """
+import pyomo.environ as pyo
+
+from tpm_models import register_model
+from tpm_models.checks.verify import NormBall, UncertainRow, UncertainTerm
+from tpm_models.models.binary import build_primal_2
+
+
+def uncertain(m, p, eps):  # (2) under (21): rows of X_plus, objective terms of X_minus, coefficients w
+    w = [m.w[j] for j in m.J]
+    return ([UncertainRow(m.margin[i], w, NormBall(p, eps), f"margin[{i}]") for i in m.X_plus]
+            + [UncertainTerm(w, NormBall(p, eps), pyo.value(m.nu) / len(m.X_minus)) for i in m.X_minus])
+
+
+def robust(X, y, nu, alpha, eps):  # p = inf: t >= |w|_1 = sum_j a_j
+    m = build_primal_2(X, y, nu, alpha)
+    m.name = f"CLI robust (2), radius {eps:g}"
+    m.a = pyo.Var(m.J, domain=pyo.NonNegativeReals)
+    m.a_ge = pyo.Constraint(m.J, rule=lambda m, j: m.a[j] - m.w[j] >= 0)
+    m.a_ge_minus = pyo.Constraint(m.J, rule=lambda m, j: m.a[j] + m.w[j] >= 0)
+    t = sum(m.a[j] for j in m.J)
+    m.obj.set_value(m.obj.expr + nu * eps * t)
+    for i in m.X_plus:
+        m.margin[i].set_value(m.margin[i].body - eps * t >= 0)
+    return m
+
+
+@register_model("CLI2R", family="binary", model_class="QP", robust_p=(float("inf"),), nominal=2,
+                uncertain=uncertain, compare=("w",), summary="robust (2), p = inf")
+def build_cli_2r(X, y, nu, alpha, *, p, eps):
+    return robust(X, y, nu, alpha, eps)
+
+
+@register_model("CLI2H", family="binary", model_class="QP", robust_p=(float("inf"),), nominal=2,
+                uncertain=uncertain, summary="robust (2), p = inf, radius halved: WRONG")
+def build_cli_2h(X, y, nu, alpha, *, p, eps):
+    return robust(X, y, nu, alpha, eps / 2)
+
+
+@register_model("CLI2N", family="binary", model_class="QP", robust_p=(float("inf"),), summary="no nominal=")
+def build_cli_2n(X, y, nu, alpha, *, p, eps):
+    return robust(X, y, nu, alpha, eps)
+"""
+
+
+@pytest.fixture
+def plugin_file(tmp_path):
+    """A user's module registering a robust (2) (p = inf), a wrong one and one without counterpart data."""
+    from tpm_models.models.registry import USER_MODELS
+
+    path = tmp_path / "cli_robust_plugin.py"
+    path.write_text(PLUGIN)
+    yield str(path)
+    for key in ("CLI2R", "CLI2H", "CLI2N"):
+        USER_MODELS.pop(key, None)
+    sys.modules.pop("tpm_models_plugin_cli_robust_plugin", None)
+
+
+def closed_form_2_inf(X, y, c, nu, alpha, eps, w, theta):
+    """(2) under (21) at p = inf by (25), written here: the worst cases move every term by eps |w|_1."""
+    plus, minus = y == c, y != c
+    r = eps * np.abs(w).sum()
+    return (0.5 * w @ w + nu / minus.sum() * (X[minus] @ w + theta + r).sum()
+            + alpha / plus.sum() * np.maximum(0.0, -(X[plus] @ w + theta - r)).sum())
+
+
+def test_verify_a_users_robust_binary_from_a_plugin_file(capsys, plugin_file):
+    """``tpm-models --plugin FILE verify --model CLI2R``: exit 0 by both routes; the printed semi-infinite optimum is
+    the closed form (25) at the counterpart solved by HiGHS (a solver the verifier does not use)."""
+    d = load_dataset("iris")
+    X = min_max_scale(d.X)
+    truth_model = None
+    for method, extra in (("cutting-plane", []), ("pyros", ["--points-per-class", "3"])):
+        code = main(["--plugin", plugin_file, "verify", "--model", "CLI2R", "--dataset", "iris", "--class", "2",
+                     "--nu", "0.3", "--alpha", "1", "--eps", "0.02", "--method", method, *extra])
+        out = capsys.readouterr().out
+        assert code == 0, out
+        assert "VERIFIED" in out and "CLI robust (2)" in out and f"by {method}" in out
+        if method == "cutting-plane":
+            Xd, yd = X, d.y
+        else:
+            assert "robust_optimal" in out
+            keep = np.sort(np.concatenate([np.flatnonzero(d.y == k)[:3] for k in range(3)]))
+            Xd, yd = X[keep], d.y[keep]
+        truth_model = build("CLI2R", Xd, yd, 2, 0.3, 1.0, p="inf", eps=0.02)
+        other = solve(truth_model, "highs")
+        closed = closed_form_2_inf(Xd, yd, 2, 0.3, 1.0, 0.02, other.values["w"], other.values["theta"])
+        assert abs(other.objective - closed) <= 1e-8 * abs(closed)
+        printed = float(next(line for line in out.splitlines() if line.startswith("semi-infinite optimum")).split()[-1])
+        # PYROS_FEASIBILITY_TOL 1e-8 leaves PyROS's optimum within ~1e-8 relative (docs/verify.md, Measured)
+        assert abs(printed - closed) <= (1e-8 if method == "cutting-plane" else 1e-6) * abs(closed)
+
+
+def test_verify_rejects_a_wrong_users_model_with_exit_1(capsys, plugin_file):
+    """The radius halved: exit 1, "NOT a counterpart", a violating delta of the set (|delta|_inf = eps), and the
+    counterpart's optimum below the true one (the closed form (25) at the right counterpart by HiGHS)."""
+    code = main(["--plugin", plugin_file, "verify", "--model", "CLI2H", "--dataset", "iris", "--class", "2",
+                 "--nu", "0.3", "--alpha", "1", "--eps", "0.02"])
+    captured = capsys.readouterr()
+    assert code == 1, captured.out + captured.err
+    out = captured.out
+    assert "NOT a counterpart" in out and "Traceback" not in captured.err
+    line = next(line for line in out.splitlines() if line.startswith("violating point: row margin["))
+    delta = np.array([float(x) for x in line.split("delta = [")[1].rstrip("]").split()])
+    assert np.abs(delta).max() == pytest.approx(0.02, abs=1e-4)  # printed to 4 decimals
+    d = load_dataset("iris")
+    X = min_max_scale(d.X)
+    right = solve(build("CLI2R", X, d.y, 2, 0.3, 1.0, p="inf", eps=0.02), "highs")
+    truth = closed_form_2_inf(X, d.y, 2, 0.3, 1.0, 0.02, right.values["w"], right.values["theta"])
+    printed = float(next(line for line in out.splitlines() if line.startswith("counterpart optimum")).split()[-1])
+    assert printed < truth - 1e-6
+
+
+def test_verify_refuses_a_model_without_counterpart_data(capsys, plugin_file):
+    code = main(["--plugin", plugin_file, "verify", "--model", "CLI2N", "--nu", "0.3", "--alpha", "1", "--eps", "0.02"])
+    err = capsys.readouterr().err
+    assert code == 2 and "not a registered robust counterpart" in err and "CLI2R" in err and "23" in err
 
 
 @pytest.mark.parametrize(

@@ -385,3 +385,31 @@ def test_pyros_separation_aid_is_redundant(iris):
     assert sorted(priorities[m.margin[i]] for i in m.X_c) == list(range(-len(m.X_c), 0))
     add_separation_order(m2 := build_semi_infinite_22(X, y, 1, NU, ALPHA, p=2.0, eps=EPS), one_by_one=False)
     assert {m2.pyros_separation_priority[m2.margin[i]] for i in m2.X_c} == {-1}
+
+
+def test_check_runs_theorem_1_through_the_verifier(iris):
+    """``tpm-models check``'s robust ties reach Theorem 1 through the generic verifier: (22) by its cutting planes
+    (solve_22_cutting_plane -> checks.verify.solve_cutting_planes), (23)'s point over U by its exact separation,
+    and PyROS by verify_model. Truth for the new row: the rows of (23)'s point at their worst case by (25),
+    written here with numpy."""
+    from tpm_models.checks.robust import check_pyros, check_robust
+    from tpm_models.solvers.backends.registry import available_solvers
+
+    X, y = iris
+    keep = np.sort(np.concatenate([np.flatnonzero(y == k)[:10] for k in range(3)]))
+    X, y = X[keep], y[keep]
+    rows = check_robust(X, y, 0, 0.3, 1.0, 0.02, "iris", cross_solvers=())
+    ties = {r.tie for r in rows}
+    assert {"(22) cutting planes = (23)", "(23) robust over U (exact separation)"} <= ties
+    assert all(r.passed for r in rows), [r for r in rows if not r.passed]
+    for p in (1.0, 2.0, math.inf, 3.0):
+        r = solve(build(23, X, y, 0, 0.3, 1.0, p=p, eps=0.02))
+        w, theta, xi = r.values["w"], r.values["theta"], r.values["xi"]
+        worst = X[y == 0] @ w + theta + xi - 0.02 * np.linalg.norm(w, conjugate(p))  # >= 0 by (25)
+        row = next(x for x in rows
+                   if x.tie == "(23) robust over U (exact separation)" and x.instance.endswith(f"p={p:g}"))
+        assert row.residual == pytest.approx(max(0.0, -worst.min()), abs=1e-12)
+    if "gurobi" in available_solvers():
+        pyros_rows = check_pyros(X, y, 0, 0.3, 1.0, 0.02, "iris", points_per_class=2)
+        assert {r.tie for r in pyros_rows} == {"(22) PyROS = (23)", "(23) robust over U (PyROS subset)"}
+        assert all(r.passed for r in pyros_rows), pyros_rows

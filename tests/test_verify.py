@@ -376,3 +376,32 @@ def test_bad_input(iris):
     m.obj.sense = pyo.maximize
     with pytest.raises(ValueError, match="minimise"):
         evaluate_point(m, [], {})
+
+
+def test_registry_counterpart_fields_checked():
+    """nominal=/uncertain= only for robust models, uncertain a function; the paper's counterparts name (15) and get
+    uncertain_22 from the checks layer; register_counterpart attaches data to a model registered without it."""
+    from tpm_models import register_model
+    from tpm_models.models.registry import USER_MODELS, model_info, register_counterpart, verifiable_keys
+
+    def builder(X, y, nu, alpha, *, p, eps):
+        return build(2, X, y, 0, nu, alpha)
+
+    with pytest.raises(ValueError, match="for robust models"):
+        register_model("VT1", family="binary", model_class="QP", summary="", nominal=2, uncertain=uncertain_22)
+    with pytest.raises(ValueError, match="must be a function"):
+        register_model("VT1", family="binary", model_class="QP", summary="", robust_p=(2,), nominal=2, uncertain=3)
+    with pytest.raises(ValueError, match="tuple of variable names"):
+        register_model("VT1", family="binary", model_class="QP", summary="", robust_p=(2,), compare="w")
+    for eq in (23, 26, 27, 28, 29):
+        info = model_info(eq)
+        assert info.nominal == 15 and info.uncertain is uncertain_22 and info.compare == ("w",) and info.verifiable
+    try:
+        register_model("VT1", family="binary", model_class="QP", summary="", robust_p=(2,))(builder)
+        assert not model_info("VT1").verifiable and "VT1" not in verifiable_keys()
+        with pytest.raises(ValueError, match="give nominal="):
+            register_counterpart("VT1", uncertain=uncertain_22)
+        register_counterpart("VT1", nominal=2, uncertain=uncertain_22)
+        assert model_info("VT1").verifiable and model_info("VT1").nominal == 2 and "VT1" in verifiable_keys()
+    finally:
+        USER_MODELS.pop("VT1", None)

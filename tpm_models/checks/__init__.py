@@ -6,7 +6,8 @@ module             ties
 ``deterministic``  strong duality with the omitted constants, primal/dual recovery, the kernel
                    trick, inhom. linear = linear, cross-solver agreement
 ``robust``         the robust reductions, the (25) oracle, the conic duals, the robust kernel model
-``semi_infinite``  Theorem 1: (22) solved by cutting planes and by PyROS
+``semi_infinite``  Theorem 1: (22) solved by cutting planes and by PyROS; the paper's uncertain data
+``verify``         the generic verifier of robust counterparts (``robust.verify_model``: any registered one)
 ``registered``     the generic ties of any registered model: cross-solver, primal/dual gap
 =================  ===========================================================================
 
@@ -24,7 +25,7 @@ from tpm_models.checks.deterministic import (
     run_checks,
 )
 from tpm_models.checks.registered import check_model_cross_solver, check_model_dual_gap, check_registered
-from tpm_models.checks.robust import check_robust, check_robust_duals, run_robust_checks
+from tpm_models.checks.robust import check_robust, check_robust_duals, run_robust_checks, verify_model
 from tpm_models.checks.semi_infinite import SemiInfiniteResult, solve_22_cutting_plane, solve_22_pyros
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
@@ -33,5 +34,5 @@ __all__ = [
     "TOL", "CheckResult", "SemiInfiniteResult", "check_cross_solver", "check_kernel_trick", "check_model_cross_solver",
     "check_model_dual_gap", "check_pair", "check_registered",
     "check_robust", "check_robust_duals", "dual_constant", "failures", "objective_scale", "rel_dist", "rel_gap",
-    "run_checks", "run_robust_checks", "solve_22_cutting_plane", "solve_22_pyros",
+    "run_checks", "run_robust_checks", "solve_22_cutting_plane", "solve_22_pyros", "verify_model",
 ]

@@ -32,12 +32,12 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from tpm_models.checks.deterministic import TOL, CheckResult
-from tpm_models.checks.semi_infinite import solve_22_cutting_plane, uncertain_22
-from tpm_models.checks.verify import SOLUTION_TOL, Verification, verify
+from tpm_models.checks.semi_infinite import PAPER_COUNTERPARTS, solve_22_cutting_plane, uncertain_22
+from tpm_models.checks.verify import SOLUTION_TOL, VIOLATION_TOL, Verification, evaluate_point, verify
 from tpm_models.kernels import Kernel
 from tpm_models.models.multiclass import recover_17
 from tpm_models.models.norms import check_p, conjugate, norm, worst_case_delta
-from tpm_models.models.registry import build, model_info
+from tpm_models.models.registry import build, model_info, verifiable_keys
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant, recover_w_23, recover_w_socp
 from tpm_models.models.robust_kernel import recover_robust_kernel_23, safety_report, span_basis
 from tpm_models.models.shapes import dual_constant
@@ -107,9 +107,14 @@ def check_robust(
     r23_0, scale = _solve(23, X, y, c, nu, alpha, 2.0, 0.0)
     out.append(CheckResult("(23) eps=0 = (15)", where, rel_gap(r23_0.objective, r15.objective, scale)))
     r23, scale23, w22 = {}, {}, {}
+    nominal = build(15, X, y, c, nu, alpha)
     for p in (1.0, 2.0, math.inf, GENERAL_P):
         r23[p], scale = _solve(23, X, y, c, nu, alpha, p, eps)
         scale23[p] = scale
+        # (23)'s point over the whole set (21), by the verifier's exact separation (the (25) oracle)
+        ev = evaluate_point(nominal, uncertain_22(nominal, p, eps), r23[p].values)
+        out.append(CheckResult("(23) robust over U (exact separation)", f"{where} p={p:g}", ev.violation,
+                               VIOLATION_TOL, note=ev.row))
         r26, _ = _solve(26, X, y, c, nu, alpha, p, eps, "ipopt")
         cp = solve_22_cutting_plane(X, y, c, nu, alpha, p, eps)
         w22[p] = cp.w
@@ -267,36 +272,43 @@ runs it on the first points of every class (at most 8, and at most ``PYROS_PARAM
 uncertain parameters in all)."""
 
 
-VERIFY_MODELS = (23, 26, 27, 28, 29)
-"""The registered robust counterparts of (22) that :func:`verify_model` (``tpm-models verify``) checks."""
+VERIFY_MODELS = PAPER_COUNTERPARTS
+"""The paper's registered robust counterparts of (22) that :func:`verify_model` (``tpm-models verify``) checks;
+it takes every model whose registry entry names its nominal model and uncertain data
+(:func:`tpm_models.models.registry.verifiable_keys`: a user's too)."""
 
 PYROS_SUBSOLVER_NAMES = {"default": None, "gurobi": "gurobi_direct", "scip": "scip", "ipopt": "tpm_ipopt"}
 """``--solver`` of ``tpm-models verify --method pyros``: PyROS's local and global subsolver (``default``: the
-first installed of :data:`tpm_models.verify.PYROS_SUBSOLVERS`)."""
+first installed of :data:`tpm_models.checks.verify.PYROS_SUBSOLVERS`)."""
 
 
 def verify_model(
-    eq: int, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float | None,
+    eq: int | str, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float | None,
     eps: float | np.ndarray, method: str = "cutting-plane", solver: str = "default",
     points_per_class: int | None = None, time_limit: float | None = None,
 ) -> Verification:
     """Theorem 1 (and Corollary 1) for one registered counterpart, through the generic verifier.
 
-    The nominal model is (15) (:func:`tpm_models.multiclass.build_primal_15`), its uncertain data
-    (21)/(22) are :func:`tpm_models.semi_infinite.uncertain_22`, the counterpart is ``build(eq, ...)``
-    (``eq`` in :data:`VERIFY_MODELS`), the first-stage variables ``w``, ``theta``, ``xi`` by name, and
-    :func:`tpm_models.verify.verify` compares them by ``method`` (``solver``: the masters' solver of
-    the cutting planes, or a key of :data:`PYROS_SUBSOLVER_NAMES` for PyROS). The distance of the
-    solutions is held on ``w`` only (the strongly convex part; ``theta`` and ``xi`` need not be
-    unique) to :data:`tpm_models.verify.SOLUTION_TOL`. ``points_per_class``: the first points of
-    every class only (PyROS on the whole sets takes minutes).
+    The registry entry of ``eq`` says what to verify (:attr:`~tpm_models.models.registry.ModelInfo.verifiable`):
+    its nominal model ``nominal`` is built on the same data (``build(nominal, X, y, c, nu, alpha)``; for the
+    paper's counterparts (15)), its uncertain data are ``uncertain(nominal_model, p, eps)`` (for the paper's,
+    :func:`tpm_models.checks.semi_infinite.uncertain_22`), and the counterpart is ``build(eq, ..., p=p, eps=eps)``.
+    Every variable of the nominal model is first stage, matched by name in the counterpart, and
+    :func:`tpm_models.checks.verify.verify` compares them by ``method`` (``solver``: the masters' solver of the
+    cutting planes, or a key of :data:`PYROS_SUBSOLVER_NAMES` for PyROS). The distance of the solutions is held
+    on the entry's ``compare`` variables (the paper's: ``w``, the strongly convex part; ``theta`` and ``xi``
+    need not be unique) to :data:`tpm_models.checks.verify.SOLUTION_TOL`. ``points_per_class``: the first
+    points of every class only (PyROS on the whole sets takes minutes).
     """
-    if isinstance(eq, bool) or eq not in VERIFY_MODELS:
-        raise ValueError(f"({eq}) is not a registered robust counterpart of (22); verify takes {list(VERIFY_MODELS)}")
+    info = model_info(eq)
+    if not info.verifiable:
+        raise ValueError(f"({info.eq}) is not a registered robust counterpart (its registry entry names no nominal= "
+                         f"model and uncertain= data); verify takes {verifiable_keys()}")
     if p is None:
-        allowed = model_info(eq).robust_p
+        allowed = info.robust_p
         if len(allowed) != 1:
-            raise ValueError(f"({eq}) takes any p >= 1: give p (the norm of the uncertainty set (21))")
+            which = f"p in {[f'{q:g}' for q in allowed]}" if allowed else "any p >= 1"
+            raise ValueError(f"({info.eq}) takes {which}: give p (the norm of the uncertainty set (21))")
         p = allowed[0]
     p = check_p(p)
     if points_per_class is not None:
@@ -305,8 +317,8 @@ def verify_model(
         keep = np.sort(np.concatenate([np.flatnonzero(y == k)[:points_per_class] for k in np.unique(y)]))
         X, y = X[keep], y[keep]
         eps = eps if np.ndim(eps) == 0 else np.asarray(eps)[keep]
-    counterpart = build(eq, X, y, c, nu, alpha, p=p, eps=eps)
-    nominal = build(15, X, y, c, nu, alpha)
+    counterpart = build(info.eq, X, y, c, nu, alpha, p=p, eps=eps)
+    nominal = build(info.nominal, X, y, c, nu, alpha)
     kwargs: dict = {}
     if method == "pyros":
         if solver not in PYROS_SUBSOLVER_NAMES:
@@ -315,8 +327,9 @@ def verify_model(
         kwargs = {"local_solver": PYROS_SUBSOLVER_NAMES[solver], "global_solver": PYROS_SUBSOLVER_NAMES[solver]}
     elif method == "cutting-plane":
         kwargs = {"solver": solver}
-    return verify(nominal, uncertain_22(nominal, p, eps), counterpart, {"w": "w", "theta": "theta", "xi": "xi"},
-                  method=method, compare=["w"], solution_tol=SOLUTION_TOL, time_limit=time_limit, **kwargs)
+    compare = list(info.compare) or None
+    return verify(nominal, info.uncertain(nominal, p, eps), counterpart, None, method=method, compare=compare,
+                  solution_tol=SOLUTION_TOL if compare else None, time_limit=time_limit, **kwargs)
 
 
 def check_pyros(

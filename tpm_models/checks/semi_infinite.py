@@ -40,6 +40,7 @@ from tpm_models.checks.verify import (
 )
 from tpm_models.models.multiclass import build_primal_15
 from tpm_models.models.norms import check_p, check_radii
+from tpm_models.models.registry import register_counterpart
 from tpm_models.models.semi_infinite import add_separation_order, build_semi_infinite_22, semi_infinite_objective
 from tpm_models.solvers import NoOptimalSolutionError, SolveResult, Termination
 
@@ -88,6 +89,15 @@ def uncertain_22(model: pyo.ConcreteModel, p: float, eps: float | np.ndarray) ->
     out += [UncertainTerm(w, NormBall(p, float(radii[i - 1])), weight, f"objective, point {i}")
             for i in model.X_minus_c]
     return out
+
+
+PAPER_COUNTERPARTS = (23, 26, 27, 28, 29)
+"""The paper's robust counterparts of (22): their registry entries name the nominal model (15)
+(:mod:`tpm_models.models.robust`), and get their uncertain data :func:`uncertain_22` here, from the checks
+layer (the models never import the checks): ``tpm-models verify --model 23`` reads both."""
+
+for _eq in PAPER_COUNTERPARTS:
+    register_counterpart(_eq, uncertain=uncertain_22)
 
 
 def solve_22_cutting_plane(

@@ -1,5 +1,6 @@
-"""``tpm-models verify``: a registered robust counterpart against the semi-infinite model (22), Theorem 1
-style (:func:`tpm_models.checks.robust.verify_model`, on the generic verifier :mod:`tpm_models.checks.verify`)."""
+"""``tpm-models verify``: a registered robust counterpart against its semi-infinite model, Theorem 1 style
+(:func:`tpm_models.checks.robust.verify_model`, on the generic verifier :mod:`tpm_models.checks.verify`): the paper's
+(23), (26)-(29) against (22), or a model a ``--plugin`` registers with ``nominal=`` and ``uncertain=``."""
 
 from __future__ import annotations
 
@@ -35,16 +36,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """``verify``."""
-    v = sub.add_parser("verify", help="verify a registered robust counterpart against (22) (Theorem 1)")
-    v.add_argument("--model", type=model_key, required=True, help="the counterpart: 23, 26, 27, 28 or 29")
+    v = sub.add_parser("verify", help="verify a registered robust counterpart against its semi-infinite model "
+                                      "(Theorem 1)")
+    v.add_argument("--model", type=model_key, required=True,
+                   help="the counterpart: 23, 26, 27, 28, 29, or a model a --plugin registers with nominal= and "
+                        "uncertain= (docs/verify.md)")
     v.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
-    v.add_argument("--class", dest="class_", default="0", help="class number 0..C-1 (or a label) playing c")
+    v.add_argument("--class", dest="class_", default="0",
+                   help="class number 0..C-1 (or a label) playing c, or positive for binary models")
     v.add_argument("--nu", type=float, required=True)
     v.add_argument("--alpha", type=float, required=True)
-    v.add_argument("--p", help="norm of the uncertainty set (21): 1, 2, inf or any number >= 1 (27-29: implied)")
+    v.add_argument("--p", help="norm of the uncertainty set (21): 1, 2, inf or any number >= 1 (implied for a model "
+                   "that takes one p: 27-29)")
     v.add_argument("--eps", type=float, help="radius of the uncertainty set (21), >= 0")
     v.add_argument("--method", choices=("cutting-plane", "pyros"), default="cutting-plane",
-                   help="how to solve the semi-infinite model (22)")
+                   help="how to solve the semi-infinite model")
     v.add_argument("--solver", default="default",
                    help="cutting planes: the masters' solver; pyros: default, gurobi, scip or ipopt")
     v.add_argument("--points-per-class", type=int, help="only the first points of every class (PyROS is slow)")

@@ -28,8 +28,10 @@ from tpm_models.models.registry import (
     all_models,
     build,
     model_info,
+    register_counterpart,
     register_model,
+    verifiable_keys,
 )
 
 __all__ = ["DUAL_MODELS", "KERNEL_MODELS", "MODELS", "USER_MODELS", "ModelInfo", "all_models", "build", "model_info",
-           "register_model"]
+           "register_counterpart", "register_model", "verifiable_keys"]

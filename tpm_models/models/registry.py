@@ -2,9 +2,11 @@
 
 A builder joins with :func:`register_model`, a decorator written next to it, declaring its key (the
 paper's equation number, or a name such as ``"28D"``), family, model class, kernel and role, and, for
-a dual, its primal and the constant the dual omits. Nothing else lists it: it is then reachable by
-:func:`build`, :func:`tpm_models.solvers.dispatch.solve`, the exports, ``tpm-models solve/export/check --model
-KEY`` and the generic ties that apply to it (``docs/adding-a-formulation.md``).
+a dual, its primal and the constant the dual omits, and, for a robust counterpart, the nominal model it
+robustifies and its uncertain data (``nominal=``, ``uncertain=``: ``tpm-models verify``). Nothing else lists
+it: it is then reachable by :func:`build`, :func:`tpm_models.solvers.dispatch.solve`, the exports,
+``tpm-models solve/export/check/verify --model KEY`` and the generic ties that apply to it
+(``docs/adding-a-formulation.md``).
 
 Every builder takes its data in one order, and the options it uses by keyword::
 
@@ -22,7 +24,7 @@ only (``robust_p is not None``). :func:`build` turns ``(y, c)`` into ``y_pm`` fo
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyomo.environ as pyo
@@ -68,6 +70,23 @@ class ModelInfo:
     """For a dual: the constant its objective omits, called with the builder's own arguments; ``None``: 0."""
     group: str = "user"
     """One of :data:`GROUPS`."""
+    nominal: int | str | None = None
+    """For a robust model: the key of the nominal model it is the robust counterpart of (``15`` for (23),
+    ``2`` for a robust (2)); with :attr:`uncertain`, ``tpm-models verify --model KEY`` checks the claim."""
+    uncertain: Callable[..., list] | None = None
+    """For a robust model: ``uncertain(nominal_model, p, eps)``, the uncertain data of the nominal model
+    built on the same data: a list of :class:`tpm_models.checks.verify.UncertainRow` and
+    :class:`tpm_models.checks.verify.UncertainTerm` (the models layer stores it and never calls it; the
+    verifier, :func:`tpm_models.checks.robust.verify_model`, does). The paper's (23), (26)-(29) get
+    :func:`tpm_models.checks.semi_infinite.uncertain_22` from the checks layer (:func:`register_counterpart`)."""
+    compare: tuple[str, ...] = ()
+    """The first-stage variables (nominal names) whose optimum is unique, held to the verifier's
+    ``SOLUTION_TOL`` (``("w",)``: the strongly convex part); ``()``: the distance is reported only."""
+
+    @property
+    def verifiable(self) -> bool:
+        """It names its nominal model and its uncertain data: ``tpm-models verify`` takes it."""
+        return self.nominal is not None and self.uncertain is not None
 
     def options(self, kernel: Kernel | None = None, p: float | None = None,
                 eps: float | np.ndarray | None = None) -> dict:
@@ -128,6 +147,11 @@ def robust_keys() -> list[int | str]:
     return [k for k, info in all_models().items() if info.robust_p is not None]
 
 
+def verifiable_keys() -> list[int | str]:
+    """The robust counterparts that name their nominal model and uncertain data (:attr:`ModelInfo.verifiable`)."""
+    return [k for k, info in all_models().items() if info.verifiable]
+
+
 def kernel_keys() -> list[int | str]:
     return [k for k, info in all_models().items() if info.kernel != "none"]
 
@@ -150,11 +174,17 @@ def register_model(
     eq: int | str, *, family: str, model_class: str, kernel: str = "none", role: str = "primal", summary: str,
     robust_p: tuple[float, ...] | None = None, primal: int | str | None = None,
     omitted_constant: Callable[..., float] | None = None, group: str = "user",
+    nominal: int | str | None = None, uncertain: Callable[..., list] | None = None, compare: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., pyo.ConcreteModel]], Callable[..., pyo.ConcreteModel]]:
     """Decorator: register the builder it decorates under ``eq`` (see :class:`ModelInfo` for the fields).
 
     The builder must take the arguments of its family in the order of the module docstring, with
     ``kernel``, ``p`` and ``eps`` by keyword where it uses them. A key may be registered once.
+
+    A robust model may say what it robustifies: ``nominal=`` (the key of the nominal model, built on the
+    same data) and ``uncertain=`` (its uncertain data, ``uncertain(nominal_model, p, eps)``); ``compare=``
+    names the first-stage variables with a unique optimum. ``tpm-models verify --model KEY`` then solves
+    the semi-infinite model and compares (``docs/verify.md``).
     """
     key = _key(eq)
     for name, value, allowed in (("family", family, FAMILIES), ("model_class", model_class, MODEL_CLASSES),
@@ -165,16 +195,48 @@ def register_model(
         raise ValueError(f"register_model({eq!r}): primal= and omitted_constant= are for duals")
     if robust_p is not None:
         robust_p = tuple(check_p(p) for p in robust_p)
+    counterpart = _counterpart_fields(eq, robust_p, nominal, uncertain, compare)
 
     def join(builder: Callable[..., pyo.ConcreteModel]) -> Callable[..., pyo.ConcreteModel]:
         if key in all_models():
             raise ValueError(f"({key}) is registered already (by {all_models()[key].builder.__qualname__}); "
                              "choose another key")
         _GROUP_DICTS[group][key] = ModelInfo(key, builder, family, model_class, kernel, role, summary, robust_p,
-                                             None if primal is None else _key(primal), omitted_constant, group)
+                                             None if primal is None else _key(primal), omitted_constant, group,
+                                             **counterpart)
         return builder
 
     return join
+
+
+def _counterpart_fields(eq, robust_p, nominal, uncertain, compare) -> dict:
+    """``nominal``, ``uncertain``, ``compare`` checked: for robust models only, a callable, names."""
+    if (nominal is not None or uncertain is not None) and robust_p is None:
+        raise ValueError(f"register_model({eq!r}): nominal= and uncertain= are for robust models (give robust_p=)")
+    if uncertain is not None and not callable(uncertain):
+        raise ValueError(f"register_model({eq!r}): uncertain= must be a function (nominal_model, p, eps) -> "
+                         f"list of UncertainRow/UncertainTerm, got {uncertain!r}")
+    if isinstance(compare, str) or not all(isinstance(n, str) for n in compare):
+        raise ValueError(f"register_model({eq!r}): compare= is a tuple of variable names, got {compare!r}")
+    return {"nominal": None if nominal is None else _key(nominal), "uncertain": uncertain, "compare": tuple(compare)}
+
+
+def register_counterpart(
+    eq: int | str, *, uncertain: Callable[..., list], nominal: int | str | None = None,
+    compare: tuple[str, ...] | None = None,
+) -> ModelInfo:
+    """Attach the uncertain data (and, if given, the nominal key and ``compare``) to the registered robust model
+    ``eq``, after its registration: for a layer above the models (the checks give the paper's (23), (26)-(29)
+    :func:`tpm_models.checks.semi_infinite.uncertain_22` this way) or a model registered elsewhere. Returns
+    the new :class:`ModelInfo`."""
+    info = model_info(eq)
+    nominal = info.nominal if nominal is None else nominal
+    fields = _counterpart_fields(eq, info.robust_p, nominal, uncertain, info.compare if compare is None else compare)
+    if fields["nominal"] is None:
+        raise ValueError(f"register_counterpart({eq!r}): give nominal= (the key of the nominal model)")
+    new = replace(info, **fields)
+    _GROUP_DICTS[info.group][info.eq] = new
+    return new
 
 
 def model_info(eq: int | str) -> ModelInfo:

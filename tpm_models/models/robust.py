@@ -139,7 +139,7 @@ def pnorm_epigraph(m: pyo.ConcreteModel, a: pyo.Var, r: pyo.Var, q: float) -> py
 
 
 @register_model(23, family="multiclass", model_class="NLP", summary="robust counterpart (Theorem 1)", robust_p=(),
-                group="paper")
+                group="paper", nominal=15, compare=("w",))
 @shapes.paused_gc
 def build_robust_23(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float, eps: float | np.ndarray
@@ -197,7 +197,7 @@ def build_robust_23(
 
 
 @register_model(26, family="multiclass", model_class="NLP", summary="robust counterpart, conic epigraph of 1/2|w|^2",
-                robust_p=(), group="paper")
+                robust_p=(), group="paper", nominal=15, compare=("w",))
 @shapes.paused_gc
 def build_robust_26(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float, eps: float | np.ndarray
@@ -243,7 +243,8 @@ def build_robust_26(
     return m
 
 
-@register_model(27, family="multiclass", model_class="SOCP", summary="robust SOCP, p = 1", robust_p=(1,), group="paper")
+@register_model(27, family="multiclass", model_class="SOCP", summary="robust SOCP, p = 1", robust_p=(1,), group="paper",
+                nominal=15, compare=("w",))
 @shapes.paused_gc
 def build_socp_27(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = 1.0,
@@ -272,7 +273,8 @@ def build_socp_27(
     return m
 
 
-@register_model(28, family="multiclass", model_class="SOCP", summary="robust SOCP, p = 2", robust_p=(2,), group="paper")
+@register_model(28, family="multiclass", model_class="SOCP", summary="robust SOCP, p = 2", robust_p=(2,), group="paper",
+                nominal=15, compare=("w",))
 @shapes.paused_gc
 def build_socp_28(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = 2.0,
@@ -298,7 +300,7 @@ def build_socp_28(
 
 
 @register_model(29, family="multiclass", model_class="SOCP", summary="robust SOCP, p = inf",
-                robust_p=(math.inf,), group="paper")
+                robust_p=(math.inf,), group="paper", nominal=15, compare=("w",))
 @shapes.paused_gc
 def build_socp_29(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = math.inf,
