@@ -18,6 +18,12 @@ CLARABEL_TOL = 1e-9
 dual, (15), (16), Iris and Wine, every class, eps 0 and 0.02): with ``CLARABEL_REFINE_TOL`` all 264
 are ``Solved`` at 1e-9 (10-25 iterations); at 1e-10, 16 stop ``AlmostSolved`` (reported, never optimal)."""
 
+CLARABEL_TOLS: tuple[float, ...] = (1e-11, 1e-10, CLARABEL_TOL, 1e-8)
+"""The tolerances tried in turn while Clarabel stops ``AlmostSolved``: the tightest it reaches. On the 936 models of
+``python -m tpm_models.experiments.conic_survey`` (``docs/solvers.md``) the tightest Clarabel reaches brings ``w``
+closer to the reference than :data:`CLARABEL_TOL` alone (an interior point's ``w`` error is about the square root of
+its gap); 1e-8 is Clarabel's own default, the last resort."""
+
 CLARABEL_REFINE_TOL = 1e-15
 """Clarabel's ``iterative_refinement_reltol`` and ``_abstol`` (defaults 1e-13, 1e-12). At the defaults
 its KKT solves stalled at a primal residual of ~1e-9 and 4 of the 264 models stopped ``AlmostSolved``
@@ -55,6 +61,22 @@ CLARABEL_STATUS = {
 """Clarabel's ``SolverStatus`` (by name) -> :class:`Termination`; any other status is ``ERROR``."""
 
 
+def _solve(form, cones, tol: float, time_limit: float | None):
+    import clarabel
+
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = tol
+    settings.tol_infeas_abs = settings.tol_infeas_rel = tol
+    settings.tol_ktratio = CLARABEL_KTRATIO_TOL
+    settings.iterative_refinement_reltol = settings.iterative_refinement_abstol = CLARABEL_REFINE_TOL
+    settings.static_regularization_constant = CLARABEL_STATIC_REG
+    settings.max_iter = CLARABEL_MAX_ITER
+    if time_limit is not None:
+        settings.time_limit = float(time_limit)
+    return clarabel.DefaultSolver(form.P, form.q, form.A, form.b, cones, settings).solve()
+
+
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None):
     """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model; duals by ``ConicForm.dual_values``."""
     import clarabel
@@ -62,18 +84,11 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None):
     form = conic_form(model)
     make = {"zero": lambda c: clarabel.ZeroConeT(c.dim), "nonneg": lambda c: clarabel.NonnegativeConeT(c.dim),
             "soc": lambda c: clarabel.SecondOrderConeT(c.dim), "pow": lambda c: clarabel.PowerConeT(c.alpha)}
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = CLARABEL_TOL
-    settings.tol_infeas_abs = settings.tol_infeas_rel = CLARABEL_TOL
-    settings.tol_ktratio = CLARABEL_KTRATIO_TOL
-    settings.iterative_refinement_reltol = settings.iterative_refinement_abstol = CLARABEL_REFINE_TOL
-    settings.static_regularization_constant = CLARABEL_STATIC_REG
-    settings.max_iter = CLARABEL_MAX_ITER
-    if time_limit is not None:
-        settings.time_limit = float(time_limit)
-    solver = clarabel.DefaultSolver(form.P, form.q, form.A, form.b, [make[c.kind](c) for c in form.cones], settings)
-    solution = solver.solve()
+    cones = [make[c.kind](c) for c in form.cones]
+    for tol in CLARABEL_TOLS:
+        solution = _solve(form, cones, tol, time_limit)
+        if str(solution.status) != "AlmostSolved":
+            break
     status = str(solution.status)
     termination = CLARABEL_STATUS.get(status, Termination.ERROR)
     x = np.asarray(solution.x, dtype=float)
