@@ -142,7 +142,8 @@ def _one(model, solver: str, ref: dict, Xc: np.ndarray, row: dict, time_limit: f
                    seconds=exc.result.seconds, message=exc.result.message[:100])
         return row
     w = np.asarray(r.values["w"], dtype=float)
-    row.update(seconds=r.seconds, obj_err=rel_gap(r.objective, ref["objective"], max(objective_scale(model), OBJ_FLOOR)),
+    scale = max(objective_scale(model), OBJ_FLOOR)
+    row.update(seconds=r.seconds, obj_err=rel_gap(r.objective, ref["objective"], scale),
                w_err=rel_dist(w, ref["w"]),
                theta_ok=theta_in_interval(float(r.values["theta"]), w, Xc, row["nu"], row["alpha"], row["p"],
                                           row["eps"]))
