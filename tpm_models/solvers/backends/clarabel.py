@@ -61,7 +61,7 @@ CLARABEL_STATUS = {
 """Clarabel's ``SolverStatus`` (by name) -> :class:`Termination`; any other status is ``ERROR``."""
 
 
-def _solve(form, cones, tol: float, time_limit: float | None):
+def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None):
     import clarabel
 
     settings = clarabel.DefaultSettings()
@@ -74,7 +74,19 @@ def _solve(form, cones, tol: float, time_limit: float | None):
     settings.max_iter = CLARABEL_MAX_ITER
     if time_limit is not None:
         settings.time_limit = float(time_limit)
-    return clarabel.DefaultSolver(form.P, form.q, form.A, form.b, cones, settings).solve()
+    return clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
+
+
+def clarabel_solve(P, q, A, b, cones: list, time_limit: float | None = None):
+    """Clarabel on :math:`\min \tfrac12 x^\top Px + q^\top x` s.t. :math:`Ax + s = b`, :math:`s \in` ``cones``
+    (Clarabel's cone objects; ``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings, at
+    the tightest of :data:`CLARABEL_TOLS` at which it does not stop ``AlmostSolved``: Clarabel's solution object.
+    The backend (``solve(model, "clarabel")``) and the dense adapters (:mod:`tpm_models.learn.fastconic`) share it."""
+    for tol in CLARABEL_TOLS:
+        solution = _solve_at(P, q, A, b, cones, tol, time_limit)
+        if str(solution.status) != "AlmostSolved":
+            break
+    return solution
 
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None):
@@ -84,11 +96,7 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None):
     form = conic_form(model)
     make = {"zero": lambda c: clarabel.ZeroConeT(c.dim), "nonneg": lambda c: clarabel.NonnegativeConeT(c.dim),
             "soc": lambda c: clarabel.SecondOrderConeT(c.dim), "pow": lambda c: clarabel.PowerConeT(c.alpha)}
-    cones = [make[c.kind](c) for c in form.cones]
-    for tol in CLARABEL_TOLS:
-        solution = _solve(form, cones, tol, time_limit)
-        if str(solution.status) != "AlmostSolved":
-            break
+    solution = clarabel_solve(form.P, form.q, form.A, form.b, [make[c.kind](c) for c in form.cones], time_limit)
     status = str(solution.status)
     termination = CLARABEL_STATUS.get(status, Termination.ERROR)
     x = np.asarray(solution.x, dtype=float)
