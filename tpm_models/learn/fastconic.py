@@ -8,7 +8,8 @@ radius :math:`\\varepsilon`, (23) is written with the norm epigraph :math:`r \\g
 .. math::
     \\min\\ \\tfrac12\\|w\\|_2^2 + \\frac{\\nu}{m_{-c}} e^\\top X_{-c} w + \\nu\\varepsilon r + \\nu\\theta
     + \\frac{\\alpha}{m_c} e^\\top\\xi
-    \\quad\\text{s.t.}\\quad X_c w + e\\theta - \\varepsilon r e + \\xi \\ge 0,\\ \\ \\xi \\ge 0,\\ \\ r \\ge \\|w\\|_{p'}
+    \\quad\\text{s.t.}\\quad X_c w + e\\theta - \\varepsilon r e + \\xi \\ge 0,\\ \\ \\xi \\ge 0,
+    \\ \\ r \\ge \\|w\\|_{p'}
 
 (the objective's :math:`\\frac{\\nu}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}\\varepsilon\\|w\\|_{p'}` is
 :math:`\\nu\\varepsilon\\|w\\|_{p'}`). The norm rows, by :math:`p' = p/(p-1)`:

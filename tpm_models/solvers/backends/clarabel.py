@@ -78,7 +78,7 @@ def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None):
 
 
 def clarabel_solve(P, q, A, b, cones: list, time_limit: float | None = None):
-    """Clarabel on :math:`\min \tfrac12 x^\top Px + q^\top x` s.t. :math:`Ax + s = b`, :math:`s \in` ``cones``
+    """Clarabel on :math:`\\min \tfrac12 x^\top Px + q^\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (Clarabel's cone objects; ``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings, at
     the tightest of :data:`CLARABEL_TOLS` at which it does not stop ``AlmostSolved``: Clarabel's solution object.
     The backend (``solve(model, "clarabel")``) and the dense adapters (:mod:`tpm_models.learn.fastconic`) share it."""
