@@ -127,8 +127,7 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
             cones.append(clarabel.PowerConeT(1.0 / q_norm))
     A = sp.vstack(rows).tocsc()
     b = np.zeros(A.shape[0])
-    solution = clarabel_solve(sp.triu(P).tocsc(), q, A, b, cones, time_limit)
-    status = str(solution.status)
+    solution, status, tol = clarabel_solve(sp.triu(P).tocsc(), q, A, b, cones, time_limit)
     x = np.asarray(solution.x, dtype=float)
     w, theta = x[iw:iw + n], float(x[it])
     norm = 0.0 if not robust else float(np.linalg.norm(w, q_norm))
@@ -136,4 +135,4 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
     objective = float(0.5 * w @ w + nu / len(Xo) * Xo.sum(axis=0) @ w + nu * eps * norm + nu * theta
                       + alpha / m * xi.sum())
     return Dense23Solution(CLARABEL_STATUS.get(status, Termination.ERROR), objective, w, theta,
-                           f"{status} in {solution.iterations} iterations")
+                           f"{status} in {solution.iterations} iterations at {tol:g} ({solution.status})")
