@@ -1,8 +1,9 @@
 """Robust experiments: the robust one-versus-all TPMSVM (23) with Section 5's protocol, on clean test data and on
 test data perturbed adversarially within :math:`\\mathcal U_p` (21), beside the deterministic model (15).
 
-**Models.** For every class, (23) with one radius :math:`\\varepsilon` for all points, written for Gurobi
-(``gurobipy``) or CPLEX (``cplex``; which one: :func:`fit_linear_23`) with the norm epigraph of (26):
+**Models.** For every class, (23) with one radius :math:`\\varepsilon` for all points, written for Clarabel
+(dense arrays, no licence: :mod:`tpm_models.learn.fastconic`), Gurobi (``gurobipy``) or CPLEX (``cplex``; which one:
+:func:`fit_linear_23`) with the norm epigraph of (26):
 :math:`r \\ge \\|w_c\\|_{p'}` (a second-order cone for :math:`p = 2`; :math:`r \\ge \\pm w_j` for :math:`p = 1`;
 :math:`r \\ge \\sum_j a_j,\\ a \\ge \\pm w` for :math:`p = \\infty`), which is tight at the optimum because
 :math:`r` only hurts. :math:`\\varepsilon = 0` is (15), the deterministic model. :math:`\\theta_c` is chosen exactly as
