@@ -21,7 +21,7 @@ objectives here are sums of terms of order :math:`10^{-2}` that cancel to
 :math:`10^{-4}` or less, and a solver's absolute accuracy is relative to the terms.
 Solutions: :math:`\\|w_a - w_b\\|_2 / \\max(\\|w_b\\|_2, 1)` against the cutting-plane :math:`w`
 (PIQP masters at 1e-12: the most accurate route), held to ``W_TOL``. (23) is solved by the
-default solver of its class: PIQP for :math:`p\\in\\{1,\\infty\\}` (a QP), Ipopt otherwise.
+default solver of its class: PIQP for :math:`p\\in\\{1,\\infty\\}` (a QP), Clarabel otherwise.
 """
 
 from __future__ import annotations
