@@ -291,7 +291,8 @@ def test_unreachable_tolerances_are_never_optimal(monkeypatch, iris):
         solve(build(28, X, y, 0, NU, ALPHA, p=2, eps=0.02), "clarabel")
     assert info.value.result.termination is Termination.ITERATION_LIMIT
     monkeypatch.setattr(clarabel_backend, "CLARABEL_MAX_ITER", 500)
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_TOL", 1e-16)
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16,))
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-16)
     r = solve(build(28, X, y, 0, NU, ALPHA, p=2, eps=0.02), "clarabel", raise_on_failure=False)
     assert not r.optimal and r.objective is None, r.message
 

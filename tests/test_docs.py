@@ -386,7 +386,7 @@ def test_adding_a_formulation_runs_as_written(tmp_path, monkeypatch, capsys):
         exec(compile(blocks[1], "docs/adding-a-formulation.md, python block 2", "exec"), namespace)
         ns = namespace
         robust, nominal, at_zero = ns["robust"], ns["nominal"], ns["at_zero"]
-        assert robust.optimal and robust.solver == "ipopt"
+        assert robust.optimal and robust.solver == "clarabel"  # the default of SOCP and of a conic NLP
         assert abs(at_zero.objective - nominal.objective) <= 1e-7 * max(abs(nominal.objective), 1e-3)
         assert robust.objective > nominal.objective
         X, y = ns["X"], ns["y"]

@@ -109,18 +109,27 @@ def test_conic_dual_solved_by_another_solver(wine, eq):
 # ---------------------------------------------------------------- certificates in numpy
 
 
+CERTIFICATE_TOL = {"ipopt": 1e-7, "clarabel": 1e-6}
+"""Relative gap between the primal value at the recovered w and the dual's value, per solver of the dual. Ipopt
+stops at 1e-9 relative; Clarabel (the default of SOCP) takes a stalled point that meets a 1e-8 duality gap relative
+to max(1, |objective|) -- absolute on these objectives of ~4e-4 -- so 1e-6 (measured: 4.7e-7, Iris class 1, (29D))."""
+
+
+@pytest.mark.parametrize("solver", ["ipopt", "clarabel"])
 @pytest.mark.parametrize("eq", ["27D", "28D", "29D"])
 @pytest.mark.parametrize("data,c", [("iris", 0), ("iris", 1), ("wine", 2)])
-def test_primal_value_at_recovered_w_equals_the_dual(request, eq, data, c):
+def test_primal_value_at_recovered_w_equals_the_dual(request, eq, data, c, solver):
     """Weak duality: every w gives (23) >= opt >= every dual point. The w recovered from the dual,
     put into the primal objective computed in numpy, meets the dual's value: both are optimal."""
+    if solver not in S.available_solvers("SOCP"):
+        pytest.skip(f"{solver} not installed")
     X, y = request.getfixturevalue(data)
     p, _ = SOCP[eq]
-    dual = solve(build(eq, X, y, c, NU, ALPHA, eps=EPS))
+    dual = solve(build(eq, X, y, c, NU, ALPHA, eps=EPS), solver)
     w = recover_w_socp(dual.values)
     upper = primal_value(X, y, c, NU, ALPHA, EPS, p, w)
     assert upper >= dual.objective - 1e-10
-    assert (upper - dual.objective) <= 1e-7 * max(abs(upper), 0.5 * w @ w)
+    assert (upper - dual.objective) <= CERTIFICATE_TOL[solver] * max(abs(upper), 0.5 * w @ w)
 
 
 @pytest.mark.parametrize("p", [1.0, 2.0, math.inf, 3.0, 1.5])

@@ -189,7 +189,53 @@ def test_gurobi_size_limit_is_a_failure_not_a_crash(wine):
 
 def test_default_solver_is_the_measured_one(iris):
     X, y = iris
-    assert solve(build(16, X, y, 0, NU, ALPHA)).solver == S.DEFAULT["QP"]
+    assert solve(build(16, X, y, 0, NU, ALPHA)).solver == S.DEFAULT["QP"][0]
+
+
+FALLBACK_TOL = 1e-6  # Ipopt's optimality tolerance is 1e-8 (relative); the closed form is exact
+
+
+@pytest.mark.skipif(not {"clarabel", "ipopt"} <= set(S.available_solvers("NLP")), reason="needs Clarabel and Ipopt")
+def test_default_nlp_falls_back_to_ipopt_when_clarabel_refuses():
+    """A user's non-conic NLP: Clarabel refuses it (``Backend.refuses``), so the default of NLP is Ipopt; the
+    truth is the closed form: min exp(x) + exp(-2x) at x = ln(2)/3, value 3 * 2**(-2/3)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-5, 5))
+    m.obj = pyo.Objective(expr=pyo.exp(m.x) + pyo.exp(-2 * m.x))
+    assert S.model_class(m) == "NLP" and S.DEFAULT["NLP"][:2] == ("clarabel", "ipopt")
+    with pytest.raises(SolverUnavailableError, match="clarabel cannot take"):
+        S.backend_for(m, "clarabel")
+    backend, kind = S.backend_for(m, "default")
+    assert (backend.name, kind) == ("ipopt", "NLP")
+    r = solve(m)
+    assert r.optimal and r.solver == "ipopt"
+    assert abs(r.values["x"] - np.log(2) / 3) <= FALLBACK_TOL
+    assert abs(r.objective - 3 * 2 ** (-2 / 3)) <= FALLBACK_TOL
+
+
+@pytest.mark.skipif("clarabel" not in S.available_solvers("NLP"), reason="needs Clarabel")
+def test_default_conic_nlp_and_socp_go_to_clarabel(iris):
+    """(23) at p = 1.5 (an NLP that maps to power cones) and (28) (an SOCP) are solved by the first default, and
+    its optimum equals Ipopt's (another solver) to OBJ_TOL relative to the objective's terms."""
+    X, y = iris
+    for eq, p, kind in ((23, 1.5, "NLP"), (28, 2.0, "SOCP")):
+        model = build(eq, X, y, 0, NU, ALPHA, p=p, eps=0.02)
+        assert S.model_class(model) == kind
+        r = solve(model)
+        assert r.optimal and r.solver == "clarabel"
+        truth = solve(build(eq, X, y, 0, NU, ALPHA, p=p, eps=0.02), "ipopt")
+        assert rel_gap(r.objective, truth.objective, 1e-3) <= OBJ_TOL
+
+
+def test_no_default_takes_the_model_says_why_for_each(monkeypatch):
+    """When every default refuses the model, the error names each candidate's reason."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-5, 5))
+    m.obj = pyo.Objective(expr=pyo.exp(m.x))
+    monkeypatch.setitem(S.DEFAULT, "NLP", ("clarabel", "highs"))
+    with pytest.raises(SolverUnavailableError, match="no default solver takes") as info:
+        S.backend_for(m, "default")
+    assert "clarabel cannot take" in str(info.value) and "highs" in str(info.value)
 
 
 # --------------------------------------------------------------------------- edge values (issue 15, item 3)

@@ -21,7 +21,7 @@ objectives here are sums of terms of order :math:`10^{-2}` that cancel to
 :math:`10^{-4}` or less, and a solver's absolute accuracy is relative to the terms.
 Solutions: :math:`\\|w_a - w_b\\|_2 / \\max(\\|w_b\\|_2, 1)` against the cutting-plane :math:`w`
 (PIQP masters at 1e-12: the most accurate route), held to ``W_TOL``. (23) is solved by the
-default solver of its class: PIQP for :math:`p\\in\\{1,\\infty\\}` (a QP), Ipopt otherwise.
+default solver of its class: PIQP for :math:`p\\in\\{1,\\infty\\}` (a QP), Clarabel otherwise.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from tpm_models.models.registry import build, model_info, verifiable_keys
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant, recover_w_23, recover_w_socp
 from tpm_models.models.robust_kernel import recover_robust_kernel_23, safety_report, span_basis
 from tpm_models.models.shapes import dual_constant
-from tpm_models.solvers.backends.registry import DEFAULT, available_solvers
+from tpm_models.solvers.backends.registry import available_solvers, default_solver
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
 from tpm_models.solvers.dispatch import is_licence_limit, solve
@@ -137,11 +137,11 @@ def check_robust(
         capable = available_solvers(kind)
         names = [n for n in cross_solvers if n in capable] if cross_solvers is not None else capable
         if ref_eq == 23:  # the reference is the default solver's
-            names = [n for n in names if n != DEFAULT[kind]]
+            names = [n for n in names if n != default_solver(kind)]
         else:
             names = names or ["ipopt"]
         for name in names:
-            tie = f"({eq}) = (26), {name}" if ref_eq == 26 else f"(23) {name} = (23) {DEFAULT[kind]}"
+            tie = f"({eq}) = (26), {name}" if ref_eq == 26 else f"(23) {name} = (23) {default_solver(kind)}"
             try:
                 r, _ = _solve(eq, X, y, c, nu, alpha, p, eps, name)
             except NoOptimalSolutionError as exc:
@@ -209,13 +209,13 @@ def check_robust_duals(
       (Ipopt);
     * the primal w recovered from the dual (``recover_w_socp``, ``recover_w_23``) vs the primal w;
     * the dual solution vs the multipliers the primal solver reports (``multipliers_from_primal``):
-      Ipopt's always, and those of every installed SOCP backend in ``multiplier_solvers`` (``None``:
+      the default solver's always, and those of every other installed SOCP backend in ``multiplier_solvers`` (``None``:
       all); a backend that gives no duals, or whose licence refuses the model, is skipped;
     * at eps = 0: opt(dual) + constant = opt(16) + ``dual_constant`` (= opt(15)) and lam = lam of (16).
     """
     where = f"{label} c={c} nu={nu:g} alpha={alpha:g} eps={eps:g}"
     out = []
-    others = [n for n in available_solvers("SOCP") if n != DEFAULT["SOCP"]]
+    others = [n for n in available_solvers("SOCP") if n != default_solver("SOCP")]
     if multiplier_solvers is not None:
         others = [n for n in others if n in set(multiplier_solvers)]
     # eps = 0: every dual is (16) up to its constant

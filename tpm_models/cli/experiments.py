@@ -326,8 +326,8 @@ def _solver_note(solver: str, records: Sequence[dict]) -> str:
             counts[backend][r["dataset"]] += k
     parts = [f"{backend} {metadata.version(BACKENDS[backend].package)}: "
              + ", ".join(f"{d} {k}" for d, k in sorted(per.items())) for backend, per in sorted(counts.items())]
-    rule = {"auto": "auto (Gurobi where its licence takes the class model, else CPLEX)", "gurobi": "Gurobi",
-            "cplex": "CPLEX"}[solver]
+    rule = {"auto": "auto (Clarabel; without it, Gurobi where its licence takes the class model, else CPLEX)",
+            "clarabel": "Clarabel (dense conic form, no licence)", "gurobi": "Gurobi", "cplex": "CPLEX"}[solver]
     return f"{rule}; class models solved (each for every nu/alpha): {'; '.join(parts)}"
 
 
@@ -341,7 +341,8 @@ def add_robust_command(sub) -> None:
     r.add_argument("--out-dir", help="write robust.md and robust.json (the table) here")
     r.add_argument("--records", default="runs/robust_records.json", help="every split's counts (JSON)")
     r.add_argument("--solver", choices=SOLVERS, default="auto",
-                   help="backend of (23): auto (default) = Gurobi where its licence takes the class model, else CPLEX")
+                   help="backend of (23): auto (default) = clarabel (no licence); without it, Gurobi where its licence "
+                        "takes the class model, else CPLEX")
     r.add_argument("--quiet", action="store_true")
     r.set_defaults(func=cmd_robust_table)
     add_robust_kernel_command(sub)

@@ -129,11 +129,13 @@ def cmd_models(args: argparse.Namespace) -> int:
 def cmd_solvers(args: argparse.Namespace) -> int:
     here = set(available_solvers())
     for name, b in BACKENDS.items():
-        default = [k for k, v in DEFAULT.items() if v == name]
+        default = [k for k, v in DEFAULT.items() if v[0] == name]
+        fallback = [k for k, v in DEFAULT.items() if name in v[1:]]
         status = "installed" if name in here else "no licence" if b.installed() else "missing"
         print(f"{name:<8} {status:<10} "
               f"{'/'.join(sorted(b.model_classes)):<8} package {b.package}"
-              + (f"  (default for {', '.join(default)})" if default else ""))
+              + (f"  (default for {', '.join(default)})" if default else "")
+              + (f"  (default when the first refuses: {', '.join(fallback)})" if fallback else ""))
     return 0
 
 

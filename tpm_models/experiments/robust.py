@@ -1,8 +1,9 @@
 """Robust experiments: the robust one-versus-all TPMSVM (23) with Section 5's protocol, on clean test data and on
 test data perturbed adversarially within :math:`\\mathcal U_p` (21), beside the deterministic model (15).
 
-**Models.** For every class, (23) with one radius :math:`\\varepsilon` for all points, written for Gurobi
-(``gurobipy``) or CPLEX (``cplex``; which one: :func:`fit_linear_23`) with the norm epigraph of (26):
+**Models.** For every class, (23) with one radius :math:`\\varepsilon` for all points, written for Clarabel
+(dense arrays, no licence: :mod:`tpm_models.learn.fastconic`), Gurobi (``gurobipy``) or CPLEX (``cplex``; which one:
+:func:`fit_linear_23`) with the norm epigraph of (26):
 :math:`r \\ge \\|w_c\\|_{p'}` (a second-order cone for :math:`p = 2`; :math:`r \\ge \\pm w_j` for :math:`p = 1`;
 :math:`r \\ge \\sum_j a_j,\\ a \\ge \\pm w` for :math:`p = \\infty`), which is tight at the optimum because
 :math:`r` only hurts. :math:`\\varepsilon = 0` is (15), the deterministic model. :math:`\\theta_c` is chosen exactly as
@@ -56,6 +57,7 @@ from tpm_models.experiments.table3 import (
     split_indices,
 )
 from tpm_models.kernels import Kernel
+from tpm_models.learn.fastconic import solve_23_dense
 from tpm_models.models.norms import check_p, conjugate, dual_norm, worst_case_delta
 from tpm_models.models.recovery import choose_theta, theta_interval_primal
 from tpm_models.models.robust_kernel import decision_attack_search, feature_radius, span_basis
@@ -69,7 +71,7 @@ GOLDEN = (math.sqrt(5) - 1) / 2
 _ENV = None
 
 
-SOLVERS: tuple[str, ...] = ("auto", "gurobi", "cplex")
+SOLVERS: tuple[str, ...] = ("auto", "clarabel", "gurobi", "cplex")
 """Values of ``solver`` of :func:`fit_linear_23` (and ``--solver`` of ``tpm-models robust-table``)."""
 
 BARRIER_TOL = 1e-10
@@ -236,6 +238,19 @@ def _class_cplex(Xc: np.ndarray, Xo: np.ndarray, nus: Sequence[float], p: float,
         cpx.end()
 
 
+def _class_clarabel(Xc: np.ndarray, Xo: np.ndarray, nus: Sequence[float], p: float, eps: float, alpha: float,
+                    where: str) -> list[np.ndarray]:
+    """One class model of (23) by Clarabel from dense arrays (:func:`tpm_models.learn.fastconic.solve_23_dense`, no
+    Pyomo, no licence), once per ``nu``: ``w`` per ``nu``."""
+    out = []
+    for nu in nus:
+        sol = solve_23_dense(Xc, Xo, nu, alpha, p, eps)
+        if not sol.optimal:
+            raise RuntimeError(f"Clarabel did not solve (23) ({where}, nu={nu:g}): {sol.message}")
+        out.append(sol.w)
+    return out
+
+
 def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence[float], p: float, eps: float,
                   alpha: float = 1.0, solver: str = "auto",
                   used: dict[str, int] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -250,13 +265,17 @@ def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence
       :math:`m_c + 2n + 1` linear rows): barrier at :data:`BARRIER_TOL` with numerical emphasis (without it, 9 of
       48 class models of digits, vehicle and penguins, 9 values of :math:`\\nu` each, stopped non-optimal), then
       the retries of :func:`_class_cplex` if not optimal;
-    * ``"auto"`` (default): Gurobi for every class model its licence takes, CPLEX for a class model that
-      Gurobi's size-limited licence refuses (the pip licence: more than 200 variables in a model with a quadratic
-      term, error 10010), and CPLEX throughout if ``gurobipy`` is not installed. So on one fit some classes may be
-      solved by Gurobi and others by CPLEX; their objective values agree to about :math:`10^{-7}` (relative).
+    * ``"clarabel"`` (``clarabel``, a dependency: no commercial solver, no licence): the conic form of
+      :mod:`tpm_models.learn.fastconic` from dense arrays, Clarabel with the settings of ``solve(model, "clarabel")``;
+      ``tests/test_fastconic.py`` ties it to the registry builder of (23);
+    * ``"auto"`` (default): Clarabel when it is installed (always, with the package); otherwise Gurobi for every
+      class model its licence takes, CPLEX for a class model that Gurobi's size-limited licence refuses (the pip
+      licence: more than 200 variables in a model with a quadratic term, error 10010), and CPLEX throughout if
+      ``gurobipy`` is not installed. So on one such fit some classes may be solved by Gurobi and others by CPLEX;
+      their objective values agree to about :math:`10^{-7}` (relative).
 
     A solve that the solver does not report optimal is never used: ``RuntimeError`` with its status. ``used``, if
-    given, counts the class models solved per backend (``{"gurobi": k, "cplex": l}``).
+    given, counts the class models solved per backend (``{"clarabel": j, "gurobi": k, "cplex": l}``).
     """
     p = check_p(p)
     if p not in P_VALUES:
@@ -265,6 +284,8 @@ def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence
         raise ValueError(f"eps must be a finite number >= 0, got {eps}")
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    if solver == "auto" and BACKENDS["clarabel"].available():
+        solver = "clarabel"
     need = [BACKENDS[b] for b in (("gurobi", "cplex") if solver == "auto" else (solver,))]
     if not any(b.available() for b in need):
         raise ValueError(f"solver {solver!r} needs {' or '.join(b.package for b in need)} "
@@ -277,7 +298,10 @@ def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence
         Xc, Xo = X[y == c], X[y != c]
         where = f"class {c}, p={p:g}, eps={eps:g}"
         backend = "cplex"
-        if gurobi_first:
+        if solver == "clarabel":
+            ws = _class_clarabel(Xc, Xo, nus, p, eps, alpha, where)
+            backend = "clarabel"
+        elif gurobi_first:
             try:
                 ws = _class_gurobi(Xc, Xo, nus, p, eps, alpha, where)
                 backend = "gurobi"

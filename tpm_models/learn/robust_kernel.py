@@ -46,7 +46,7 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
     eps : float or array-like of shape (n_samples,), default=0.0
         Radii :math:`\\varepsilon_i \\ge 0` of (21): one for all points, or one per training point.
     solver : str, default="default"
-        An SOCP backend of :mod:`tpm_models.solvers` (Ipopt by default).
+        An SOCP backend of :mod:`tpm_models.solvers` (Clarabel by default, then Ipopt).
 
     Attributes
     ----------

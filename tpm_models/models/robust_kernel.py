@@ -203,7 +203,7 @@ def build_robust_kernel_23(
     row 1                                            ``margin[i]``: ``phi_i'w + theta - rho_i t + xi_i >= 0``
     ==============================================  ====================================================
 
-    An SOCP (default solver Ipopt). :math:`\\beta` with :math:`w_c = \\sum_j\\beta_j\\varphi(x^j)`:
+    An SOCP (default solver Clarabel). :math:`\\beta` with :math:`w_c = \\sum_j\\beta_j\\varphi(x^j)`:
     :func:`recover_robust_kernel_23`. With the linear kernel and :math:`p = 2` it is (28) in rotated
     coordinates (:math:`\\rho_i=\\varepsilon_i`); at :math:`\\varepsilon = 0` it is the primal of (19).
     """

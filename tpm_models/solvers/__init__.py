@@ -23,6 +23,7 @@ from tpm_models.solvers.backends import (
     Backend,
     available_solvers,
     backend_for,
+    default_solver,
     register_backend,
 )
 from tpm_models.solvers.common import (
@@ -41,7 +42,8 @@ from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.structure import max_violation, model_class, objective_of, title, values_of
 
 __all__ = [
-    "available_solvers", "Backend", "backend_for", "BACKENDS", "DEFAULT", "DENSE_QP_TOL", "FEASIBILITY_TOL",
+    "available_solvers", "Backend", "backend_for", "BACKENDS", "DEFAULT", "default_solver", "DENSE_QP_TOL",
+    "FEASIBILITY_TOL",
     "is_licence_limit", "ITERATION_LIMIT", "MATRIX_SOLVERS", "MatrixSolution", "max_violation", "model_class",
     "NoOptimalSolutionError", "objective_of", "OPTIMALITY_TOL", "register_backend", "SCIP_TIME_LIMIT", "solve",
     "solve_matrices", "SolveResult", "SolverUnavailableError", "Termination", "title", "values_of",

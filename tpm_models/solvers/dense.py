@@ -20,7 +20,7 @@ import numpy as np
 
 from tpm_models.qp import QPMatrices
 from tpm_models.solvers import common
-from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT
+from tpm_models.solvers.backends.registry import BACKENDS, default_solver
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError, Termination
 
 log = logging.getLogger(__name__)
@@ -53,13 +53,13 @@ def matrix_violation(qp: QPMatrices, x: np.ndarray) -> float:
 def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bool = True) -> SolveResult:
     """Solve the QP ``qp`` (:class:`~tpm_models.qp.QPMatrices`) with a dense solver, no Pyomo model.
 
-    ``solver``: ``"default"`` (``DEFAULT["QP"]``) or one of :data:`MATRIX_SOLVERS`, run with the settings
+    ``solver``: ``"default"`` (``default_solver("QP")``) or one of :data:`MATRIX_SOLVERS`, run with the settings
     of ``solve(model, solver)``. The same verification as :func:`solve`: ``OPTIMAL`` only if the solver
     says so and the point is finite and feasible to ``FEASIBILITY_TOL``; otherwise raises
     :class:`NoOptimalSolutionError` (or, with ``raise_on_failure=False``, returns the non-optimal result).
     ``values["x"]`` is the point, ``objective`` the objective in the model's own sense.
     """
-    name = DEFAULT["QP"] if solver == "default" else solver
+    name = default_solver("QP") if solver == "default" else solver
     if name not in MATRIX_SOLVERS:
         raise SolverUnavailableError(
             f"solver {solver!r} does not take a QP in matrix form; use 'default' or one of {sorted(MATRIX_SOLVERS)}"

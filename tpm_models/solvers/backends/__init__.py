@@ -11,9 +11,11 @@ from tpm_models.solvers.backends.registry import (
     Backend,
     available_solvers,
     backend_for,
+    default_solver,
     package_version,
     register_backend,
 )
 
-__all__ = ["BACKENDS", "DEFAULT", "MODEL_CLASSES", "Backend", "available_solvers", "backend_for", "package_version",
+__all__ = ["BACKENDS", "DEFAULT", "MODEL_CLASSES", "Backend", "available_solvers", "backend_for", "default_solver",
+           "package_version",
            "register_backend"]

@@ -1,5 +1,6 @@
 """Ipopt: the ``ipopt`` executable when it is on PATH, else the Ipopt library that the CasADi
-wheel bundles (:mod:`tpm_models.solvers.ipopt`). Default for SOCP and NLP."""
+wheel bundles (:mod:`tpm_models.solvers.ipopt`). The second default of SOCP and NLP (after Clarabel): the solver
+of an NLP that Clarabel cannot map to its cones."""
 
 from __future__ import annotations
 

@@ -85,8 +85,17 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
     return backend
 
 
-DEFAULT = {"LP": "piqp", "QP": "piqp", "SOCP": "ipopt", "NLP": "ipopt"}
-"""Default backend per model class (measurements: ``docs/solvers.md``)."""
+DEFAULT: dict[str, tuple[str, ...]] = {
+    "LP": ("piqp",), "QP": ("piqp",), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
+}
+"""The default backends per model class, in order of preference (measurements: ``docs/solvers.md``):
+:func:`backend_for` takes the first that is installed, takes the class and does not refuse the model. So an
+NLP that Clarabel cannot map to its cones (a user's non-conic row: ``Backend.refuses``) goes to Ipopt."""
+
+
+def default_solver(kind: str) -> str:
+    """The first default of model class ``kind`` (what ``solve(model)`` runs on a model every default takes)."""
+    return DEFAULT[kind][0]
 
 
 def available_solvers(model_class_name: str | None = None) -> list[str]:
@@ -104,9 +113,20 @@ def backend_for(model: pyo.ConcreteModel, solver: str) -> tuple[Backend, str]:
     or :class:`tpm_models.solvers.common.SolverUnavailableError` saying why none may."""
     kind = model_class(model)
     if solver == "default":
-        solver = DEFAULT.get(kind, "")
-        if not solver:
+        candidates = DEFAULT.get(kind, ())
+        if not candidates:
             raise SolverUnavailableError(f"no default solver for model class {kind}")
+        reasons = []
+        for name in candidates:
+            try:
+                return _checked(model, name, kind)
+            except SolverUnavailableError as exc:
+                reasons.append(str(exc))
+        raise SolverUnavailableError(f"no default solver takes {title(model)}: {'; '.join(reasons)}")
+    return _checked(model, solver, kind)
+
+
+def _checked(model: pyo.ConcreteModel, solver: str, kind: str) -> tuple[Backend, str]:
     if solver not in BACKENDS:
         raise SolverUnavailableError(
             f"unknown solver {solver!r}; known: {sorted(BACKENDS)}; installed for {kind}: "
