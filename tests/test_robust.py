@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+from conftest import ran_in_fresh_process
 
 from tpm_models import Kernel, build, solve
 from tpm_models import solvers as S
@@ -234,9 +235,11 @@ def _crippled_gurobi(monkeypatch, backup_too: bool):
 
 
 @pytest.mark.parametrize("p", [1.0, 2.0])
-def test_pyros_gurobi_backup_takes_over_a_failed_master(monkeypatch, p):
+def test_pyros_gurobi_backup_takes_over_a_failed_master(request, monkeypatch, p):
     """The primary Gurobi fails every solve (barrier iteration limit 1); the Gurobi backup solves them all, and
     PyROS still ends robust_optimal at the optimum of (23) (SCIP)."""
+    if ran_in_fresh_process(request):
+        return
     if "gurobi" not in S.available_solvers():
         pytest.skip("gurobipy is not installed")
     made = _crippled_gurobi(monkeypatch, backup_too=False)
@@ -250,7 +253,9 @@ def test_pyros_gurobi_backup_takes_over_a_failed_master(monkeypatch, p):
     assert rel_gap(pr.objective, solve(model, "scip").objective, objective_scale(model)) < TOL
 
 
-def test_pyros_raises_when_the_gurobi_backup_fails_too(monkeypatch):
+def test_pyros_raises_when_the_gurobi_backup_fails_too(request, monkeypatch):
+    if ran_in_fresh_process(request):
+        return
     if "gurobi" not in S.available_solvers():
         pytest.skip("gurobipy is not installed")
     _crippled_gurobi(monkeypatch, backup_too=True)
