@@ -32,6 +32,8 @@ class Solves:
         self.X, self.y = X, y
         self.models: dict[tuple, pyo.ConcreteModel] = {}
         self.kinds: dict[tuple, str] = {}
+        self.last: dict[tuple, str] = {}
+        """The solver whose solution each model holds (its values are that solve's)."""
         self.results: dict[tuple, tuple[SolveResult, float | None] | NoOptimalSolutionError] = {}
         self.built = self.solved = self.reused = 0
         """Counts: models built, solves made, solves answered from memory."""
@@ -73,16 +75,20 @@ class Solves:
         known = self.results.get(key)
         if isinstance(known, NoOptimalSolutionError):
             raise known
+        model = self.model(eq, c, nu, alpha, kernel, p, eps)
+        if known is not None and known[1] is None and scale and self.last.get(key[:-1]) == solver:
+            known = self.results[key] = (known[0], objective_scale(model))  # the model still holds that solution
         if known is not None and (known[1] is not None or not scale):
             self.reused += 1
             return known
-        model = self.model(eq, c, nu, alpha, kernel, p, eps)
         self.solved += 1
+        self.last.pop(key[:-1], None)
         try:
-            result = solve(model, solver)
+            result = solve(model, solver, kind=self.kind(eq, c, nu, alpha, kernel, p, eps))
         except NoOptimalSolutionError as exc:
             self.results[key] = exc
             raise
+        self.last[key[:-1]] = solver
         entry = (result, objective_scale(model) if scale else None)
         self.results[key] = entry
         return entry
