@@ -118,9 +118,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     cross = tuple(args.cross_solvers) if args.cross_solvers else None
     if args.model:
         return _check_models(args, start)
-    jobs = getattr(args, "jobs", 1) or 1
-    if jobs < 1:
-        raise ValueError(f"--jobs must be >= 1, got {jobs}")
+    jobs = max(1, getattr(args, "jobs", 1) or 1)  # reproduce hands its own --jobs
     tasks = check_tasks(args)
     calls = [(i, task, args.solver, cross, args.quiet) for i, task in enumerate(tasks)]
     if jobs == 1:
@@ -207,6 +205,13 @@ def _print_rows(results: Sequence[CheckResult], args: argparse.Namespace) -> Non
                 writer.writerow([r.tie, r.instance, f"{r.residual:.6e}", r.tolerance, r.passed, r.note])
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """``check``."""
     c = sub.add_parser("check", help="run every tie between the formulations")
@@ -218,7 +223,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--all", action="store_true", help="print every row, not only the failed ones")
     c.add_argument("--csv", help="write every row to this CSV file")
     c.add_argument("--quiet", action="store_true", help="no progress lines")
-    c.add_argument("--jobs", type=int, default=2,
+    c.add_argument("--jobs", type=_positive_int, default=2,
                    help="worker processes for the independent groups of ties (data set x group x class; default 2, "
                         "1: all in this process); the same rows either way")
     c.add_argument("--model", type=model_key, nargs="+",
