@@ -48,6 +48,8 @@ class CheckTask:
     dataset: str
     c: object = None
     parameters: tuple[float, float] | None = None
+    position: int = 0
+    """The data set's position in ``--dataset`` (a set named twice is reported twice, as it is run)."""
 
 
 GROUPS = {
@@ -65,18 +67,18 @@ def check_tasks(args: argparse.Namespace) -> list[CheckTask]:
     the deterministic ties per ``(nu, alpha)`` and class, the protocol ties, then the robust ties per class (the
     (25) oracle first, PyROS after each class's other ties)."""
     tasks: list[CheckTask] = []
-    for name in args.dataset:
+    for k, name in enumerate(args.dataset):
         y = load_dataset(name).y
         classes = [c.item() if hasattr(c, "item") else c for c in np.unique(y)]
-        tasks += [CheckTask("deterministic", name, c, params)
+        tasks += [CheckTask("deterministic", name, c, params, k)
                   for params, c in itertools.product(DEFAULT_PARAMETERS, classes)]
-        tasks.append(CheckTask("protocol", name))
+        tasks.append(CheckTask("protocol", name, position=k))
         if not args.no_robust:
-            tasks.append(CheckTask("oracle", name))
+            tasks.append(CheckTask("oracle", name, position=k))
             for c in classes:
-                tasks.append(CheckTask("robust", name, c))
+                tasks.append(CheckTask("robust", name, c, position=k))
                 if not args.no_pyros:
-                    tasks.append(CheckTask("pyros", name, c))
+                    tasks.append(CheckTask("pyros", name, c, position=k))
     return tasks
 
 
@@ -128,8 +130,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         first = sorted(calls, key=lambda call: (_LONGEST_FIRST.index(call[1].group), -points[call[1].dataset]))
         done = sorted(parallel_map(_indexed, first, n_jobs=min(jobs, len(calls))), key=lambda d: d[0])
     all_results: list[CheckResult] = []
-    for name in args.dataset:
-        results = [r for i, rows, *_ in done if tasks[i].dataset == name for r in rows]
+    for k, name in enumerate(args.dataset):
+        results = [r for i, rows, *_ in done if tasks[i].position == k for r in rows]
         all_results += results
         print(f"\n== {load_dataset(name).name}: {len(results)} ties measured, {len(failures(results))} failed ==")
         _print_check_table(results)
@@ -146,20 +148,23 @@ def _print_group_times(tasks: Sequence[CheckTask], done: Sequence[tuple[int, lis
                        jobs: int) -> None:
     """The wall time of every group of ties on every data set (with ``--jobs`` > 1: summed over its tasks, which
     ran side by side), and the CPU time of the processes that ran it (below the wall time on a busy machine)."""
-    seconds: dict[tuple[str, str], list[float]] = {}
-    cpu: dict[tuple[str, str], float] = {}
-    rows: dict[tuple[str, str], int] = {}
+    seconds: dict[tuple[str, int], list[float]] = {}
+    cpu: dict[tuple[str, int], float] = {}
+    rows: dict[tuple[str, int], int] = {}
+    names: dict[int, str] = {}
     for i, results, sec, cpu_sec in done:
-        key = (tasks[i].group, tasks[i].dataset)
+        key = (tasks[i].group, tasks[i].position)
         seconds.setdefault(key, []).append(sec)
         cpu[key] = cpu.get(key, 0.0) + cpu_sec
         rows[key] = rows.get(key, 0) + len(results)
+        if tasks[i].position not in names:
+            names[tasks[i].position] = load_dataset(tasks[i].dataset).name
     how = "in this process" if jobs == 1 else f"summed over its tasks; {jobs} worker processes"
     print(f"\nwall time per group of ties ({how}):")
     for group, label in GROUPS.items():
-        for (g, name), secs in seconds.items():
-            if g == group and rows[g, name]:
-                print(f"  {label} {name}: {sum(secs):.1f} s (CPU {cpu[g, name]:.1f} s; {rows[g, name]} rows, "
+        for (g, k), secs in seconds.items():
+            if g == group and rows[g, k]:
+                print(f"  {label} {names[k]}: {sum(secs):.1f} s (CPU {cpu[g, k]:.1f} s; {rows[g, k]} rows, "
                       f"{len(secs)} task{'s' if len(secs) > 1 else ''}, longest {max(secs):.1f} s)")
 
 
