@@ -1,5 +1,6 @@
 """The ``tpm-models`` command: outputs checked against the API solved by another solver."""
 
+import csv
 import json
 import subprocess
 import sys
@@ -92,6 +93,31 @@ def test_check_command_passes_on_iris(capsys):
     assert code == 0, out
     assert "strong duality (15)<->(16)" in out and " 0 failed" in out
     assert "(22) cutting planes = (23)" in out and "(23) robust over U (exact separation)" in out  # the verifier
+
+
+def test_check_jobs_2_measures_the_rows_of_jobs_1(tmp_path, capsys):
+    """``check --jobs 2`` (the groups of ties in two worker processes, each with its own models and solves) measures
+    the same ties on the same instances, in the same order, as ``--jobs 1`` (all in this process), and all pass.
+    The truth is the sequential run; the report gives the wall time of every group."""
+    rows, outs = {}, {}
+    for jobs in (1, 2):
+        path = tmp_path / f"jobs{jobs}.csv"
+        code = main(["check", "--dataset", "iris", "--no-pyros", "--cross-solvers", "piqp", "ipopt", "--quiet",
+                     "--jobs", str(jobs), "--csv", str(path)])
+        outs[jobs] = capsys.readouterr().out
+        assert code == 0, outs[jobs][-3000:]
+        with open(path, newline="") as fh:
+            table = list(csv.DictReader(fh))
+        assert all(r["passed"] == "True" for r in table)
+        rows[jobs] = [(r["tie"], r["instance"]) for r in table]
+    assert rows[2] == rows[1]
+    ties = {tie for tie, _ in rows[1]}
+    assert {"strong duality (15)<->(16)", "(23K) eps=0 = (19) + constant", "(27D) strong duality with (27)",
+            "kernel + 2.5: same predictions", "(25) oracle: |delta*|_p = eps"} <= ties
+    for jobs in (1, 2):
+        for group in ("deterministic", "protocol", "(25) oracle", "robust"):
+            assert f"  {group} ties iris: " in outs[jobs]
+        assert f"{len(rows[1])} ties, 0 failed" in outs[jobs] and f"--jobs {jobs})" in outs[jobs]
 
 
 def test_check_command_as_the_main_job_runs_it():

@@ -9,6 +9,8 @@ module             ties
 ``semi_infinite``  Theorem 1: (22) solved by cutting planes and by PyROS; the paper's uncertain data
 ``verify``         the generic verifier of robust counterparts (``robust.verify_model``: any registered one)
 ``registered``     the generic ties of any registered model: cross-solver, primal/dual gap
+``solves``         :class:`Solves`: each model built once and solved once per solver for the ties
+                   that share it
 =================  ===========================================================================
 
 The ties that need the fast path or the experiments' protocol live above, in
@@ -27,11 +29,13 @@ from tpm_models.checks.deterministic import (
 from tpm_models.checks.registered import check_model_cross_solver, check_model_dual_gap, check_registered
 from tpm_models.checks.robust import check_robust, check_robust_duals, run_robust_checks, verify_model
 from tpm_models.checks.semi_infinite import SemiInfiniteResult, solve_22_cutting_plane, solve_22_pyros
+from tpm_models.checks.solves import Solves
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
 
 __all__ = [
-    "TOL", "CheckResult", "SemiInfiniteResult", "check_cross_solver", "check_kernel_trick", "check_model_cross_solver",
+    "TOL", "CheckResult", "SemiInfiniteResult", "Solves", "check_cross_solver", "check_kernel_trick",
+    "check_model_cross_solver",
     "check_model_dual_gap", "check_pair", "check_registered",
     "check_robust", "check_robust_duals", "dual_constant", "failures", "objective_scale", "rel_dist", "rel_gap",
     "run_checks", "run_robust_checks", "solve_22_cutting_plane", "solve_22_pyros", "verify_model",

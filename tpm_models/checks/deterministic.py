@@ -25,17 +25,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tpm_models.checks.solves import Solves
 from tpm_models.data import one_vs_rest
 from tpm_models.kernels import Kernel
 from tpm_models.models.binary import recover_minus, recover_plus
 from tpm_models.models.multiclass import recover_17
 from tpm_models.models.recovery import Hyperplane
-from tpm_models.models.registry import build
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.compare import rel_dist, rel_gap
-from tpm_models.solvers.dispatch import is_licence_limit, solve
+from tpm_models.solvers.dispatch import is_licence_limit
 
 TOL = 1e-6
 
@@ -112,15 +112,16 @@ def check_pair(
     kernel: Kernel | None = None,
     solver: str = "default",
     label: str = "",
+    solves: Solves | None = None,
 ) -> list[CheckResult]:
     """Strong duality, recovery of :math:`w` and :math:`\\theta`, :math:`\\lambda` vs the primal's
-    duals, and complementary slackness for one primal/dual pair."""
+    duals, and complementary slackness for one primal/dual pair (``solves``: the models and solves shared
+    with other ties, :mod:`tpm_models.checks.solves`)."""
     kernel = kernel or Kernel()
     feature = pair.primal in (10, 11)
-    primal = build(pair.primal, X, y, c, nu, alpha, kernel if feature else None)
-    dual = build(pair.dual, X, y, c, nu, alpha, kernel if feature else None)
-    p = solve(primal, solver)
-    d = solve(dual, solver)
+    solves = (solves or Solves(X, y)).for_data(X, y)
+    p, _ = solves.solve(pair.primal, c, nu, alpha, kernel if feature else None, solver=solver)
+    d, _ = solves.solve(pair.dual, c, nu, alpha, kernel if feature else None, solver=solver)
     own, other = _own_other(X, y, c, pair.binary_side)
     const = dual_constant(other, nu, kernel)
     name = f"({pair.primal})<->({pair.dual})"
@@ -155,12 +156,14 @@ def check_pair(
 
 
 def check_kernel_trick(
-    X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, solver: str = "default", label: str = ""
+    X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, solver: str = "default", label: str = "",
+    solves: Solves | None = None,
 ) -> list[CheckResult]:
     """(19) with the linear kernel equals (16); (20) decision values equal (18)'s."""
     where = f"{label} c={c} nu={nu:g} alpha={alpha:g}"
-    d16 = solve(build(16, X, y, c, nu, alpha), solver)
-    d19 = solve(build(19, X, y, c, nu, alpha, Kernel("linear")), solver)
+    solves = (solves or Solves(X, y)).for_data(X, y)
+    d16, _ = solves.solve(16, c, nu, alpha, solver=solver)
+    d19, _ = solves.solve(19, c, nu, alpha, Kernel("linear"), solver=solver)
     out = [CheckResult("(19) linear kernel = (16)", where, rel_gap(d19.objective, d16.objective))]
     plane = recover_17(X, y, c, d16.values["lam"], nu, alpha)
     w = plane.w
@@ -173,14 +176,16 @@ def check_kernel_trick(
 def check_inhomogeneous_linear(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float,
     gammas: Iterable[float] = (2.0**-4, 1.0, 2.0**4), solver: str = "default", label: str = "",
+    solves: Solves | None = None,
 ) -> list[CheckResult]:
     """Errata 10: with :math:`k = \\gamma + x^\\top x'` the distances of (20) equal the linear ones
     of (18) for every :math:`\\gamma` (the constant cancels in (19) and in (20))."""
-    linear = recover_17(X, y, c, solve(build(16, X, y, c, nu, alpha), solver).values["lam"], nu, alpha)
+    solves = (solves or Solves(X, y)).for_data(X, y)
+    linear = recover_17(X, y, c, solves.solve(16, c, nu, alpha, solver=solver)[0].values["lam"], nu, alpha)
     out = []
     for gamma in gammas:
         kernel = Kernel("inhom-poly", degree=1, gamma=gamma)
-        lam = solve(build(19, X, y, c, nu, alpha, kernel), solver).values["lam"]
+        lam = solves.solve(19, c, nu, alpha, kernel, solver=solver)[0].values["lam"]
         plane = recover_17(X, y, c, lam, nu, alpha, kernel)
         out.append(CheckResult(
             "inhom. linear kernel = linear (errata 10)", f"{label} c={c} nu={nu:g} alpha={alpha:g} gamma={gamma:g}",
@@ -192,14 +197,16 @@ def check_inhomogeneous_linear(
 def check_cross_solver(
     eq: int, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float,
     solvers: Iterable[str] | None = None, reference: str = "default", label: str = "",
+    solves: Solves | None = None,
 ) -> list[CheckResult]:
-    """Every installed solver on model ``eq``: objective vs the reference solver's."""
-    ref = solve(build(eq, X, y, c, nu, alpha), reference)
+    """Every installed solver on model ``eq``: objective vs the reference solver's (one model, solved by each)."""
+    solves = (solves or Solves(X, y)).for_data(X, y)
+    ref, _ = solves.solve(eq, c, nu, alpha, solver=reference)
     out = []
     for name in solvers if solvers is not None else available_solvers("QP"):
         where = f"{label} ({eq}) c={c} nu={nu:g} alpha={alpha:g}"
         try:
-            r = solve(build(eq, X, y, c, nu, alpha), name)
+            r, _ = solves.solve(eq, c, nu, alpha, solver=name)
             out.append(CheckResult(f"cross-solver {name} vs {ref.solver}", where,
                                    rel_gap(r.objective, ref.objective)))
         except NoOptimalSolutionError as exc:
@@ -225,22 +232,28 @@ def run_checks(
     kernels: Iterable[Kernel] = FEATURE_MAP_KERNELS,
     cross_solvers: Iterable[str] | None = None,
     progress: Callable[[str], None] | None = None,
+    classes: Iterable[object] | None = None,
 ) -> list[CheckResult]:
-    """Every tie on one data set, for every class and every ``(nu, alpha)``."""
+    """Every tie on one data set, for every class (``classes``: these only) and every ``(nu, alpha)``.
+
+    The ties of one class and ``(nu, alpha)`` share their models and solves (:class:`Solves`): (16) by the
+    default solver, for one, serves the duality, kernel-trick, inhom.-linear and cross-solver ties."""
     results: list[CheckResult] = []
-    classes = np.unique(y)
+    classes = np.unique(y) if classes is None else list(classes)
     kernels = tuple(kernels)
+    cross_solvers = None if cross_solvers is None else tuple(cross_solvers)
     for (nu, alpha), c in itertools.product(tuple(parameters), classes):
         if progress:
             progress(f"{label} class {c} nu={nu:g} alpha={alpha:g}")
+        solves = Solves(X, y)
         for key in ((2, 4), (3, 5), (15, 16)):
-            results += check_pair(PAIRS[key], X, y, c, nu, alpha, solver=solver, label=label)
+            results += check_pair(PAIRS[key], X, y, c, nu, alpha, solver=solver, label=label, solves=solves)
         for kernel, key in itertools.product(kernels, ((10, 12), (11, 13))):
-            results += check_pair(PAIRS[key], X, y, c, nu, alpha, kernel, solver=solver, label=label)
-        results += check_kernel_trick(X, y, c, nu, alpha, solver=solver, label=label)
-        results += check_inhomogeneous_linear(X, y, c, nu, alpha, solver=solver, label=label)
+            results += check_pair(PAIRS[key], X, y, c, nu, alpha, kernel, solver=solver, label=label, solves=solves)
+        results += check_kernel_trick(X, y, c, nu, alpha, solver=solver, label=label, solves=solves)
+        results += check_inhomogeneous_linear(X, y, c, nu, alpha, solver=solver, label=label, solves=solves)
         for eq in (15, 16):
-            results += check_cross_solver(eq, X, y, c, nu, alpha, cross_solvers, solver, label)
+            results += check_cross_solver(eq, X, y, c, nu, alpha, cross_solvers, solver, label, solves=solves)
     return results
 
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from tpm_models.checks.deterministic import TOL, CheckResult
 from tpm_models.checks.semi_infinite import PAPER_COUNTERPARTS, solve_22_cutting_plane, uncertain_22
+from tpm_models.checks.solves import Solves
 from tpm_models.checks.verify import SOLUTION_TOL, VIOLATION_TOL, Verification, evaluate_point, verify
 from tpm_models.kernels import Kernel
 from tpm_models.models.multiclass import recover_17
@@ -43,9 +44,8 @@ from tpm_models.models.robust_kernel import recover_robust_kernel_23, safety_rep
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.backends.registry import available_solvers, default_solver
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
-from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
-from tpm_models.solvers.dispatch import is_licence_limit, solve
-from tpm_models.solvers.structure import model_class
+from tpm_models.solvers.compare import rel_dist, rel_gap
+from tpm_models.solvers.dispatch import is_licence_limit
 
 W_TOL = 1e-5
 """Tolerance on solutions: the objective is strongly convex only in w (1/2|w|^2), so a
@@ -66,10 +66,9 @@ w well away from 0 on every class of Iris and Wine."""
 
 
 
-def _solve(eq, X, y, c, nu, alpha, p, eps, solver="default") -> tuple[SolveResult, float]:
-    model = build(eq, X, y, c, nu, alpha, p=p, eps=eps)
-    result = solve(model, solver)
-    return result, objective_scale(model)
+def _solve(solves: Solves, eq, c, nu, alpha, p, eps, solver="default") -> tuple[SolveResult, float]:
+    """(result, objective scale) of ``eq`` at ``(p, eps)`` by ``solver``, built and solved once in ``solves``."""
+    return solves.solve(eq, c, nu, alpha, p=p, eps=eps, solver=solver, scale=True)
 
 
 def check_oracle(n: int = 5, samples: int = 20000, seed: int = 0) -> list[CheckResult]:
@@ -97,25 +96,27 @@ def check_oracle(n: int = 5, samples: int = 20000, seed: int = 0) -> list[CheckR
 
 def check_robust(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps: float, label: str = "",
-    cross_solvers: Iterable[str] | None = None,
+    cross_solvers: Iterable[str] | None = None, solves: Solves | None = None,
 ) -> list[CheckResult]:
-    """Every robust tie but PyROS on one class (module docstring)."""
+    """Every robust tie but PyROS on one class (module docstring); ``solves``: the models and solves shared
+    with other ties (:mod:`tpm_models.checks.solves`)."""
     where = f"{label} c={c} nu={nu:g} alpha={alpha:g} eps={eps:g}"
+    solves = (solves or Solves(X, y)).for_data(X, y)
     out = []
     # (23) at eps = 0 equals (15)
-    r15 = solve(build(15, X, y, c, nu, alpha))
-    r23_0, scale = _solve(23, X, y, c, nu, alpha, 2.0, 0.0)
+    r15, _ = solves.solve(15, c, nu, alpha)
+    r23_0, scale = _solve(solves, 23, c, nu, alpha, 2.0, 0.0)
     out.append(CheckResult("(23) eps=0 = (15)", where, rel_gap(r23_0.objective, r15.objective, scale)))
     r23, scale23, w22 = {}, {}, {}
     nominal = build(15, X, y, c, nu, alpha)
     for p in (1.0, 2.0, math.inf, GENERAL_P):
-        r23[p], scale = _solve(23, X, y, c, nu, alpha, p, eps)
+        r23[p], scale = _solve(solves, 23, c, nu, alpha, p, eps)
         scale23[p] = scale
         # (23)'s point over the whole set (21), by the verifier's exact separation (the (25) oracle)
         ev = evaluate_point(nominal, uncertain_22(nominal, p, eps), r23[p].values)
         out.append(CheckResult("(23) robust over U (exact separation)", f"{where} p={p:g}", ev.violation,
                                VIOLATION_TOL, note=ev.row))
-        r26, _ = _solve(26, X, y, c, nu, alpha, p, eps, "ipopt")
+        r26, _ = _solve(solves, 26, c, nu, alpha, p, eps, "ipopt")
         cp = solve_22_cutting_plane(X, y, c, nu, alpha, p, eps)
         w22[p] = cp.w
         w = f"{where} p={p:g}"
@@ -130,10 +131,10 @@ def check_robust(
     for eq, p, ref_eq in cross:
         w = f"{where} p={p:g}"
         if ref_eq == 26:
-            ref, scale = _solve(26, X, y, c, nu, alpha, p, eps, "ipopt")
+            ref, scale = _solve(solves, 26, c, nu, alpha, p, eps, "ipopt")
         else:
             ref, scale = r23[p], scale23[p]
-        kind = model_class(build(eq, X, y, c, nu, alpha, p=p, eps=eps))
+        kind = solves.kind(eq, c, nu, alpha, p=p, eps=eps)
         capable = available_solvers(kind)
         names = [n for n in cross_solvers if n in capable] if cross_solvers is not None else capable
         if ref_eq == 23:  # the reference is the default solver's
@@ -143,7 +144,7 @@ def check_robust(
         for name in names:
             tie = f"({eq}) = (26), {name}" if ref_eq == 26 else f"(23) {name} = (23) {default_solver(kind)}"
             try:
-                r, _ = _solve(eq, X, y, c, nu, alpha, p, eps, name)
+                r, _ = solves.solve(eq, c, nu, alpha, p=p, eps=eps, solver=name)
             except NoOptimalSolutionError as exc:
                 limited = is_licence_limit(exc.result)
                 out.append(CheckResult(tie, w, math.nan if limited else math.inf,
@@ -200,6 +201,7 @@ def _multiplier_row(eq: str, primal_eq: int, dual: SolveResult, primal: SolveRes
 def check_robust_duals(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps: float, label: str = "",
     multiplier_solvers: Iterable[str] | None = None, general_p: Iterable[float] = DUAL_GENERAL_P,
+    solves: Solves | None = None,
 ) -> list[CheckResult]:
     """The duals (27D), (28D), (29D), (23D) on one class (``docs/robust_duals.md``).
 
@@ -214,15 +216,16 @@ def check_robust_duals(
     * at eps = 0: opt(dual) + constant = opt(16) + ``dual_constant`` (= opt(15)) and lam = lam of (16).
     """
     where = f"{label} c={c} nu={nu:g} alpha={alpha:g} eps={eps:g}"
+    solves = (solves or Solves(X, y)).for_data(X, y)
     out = []
     others = [n for n in available_solvers("SOCP") if n != default_solver("SOCP")]
     if multiplier_solvers is not None:
         others = [n for n in others if n in set(multiplier_solvers)]
     # eps = 0: every dual is (16) up to its constant
-    r16 = solve(build(16, X, y, c, nu, alpha))
+    r16, _ = solves.solve(16, c, nu, alpha)
     k16 = dual_constant(X[y != c], nu)
     for eq, p in (("27D", 1.0), ("28D", 2.0), ("29D", math.inf), ("23D", DUAL_GENERAL_P[0])):
-        d0 = solve(build(eq, X, y, c, nu, alpha, p=p, eps=0.0))
+        d0, _ = solves.solve(eq, c, nu, alpha, p=p, eps=0.0)
         w0 = f"{label} c={c} nu={nu:g} alpha={alpha:g} eps=0" + (f" p={p:g}" if eq == "23D" else "")
         out.append(CheckResult(f"({eq}) eps=0 = (16) objective", w0,
                                rel_gap(d0.objective + omitted_constant(eq, X, y, c, nu), r16.objective + k16, k16)))
@@ -231,9 +234,9 @@ def check_robust_duals(
     socp: dict[float, tuple[int, SolveResult, float]] = {}
     for eq, p, primal_eq in (("27D", 1.0, 27), ("28D", 2.0, 28), ("29D", math.inf, 29)):
         w = f"{where} p={p:g}"
-        primal, scale = _solve(primal_eq, X, y, c, nu, alpha, p, eps)
+        primal, scale = _solve(solves, primal_eq, c, nu, alpha, p, eps)
         socp[p] = primal_eq, primal, scale
-        dual = solve(build(eq, X, y, c, nu, alpha, p=p, eps=eps))
+        dual, _ = solves.solve(eq, c, nu, alpha, p=p, eps=eps)
         out.append(CheckResult(f"({eq}) strong duality with ({primal_eq})", w,
                                rel_gap(primal.objective, dual.objective, scale)))
         out.append(CheckResult(f"({eq}) w recovered = ({primal_eq}) w", w,
@@ -241,7 +244,7 @@ def check_robust_duals(
         out.append(_multiplier_row(eq, primal_eq, dual, primal, w))
         for name in others:
             try:
-                other, _ = _solve(primal_eq, X, y, c, nu, alpha, p, eps, name)
+                other, _ = solves.solve(primal_eq, c, nu, alpha, p=p, eps=eps, solver=name)
             except NoOptimalSolutionError as exc:
                 limited = is_licence_limit(exc.result)
                 out.append(CheckResult(f"({eq}) = multipliers of ({primal_eq}), {name}", w,
@@ -252,9 +255,9 @@ def check_robust_duals(
     # (23D) for every p: against the SOCP at p = 1, 2, inf, against (23) otherwise
     k23 = omitted_constant("23D", X, y, c, nu)
     for p in (1.0, 2.0, math.inf, *general_p):
-        primal_eq, primal, scale = socp[p] if p in socp else (23, *_solve(23, X, y, c, nu, alpha, p, eps))
+        primal_eq, primal, scale = socp[p] if p in socp else (23, *_solve(solves, 23, c, nu, alpha, p, eps))
         w = f"{where} p={p:g} vs ({primal_eq})"
-        dual = solve(build("23D", X, y, c, nu, alpha, p=p, eps=eps))
+        dual, _ = solves.solve("23D", c, nu, alpha, p=p, eps=eps)
         out.append(CheckResult("(23D) strong duality with the primal", w,
                                rel_gap(primal.objective, dual.objective + k23, scale)))
         out.append(CheckResult("(23D) w recovered = primal w", w,
@@ -371,19 +374,29 @@ def check_pyros(
 def run_robust_checks(
     X: np.ndarray, y: np.ndarray, label: str = "", parameters: tuple[float, float, float] = ROBUST_PARAMETERS,
     cross_solvers: Iterable[str] | None = None, pyros: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None, classes: Iterable[object] | None = None,
+    oracle: bool | None = None, robust: bool = True,
 ) -> list[CheckResult]:
-    """Every robust tie on one data set, for every class."""
+    """Every robust tie on one data set, for every class (``classes``: these only).
+
+    ``oracle``: the (25) oracle's ties first (``None``: on Iris or an unnamed set); ``robust=False`` leaves out
+    every tie but the oracle's and PyROS's (``tpm-models check --jobs`` runs PyROS in a task of its own). The ties
+    of one class share their models and solves (:class:`Solves`): (26) by Ipopt, (27)-(29) by each SOCP
+    backend, (23) and (28) by their default solvers serve several ties each."""
     nu, alpha, eps = parameters
-    results = check_oracle() if label in ("", "iris") else []
-    for c in np.unique(y):
+    cross_solvers = None if cross_solvers is None else tuple(cross_solvers)
+    results = check_oracle() if (label in ("", "iris") if oracle is None else oracle) else []
+    for c in np.unique(y) if classes is None else classes:
         if progress:
-            progress(f"{label} robust class {c}")
-        results += check_robust(X, y, c, nu, alpha, eps, label, cross_solvers)
-        results += check_robust_kernel(X, y, c, nu, alpha, eps, label)
-        for k, (nu_d, alpha_d, eps_d) in enumerate(DUAL_PARAMETERS):  # other backends' multipliers: once
-            results += check_robust_duals(X, y, c, nu_d, alpha_d, eps_d, label, cross_solvers if k == 0 else (),
-                                          DUAL_GENERAL_P if k == 0 else DUAL_GENERAL_P[:1])
+            progress(f"{label} robust class {c}" + ("" if robust else " (PyROS)"))
+        if robust:
+            solves = Solves(X, y)
+            results += check_robust(X, y, c, nu, alpha, eps, label, cross_solvers, solves=solves)
+            results += check_robust_kernel(X, y, c, nu, alpha, eps, label, solves=solves)
+            for k, (nu_d, alpha_d, eps_d) in enumerate(DUAL_PARAMETERS):  # other backends' multipliers: once
+                results += check_robust_duals(X, y, c, nu_d, alpha_d, eps_d, label,
+                                              cross_solvers if k == 0 else (),
+                                              DUAL_GENERAL_P if k == 0 else DUAL_GENERAL_P[:1], solves=solves)
         if pyros:
             results += check_pyros(X, y, c, nu, alpha, eps, label)
     return results
@@ -411,6 +424,7 @@ KERNEL_RATIO_TOL = 1e-9
 def check_robust_kernel(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps: float, label: str = "",
     kernels: Iterable[Kernel] = KERNEL_CHECK_KERNELS, samples: int = KERNEL_SAMPLES,
+    solves: Solves | None = None,
 ) -> list[CheckResult]:
     """The robust kernel model (23K) on one class (``docs/robust_kernel.md``).
 
@@ -425,11 +439,11 @@ def check_robust_kernel(
       the searched worst case as a fraction of the bound: the model's conservatism).
     """
     where = f"{label} c={c} nu={nu:g} alpha={alpha:g}"
+    solves = (solves or Solves(X, y)).for_data(X, y)
     out = []
     linear = Kernel("linear")
-    r28, scale = _solve(28, X, y, c, nu, alpha, 2.0, eps)
-    model = build("23K", X, y, c, nu, alpha, kernel=linear, p=2.0, eps=eps)
-    rk = solve(model)
+    r28, scale = _solve(solves, 28, c, nu, alpha, 2.0, eps)
+    rk, _ = solves.solve("23K", c, nu, alpha, linear, p=2.0, eps=eps)
     plane = recover_robust_kernel_23(X, y, c, nu, alpha, 2.0, eps, linear, rk.values["w"])
     out.append(CheckResult("(23K) linear kernel p=2 = (28)", f"{where} eps={eps:g}",
                            rel_gap(rk.objective, r28.objective, scale)))
@@ -438,18 +452,17 @@ def check_robust_kernel(
     for kernel in kernels:
         basis = span_basis(kernel, X)
         w0 = f"{where} {kernel} eps=0"
-        r19 = solve(build(19, X, y, c, nu, alpha, kernel=kernel))
-        model = build("23K", X, y, c, nu, alpha, kernel=kernel, p=2.0, eps=0.0)
-        r0 = solve(model)
+        r19, _ = solves.solve(19, c, nu, alpha, kernel)
+        r0, scale0 = solves.solve("23K", c, nu, alpha, kernel, p=2.0, eps=0.0, scale=True)
         out.append(CheckResult("(23K) eps=0 = (19) + constant", w0, rel_gap(
-            r0.objective, r19.objective + dual_constant(X[y != c], nu, kernel), objective_scale(model))))
+            r0.objective, r19.objective + dual_constant(X[y != c], nu, kernel), scale0)))
         d19 = recover_17(X, y, c, r19.values["lam"], nu, alpha, kernel).distance(X)
         d0 = recover_robust_kernel_23(X, y, c, nu, alpha, 2.0, 0.0, kernel, r0.values["w"], basis).distance(X)
         out.append(CheckResult("(23K) eps=0: distances (20) = (19)'s", w0,
                                float(np.abs(d0 - d19).max() / max(np.abs(d19).max(), 1.0))))
         for p in (2.0, math.inf):
             w = f"{where} {kernel} eps={eps:g} p={p:g}"
-            r = solve(build("23K", X, y, c, nu, alpha, kernel=kernel, p=p, eps=eps))
+            r, _ = solves.solve("23K", c, nu, alpha, kernel, p=p, eps=eps)
             plane = recover_robust_kernel_23(X, y, c, nu, alpha, p, eps, kernel, r.values["w"], basis)
             rep = safety_report(X, y, c, p, eps, plane, r.values["theta"], r.values["xi"], samples)
             note = (f"searched worst case / rho|w|: max {rep.search_ratios.max():.3f}, "

@@ -135,7 +135,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print("== 1. every tie between the formulations (tpm-models check) ==", flush=True)
         check_args = argparse.Namespace(dataset=args.dataset, solver="default", cross_solvers=None,
                                         no_robust=args.no_robust, no_pyros=args.no_pyros, all=False,
-                                        csv=str(out / "checks.csv"), quiet=args.quiet, model=None)
+                                        csv=str(out / "checks.csv"), quiet=args.quiet, model=None,
+                                        jobs=args.jobs)
         code = cmd_check(check_args)
     print(f"\n== 2. Table 3 ({args.runs} runs{'; --runs 100 for the full protocol' if args.runs < 100 else ''}) ==",
           flush=True)

@@ -60,6 +60,7 @@ def solve(
     time_limit: float | None = None,
     raise_on_failure: bool = True,
     warm_start: bool = False,
+    kind: str | None = None,
 ) -> SolveResult:
     """Solve ``model`` with ``solver`` and return a :class:`SolveResult`.
 
@@ -67,9 +68,11 @@ def solve(
     unless ``warm_start=True``, which hands the current values to solvers that take a
     start (Ipopt). Unless the solve is verified optimal (module
     docstring), raises :class:`NoOptimalSolutionError`; with ``raise_on_failure=False``
-    the non-optimal result is returned instead, with its termination saying so.
+    the non-optimal result is returned instead, with its termination saying so. ``kind``: the model's
+    :func:`~tpm_models.solvers.structure.model_class` when the caller already has it (a model solved by
+    several solvers is classified once).
     """
-    backend, _ = backend_for(model, solver)
+    backend, _ = backend_for(model, solver, kind)
     if not warm_start:
         for v in model.component_data_objects(pyo.Var, descend_into=True):
             if not v.fixed:

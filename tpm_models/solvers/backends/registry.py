@@ -108,10 +108,12 @@ def available_solvers(model_class_name: str | None = None) -> list[str]:
     ]
 
 
-def backend_for(model: pyo.ConcreteModel, solver: str) -> tuple[Backend, str]:
+def backend_for(model: pyo.ConcreteModel, solver: str, kind: str | None = None) -> tuple[Backend, str]:
     """The backend that will solve ``model`` (``"default"``: the default of its class) and the class,
-    or :class:`tpm_models.solvers.common.SolverUnavailableError` saying why none may."""
-    kind = model_class(model)
+    or :class:`tpm_models.solvers.common.SolverUnavailableError` saying why none may. ``kind``: the
+    model's :func:`~tpm_models.solvers.structure.model_class` if the caller has it (the walk through a
+    large model is not repeated)."""
+    kind = model_class(model) if kind is None else kind
     if solver == "default":
         candidates = DEFAULT.get(kind, ())
         if not candidates:
