@@ -9,7 +9,7 @@ Hölder conjugate (:func:`tpm_models.models.norms.conjugate`).
 paper                        Pyomo component                note
 ==========================  =============================  ===================================
 :math:`w_c,\\theta_c,\\xi_c`    ``w[j]``, ``theta``, ``xi[i]``  ``xi >= 0`` a bound
-:math:`\\varepsilon_i`         coefficients                   of the rows (no ``Param``)
+:math:`\\varepsilon_i`         ``eps[i]``                     mutable parameter
 :math:`t_c, u_c, v_c`         ``t``, ``u``, ``v``             ``t, u >= 0`` bounds (errata 8)
 :math:`s_c`                   ``s`` (27), ``s[j]`` (29)
 row 1 (margin)               ``margin[i]``                  constant on the right
