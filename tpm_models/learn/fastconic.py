@@ -44,6 +44,7 @@ from tpm_models.models.norms import check_p, conjugate
 from tpm_models.models.recovery import choose_theta, theta_interval_primal
 from tpm_models.solvers.backends.clarabel import CLARABEL_ACCEPT_TOL, CLARABEL_STATUS, clarabel_solve
 from tpm_models.solvers.common import Termination
+from tpm_models.solvers.conic import Cone
 
 
 @dataclass
@@ -64,8 +65,6 @@ class Dense23Solution:
 def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: float, eps: float,
                    time_limit: float | None = None) -> Dense23Solution:
     """(23) for one class (module docstring) by Clarabel; ``objective`` is (23)'s value at the point returned."""
-    import clarabel
-
     p = check_p(p)
     q_norm = conjugate(p)
     Xc, Xo = np.asarray(Xc, dtype=float), np.asarray(Xo, dtype=float)
@@ -87,7 +86,7 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
 
     def nonneg(block: sp.spmatrix) -> None:  # block @ x <= 0
         rows.append(sp.csr_matrix(block))
-        cones.append(clarabel.NonnegativeConeT(block.shape[0]))
+        cones.append(Cone("nonneg", block.shape[0]))
 
     # margin rows: -(Xc w + theta - eps r + xi) <= 0
     margin = sp.hstack([sp.csr_matrix(-Xc), sp.csr_matrix(-np.ones((m, 1))), -sp.identity(m, format="csr"),
@@ -123,7 +122,7 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
         block[0, ir] = -1.0
         block[1:, iw:iw + n] = -eye
         rows.append(block.tocsr())
-        cones.append(clarabel.SecondOrderConeT(n + 1))
+        cones.append(Cone("soc", n + 1))
     elif robust:  # e'a - r <= 0; (a_j, r, w_j) in Kpow(1/q)
         nonneg(place(None, -1.0, sp.csr_matrix(np.ones((1, n))), 1))
         for j in range(n):
@@ -132,21 +131,21 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
             block[1, ir] = -1.0
             block[2, iw + j] = -1.0
             rows.append(block.tocsr())
-            cones.append(clarabel.PowerConeT(1.0 / q_norm))
+            cones.append(Cone("pow", 3, 1.0 / q_norm))
     A = sp.vstack(rows).tocsc()
     b = np.zeros(A.shape[0])
-    solution, status, tol = clarabel_solve(sp.triu(P).tocsc(), q, A, b, cones, time_limit)
-    x = np.asarray(solution.x, dtype=float)
+    run = clarabel_solve(sp.triu(P).tocsc(), q, A, b, cones, time_limit)
+    status, x = run.status, run.x
     w, theta = x[iw:iw + n], float(x[it])
     norm = 0.0 if not robust else float(np.linalg.norm(w, q_norm))
     objective = _objective(Xc, Xo, nu, alpha, eps, w, theta, norm)
-    message = f"{status} in {solution.iterations} iterations at {tol:g} ({solution.status})"
+    message = run.message
     if status == "AlmostSolved" and np.isfinite(x).all():
         # the point repaired: r = ||w||, the optimal theta for w, the least xi; Clarabel's dual value bounds it below
         interval = theta_interval_primal(-(Xc @ w - eps * norm), nu, alpha)
         repaired = _objective(Xc, Xo, nu, alpha, eps, w, choose_theta(interval), norm)
-        bound = float(solution.obj_val_dual)
-        if solution.r_dual <= CLARABEL_ACCEPT_TOL and repaired - bound <= CLARABEL_ACCEPT_TOL * max(1.0, abs(repaired)):
+        bound = run.obj_val_dual
+        if run.r_dual <= CLARABEL_ACCEPT_TOL and repaired - bound <= CLARABEL_ACCEPT_TOL * max(1.0, abs(repaired)):
             status, theta, objective = "Solved", choose_theta(interval), repaired
             message += f"; repaired point within {repaired - bound:.1e} of Clarabel's dual value"
     return Dense23Solution(CLARABEL_STATUS.get(status, Termination.ERROR), objective, w, theta, message)

@@ -1,0 +1,108 @@
+"""The polish of Clarabel's points (``tpm_models.solvers.polish``) against closed forms, an active-set QP solver and
+the refined reference of ``docs/reference/cvxpy_23.py``; and its refusals, which keep Clarabel's own point."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from tpm_models import build, load_dataset, min_max_scale
+from tpm_models.solvers import available_solvers
+from tpm_models.solvers.backends.clarabel import clarabel_solve
+from tpm_models.solvers.compare import rel_dist
+from tpm_models.solvers.conic import Cone, conic_form
+from tpm_models.solvers.dispatch import solve
+from tpm_models.solvers.polish import POLISH_ACCEPT, kkt_residual, polish
+
+pytestmark = pytest.mark.skipif("clarabel" not in available_solvers("NLP"), reason="needs Clarabel")
+
+CLOSED_FORM_TOL = 1e-13
+"""A polished point solves its face's equations to rounding (residual ~1e-16 on data of order 1); 1e-13 leaves
+room for the conditioning of these small systems. Clarabel's own points are 1e-9 .. 1e-6 off on them."""
+
+
+@pytest.fixture(scope="module")
+def iris():
+    d = load_dataset("iris")
+    return min_max_scale(d.X), d.y
+
+
+@pytest.mark.parametrize("alpha", [0.3, 0.5, 2 / 3])
+def test_power_cone_maximum_equals_its_closed_form(alpha):
+    """max s_2 s.t. (s_0, s_1, s_2) in K_pow(alpha), s_0 + s_1 = 1:
+    s = (alpha, 1 - alpha, alpha^alpha (1-alpha)^(1-alpha)) (the weighted geometric mean is largest at the weights)."""
+    P = sp.csc_matrix((3, 3))
+    q = np.array([0.0, 0.0, -1.0])
+    A = sp.csc_matrix(np.vstack([[1.0, 1.0, 0.0], -np.eye(3)]))
+    b = np.array([1.0, 0.0, 0.0, 0.0])
+    cones = [Cone("zero", 1), Cone("pow", 3, alpha)]
+    truth = np.array([alpha, 1 - alpha, alpha**alpha * (1 - alpha) ** (1 - alpha)])
+    run = clarabel_solve(P, q, A, b, cones)
+    assert run.status == "Solved" and run.polished.accepted, run.message
+    assert np.max(np.abs(run.x - truth)) <= CLOSED_FORM_TOL
+    assert np.max(np.abs(run.interior[0] - truth)) > np.max(np.abs(run.x - truth))  # polishing helped
+
+
+@pytest.mark.parametrize("a", [[1.0, 2.0, -1.0, 0.5], [0.2, 3.0, 4.0, 0.0], [3.0, 1.0, -1.0, 0.5]])
+def test_projection_onto_a_second_order_cone_equals_its_closed_form(a):
+    """min 1/2 ||x - a||^2 s.t. x in SOC(4): a itself when inside; else ((a_0 + ||a_1||)/2)(1, a_1/||a_1||)."""
+    a = np.asarray(a)
+    n1 = np.linalg.norm(a[1:])
+    truth = a if n1 <= a[0] else (a[0] + n1) / 2 * np.concatenate([[1.0], a[1:] / n1])
+    run = clarabel_solve(sp.identity(4, format="csc"), -a, -sp.identity(4, format="csc"), np.zeros(4),
+                         [Cone("soc", 4)])
+    assert run.status == "Solved", run.message
+    if run.polished.accepted:
+        assert np.max(np.abs(run.x - truth)) <= CLOSED_FORM_TOL
+    else:  # Clarabel's own point, kept: already as accurate as the polish could make it
+        assert "not below" in run.polished.reason and np.max(np.abs(run.x - truth)) <= 1e-9
+
+
+def test_a_point_polishing_cannot_improve_is_kept_unchanged():
+    """A dual that reads every cone block wrongly (z = 0: every block 'interior') gives equations with no solution
+    near the point: the polish is refused and returns the very arrays it was given."""
+    a = np.array([1.0, 2.0, -1.0, 0.5])
+    P, A, b, cones = sp.identity(4, format="csc"), -sp.identity(4, format="csc"), np.zeros(4), [Cone("soc", 4)]
+    run = clarabel_solve(P, -a, A, b, cones, polish_point=False)
+    x, s = run.x.copy(), run.s.copy()
+    result = polish(P, -a, A, b, cones, x, s, np.zeros(4))
+    assert not result.accepted and result.reason
+    assert np.array_equal(result.x, x) and np.array_equal(result.z, np.zeros(4))
+
+
+@pytest.mark.parametrize("p,eq", [(1.0, 27), (math.inf, 29)])
+@pytest.mark.parametrize("c,nu,alpha,eps", [(0, 0.9, 1.0, 0.02), (2, 0.5, 1.0, 0.1), (1, 1.0, 2.0, 0.02)])
+def test_polished_socps_equal_the_active_set_qp(iris, p, eq, c, nu, alpha, eps):
+    """(27), (29): SOCPs whose cone holds the objective's 1/2||w||^2 (Clarabel's w off by ~sqrt of its gap); at
+    p = 1, inf, (23) is a QP, which DAQP (a dual active-set method: an exact active set) solves to rounding."""
+    if "daqp" not in available_solvers("QP"):
+        pytest.skip("needs DAQP")
+    X, y = iris
+    exact = solve(build(23, X, y, c, nu, alpha, p=p, eps=eps), "daqp")
+    r = solve(build(eq, X, y, c, nu, alpha, p=p, eps=eps), "clarabel")
+    assert "; polished:" in r.message, r.message
+    assert rel_dist(r.values["w"], exact.values["w"]) <= 1e-10
+    assert abs(r.objective - exact.objective) <= 1e-12 * max(1.0, abs(exact.objective))
+
+
+def test_polished_point_that_the_model_cannot_evaluate_is_not_used(iris):
+    """Iris class 1 at eps = 0.1: w = 0 is optimal (nothing to gain from a hyperplane), the polish puts the norm's
+    epigraph r at exactly 0, where the row a_j^q r^(1-q) <= z_j of (23) at p = 3 has no value: Clarabel's own point
+    (r > 0 by a hair) is used, and the message says why."""
+    X, y = iris
+    r = solve(build(23, X, y, 1, 0.2, 1.0, p=3.0, eps=0.1), "clarabel")
+    assert r.optimal and "not polished: the polished point is where the model's rows cannot be evaluated" in r.message
+    assert np.max(np.abs(r.values["w"])) <= 1e-8
+
+
+def test_kkt_residual_of_a_polished_robust_model(iris):
+    """The accepted point's KKT residual, recomputed here from the conic form, is the one reported (<= 1e-11)."""
+    X, y = iris
+    form = conic_form(build(28, X, y, 0, 0.5, 1.0, p=2.0, eps=0.02))
+    run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones)
+    assert run.polished.accepted, run.message
+    P_full = (form.P + form.P.T - sp.diags(form.P.diagonal())).tocsr()
+    residual = kkt_residual(P_full, form.q, sp.csr_matrix(form.A), form.b, form.cones, run.x, run.z)
+    assert residual <= POLISH_ACCEPT and residual == pytest.approx(run.polished.residual_after, rel=1e-6, abs=1e-18)
+    assert residual < kkt_residual(P_full, form.q, sp.csr_matrix(form.A), form.b, form.cones, *run.interior)
