@@ -16,6 +16,7 @@ import pytest
 from tpm_models import Kernel, build
 from tpm_models import solvers as S
 from tpm_models.checks.robust import W_TOL
+from tpm_models.checks.semi_infinite import solve_22_cutting_plane
 from tpm_models.models.norms import conjugate
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant
 from tpm_models.models.shapes import dual_constant
@@ -377,3 +378,17 @@ def test_mosek_solves_the_qps(iris):
     for eq in (15, 16):
         ref = solve(build(eq, X, y, 0, NU, ALPHA), "piqp")
         assert rel_gap(solve(build(eq, X, y, 0, NU, ALPHA), "mosek").objective, ref.objective) < OBJ_TOL
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, math.inf])
+def test_cutting_plane_masters_of_22_on_clarabel(iris, p):
+    """(22) by cutting planes with every master QP (linear cuts, 1/2||w||^2) solved by Clarabel: Theorem 1's value,
+    (23)'s optimum by Clarabel and by Ipopt; the masters' w, polished, is (23)'s to the cut tolerance."""
+    clarabel()
+    X, y = iris
+    cut = solve_22_cutting_plane(X, y, 0, NU, ALPHA, p, 0.02, solver="clarabel")
+    for solver in ("clarabel", "ipopt"):
+        model = build(23, X, y, 0, NU, ALPHA, p=p, eps=0.02)
+        r = solve(model, solver)
+        assert rel_gap(cut.objective, r.objective, objective_scale(model)) <= OBJ_TOL, solver
+        assert rel_dist(cut.w, np.asarray(r.values["w"])) <= W_TOL, solver
