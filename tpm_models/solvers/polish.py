@@ -202,7 +202,10 @@ def kkt_residual(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, c
 
 def faces(cones: Sequence[Cone], s: np.ndarray, z: np.ndarray) -> list:
     """Per block, the face read off the interior point: ``"zero"``; a boolean array (nonneg rows: active);
-    ``"interior"``, ``"apex"`` or ``"boundary"`` (cones)."""
+    ``"interior"``, ``"apex"`` or ``"boundary"`` (cones); and for a power cone the edges where :math:`h` is not
+    smooth, ``"edge0"`` (:math:`s_0 = s_2 = 0 < s_1`, so :math:`z_1 = 0`: a perspective
+    :math:`(\\tau_j, r, w_j)` at :math:`w_j = 0`, e.g. a feature that is 0 on every point) and ``"edge1"``
+    (:math:`s_1 = s_2 = 0 < s_0`, :math:`z_0 = 0`)."""
     out, start = [], 0
     for cone in cones:
         sk, zk = s[start:start + cone.dim], z[start:start + cone.dim]
@@ -217,7 +220,9 @@ def faces(cones: Sequence[Cone], s: np.ndarray, z: np.ndarray) -> list:
             orthogonal = product > 0 and abs(float(sk @ zk)) <= FACE_ORTHOGONAL * product
             comparable = product > 0 and FACE_RATIO ** -1 <= s_norm / z_norm <= FACE_RATIO
             on_edge = cone.kind == "pow" and abs(sk[2]) <= FACE_ORTHOGONAL * s_norm  # h not smooth there
-            if orthogonal and comparable and not on_edge:
+            if comparable and on_edge and min(sk[0], sk[1]) <= FACE_ORTHOGONAL * s_norm:
+                out.append("edge0" if sk[0] <= sk[1] else "edge1")
+            elif orthogonal and comparable and not on_edge:
                 out.append("boundary")
             elif s_norm >= z_norm:
                 out.append("interior")
@@ -245,6 +250,10 @@ class _Faces:
                 s_rows.append(rows)
             elif face == "interior":
                 z_rows.append(rows)
+            elif face in ("edge0", "edge1"):  # s_0 = s_2 = 0, z_1 = 0 (or s_1 = s_2 = 0, z_0 = 0)
+                free = 1 if face == "edge0" else 0
+                s_rows.append(rows[[1 - free, 2]])
+                z_rows.append(rows[[free]])
             else:
                 self.boundary.append((start, cone.dim, cone, solve_for(cone, s[start:start + cone.dim])))
             start += cone.dim
