@@ -62,11 +62,11 @@ import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, PowExpression, UnaryFunctionExpression
 from pyomo.opt import WriterFactory
-from pyomo.repn.plugins.lp_writer import LPWriter
 from pyomo.repn.plugins.nl_writer import NLWriter
 from pyomo.repn.quadratic import QuadraticRepnVisitor
 from pyomo.repn.util import OrderedVarRecorder
 
+from tpm_models.export.lp_text import lp_text
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build, model_info
 from tpm_models.solvers.common import FEASIBILITY_TOL
@@ -261,7 +261,6 @@ def _prepared(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> Iterat
             v.set_value(value, skip_validation=True)
 
 
-_LP_OPTIONS = {"symbolic_solver_labels": True, "file_determinism": 20}  # 20: sort indices
 _NL_OPTIONS = {"symbolic_solver_labels": True, "file_determinism": 20, "linear_presolve": False,
                "scale_model": False}
 
@@ -277,9 +276,7 @@ def _text(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> bytes:
     _check(model, analysis, fmt)
     with PauseGC(), _prepared(model, analysis, fmt):
         if fmt == "lp":
-            out = io.StringIO()
-            LPWriter().write(model, out, **_LP_OPTIONS)
-            text = out.getvalue()
+            text = lp_text(model)
         elif fmt == "nl":
             text = _nl(model)[0]
         else:
