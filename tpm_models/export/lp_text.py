@@ -266,16 +266,17 @@ class _Writer:
         columns = list(map(self.columns.get, ids))
         if None in columns:
             return None  # a fixed variable (a constant to Pyomo) or one not in the model
+        in_order = all(map(lt, columns, islice(columns, 1, None)))
+        if not in_order and len(set(columns)) != len(columns):
+            return None  # a variable twice: Pyomo adds its coefficients (-2 + 0.0 is -2.0)
         if not all(coefs):  # Pyomo leaves zero coefficients out
             kept = [(col, c, i) for col, c, i in zip(columns, coefs, ids) if c]
             if not kept:
                 return None
             columns, coefs, ids = (list(t) for t in zip(*kept))
-        if not all(map(lt, columns, islice(columns, 1, None))):
-            if len(set(columns)) != len(columns):
-                return None  # a variable twice: Pyomo adds its coefficients
-            ordered = sorted(zip(columns, coefs, ids))
-            coefs, ids = [c for _, c, _ in ordered], [i for _, _, i in ordered]
+        if not in_order:
+            terms = sorted(zip(columns, coefs, ids))
+            coefs, ids = [c for _, c, _ in terms], [i for _, _, i in terms]
         self.used.update(ids)
         offset = 0
         offset += const  # as Pyomo's visitor: 0 + the constants (so -0.0 becomes 0.0)
