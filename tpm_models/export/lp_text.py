@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import io
 from itertools import islice
-from operator import add, itemgetter, lt
+from operator import itemgetter, lt
 
 import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
@@ -110,14 +110,15 @@ class _Labels(dict):
 
 
 class _Tails(dict):
-    """``id(variable)`` -> ``" label\\n+"``: the end of a term and the sign of a next, positive one."""
+    """column -> ``" label\\n+"``: the end of a term and the sign of a next, positive one."""
 
-    def __init__(self, labels: _Labels):
+    def __init__(self, labels: _Labels, variables: list):
         super().__init__()
         self.labels = labels
+        self.variables = variables
 
-    def __missing__(self, key: int) -> str:
-        tail = self[key] = f" {self.labels[key]}\n+"
+    def __missing__(self, column: int) -> str:
+        tail = self[column] = f" {self.labels.of(self.variables[column])}\n+"
         return tail
 
 
@@ -137,10 +138,15 @@ class _Writer:
         self.objective_visitor = QuadraticRepnVisitor({}, var_recorder=recorder)
         self.row_visitor = QuadraticRepnVisitor(self.objective_visitor.subexpression_cache, var_recorder=recorder)
         self.columns = dict(self.var_order)
-        """The columns of the model's variables that are not fixed (the visitor adds others to ``var_order``)."""
+        """``id`` -> column of the model's variables that are not fixed (the visitor adds others to ``var_order``)."""
+        self.variables = list(self.var_map.values())
+        """The variables of :attr:`columns`, by column."""
         self.labels = _Labels(self.var_map)
-        self.tails = _Tails(self.labels)
+        self.tails = _Tails(self.labels, self.variables)
         self.used: set[int] = set()
+        """``id`` of the variables written by Pyomo's rules (objective, other rows)."""
+        self.used_columns: set[int] = set()
+        """Columns of the variables written in a ``LinearExpression`` row."""
         self.symbols: list[str] = []
 
     def text(self) -> str | None:
@@ -158,7 +164,8 @@ class _Writer:
         if not self._objective(objectives[0], parts) or not self._rows(parts):
             return None
         self._bounds(parts)
-        symbols = self.symbols + [self.labels[vid] for vid in self.used]
+        used = self.used | {id(self.variables[c]) for c in self.used_columns}
+        symbols = self.symbols + [self.labels[vid] for vid in used]
         if len(set(symbols)) != len(symbols):
             return None  # Pyomo's symbol map refuses a duplicate: let it say so
         return "".join(parts)
@@ -224,9 +231,9 @@ class _Writer:
     def _bounds(self, parts: list[str]) -> None:
         parts.append("\nbounds")
         integer, binary = [], []
-        used, labels = self.used, self.labels
-        for vid, v in self.var_map.items():
-            if vid not in used:
+        used, used_columns, labels = self.used, self.used_columns, self.labels
+        for column, (vid, v) in enumerate(self.var_map.items()):  # the first len(columns) are those columns
+            if vid not in used and column not in used_columns:
                 continue
             symbol = labels[vid]
             if v.is_binary():
@@ -262,27 +269,26 @@ class _Writer:
                 return None
         if not _PLAIN.issuperset(map(type, coefs)):
             return None
-        ids = list(map(id, variables))
-        columns = list(map(self.columns.get, ids))
+        columns = list(map(self.columns.get, map(id, variables)))
         if None in columns:
             return None  # a fixed variable (a constant to Pyomo) or one not in the model
         in_order = all(map(lt, columns, islice(columns, 1, None)))
         if not in_order and len(set(columns)) != len(columns):
             return None  # a variable twice: Pyomo adds its coefficients (-2 + 0.0 is -2.0)
         if not all(coefs):  # Pyomo leaves zero coefficients out
-            kept = [(col, c, i) for col, c, i in zip(columns, coefs, ids) if c]
+            kept = [(col, c) for col, c in zip(columns, coefs) if c]
             if not kept:
                 return None
-            columns, coefs, ids = (list(t) for t in zip(*kept))
+            columns, coefs = (list(t) for t in zip(*kept))
         if not in_order:
-            terms = sorted(zip(columns, coefs, ids))
-            coefs, ids = [c for _, c, _ in terms], [i for _, _, i in terms]
-        self.used.update(ids)
+            terms = sorted(zip(columns, coefs))
+            columns, coefs = [col for col, _ in terms], [c for _, c in terms]
+        self.used_columns.update(columns)
         offset = 0
         offset += const  # as Pyomo's visitor: 0 + the constants (so -0.0 becomes 0.0)
         if min(coefs) > 0:  # every term "+c name" (a NaN, which is not < 0, too): repr is str for int and float
-            return ("+" + "".join(map(add, map(repr, coefs), map(self.tails.__getitem__, ids))))[:-1], offset
-        return "".join(map(_TERM, coefs, map(self.labels.__getitem__, ids))), offset
+            return (("+%r" + "%r".join(map(self.tails.__getitem__, columns))) % tuple(coefs))[:-1], offset
+        return "".join(map(_TERM, coefs, map(self.labels.of, map(self.variables.__getitem__, columns)))), offset
 
     def _expression(self, repn, objective: bool) -> str:
         """Pyomo's ``write_expression``: linear terms in column order, then ``+ [ ... ]`` (``/ 2`` in the objective)."""
