@@ -26,7 +26,7 @@ label.
 from __future__ import annotations
 
 import io
-from itertools import islice
+from itertools import compress, islice
 from operator import itemgetter, lt
 
 import pyomo.environ as pyo
@@ -276,10 +276,10 @@ class _Writer:
         if not in_order and len(set(columns)) != len(columns):
             return None  # a variable twice: Pyomo adds its coefficients (-2 + 0.0 is -2.0)
         if not all(coefs):  # Pyomo leaves zero coefficients out
-            kept = [(col, c) for col, c in zip(columns, coefs) if c]
-            if not kept:
+            kept = list(map(bool, coefs))
+            if not any(kept):
                 return None
-            columns, coefs = (list(t) for t in zip(*kept))
+            columns, coefs = list(compress(columns, kept)), list(compress(coefs, kept))
         if not in_order:
             terms = sorted(zip(columns, coefs))
             columns, coefs = [col for col, _ in terms], [c for _, c in terms]
