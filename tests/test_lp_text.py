@@ -89,6 +89,8 @@ def edge_model() -> pyo.ConcreteModel:
     m.c.add(lin((2.0, x[1]), (4.0, m.f), (1.0, m.g[2]), m.g[1]) >= 0)  # fixed variables
     m.c.add(lin((m.p, x[1]), (2.0, m.y)) >= 0)  # a parameter as coefficient
     m.c.add(lin((0.0, x[1]), (0.0, m.y), constant=-0.0) >= -1)  # only zero coefficients
+    m.c.add(LinearExpression([2.5, 1]) <= 7)  # only constants
+    m.c.add(LinearExpression([]) >= -1)  # nothing
     m.c.add(lin((np.float64(0.3), x[2]), (True, m.y)) <= 2)  # numpy and bool coefficients
     m.c.add(lin((1.0, s[("a,b", 1)]), (2.0, s[("c d", 2)]), (3.0, s[("[e]", 3)]), (4.0, s[("1.5", 4)])) <= 9)
     m.c.add(lin((-0.5, m.b), (-1.0, m.y), constant=2) >= -1.5)  # all negative

@@ -267,7 +267,7 @@ class _Writer:
                 variables.append(arg)
             else:
                 return None
-        if not _PLAIN.issuperset(map(type, coefs)):
+        if not coefs or not _PLAIN.issuperset(map(type, coefs)):
             return None
         columns = list(map(self.columns.get, map(id, variables)))
         if None in columns:
