@@ -199,3 +199,23 @@ def test_what_pyomo_refuses_is_refused_the_same_way():
         pyomo_lp_text(d)
     with pytest.raises(RuntimeError):
         lp_text(d)
+
+
+def test_a_variable_of_another_model():
+    """Pyomo's visitor gives a variable that is not in the model (and the rest of its component) the next
+    columns; ours reads the rows after it with the model's own columns, as before."""
+    other = pyo.ConcreteModel()
+    other.z = pyo.Var([1, 2])
+    m = pyo.ConcreteModel()
+    m.r = pyo.Reference({1: other.z[2]})  # other.z[2] and (filled in by Pyomo) other.z[1] are columns of m
+    m.x = pyo.Var([1, 2])
+    m.a = pyo.Constraint(expr=lin((1.0, m.r[1]), (2.0, m.x[1])) <= 1)
+    m.b = pyo.Constraint(expr=lin((3.0, other.z[1]), (1.0, m.x[2])) >= 0)
+    m.c = pyo.Constraint(expr=lin((1.5, m.x[2]), (2.5, m.x[1])) <= 4)
+    m.obj = pyo.Objective(expr=m.x[1] + m.x[2])
+    same(m)
+    foreign = pyo.ConcreteModel()
+    foreign.u = pyo.Var([1, 2, 3])
+    m.d = pyo.Constraint(expr=lin((1.0, foreign.u[2]), (2.0, m.x[1]), (4.0, foreign.u[1])) <= 1)
+    m.e = pyo.Constraint(expr=lin((1.0, foreign.u[3]), (2.0, m.x[2])) <= 2)
+    same(m)
