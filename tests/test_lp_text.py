@@ -78,6 +78,7 @@ def edge_model() -> pyo.ConcreteModel:
     m.b = pyo.Var(within=pyo.Binary)
     m.s = pyo.Var([("a,b", 1), ("c d", 2), ("[e]", 3), ("1.5", 4)], bounds=(0.25, 1e30))
     m.p = pyo.Param(initialize=0.7, mutable=True)
+    m.n = pyo.Var([-2, 0, 5, 1.5], bounds=(-1, 1))  # negative, zero and float indices
     x, s = m.x, m.s
     m.c = pyo.ConstraintList()
     m.c.add(lin((2.5, x[1]), (-1.0, x[2]), x[3]) >= 1)  # mixed signs
@@ -94,6 +95,7 @@ def edge_model() -> pyo.ConcreteModel:
     m.c.add(lin((np.float64(0.3), x[2]), (True, m.y)) <= 2)  # numpy and bool coefficients
     m.c.add(lin((1.0, s[("a,b", 1)]), (2.0, s[("c d", 2)]), (3.0, s[("[e]", 3)]), (4.0, s[("1.5", 4)])) <= 9)
     m.c.add(lin((-0.5, m.b), (-1.0, m.y), constant=2) >= -1.5)  # all negative
+    m.c.add(lin((1.0, m.n[-2]), (2.0, m.n[0]), (3.0, m.n[5]), (4.0, m.n[1.5])) <= 1)
     m.c.add(2 * x[1] + x[2] * 3 - m.y + 4 <= 8)  # built with operators (a SumExpression)
     m.c.add(x[1] - x[2] == m.y)  # variables on both sides
     m.c.add(x[1] * x[2] + 0.5 * m.y**2 - 2 * x[3] <= 3)  # quadratic row

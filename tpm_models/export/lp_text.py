@@ -103,8 +103,12 @@ class _Labels(dict):
             parent = obj.parent_component()
             if parent is not obj and parent is not None:
                 base = parent.getname(True)
+                start = cpxlp_label_from_name(base) + "("  # the label of base + "[": translate is per character
                 for index, data in parent.items():
-                    self[id(data)] = cpxlp_label_from_name(base + index_repr(index))
+                    if index.__class__ is int and index >= 0:  # index_repr: "[" + repr(index) + "]"
+                        self[id(data)] = f"{start}{index})"
+                    else:
+                        self[id(data)] = cpxlp_label_from_name(base + index_repr(index))
             label = self.get(id(obj))
             if label is None:
                 label = self[id(obj)] = cpxlp_label_from_name(obj.getname(True))
