@@ -275,8 +275,9 @@ class _Writer:
                 return None
         if not coefs or not _PLAIN.issuperset(map(type, coefs)):
             return None
-        columns = list(map(self.columns.get, map(id, variables)))
-        if None in columns:
+        try:
+            columns = list(map(self.columns.__getitem__, map(id, variables)))
+        except KeyError:
             return None  # a fixed variable (a constant to Pyomo) or one not in the model
         in_order = all(map(lt, columns, islice(columns, 1, None)))
         if not in_order and len(set(columns)) != len(columns):
