@@ -115,17 +115,19 @@ class _Labels(dict):
         return label
 
 
-class _Tails(dict):
-    """column -> ``" label\\n+"``: the end of a term and the sign of a next, positive one."""
+class _ByColumn(dict):
+    """column -> ``format(label)``, made on first use: the labels of the columns written in
+    ``LinearExpression`` rows (its keys are those columns)."""
 
-    def __init__(self, labels: _Labels, variables: list):
+    def __init__(self, form: str, labels: _Labels, variables: list):
         super().__init__()
+        self.form = form
         self.labels = labels
         self.variables = variables
 
     def __missing__(self, column: int) -> str:
-        tail = self[column] = f" {self.labels.of(self.variables[column])}\n+"
-        return tail
+        text = self[column] = self.form.format(self.labels.of(self.variables[column]))
+        return text
 
 
 class _Writer:
@@ -148,11 +150,12 @@ class _Writer:
         self.variables = list(self.var_map.values())
         """The variables of :attr:`columns`, by column."""
         self.labels = _Labels(self.var_map)
-        self.tails = _Tails(self.labels, self.variables)
+        self.tails = _ByColumn(" {}\n+", self.labels, self.variables)
+        """column -> ``" label\\n+"``: the end of a term and the sign of a next, positive one."""
+        self.names = _ByColumn("{}", self.labels, self.variables)
+        """column -> label, for the terms of a row with a negative coefficient."""
         self.used: set[int] = set()
         """``id`` of the variables written by Pyomo's rules (objective, other rows)."""
-        self.used_columns: set[int] = set()
-        """Columns of the variables written in a ``LinearExpression`` row."""
         self.symbols: list[str] = []
 
     def text(self) -> str | None:
@@ -170,7 +173,7 @@ class _Writer:
         if not self._objective(objectives[0], parts) or not self._rows(parts):
             return None
         self._bounds(parts)
-        used = self.used | {id(self.variables[c]) for c in self.used_columns}
+        used = self.used | {id(self.variables[c]) for c in self._used_columns()}
         symbols = self.symbols + [self.labels[vid] for vid in used]
         if len(set(symbols)) != len(symbols):
             return None  # Pyomo's symbol map refuses a duplicate: let it say so
@@ -237,7 +240,7 @@ class _Writer:
     def _bounds(self, parts: list[str]) -> None:
         parts.append("\nbounds")
         integer, binary = [], []
-        used, used_columns, labels = self.used, self.used_columns, self.labels
+        used, used_columns, labels = self.used, self._used_columns(), self.labels
         for column, (vid, v) in enumerate(self.var_map.items()):  # the first len(columns) are those columns
             if vid not in used and column not in used_columns:
                 continue
@@ -290,12 +293,15 @@ class _Writer:
         if not in_order:
             terms = sorted(zip(columns, coefs))
             columns, coefs = [col for col, _ in terms], [c for _, c in terms]
-        self.used_columns.update(columns)
         offset = 0
         offset += const  # as Pyomo's visitor: 0 + the constants (so -0.0 becomes 0.0)
         if min(coefs) > 0:  # every term "+c name" (a NaN, which is not < 0, too): repr is str for int and float
             return (("+%r" + "%r".join(map(self.tails.__getitem__, columns))) % tuple(coefs))[:-1], offset
-        return "".join(map(_TERM, coefs, map(self.labels.of, map(self.variables.__getitem__, columns)))), offset
+        return "".join(map(_TERM, coefs, map(self.names.__getitem__, columns))), offset
+
+    def _used_columns(self) -> set[int]:
+        """The columns written in ``LinearExpression`` rows: those whose text was made."""
+        return set(self.tails) | set(self.names)
 
     def _expression(self, repn, objective: bool) -> str:
         """Pyomo's ``write_expression``: linear terms in column order, then ``+ [ ... ]`` (``/ 2`` in the objective)."""
