@@ -4,12 +4,13 @@
     export(16, X, y, c=0, nu=0.3, alpha=1.0, path="eq16.lp")        # build (16) and write it
     write(model, "model.nl.gz")                                      # any built model; .gz compresses
 
-Formats (Pyomo's writers, names with ``symbolic_solver_labels``):
+Formats (Pyomo's writers, names with ``symbolic_solver_labels``; the ``.lp`` text by our own writer):
 
 ======  ==============================  ============================  ===================================
-format  Pyomo writer                    holds                         names (``w[1]``, ``margin[17]``)
+format  writer                          holds                         names (``w[1]``, ``margin[17]``)
 ======  ==============================  ============================  ===================================
-lp      ``lp`` (CPLEX LP, v2 writer)    linear + quadratic terms      ``w(1)``, ``c_l_margin(17)_``
+lp      ``lp`` (CPLEX LP, v2 writer;    linear + quadratic terms      ``w(1)``, ``c_l_margin(17)_``
+        its text, by :mod:`.lp_text`)
 mps     ``mps`` (free MPS, QUADOBJ,     linear + quadratic terms      ``w(1)``, ``c_l_margin(17)_``
         QCMATRIX)
 nl      ``nl`` (AMPL, v2 writer)        everything                    comments ``#w[1]``, ``#margin[17]``
@@ -31,6 +32,13 @@ What is written is the model as built, with these documented departures in *form
   ``.mps`` gets two repairs of Pyomo's writer (:func:`_mps_fixed`): a one-token NAME, and a
   ``COLUMNS`` entry for a variable that appears only in quadratic terms (``t`` of (26), (27),
   (29)), without which Gurobi refuses the file.
+
+The ``.lp`` text is made by :func:`tpm_models.export.lp_text.lp_text`: exactly the text of Pyomo's v2 ``.lp``
+writer with the same options (``tests/test_lp_text.py`` compares the two, character for character, on every
+library model that ``.lp`` holds and on handmade edge cases), faster (``docs/bench-builders.md``): it
+reads each ``LinearExpression`` row directly instead of walking it, sends the objective and any other row
+through Pyomo's own visitor, and hands the whole model to Pyomo's writer when it has ``Suffix``/``SOS``
+components, nonlinear terms or duplicate labels.
 
 A file that cannot hold a model is refused with a ``ValueError`` before anything is written:
 ``.lp``/``.mps`` hold no ``sqrt`` or fractional power (the norms of (23) at p = 2 and of (23),
@@ -62,11 +70,11 @@ import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, PowExpression, UnaryFunctionExpression
 from pyomo.opt import WriterFactory
-from pyomo.repn.plugins.lp_writer import LPWriter
 from pyomo.repn.plugins.nl_writer import NLWriter
 from pyomo.repn.quadratic import QuadraticRepnVisitor
 from pyomo.repn.util import OrderedVarRecorder
 
+from tpm_models.export.lp_text import lp_text
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build, model_info
 from tpm_models.solvers.common import FEASIBILITY_TOL
@@ -261,7 +269,6 @@ def _prepared(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> Iterat
             v.set_value(value, skip_validation=True)
 
 
-_LP_OPTIONS = {"symbolic_solver_labels": True, "file_determinism": 20}  # 20: sort indices
 _NL_OPTIONS = {"symbolic_solver_labels": True, "file_determinism": 20, "linear_presolve": False,
                "scale_model": False}
 
@@ -277,9 +284,7 @@ def _text(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> bytes:
     _check(model, analysis, fmt)
     with PauseGC(), _prepared(model, analysis, fmt):
         if fmt == "lp":
-            out = io.StringIO()
-            LPWriter().write(model, out, **_LP_OPTIONS)
-            text = out.getvalue()
+            text = lp_text(model)
         elif fmt == "nl":
             text = _nl(model)[0]
         else:
