@@ -26,5 +26,7 @@ def test_readme_python_blocks_run(capsys):
     socp, cp = map(float, out[1].split())
     assert abs(socp - cp) <= 1e-7 * abs(cp)
     assert abs(namespace["socp"].objective - namespace["cp"].objective) < 1e-8
+    # Clarabel's point of (28), polished, as the comment says
+    assert "polished: KKT residual" in out[2] and "not polished" not in out[2]
     # the classifier's line is the comment beside it
-    assert out[2] == "['setosa' 'versicolor' 'virginica']"
+    assert out[3] == "['setosa' 'versicolor' 'virginica']"
