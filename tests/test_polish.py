@@ -127,3 +127,67 @@ def test_power_cone_edges_polish_on_digits(monkeypatch, p):
     assert polished.objective <= plain.objective + 1e-12 * max(1.0, abs(plain.objective))
     dead = np.all(X == 0, axis=0)
     assert dead.any() and np.all(polished.w[dead] == 0.0)
+
+
+def _random_conic(rng: np.random.Generator, n: int):
+    """min 1/2 x'Px + q'x over a box, random linear rows through a feasible point x0, a second-order cone
+    ||F x + g|| <= h'x + d strictly satisfied at x0, and (half the time) a power cone on three coordinates."""
+    x0 = rng.uniform(-0.5, 0.5, n)
+    power = rng.random() < 0.5
+    if power:  # (x_0 + 1, x_1 + 1, x_2) in K_pow(0.4), strictly at x0
+        x0[2] = 0.25 * (x0[0] + 1) ** 0.4 * (x0[1] + 1) ** 0.6
+    L = rng.standard_normal((n, n)) * (rng.random() < 0.5)  # P = 0 (an LP plus cones) half the time
+    P = sp.csc_matrix(L.T @ L / n)
+    q = rng.standard_normal(n)
+    rows, b, cones = [], [], []
+    G = rng.standard_normal((n, n))
+    rows.append(G)
+    b.append(G @ x0 + rng.uniform(0.0, 0.5, n))  # G x <= G x0 + slack (some slack 0: active at x0)
+    cones.append(Cone("nonneg", n))
+    rows += [np.eye(n), -np.eye(n)]  # the box |x_j| <= 1
+    b += [np.ones(n), np.ones(n)]
+    cones += [Cone("nonneg", n), Cone("nonneg", n)]
+    F, g, h = rng.standard_normal((3, n)), rng.standard_normal(3), rng.standard_normal(n)
+    d = np.linalg.norm(F @ x0 + g) - h @ x0 + 0.1
+    rows.append(np.vstack([-h, -F]))  # s = (h'x + d, F x + g) in SOC(4)
+    b.append(np.concatenate([[d], g]))
+    cones.append(Cone("soc", 4))
+    if power:
+        rows.append(-np.eye(3, n))
+        b.append(np.array([1.0, 1.0, 0.0]))
+        cones.append(Cone("pow", 3, 0.4))
+    A = sp.csc_matrix(np.vstack(rows))
+    return sp.triu(P).tocsc(), q, A, np.concatenate(b), cones
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_polish_never_makes_a_random_conic_program_worse(seed):
+    """A battery of random LPs/QPs with a second-order and a power cone: a polished point is feasible to 1e-12 and
+    its objective is Clarabel's own to 1e-8 (its tolerance), never above it by more; a refused polish returns
+    Clarabel's point unchanged."""
+    rng = np.random.default_rng(seed)
+    P, q, A, b, cones = _random_conic(rng, int(rng.integers(3, 12)))
+    run = clarabel_solve(P, q, A, b, cones)
+    assert run.status == "Solved", run.message
+    x_ipm = run.interior[0] if run.interior is not None else run.x
+
+    def value(x):
+        return 0.5 * x @ (P + P.T - sp.diags(P.diagonal())) @ x + q @ x
+
+    scale = max(1.0, abs(value(x_ipm)))
+    if run.polished.accepted:
+        s = b - A @ run.x
+        start = 0
+        for cone in cones:
+            block = s[start:start + cone.dim]
+            start += cone.dim
+            if cone.kind == "nonneg":
+                assert block.min() >= -1e-12
+            elif cone.kind == "soc":
+                assert np.linalg.norm(block[1:]) - block[0] <= 1e-12
+            else:
+                assert min(block[0], block[1]) >= -1e-12
+                assert abs(block[2]) - block[0] ** cone.alpha * block[1] ** (1 - cone.alpha) <= 1e-12
+        assert abs(value(run.x) - value(x_ipm)) <= 1e-8 * scale
+    else:
+        assert np.array_equal(run.x, x_ipm)
