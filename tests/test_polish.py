@@ -107,7 +107,8 @@ def test_kkt_residual_of_a_polished_robust_model(iris):
     P_full = (form.P + form.P.T - sp.diags(form.P.diagonal())).tocsr()
     residual = kkt_residual(P_full, form.q, sp.csr_matrix(form.A), form.b, form.cones, run.x, run.z)
     assert residual <= POLISH_ACCEPT and residual == pytest.approx(run.polished.residual_after, rel=1e-6, abs=1e-18)
-    assert residual < kkt_residual(P_full, form.q, sp.csr_matrix(form.A), form.b, form.cones, *run.interior)
+    x_ipm, _, z_ipm = run.interior
+    assert residual < kkt_residual(P_full, form.q, sp.csr_matrix(form.A), form.b, form.cones, x_ipm, z_ipm)
 
 
 @pytest.mark.parametrize("p", [1.5, 3.0])

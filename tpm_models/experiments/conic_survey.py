@@ -92,7 +92,7 @@ def read_reference(path: str | Path = REFERENCE) -> dict[tuple, dict]:
         out[key] = {"objective": float(row.objective), "theta": float(row.theta),
                     "w": np.array([float(v) for v in str(row.w).split()]), "status": row.status,
                     "tol": float(row.tol), "residual": float(row.residual),
-                    "refined": "" if pd.isna(getattr(row, "refined", "")) else str(getattr(row, "refined", ""))}
+                    "refined": "" if pd.isna(row.refined) else str(row.refined)}
     return out
 
 

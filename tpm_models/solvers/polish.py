@@ -361,9 +361,10 @@ def _mu_start(f: _Faces, s: np.ndarray, z: np.ndarray) -> np.ndarray:
 
 
 def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
-    """Damped Newton on the equations of the faces ``blocks`` from ``(x0, z0)``: the last point reached, the
-    first full step's change of ``z``, and whether the equations hold there to rounding (1e3 times
-    :data:`POLISH_FLOOR`) (``FloatingPointError`` if the start is off a boundary's domain)."""
+    """Damped Newton on the equations of the faces ``blocks`` from ``(x0, z0)``: the last point reached (its
+    bounds snapped, :func:`_snap_bounds`), the first full step's change of ``z``, and whether the equations hold
+    there to rounding (1e3 times :data:`POLISH_FLOOR`) (``FloatingPointError`` if the start is off a boundary's
+    domain)."""
     f = _Faces(cones, blocks, b - A @ x0)
     xk, zk, mu = x0.copy(), z0.copy(), _mu_start(f, b - A @ x0, z0)
     nx, m = len(xk), len(zk)
@@ -395,7 +396,7 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
         xk, zk, mu, F = x_new, z_new, mu_new, F_new
         if np.linalg.norm(F) > 0.5 * size and size <= 1e3 * floor:  # no longer converging: rounding
             break
-    return xk, zk, first_dz, bool(np.linalg.norm(F) <= 1e3 * floor)
+    return _snap_bounds(A, b, f, xk), zk, first_dz, bool(np.linalg.norm(F) <= 1e3 * floor)
 
 
 def _doubtful_rows(cones, blocks, z: np.ndarray, dz: np.ndarray) -> list[tuple[int, int]]:
@@ -472,7 +473,6 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
         except FloatingPointError:
             reasons.append("a boundary face at the edge of its cone")
             continue
-        xk = _snap_bounds(A, b, _Faces(cones, blocks, s0), xk)
         if not attempt:
             for k, i in _doubtful_rows(cones, first, z0, dz)[:POLISH_RETRIES]:
                 released = list(first)

@@ -83,13 +83,13 @@ class ClarabelRun:
     obj_val_dual: float
     r_dual: float
     polished: Polished | None
-    interior: tuple[np.ndarray, np.ndarray] | None = None
-    """Clarabel's own ``(x, z)`` when ``x``, ``z`` are polished."""
+    interior: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    """Clarabel's own ``(x, s, z)`` when ``x``, ``s``, ``z`` are polished (``s = b - Ax`` then)."""
 
     def unpolish(self, why: str) -> None:
         """Go back to Clarabel's own point (the polished one failed a later test, ``why``)."""
         if self.interior is not None and self.polished is not None:
-            self.x, self.z = self.interior
+            self.x, self.s, self.z = self.interior
             self.polished.accepted = False
             self.polished.reason = why
             self.interior = None
@@ -181,8 +181,9 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     if status == "Solved" and polish_point:
         run.polished = polish(P, q, A, b, cones, run.x, run.s, run.z)
         if run.polished.accepted:
-            run.interior = (run.x, run.z)
+            run.interior = (run.x, run.s, run.z)
             run.x, run.z = run.polished.x, run.polished.z
+            run.s = b - A @ run.x
     return run
 
 
