@@ -293,14 +293,15 @@ def test_verify_command_by_pyros_on_a_subset(capsys):
     assert "robust_optimal" in out and "VERIFIED" in out
 
 
-def test_verify_command_exits_1_when_the_route_fails(capsys):
-    """A failed verification is exit 1 with the table: here PyROS with a time limit it cannot meet."""
+def test_verify_command_exits_3_when_the_route_does_not_end(capsys):
+    """A route that did not end is the third verdict, "could not decide" (exit 3), with its reason and the table:
+    here PyROS with a time limit it cannot meet. Nothing contradicts (28): no violation is printed."""
     code = main(["verify", "--model", "28", "--dataset", "iris", "--nu", "0.3", "--alpha", "1", "--eps", "0.02",
                  "--method", "pyros", "--solver", "ipopt", "--time-limit", "1e-6"])
     captured = capsys.readouterr()
-    assert code == 1, captured.out + captured.err
-    assert "NOT VERIFIED (the route failed" in captured.out or "verification failed" in captured.err
-    assert "Traceback" not in captured.err
+    assert code == 3, captured.out + captured.err
+    assert "verdict: COULD NOT DECIDE: the pyros route ended time_out" in captured.out
+    assert "violating point" not in captured.out and "Traceback" not in captured.err
 
 
 PLUGIN = """

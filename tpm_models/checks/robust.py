@@ -34,11 +34,11 @@ import numpy as np
 from tpm_models.checks.deterministic import TOL, CheckResult
 from tpm_models.checks.semi_infinite import PAPER_COUNTERPARTS, solve_22_cutting_plane, uncertain_22
 from tpm_models.checks.solves import Solves
-from tpm_models.checks.verify import SOLUTION_TOL, VIOLATION_TOL, Verification, evaluate_point, verify
+from tpm_models.checks.verify import PYROS_SUBSOLVER_NAMES, VIOLATION_TOL, evaluate_point, verify_model  # noqa: F401
 from tpm_models.kernels import Kernel
 from tpm_models.models.multiclass import recover_17
-from tpm_models.models.norms import check_p, conjugate, norm, worst_case_delta
-from tpm_models.models.registry import build, model_info, verifiable_keys
+from tpm_models.models.norms import conjugate, norm, worst_case_delta
+from tpm_models.models.registry import build
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant, recover_w_23, recover_w_socp
 from tpm_models.models.robust_kernel import recover_robust_kernel_23, safety_report, span_basis
 from tpm_models.models.shapes import dual_constant
@@ -279,61 +279,6 @@ VERIFY_MODELS = PAPER_COUNTERPARTS
 """The paper's registered robust counterparts of (22) that :func:`verify_model` (``tpm-models verify``) checks;
 it takes every model whose registry entry names its nominal model and uncertain data
 (:func:`tpm_models.models.registry.verifiable_keys`: a user's too)."""
-
-PYROS_SUBSOLVER_NAMES = {"default": None, "gurobi": "gurobi_direct", "scip": "scip", "ipopt": "tpm_ipopt"}
-"""``--solver`` of ``tpm-models verify --method pyros``: PyROS's local and global subsolver (``default``: the
-first installed of :data:`tpm_models.checks.verify.PYROS_SUBSOLVERS`)."""
-
-
-def verify_model(
-    eq: int | str, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float | None,
-    eps: float | np.ndarray, method: str = "cutting-plane", solver: str = "default",
-    points_per_class: int | None = None, time_limit: float | None = None,
-) -> Verification:
-    """Theorem 1 (and Corollary 1) for one registered counterpart, through the generic verifier.
-
-    The registry entry of ``eq`` says what to verify (:attr:`~tpm_models.models.registry.ModelInfo.verifiable`):
-    its nominal model ``nominal`` is built on the same data (``build(nominal, X, y, c, nu, alpha)``; for the
-    paper's counterparts (15)), its uncertain data are ``uncertain(nominal_model, p, eps)`` (for the paper's,
-    :func:`tpm_models.checks.semi_infinite.uncertain_22`), and the counterpart is ``build(eq, ..., p=p, eps=eps)``.
-    Every variable of the nominal model is first stage, matched by name in the counterpart, and
-    :func:`tpm_models.checks.verify.verify` compares them by ``method`` (``solver``: the masters' solver of the
-    cutting planes, or a key of :data:`PYROS_SUBSOLVER_NAMES` for PyROS). The distance of the solutions is held
-    on the entry's ``compare`` variables (the paper's: ``w``, the strongly convex part; ``theta`` and ``xi``
-    need not be unique) to :data:`tpm_models.checks.verify.SOLUTION_TOL`. ``points_per_class``: the first
-    points of every class only (PyROS on the whole sets takes minutes).
-    """
-    info = model_info(eq)
-    if not info.verifiable:
-        raise ValueError(f"({info.eq}) is not a registered robust counterpart (its registry entry names no nominal= "
-                         f"model and uncertain= data); verify takes {verifiable_keys()}")
-    if p is None:
-        allowed = info.robust_p
-        if len(allowed) != 1:
-            which = f"p in {[f'{q:g}' for q in allowed]}" if allowed else "any p >= 1"
-            raise ValueError(f"({info.eq}) takes {which}: give p (the norm of the uncertainty set (21))")
-        p = allowed[0]
-    p = check_p(p)
-    if points_per_class is not None:
-        if points_per_class < 1:
-            raise ValueError(f"points per class must be >= 1, got {points_per_class}")
-        keep = np.sort(np.concatenate([np.flatnonzero(y == k)[:points_per_class] for k in np.unique(y)]))
-        X, y = X[keep], y[keep]
-        eps = eps if np.ndim(eps) == 0 else np.asarray(eps)[keep]
-    counterpart = build(info.eq, X, y, c, nu, alpha, p=p, eps=eps)
-    nominal = build(info.nominal, X, y, c, nu, alpha)
-    kwargs: dict = {}
-    if method == "pyros":
-        if solver not in PYROS_SUBSOLVER_NAMES:
-            raise ValueError(f"--method pyros takes --solver {', '.join(PYROS_SUBSOLVER_NAMES)} (PyROS's local and "
-                             f"global subsolver), got {solver!r}")
-        kwargs = {"local_solver": PYROS_SUBSOLVER_NAMES[solver], "global_solver": PYROS_SUBSOLVER_NAMES[solver]}
-    elif method == "cutting-plane":
-        kwargs = {"solver": solver}
-    compare = list(info.compare) or None
-    return verify(nominal, info.uncertain(nominal, p, eps), counterpart, None, method=method, compare=compare,
-                  solution_tol=SOLUTION_TOL if compare else None, time_limit=time_limit, **kwargs)
-
 
 def check_pyros(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps: float, label: str = "",

@@ -52,6 +52,7 @@ the sum of the absolute values of the objective's terms (:func:`tpm_models.solve
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import logging
 import math
@@ -63,8 +64,18 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.visitor import identify_variables, replace_expressions
 
+from tpm_models.checks.deterministic import ABS_TOL, objective_gap
 from tpm_models.models.norms import check_p, conjugate, norm, worst_case_delta
-from tpm_models.solvers import NoOptimalSolutionError, SolveResult, Termination, solve
+from tpm_models.models.registry import (
+    ModelInfo,
+    accepted,
+    build,
+    describe,
+    extra_parameters,
+    model_info,
+    verifiable_keys,
+)
+from tpm_models.solvers import NoOptimalSolutionError, SolveResult, SolverUnavailableError, Termination, solve
 from tpm_models.solvers import ipopt as casadi_ipopt
 from tpm_models.solvers.compare import objective_scale, rel_gap
 
@@ -116,6 +127,23 @@ PYROS_SUBSOLVERS = {"local": ("gurobi_direct", "scip"), "global": ("gurobi_direc
 """PyROS subsolvers tried in order when none is named. ``"tpm_ipopt"`` (:class:`tpm_models.solvers.ipopt.CasadiIpopt`,
 always installed) is accepted by name; it serves as a *global* solver only on models it certifies
 convex (:func:`tpm_models.semi_infinite.solve_22_pyros` explains when that is sound)."""
+
+SCIP_PYROS_OPTIONS = {"numerics/feastol": 1e-7, "numerics/dualfeastol": 1e-7, "numerics/epsilon": 1e-11}
+"""SCIP's tolerances as PyROS's subsolver: the tightest that cannot hang. SCIP re-solves an LP that failed with
+1e-3 times its tolerances, and SoPlex (as the pyscipopt wheel builds it, without GMP) refuses tolerances below
+1e-10 with a line on stderr (``Cannot set feasibility tolerance to small value 1e-12 without GMP``), written from
+C++ while ``pyscipopt`` holds the GIL. Pyomo's ``scip_direct`` captures the process's stderr in a pipe drained by
+a Python thread, which then never runs: after 64 KB of such lines the write blocks for ever. Measured (Iris,
+class 0, (28), 5 points per class, p = 2): at ``numerics/feastol`` 1e-9 the process blocked in
+``soplex::SoPlexBase::setRealParam`` writing to the pipe; at 1e-7 the fallback is 1e-10, which SoPlex takes
+silently. SCIP's default is 1e-6; PyROS's :data:`PYROS_FEASIBILITY_TOL` is 1e-8, and the verifier evaluates
+PyROS's point exactly (:func:`evaluate_point`) before any verdict."""
+
+SOPLEX_MIN_TOL = 1e-10
+"""The smallest LP tolerance SoPlex takes without GMP (what it says when given less)."""
+
+SCIP_LP_RETRY_FACTOR = 1e-3
+"""SCIP's re-solve of a failed LP tightens its tolerances by this factor (``FEASTOLTIGHTFAC`` in SCIP's lp.c)."""
 
 GUROBI_BACKUP_OPTIONS = {"NumericFocus": 3}
 """Gurobi's most careful numerics, for the Gurobi backup PyROS gets beside a Gurobi subsolver. PyROS's
@@ -663,10 +691,7 @@ def pyros_subsolver(kind: str, prefer: str | None, time_limit: float | None = No
             if opt.available(exception_flag=False):
                 opt.options["display/verblevel"] = 0  # SCIP can block on the captured pipe
                 opt.options["limits/gap"] = 0.0
-                # SCIP's default feastol 1e-6 is 100 times PYROS_FEASIBILITY_TOL: separation could
-                # miss violations PyROS must see. The tolerances of tpm_models.solvers' SCIP:
-                opt.options.update({"numerics/feastol": 1e-9, "numerics/dualfeastol": 1e-9,
-                                    "numerics/epsilon": 1e-11})
+                opt.options.update(SCIP_PYROS_OPTIONS)
                 if time_limit:
                     opt.options["limits/time"] = float(time_limit)
                 return opt
@@ -803,18 +828,37 @@ def solve_pyros(
 # --------------------------------------------------------------------------- the verifier
 
 
+VERIFIED = "verified"
+"""Verdict: the counterpart's optimum is the semi-infinite one and its point is robust (exit 0)."""
+NOT_A_COUNTERPART = "not a counterpart"
+"""Verdict: a measured fact contradicts the claim: a perturbation of the set that breaks the counterpart's point,
+its objective that is not the worst case at its point, or optima that differ (the witness says how) (exit 1)."""
+UNDECIDED = "could not decide"
+"""Verdict: nothing contradicts the claim, but a solve it needs did not end: a licence limit, a time-out, a solver
+failure, an unbounded or infeasible counterpart (:attr:`Verification.undecided` says which) (exit 3)."""
+VERDICTS = (VERIFIED, NOT_A_COUNTERPART, UNDECIDED)
+
+OBJECTIVE_ATOL = ABS_TOL
+"""The absolute floor of the objective comparisons (:func:`tpm_models.checks.deterministic.objective_gap`): the
+optima and the consistency agree when :math:`|a-b| \\le` :data:`OBJECTIVE_TOL` :math:`\\max(|a|,|b|,S) +`
+:data:`OBJECTIVE_ATOL`. 1e-9, the absolute gap the solvers are asked for; a counterpart whose optimum is 0 (an
+l1-regularised (23), -6.6e-26 against 2.6e-13) is otherwise "1 apart"."""
+
+
 @dataclass
 class Verification:
-    """What :func:`verify` measured, in the style of Theorem 1, and its verdict."""
+    """What :func:`verify` measured, in the style of Theorem 1, and its verdict (:attr:`verdict`, one of
+    :data:`VERDICTS`)."""
 
     method: str
     counterpart: str
     verified: bool
     reasons: list[str]
+    """What contradicts the claim (empty when verified or undecided)."""
     counterpart_objective: float | None
     semi_infinite: SemiInfiniteSolution
     gap: float
-    """:func:`rel_gap` of the two optimal values."""
+    """:func:`objective_gap` of the two optimal values (relative, with the floor :data:`OBJECTIVE_ATOL`)."""
     distance: float
     """:math:`\\|x_c-x_s\\|_2/\\max(\\|x_s\\|_2,1)` over the mapped first-stage variables."""
     violation: float
@@ -825,7 +869,7 @@ class Verification:
     objective_at_counterpart: float
     """The semi-infinite objective at the counterpart's solution."""
     consistency: float
-    """:func:`rel_gap` of the counterpart's objective and :attr:`objective_at_counterpart`."""
+    """:func:`objective_gap` of the counterpart's objective and :attr:`objective_at_counterpart`."""
     counterpart_seconds: float
     tolerances: dict[str, float | None]
     witness: str = ""
@@ -833,6 +877,15 @@ class Verification:
     counterpart_values: dict = field(default_factory=dict)
     compared: list[str] = field(default_factory=list)
     """The first-stage variables :attr:`distance` is measured on."""
+    undecided: list[str] = field(default_factory=list)
+    """Why no verdict could be reached (a solve that did not end); empty when one was."""
+
+    @property
+    def verdict(self) -> str:
+        """:data:`VERIFIED`, :data:`NOT_A_COUNTERPART` (:attr:`reasons`) or :data:`UNDECIDED` (:attr:`undecided`)."""
+        if self.reasons:
+            return NOT_A_COUNTERPART
+        return UNDECIDED if self.undecided or not self.verified else VERIFIED
 
     def table(self) -> str:
         """The report as a table (what ``tpm-models verify`` prints)."""
@@ -840,8 +893,8 @@ class Verification:
         si = self.semi_infinite
 
         def flag(value, t):
-            if t is None:
-                return "info"
+            if t is None or not np.isfinite(value):
+                return "info" if t is None else "-"
             return "pass" if value <= t else "FAIL"
 
         lines = [f"counterpart {self.counterpart} vs the semi-infinite model by {self.method} ({si.message})",
@@ -849,7 +902,8 @@ class Verification:
         cp = math.nan if self.counterpart_objective is None else self.counterpart_objective
         lines.append(f"{'counterpart optimum':<42} {cp:>16.10g}")
         lines.append(f"{'semi-infinite optimum (' + self.method + ')':<42} {si.objective:>16.10g}")
-        rows = [("relative gap of the optima", self.gap, tol["objective"]),
+        rows = [("relative gap of the optima, floor " + format(tol.get("atol") or 0, ".0e"), self.gap,
+                 tol["objective"]),
                 ("distance of first stage " + ",".join(self.compared), self.distance, tol["solution"]),
                 ("worst violation over U (counterpart point)", self.violation, tol["violation"]),
                 ("objective at counterpart point vs its value", self.consistency, tol["objective"])]
@@ -863,13 +917,14 @@ class Verification:
             lines.append(f"violating point: row {self.violating_row}" + (f", delta = {d}" if d else ""))
         if self.witness:
             lines.append(f"witness: {self.witness}")
-        if self.verified:
-            verdict = "VERIFIED: a robust counterpart on this instance"
-        elif not si.ok:
-            verdict = "NOT VERIFIED (the route failed, nothing is known): " + "; ".join(self.reasons)
+        verdict = self.verdict
+        if verdict == VERIFIED:
+            text = "VERIFIED: a robust counterpart on this instance"
+        elif verdict == NOT_A_COUNTERPART:
+            text = "NOT a counterpart: " + "; ".join(self.reasons)
         else:
-            verdict = "NOT a counterpart: " + "; ".join(self.reasons)
-        lines.append("verdict: " + verdict)
+            text = "COULD NOT DECIDE: " + "; ".join(self.undecided or ["no measure contradicts it, none confirms it"])
+        lines.append("verdict: " + text)
         return "\n".join(lines)
 
     __str__ = table
@@ -879,33 +934,83 @@ def _first_stage(values: Mapping, names: Sequence[str]) -> np.ndarray:
     return np.concatenate([np.atleast_1d(np.asarray(values[n], float)) for n in names])
 
 
-def verify(
+def _failure(exc: BaseException) -> str:
+    """A solve's failure in one line: a solver's result, or the exception's type and first line."""
+    if isinstance(exc, NoOptimalSolutionError):
+        r = exc.result
+        why = f" ({r.message.splitlines()[0][:120]})" if r.message else ""
+        return f"{r.solver} ended {r.termination.value}{why}"
+    text = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
+    return f"{type(exc).__name__}" + (f": {text}" if text else "")
+
+
+def is_licence_refusal(exc: BaseException) -> bool:
+    """An exception of a size-limited licence refusing a model (Gurobi's ``Model too large for size-limited
+    license``), not a numerical failure."""
+    text = str(exc).lower()
+    return any(w in text for w in ("size-limited", "too large for", "licen", "too many rows", "too many columns"))
+
+
+FREE_PYROS_SUBSOLVERS = ("scip", "tpm_ipopt")
+"""PyROS's subsolvers when the default one's licence refuses a subproblem (Gurobi's pip licence: 200 variables
+once a quadratic term is present, less than PyROS's separation problems on the whole Iris set): the first
+installed, SCIP (free, global), else our Ipopt (always installed; global on the models it certifies convex)."""
+
+
+def _pyros_with_fallback(nominal, uncertain, local_solver, global_solver, time_limit) -> SemiInfiniteSolution:
+    """:func:`solve_pyros`; when no subsolver was named and the default one's licence refuses a subproblem, the
+    same again with :data:`FREE_PYROS_SUBSOLVERS` (the message says so)."""
+    try:
+        return solve_pyros(nominal, uncertain, local_solver, global_solver, time_limit)
+    except Exception as exc:
+        if local_solver is not None or global_solver is not None or not is_licence_refusal(exc):
+            raise
+        refused = _failure(exc)
+    free = next((n for n in FREE_PYROS_SUBSOLVERS if n == "tpm_ipopt"
+                 or pyo.SolverFactory("scip_direct").available(exception_flag=False)), "tpm_ipopt")
+    log.warning("PyROS: a subsolver's licence refused a subproblem (%s); again with %s", refused, free)
+    si = solve_pyros(nominal, uncertain, free, free, time_limit)
+    si.message += f"; {free} subsolvers (the default's licence refused: {refused})"
+    return si
+
+
+def verify_counterpart(
     nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertain], counterpart: pyo.ConcreteModel,
     variables: Mapping[str, str] | Sequence[str] | None = None, method: str = "cutting-plane",
     solver: str = "default", counterpart_solver: str = "default", local_solver: str | None = None,
     global_solver: str | None = None, objective_tol: float = OBJECTIVE_TOL, violation_tol: float = VIOLATION_TOL,
     solution_tol: float | None = None, compare: Sequence[str] | None = None, time_limit: float | None = None,
+    objective_atol: float = OBJECTIVE_ATOL,
 ) -> Verification:
     """Is ``counterpart`` a robust counterpart of ``nominal`` under ``uncertain`` (module docstring)?
 
     ``variables`` maps each variable of the nominal model (component name) to the counterpart's
     (``{"w": "w", "theta": "theta", "xi": "xi"}``; a list means the same names; ``None``: every
     variable of the nominal model, by its name). ``method``: ``"cutting-plane"`` (masters by
-    ``solver``) or ``"pyros"`` (``local_solver``, ``global_solver``: :func:`pyros_subsolver`). The
-    counterpart is solved by ``counterpart_solver``. Verified when the route ended optimal
-    (PyROS: ``robust_optimal``) and
+    ``solver``) or ``"pyros"`` (``local_solver``, ``global_solver``: :func:`pyros_subsolver`; none named: the
+    default, and :data:`FREE_PYROS_SUBSOLVERS` if its licence refuses a subproblem). The counterpart is solved by
+    ``counterpart_solver``. The result ends in one of three verdicts (:attr:`Verification.verdict`):
 
-    * the relative gap of the optima is at most ``objective_tol`` (:data:`OBJECTIVE_TOL`);
-    * the counterpart's solution violates no row by more than ``violation_tol`` for any
-      :math:`\\delta` of the sets (:data:`VIOLATION_TOL`; exact separation);
-    * the semi-infinite objective at the counterpart's solution is its objective value, to
-      ``objective_tol``;
-    * if ``solution_tol`` is given (e.g. :data:`SOLUTION_TOL`), the first-stage variables ``compare``
-      (nominal names; default all) are within it. It is not held by default: an optimum need not be
-      unique (Iris, class 0, p = inf: (23)'s theta and xi are 1.8e-4 from the cutting planes' at optima
-      equal to 1e-15; w, the strongly convex part, is unique).
+    * **verified** when the route ended optimal (PyROS: ``robust_optimal``) and
 
-    ``time_limit`` goes to PyROS.
+      - the optima agree: :math:`|a-b| \\le` ``objective_tol`` :math:`\\max(|a|,|b|,S)` + ``objective_atol``
+        (:data:`OBJECTIVE_TOL`, :data:`OBJECTIVE_ATOL`; :func:`objective_gap`);
+      - the counterpart's solution violates no row by more than ``violation_tol`` for any
+        :math:`\\delta` of the sets (:data:`VIOLATION_TOL`; exact separation);
+      - the semi-infinite objective at the counterpart's solution is its objective value, to the same tolerances;
+      - if ``solution_tol`` is given (e.g. :data:`SOLUTION_TOL`), the first-stage variables ``compare``
+        (nominal names; default all) are within it. It is not held by default: an optimum need not be
+        unique (Iris, class 0, p = inf: (23)'s theta and xi are 1.8e-4 from the cutting planes' at optima
+        equal to 1e-15; w, the strongly convex part, is unique);
+    * **not a counterpart** when one of those fails on measured numbers (the violating :math:`\\delta`, or the
+      witness: what the counterpart does at the semi-infinite optimum); a violation or an inconsistent objective
+      is a fact even when the route did not end;
+    * **could not decide** when a solve it needs did not end and nothing contradicts the claim: the counterpart's
+      own solve (unbounded, infeasible, a licence limit, a time-out) or the route's (its termination, or the
+      exception of a subsolver) (:attr:`Verification.undecided`).
+
+    ``time_limit`` goes to PyROS. Errors in the inputs (a map naming no variable, a set PyROS has none for)
+    raise ``ValueError`` before any solve.
     """
     if method not in ("cutting-plane", "pyros"):
         raise ValueError(f"method must be 'cutting-plane' or 'pyros', got {method!r}")
@@ -929,32 +1034,50 @@ def verify(
             uset.is_point() or uset.pyros_set(len(coefs))
         for coefs, uset, _, _ in probe.terms:
             uset.is_point() or uset.pyros_set(len(coefs))
-    cres = solve(counterpart, counterpart_solver)
+    tolerances = {"objective": objective_tol, "violation": violation_tol, "solution": solution_tol,
+                  "atol": objective_atol}
+    title = _title(counterpart)
+    try:
+        cres = solve(counterpart, counterpart_solver)
+    except (SolverUnavailableError, ValueError):
+        raise  # the user's choice of solver, or a model no solver can take: bad input
+    except Exception as exc:  # its optimum cannot be computed: nothing to compare
+        not_run = SemiInfiniteSolution(method, math.nan, {}, math.nan, None, 0, 0.0, "not run",
+                                       "not run: the counterpart has no optimum to compare with")
+        return Verification(method, title, False, [], None, not_run, math.nan, math.nan, math.nan, "", None,
+                            math.nan, math.nan, 0.0, tolerances, compared=list(compare or names),
+                            undecided=[f"the counterpart's optimum could not be computed: {_failure(exc)}"])
     cvalues = {n: cres.values[mapping[n]] for n in names}
-    if method == "cutting-plane":
-        si = solve_cutting_planes(nominal, uncertain, solver)
-    else:
-        si = solve_pyros(nominal, uncertain, local_solver, global_solver, time_limit)
-    tolerances = {"objective": objective_tol, "violation": violation_tol, "solution": solution_tol}
+    start = time.perf_counter()
+    try:
+        if method == "cutting-plane":
+            si = solve_cutting_planes(nominal, uncertain, solver)
+        else:
+            si = _pyros_with_fallback(nominal, uncertain, local_solver, global_solver, time_limit)
+    except (SolverUnavailableError, ValueError):
+        raise
+    except Exception as exc:  # a master or a subsolver that failed, a licence, the rounds' limit
+        si = SemiInfiniteSolution(method, math.nan, {}, math.nan, None, 0, time.perf_counter() - start, "error",
+                                  _failure(exc))
     probe.load(cvalues)
     ev = probe.evaluate()
-    reasons = []
+    reasons, undecided = [], []
     compared = list(compare) if compare is not None else names
     if not si.ok:
-        reasons.append(f"the {method} route ended {si.termination} ({si.message})")
+        undecided.append(f"the {method} route ended {si.termination} ({si.message})")
         gap = distance = math.nan
     else:
         probe.load(si.values)
         scale = probe.scale()
         probe.load(cvalues)
-        gap = rel_gap(cres.objective, si.objective, scale)
+        gap = objective_gap(cres.objective, si.objective, scale, objective_tol, objective_atol)
         distance = float(np.linalg.norm(_first_stage(cvalues, compared) - _first_stage(si.values, compared))
                          / max(np.linalg.norm(_first_stage(si.values, compared)), 1.0))
     scale_c = probe.scale()
-    consistency = rel_gap(cres.objective, ev.objective, scale_c)
+    consistency = objective_gap(cres.objective, ev.objective, scale_c, objective_tol, objective_atol)
     if si.ok and gap > objective_tol:
-        reasons.append(f"the optima differ by {gap:.2e} (relative) > {objective_tol:g}: counterpart "
-                       f"{cres.objective:.10g}, semi-infinite {si.objective:.10g}")
+        reasons.append(f"the optima differ by {gap:.2e} (relative, floor {objective_atol:g}) > {objective_tol:g}: "
+                       f"counterpart {cres.objective:.10g}, semi-infinite {si.objective:.10g}")
     if ev.violation > violation_tol:
         reasons.append(f"its solution violates {ev.row} by {ev.violation:.2e} > {violation_tol:g}"
                        + (" at a delta of the set" if ev.delta is not None else ""))
@@ -966,9 +1089,9 @@ def verify(
     witness = ""
     if si.ok and reasons and ev.violation <= violation_tol:
         witness = _witness(counterpart, counterpart_solver, mapping, si, scale_c)
-    return Verification(method, _title(counterpart), not reasons, reasons, cres.objective, si, gap, distance,
+    return Verification(method, title, not reasons and not undecided, reasons, cres.objective, si, gap, distance,
                         ev.violation, ev.row if ev.violation > 0 else "", ev.delta, ev.objective, consistency,
-                        cres.seconds, tolerances, witness, cvalues, compared)
+                        cres.seconds, tolerances, witness, cvalues, compared, [] if reasons else undecided)
 
 
 def _title(model) -> str:
@@ -993,3 +1116,126 @@ def _witness(counterpart, solver, mapping, si: SemiInfiniteSolution, scale: floa
                 f"{r.max_violation if r.max_violation is not None else math.nan:.2e})")
     return (f"at the semi-infinite optimum the counterpart's objective is {r.objective:.10g}, the semi-infinite "
             f"objective {si.objective:.10g} ({rel_gap(r.objective, si.objective, scale):.2e} relative)")
+
+
+PYROS_SUBSOLVER_NAMES = {"default": None, "gurobi": "gurobi_direct", "scip": "scip", "ipopt": "tpm_ipopt"}
+"""``--solver`` of ``tpm-models verify --method pyros``: PyROS's local and global subsolver (``default``: the
+first installed of :data:`PYROS_SUBSOLVERS`, and :data:`FREE_PYROS_SUBSOLVERS` if its licence refuses)."""
+
+
+def verify(nominal: pyo.ConcreteModel | int | str, *args, **kwargs) -> Verification:
+    """The verifier's front door, in two forms:
+
+    * ``verify(nominal_model, uncertain, counterpart_model, ...)``: models you built
+      (:func:`verify_counterpart`, every keyword of it);
+    * ``verify(KEY, X, y, c, nu, alpha, p, eps, method=..., solver=..., points_per_class=..., time_limit=...,
+      **params)``: a registered counterpart built on the data (:func:`verify_model`).
+
+    ``from tpm_models.checks import verify`` gives this function (the module is ``tpm_models.checks.verify``'s
+    entry in ``sys.modules``: ``from tpm_models.checks.verify import NormBall`` works as before).
+    """
+    if isinstance(nominal, pyo.Block):
+        return verify_counterpart(nominal, *args, **kwargs)
+    return verify_model(nominal, *args, **kwargs)
+
+
+def uncertain_data(info: ModelInfo, nominal: pyo.ConcreteModel, p: float, eps: float | np.ndarray,
+                   params: Mapping[str, object]) -> list[Uncertain]:
+    """``info.uncertain(nominal, p, eps, **params)`` (only the ``params`` its signature takes), checked: a list of
+    :class:`UncertainRow` and :class:`UncertainTerm`. A function that raises, takes other arguments or returns
+    anything else is a ``ValueError`` that names it, the model's key and what it returned."""
+    function = info.uncertain
+    who = f"uncertain= {describe(function)} of ({info.eq})"
+    mine = accepted(extra_parameters(function, 3, skip=()), params)
+    try:
+        inspect.signature(function).bind(nominal, p, eps, **mine)
+    except TypeError as exc:
+        raise ValueError(f"{who} cannot be called as uncertain(nominal_model, p, eps"
+                         f"{''.join(', ' + k + '=...' for k in mine)}): {exc}") from None
+    except ValueError:
+        pass  # no signature to read (a builtin): call it and see
+    try:
+        items = function(nominal, p, eps, **mine)
+    except ValueError as exc:
+        raise ValueError(f"{who}: {exc}") from exc
+    except Exception as exc:
+        raise ValueError(f"{who} failed: {type(exc).__name__}: {exc}") from exc
+    if isinstance(items, (UncertainRow, UncertainTerm)):
+        items = [items]
+    if not isinstance(items, (list, tuple)) or not items:
+        raise ValueError(f"{who} returned {type(items).__name__} {_short(items)}; it must return a non-empty list of "
+                         "UncertainRow and UncertainTerm")
+    bad = [(k, x) for k, x in enumerate(items) if not isinstance(x, (UncertainRow, UncertainTerm))]
+    if bad:
+        k, x = bad[0]
+        raise ValueError(f"{who} returned a list whose item {k} is {type(x).__name__} {_short(x)}, not an "
+                         "UncertainRow or UncertainTerm")
+    return list(items)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def verify_model(
+    eq: int | str, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float | None,
+    eps: float | np.ndarray, method: str = "cutting-plane", solver: str = "default",
+    points_per_class: int | None = None, time_limit: float | None = None, **params: object,
+) -> Verification:
+    """Theorem 1 (and Corollary 1) for one registered counterpart, through the generic verifier.
+
+    The registry entry of ``eq`` says what to verify (:attr:`~tpm_models.models.registry.ModelInfo.verifiable`):
+    its nominal model ``nominal`` is built on the same data (``build(nominal, X, y, c, nu, alpha)``; for the
+    paper's counterparts (15)), its uncertain data are ``uncertain(nominal_model, p, eps, **params)`` (for the
+    paper's, :func:`tpm_models.checks.semi_infinite.uncertain_22`), and the counterpart is
+    ``build(eq, ..., p=p, eps=eps, **params)``. ``params`` are a researcher's own (an ellipsoid's matrix, radii per
+    feature, a weight): each goes to every one of the three that takes it by name, and one none takes is a
+    ``ValueError``. Every variable of the nominal model is first stage, matched by name in the counterpart, and
+    :func:`verify_counterpart` compares them by ``method`` (``solver``: the masters' solver of the
+    cutting planes, or a key of :data:`PYROS_SUBSOLVER_NAMES` for PyROS). The distance of the solutions is held
+    on the entry's ``compare`` variables (the paper's: ``w``, the strongly convex part; ``theta`` and ``xi``
+    need not be unique) to :data:`SOLUTION_TOL`. ``points_per_class``: the first points of every class only
+    (PyROS on the whole sets takes minutes).
+    """
+    info = model_info(eq)
+    if not info.verifiable:
+        raise ValueError(f"({info.eq}) is not a registered robust counterpart (its registry entry names no nominal= "
+                         f"model and uncertain= data); verify takes {verifiable_keys()}")
+    if p is None:
+        allowed = info.robust_p
+        if len(allowed) != 1:
+            which = f"p in {[f'{q:g}' for q in allowed]}" if allowed else "any p >= 1"
+            raise ValueError(f"({info.eq}) takes {which}: give p (the norm of the uncertainty set (21))")
+        p = allowed[0]
+    p = check_p(p)
+    if method not in ("cutting-plane", "pyros"):
+        raise ValueError(f"method must be 'cutting-plane' or 'pyros', got {method!r}")
+    if points_per_class is not None:
+        if points_per_class < 1:
+            raise ValueError(f"points per class must be >= 1, got {points_per_class}")
+        keep = np.sort(np.concatenate([np.flatnonzero(y == k)[:points_per_class] for k in np.unique(y)]))
+        X, y = X[keep], y[keep]
+        eps = eps if np.ndim(eps) == 0 else np.asarray(eps)[keep]
+    nominal_info = model_info(info.nominal)
+    to_counterpart = accepted(info.parameters(), params)
+    to_nominal = accepted(nominal_info.parameters(), params)
+    to_uncertain = accepted(extra_parameters(info.uncertain, 3, skip=()), params)
+    unused = [k for k in params if k not in to_counterpart and k not in to_nominal and k not in to_uncertain]
+    if unused:
+        raise ValueError(f"({info.eq}): no parameter {', '.join(unused)} in its builder {describe(info.builder)}, "
+                         f"its nominal ({nominal_info.eq})'s or its uncertain= {describe(info.uncertain)}")
+    counterpart = build(info.eq, X, y, c, nu, alpha, p=p, eps=eps, **to_counterpart)
+    nominal = build(info.nominal, X, y, c, nu, alpha, **to_nominal)
+    kwargs: dict = {}
+    if method == "pyros":
+        if solver not in PYROS_SUBSOLVER_NAMES:
+            raise ValueError(f"--method pyros takes --solver {', '.join(PYROS_SUBSOLVER_NAMES)} (PyROS's local and "
+                             f"global subsolver), got {solver!r}")
+        kwargs = {"local_solver": PYROS_SUBSOLVER_NAMES[solver], "global_solver": PYROS_SUBSOLVER_NAMES[solver]}
+    else:
+        kwargs = {"solver": solver}
+    compare = list(info.compare) or None
+    uncertain = uncertain_data(info, nominal, p, eps, to_uncertain)
+    return verify_counterpart(nominal, uncertain, counterpart, None, method=method, compare=compare,
+                              solution_tol=SOLUTION_TOL if compare else None, time_limit=time_limit, **kwargs)

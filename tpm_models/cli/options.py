@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import inspect
 import sys
-from collections.abc import Sequence
+import typing
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
+
 from tpm_models.data import Dataset
 from tpm_models.kernels import KERNELS, Kernel
-from tpm_models.models.registry import DUAL_MODELS, KERNEL_MODELS, MODELS
+from tpm_models.models.registry import DUAL_MODELS, KERNEL_MODELS, MODELS, describe, extra_parameters
 
 
 def class_of(data: Dataset, k: str) -> int:
@@ -120,3 +124,106 @@ def add_model_options(s: argparse.ArgumentParser) -> None:
     add_kernel_options(s)
     s.add_argument("--p", help="robust models: norm of the uncertainty set (21), 1, 2, inf or any number >= 1")
     s.add_argument("--eps", type=float, help="robust models: radius of the uncertainty set (21), >= 0")
+
+
+def add_param_option(s: argparse.ArgumentParser) -> None:
+    """``--param NAME=VALUE`` (repeatable): a registered model's own parameters (read by :func:`typed_params`)."""
+    s.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a parameter of a registered model's builder (or its uncertain= function), typed by its "
+                        "annotation: int, float, bool, str, or numpy.ndarray read from a .npy, .csv or .txt file; "
+                        "repeatable")
+
+
+ARRAY_TYPES = ("np.ndarray", "numpy.ndarray", "ndarray", "NDArray", "np.typing.NDArray", "npt.NDArray", "ArrayLike",
+               "npt.ArrayLike")
+"""Annotations read as "a numpy array from a file" (with ``from __future__ import annotations`` they are text)."""
+
+
+def _kind(parameter: inspect.Parameter, hints: Mapping[str, object]) -> str | None:
+    """``int``, ``float``, ``bool``, ``str``, ``array`` or ``path`` from a parameter's annotation (else its
+    default's type); None when neither says."""
+    annotation = hints.get(parameter.name, parameter.annotation)
+    if annotation is inspect.Parameter.empty:
+        default = parameter.default
+        if default is inspect.Parameter.empty or default is None:
+            return None
+        annotation = type(default)
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+    text = str(text).replace("typing.", "").replace(" ", "")
+    for option in text.split("|"):
+        option = option.removeprefix("Optional[").rstrip("]")
+        if option in ("bool",):
+            return "bool"
+        if option in ("int", "float", "str"):
+            return option
+        if option in ("Path", "pathlib.Path"):
+            return "path"
+        if option.split("[")[0] in ARRAY_TYPES or annotation is np.ndarray:
+            return "array"
+    return None
+
+
+def read_array(path: str, name: str) -> np.ndarray:
+    """A numeric array from ``.npy`` (``numpy.save``), ``.csv`` (commas) or ``.txt`` (spaces): ``--param NAME=FILE``."""
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"--param {name}={path}: no such file (an array parameter is read from a .npy, .csv or .txt "
+                         "file)")
+    try:
+        if file.suffix == ".npy":
+            value = np.load(file, allow_pickle=False)
+        else:
+            value = np.loadtxt(file, delimiter="," if file.suffix == ".csv" else None, ndmin=1)
+    except (ValueError, OSError) as exc:
+        raise ValueError(f"--param {name}={path}: not a numeric array: {exc}") from None
+    if not np.issubdtype(np.asarray(value).dtype, np.number) or not np.all(np.isfinite(value)):
+        raise ValueError(f"--param {name}={path}: the array must hold finite numbers")
+    return np.asarray(value, float)
+
+
+def typed_params(texts: Sequence[str], functions: Sequence[object], where: str) -> dict[str, object]:
+    """``--param NAME=VALUE`` texts, each typed by the annotation of ``NAME`` in the first of ``functions`` (a
+    builder, its ``uncertain=`` function) that has a parameter ``NAME`` (:func:`_kind`); a name none has, or one
+    whose type none says, is a ``ValueError`` naming the functions and their parameters."""
+    out: dict[str, object] = {}
+    found: dict[str, tuple[object, inspect.Parameter]] = {}
+    for function in functions:
+        for parameter in extra_parameters(function, 0, skip=()).values():
+            found.setdefault(parameter.name, (function, parameter))
+    for text in texts:
+        name, sep, value = text.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise ValueError(f"--param {text!r}: write NAME=VALUE (e.g. --param shape=sigma.npy)")
+        if name in out:
+            raise ValueError(f"--param {name} is given twice")
+        if name not in found:
+            names = sorted(n for n, (_, q) in found.items() if q.kind is not q.VAR_KEYWORD)
+            raise ValueError(f"--param {name}: {where} takes no parameter {name!r} "
+                             f"({', '.join(describe(f) for f in functions)}: {', '.join(names) or 'none'})")
+        function, parameter = found[name]
+        try:
+            hints = typing.get_type_hints(function)
+        except Exception:  # an annotation that names what its module does not import: read it as text
+            hints = {}
+        kind = _kind(parameter, hints)
+        if kind is None:
+            raise ValueError(f"--param {name}: {describe(function)} says no type for {name!r}; annotate it "
+                             "(int, float, bool, str, numpy.ndarray) so that the command line can read it")
+        try:
+            if kind == "array":
+                out[name] = read_array(value, name)
+            elif kind == "bool":
+                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError
+                out[name] = value.lower() in ("true", "1", "yes")
+            elif kind == "path":
+                out[name] = Path(value)
+            else:
+                out[name] = {"int": int, "float": float, "str": str}[kind](value)
+        except ValueError as exc:
+            if str(exc).startswith("--param"):
+                raise
+            raise ValueError(f"--param {name}={value}: not a {kind} ({describe(function)} annotates {name!r} so)") \
+                from None
+    return out

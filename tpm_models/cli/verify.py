@@ -1,37 +1,46 @@
 """``tpm-models verify``: a registered robust counterpart against its semi-infinite model, Theorem 1 style
-(:func:`tpm_models.checks.robust.verify_model`, on the generic verifier :mod:`tpm_models.checks.verify`): the paper's
-(23), (26)-(29) against (22), or a model a ``--plugin`` registers with ``nominal=`` and ``uncertain=``."""
+(:func:`tpm_models.checks.verify.verify_model`): the paper's (23), (26)-(29) against (22), or a model a ``--plugin``
+registers with ``nominal=`` and ``uncertain=``. Exit 0 verified, 1 not a counterpart, 3 could not decide (a solve
+that did not end: the reason is printed), 2 bad input."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 
-from tpm_models.checks.robust import verify_model
-from tpm_models.cli.options import class_of, model_key
+import numpy as np
+
+from tpm_models.checks.verify import NOT_A_COUNTERPART, UNDECIDED, VERIFIED, verify_model
+from tpm_models.cli.options import add_param_option, class_of, model_key, typed_params
 from tpm_models.data import load_dataset, min_max_scale
-from tpm_models.solvers import NoOptimalSolutionError, SolverUnavailableError
+from tpm_models.models.registry import model_info
+
+EXIT_CODES = {VERIFIED: 0, NOT_A_COUNTERPART: 1, UNDECIDED: 3}
+"""``tpm-models verify``'s exit code per verdict (2 is bad input, as for every command; docs/verify.md)."""
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """0 verified, 1 not verified (or the route failed), 2 bad input."""
+    """0 verified, 1 not a counterpart, 3 could not decide, 2 bad input."""
     data = load_dataset(args.dataset)
     c = class_of(data, args.class_)
     if args.eps is None:
         raise ValueError("give --eps (the radius of the uncertainty set (21))")
-    try:
-        v = verify_model(args.model, min_max_scale(data.X), data.y, c, args.nu, args.alpha, args.p, args.eps,
-                         method=args.method, solver=args.solver, points_per_class=args.points_per_class,
-                         time_limit=args.time_limit)
-    except SolverUnavailableError:
-        raise  # bad input: exit 2 (main)
-    except (NoOptimalSolutionError, RuntimeError) as exc:
-        print(f"tpm-models: verification failed: {exc}", file=sys.stderr)
-        return 1
+    info = model_info(args.model)
+    functions = [info.builder] + ([info.uncertain] if info.uncertain else [])
+    if info.nominal is not None:
+        functions.append(model_info(info.nominal).builder)
+    params = typed_params(args.param, functions, f"({info.eq})")
+    v = verify_model(args.model, min_max_scale(data.X), data.y, c, args.nu, args.alpha, args.p, args.eps,
+                     method=args.method, solver=args.solver, points_per_class=args.points_per_class,
+                     time_limit=args.time_limit, **params)
     print(f"data       {data.name}, class {c} ({data.classes[c]}), nu={args.nu:g}, alpha={args.alpha:g}, "
-          f"eps={args.eps:g}" + (f", first {args.points_per_class} points per class" if args.points_per_class else ""))
+          f"eps={args.eps:g}" + (f", first {args.points_per_class} points per class" if args.points_per_class else "")
+          + "".join(f", {k}={_shown(x)}" for k, x in params.items()))
     print(v.table())
-    return 0 if v.verified else 1
+    return EXIT_CODES[v.verdict]
+
+
+def _shown(value: object) -> str:
+    return f"array{list(np.shape(value))}" if isinstance(value, np.ndarray) else str(value)
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -52,7 +61,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     v.add_argument("--method", choices=("cutting-plane", "pyros"), default="cutting-plane",
                    help="how to solve the semi-infinite model")
     v.add_argument("--solver", default="default",
-                   help="cutting planes: the masters' solver; pyros: default, gurobi, scip or ipopt")
+                   help="cutting planes: the masters' solver; pyros: default (Gurobi if installed, SCIP or our Ipopt "
+                        "when its licence refuses a subproblem), gurobi, scip or ipopt")
     v.add_argument("--points-per-class", type=int, help="only the first points of every class (PyROS is slow)")
     v.add_argument("--time-limit", type=float, help="PyROS's time limit, seconds")
+    add_param_option(v)
     v.set_defaults(func=cmd_verify)

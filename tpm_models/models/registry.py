@@ -23,7 +23,8 @@ only (``robust_p is not None``). :func:`build` turns ``(y, c)`` into ``y_pm`` fo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -110,7 +111,7 @@ class ModelInfo:
                     )
             elif p is None:
                 raise ValueError(f"({eq}) needs p >= 1 (the norm of the uncertainty set (21))")
-            out.update(p=p, eps=eps)
+            out.update(p=check_p(p), eps=eps)  # a number, whatever the caller held ("inf" from a command line)
         if self.kernel == "none":
             if kernel is not None and kernel.name != "linear":
                 raise ValueError(f"({eq}) is a linear model and takes no kernel; kernel models: "
@@ -120,6 +121,14 @@ class ModelInfo:
                 raise ValueError(f"({eq}) needs a kernel (tpm_models.Kernel)")
             out["kernel"] = kernel
         return out
+
+    def parameters(self) -> dict[str, inspect.Parameter]:
+        """The builder's own parameters (:func:`extra_parameters`): what ``build(KEY, ..., **params)`` and
+        ``--param name=value`` may give it."""
+        return extra_parameters(self.builder, len(self.data_names()) + 2)
+
+    def data_names(self) -> tuple[str, ...]:
+        return ("X", "y_pm") if self.family == "binary" else ("X", "y", "c")
 
     def data(self, X: np.ndarray, y: np.ndarray, c: object) -> tuple:
         """The builder's data arguments: ``(X, y_pm)`` for the binary family (class ``c`` positive),
@@ -251,6 +260,76 @@ def model_info(eq: int | str) -> ModelInfo:
         ) from None
 
 
+STANDARD_OPTIONS = ("kernel", "p", "eps")
+"""The options :func:`build` gives a builder by keyword itself (:meth:`ModelInfo.options`)."""
+
+
+def extra_parameters(function: Callable, n_positional: int, skip: tuple[str, ...] = STANDARD_OPTIONS,
+                     ) -> dict[str, inspect.Parameter]:
+    """The parameters of ``function`` after its first ``n_positional`` (the data, ``nu``, ``alpha`` of a builder; the
+    nominal model, ``p``, ``eps`` of an ``uncertain`` function), without ``skip``: a researcher's own parameters
+    (an ellipsoid's matrix, per-feature radii, a weight). A ``**kwargs`` shows as a parameter of kind
+    ``VAR_KEYWORD``."""
+    try:
+        params = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return {}
+    positional = [q for q in params if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+    rest = positional[n_positional:] + [q for q in params if q.kind in (q.KEYWORD_ONLY, q.VAR_KEYWORD)]
+    return {q.name: q for q in rest if q.name not in skip}
+
+
+def accepted(parameters: Mapping[str, inspect.Parameter], params: Mapping[str, object]) -> dict:
+    """The entries of ``params`` a function with these :func:`extra_parameters` takes (all with a ``**kwargs``)."""
+    if any(q.kind is q.VAR_KEYWORD for q in parameters.values()):
+        return dict(params)
+    return {k: v for k, v in params.items() if k in parameters}
+
+
+def describe(function: Callable) -> str:
+    """A builder's (or a function's) name and module, for messages: ``build_robust_2 (robust_2.py)``."""
+    name = getattr(function, "__qualname__", repr(function))
+    module = getattr(function, "__module__", "") or ""
+    return f"{name} ({module.removeprefix('tpm_models_plugin_')})" if module else name
+
+
+def call_builder(info: ModelInfo, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float,
+                 options: Mapping[str, object], params: Mapping[str, object]) -> pyo.ConcreteModel:
+    """``info.builder(data..., nu, alpha, **options, **params)``, and what it returned checked: a Pyomo
+    ``ConcreteModel``. A builder registered from outside (group ``user``) that raises, or any builder that
+    returns something else, is a ``ValueError`` naming the builder, the key and what it returned."""
+    who = f"the builder {describe(info.builder)} of ({info.eq})"
+    try:
+        model = info.builder(*info.data(X, y, c), nu, alpha, **options, **params)
+    except ValueError:
+        raise
+    except Exception as exc:
+        if info.group != "user":
+            raise
+        raise ValueError(f"{who} failed: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(model, pyo.ConcreteModel):
+        raise ValueError(f"{who} returned {type(model).__name__} {_short(model)}; a builder must return a "
+                         "pyomo.environ.ConcreteModel")
+    return model
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_params(info: ModelInfo, params: Mapping[str, object]) -> dict:
+    """``params`` checked against the builder's own parameters: a name it does not take is a ``ValueError``
+    listing those it does."""
+    own = info.parameters()
+    unknown = [k for k in params if k not in accepted(own, {k: None for k in params})]
+    if unknown:
+        takes = ", ".join(n for n, q in own.items() if q.kind is not q.VAR_KEYWORD) or "none"
+        raise ValueError(f"({info.eq}) takes no parameter {', '.join(unknown)}; the parameters of its builder "
+                         f"{describe(info.builder)}: {takes}")
+    return dict(params)
+
+
 def build(
     eq: int | str,
     X: np.ndarray,
@@ -261,6 +340,7 @@ def build(
     kernel: Kernel | None = None,
     p: float | None = None,
     eps: float | np.ndarray | None = None,
+    **params: object,
 ) -> pyo.ConcreteModel:
     """Build model ``(eq)`` on points ``X`` (rows) with labels ``y``.
 
@@ -269,7 +349,10 @@ def build(
     ``kernel`` is required by the kernel models ((10)-(13), (19), ``"23K"``) and refused by the others.
     ``p`` and ``eps`` (radii of (21)) are required by the robust models ((22)-(29), their duals,
     ``"23K"``) and refused by the others; (27), (28), (29) take only p = 1, 2, inf.
+    ``params`` go to the builder by keyword: a registered model's own parameters (:meth:`ModelInfo.parameters`,
+    e.g. an ellipsoid's matrix); the paper's builders take none. A builder that returns anything but a
+    ``ConcreteModel`` is a ``ValueError`` (:func:`call_builder`).
     """
     info = model_info(eq)
     options = info.options(kernel, p, eps)
-    return info.builder(*info.data(X, y, c), nu, alpha, **options)
+    return call_builder(info, X, y, c, nu, alpha, options, check_params(info, params))
