@@ -442,3 +442,86 @@ def test_verify_bad_input(capsys, args, message):
     assert main(["verify", *args, "--nu", "0.3", "--alpha", "1"]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def _page_section(title: str) -> str:
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "verify.md").read_text()
+    start = text.index(title)
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def test_an_ellipsoid_counterpart_with_its_matrix_from_a_file_verifies_from_the_cli(tmp_path, monkeypatch, capsys):
+    """docs/verify.md, section 8, as written: a researcher's robust (2) under an ellipsoid whose matrix is a
+    ``--param`` read from a .npy file verifies (exit 0), and ``--p`` reaches the builder as a number (its name
+    formats it with :g). Truth: the semi-infinite objective of (2) under the ellipsoid in closed form (support
+    eps |L'w|_2), written here with numpy, at the counterpart solved through the API by SCIP (a solver the
+    verifier does not use), and the printed optimum equal to it."""
+    import shlex
+
+    from tpm_models.models.registry import USER_MODELS
+
+    section = _page_section("## 8. Your own parameters")
+    plugin = section.split("```py\n")[1].split("```")[0]
+    commands = [line[2:] for line in section.split("```console\n")[1].split("```")[0].splitlines()]
+    (tmp_path / "ellipsoid_2.py").write_text(plugin)
+    monkeypatch.chdir(tmp_path)
+    try:
+        assert commands[0].startswith("python -c ")
+        exec(shlex.split(commands[0])[2], {})  # writes shape.npy
+        argv = shlex.split(commands[1])
+        assert argv[0] == "tpm-models"
+        code = main(argv[1:] + ["--p", "2"])
+        out = capsys.readouterr().out
+        assert code == 0, out
+        assert "VERIFIED" in out and "shape=array[4, 4]" in out and "(p=2 unused)" in out
+        S = np.load(tmp_path / "shape.npy")
+        L = np.linalg.cholesky(S)
+        d = load_dataset("iris")
+        X = min_max_scale(d.X)
+        other = solve(build("2RE", X, d.y, 2, 0.3, 1.0, p="2", eps=0.02, shape=S), "scip")
+        w, theta = other.values["w"], other.values["theta"]
+        r = 0.02 * np.linalg.norm(L.T @ w)
+        plus, minus = d.y == 2, d.y != 2
+        closed = (0.5 * w @ w + 0.3 / minus.sum() * (X[minus] @ w + theta + r).sum()
+                  + 1.0 / plus.sum() * np.maximum(0.0, -(X[plus] @ w + theta - r)).sum())
+        assert abs(other.objective - closed) <= 1e-7 * abs(closed)
+        printed = float(next(line for line in out.splitlines() if line.startswith("semi-infinite optimum")).split()[-1])
+        assert abs(printed - closed) <= 1e-6 * abs(closed)
+    finally:
+        USER_MODELS.pop("2RE", None)
+        sys.modules.pop("tpm_models_plugin_ellipsoid_2", None)
+
+
+@pytest.mark.parametrize(
+    "param,message",
+    [
+        (["--param", "shape=missing.npy"], "no such file"),
+        (["--param", "radius=1"], "takes no parameter 'radius'"),
+        (["--param", "shape"], "write NAME=VALUE"),
+        (["--param", "shape=bad.csv"], "not a numeric array"),
+    ],
+)
+def test_a_bad_param_is_one_line(tmp_path, monkeypatch, capsys, param, message):
+    from tpm_models.models.registry import USER_MODELS
+
+    plugin = _page_section("## 8. Your own parameters").split("```py\n")[1].split("```")[0]
+    (tmp_path / "ellipsoid_2.py").write_text(plugin)
+    (tmp_path / "bad.csv").write_text("a,b\n1,x\n")
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = main(["--plugin", "ellipsoid_2.py", "verify", "--model", "2RE", "--nu", "0.3", "--alpha", "1",
+                     "--eps", "0.02", *param])
+        err = capsys.readouterr().err
+        assert code == 2 and message in err and "Traceback" not in err, err
+    finally:
+        USER_MODELS.pop("2RE", None)
+        sys.modules.pop("tpm_models_plugin_ellipsoid_2", None)
+
+
+def test_build_hands_a_users_parameters_and_refuses_unknown_ones():
+    """``build(KEY, ..., **params)``: the paper's builders take none (the message lists what the builder takes)."""
+    d = load_dataset("iris")
+    with pytest.raises(ValueError, match=r"\(15\) takes no parameter shape"):
+        build(15, min_max_scale(d.X), d.y, 0, 0.3, 1.0, shape=np.eye(4))
