@@ -11,6 +11,7 @@ Row convention: the code stores points as **rows** (``X`` has shape
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from tpm_models.validation import check_features
+from tpm_models.validation import check_features, sorted_classes
 
 SHIPPED = ("iris", "wine", "digits", "penguins", "vehicle")
 """The data sets shipped in ``tpm_models/datasets`` (provenance, licences and checksums: its ``README.md``)."""
@@ -53,13 +54,19 @@ class Dataset:
         return len(self.classes)
 
 
-def load_dataset(name_or_path: str | Path) -> Dataset:
-    """Load a shipped set (:data:`SHIPPED`) or a CSV file (header row, label column last).
+def load_dataset(name_or_path: str | Path, header: bool = True, delimiter: str | None = None) -> Dataset:
+    """Load a shipped set (:data:`SHIPPED`) or a CSV file (a header row, the label column last).
 
     Labels may be of any type; classes are numbered ``0..C-1`` in sorted order
     of the label values (Iris: 0 setosa, 1 versicolor, 2 virginica; Wine:
     0, 1, 2 for cultivars 1, 2, 3; digits: the digit; penguins: 0 Adelie,
-    1 Chinstrap, 2 Gentoo; vehicle: 0 bus, 1 opel, 2 saab, 3 van).
+    1 Chinstrap, 2 Gentoo; vehicle: 0 bus, 1 opel, 2 saab, 3 van). Blanks around a
+    label are removed (``" x"`` is ``"x"``).
+
+    A CSV is read right or refused (:func:`read_table`): its header must name as many columns as its rows hold; a
+    first line of numbers only is data, not a header (refused, unless ``header=False``: the columns are then named
+    ``x1..xn, label``); a file of one column whose first line holds another delimiter is refused with its name
+    (``delimiter=`` reads it).
     """
     key = str(name_or_path)
     if key in SHIPPED:
@@ -72,10 +79,7 @@ def load_dataset(name_or_path: str | Path) -> Dataset:
             raise ValueError(
                 f"data set {key!r} is neither a shipped set {SHIPPED} nor an existing CSV file"
             )
-        try:
-            frame = pd.read_csv(path)
-        except pd.errors.EmptyDataError:
-            raise ValueError(f"{key}: the file is empty; expected a header row and data rows") from None
+        frame = read_table(path, header, delimiter)
         name = path.stem
     if frame.shape[0] == 0:
         raise ValueError(f"{key}: no data rows (only a header?)")
@@ -89,19 +93,78 @@ def load_dataset(name_or_path: str | Path) -> Dataset:
     if pd.isna(labels).any():
         raise ValueError(f"{key}: the label column (last) has missing values")
     X = features.to_numpy(dtype=float)
-    classes, y = np.unique(labels, return_inverse=True)
+    classes, y = sorted_classes(labels, where=f"{key}, label column")
     check_features(X, where=key)
     return Dataset(name, X, y.astype(int), classes, tuple(str(c) for c in features.columns))
+
+
+DELIMITERS = (";", "\t", "|", " ")
+"""Delimiters :func:`read_table` names when a file read with another one has a single column."""
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def read_table(path: Path, header: bool = True, delimiter: str | None = None) -> pd.DataFrame:
+    """A CSV file as a frame, read right or refused with what to do (``ValueError``): a header with fewer or more
+    names than the rows have fields (pandas would make the first column the index, or drop a feature), a first line
+    of numbers (a file without a header: ``header=False``), a file of one column whose first line holds another
+    delimiter (``delimiter=``)."""
+    sep = "," if delimiter is None else delimiter
+    try:
+        with open(path, newline="") as fh:
+            lines = [line for line in (fh.readline() for _ in range(2)) if line.strip()]
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (a CSV: a header row, then one point per row)") from None
+    if not lines:
+        raise ValueError(f"{path}: the file is empty; expected a header row and data rows")
+    first = next(csv.reader([lines[0]], delimiter=sep))
+    if len(first) == 1:
+        other = next((d for d in DELIMITERS if d != sep and d in lines[0].strip()), None)
+        if other is not None:
+            shown = {"\t": "a tab", " ": "a blank"}.get(other, repr(other))
+            raise ValueError(f"{path}: one column when read with {sep!r}, and its first line holds {shown}: "
+                             f"give the delimiter (delimiter={other!r}, --delimiter {other!r})")
+    if header and all(_is_number(f) for f in first):
+        raise ValueError(f"{path}: the first line ({lines[0].strip()[:60]}) is numbers only, so it looks like a "
+                         "point, not a header: add a header row (feature names, then the label's), or read it "
+                         "with header=False (--no-header)")
+    if header and len(lines) > 1:
+        row = next(csv.reader([lines[1]], delimiter=sep))
+        if len(row) != len(first):
+            raise ValueError(f"{path}: the header names {len(first)} columns but the first data row has "
+                             f"{len(row)} fields: fix the header (feature names, then the label's)")
+    try:
+        frame = pd.read_csv(path, sep=sep, header=0 if header else None, index_col=False)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: the file is empty; expected a header row and data rows") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        why = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{path}: not a table with the same number of fields on every row ({why})") from None
+    if not header:
+        frame.columns = [f"x{j + 1}" for j in range(frame.shape[1] - 1)] + ["label"]
+    return frame
 
 
 def min_max_scale(X: np.ndarray) -> np.ndarray:
     """Scale every feature to [0, 1]: ``(x - min) / (max - min)``.
 
-    A constant feature (``max == min``) is mapped to 0 instead of dividing by zero.
+    A constant feature (``max == min``) is mapped to 0 instead of dividing by zero. A feature whose span overflows
+    (values near 1e308) is refused: "too large to scale", with the column.
     """
     X = check_features(X)
     lo, hi = X.min(axis=0), X.max(axis=0)
-    span = hi - lo
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = hi - lo
+    if not np.isfinite(span).all():
+        j = int(np.flatnonzero(~np.isfinite(span))[0])
+        raise ValueError(f"feature {j} (0-based) spans {lo[j]:.3g} to {hi[j]:.3g}: too large to scale (its range "
+                         "overflows a float); divide the column by a power of 10 first")
     return (X - lo) / np.where(span > 0, span, 1.0)
 
 

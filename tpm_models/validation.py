@@ -14,8 +14,32 @@ import numpy as np
 
 
 def check_features(X: np.ndarray, where: str = "X") -> np.ndarray:
-    """Return ``X`` as a float array after checking it is 2-D, non-empty and finite."""
-    X = np.asarray(X, dtype=float)
+    """Return ``X`` as a float array after checking it is 2-D, non-empty, real, dense and finite.
+
+    A pandas ``DataFrame`` of numbers is taken (its values); a sparse matrix and complex numbers are refused with
+    what to do (the models here are dense in ``X``)."""
+    if hasattr(X, "tocsr") or hasattr(X, "sparse") and hasattr(getattr(X, "sparse", None), "to_dense"):
+        shape = getattr(X, "shape", None)
+        raise ValueError(f"{where}: a sparse matrix{f' of shape {shape}' if shape else ''} is not taken (the models "
+                         "here build dense rows from X); pass X.toarray() if it fits in memory")
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a pandas DataFrame: numbers only, said by column name
+        text = [str(c) for c, t in zip(X.columns, X.dtypes) if getattr(t, "kind", "O") not in "biuf"]
+        if text:
+            raise ValueError(f"{where}: the columns {text} are not numbers; encode or drop them first")
+        X = X.to_numpy()
+    raw = np.asarray(X)
+    if raw.dtype.kind == "c":
+        raise ValueError(f"{where}: complex numbers are not taken (features are real); pass X.real or np.abs(X) "
+                         "if that is what you mean")
+    if raw.dtype == object:
+        try:
+            raw = raw.astype(float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}: not an array of real numbers ({exc}); give a 2-D numeric array") from None
+    try:
+        X = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: not an array of real numbers ({exc}); give a 2-D numeric array") from None
     if X.ndim != 2:
         raise ValueError(f"{where}: expected a 2-D array (points as rows), got shape {X.shape}")
     if X.shape[0] == 0 or X.shape[1] == 0:
@@ -49,9 +73,35 @@ def check_nu_alpha(nu: float, alpha: float) -> tuple[float, float]:
     return float(nu), float(alpha)
 
 
+def sorted_classes(y: np.ndarray, where: str = "y") -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_inverse=True)`` for labels of any kind: the classes in sorted order and the class number
+    of each label. Labels of mixed kinds (numbers and strings) cannot be ordered: ``ValueError`` saying which kinds;
+    strings have their surrounding blanks removed (``" x"`` and ``"x"`` are one class)."""
+    y = np.asarray(y)
+    if y.dtype.kind in "OUS":
+        y = np.array([v.strip() if isinstance(v, str) else v for v in y.tolist()], dtype=object)
+        kinds = sorted({"number" if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                        else type(v).__name__ for v in y.tolist()})
+        if len(kinds) > 1:
+            raise ValueError(f"{where}: labels of mixed kinds ({', '.join(kinds)}) cannot be ordered into classes; "
+                             "make them all strings (y.astype(str)) or all numbers")
+        if kinds == ["str"]:
+            y = y.astype(str)
+    try:
+        classes, inverse = np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(f"{where}: labels cannot be ordered into classes ({exc}); make them all strings or all "
+                         "numbers") from None
+    return classes, inverse.reshape(-1)
+
+
 def check_labels(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Check that ``y`` is a 1-D label vector with one label per row of ``X``."""
+    if hasattr(y, "to_numpy"):  # a pandas Series or one-column frame
+        y = y.to_numpy()
     y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D (one label per point), got shape {y.shape}")
     if len(y) != X.shape[0]:
@@ -77,7 +127,7 @@ def check_binary_labels(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def check_class(y: np.ndarray, c: object) -> None:
     """Check that class ``c`` has points and that some point is not in class ``c``."""
-    present = np.unique(y)
+    present = sorted_classes(y)[0]
     if len(present) < 2:
         raise ValueError(f"need at least two classes, got {present.tolist()}")
     if not np.any(y == c):
