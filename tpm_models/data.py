@@ -110,6 +110,21 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _looks_like_a_point(first: list[str], rest: list[str], sep: str) -> bool:
+    """The first line is a point, not a header: its feature fields are numbers (not the column numbers ``0..n-1`` or
+    ``1..n``), and its last field is of the kind of the next line's label (both numbers, or both not)."""
+    features, label = first[:-1], first[-1]
+    if not features or not all(_is_number(f) for f in features):
+        return False
+    if [f.strip() for f in features] in ([str(j) for j in range(len(features))],
+                                         [str(j + 1) for j in range(len(features))]):
+        return False
+    if not rest:
+        return _is_number(label)
+    following = next(csv.reader([rest[0]], delimiter=sep))
+    return _is_number(label) == _is_number(following[-1]) if following else True
+
+
 def read_table(path: Path, header: bool = True, delimiter: str | None = None) -> pd.DataFrame:
     """A CSV file as a frame, read right or refused with what to do (``ValueError``): a header with fewer or more
     names than the rows have fields (pandas would make the first column the index, or drop a feature), a first line
@@ -130,7 +145,7 @@ def read_table(path: Path, header: bool = True, delimiter: str | None = None) ->
             shown = {"\t": "a tab", " ": "a blank"}.get(other, repr(other))
             raise ValueError(f"{path}: one column when read with {sep!r}, and its first line holds {shown}: "
                              f"give the delimiter (delimiter={other!r}, --delimiter {other!r})")
-    if header and all(_is_number(f) for f in first):
+    if header and _looks_like_a_point(first, lines[1:2], sep):
         raise ValueError(f"{path}: the first line ({lines[0].strip()[:60]}) is numbers only, so it looks like a "
                          "point, not a header: add a header row (feature names, then the label's), or read it "
                          "with header=False (--no-header)")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tpm_models.cli.options import add_model_options, class_of, kernel_from_args
-from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.cli.options import add_model_options, class_of, dataset_from_args, kernel_from_args
+from tpm_models.data import min_max_scale
 from tpm_models.export.library import MANIFEST, check_library, generate_library
 from tpm_models.export.writers import FORMATS, NOT_FINITE_22, export, format_of
 from tpm_models.kernels import KERNELS
@@ -16,7 +16,7 @@ def cmd_export(args) -> int:
     check_output_path(args.out)
     if args.model == 22:
         raise ValueError(NOT_FINITE_22)
-    data = load_dataset(args.dataset)
+    data = dataset_from_args(args)
     c = class_of(data, args.class_)
     info = model_info(args.model)
     kernel = kernel_from_args(args)

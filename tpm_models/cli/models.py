@@ -10,8 +10,8 @@ import sys
 import numpy as np
 
 from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
-from tpm_models.cli.options import add_model_options, class_of, kernel_from_args
-from tpm_models.data import Dataset, load_dataset, min_max_scale
+from tpm_models.cli.options import add_model_options, class_of, dataset_from_args, kernel_from_args
+from tpm_models.data import Dataset, min_max_scale
 from tpm_models.kernels import KERNELS
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import all_models, build, model_info
@@ -22,7 +22,7 @@ from tpm_models.solvers.structure import title
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    data = load_dataset(args.dataset)
+    data = dataset_from_args(args)
     c = class_of(data, args.class_)
     kernel = kernel_from_args(args)
     info = model_info(args.model)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tpm_models.data import Dataset
+from tpm_models.data import Dataset, load_dataset
 from tpm_models.kernels import KERNELS, Kernel
 from tpm_models.models.registry import DUAL_MODELS, KERNEL_MODELS, MODELS, describe, extra_parameters
 
@@ -111,12 +111,28 @@ def add_kernel_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--b", type=float)
 
 
+def add_data_options(s: argparse.ArgumentParser) -> None:
+    """``--no-header`` and ``--delimiter``: how a CSV given as ``--dataset`` is read (:func:`dataset_from_args`)."""
+    s.add_argument("--no-header", action="store_true",
+                   help="the CSV has no header row: every line is a point (label last)")
+    s.add_argument("--delimiter", help="the CSV's delimiter (default ','), e.g. ';' or a tab")
+
+
+def dataset_from_args(args: argparse.Namespace) -> Dataset:
+    """``--dataset`` read with ``--no-header`` and ``--delimiter`` (:func:`tpm_models.data.load_dataset`)."""
+    delimiter = args.delimiter
+    if delimiter is not None and delimiter.lower() in ("\\t", "tab"):
+        delimiter = "\t"
+    return load_dataset(args.dataset, header=not args.no_header, delimiter=delimiter)
+
+
 def add_model_options(s: argparse.ArgumentParser) -> None:
     """The options that say which model to build on which data (``solve``, ``export``)."""
     s.add_argument("--model", type=model_key, required=True,
                    help=f"equation number: {sorted(MODELS)}, a derived dual: {', '.join(DUAL_MODELS)}, "
                    f"the robust kernel model: {', '.join(KERNEL_MODELS)}, or a model a --plugin registers")
     s.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
+    add_data_options(s)
     s.add_argument("--class", dest="class_", default="0",
                    help="class number 0..C-1 (or a label) playing c, or positive for binary models")
     s.add_argument("--nu", type=float, required=True)

@@ -10,8 +10,15 @@ import argparse
 import numpy as np
 
 from tpm_models.checks.verify import NOT_A_COUNTERPART, UNDECIDED, VERIFIED, verify_model
-from tpm_models.cli.options import add_param_option, class_of, model_key, typed_params
-from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.cli.options import (
+    add_data_options,
+    add_param_option,
+    class_of,
+    dataset_from_args,
+    model_key,
+    typed_params,
+)
+from tpm_models.data import min_max_scale
 from tpm_models.models.registry import model_info
 
 EXIT_CODES = {VERIFIED: 0, NOT_A_COUNTERPART: 1, UNDECIDED: 3}
@@ -20,7 +27,7 @@ EXIT_CODES = {VERIFIED: 0, NOT_A_COUNTERPART: 1, UNDECIDED: 3}
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """0 verified, 1 not a counterpart, 3 could not decide, 2 bad input."""
-    data = load_dataset(args.dataset)
+    data = dataset_from_args(args)
     c = class_of(data, args.class_)
     if args.eps is None:
         raise ValueError("give --eps (the radius of the uncertainty set (21))")
@@ -51,6 +58,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="the counterpart: 23, 26, 27, 28, 29, or a model a --plugin registers with nominal= and "
                         "uncertain= (docs/verify.md)")
     v.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
+    add_data_options(v)
     v.add_argument("--class", dest="class_", default="0",
                    help="class number 0..C-1 (or a label) playing c, or positive for binary models")
     v.add_argument("--nu", type=float, required=True)

@@ -1,0 +1,91 @@
+"""A user's data read right or refused with a message (issue 26): CSV headers against rows, files without a header,
+label blanks, delimiters, overflow; pandas frames, sparse and complex arrays, mixed labels. The truths are the
+files' own contents, written here."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from tpm_models import build, load_dataset, min_max_scale
+from tpm_models.cli import main
+from tpm_models.validation import check_features, sorted_classes
+
+ROWS = [(0.1, 0.2, 0.3, "a"), (0.4, 0.5, 0.6, "b"), (0.7, 0.8, 0.9, "a"), (0.2, 0.1, 0.5, "b")]
+
+
+def write(path, header, rows=ROWS, sep=","):
+    lines = ([sep.join(header)] if header else []) + [sep.join(map(str, r)) for r in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_header_naming_one_column_too_few_is_refused(tmp_path):
+    """pandas made the first column the index: a feature dropped, exit 0."""
+    path = write(tmp_path / "short.csv", ["f2", "f3", "label"])
+    with pytest.raises(ValueError, match="header names 3 columns but the first data row has 4 fields"):
+        load_dataset(path)
+
+
+def test_a_file_without_a_header_is_refused_or_read_with_no_header(tmp_path, capsys):
+    """The first point became the header; now refused, and ``header=False`` / ``--no-header`` reads every point."""
+    path = write(tmp_path / "bare.csv", None)
+    with pytest.raises(ValueError, match="looks like a point, not a header.*--no-header"):
+        load_dataset(path)
+    d = load_dataset(path, header=False)
+    assert d.X.shape == (4, 3) and d.feature_names == ("x1", "x2", "x3")
+    np.testing.assert_array_equal(d.X, np.array([r[:3] for r in ROWS]))
+    assert list(d.classes) == ["a", "b"] and d.y.tolist() == [0, 1, 0, 1]
+    assert main(["solve", "--model", "15", "--dataset", str(path), "--nu", "0.1", "--alpha", "1"]) == 2
+    assert "--no-header" in capsys.readouterr().err
+    assert main(["solve", "--model", "15", "--dataset", str(path), "--no-header", "--nu", "0.1", "--alpha", "1",
+                 "--solver", "piqp"]) == 0
+
+
+def test_labels_with_blanks_are_one_class(tmp_path):
+    rows = [(0.1, 0.2, " x"), (0.4, 0.5, "x"), (0.7, 0.8, "y "), (0.2, 0.1, "y")]
+    d = load_dataset(write(tmp_path / "blanks.csv", ["f1", "f2", "label"], rows))
+    assert list(d.classes) == ["x", "y"] and d.y.tolist() == [0, 0, 1, 1]
+
+
+def test_another_delimiter_is_named_and_taken(tmp_path, capsys):
+    path = write(tmp_path / "semi.csv", ["f1", "f2", "f3", "label"], sep=";")
+    with pytest.raises(ValueError, match=r"first line holds ';': give the delimiter \(delimiter=';'"):
+        load_dataset(path)
+    d = load_dataset(path, delimiter=";")
+    np.testing.assert_array_equal(d.X, np.array([r[:3] for r in ROWS]))
+    assert main(["solve", "--model", "15", "--dataset", str(path), "--delimiter", ";", "--nu", "0.1", "--alpha", "1",
+                 "--solver", "piqp"]) == 0
+    capsys.readouterr()
+
+
+def test_values_near_the_float_limit_are_too_large_to_scale(tmp_path):
+    """1e308 and -1e308 span 2e308, which overflows: it was reported as NaN ("impute them")."""
+    rows = [(1e308, 0.2, "a"), (-1e308, 0.5, "b"), (0.0, 0.8, "a")]
+    d = load_dataset(write(tmp_path / "big.csv", ["f1", "f2", "label"], rows))
+    with pytest.raises(ValueError, match="feature 0 .*too large to scale"):
+        min_max_scale(d.X)
+
+
+def test_a_pandas_frame_is_taken_and_its_text_columns_are_named():
+    frame = pd.DataFrame({"a": [0.1, 0.5, 0.9], "b": [1, 2, 3]})
+    np.testing.assert_array_equal(check_features(frame), np.array([[0.1, 1], [0.5, 2], [0.9, 3]]))
+    with pytest.raises(ValueError, match=r"columns \['kind'\] are not numbers"):
+        check_features(frame.assign(kind=["x", "y", "z"]))
+
+
+def test_sparse_and_complex_features_are_refused_with_what_to_do():
+    X = np.array([[0.1, 0.0], [0.0, 0.7], [0.3, 0.2]])
+    with pytest.raises(ValueError, match=r"sparse matrix of shape \(3, 2\).*X.toarray\(\)"):
+        build(15, sp.csr_matrix(X), np.array([0, 1, 0]), 0, 0.1, 1.0)
+    with pytest.raises(ValueError, match="complex numbers are not taken"):
+        build(15, X + 1j, np.array([0, 1, 0]), 0, 0.1, 1.0)
+
+
+def test_mixed_labels_are_refused_with_their_kinds_and_one_kind_is_sorted():
+    with pytest.raises(ValueError, match=r"labels of mixed kinds \(number, str\)"):
+        sorted_classes(np.array([1, "a", 2], dtype=object))
+    with pytest.raises(ValueError, match="mixed kinds"):
+        build(15, np.array([[0.1, 0.2], [0.3, 0.1], [0.5, 0.9]]), np.array([1, "a", 1], dtype=object), 1, 0.1, 1.0)
+    classes, y = sorted_classes(np.array(["b", " a", "b "], dtype=object))
+    assert list(classes) == ["a", "b"] and y.tolist() == [1, 0, 1]
