@@ -525,3 +525,112 @@ def test_build_hands_a_users_parameters_and_refuses_unknown_ones():
     d = load_dataset("iris")
     with pytest.raises(ValueError, match=r"\(15\) takes no parameter shape"):
         build(15, min_max_scale(d.X), d.y, 0, 0.3, 1.0, shape=np.eye(4))
+
+
+BAD_PLUGIN = """
+import pyomo.environ as pyo
+
+from tpm_models import register_model
+from tpm_models.checks.verify import NormBall, UncertainRow
+from tpm_models.models.binary import build_primal_2
+
+
+@register_model("BADNONE", family="binary", model_class="QP", summary="returns None")
+def build_none(X, y, nu, alpha):
+    return None
+
+
+@register_model("BADDICT", family="binary", model_class="QP", summary="returns a dict")
+def build_dict(X, y, nu, alpha):
+    return {"w": 1.0}
+
+
+@register_model("BADINF", family="binary", model_class="LP", summary="infeasible")
+def build_infeasible(X, y, nu, alpha):
+    m = pyo.ConcreteModel(name="an infeasible LP")
+    m.x = pyo.Var(bounds=(0, 1))
+    m.too_much = pyo.Constraint(expr=m.x >= 2)
+    m.obj = pyo.Objective(expr=m.x)
+    return m
+
+
+@register_model("DUPN", family="binary", model_class="LP", summary="'a b' and 'a_b'")
+def build_same_names(X, y, nu, alpha):
+    m = pyo.ConcreteModel(name="two names")
+    m.add_component("a b", pyo.Var(bounds=(0, 1)))
+    m.add_component("a_b", pyo.Var(bounds=(0, 1)))
+    m.both = pyo.Constraint(expr=m.component("a b") + m.component("a_b") >= 1)
+    m.obj = pyo.Objective(expr=m.component("a b") + 2 * m.component("a_b"))
+    return m
+
+
+def junk(m, p, eps):
+    return "hello"
+
+
+def raising(m, p, eps):
+    raise KeyError("no such point")
+
+
+def one_argument(m):
+    return []
+
+
+def rows(m, p, eps):
+    return [UncertainRow(m.margin[i], [m.w[j] for j in m.J], NormBall(p, eps)) for i in m.X_plus]
+
+
+for key, function in (("BADU1", junk), ("BADU2", raising), ("BADU3", one_argument)):
+    register_model(key, family="binary", model_class="QP", robust_p=(float("inf"),), nominal=2, uncertain=function,
+                   summary="bad uncertain=")(lambda X, y, nu, alpha, *, p, eps: build_primal_2(X, y, nu, alpha))
+"""
+
+BAD_KEYS = ("BADNONE", "BADDICT", "BADINF", "DUPN", "BADU1", "BADU2", "BADU3")
+
+
+@pytest.fixture
+def bad_plugin(tmp_path):
+    from tpm_models.models.registry import USER_MODELS
+
+    path = tmp_path / "bad_plugin.py"
+    path.write_text(BAD_PLUGIN)
+    yield str(path)
+    for key in BAD_KEYS:
+        USER_MODELS.pop(key, None)
+    sys.modules.pop("tpm_models_plugin_bad_plugin", None)
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["solve", "--model", "BADNONE", "--nu", "0.1", "--alpha", "1"],
+         "the builder build_none (bad_plugin) of (BADNONE) returned NoneType None"),
+        (["solve", "--model", "BADDICT", "--nu", "0.1", "--alpha", "1"],
+         "of (BADDICT) returned dict {'w': 1.0}"),
+        (["export", "--model", "BADNONE", "--nu", "0.1", "--alpha", "1", "--out", "x.lp"], "returned NoneType"),
+        (["check", "--model", "BADDICT", "--dataset", "iris", "--quiet"], "returned dict"),
+        (["export", "--model", "DUPN", "--nu", "0.1", "--alpha", "1", "--out", "x.lp"],
+         "'a b' and 'a_b' become the same name in a .lp file"),
+        (["export", "--model", "DUPN", "--nu", "0.1", "--alpha", "1", "--out", "x.mps"], "same name in a .mps file"),
+        (["verify", "--model", "BADU1", "--nu", "0.1", "--alpha", "1", "--eps", "0.02"],
+         "uncertain= junk (bad_plugin) of (BADU1) returned str 'hello'"),
+        (["verify", "--model", "BADU2", "--nu", "0.1", "--alpha", "1", "--eps", "0.02"],
+         "uncertain= raising (bad_plugin) of (BADU2) failed: KeyError"),
+        (["verify", "--model", "BADU3", "--nu", "0.1", "--alpha", "1", "--eps", "0.02"],
+         "uncertain= one_argument (bad_plugin) of (BADU3) cannot be called as uncertain(nominal_model, p, eps)"),
+    ],
+)
+def test_a_plugin_that_fails_is_one_line_naming_it(bad_plugin, tmp_path, monkeypatch, capsys, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(["--plugin", bad_plugin, *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "x.lp").exists() and not (tmp_path / "x.mps").exists()
+
+
+def test_check_model_on_an_infeasible_plugin_model_is_a_failed_row(bad_plugin, capsys):
+    """No NoOptimalSolutionError: the reference solve that ended infeasible is one failed row, exit 1."""
+    code = main(["--plugin", bad_plugin, "check", "--model", "BADINF", "--dataset", "iris", "--quiet"])
+    captured = capsys.readouterr()
+    assert code == 1 and "Traceback" not in captured.err
+    assert "FAIL" in captured.out and "ended infeasible, no optimum to compare with" in captured.out

@@ -19,7 +19,7 @@ import numpy as np
 
 from tpm_models.checks.deterministic import CheckResult, objective_gap
 from tpm_models.kernels import Kernel
-from tpm_models.models.registry import build, model_info
+from tpm_models.models.registry import build, call_builder, model_info
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.compare import objective_scale
@@ -75,13 +75,18 @@ def check_model_dual_gap(
         return []
     primal_info = model_info(info.primal)
     options = info.options(kernel, p, eps)
-    dual_model = info.builder(*info.data(X, y, c), nu, alpha, **options)
-    primal_model = primal_info.builder(*primal_info.data(X, y, c), nu, alpha, **primal_info.options(kernel, p, eps))
-    dual, primal = solve(dual_model, solver), solve(primal_model, solver)
+    dual_model = build(info.eq, X, y, c, nu, alpha, kernel, p, eps)
+    primal_model = call_builder(primal_info, X, y, c, nu, alpha, primal_info.options(kernel, p, eps), {})
+    where = _where(eq, label, c, nu, alpha, {k: v for k, v in (("p", p), ("eps", eps)) if v is not None})
+    tie = f"strong duality ({info.primal}) = ({info.eq}) + constant"
+    try:
+        dual, primal = solve(dual_model, solver), solve(primal_model, solver)
+    except NoOptimalSolutionError as exc:
+        r = exc.result
+        return [CheckResult(tie, where, np.inf, note=f"{r.solver} ended {r.termination.value}: no optimum to compare")]
     constant = info.omitted_constant(*info.data(X, y, c), nu, alpha, **options) if info.omitted_constant else 0.0
     scale = max(objective_scale(primal_model), objective_scale(dual_model))
-    where = _where(eq, label, c, nu, alpha, {k: v for k, v in (("p", p), ("eps", eps)) if v is not None})
-    return [CheckResult(f"strong duality ({info.primal}) = ({info.eq}) + constant", where,
+    return [CheckResult(tie, where,
                         objective_gap(primal.objective, dual.objective + constant, scale),
                         note=f"constant {constant:.6g}")]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tpm_models.cli.options import add_model_options, class_of, dataset_from_args, kernel_from_args
 from tpm_models.data import min_max_scale
 from tpm_models.export.library import MANIFEST, check_library, generate_library
-from tpm_models.export.writers import FORMATS, NOT_FINITE_22, export, format_of
+from tpm_models.export.writers import FORMATS, NOT_FINITE_22, export, format_of, writable_target
 from tpm_models.kernels import KERNELS
 from tpm_models.models.registry import model_info
 from tpm_models.validation import check_output_path
@@ -14,6 +14,7 @@ from tpm_models.validation import check_output_path
 def cmd_export(args) -> int:
     """``tpm-models export``: build one model and write it."""
     check_output_path(args.out)
+    writable_target(args.out)  # a device, a pipe or a folder is refused before any work
     if args.model == 22:
         raise ValueError(NOT_FINITE_22)
     data = dataset_from_args(args)

@@ -57,6 +57,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -68,6 +69,7 @@ from pathlib import Path
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
+from pyomo.core.base.label import alphanum_label_from_name, cpxlp_label_from_name
 from pyomo.core.expr.numeric_expr import LinearExpression, PowExpression, UnaryFunctionExpression
 from pyomo.opt import WriterFactory
 from pyomo.repn.plugins.nl_writer import NLWriter
@@ -280,8 +282,29 @@ def _nl(model: pyo.ConcreteModel) -> tuple[str, list]:
     return out.getvalue(), list(info.variables)
 
 
+def same_names(model: pyo.ConcreteModel, fmt: str) -> list[tuple[str, str]]:
+    """Pairs of active variables or rows of ``model`` whose names become one symbol in an ``.lp`` or ``.mps`` file
+    (Pyomo's labels replace the characters those formats forbid: ``a b`` and ``a_b`` are both ``a_b``)."""
+    label = cpxlp_label_from_name if fmt == "lp" else alphanum_label_from_name
+    seen: dict[str, str] = {}
+    pairs = []
+    for kind in (pyo.Var, pyo.Constraint):
+        for data in model.component_data_objects(kind, active=True, descend_into=True):
+            key = label(data.name)
+            if key in seen and seen[key] != data.name:
+                pairs.append((seen[key], data.name))
+            seen.setdefault(key, data.name)
+    return pairs
+
+
 def _text(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> bytes:
     _check(model, analysis, fmt)
+    if fmt in ("lp", "mps"):
+        pairs = same_names(model, fmt)
+        if pairs:
+            shown = ", ".join(f"{a!r} and {b!r}" for a, b in pairs[:3])
+            raise ValueError(f"{title(model)}: {shown} become the same name in a .{fmt} file (its names cannot hold "
+                             "blanks and some punctuation); rename one of each pair, or write .nl or .gms")
     with PauseGC(), _prepared(model, analysis, fmt):
         if fmt == "lp":
             text = lp_text(model)
@@ -362,12 +385,38 @@ def read_text(path: str | os.PathLike) -> bytes:
     return gzip.decompress(data) if str(path).endswith(".gz") else data
 
 
+def writable_target(path: str | os.PathLike) -> Path:
+    """Where a write of ``path`` goes: a regular file (existing or new). A symbolic link is followed on purpose (the
+    file it points to is replaced, the link stays); a device, a pipe, a socket or a folder is refused
+    (``ValueError``): replacing ``/dev/full`` by a file, or writing into a pipe, is not an export."""
+    path = Path(path)
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        what = "a folder" if target.is_dir() else "not a regular file (a device, a pipe or a socket)"
+        shown = f"{path} (a link to {target})" if target != path.absolute() else str(path)
+        raise ValueError(f"cannot write {shown}: it is {what}; give the name of a regular file")
+    return target
+
+
+def new_file_mode() -> int:
+    """The mode a new file gets under the process's umask (``0o666 & ~umask``)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside the target and rename it over the target: a reader never sees half
+    a file. The target is :func:`writable_target`'s (links followed, devices refused); the file keeps an existing
+    file's mode and a new one gets the umask's (:func:`new_file_mode`; ``mkstemp`` alone would leave 0600)."""
+    path = writable_target(path)
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else new_file_mode()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
