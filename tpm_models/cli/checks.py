@@ -123,12 +123,23 @@ def cmd_check(args: argparse.Namespace) -> int:
     jobs = max(1, getattr(args, "jobs", 1) or 1)  # reproduce hands its own --jobs
     tasks = check_tasks(args)
     calls = [(i, task, args.solver, cross, args.quiet) for i, task in enumerate(tasks)]
-    if jobs == 1:
-        done = [_indexed(*call) for call in calls]
-    else:  # the longest tasks first (the larger data set first), so that no worker is left with one long task
-        points = {name: len(load_dataset(name).y) for name in args.dataset}
-        first = sorted(calls, key=lambda call: (_LONGEST_FIRST.index(call[1].group), -points[call[1].dataset]))
-        done = sorted(parallel_map(_indexed, first, n_jobs=min(jobs, len(calls))), key=lambda d: d[0])
+    done: list[tuple[int, list[CheckResult], float, float]] = []
+    try:
+        if jobs == 1:
+            for call in calls:
+                done.append(_indexed(*call))
+        else:  # the longest tasks first (the larger data set first), so that no worker is left with one long task
+            points = {name: len(load_dataset(name).y) for name in args.dataset}
+            first = sorted(calls, key=lambda call: (_LONGEST_FIRST.index(call[1].group), -points[call[1].dataset]))
+            for item in parallel_map(_indexed, first, n_jobs=min(jobs, len(calls))):
+                done.append(item)
+    except KeyboardInterrupt:  # keep what was measured: the CSV of the ties so far
+        measured = [r for _, rows, *_ in sorted(done, key=lambda d: d[0]) for r in rows]
+        if args.csv:
+            _write_csv(measured, args.csv)
+        raise KeyboardInterrupt(f"{len(measured)} ties measured in {len(done)} of {len(tasks)} groups"
+                                + (f", written to {args.csv}" if args.csv else "")) from None
+    done.sort(key=lambda d: d[0])
     all_results: list[CheckResult] = []
     for k, name in enumerate(args.dataset):
         results = [r for i, rows, *_ in done if tasks[i].position == k for r in rows]
@@ -203,11 +214,15 @@ def _print_rows(results: Sequence[CheckResult], args: argparse.Namespace) -> Non
             flag = 'skip' if r.skipped else 'pass' if r.passed else 'FAIL'
             print(f"  {flag} {r.tie:<40} {r.instance:<45} {r.residual:.2e} {r.note}")
     if args.csv:
-        with open(args.csv, "w", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(["tie", "instance", "residual", "tolerance", "passed", "note"])
-            for r in results:
-                writer.writerow([r.tie, r.instance, f"{r.residual:.6e}", r.tolerance, r.passed, r.note])
+        _write_csv(results, args.csv)
+
+
+def _write_csv(results: Sequence[CheckResult], path: str) -> None:
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["tie", "instance", "residual", "tolerance", "passed", "note"])
+        for r in results:
+            writer.writerow([r.tie, r.instance, f"{r.residual:.6e}", r.tolerance, r.passed, r.note])
 
 
 def _positive_int(text: str) -> int:

@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 
 from tpm_models.cli.checks import cmd_check
+from tpm_models.cli.options import at_least_one, worker_count
 from tpm_models.experiments.bench import BENCH_KERNELS, fit_time, load, per_qp_times, pipeline_time
 from tpm_models.experiments.bench_builders import (
     bench_builders,
@@ -51,6 +52,7 @@ from tpm_models.experiments.table3 import (
     TIE_RULES,
     Progress,
     Protocol,
+    ResultStore,
     RunResult,
     dask_backend,
     print_summary,
@@ -111,12 +113,18 @@ def default_store(selection: str) -> str:
     return "runs/table3-cv.jsonl" if selection == "cv" else "runs/table3.jsonl"
 
 
+def _remove_store(path: Path) -> None:
+    """``--fresh``: delete the results store, after recognising it as one (a file of other lines is refused)."""
+    ResultStore(path).check_recognised()
+    path.unlink()
+
+
 def cmd_table3(args: argparse.Namespace) -> int:
     store = None if args.no_store else check_output_path(args.store or default_store(args.selection))
     if args.out_dir:
         check_output_path(args.out_dir, folder=True)
     if store and args.fresh and Path(store).exists():
-        Path(store).unlink()
+        _remove_store(Path(store))
     run, meta = _run_from_args(args, store, args.resume)
     summaries = summarize(run)
     print_summary(summaries, args.tie_rule, selection=args.selection)
@@ -142,7 +150,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
           flush=True)
     store = out / "table3.jsonl"
     if args.fresh and store.exists():
-        store.unlink()
+        _remove_store(store)
     run, meta = _run_from_args(args, str(store), resume=True)
     summaries = write_table3(run, out, _command(args), meta)
     print_summary(summaries, args.tie_rule, selection=args.selection)
@@ -157,8 +165,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def _common(p: argparse.ArgumentParser, runs: int, jobs: int) -> None:
     p.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
-    p.add_argument("--runs", type=int, default=runs, help="random splits (the paper: 100)")
-    p.add_argument("--jobs", type=int, default=jobs, help="worker processes (joblib; with --dask: local workers)")
+    p.add_argument("--runs", type=at_least_one, default=runs, help="random splits (the paper: 100)")
+    p.add_argument("--jobs", type=worker_count, default=jobs,
+                   help="worker processes (joblib; with --dask: local workers)")
     p.add_argument("--tie-rule", choices=TIE_RULES, default="first",
                    help="configuration taken among equally accurate ones, in grid order (both are written)")
     p.add_argument("--selection", choices=SELECTIONS, default="train",
@@ -266,8 +275,8 @@ def add_bench_command(sub) -> None:
     b.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
     b.add_argument("--kernel", nargs="+", default=list(CELLS), choices=list(CELLS), metavar="CELL",
                    help=f"cells of Table 3: {', '.join(CELLS)}")
-    b.add_argument("--runs", type=int, default=100)
-    b.add_argument("--jobs", type=int, default=2, help="worker processes (joblib)")
+    b.add_argument("--runs", type=at_least_one, default=100)
+    b.add_argument("--jobs", type=worker_count, default=2, help="worker processes (joblib)")
     b.add_argument("--no-shortcuts", action="store_true", help="solve every alpha and every gamma (errata 7, 10 off)")
     b.add_argument("--no-solvers", action="store_true", help="skip the per-QP solver comparison and the fit time")
     b.add_argument("--qp-dataset", default="iris", choices=list(DATASETS))
@@ -335,8 +344,8 @@ def _solver_note(solver: str, records: Sequence[dict]) -> str:
 def add_robust_command(sub) -> None:
     r = sub.add_parser("robust-table", help="robust vs deterministic, clean and adversarial test accuracy")
     r.add_argument("--dataset", nargs="+", default=["iris", "wine"])
-    r.add_argument("--runs", type=int, default=100)
-    r.add_argument("--jobs", type=int, default=1)
+    r.add_argument("--runs", type=at_least_one, default=100)
+    r.add_argument("--jobs", type=worker_count, default=1)
     r.add_argument("--p", nargs="+", default=["1", "2", "inf"])
     r.add_argument("--eps", nargs="+", type=float, default=list(EPS_GRID))
     r.add_argument("--out-dir", help="write robust.md and robust.json (the table) here")
@@ -400,8 +409,8 @@ def add_robust_kernel_command(sub) -> None:
     r = sub.add_parser("robust-kernel-table",
                        help="robust kernel model (23K) vs (19), clean and attacked (certified / searched) accuracy")
     r.add_argument("--dataset", nargs="+", default=["iris", "wine"])
-    r.add_argument("--runs", type=int, default=100)
-    r.add_argument("--jobs", type=int, default=1)
+    r.add_argument("--runs", type=at_least_one, default=100)
+    r.add_argument("--jobs", type=worker_count, default=1)
     r.add_argument("--sigma", type=float, default=KERNEL_SIGMA, help="Gaussian kernel width")
     r.add_argument("--p", nargs="+", default=["1", "2", "inf"])
     r.add_argument("--eps", nargs="+", type=float, default=list(EPS_GRID))

@@ -22,6 +22,9 @@ from tpm_models.cli import checks, experiments, export, models, plots, verify
 from tpm_models.cli.options import load_plugins
 from tpm_models.solvers.common import SolverUnavailableError
 
+EXIT_INTERRUPTED = 130
+"""The exit code after Ctrl-C (128 + SIGINT, as a shell reports it)."""
+
 COMMAND_GROUPS = (models, checks, verify, export, plots, experiments)
 """The modules that add the commands, in the order of ``tpm-models --help``."""
 
@@ -55,6 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, SolverUnavailableError) as exc:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:  # Ctrl-C: what was measured is written (the command says where), one line
+        said = f": {exc}" if str(exc) else ""
+        print(f"\ntpm-models: interrupted{said}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except OSError as exc:  # a file that could not be read or written: say which and why, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"tpm-models: error: {where}{exc.strerror or exc}", file=sys.stderr)

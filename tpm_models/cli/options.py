@@ -142,6 +142,30 @@ def add_model_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--eps", type=float, help="robust models: radius of the uncertainty set (21), >= 0")
 
 
+def at_least_one(text: str) -> int:
+    """``--runs``: an integer >= 1 (checked by the parser, before any work)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def worker_count(text: str) -> int:
+    """``--jobs``: worker processes, an integer >= 1, or -1 for one per core (joblib's meaning); 0 and other
+    negatives are refused here in our words, before any work (joblib's own message comes after the work before
+    it)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1 (or -1: one per core), got {text!r}") from None
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"must be >= 1 worker process (or -1: one per core), got {value}")
+    return value
+
+
 def add_param_option(s: argparse.ArgumentParser) -> None:
     """``--param NAME=VALUE`` (repeatable): a registered model's own parameters (read by :func:`typed_params`)."""
     s.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",

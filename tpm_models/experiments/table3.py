@@ -48,11 +48,13 @@ same code runs on Dask through joblib's backend mechanism: inside
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import hashlib
 import json
 import math
 import os
+import stat
 import sys
 import time
 from collections import Counter
@@ -448,41 +450,126 @@ def _checksum(record: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+RECORD_FIELDS = {"key": list, "config": dict, "result": dict, "timing": dict}
+"""A store record's fields and their types (with ``sha256``, its checksum)."""
+RESULT_FIELDS = ("n_train", "n_test", "alphas_solved", "train_correct", "test_correct", "qps", "theta_rules")
+"""The fields every record's ``result`` holds (``cv_correct`` and ``cv_folds`` only with held-out folds)."""
+
+
+def record_problem(rec: object) -> str:
+    """What is wrong with a line of a store, read as JSON ("" when it is a valid record): not an object, a missing
+    field, a checksum that does not match. A record with a valid checksum but a missing field is refused too."""
+    if not isinstance(rec, dict):
+        return f"not a JSON object ({type(rec).__name__})"
+    for name, kind in RECORD_FIELDS.items():
+        if not isinstance(rec.get(name), kind):
+            return f"no {name!r} field" if name not in rec else f"its {name!r} is not a {kind.__name__}"
+    if len(rec["key"]) != 3:
+        return f"its key {rec['key']!r} is not (data set, cell, split)"
+    if rec.get("sha256") != _checksum(rec):
+        return "its checksum does not match its content"
+    missing = [f for f in RESULT_FIELDS if f not in rec["result"]]
+    if missing:
+        return f"its result has no {', '.join(missing)}"
+    return ""
+
+
+class StoreLocked(ValueError):
+    """Another run writes to the store (its pid is in the message)."""
+
+
 class ResultStore:
-    """JSON lines, one record per (data set, cell, split), each with its SHA-256 (``"sha256"``)."""
+    """JSON lines, one record per (data set, cell, split), each with its SHA-256 (``"sha256"``).
+
+    A file is recognised as a store before it is touched (:meth:`check_recognised`): empty, or at least one valid
+    record. Lines that are not records (a run killed mid-line) are moved to ``<store>.dropped``, never deleted.
+    While a run writes, the store is locked (:meth:`lock`: ``<store>.lock`` with the run's pid); a second run is
+    refused with that pid."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self._lock_fh = None
 
     def read(self) -> tuple[list[dict], int]:
         """The valid records, and the number of corrupt or truncated lines."""
+        valid, bad = self._read()
+        return valid, len(bad)
+
+    def _read(self) -> tuple[list[dict], list[tuple[int, str, str]]]:
+        """The valid records, and each other line: (line number, text, what is wrong)."""
         if not self.path.exists():
-            return [], 0
-        valid, bad = [], 0
+            return [], []
+        valid, bad = [], []
         with self.path.open("rb") as fh:
-            for raw in fh:
+            for number, raw in enumerate(fh, start=1):
                 line = raw.decode("utf-8", errors="replace").strip()
                 if not line:
                     continue
                 try:
                     rec = json.loads(line)
-                    ok = isinstance(rec, dict) and rec.get("sha256") == _checksum(rec)
-                except (ValueError, KeyError, TypeError):
-                    ok = False
-                if ok:
-                    valid.append(rec)
+                    problem = record_problem(rec)
+                except ValueError as exc:
+                    problem = f"not JSON ({exc.__class__.__name__})"
+                if problem:
+                    bad.append((number, line, problem))
                 else:
-                    bad += 1
+                    valid.append(rec)
         return valid, bad
 
+    def check_recognised(self) -> tuple[list[dict], list[tuple[int, str, str]]]:
+        """The store's records and its other lines, after checking it is a store: a file with lines of which none
+        is a record (``notes.txt``) is refused (``ValueError``), and nothing is written to it."""
+        if self.path.exists() and not self.path.is_file():
+            raise ValueError(f"the results store {self.path} is not a regular file")
+        valid, bad = self._read()
+        if bad and not valid:
+            number, _, problem = bad[0]
+            raise ValueError(f"{self.path} is not a results store: none of its {len(bad)} line(s) is a record "
+                             f"(line {number}: {problem}); it is left as it is: give another --store")
+        return valid, bad
+
+    def lock(self) -> None:
+        """Hold ``<store>.lock`` (``fcntl.flock``) until :meth:`unlock`; ``StoreLocked`` with the holder's pid."""
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        fh = open(lock_path, "a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "unknown"
+            fh.close()
+            raise StoreLocked(f"the results store {self.path} is being written by another run (pid {holder}); wait "
+                              "for it to end, or give another --store") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        self._lock_fh = fh
+
+    def unlock(self) -> None:
+        if self._lock_fh is not None:
+            fcntl.flock(self._lock_fh, fcntl.LOCK_UN)
+            self._lock_fh.close()
+            self._lock_fh = None
+
+    def set_aside(self, bad: Sequence[tuple[int, str, str]]) -> Path:
+        """Append the lines that are not records to ``<store>.dropped`` (line number, problem, text): kept."""
+        aside = self.path.with_name(self.path.name + ".dropped")
+        with aside.open("a") as fh:
+            for number, line, problem in bad:
+                fh.write(json.dumps({"line": number, "problem": problem, "text": line}) + "\n")
+        return aside
+
     def rewrite(self, records: Sequence[dict]) -> None:
-        """Replace the file by ``records`` (atomically: a temporary file, then a rename)."""
+        """Replace the file by ``records`` (atomically: a temporary file, then a rename; the file's mode kept)."""
         tmp = self.path.with_name(self.path.name + ".tmp")
         with tmp.open("w") as fh:
             for rec in records:
                 fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
+        if self.path.exists():
+            os.chmod(tmp, stat.S_IMODE(self.path.stat().st_mode))
         os.replace(tmp, self.path)
 
     def append(self, record: dict) -> None:
@@ -564,12 +651,20 @@ def run_table3(
         if result_store.path.exists() and not resume:
             raise ValueError(f"the results store {result_store.path} exists: pass resume=True (--resume) to reuse "
                              "its records, or remove it (--fresh)")
+        records, bad = result_store.check_recognised()
         result_store.path.parent.mkdir(parents=True, exist_ok=True)
-        records, corrupt = result_store.read()
-        if corrupt:
-            print(f"table3: {corrupt} corrupt or truncated record(s) in {result_store.path}: dropped, "
-                  "they are recomputed", file=sys.stderr)
-            result_store.rewrite(records)
+        result_store.lock()
+        try:
+            records, bad = result_store.check_recognised()  # again, now that no other run writes
+            corrupt = len(bad)
+            if bad:
+                aside = result_store.set_aside(bad)
+                print(f"table3: {corrupt} line(s) of {result_store.path} are not records (a run stopped mid-line?): "
+                      f"moved to {aside}, their splits are recomputed", file=sys.stderr)
+                result_store.rewrite(records)
+        except BaseException:
+            result_store.unlock()
+            raise
         for rec in records:
             have.setdefault(tuple(rec["key"]), []).append(rec)
     for name in datasets:
@@ -589,13 +684,20 @@ def run_table3(
     # the costliest cells first, so that the last tasks are short ones
     tasks.sort(key=lambda t: -len(ALL_CELLS[t.cell].params))
     bar = Progress(len(tasks), enabled=progress)
-    if tasks:
-        for rec in parallel_map(run_split, ((t,) for t in tasks), n_jobs):
+    try:
+        for rec in parallel_map(run_split, ((t,) for t in tasks), n_jobs) if tasks else ():
             if result_store is not None:
                 result_store.append(rec)
             key = tuple(rec["key"])
             out[key] = rec
             bar.step(f"{key[0]} {key[1]} split {key[2]}")
+    except KeyboardInterrupt:
+        written = len(out) - reused
+        raise KeyboardInterrupt(f"{written} new record(s) written to {result_store.path}, complete; --resume goes on"
+                                if result_store is not None else f"{written} split(s) computed, no store") from None
+    finally:
+        if result_store is not None:
+            result_store.unlock()
     out = {k: out[k] for k in sorted(wanted)}
     return RunResult(out, len(tasks), reused, corrupt, stale, time.perf_counter() - start, list(datasets),
                      [c.name for c in cell_specs], runs, protocol)

@@ -1,0 +1,102 @@
+"""A user's store and a run's measurements survive (issue 26): a file that is not a results store is refused, never
+truncated or deleted; records with a valid checksum but a missing field are set aside, not a traceback; a store is
+locked while a run writes (a second run is refused with the first one's pid); Ctrl-C in ``check`` writes the ties
+measured so far and ends with one line and exit 130; ``--runs 0`` / ``--jobs 0`` are refused before any work."""
+
+import csv
+import json
+import os
+
+import pytest
+
+import tpm_models.cli.checks as cli_checks
+from tpm_models.cli import main
+from tpm_models.experiments.table3 import ResultStore, _checksum, record_problem
+
+NOTES = "my notes\nline two\n"
+TABLE3 = ["table3", "--dataset", "iris", "--kernel", "linear", "--runs", "1", "--quiet"]
+
+
+def a_record(split: int = 0, **result) -> dict:
+    rec = {"key": ["iris", "linear", split], "config": {"x": 1},
+           "result": {"n_train": 112, "n_test": 38, "alphas_solved": [1.0], "train_correct": [[1]],
+                      "test_correct": [[1]], "qps": 3, "theta_rules": {}, **result},
+           "timing": {"seconds": 0.1, "pid": 1}}
+    return {**rec, "sha256": _checksum(rec)}
+
+
+@pytest.mark.parametrize("flag", ["--resume", "--fresh"])
+def test_a_file_that_is_not_a_store_is_refused_and_left_as_it_is(tmp_path, capsys, flag):
+    """``table3 --store notes.txt --resume`` deleted the lines of notes.txt; ``--fresh`` deleted the file."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text(NOTES)
+    assert main([*TABLE3, "--store", str(notes), flag]) == 2
+    err = capsys.readouterr().err
+    assert "is not a results store" in err and "Traceback" not in err
+    assert notes.read_text() == NOTES
+
+
+def test_a_record_with_a_valid_checksum_but_a_missing_field_is_set_aside_not_a_traceback(tmp_path):
+    good, bad = a_record(0), a_record(1)
+    del bad["result"]["qps"]
+    bad["sha256"] = _checksum(bad)  # the checksum is valid: the field is missing from what it covers
+    assert record_problem(good) == "" and record_problem(bad) == "its result has no qps"
+    store = tmp_path / "store.jsonl"
+    store.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    records, others = ResultStore(store).check_recognised()
+    assert records == [good] and [(n, p) for n, _, p in others] == [(2, "its result has no qps")]
+    aside = ResultStore(store).set_aside(others)
+    assert json.loads(aside.read_text())["text"] == json.dumps(bad)  # kept, not deleted
+
+
+def test_a_store_is_locked_while_a_run_writes(tmp_path, capsys):
+    store = tmp_path / "store.jsonl"
+    first = ResultStore(store)
+    first.lock()
+    try:
+        assert main([*TABLE3, "--store", str(store), "--resume"]) == 2
+        err = capsys.readouterr().err
+        assert f"being written by another run (pid {os.getpid()})" in err and "Traceback" not in err
+    finally:
+        first.unlock()
+    second = ResultStore(store)
+    second.lock()  # free again
+    second.unlock()
+
+
+def test_ctrl_c_in_check_writes_the_ties_so_far_and_exits_130(tmp_path, capsys, monkeypatch):
+    """Ctrl-C threw away every tie already measured (the --csv file was never written) and printed a traceback.
+    Truth: the rows of the groups that ended before the interrupt, as the command's own run of them returned."""
+    calls = []
+    real = cli_checks.run_check_task
+
+    def interrupted_third(task, *args):
+        calls.append(task)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(task, *args)
+
+    monkeypatch.setattr(cli_checks, "run_check_task", interrupted_third)
+    path = tmp_path / "ties.csv"
+    code = main(["check", "--dataset", "iris", "--no-robust", "--cross-solvers", "piqp", "--quiet", "--jobs", "1",
+                 "--csv", str(path)])
+    err = capsys.readouterr().err
+    assert code == 130 and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and "interrupted" in err and str(path) in err
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    expected = [r for task in calls[:2] for r in real(task, "default", ("piqp",), True)[0]]
+    assert [(r["tie"], r["instance"]) for r in rows] == [(r.tie, r.instance) for r in expected]
+    assert f"{len(expected)} ties measured in 2 of" in err
+
+
+@pytest.mark.parametrize("args,message", [
+    (["reproduce", "--runs", "0"], "argument --runs: must be >= 1, got 0"),
+    (["reproduce", "--jobs", "0"], "argument --jobs: must be >= 1 worker process (or -1: one per core), got 0"),
+    (["table3", "--jobs", "0"], "argument --jobs: must be >= 1 worker process"),
+    (["robust-table", "--runs", "0"], "argument --runs: must be >= 1"),
+])
+def test_runs_and_jobs_are_refused_before_any_work(capsys, args, message):
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2 and message in capsys.readouterr().err
