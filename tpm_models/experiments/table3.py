@@ -659,8 +659,8 @@ def run_table3(
             corrupt = len(bad)
             if bad:
                 aside = result_store.set_aside(bad)
-                print(f"table3: {corrupt} line(s) of {result_store.path} are not records (a run stopped mid-line?): "
-                      f"moved to {aside}, their splits are recomputed", file=sys.stderr)
+                print(f"table3: {corrupt} corrupt or truncated line(s) in {result_store.path} (a run stopped "
+                      f"mid-line?): moved to {aside}, their splits are recomputed", file=sys.stderr)
                 result_store.rewrite(records)
         except BaseException:
             result_store.unlock()
