@@ -24,11 +24,56 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
 KERNELS = ("linear", "hom-poly", "inhom-poly", "gaussian", "sigmoid")
+
+
+GRAM_ARRAYS = 3
+"""Arrays of the Gram matrix's size alive at once while :meth:`Kernel.gram` computes it (the Gaussian kernel: the
+squared distances, the product ``A @ B.T``, the exponential)."""
+
+DENSE_MEMORY_FRACTION = 0.5
+"""The share of the memory available (``MemAvailable``) a dense matrix may take before it is refused."""
+
+
+class TooLargeError(ValueError):
+    """A dense matrix that cannot fit in memory, refused before its allocation (the message says what to do)."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux ``MemAvailable``; else the free physical pages), or
+    None when the system does not say."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_dense_memory(rows: int, cols: int, what: str, arrays: int = 1, instead: str = "",
+                       available: int | None = None) -> int:
+    """Refuse (:class:`TooLargeError`) a dense ``rows x cols`` float64 matrix whose computation needs more than
+    :data:`DENSE_MEMORY_FRACTION` of the memory available: its size, the estimate (``arrays`` of them alive at
+    once), and what to do ``instead``. Returns the estimate in bytes. ``available``: for tests (default
+    :func:`available_memory`)."""
+    need = int(rows) * int(cols) * 8 * int(arrays)
+    have = available_memory() if available is None else available
+    if have is not None and need > DENSE_MEMORY_FRACTION * have:
+        raise TooLargeError(
+            f"{what} would be {rows:,} x {cols:,} ({rows * cols * 8 / 2**30:.1f} GiB; about {need / 2**30:.1f} GiB "
+            f"while it is computed) and {have / 2**30:.1f} GiB are available: refused before the allocation"
+            + (f"; {instead}" if instead else ""))
+    return need
 
 
 @dataclass(frozen=True)
@@ -77,11 +122,16 @@ class Kernel:
         return f"{self.name}({shown})" if shown else self.name
 
     def gram(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        """Gram matrix ``K[i, j] = k(A[i], B[j])`` for points as rows."""
+        """Gram matrix ``K[i, j] = k(A[i], B[j])`` for points as rows. Refused before any allocation when it
+        cannot fit (:func:`check_dense_memory`)."""
         A = np.atleast_2d(np.asarray(A, dtype=float))
         B = np.atleast_2d(np.asarray(B, dtype=float))
         if A.shape[1] != B.shape[1]:
             raise ValueError(f"points have {A.shape[1]} and {B.shape[1]} features; they must agree")
+        check_dense_memory(len(A), len(B), f"the {self.name} kernel's Gram matrix", GRAM_ARRAYS,
+                           "use fewer points (a subsample: every point is a row and a column of it), or a kernel with "
+                           "a finite feature map (linear, hom-poly, inhom-poly: Kernel.feature_map) in a primal model "
+                           "built by tpm_models.build, whose size grows with the points, not their square")
         if self.name == "gaussian":
             sq = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * (A @ B.T)
             return np.exp(-np.maximum(sq, 0.0) / (2.0 * self.sigma**2))

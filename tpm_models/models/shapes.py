@@ -24,7 +24,7 @@ import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
-from tpm_models.kernels import Kernel
+from tpm_models.kernels import GRAM_ARRAYS, Kernel, check_dense_memory
 from tpm_models.qp import QPMatrices
 from tpm_models.validation import check_nu_alpha
 
@@ -245,7 +245,14 @@ def dual_matrices(gram_own: np.ndarray, gram_other_own: np.ndarray, nu: float, a
 
 def gram_blocks(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The two Gram blocks of the duals, :math:`K(X_{own}, X_{own})` and :math:`K(X_{other}, X_{own})`
-    (points as rows), computed as every dual builder and the estimators compute them."""
+    (points as rows), computed as every dual builder and the estimators compute them. Both are refused before
+    any allocation when together they cannot fit (:func:`tpm_models.kernels.check_dense_memory`: the
+    :math:`(m_{own}+m_{other}) \\times m_{own}` of them, :data:`tpm_models.kernels.GRAM_ARRAYS` arrays at once)."""
+    m_own, m_other = len(X_own), len(X_other)
+    check_dense_memory(m_own + m_other, m_own, f"the Gram blocks of a kernel dual ({m_own:,} points against "
+                       f"{m_other:,})", GRAM_ARRAYS,
+                       "use fewer points (a subsample), or a kernel with a finite feature map (linear, hom-poly, "
+                       "inhom-poly) in a primal model, whose size grows with the points, not their square")
     return kernel.gram(X_own, X_own), kernel.gram(X_other, X_own)
 
 

@@ -1,0 +1,39 @@
+"""Fail fast on resources (issue 26): a dense Gram matrix that cannot fit is refused before its allocation, with its
+size, the estimate and what to do instead. The memory available is fixed here (1 GiB) so that the refusal does not
+depend on the machine; the truth is the arithmetic m x n x 8 bytes x arrays."""
+
+import numpy as np
+import pytest
+
+import tpm_models.kernels as kernels
+from tpm_models import Kernel
+from tpm_models.kernels import GRAM_ARRAYS, TooLargeError, check_dense_memory
+from tpm_models.learn import TPMSVMOneVsAll
+
+GIB = 2**30
+
+
+def test_the_estimate_is_rows_times_columns_times_8_bytes_times_the_arrays():
+    assert check_dense_memory(1000, 500, "x", 3, available=GIB) == 1000 * 500 * 8 * 3
+    with pytest.raises(TooLargeError, match=r"200,000 x 200,000 \(298.0 GiB; about 894.1 GiB while it is computed\) "
+                                            r"and 1.0 GiB are available.*; do this"):
+        check_dense_memory(200_000, 200_000, "a Gram matrix", 3, "do this", available=GIB)
+
+
+def test_a_gram_matrix_that_cannot_fit_is_refused_before_the_allocation(monkeypatch):
+    monkeypatch.setattr(kernels, "available_memory", lambda: GIB)
+    X = np.zeros((12_000, 2))
+    with pytest.raises(TooLargeError, match="gaussian kernel's Gram matrix would be 12,000 x 12,000"):
+        Kernel("gaussian", sigma=1.0).gram(X, X)
+    assert Kernel("gaussian", sigma=1.0).gram(X[:100], X[:100]).shape == (100, 100)  # small ones pass
+
+
+def test_the_classifier_on_too_many_points_is_refused_at_once_with_what_to_do(monkeypatch):
+    """TPMSVMOneVsAll(kernel="gaussian") on 40,000 x 5 ran silent at 17 GB until killed; here at 12,000 x 5 with
+    1 GiB available (a Gram block of 12,000 x 4,000: 1.1 GiB while computed, more than half of 1 GiB)."""
+    monkeypatch.setattr(kernels, "available_memory", lambda: GIB)
+    rng = np.random.default_rng(0)
+    X, y = rng.random((12_000, 5)), np.repeat([0, 1, 2], 4_000)
+    with pytest.raises(TooLargeError, match=r"refused before the allocation; use fewer points \(a subsample\)"):
+        TPMSVMOneVsAll(kernel="gaussian", sigma=1.0).fit(X, y)
+    assert GRAM_ARRAYS * 12_000 * 4_000 * 8 > 0.5 * GIB
