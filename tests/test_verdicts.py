@@ -177,3 +177,34 @@ def test_verify_by_key_takes_points_per_class():
                                                                                   p=2, eps=EPS))
     assert v.verdict == by_hand.verdict == VERIFIED
     assert v.counterpart_objective == pytest.approx(by_hand.counterpart_objective, rel=1e-9)
+
+
+def test_check_model_cross_solver_agrees_at_an_optimum_of_0():
+    """``check --model`` failed the same way: a registered model whose optimum is 0, solved by Ipopt (~4e-12) and
+    the default, was "1 apart". With the floor every installed LP solver passes."""
+    from tpm_models import register_model
+    from tpm_models.checks import check_model_cross_solver
+    from tpm_models.models.registry import USER_MODELS
+
+    @register_model("ZERO0", family="binary", model_class="LP", summary="optimum 0")
+    def build_zero(X, y, nu, alpha):
+        return l1_counterpart()
+
+    try:
+        rows = check_model_cross_solver("ZERO0", X, np.array([0, 1] * 10), 0, 0.1, 1.0, solvers=["ipopt", "highs"])
+        assert rows and all(r.passed for r in rows), rows
+    finally:
+        USER_MODELS.pop("ZERO0", None)
+
+
+def test_an_infeasible_model_is_not_told_to_try_piqp():
+    from tpm_models import solve
+    from tpm_models.solvers import NoOptimalSolutionError
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    m.c = pyo.Constraint(expr=m.x >= 2)
+    m.obj = pyo.Objective(expr=m.x)
+    with pytest.raises(NoOptimalSolutionError) as info:
+        solve(m, "highs")
+    assert "piqp" not in str(info.value) and "check the model's data" in str(info.value)

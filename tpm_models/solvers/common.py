@@ -122,8 +122,10 @@ class NoOptimalSolutionError(RuntimeError):
         self.result = result
         super().__init__(
             f"{result.solver} did not solve the model to optimality: {result.termination.value}"
-            f"{' (' + result.message + ')' if result.message else ''}. Try another solver "
-            f"(tpm_models.available_solvers()), e.g. solver='piqp' for the QPs."
+            f"{' (' + result.message + ')' if result.message else ''}. "
+            + ("The solver proved it: check the model's data, bounds and objective" if result.termination in (
+                Termination.INFEASIBLE, Termination.UNBOUNDED) else "Try another solver "
+               "(tpm_models.available_solvers()), e.g. solver='piqp' for the QPs.")
         )
 
 
