@@ -34,7 +34,13 @@ import numpy as np
 from tpm_models.checks.deterministic import TOL, CheckResult
 from tpm_models.checks.semi_infinite import PAPER_COUNTERPARTS, solve_22_cutting_plane, uncertain_22
 from tpm_models.checks.solves import Solves
-from tpm_models.checks.verify import PYROS_SUBSOLVER_NAMES, VIOLATION_TOL, evaluate_point, verify_model  # noqa: F401
+from tpm_models.checks.verify import (  # noqa: F401  (PYROS_SUBSOLVER_NAMES: re-exported)
+    PYROS_SUBSOLVER_NAMES,
+    VIOLATION_TOL,
+    evaluate_point,
+    is_licence_refusal,
+    verify_model,
+)
 from tpm_models.kernels import Kernel
 from tpm_models.models.multiclass import recover_17
 from tpm_models.models.norms import conjugate, norm, worst_case_delta
@@ -308,8 +314,10 @@ def check_pyros(
             out.append(CheckResult("(22) PyROS = (23)", where, math.nan if limited else math.inf,
                                    note=f"{type(exc).__name__}: {str(exc)[:80]}", skipped=limited))
             continue
-        if not v.semi_infinite.ok:
-            out.append(CheckResult("(22) PyROS = (23)", where, math.inf, note=v.semi_infinite.message))
+        if not v.semi_infinite.ok:  # the verifier caught the route's failure: a licence refusal is a skip
+            limited = is_licence_refusal(RuntimeError(v.semi_infinite.message))
+            out.append(CheckResult("(22) PyROS = (23)", where, math.nan if limited else math.inf,
+                                   note=v.semi_infinite.message[:80], skipped=limited))
             continue
         out.append(CheckResult("(22) PyROS = (23)", where, v.gap, note=v.semi_infinite.message))
         out.append(CheckResult("(23) robust over U (PyROS subset)", where, v.violation, note=v.violating_row))
