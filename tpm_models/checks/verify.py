@@ -959,26 +959,45 @@ def is_licence_refusal(exc: BaseException) -> bool:
     return any(w in text for w in ("size-limited", "too large for", "licen", "too many rows", "too many columns"))
 
 
-FREE_PYROS_SUBSOLVERS = ("scip", "tpm_ipopt")
-"""PyROS's subsolvers when the default one's licence refuses a subproblem (Gurobi's pip licence: 200 variables
-once a quadratic term is present, less than PyROS's separation problems on the whole Iris set): the first
-installed, SCIP (free, global), else our Ipopt (always installed; global on the models it certifies convex)."""
+FREE_PYROS_SUBSOLVERS = ("tpm_ipopt", "scip")
+"""PyROS's subsolvers, tried in order, when the default one's licence refuses a subproblem (Gurobi's pip licence:
+200 variables once a quadratic term is present, less than PyROS's separation problems on the whole Iris set):
+our Ipopt (always installed; global on the models it certifies convex,
+:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains when that is sound; ``tpm-models solve --model 22
+--method pyros`` uses it on the whole Iris set), then SCIP
+(free, global; at :data:`SCIP_PYROS_FEASIBILITY_TOL`) when installed. The first that ends ``robust_optimal`` is
+kept; else the last one's result."""
 
 
 def _pyros_with_fallback(nominal, uncertain, local_solver, global_solver, time_limit) -> SemiInfiniteSolution:
     """:func:`solve_pyros`; when no subsolver was named and the default one's licence refuses a subproblem, the
-    same again with :data:`FREE_PYROS_SUBSOLVERS` (the message says so)."""
+    same again with each of :data:`FREE_PYROS_SUBSOLVERS` until one ends ``robust_optimal`` (the message says
+    which, and why)."""
     try:
         return solve_pyros(nominal, uncertain, local_solver, global_solver, time_limit)
     except Exception as exc:
         if local_solver is not None or global_solver is not None or not is_licence_refusal(exc):
             raise
         refused = _failure(exc)
-    free = next((n for n in FREE_PYROS_SUBSOLVERS if n == "tpm_ipopt"
-                 or pyo.SolverFactory("scip_direct").available(exception_flag=False)), "tpm_ipopt")
-    log.warning("PyROS: a subsolver's licence refused a subproblem (%s); again with %s", refused, free)
-    si = solve_pyros(nominal, uncertain, free, free, time_limit)
-    si.message += f"; {free} subsolvers (the default's licence refused: {refused})"
+    tried: list[str] = []
+    si = None
+    for free in FREE_PYROS_SUBSOLVERS:
+        if free == "scip" and not pyo.SolverFactory("scip_direct").available(exception_flag=False):
+            continue
+        log.warning("PyROS: a subsolver's licence refused a subproblem (%s); again with %s", refused, free)
+        try:
+            si = solve_pyros(nominal, uncertain, free, free, time_limit)
+        except Exception as exc:  # this one failed too: say so, try the next
+            tried.append(f"{free}: {_failure(exc)}")
+            continue
+        si.message += f"; {free} subsolvers (the default's licence refused: {refused}" + (
+            f"; before: {'; '.join(tried)}" if tried else "") + ")"
+        if si.ok:
+            return si
+        tried.append(f"{free}: {si.termination}")
+    if si is None:
+        raise RuntimeError(f"the default subsolver's licence refused ({refused}) and no free one ended: "
+                           + "; ".join(tried))
     return si
 
 
