@@ -100,3 +100,15 @@ def test_runs_and_jobs_are_refused_before_any_work(capsys, args, message):
     with pytest.raises(SystemExit) as stop:
         main(args)
     assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_reproduce_checks_table3s_arguments_before_the_check_phase(tmp_path, capsys, monkeypatch):
+    """``--folds 1`` with ``--selection cv`` was refused only after every tie had run."""
+    import tpm_models.cli.experiments as cli_experiments
+
+    def no_checks(args):
+        raise AssertionError("the check phase ran before the arguments were checked")
+
+    monkeypatch.setattr(cli_experiments, "cmd_check", no_checks)
+    assert main(["reproduce", "--selection", "cv", "--folds", "1", "--out-dir", str(tmp_path / "r")]) == 2
+    assert "cv_folds must be 0 (no cross-validation) or an integer >= 2" in capsys.readouterr().err

@@ -54,6 +54,8 @@ from tpm_models.experiments.table3 import (
     Protocol,
     ResultStore,
     RunResult,
+    check_cells,
+    check_datasets,
     dask_backend,
     print_summary,
     run_metadata,
@@ -90,9 +92,14 @@ def _command(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
+def _protocol_from_args(args: argparse.Namespace) -> Protocol:
+    """The protocol of ``table3``/``reproduce``, checked (``ValueError`` for a bad ``--folds``, ``--seed``...)."""
+    return Protocol(seed=args.seed, solver=args.solver, shortcuts=not args.no_shortcuts,
+                    cv_folds=args.folds if args.selection == "cv" else 0)
+
+
 def _run_from_args(args: argparse.Namespace, store: str | None, resume: bool) -> tuple[RunResult, dict]:
-    protocol = Protocol(seed=args.seed, solver=args.solver, shortcuts=not args.no_shortcuts,
-                        cv_folds=args.folds if args.selection == "cv" else 0)
+    protocol = _protocol_from_args(args)
     load_before = os.getloadavg()
     dask = getattr(args, "dask", None)
     context = dask_backend(dask, n_workers=args.jobs) if dask else contextlib.nullcontext()
@@ -137,6 +144,12 @@ def cmd_table3(args: argparse.Namespace) -> int:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     out = Path(check_output_path(args.out_dir, folder=True))
+    # every argument of Table 3 is checked before the check phase (minutes) runs, not after it
+    _protocol_from_args(args)
+    check_datasets(args.dataset)
+    check_cells(args.kernel)
+    if (out / "table3.jsonl").exists():
+        ResultStore(out / "table3.jsonl").check_recognised()
     out.mkdir(parents=True, exist_ok=True)
     code = 0
     if not args.no_checks:
