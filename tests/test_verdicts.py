@@ -6,6 +6,7 @@ optimum is 0 (w = 0, theta = 0 is optimal: every term of the objective is >= 0),
 variable in its objective), and a wrong counterpart (the radius halved) whose rows a delta of the set breaks.
 """
 
+import importlib.util
 import math
 import sys
 
@@ -208,3 +209,25 @@ def test_an_infeasible_model_is_not_told_to_try_piqp():
     with pytest.raises(NoOptimalSolutionError) as info:
         solve(m, "highs")
     assert "piqp" not in str(info.value) and "check the model's data" in str(info.value)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gurobipy") is None, reason="the case is Gurobi's size-limited licence")
+def test_the_real_licence_refusal_falls_back_and_verifies_against_the_closed_form():
+    """(23) at p = inf by PyROS on 15 points per class: Gurobi's pip licence refuses a subproblem (GurobiError: Model
+    too large for size-limited license) and PyROS runs again with our Ipopt. Truth: (22)'s objective in closed form
+    (25), worst cases eps |w|_1, at the counterpart's point solved by HiGHS (a solver the verifier does not use)."""
+    from tpm_models import build, solve
+    from tpm_models.models.semi_infinite import semi_infinite_objective
+
+    d = load_dataset("iris")
+    Xs = min_max_scale(d.X)
+    v = verify(23, Xs, d.y, 0, 0.5, 1.0, "inf", EPS, method="pyros", points_per_class=15)
+    assert v.verdict == VERIFIED, v.table()
+    if "licence refused" not in v.semi_infinite.message:
+        pytest.skip("this Gurobi licence took the subproblems: no fallback to see")
+    assert "tpm_ipopt subsolvers" in v.semi_infinite.message
+    keep = np.sort(np.concatenate([np.flatnonzero(d.y == k)[:15] for k in range(3)]))
+    other = solve(build(23, Xs[keep], d.y[keep], 0, 0.5, 1.0, p=math.inf, eps=EPS), "highs")
+    closed = semi_infinite_objective(Xs[keep], d.y[keep], 0, 0.5, 1.0, math.inf, EPS, other.values["w"],
+                                     other.values["theta"])
+    assert abs(v.semi_infinite.objective - closed) <= 1e-7 * abs(closed)
