@@ -16,7 +16,15 @@ import numpy as np
 
 from tpm_models.data import Dataset, load_dataset
 from tpm_models.kernels import KERNELS, Kernel
-from tpm_models.models.registry import DUAL_MODELS, KERNEL_MODELS, MODELS, describe, extra_parameters
+from tpm_models.models.registry import (
+    DUAL_MODELS,
+    KERNEL_MODELS,
+    MODELS,
+    ModelInfo,
+    describe,
+    extra_parameters,
+    model_info,
+)
 
 
 def class_of(data: Dataset, k: str) -> int:
@@ -221,14 +229,29 @@ def read_array(path: str, name: str) -> np.ndarray:
     return np.asarray(value, float)
 
 
-def typed_params(texts: Sequence[str], functions: Sequence[object], where: str) -> dict[str, object]:
+def own_parameters(info: ModelInfo) -> list[tuple[object, dict[str, inspect.Parameter]]]:
+    """The functions a registered model's ``--param`` may reach, each with its own parameters: the builder (after
+    its data, ``nu``, ``alpha``, ``kernel``, ``p``, ``eps``), its ``uncertain=`` (after ``nominal_model, p, eps``) and
+    its nominal model's builder."""
+    out: list[tuple[object, dict[str, inspect.Parameter]]] = [(info.builder, info.parameters())]
+    if info.uncertain is not None:
+        out.append((info.uncertain, extra_parameters(info.uncertain, 3, skip=())))
+    if info.nominal is not None:
+        nominal = model_info(info.nominal)
+        out.append((nominal.builder, nominal.parameters()))
+    return out
+
+
+def typed_params(texts: Sequence[str], functions: Sequence[tuple[object, Mapping[str, inspect.Parameter]]],
+                 where: str) -> dict[str, object]:
     """``--param NAME=VALUE`` texts, each typed by the annotation of ``NAME`` in the first of ``functions`` (a
-    builder, its ``uncertain=`` function) that has a parameter ``NAME`` (:func:`_kind`); a name none has, or one
-    whose type none says, is a ``ValueError`` naming the functions and their parameters."""
+    builder, its ``uncertain=`` function, with their own parameters: :func:`own_parameters`) that has a parameter
+    ``NAME`` (:func:`_kind`); a name none has, or one whose type none says, is a ``ValueError`` naming the
+    functions and their parameters."""
     out: dict[str, object] = {}
     found: dict[str, tuple[object, inspect.Parameter]] = {}
-    for function in functions:
-        for parameter in extra_parameters(function, 0, skip=()).values():
+    for function, parameters in functions:
+        for parameter in parameters.values():
             found.setdefault(parameter.name, (function, parameter))
     for text in texts:
         name, sep, value = text.partition("=")
@@ -240,7 +263,7 @@ def typed_params(texts: Sequence[str], functions: Sequence[object], where: str) 
         if name not in found:
             names = sorted(n for n, (_, q) in found.items() if q.kind is not q.VAR_KEYWORD)
             raise ValueError(f"--param {name}: {where} takes no parameter {name!r} "
-                             f"({', '.join(describe(f) for f in functions)}: {', '.join(names) or 'none'})")
+                             f"({', '.join(describe(f) for f, _ in functions)}: {', '.join(names) or 'none'})")
         function, parameter = found[name]
         try:
             hints = typing.get_type_hints(function)

@@ -16,6 +16,7 @@ from tpm_models.cli.options import (
     class_of,
     dataset_from_args,
     model_key,
+    own_parameters,
     typed_params,
 )
 from tpm_models.data import min_max_scale
@@ -32,10 +33,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.eps is None:
         raise ValueError("give --eps (the radius of the uncertainty set (21))")
     info = model_info(args.model)
-    functions = [info.builder] + ([info.uncertain] if info.uncertain else [])
-    if info.nominal is not None:
-        functions.append(model_info(info.nominal).builder)
-    params = typed_params(args.param, functions, f"({info.eq})")
+    params = typed_params(args.param, own_parameters(info), f"({info.eq})")
     v = verify_model(args.model, min_max_scale(data.X), data.y, c, args.nu, args.alpha, args.p, args.eps,
                      method=args.method, solver=args.solver, points_per_class=args.points_per_class,
                      time_limit=args.time_limit, **params)
