@@ -112,3 +112,29 @@ def test_reproduce_checks_table3s_arguments_before_the_check_phase(tmp_path, cap
     monkeypatch.setattr(cli_experiments, "cmd_check", no_checks)
     assert main(["reproduce", "--selection", "cv", "--folds", "1", "--out-dir", str(tmp_path / "r")]) == 2
     assert "cv_folds must be 0 (no cross-validation) or an integer >= 2" in capsys.readouterr().err
+
+
+def test_ctrl_c_in_table3_keeps_the_complete_records_and_exits_130(tmp_path, capsys, monkeypatch):
+    """Ctrl-C after the first split: one line, exit 130, the store holds that split's complete record, and
+    ``--resume`` reuses it (computes only the other)."""
+    import tpm_models.experiments.table3 as table3
+
+    real = table3.parallel_map
+
+    def interrupted_after_one(fn, tasks, n_jobs):
+        for k, rec in enumerate(real(fn, tasks, n_jobs)):
+            if k == 1:
+                raise KeyboardInterrupt
+            yield rec
+
+    monkeypatch.setattr(table3, "parallel_map", interrupted_after_one)
+    store = tmp_path / "t3.jsonl"
+    args = ["table3", "--dataset", "iris", "--kernel", "linear", "--runs", "2", "--quiet", "--store", str(store)]
+    assert main(args) == 130
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "1 new record(s) written" in err and "Traceback" not in err
+    records, others = ResultStore(store).check_recognised()
+    assert len(records) == 1 and not others
+    monkeypatch.setattr(table3, "parallel_map", real)
+    assert main([*args, "--resume"]) == 0
+    assert "1 splits computed, 1 reused" in capsys.readouterr().out
