@@ -12,6 +12,7 @@ module               what it holds
 ``robust_duals``     the duals derived here: (23D), (27D)-(29D)
 ``robust_kernel``    the robust kernel model derived here: (23K)
 ``norms``            p-norms, dual norms and the (25) oracle
+``uncertainty``      the uncertainty sets and the uncertain data of a model (UncertainRow, UncertainTerm)
 ``recovery``         the hyperplane from the dual: w and the interval of theta
 ===================  ==========================================================================
 

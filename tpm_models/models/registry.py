@@ -75,10 +75,10 @@ class ModelInfo:
     ``2`` for a robust (2)); with :attr:`uncertain`, ``tpm-models verify --model KEY`` checks the claim."""
     uncertain: Callable[..., list] | None = None
     """For a robust model: ``uncertain(nominal_model, p, eps)``, the uncertain data of the nominal model
-    built on the same data: a list of :class:`tpm_models.checks.verify.UncertainRow` and
-    :class:`tpm_models.checks.verify.UncertainTerm` (the models layer stores it and never calls it; the
-    verifier, :func:`tpm_models.checks.robust.verify_model`, does). The paper's (23), (26)-(29) get
-    :func:`tpm_models.checks.semi_infinite.uncertain_22` from the checks layer (:func:`register_counterpart`)."""
+    built on the same data: a list of :class:`tpm_models.models.uncertainty.UncertainRow` and
+    :class:`tpm_models.models.uncertainty.UncertainTerm` (the verifier, :func:`tpm_models.checks.robust.verify_model`,
+    calls it; :func:`tpm_models.models.counterpart.robust_counterpart` derives a counterpart from it). The paper's
+    (23), (26)-(29) register :func:`tpm_models.models.semi_infinite.uncertain_22`."""
     compare: tuple[str, ...] = ()
     """The first-stage variables (nominal names) whose optimum is unique, held to the verifier's
     ``SOLUTION_TOL`` (``("w",)``: the strongly convex part); ``()``: the distance is reported only."""
@@ -226,8 +226,7 @@ def register_counterpart(
     compare: tuple[str, ...] | None = None,
 ) -> ModelInfo:
     """Attach the uncertain data (and, if given, the nominal key and ``compare``) to the registered robust model
-    ``eq``, after its registration: for a layer above the models (the checks give the paper's (23), (26)-(29)
-    :func:`tpm_models.checks.semi_infinite.uncertain_22` this way) or a model registered elsewhere. Returns
+    ``eq``, after its registration: for a model registered elsewhere, without them. Returns
     the new :class:`ModelInfo`."""
     info = model_info(eq)
     nominal = info.nominal if nominal is None else nominal
