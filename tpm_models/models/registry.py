@@ -39,9 +39,10 @@ FAMILIES = ("binary", "multiclass")
 MODEL_CLASSES = ("LP", "QP", "SOCP", "NLP", "semi-infinite")
 KERNEL_KINDS = ("none", "feature map", "gram")
 ROLES = ("primal", "dual")
-GROUPS = ("paper", "dual", "kernel", "user")
+GROUPS = ("paper", "dual", "kernel", "derived", "user")
 """Where a model comes from: the paper's numbered models, the duals derived here, the robust kernel
-model derived here, and the models a user registers."""
+model derived here, the paper's counterparts derived by :func:`tpm_models.models.counterpart.robust_counterpart`
+(``15R``, ``2R``, ``3R``), and the models a user registers."""
 
 
 @dataclass(frozen=True)
@@ -133,14 +134,18 @@ DUAL_MODELS: dict[str, ModelInfo] = {}
 """The duals derived here (``docs/robust_duals.md``), keyed ``"23D"``, ``"27D"``, ``"28D"``, ``"29D"``."""
 KERNEL_MODELS: dict[str, ModelInfo] = {}
 """The robust counterpart of the kernel model (19) derived here (``docs/robust_kernel.md``): ``"23K"``."""
+DERIVED_MODELS: dict[str, ModelInfo] = {}
+"""The paper's robust models derived by :func:`tpm_models.models.counterpart.robust_counterpart`
+(:mod:`tpm_models.models.derived`): ``"15R"``, ``"2R"``, ``"3R"``."""
 USER_MODELS: dict[int | str, ModelInfo] = {}
 """The models registered from outside the package (``docs/adding-a-formulation.md``)."""
-_GROUP_DICTS = {"paper": MODELS, "dual": DUAL_MODELS, "kernel": KERNEL_MODELS, "user": USER_MODELS}
+_GROUP_DICTS = {"paper": MODELS, "dual": DUAL_MODELS, "kernel": KERNEL_MODELS, "derived": DERIVED_MODELS,
+                "user": USER_MODELS}
 
 
 def all_models() -> dict[int | str, ModelInfo]:
     """Every registered model, the paper's first."""
-    return {**MODELS, **DUAL_MODELS, **KERNEL_MODELS, **USER_MODELS}
+    return {**MODELS, **DUAL_MODELS, **KERNEL_MODELS, **DERIVED_MODELS, **USER_MODELS}
 
 
 def robust_keys() -> list[int | str]:
@@ -245,7 +250,7 @@ def model_info(eq: int | str) -> ModelInfo:
     except (KeyError, ValueError):
         raise ValueError(
             f"({eq}) is not a model of the paper nor a registered one; the paper's models: {sorted(MODELS)}, "
-            f"derived: {sorted(DUAL_MODELS)} {sorted(KERNEL_MODELS)}"
+            f"derived: {sorted(DUAL_MODELS)} {sorted(KERNEL_MODELS)} {sorted(DERIVED_MODELS)}"
             + (f", registered: {sorted(map(str, USER_MODELS))}" if USER_MODELS else "")
         ) from None
 

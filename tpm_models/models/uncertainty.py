@@ -212,6 +212,14 @@ class Polyhedron(UncertaintySet):
             raise ValueError("a polyhedron's A and b must be finite")
         return A, b
 
+    def check_bounded(self) -> None:
+        """``ValueError`` unless the set is nonempty and bounded: :math:`\\max\\pm\\delta_j` finite for every
+        :math:`j` (:math:`2n` support LPs). Its LP dual is then feasible and bounded, as a counterpart needs."""
+        n = self.arrays()[0].shape[1]
+        for j in range(n):
+            for sign in (1.0, -1.0):
+                self.support(sign * np.eye(n)[j])
+
     def support(self, g):
         g = np.asarray(g, float)
         A, b = self.arrays()
