@@ -215,6 +215,22 @@ def test_15_under_box_ellipsoid_budget_polyhedron_verified_by_cutting_planes(iri
     assert rel_gap(optimum["box"], optimum["box as polyhedron"], abs(optimum["box"])) <= 1e-8
 
 
+@needs_gurobi
+@pytest.mark.parametrize("name", ["ellipsoid", "budget", "polyhedron"])
+def test_15_under_other_sets_verified_by_pyros(iris, name):
+    X, y = subset(iris, 3)
+    n = X.shape[1]
+    up = np.array([0.02, 0.01, 0.01, 0.03])
+    uset = {"ellipsoid": Ellipsoid((np.eye(n) + 0.3).tolist(), EPS), "budget": Budget(tuple(up), 2),
+            "polyhedron": Polyhedron(np.vstack([np.eye(n), -np.eye(n), np.ones((1, n))]).tolist(),
+                                     np.r_[up, up, 0.04].tolist())}[name]
+    nominal = build(15, X, y, 0, NU, ALPHA)
+    cp = robust_counterpart(nominal, declarations(nominal, uset))
+    v = verify(nominal, declarations(nominal, uset), cp, method="pyros", local_solver="gurobi_direct",
+               global_solver="gurobi_direct")
+    assert v.semi_infinite.termination == "robust_optimal" and v.verified, v.table()
+
+
 def test_input_errors_say_what_is_wrong(iris):
     X, y = subset(iris, 3)
     nominal = build(15, X, y, 0, NU, ALPHA)
@@ -330,9 +346,10 @@ def test_battery_beyond_the_paper_matches_rsome_and_is_verified(problem):
 
 
 @needs_gurobi
-def test_battery_lp_verified_by_pyros():
-    data = rsome_instances()[("lp_budget", 1)]
-    nominal, uncertain = lp_budget(data)
+@pytest.mark.parametrize("problem", list(BATTERY))
+def test_battery_verified_by_pyros(problem):
+    data = rsome_instances()[(problem, 1)]
+    nominal, uncertain = BATTERY[problem](data)
     v = verify(nominal, uncertain, robust_counterpart(nominal, uncertain), method="pyros",
                local_solver="gurobi_direct", global_solver="gurobi_direct")
     assert v.semi_infinite.termination == "robust_optimal" and v.verified, v.table()
