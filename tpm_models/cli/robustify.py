@@ -28,7 +28,8 @@ from tpm_models.checks.verify import verify
 from tpm_models.cli.options import class_of, model_key
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.export.writers import FORMATS, format_of, write
-from tpm_models.models.counterpart import SET_KINDS, declare_rows, robust_counterpart, set_maker, with_sets
+from tpm_models.models.counterpart import robust_counterpart
+from tpm_models.models.declare import SET_KINDS, declare_rows, set_maker, with_sets
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import build, model_info
 from tpm_models.validation import check_output_path

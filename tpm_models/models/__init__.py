@@ -14,6 +14,7 @@ module               what it holds
 ``norms``            p-norms, dual norms and the (25) oracle
 ``uncertainty``      the uncertainty sets and the uncertain data of a model (UncertainRow, UncertainTerm)
 ``counterpart``      :func:`robust_counterpart`: a nominal model and its uncertain data -> the counterpart model
+``declare``          uncertain data from a few numbers: a set kind and size, row-wise uncertainty
 ``derived``          the paper's counterparts derived by it: (15R), (2R), (3R)
 ``recovery``         the hyperplane from the dual: w and the interval of theta
 ===================  ==========================================================================
