@@ -354,3 +354,35 @@ def test_battery_verified_by_pyros(problem):
     v = verify(nominal, uncertain, robust_counterpart(nominal, uncertain), method="pyros",
                local_solver="gurobi_direct", global_solver="gurobi_direct")
     assert v.semi_infinite.termination == "robust_optimal" and v.verified, v.table()
+
+
+def test_ranged_row_and_an_off_centre_box_verified():
+    """A ranged row l <= (a + delta)'x <= u with delta in an off-centre box, an objective term under a ball at
+    p = 1.5 with a negative weight: both sides of the row robust (the upper side in ``fit_upper``), verified by the
+    cutting planes; and against the LP written here: with x >= 0, the worst cases are a + upper and a + lower."""
+    m = pyo.ConcreteModel("ranged")
+    m.J = pyo.RangeSet(0, 2)
+    m.x = pyo.Var(m.J, bounds=(0, 4))
+    a, c = np.array([1.0, 2.0, 1.5]), np.array([-1.0, -1.5, -0.5])
+    m.obj = pyo.Objective(expr=sum(c[j] * m.x[j] for j in m.J) + 0.1 * sum(m.x[j] ** 2 for j in m.J))
+    m.fit = pyo.Constraint(expr=pyo.inequality(1.0, sum(a[j] * m.x[j] for j in m.J), 6.0))
+    lo, up = np.array([-0.1, -0.3, 0.0]), np.array([0.2, 0.1, 0.4])
+    x = [m.x[j] for j in m.J]
+    uncertain = [UncertainRow(m.fit, x, Box(tuple(lo), tuple(up))), UncertainTerm(x, NormBall(1.5, 0.2), -0.5)]
+    cp = robust_counterpart(m, uncertain)
+    assert cp.component("fit_upper") is not None and "upper side" in cp.fit.doc
+    v = verify(m, uncertain, cp)
+    assert v.verified, v.table()
+    hand = m.clone()
+    hand.fit.deactivate()
+    hand.low = pyo.Constraint(expr=sum((a[j] + lo[j]) * hand.x[j] for j in hand.J) >= 1.0)
+    hand.high = pyo.Constraint(expr=sum((a[j] + up[j]) * hand.x[j] for j in hand.J) <= 6.0)
+    hand.t = pyo.Var(domain=pyo.NonNegativeReals)
+    hand.z = pyo.Var(hand.J, domain=pyo.NonNegativeReals)
+    hand.t.set_value(0.01)
+    q = conjugate(1.5)  # |x|_3 <= t as sum_j x_j^3 t^-2 <= t (x >= 0), the perspective rows
+    hand.persp = pyo.Constraint(hand.J, rule=lambda h, j: h.x[j] ** q * h.t ** (1 - q) <= h.z[j])
+    hand.sum = pyo.Constraint(expr=sum(hand.z[j] for j in hand.J) <= hand.t)
+    hand.obj.set_value(hand.obj.expr + 0.5 * 0.2 * hand.t)
+    truth = solve(hand, "ipopt").objective
+    assert rel_gap(v.counterpart_objective, truth, abs(truth)) <= 1e-7
