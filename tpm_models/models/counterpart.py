@@ -65,6 +65,7 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 from pyomo.core.expr.visitor import identify_variables, replace_expressions
 
+from tpm_models.models import shapes
 from tpm_models.models.norms import add_pnorm_epigraph, conjugate
 from tpm_models.models.registry import model_info, register_model
 from tpm_models.models.shapes import linear_row
@@ -369,6 +370,7 @@ class _Builder:
             notes.append(text)
 
 
+@shapes.paused_gc
 def robust_counterpart(
     nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertain], *, name: str | None = None, inplace: bool = False,
 ) -> pyo.ConcreteModel:

@@ -19,21 +19,23 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from tpm_models.models import shapes
 from tpm_models.models.counterpart import register_robustified
 from tpm_models.models.norms import check_radii
 from tpm_models.models.semi_infinite import uncertain_22
 from tpm_models.models.uncertainty import NormBall, Uncertain, UncertainRow, UncertainTerm
 
 
+@shapes.paused_gc
 def _uncertain_binary(model: pyo.ConcreteModel, p: float, eps, own: str, other: str, sign: float) -> list[Uncertain]:
     points = sorted(set(getattr(model, own)) | set(getattr(model, other)))
     radii = check_radii(eps, len(points))
     w = [model.w[j] for j in model.J]
     weight = sign * pyo.value(model.nu) / len(getattr(model, other))
-    out: list[Uncertain] = [UncertainRow(model.margin[i], w, NormBall(p, float(radii[i - 1])), f"margin[{i}]")
+    balls = {r: NormBall(p, r) for r in set(radii.tolist())}
+    out: list[Uncertain] = [UncertainRow(model.margin[i], w, balls[radii[i - 1]], f"margin[{i}]")
                             for i in getattr(model, own)]
-    out += [UncertainTerm(w, NormBall(p, float(radii[i - 1])), weight, f"objective, point {i}")
-            for i in getattr(model, other)]
+    out += [UncertainTerm(w, balls[radii[i - 1]], weight, f"objective, point {i}") for i in getattr(model, other)]
     return out
 
 

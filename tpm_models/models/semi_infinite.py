@@ -208,6 +208,7 @@ def add_separation_order(m: pyo.ConcreteModel, one_by_one: bool) -> None:
         m.pyros_separation_priority[m.margin[i]] = -k if one_by_one else -1
 
 
+@shapes.paused_gc
 def uncertain_22(model: pyo.ConcreteModel, p: float, eps: float | np.ndarray) -> list[Uncertain]:
     """The uncertain data of (22) on the nominal model (15) (:func:`tpm_models.models.multiclass.build_primal_15`,
     the same data and classes), for :func:`tpm_models.checks.verify.verify` and
@@ -224,8 +225,8 @@ def uncertain_22(model: pyo.ConcreteModel, p: float, eps: float | np.ndarray) ->
     radii = check_radii(eps, len(points))
     w = [model.w[j] for j in model.J]
     weight = pyo.value(model.nu) / len(model.X_minus_c)
-    out: list[Uncertain] = [UncertainRow(model.margin[i], w, NormBall(p, float(radii[i - 1])), f"margin[{i}]")
+    balls = {r: NormBall(p, r) for r in set(radii.tolist())}  # one set per radius: 10^5 points share a few
+    out: list[Uncertain] = [UncertainRow(model.margin[i], w, balls[radii[i - 1]], f"margin[{i}]")
                             for i in model.X_c]
-    out += [UncertainTerm(w, NormBall(p, float(radii[i - 1])), weight, f"objective, point {i}")
-            for i in model.X_minus_c]
+    out += [UncertainTerm(w, balls[radii[i - 1]], weight, f"objective, point {i}") for i in model.X_minus_c]
     return out
