@@ -23,7 +23,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-HAND_WRITTEN = ("index", "tour", "equations", "derivations", "solvers", "robust", "formulations", "api", "verify")
+HAND_WRITTEN = ("index", "tour", "equations", "derivations", "solvers", "robust", "formulations", "api", "verify",
+                "robustify")
 
 
 def python_blocks(page: str) -> list[str]:
@@ -225,6 +226,60 @@ def test_verify_page_runs_and_its_numbers_hold(tmp_path, monkeypatch, capsys):
             USER_MODELS.pop(key, None)
         for name in ("robust_2", "tpm_models_plugin_robust_2"):
             sys.modules.pop(name, None)
+
+
+def test_robustify_page_runs_and_its_numbers_hold(tmp_path, monkeypatch, capsys):
+    """docs/robustify.md: a production LP made robust under a box, an ellipsoid and a budget set, and the paper's
+    15R. Truths: the nominal LP and the box's counterpart (every time 10% up, x >= 0) by scipy's linprog; the
+    budget set's counterpart as an LP over every point of {0, 1/2, 1}^3 in the set (its vertices among them), by
+    linprog; the inclusions box > ellipsoid, box > budget set; the verifier's own semi-infinite solves; the
+    hand-written (23), (27)-(29); the page's commands' exit codes."""
+    import itertools
+
+    from scipy.optimize import linprog
+
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    run_blocks("robustify", namespace)
+    out = capsys.readouterr().out
+    ns = namespace
+    profit, hours, capacity = ns["profit"], ns["hours"], ns["capacity"]
+
+    def lp(rows, rhs):
+        r = linprog(-profit, A_ub=rows, b_ub=rhs, bounds=[(0, None)] * 3, method="highs")
+        assert r.status == 0
+        return r.fun
+
+    assert abs(ns["plain"].objective - lp(hours, capacity)) <= 1e-8 * abs(lp(hours, capacity))
+    results = ns["results"]
+    box = lp(1.1 * hours, capacity)
+    assert abs(results["box"].objective - box) <= 1e-8 * abs(box)
+    points = [z for z in itertools.product((0.0, 0.5, 1.0), repeat=3) if sum(z) <= 1.5]
+    rows = [hours[k] * (1 + 0.1 * np.array(z)) for k in range(3) for z in points]
+    budget = lp(np.array(rows), np.repeat(capacity, len(points)))
+    assert abs(results["budget"].objective - budget) <= 1e-8 * abs(budget)
+    assert results["box"].objective > results["ellipsoid"].objective + 1e-3
+    assert results["box"].objective > results["budget"].objective + 1e-3
+    assert results["ellipsoid"].objective > ns["plain"].objective + 1e-3
+    for name, v in ns["checks"].items():
+        assert v.verified and v.gap <= 1e-9, (name, v.table())
+    assert "production plan" in str(ns["nominal"].name) and ns["nominal"].component("abs_x") is None
+    assert (tmp_path / "production_ellipsoid.lp").stat().st_size > 500
+    lines = [line for line in out.splitlines() if line.startswith("p=")]
+    assert len(lines) == 4
+    for line in lines:
+        _, _, derived, _, written = printed(line)[0]  # p, 15, 15R's optimum, the twin's key, its optimum
+        assert abs(derived - written) <= 2e-10  # printed to 1e-10; the solves agree to 1e-8 relative or better
+    commands = page_commands("robustify")
+    assert len(commands) == 3
+    for argv, expected in commands:
+        done = subprocess.run([sys.executable, "-m", "tpm_models.cli", *argv], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == expected, (argv, done.stdout[-2000:], done.stderr[-2000:])
+        assert "Traceback" not in done.stderr
+        if expected == 0:
+            assert "VERIFIED" in done.stdout
+    assert (tmp_path / "rc_budget.mps").stat().st_size > 1000 and (tmp_path / "rc_rows.nl").stat().st_size > 1000
 
 
 @pytest.mark.parametrize("page", HAND_WRITTEN)

@@ -86,3 +86,21 @@ def test_the_cross_solver_tie_of_a_registered_model(iris):
     X, y = iris
     rows = check_model_cross_solver(28, X, y, 0, NU, ALPHA, eps=0.02, solvers=["ipopt", "clarabel", "scip"])
     assert len(rows) >= 2 and all(r.passed for r in rows), rows
+
+
+def test_the_paper_counterparts_name_their_uncertain_data_without_the_checks():
+    """Issue 28: the uncertainty declarations live in the models layer. In a fresh interpreter, right after
+    ``import tpm_models`` (no checks module imported), (23) and (26)-(29) are verifiable, and the sets are the same
+    classes the checks layer imports."""
+    import subprocess
+    import sys
+
+    code = ("import sys, tpm_models\n"
+            "from tpm_models import model_info\n"
+            "print(all(model_info(k).verifiable for k in (23, 26, 27, 28, 29)),"
+            " any(name.startswith('tpm_models.checks') for name in sys.modules))\n"
+            "from tpm_models.checks.verify import NormBall, UncertainRow\n"
+            "from tpm_models.models import uncertainty\n"
+            "print(NormBall is uncertainty.NormBall and UncertainRow is uncertainty.UncertainRow)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False", "True"], out

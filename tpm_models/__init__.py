@@ -9,7 +9,7 @@ The package is layered (``docs/architecture.md``); each layer imports only those
 
 from tpm_models.data import Dataset, load_dataset, min_max_scale, one_vs_rest, stratified_split
 from tpm_models.kernels import Kernel
-from tpm_models.models import MODELS, build, model_info, register_model
+from tpm_models.models import MODELS, build, model_info, register_model, register_robustified, robust_counterpart
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError, Termination
 from tpm_models.solvers.dispatch import solve
@@ -29,6 +29,8 @@ __all__ = [
     "model_info",
     "one_vs_rest",
     "register_model",
+    "register_robustified",
+    "robust_counterpart",
     "solve",
     "stratified_split",
 ]

@@ -30,18 +30,18 @@ from pyomo.contrib import pyros
 from tpm_models.checks.verify import (
     CUT_TOL,
     MAX_ROUNDS,
-    NormBall,
-    Uncertain,
-    UncertainRow,
-    UncertainTerm,
     pyros_options,
     pyros_subsolver,
     solve_cutting_planes,
 )
 from tpm_models.models.multiclass import build_primal_15
-from tpm_models.models.norms import check_p, check_radii
-from tpm_models.models.registry import register_counterpart
-from tpm_models.models.semi_infinite import add_separation_order, build_semi_infinite_22, semi_infinite_objective
+from tpm_models.models.norms import check_p
+from tpm_models.models.semi_infinite import (
+    add_separation_order,
+    build_semi_infinite_22,
+    semi_infinite_objective,
+    uncertain_22,
+)
 from tpm_models.solvers import NoOptimalSolutionError, SolveResult, Termination
 
 log = logging.getLogger(__name__)
@@ -69,35 +69,10 @@ class SemiInfiniteResult:
     """PyROS's termination condition (``robust_optimal``, ``time_out``...); empty for the cutting planes."""
 
 
-def uncertain_22(model: pyo.ConcreteModel, p: float, eps: float | np.ndarray) -> list[Uncertain]:
-    """The uncertain data of (22) on the nominal model (15) (:func:`tpm_models.models.multiclass.build_primal_15`,
-    the same data and classes), for :func:`tpm_models.checks.verify.verify`: every point :math:`x^i` moves to
-    :math:`x^i+\\delta^i` with :math:`\\|\\delta^i\\|_p\\le\\varepsilon_i` (21).
-
-    * a row ``margin[i]`` (:math:`i\\in\\mathcal X_c`): :math:`(x^i+\\delta^i)^\\top w + \\theta + \\xi_i \\ge 0`,
-      coefficients :math:`w` (:class:`~tpm_models.checks.verify.UncertainRow`);
-    * a term per :math:`i\\in\\mathcal X_{-c}`: :math:`\\frac{\\nu}{m_{-c}}\\max_{\\delta^i}(x^i+\\delta^i)^\\top w`,
-      coefficients :math:`w`, weight :math:`\\nu/m_{-c}` (:class:`~tpm_models.checks.verify.UncertainTerm`).
-
-    ``eps``: a scalar or one radius per point of the data (numbered 1..m as the model's points)."""
-    points = sorted(set(model.X_c) | set(model.X_minus_c))
-    radii = check_radii(eps, len(points))
-    w = [model.w[j] for j in model.J]
-    weight = pyo.value(model.nu) / len(model.X_minus_c)
-    out: list[Uncertain] = [UncertainRow(model.margin[i], w, NormBall(p, float(radii[i - 1])), f"margin[{i}]")
-                            for i in model.X_c]
-    out += [UncertainTerm(w, NormBall(p, float(radii[i - 1])), weight, f"objective, point {i}")
-            for i in model.X_minus_c]
-    return out
-
-
 PAPER_COUNTERPARTS = (23, 26, 27, 28, 29)
-"""The paper's robust counterparts of (22): their registry entries name the nominal model (15)
-(:mod:`tpm_models.models.robust`), and get their uncertain data :func:`uncertain_22` here, from the checks
-layer (the models never import the checks): ``tpm-models verify --model 23`` reads both."""
-
-for _eq in PAPER_COUNTERPARTS:
-    register_counterpart(_eq, uncertain=uncertain_22)
+"""The paper's robust counterparts of (22): their registry entries name the nominal model (15) and its uncertain
+data :func:`tpm_models.models.semi_infinite.uncertain_22` (:mod:`tpm_models.models.robust`), so
+``tpm-models verify --model 23`` reads both."""
 
 
 def solve_22_cutting_plane(

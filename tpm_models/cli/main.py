@@ -6,6 +6,7 @@
     tpm-models solvers
     tpm-models export --model 28 --dataset iris --class 0 --nu 0.3 --alpha 1 --eps 0.02 --out eq28.lp
     tpm-models verify --model 28 --dataset iris --class 0 --nu 0.3 --alpha 1 --eps 0.02 --method pyros
+    tpm-models robustify --model 15 --rows margin --vars w --set box --eps 0.02 --nu 0.3 --alpha 1 --out rc.lp --verify
     tpm-models export-library                 # regenerate formulations/ (tpm_models.export.library)
     tpm-models table3 --runs 100 --jobs 2     # Section 5 (tpm_models.experiments.table3)
     tpm-models reproduce                      # check + Table 3
@@ -18,14 +19,14 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from tpm_models.cli import checks, experiments, export, models, plots, verify
+from tpm_models.cli import checks, experiments, export, models, plots, robustify, verify
 from tpm_models.cli.options import load_plugins
 from tpm_models.solvers.common import SolverUnavailableError
 
 EXIT_INTERRUPTED = 130
 """The exit code after Ctrl-C (128 + SIGINT, as a shell reports it)."""
 
-COMMAND_GROUPS = (models, checks, verify, export, plots, experiments)
+COMMAND_GROUPS = (models, checks, verify, robustify, export, plots, experiments)
 """The modules that add the commands, in the order of ``tpm-models --help``."""
 
 

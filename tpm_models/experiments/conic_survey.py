@@ -110,8 +110,11 @@ def conic_survey(
     datasets: Sequence[str] = DATASETS,
     time_limit: float = 120.0,
     progress: Callable[[str], None] | None = None,
+    extra_models: Sequence[int | str] = (),
 ) -> pd.DataFrame:
-    """One row per (instance, model, solver); ``solvers`` default: every installed solver of SOCP or NLP."""
+    """One row per (instance, model, solver); ``solvers`` default: every installed solver of SOCP or NLP.
+    ``extra_models``: registered models of any p solved beside (23), (26) and the twin (``"15R"``: (23) derived by
+    :func:`tpm_models.models.counterpart.robust_counterpart`)."""
     wanted = list(solvers) if solvers else list(dict.fromkeys(available_solvers("SOCP") + available_solvers("NLP")))
     rows = []
     for name in datasets:
@@ -123,7 +126,7 @@ def conic_survey(
                 for p in P_VALUES:
                     for eps in EPS:
                         ref = reference[(name, int(c), nu, alpha, p, eps)]
-                        for eq in (23, 26) + ((TWIN[p],) if p in TWIN else ()):
+                        for eq in (23, 26, *((TWIN[p],) if p in TWIN else ()), *extra_models):
                             kind = model_class(build(eq, X, y, c, nu, alpha, p=p, eps=eps))
                             capable = available_solvers(kind)
                             for solver in [s for s in wanted if s in capable]:
@@ -187,13 +190,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve")
     parser.add_argument("--csv", help="also write the raw rows to this CSV file")
+    parser.add_argument("--models", nargs="+", default=[], help="registered models of any p solved beside (23), (26) "
+                        "and the twin, e.g. 15R (the counterpart derived by robust_counterpart)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = parser.parse_args(argv)
     logging.getLogger("tpm_models").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore")
     start = time.perf_counter()
     df = conic_survey(read_reference(args.reference), args.solvers, args.datasets, args.time_limit,
-                      progress=None if args.quiet else lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+                      progress=None if args.quiet else lambda m: print(f"  {m}", file=sys.stderr, flush=True),
+                      extra_models=args.models)
     if args.csv:
         df.to_csv(args.csv, index=False)
     print(f"## (23) and its twins (26)-(29), {', '.join(args.datasets)}: {len(df)} solves "
@@ -201,6 +207,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(markdown_table(summarize(df).set_index("solver")))
     print()
     print(markdown_table(summarize(df, ("model_class", "solver")).set_index("model_class")))
+    if args.models:
+        print()
+        print(markdown_table(summarize(df.assign(eq=df["eq"].astype(str)), ("eq", "solver")).set_index("eq")))
 
 
 if __name__ == "__main__":

@@ -12,14 +12,20 @@ module               what it holds
 ``robust_duals``     the duals derived here: (23D), (27D)-(29D)
 ``robust_kernel``    the robust kernel model derived here: (23K)
 ``norms``            p-norms, dual norms and the (25) oracle
+``uncertainty``      the uncertainty sets and the uncertain data of a model (UncertainRow, UncertainTerm)
+``counterpart``      :func:`robust_counterpart`: a nominal model and its uncertain data -> the counterpart model
+``declare``          uncertain data from a few numbers: a set kind and size, row-wise uncertainty
+``derived``          the paper's counterparts derived by it: (15R), (2R), (3R)
 ``recovery``         the hyperplane from the dual: w and the interval of theta
 ===================  ==========================================================================
 
 Importing this package registers every builder.
 """
 
-from tpm_models.models import binary, multiclass, robust, robust_duals, robust_kernel, semi_infinite  # noqa: F401
+from tpm_models.models import binary, derived, multiclass, robust, robust_duals, robust_kernel, semi_infinite  # noqa: F401
+from tpm_models.models.counterpart import register_robustified, robust_counterpart
 from tpm_models.models.registry import (
+    DERIVED_MODELS,
     DUAL_MODELS,
     KERNEL_MODELS,
     MODELS,
@@ -33,5 +39,6 @@ from tpm_models.models.registry import (
     verifiable_keys,
 )
 
-__all__ = ["DUAL_MODELS", "KERNEL_MODELS", "MODELS", "USER_MODELS", "ModelInfo", "all_models", "build", "model_info",
-           "register_counterpart", "register_model", "verifiable_keys"]
+__all__ = ["DERIVED_MODELS", "DUAL_MODELS", "KERNEL_MODELS", "MODELS", "USER_MODELS", "ModelInfo", "all_models",
+           "build", "model_info", "register_counterpart", "register_model", "register_robustified",
+           "robust_counterpart", "verifiable_keys"]

@@ -21,8 +21,10 @@ For :math:`w = 0` every :math:`\\delta` attains 0; we return :math:`\\varepsilon
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
+import pyomo.environ as pyo
 
 
 def check_p(p: float) -> float:
@@ -96,3 +98,26 @@ def worst_case_delta(w: np.ndarray, p: float, eps: float) -> np.ndarray:
     q = conjugate(p)
     scale = np.abs(w) / np.max(np.abs(w))  # scaled first: |w|^(q-1) cannot overflow
     return eps * sign * scale ** (q - 1.0) / np.linalg.norm(scale, ord=q) ** (q - 1.0)
+
+
+def add_pnorm_epigraph(
+    m: pyo.Block, a: Callable[[object], object], r: object, q: float, index: Sequence | pyo.Set,
+    z_name: str = "z", rows_name: str = "perspective", doc: str = "",
+) -> pyo.Constraint:
+    """:math:`r \\ge \\|a\\|_q` for :math:`a \\ge 0` (``a[j]``, ``j`` in ``index``) and finite :math:`q > 1`, as
+    convex rows added to ``m``: variables ``z_name[j] >= 0`` and rows ``rows_name[j]``:
+    :math:`a_j^q\\,r^{1-q} \\le z_j` (the perspective of :math:`a^q`, jointly convex for :math:`r > 0`, and the
+    power cone :func:`tpm_models.solvers.conic` recognises when ``a[j]`` and ``r`` are variables with bounds
+    :math:`\\ge 0`). Returns the row :math:`\\sum_j z_j \\le r` (the caller names it); together
+    :math:`\\sum_j a_j^q \\le r^q`. Every row is a convex function :math:`\\le 0`, so a local NLP solver's KKT
+    point is the optimum (:func:`tpm_models.models.robust.pnorm_epigraph` says what the other ways of writing it
+    cost). The rows are undefined at :math:`r = 0`: Ipopt starts at 0.01."""
+    q = check_p(q)
+    if q == 1.0 or math.isinf(q):
+        raise ValueError(f"the perspective rows are for 1 < q < inf, got q = {q:g} (q = 1, inf are linear rows)")
+    z = pyo.Var(index, domain=pyo.NonNegativeReals, doc="z_j >= a_j^q r^(1-q)" + (f" ({doc})" if doc else ""))
+    m.add_component(z_name, z)
+    m.add_component(rows_name, pyo.Constraint(index, rule=lambda _, j: a[j] ** q * r ** (1.0 - q) - z[j] <= 0,
+                                              doc=f"a_j^{q:g} r^{1 - q:g} <= z_j" + (f" ({doc})" if doc else "")))
+    return pyo.Constraint(expr=sum(z[j] for j in z.index_set()) - r <= 0,
+                          doc=f"sum_j z_j <= r: |a|_{q:g} <= r" + (f" ({doc})" if doc else ""))

@@ -40,9 +40,10 @@ FAMILIES = ("binary", "multiclass")
 MODEL_CLASSES = ("LP", "QP", "SOCP", "NLP", "semi-infinite")
 KERNEL_KINDS = ("none", "feature map", "gram")
 ROLES = ("primal", "dual")
-GROUPS = ("paper", "dual", "kernel", "user")
+GROUPS = ("paper", "dual", "kernel", "derived", "user")
 """Where a model comes from: the paper's numbered models, the duals derived here, the robust kernel
-model derived here, and the models a user registers."""
+model derived here, the paper's counterparts derived by :func:`tpm_models.models.counterpart.robust_counterpart`
+(``15R``, ``2R``, ``3R``), and the models a user registers."""
 
 
 @dataclass(frozen=True)
@@ -76,10 +77,10 @@ class ModelInfo:
     ``2`` for a robust (2)); with :attr:`uncertain`, ``tpm-models verify --model KEY`` checks the claim."""
     uncertain: Callable[..., list] | None = None
     """For a robust model: ``uncertain(nominal_model, p, eps)``, the uncertain data of the nominal model
-    built on the same data: a list of :class:`tpm_models.checks.verify.UncertainRow` and
-    :class:`tpm_models.checks.verify.UncertainTerm` (the models layer stores it and never calls it; the
-    verifier, :func:`tpm_models.checks.robust.verify_model`, does). The paper's (23), (26)-(29) get
-    :func:`tpm_models.checks.semi_infinite.uncertain_22` from the checks layer (:func:`register_counterpart`)."""
+    built on the same data: a list of :class:`tpm_models.models.uncertainty.UncertainRow` and
+    :class:`tpm_models.models.uncertainty.UncertainTerm` (the verifier, :func:`tpm_models.checks.robust.verify_model`,
+    calls it; :func:`tpm_models.models.counterpart.robust_counterpart` derives a counterpart from it). The paper's
+    (23), (26)-(29) register :func:`tpm_models.models.semi_infinite.uncertain_22`."""
     compare: tuple[str, ...] = ()
     """The first-stage variables (nominal names) whose optimum is unique, held to the verifier's
     ``SOLUTION_TOL`` (``("w",)``: the strongly convex part); ``()``: the distance is reported only."""
@@ -142,14 +143,18 @@ DUAL_MODELS: dict[str, ModelInfo] = {}
 """The duals derived here (``docs/robust_duals.md``), keyed ``"23D"``, ``"27D"``, ``"28D"``, ``"29D"``."""
 KERNEL_MODELS: dict[str, ModelInfo] = {}
 """The robust counterpart of the kernel model (19) derived here (``docs/robust_kernel.md``): ``"23K"``."""
+DERIVED_MODELS: dict[str, ModelInfo] = {}
+"""The paper's robust models derived by :func:`tpm_models.models.counterpart.robust_counterpart`
+(:mod:`tpm_models.models.derived`): ``"15R"``, ``"2R"``, ``"3R"``."""
 USER_MODELS: dict[int | str, ModelInfo] = {}
 """The models registered from outside the package (``docs/adding-a-formulation.md``)."""
-_GROUP_DICTS = {"paper": MODELS, "dual": DUAL_MODELS, "kernel": KERNEL_MODELS, "user": USER_MODELS}
+_GROUP_DICTS = {"paper": MODELS, "dual": DUAL_MODELS, "kernel": KERNEL_MODELS, "derived": DERIVED_MODELS,
+                "user": USER_MODELS}
 
 
 def all_models() -> dict[int | str, ModelInfo]:
     """Every registered model, the paper's first."""
-    return {**MODELS, **DUAL_MODELS, **KERNEL_MODELS, **USER_MODELS}
+    return {**MODELS, **DUAL_MODELS, **KERNEL_MODELS, **DERIVED_MODELS, **USER_MODELS}
 
 
 def robust_keys() -> list[int | str]:
@@ -235,8 +240,7 @@ def register_counterpart(
     compare: tuple[str, ...] | None = None,
 ) -> ModelInfo:
     """Attach the uncertain data (and, if given, the nominal key and ``compare``) to the registered robust model
-    ``eq``, after its registration: for a layer above the models (the checks give the paper's (23), (26)-(29)
-    :func:`tpm_models.checks.semi_infinite.uncertain_22` this way) or a model registered elsewhere. Returns
+    ``eq``, after its registration: for a model registered elsewhere, without them. Returns
     the new :class:`ModelInfo`."""
     info = model_info(eq)
     nominal = info.nominal if nominal is None else nominal
@@ -255,7 +259,7 @@ def model_info(eq: int | str) -> ModelInfo:
     except (KeyError, ValueError):
         raise ValueError(
             f"({eq}) is not a model of the paper nor a registered one; the paper's models: {sorted(MODELS)}, "
-            f"derived: {sorted(DUAL_MODELS)} {sorted(KERNEL_MODELS)}"
+            f"derived: {sorted(DUAL_MODELS)} {sorted(KERNEL_MODELS)} {sorted(DERIVED_MODELS)}"
             + (f", registered: {sorted(map(str, USER_MODELS))}" if USER_MODELS else "")
         ) from None
 

@@ -34,8 +34,9 @@ import pyomo.environ as pyo
 
 from tpm_models.models import shapes
 from tpm_models.models.multiclass import class_sets
-from tpm_models.models.norms import check_p, check_radii, conjugate
+from tpm_models.models.norms import add_pnorm_epigraph, check_p, check_radii, conjugate
 from tpm_models.models.registry import register_model
+from tpm_models.models.semi_infinite import uncertain_22
 
 
 @dataclass(frozen=True)
@@ -132,14 +133,11 @@ def pnorm_epigraph(m: pyo.ConcreteModel, a: pyo.Var, r: pyo.Var, q: float) -> py
     :math:`(\\sum_j a_j^q)^{1/q} \\le r`, SCIP did not prove optimality in 60 s. The rows are
     undefined at :math:`r = 0`: Ipopt starts at 0.01, and :math:`r > 0` whenever :math:`w \\ne 0`.
     """
-    m.z = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="z_j >= a_j^q r^(1-q)")
-    m.perspective = pyo.Constraint(m.J, rule=lambda m, j: a[j] ** q * r ** (1.0 - q) - m.z[j] <= 0,
-                                   doc=f"a_j^{q:g} r^{1 - q:g} <= z_j")
-    return pyo.Constraint(expr=sum(m.z[j] for j in m.J) - r <= 0, doc=f"sum_j z_j <= r: |a|_{q:g} <= r")
+    return add_pnorm_epigraph(m, a, r, q, m.J)
 
 
 @register_model(23, family="multiclass", model_class="NLP", summary="robust counterpart (Theorem 1)", robust_p=(),
-                group="paper", nominal=15, compare=("w",))
+                group="paper", nominal=15, uncertain=uncertain_22, compare=("w",))
 @shapes.paused_gc
 def build_robust_23(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float, eps: float | np.ndarray
@@ -197,7 +195,7 @@ def build_robust_23(
 
 
 @register_model(26, family="multiclass", model_class="NLP", summary="robust counterpart, conic epigraph of 1/2|w|^2",
-                robust_p=(), group="paper", nominal=15, compare=("w",))
+                robust_p=(), group="paper", nominal=15, uncertain=uncertain_22, compare=("w",))
 @shapes.paused_gc
 def build_robust_26(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float, eps: float | np.ndarray
@@ -244,7 +242,7 @@ def build_robust_26(
 
 
 @register_model(27, family="multiclass", model_class="SOCP", summary="robust SOCP, p = 1", robust_p=(1,), group="paper",
-                nominal=15, compare=("w",))
+                nominal=15, uncertain=uncertain_22, compare=("w",))
 @shapes.paused_gc
 def build_socp_27(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = 1.0,
@@ -274,7 +272,7 @@ def build_socp_27(
 
 
 @register_model(28, family="multiclass", model_class="SOCP", summary="robust SOCP, p = 2", robust_p=(2,), group="paper",
-                nominal=15, compare=("w",))
+                nominal=15, uncertain=uncertain_22, compare=("w",))
 @shapes.paused_gc
 def build_socp_28(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = 2.0,
@@ -300,7 +298,7 @@ def build_socp_28(
 
 
 @register_model(29, family="multiclass", model_class="SOCP", summary="robust SOCP, p = inf",
-                robust_p=(math.inf,), group="paper", nominal=15, compare=("w",))
+                robust_p=(math.inf,), group="paper", nominal=15, uncertain=uncertain_22, compare=("w",))
 @shapes.paused_gc
 def build_socp_29(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = math.inf,

@@ -43,6 +43,7 @@ from tpm_models.models import shapes
 from tpm_models.models.multiclass import class_sets
 from tpm_models.models.norms import check_p, check_radii, dual_norm
 from tpm_models.models.registry import register_model
+from tpm_models.models.uncertainty import NormBall, Uncertain, UncertainRow, UncertainTerm
 
 log = logging.getLogger(__name__)
 
@@ -206,3 +207,26 @@ def add_separation_order(m: pyo.ConcreteModel, one_by_one: bool) -> None:
     for k, i in enumerate(m.X_c, start=1):
         m.pyros_separation_priority[m.margin[i]] = -k if one_by_one else -1
 
+
+@shapes.paused_gc
+def uncertain_22(model: pyo.ConcreteModel, p: float, eps: float | np.ndarray) -> list[Uncertain]:
+    """The uncertain data of (22) on the nominal model (15) (:func:`tpm_models.models.multiclass.build_primal_15`,
+    the same data and classes), for :func:`tpm_models.checks.verify.verify` and
+    :func:`tpm_models.models.counterpart.robust_counterpart`: every point :math:`x^i` moves to
+    :math:`x^i+\\delta^i` with :math:`\\|\\delta^i\\|_p\\le\\varepsilon_i` (21).
+
+    * a row ``margin[i]`` (:math:`i\\in\\mathcal X_c`): :math:`(x^i+\\delta^i)^\\top w + \\theta + \\xi_i \\ge 0`,
+      coefficients :math:`w` (:class:`~tpm_models.models.uncertainty.UncertainRow`);
+    * a term per :math:`i\\in\\mathcal X_{-c}`: :math:`\\frac{\\nu}{m_{-c}}\\max_{\\delta^i}(x^i+\\delta^i)^\\top w`,
+      coefficients :math:`w`, weight :math:`\\nu/m_{-c}` (:class:`~tpm_models.models.uncertainty.UncertainTerm`).
+
+    ``eps``: a scalar or one radius per point of the data (numbered 1..m as the model's points)."""
+    points = sorted(set(model.X_c) | set(model.X_minus_c))
+    radii = check_radii(eps, len(points))
+    w = [model.w[j] for j in model.J]
+    weight = pyo.value(model.nu) / len(model.X_minus_c)
+    balls = {r: NormBall(p, r) for r in set(radii.tolist())}  # one set per radius: 10^5 points share a few
+    out: list[Uncertain] = [UncertainRow(model.margin[i], w, balls[radii[i - 1]], f"margin[{i}]")
+                            for i in model.X_c]
+    out += [UncertainTerm(w, balls[radii[i - 1]], weight, f"objective, point {i}") for i in model.X_minus_c]
+    return out
