@@ -23,6 +23,7 @@ import gzip
 import importlib.util
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pyomo.environ as pyo
@@ -37,6 +38,10 @@ from tpm_models.solvers.compare import objective_scale, rel_gap
 from tpm_models.solvers.conic import conic_form
 
 REL_TOL = 1e-7
+LIBRARY = Path(__file__).resolve().parents[1] / "formulations"
+LIBRARY_TOL = 1e-7
+"""Against the manifest's optimum, which is itself two solvers' agreement (at most 1.7e-9 apart on the
+robust instances, docs/formulations.md) written with 10 significant digits (5e-11 relative)."""
 P_VALUES = (1.0, 1.5, 2.0, 3.0, math.inf)
 CASES = ([(23, p) for p in P_VALUES] + [(26, p) for p in P_VALUES] + [(27, 1.0), (28, 2.0), (29, math.inf)]
          + [("23D", p) for p in P_VALUES] + [("27D", 1.0), ("28D", 2.0), ("29D", math.inf)])
@@ -334,3 +339,37 @@ def test_same_model_same_bytes(iris, tmp_path):
     a = write(model, tmp_path / "a.cbf.gz").read_bytes()
     assert write(model, tmp_path / "b.cbf.gz").read_bytes() == a
     assert gzip.decompress(a) == model_text(model, "cbf")
+
+
+# --------------------------------------------------------------------------- the library's conic files
+
+
+def library_cbf_rows() -> list[dict[str, str]]:
+    from tpm_models.export.library import read_manifest
+
+    return [r for r in read_manifest(LIBRARY) if r["format"] == "cbf"]
+
+
+def test_library_lists_the_conic_file_of_every_robust_instance():
+    cbf = library_cbf_rows()
+    assert len(cbf) == 66  # (23), (26) at p = 1, 2, inf, 3 and (27), (28), (29): 22 per class-set, 3 classes
+    assert {r["model"] for r in cbf} == {"23", "26", "27", "28", "29"}
+    for r in cbf:
+        text = gzip.decompress((LIBRARY / r["file"]).read_bytes()).decode()
+        head = text.split("\nVAR\n", 1)[1].split("\n", 1)[0].split()
+        assert head[0] == r["n_variables"]  # the manifest's counts are the file's own
+        assert text.split("\nCON\n", 1)[1].split()[0] == r["n_constraints"]
+
+
+@needs_mosek
+def test_library_cbf_read_by_mosek_and_picos_to_the_manifest(tmp_path):
+    """Every committed .cbf.gz: MOSEK's parse solved by Clarabel (all), PICOS + ECOS (those of version 1),
+    against the manifest's verified optimum."""
+    for r in library_cbf_rows():
+        path = LIBRARY / r["file"]
+        reference, scale = float(r["objective"]), float(r["objective_scale"])
+        assert rel_gap(solve_mosek_parse(mosek_parse(path)), reference, scale) <= LIBRARY_TOL, r["file"]
+        if HAVE_PICOS and r["p"] in ("1", "2", "inf"):
+            target = tmp_path / path.with_suffix("").name  # PICOS opens the file itself: no gzip
+            target.write_bytes(gzip.decompress(path.read_bytes()))
+            assert rel_gap(picos_optimum(target)[0], reference, scale) <= LIBRARY_TOL, r["file"]

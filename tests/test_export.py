@@ -86,7 +86,7 @@ def test_same_model_same_bytes_and_the_model_is_left_as_it_was(iris):
     model = build(19, X, y, 1, 0.3, 1.0, Kernel("gaussian", sigma=1.0))
     expr, name = model.obj.expr, model.name
     first = model_texts(model)
-    assert set(first) == {"lp", "mps", "nl", "gms"}
+    assert set(first) == {"lp", "mps", "nl", "gms", "cbf"} | ({"ptf"} if "ptf" in first else set())
     assert model_texts(build(19, X, y, 1, 0.3, 1.0, Kernel("gaussian", sigma=1.0))) == first
     assert model_texts(model) == first
     assert model.obj.expr is expr and model.name == name
@@ -110,7 +110,7 @@ def test_collected_objective_has_each_product_once(iris):
 def test_formats_that_cannot_hold_a_model_are_refused(iris, tmp_path):
     X, y = iris
     general = build(23, X, y, 0, 0.3, 1.0, p=3, eps=0.02)
-    assert formats_for(general) == ("nl", "gms")
+    assert formats_for(general) == ("nl", "gms", "cbf", "ptf")
     for fmt in ("lp", "mps"):
         with pytest.raises(ValueError, match=r"\.nl or \.gms") as err:
             write(general, tmp_path / f"eq23.{fmt}")
@@ -118,7 +118,7 @@ def test_formats_that_cannot_hold_a_model_are_refused(iris, tmp_path):
         assert not (tmp_path / f"eq23.{fmt}").exists()
     with pytest.raises(ValueError, match="sqrt"):
         model_text(build(23, X, y, 0, 0.3, 1.0, p=2, eps=0.02), "lp")
-    assert formats_for(build(26, X, y, 0, 0.3, 1.0, p=2, eps=0.02)) == ("lp", "mps", "nl", "gms")
+    assert formats_for(build(26, X, y, 0, 0.3, 1.0, p=2, eps=0.02)) == ("lp", "mps", "nl", "gms", "cbf", "ptf")
     with pytest.raises(ValueError, match=r"not a finite program.*\(23\)"):
         export(22, X, y, 0, 0.3, 1.0, tmp_path / "eq22.nl", p=2, eps=0.02)
     with pytest.raises(ValueError, match="uncertain parameters"):

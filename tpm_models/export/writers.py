@@ -11,7 +11,8 @@ Formats (Pyomo's writers, names with ``symbolic_solver_labels``; the ``.lp`` tex
 format  writer                          holds                         names (``w[1]``, ``margin[17]``)
 ======  ==============================  ============================  ===================================
 lp      ``lp`` (CPLEX LP, v2 writer;    linear + quadratic terms      ``w(1)``, ``c_l_margin(17)_``
-        its text, by :mod:`.lp_text`)
+        its text, by :mod:`.lp_text`;
+        squares ``x ^2``)
 mps     ``mps`` (free MPS, QUADOBJ,     linear + quadratic terms      ``w(1)``, ``c_l_margin(17)_``
         QCMATRIX)
 nl      ``nl`` (AMPL, v2 writer)        everything                    comments ``#w[1]``, ``#margin[17]``
@@ -44,7 +45,9 @@ writer with the same options (``tests/test_lp_text.py`` compares the two, charac
 library model that ``.lp`` holds and on handmade edge cases), faster (``docs/bench-builders.md``): it
 reads each ``LinearExpression`` row directly instead of walking it, sends the objective and any other row
 through Pyomo's own visitor, and hands the whole model to Pyomo's writer when it has ``Suffix``/``SOS``
-components, nonlinear terms or duplicate labels.
+components, nonlinear terms or duplicate labels. One departure, in the writer: every square is written
+``x ^2`` (Pyomo: ``x ^ 2``), which SCIP's LP reader needs (:func:`scip_readable_squares`); a linear
+model's ``.lp`` is Pyomo's text unchanged.
 
 A file that cannot hold a model is refused with a ``ValueError`` before anything is written:
 ``.lp``/``.mps`` hold no ``sqrt`` or fractional power (the norms of (23) at p = 2 and of (23),
@@ -322,7 +325,7 @@ def _text(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> bytes:
     _check(model, analysis, fmt)
     with PauseGC(), _prepared(model, analysis, fmt):
         if fmt == "lp":
-            text = lp_text(model)
+            text = scip_readable_squares(lp_text(model))
         elif fmt == "nl":
             text = _nl(model)[0]
         else:
@@ -335,6 +338,20 @@ def _text(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> bytes:
             if fmt == "mps":
                 text = _mps_fixed(text, "_".join(title(model).split()))
     return text.encode("utf-8")
+
+
+LP_SQUARE, SCIP_SQUARE = " ^ 2\n", " ^2\n"
+"""How Pyomo's ``.lp`` writer ends a square term (``+1 w(1) ^ 2``), and how ours does."""
+
+
+def scip_readable_squares(text: str) -> str:
+    """Pyomo's ``.lp`` text with every square written ``x ^2`` instead of ``x ^ 2``.
+
+    SCIP's LP reader (``reader_lp.c``, SCIP 10 through ``pyscipopt``) refuses a blank between ``^`` and
+    the exponent ("sign after value without variable" on the next line) and so refused every ``.lp``
+    with a quadratic term; ``x ^2`` is read by SCIP, Gurobi, CPLEX, Xpress and HiGHS alike (measured,
+    ``docs/formulations.md``). A label holds no blank, so ``" ^ 2\n"`` occurs only at the end of a square."""
+    return text.replace(LP_SQUARE, SCIP_SQUARE)
 
 
 def _mps_fixed(text: str, name: str) -> str:
