@@ -21,6 +21,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import pyomo.environ as pyo
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import test_cbf as readers  # noqa: E402  (the reader helpers of the tests)
@@ -125,7 +127,7 @@ def main() -> None:
         model = build(eq, X, d.y, 0, 0.3, 1.0, p=p, eps=0.02 if p else None)
         reference = solve(model).objective
         scale = objective_scale(model)
-        maximise = next(iter(model.component_data_objects(type(model.obj)))).sense == -1
+        maximise = next(model.component_data_objects(pyo.Objective, active=True)).sense == pyo.maximize
         for fmt in ("lp", "mps", "nl", "cbf", "ptf"):
             try:
                 path = str(write(model, tmp / f"model.{fmt}"))

@@ -14,16 +14,16 @@ the CBF problem
 with :math:`A_{\\mathrm{CBF}} = -A`, :math:`b_{\\mathrm{CBF}} = b` (so :math:`g = s`), and each cone of the
 conic form as the CBF cone of the same set:
 
-==============================  ==========  ==========================================================
-conic form (``Cone.kind``)       CBF         set
-==============================  ==========  ==========================================================
-``zero``                         ``L=``      :math:`g = 0`
-``nonneg``                       ``L+``      :math:`g \\ge 0` (rows and variable bounds)
-``soc``                          ``Q``       :math:`g_0 \\ge \\|g_{1:}\\|_2`
-``pow`` (:math:`\\alpha`)          ``@k:POW``  :math:`g_0^{\\alpha} g_1^{1-\\alpha} \\ge |g_2|`, ``POWCONES`` entry
-                                            :math:`(\\alpha, 1-\\alpha)` (CBF normalises the weights to sum 1)
-quadratic objective              ``QR``      :math:`2 g_0 g_1 \\ge \\|g_{2:}\\|_2^2`, :math:`g_0, g_1 \\ge 0`
-==============================  ==========  ==========================================================
+=====================  ==========  ====================================================
+conic form             CBF         set
+=====================  ==========  ====================================================
+``zero``               ``L=``      g = 0
+``nonneg``             ``L+``      g >= 0 (rows and variable bounds)
+``soc``                ``Q``       g0 >= norm(g[1:])
+``pow`` (alpha)        ``@k:POW``  g0^alpha g1^(1-alpha) >= abs(g2), ``POWCONES`` entry
+                                   (alpha, 1-alpha)
+quadratic objective    ``QR``      2 g0 g1 >= norm(g[2:])^2, g0, g1 >= 0
+=====================  ==========  ====================================================
 
 **The quadratic objective** (CBF has none) goes through an epigraph column :math:`t` (the last one):
 with :math:`P = F^\\top F` (:func:`psd_factor`), :math:`\\tfrac12 x^\\top Px \\le t \\iff \\|Fx\\|^2 \\le 2\\,t\\cdot 1
