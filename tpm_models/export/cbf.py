@@ -169,10 +169,10 @@ def _row_names(form: ConicForm, names: list[str]) -> list[str]:
             if cone.kind in ("zero", "nonneg") and len(cols) == 1 and cols[0] < n_model and abs(vals[0]) == 1.0:
                 kind = "fixed" if cone.kind == "zero" else ("lower bound" if vals[0] < 0 else "upper bound")
                 labels[r] = f"{kind} of {names[cols[0]]}"
-            else:  # an atom's epigraph: named after the first auxiliary column it holds
-                block = form.A[start:start + cone.dim, :].tocsc()
-                aux = [c for c in range(n_model, form.A.shape[1]) if block[:, c].nnz]
-                labels[r] = "epigraph of " + (names[aux[0]] if aux else "a constant")
+            else:  # an atom's epigraph: named after the auxiliary column of the row (a cone: of its first row)
+                row = cols if cone.kind in ("zero", "nonneg") else A.indices[A.indptr[start]:A.indptr[start + 1]]
+                aux = [c for c in row if c >= n_model]
+                labels[r] = "epigraph of " + (names[aux[0]] if aux else "an atom")
         start += cone.dim
     return [str(x) for x in labels]
 
