@@ -69,7 +69,7 @@ def test_tour_runs_and_its_numbers_hold(capsys):
 
     # 3. the .nl file: written, non-empty, cleaned up, and solved by an external solver to the same optimum
     assert ns["size"] > 1000 and not ns["path"].exists()
-    assert ns["formats_for"](ns["primal"]) == ("lp", "mps", "nl", "gms")
+    assert ns["formats_for"](ns["primal"]) == ("lp", "mps", "nl", "gms", "cbf", "ptf")
     external = ns["external"]
     assert external.status == "Optimal"
     assert abs(external.objective - p.objective) <= 1e-6 * abs(p.objective)

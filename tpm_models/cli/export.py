@@ -55,7 +55,7 @@ def cmd_export_library(args) -> int:
 
 def add_parsers(sub) -> None:
     """Register ``export`` and ``export-library`` on the ``tpm-models`` subparsers."""
-    e = sub.add_parser("export", help="build model EQ on a data set and write it as .lp/.mps/.nl/.gms")
+    e = sub.add_parser("export", help="build model EQ on a data set and write it as .lp/.mps/.nl/.gms/.cbf/.ptf")
     add_model_options(e)
     e.add_argument("--format", choices=FORMATS, help="file format (default: from --out's extension)")
     e.add_argument("--out", required=True, help="file to write; a name ending in .gz is gzip-compressed")

@@ -1,5 +1,6 @@
-"""Export of the models to ``.lp``, ``.mps``, ``.nl`` and ``.gms`` files (:mod:`.writers`), and the
-``formulations/`` library of verified instances (:mod:`.library`).
+"""Export of the models to ``.lp``, ``.mps``, ``.nl`` and ``.gms`` files (:mod:`.writers`), to the conic
+formats ``.cbf`` and ``.ptf`` (:mod:`.cbf`), and the ``formulations/`` library of verified instances
+(:mod:`.library`).
 
     from tpm_models.export.writers import export, write
     export(16, X, y, c=0, nu=0.3, alpha=1.0, path="eq16.lp")        # build (16) and write it

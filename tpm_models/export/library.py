@@ -19,7 +19,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from tpm_models.data import load_dataset, min_max_scale
-from tpm_models.export.writers import gzip_bytes, model_texts, read_text, ripopt_executable, solve_ripopt
+from tpm_models.export.writers import formats_for, gzip_bytes, model_texts, read_text, ripopt_executable, solve_ripopt
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError
@@ -208,6 +208,14 @@ def _counts(nl_text: bytes) -> tuple[int, int]:
     return int(head[0]), int(head[1])
 
 
+def _cbf_counts(cbf_text: bytes) -> dict[str, str]:
+    """A ``.cbf`` file's own counts: its columns (``VAR``) and scalar rows (``CON``, every cone's rows),
+    which include the conic form's auxiliary columns and its bound rows."""
+    lines = cbf_text.decode("utf-8").split("\n")
+    head = {lines[k]: lines[k + 1].split()[0] for k in range(len(lines) - 1) if lines[k] in ("VAR", "CON")}
+    return {"n_variables": head["VAR"], "n_constraints": head.get("CON", "0")}
+
+
 def _fmt_number(x: float, digits: int = OBJECTIVE_DIGITS) -> str:
     return f"{x:.{digits}g}"
 
@@ -245,9 +253,23 @@ class LibraryFile:
     content: bytes
 
 
+LIBRARY_FORMATS = ("lp", "mps", "nl", "gms")
+"""The formats of every instance (those that hold it)."""
+
+
+ROBUST_FORMATS = ("cbf",)
+"""The conic formats, for the robust instances only ((23), (26)-(29): the models a conic solver is for).
+``ptf`` is not in the library: its writer is the optional ``mosek`` package, and the library must be
+the same wherever it is regenerated or checked."""
+
+
 def instance_files(inst: Instance, model: pyo.ConcreteModel) -> list[LibraryFile]:
-    """The files of one instance: every format that holds it, gzip-compressed in the library."""
-    return [LibraryFile(f"{inst.stem}.{fmt}.gz", fmt, text) for fmt, text in model_texts(model).items()]
+    """The files of one instance: every format of :data:`LIBRARY_FORMATS` that holds it, and for a robust
+    instance :data:`ROBUST_FORMATS`; gzip-compressed in the library."""
+    holds = formats_for(model)
+    wanted = LIBRARY_FORMATS + (ROBUST_FORMATS if inst.p is not None else ())
+    formats = [f for f in wanted if f in holds]
+    return [LibraryFile(f"{inst.stem}.{fmt}.gz", fmt, text) for fmt, text in model_texts(model, formats).items()]
 
 
 def _library_rows(
@@ -281,7 +303,8 @@ def _library_rows(
                 "note": "; ".join(v.notes),
             }
         for f in these:
-            rows.append({"file": f.path, "format": f.fmt, **structure, **solved})
+            counts = _cbf_counts(f.content) if f.fmt == "cbf" else {}
+            rows.append({"file": f.path, "format": f.fmt, **structure, **counts, **solved})
     return rows, files
 
 

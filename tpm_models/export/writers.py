@@ -1,4 +1,5 @@
-"""Export of the models to ``.lp``, ``.mps``, ``.nl`` and ``.gms`` files, and the ``formulations/`` library.
+"""Export of the models to ``.lp``, ``.mps``, ``.nl``, ``.gms``, ``.cbf`` and ``.ptf`` files, and the
+``formulations/`` library.
 
     from tpm_models.export.writers import export, write
     export(16, X, y, c=0, nu=0.3, alpha=1.0, path="eq16.lp")        # build (16) and write it
@@ -10,11 +11,17 @@ Formats (Pyomo's writers, names with ``symbolic_solver_labels``; the ``.lp`` tex
 format  writer                          holds                         names (``w[1]``, ``margin[17]``)
 ======  ==============================  ============================  ===================================
 lp      ``lp`` (CPLEX LP, v2 writer;    linear + quadratic terms      ``w(1)``, ``c_l_margin(17)_``
-        its text, by :mod:`.lp_text`)
+        its text, by :mod:`.lp_text`;
+        squares ``x ^2``)
 mps     ``mps`` (free MPS, QUADOBJ,     linear + quadratic terms      ``w(1)``, ``c_l_margin(17)_``
         QCMATRIX)
 nl      ``nl`` (AMPL, v2 writer)        everything                    comments ``#w[1]``, ``#margin[17]``
 gms     ``gams``                        everything                    ``w_1_``, ``margin_17__lo``
+cbf     :mod:`.cbf` (CBF, from          the conic form: linear,       leading comments ``#  0  w[1]``,
+        :func:`~tpm_models.solvers.     SOC, power cones, quadratic   ``#  51  L+  margin[1] (>=)``
+        conic.conic_form`)              objective (epigraph)
+ptf     the ``mosek`` package's         as ``cbf``                    ``'w[1]'``, ``'margin[1] (>=)'``
+        writer, same conic program
 ======  ==============================  ============================  ===================================
 
 What is written is the model as built, with these documented departures in *form* only
@@ -38,7 +45,9 @@ writer with the same options (``tests/test_lp_text.py`` compares the two, charac
 library model that ``.lp`` holds and on handmade edge cases), faster (``docs/bench-builders.md``): it
 reads each ``LinearExpression`` row directly instead of walking it, sends the objective and any other row
 through Pyomo's own visitor, and hands the whole model to Pyomo's writer when it has ``Suffix``/``SOS``
-components, nonlinear terms or duplicate labels.
+components, nonlinear terms or duplicate labels. One departure, in the writer: every square is written
+``x ^2`` (Pyomo: ``x ^ 2``), which SCIP's LP reader needs (:func:`scip_readable_squares`); a linear
+model's ``.lp`` is Pyomo's text unchanged.
 
 A file that cannot hold a model is refused with a ``ValueError`` before anything is written:
 ``.lp``/``.mps`` hold no ``sqrt`` or fractional power (the norms of (23) at p = 2 and of (23),
@@ -76,18 +85,27 @@ from pyomo.repn.plugins.nl_writer import NLWriter
 from pyomo.repn.quadratic import QuadraticRepnVisitor
 from pyomo.repn.util import OrderedVarRecorder
 
+from tpm_models.export.cbf import cbf_text, conic_program, ptf_text
 from tpm_models.export.lp_text import lp_text
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build, model_info
 from tpm_models.solvers.common import FEASIBILITY_TOL
+from tpm_models.solvers.conic import NotConicError, why_not_conic
 from tpm_models.solvers.ipopt import COLD_START
 from tpm_models.solvers.structure import max_violation, title
 
-FORMATS = ("lp", "mps", "nl", "gms")
+FORMATS = ("lp", "mps", "nl", "gms", "cbf", "ptf")
 """The formats :func:`write` knows, in the order the library lists them."""
 
 QUADRATIC_ONLY = frozenset({"lp", "mps"})
 """Formats that hold only linear and quadratic terms."""
+
+CONIC = frozenset({"cbf", "ptf"})
+"""Formats that hold a model as :func:`tpm_models.solvers.conic.conic_form` reads it (cones)."""
+
+NEEDS_PACKAGE = {"ptf": "mosek"}
+"""Formats written by an optional package's own writer: :func:`model_texts` leaves them out of its
+default set when the package is not installed (:func:`formats_for` still lists them)."""
 
 NOT_FINITE_22 = (
     "(22) is the semi-infinite robust model: one constraint for every point of every uncertainty "
@@ -215,16 +233,28 @@ def _refuse_semi_infinite(model: pyo.ConcreteModel) -> None:
         )
 
 
-def _formats(analysis: _Analysis) -> tuple[str, ...]:
-    return tuple(f for f in FORMATS if not (analysis.not_quadratic and f in QUADRATIC_ONLY))
+def _formats(model: pyo.ConcreteModel, analysis: _Analysis) -> tuple[str, ...]:
+    conic = why_not_conic(model) is None
+    return tuple(f for f in FORMATS
+                 if not (analysis.not_quadratic and f in QUADRATIC_ONLY) and (conic or f not in CONIC))
 
 
 def formats_for(model: pyo.ConcreteModel) -> tuple[str, ...]:
-    """The formats of :data:`FORMATS` that can hold ``model`` exactly."""
-    return _formats(_analyse(model))
+    """The formats of :data:`FORMATS` that can hold ``model`` exactly (``cbf``, ``ptf``: when
+    :func:`tpm_models.solvers.conic.conic_form` takes it)."""
+    return _formats(model, _analyse(model))
+
+
+def _writable_here(fmt: str) -> bool:
+    return fmt not in NEEDS_PACKAGE or importlib.util.find_spec(NEEDS_PACKAGE[fmt]) is not None
 
 
 def _check(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> None:
+    if fmt in CONIC:
+        reason = why_not_conic(model)
+        if reason is not None:
+            raise ValueError(_not_conic(model, fmt, reason))
+        return
     if fmt in QUADRATIC_ONLY and analysis.not_quadratic:
         bad = analysis.not_quadratic
         where = "; ".join(f"{name}: {', '.join(kinds) or 'nonlinear'}" for name, kinds in bad[:3])
@@ -234,6 +264,11 @@ def _check(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> None:
             "Export it to .nl or .gms, which hold any function; for p = 1, 2, inf the SOCPs (26), (27), (28), "
             "(29) have the same optimum and fit .lp/.mps"
         )
+
+
+def _not_conic(model: pyo.ConcreteModel, fmt: str, reason: str) -> str:
+    return (f".{fmt} holds a conic program, and {title(model)!r} is not one that tpm_models.solvers.conic "
+            f"takes: {reason}. Export it to .nl or .gms, which hold any function")
 
 
 def check_format(model: pyo.ConcreteModel, fmt: str) -> None:
@@ -298,6 +333,12 @@ def same_names(model: pyo.ConcreteModel, fmt: str) -> list[tuple[str, str]]:
 
 
 def _text(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> bytes:
+    if fmt in CONIC:  # the conic form reads the model as built
+        try:
+            program = conic_program(model)
+        except NotConicError as exc:
+            raise ValueError(_not_conic(model, fmt, str(exc))) from exc
+        return (cbf_text(program) if fmt == "cbf" else ptf_text(program)).encode("utf-8")
     _check(model, analysis, fmt)
     if fmt in ("lp", "mps"):
         pairs = same_names(model, fmt)
@@ -307,7 +348,7 @@ def _text(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> bytes:
                              "blanks and some punctuation); rename one of each pair, or write .nl or .gms")
     with PauseGC(), _prepared(model, analysis, fmt):
         if fmt == "lp":
-            text = lp_text(model)
+            text = scip_readable_squares(lp_text(model))
         elif fmt == "nl":
             text = _nl(model)[0]
         else:
@@ -320,6 +361,20 @@ def _text(model: pyo.ConcreteModel, analysis: _Analysis, fmt: str) -> bytes:
             if fmt == "mps":
                 text = _mps_fixed(text, "_".join(title(model).split()))
     return text.encode("utf-8")
+
+
+LP_SQUARE, SCIP_SQUARE = " ^ 2\n", " ^2\n"
+"""How Pyomo's ``.lp`` writer ends a square term (``+1 w(1) ^ 2``), and how ours does."""
+
+
+def scip_readable_squares(text: str) -> str:
+    """Pyomo's ``.lp`` text with every square written ``x ^2`` instead of ``x ^ 2``.
+
+    SCIP's LP reader (``reader_lp.c``, SCIP 10 through ``pyscipopt``) refuses a blank between ``^`` and
+    the exponent ("sign after value without variable" on the next line) and so refused every ``.lp``
+    with a quadratic term; ``x ^2`` is read by SCIP, Gurobi, CPLEX, Xpress and HiGHS alike (measured,
+    ``docs/formulations.md``). A label holds no blank, so ``" ^ 2\n"`` occurs only at the end of a square."""
+    return text.replace(LP_SQUARE, SCIP_SQUARE)
 
 
 def _mps_fixed(text: str, name: str) -> str:
@@ -357,12 +412,16 @@ def _mps_fixed(text: str, name: str) -> str:
 
 
 def model_texts(model: pyo.ConcreteModel, formats: Sequence[str] | None = None) -> dict[str, bytes]:
-    """The content of ``model``'s file in each format (default: every format that holds it).
+    """The content of ``model``'s file in each format (default: every format that holds it and whose
+    writer is installed here, :data:`NEEDS_PACKAGE`).
 
     Raises ``ValueError`` (saying what to do) if a named format cannot hold the model.
     """
     analysis = _analyse(model)
-    formats = _formats(analysis) if formats is None else [format_of("x", f) for f in formats]
+    if formats is None:
+        formats = [f for f in _formats(model, analysis) if _writable_here(f)]
+    else:
+        formats = [format_of("x", f) for f in formats]
     return {fmt: _text(model, analysis, fmt) for fmt in formats}
 
 
