@@ -101,11 +101,8 @@ import scipy.sparse as sp
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
+from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.matrices import NotAQPError
-
-PSD_TOL = 1e-12
-"""Relative tolerance (to the largest eigenvalue) under which an eigenvalue of a quadratic form is
-taken as 0; a more negative one makes the form nonconvex (:class:`NotConicError`)."""
 
 APEX_TOL = 1e-10
 """Below this :math:`\\|\\nabla g(x)\\|` a quadratic cone row sits at the apex and its scalar dual is NaN."""
@@ -311,7 +308,11 @@ class _Builder:
         terms = base.args if isinstance(base, ne.SumExpression) else (base,)
         cols = []
         if isinstance(terms[0], ne.PowExpression) and _const(terms[0].args[1]):
-            q = float(pyo.value(terms[0].args[1]))  # the inner exponent, exactly (1 / (1/q) may round)
+            inner = float(pyo.value(terms[0].args[1]))  # the inner exponent, exactly (1 / (1/q) may round)
+            if abs(inner - q) > 1e-12 * q:  # (sum_j |x_j|**p)**(1/q) with p != q is not a norm: no cone
+                raise NotConicError(f"{where}: (sum_j abs(x_j)**{inner:g})**{1 / q:g} is not a p-norm: the outer "
+                                    f"exponent must be 1/{inner:g}")
+            q = inner
         if not 1.0 < q < math.inf:
             raise NotConicError(f"{where}: a p-norm needs 1 < q < inf, got {q:g}")
         for t in terms:
@@ -441,7 +442,7 @@ class _Builder:
             lb = None if v.lb is None else float(pyo.value(v.lb))
             ub = None if v.ub is None else float(pyo.value(v.ub))
             if lb is not None and ub is not None and lb == ub:
-                self.zero.append(({k: -1.0}, -lb))
+                self.zero.append(({k: -1.0}, lb))  # s = lb - x = 0
                 continue
             if lb is not None and math.isfinite(lb):
                 self.nonneg.append(({k: 1.0}, -lb))

@@ -1,0 +1,327 @@
+"""The certificate of a solve, computed on the Pyomo model as written (its expressions, never the backend's
+matrices or cones).
+
+A backend's word "optimal" is not a proof. :func:`certify` reads the point loaded into the model and the duals
+the backend returned (mapped to the model's rows in the convention of :mod:`tpm_models.solvers.common`) and
+measures, with :math:`J` the Jacobian of the rows' bodies and :math:`\\sigma = +1` (minimise) or :math:`-1`
+(maximise):
+
+=================  =====================================================================================
+residual           what it measures
+=================  =====================================================================================
+``primal``         the largest violation of a row :math:`l_i \\le g_i(x) \\le u_i`, relative to the row's
+                   size :math:`\\max(\\|\\nabla g_i(x)\\|_\\infty, |l_i - c_i|, |u_i - c_i|)` (:math:`c_i` the
+                   row's constant; 1 where all are 0), of a bound relative to :math:`\\max(1, |l_j|)`, and of
+                   an integer variable's integrality (absolute). So ``1e-12*x >= 1e-12`` at ``x = 0`` is
+                   violated by 1, not by 1e-12.
+``stationarity``   :math:`r = \\sigma(\\nabla f(x) - J^\\top y)` must be :math:`z_l - z_u` with
+                   :math:`z_l \\ge 0` only on a finite lower bound and :math:`z_u \\ge 0` only on a finite
+                   upper bound; the part of :math:`r` that is not, relative to :math:`\\max(1,
+                   \\|\\nabla f(x)\\|_\\infty)`. The gradients are Pyomo's differentiation of the expressions
+                   (``reverse_ad``; a linear row's coefficients are read directly).
+``dual_sign``      a row's dual of the wrong sign for its active side (:math:`\\sigma y_i \\ge 0` on a
+                   ``>=`` side, :math:`\\le 0` on a ``<=`` side), times :math:`\\|\\nabla g_i\\|_\\infty`,
+                   relative to :math:`\\max(1, \\|\\nabla f(x)\\|_\\infty)`.
+``complementarity``  :math:`\\sum_i |y_i|\\,\\mathrm{slack}_i + \\sum_j (z_{l,j}(x_j - l_j) + z_{u,j}(u_j - x_j))`
+                   (the duality gap these multipliers prove), relative to :math:`\\max(1, |f(x)|)`.
+=================  =====================================================================================
+
+What it proves
+--------------
+``level == "kkt"``: the point is feasible and the KKT conditions hold to :data:`~tpm_models.solvers.common.KKT_TOL`
+on a model classified convex (:func:`tpm_models.solvers.structure.model_traits`, or mapped to cones by
+:func:`tpm_models.solvers.conic.why_not_conic`): for a convex model the KKT conditions are sufficient, so the
+point is optimal to these residuals. ``"local"``: KKT holds but the model is not classified convex (a local
+optimum). ``"feasible"``: no duals to check (a backend that gives none, a model with integer variables, a dual
+NaN at a cone's apex, a row not differentiable at the point), or duals that meet the KKT conditions only between
+:data:`~tpm_models.solvers.common.KKT_TOL` and :data:`~tpm_models.solvers.common.KKT_FAIL_TOL`: the point is
+feasible, its optimality is the backend's word. ``"failed"``: a scaled violation above
+:data:`~tpm_models.solvers.common.FEASIBILITY_TOL`, or a KKT residual above ``KKT_FAIL_TOL``. Only ``"kkt"`` is
+*certified*; ``"local"`` and ``"feasible"`` are "optimal, not certified".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pyomo.environ as pyo
+import scipy.sparse as sp
+from pyomo.core.expr import numeric_expr as ne
+from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
+from pyomo.repn import generate_standard_repn
+
+from tpm_models.solvers.common import FEASIBILITY_TOL, KKT_FAIL_TOL, KKT_TOL
+from tpm_models.solvers.structure import objective_of
+
+
+@dataclass
+class Certificate:
+    """The residuals of :func:`certify` (module docstring) and what they prove."""
+
+    primal: float
+    """Largest scaled violation of a row, bound or integrality (``inf`` if the point cannot be evaluated)."""
+    stationarity: float | None = None
+    complementarity: float | None = None
+    dual_sign: float | None = None
+    level: str = "feasible"
+    """``"kkt"`` (certified optimal), ``"local"`` (KKT on a model not classified convex), ``"feasible"``
+    (feasible, optimality not checked) or ``"failed"``."""
+    why: str = ""
+    """Why the certificate failed, or why it stops at ``"local"`` / ``"feasible"``."""
+    worst_row: str = ""
+    """The row or variable of the largest scaled violation."""
+    absolute: float = math.inf
+    """Largest absolute violation of a row or bound (``SolveResult.max_violation``)."""
+
+    @property
+    def passed(self) -> bool:
+        return self.level != "failed"
+
+    @property
+    def certified(self) -> bool:
+        return self.level == "kkt"
+
+    def residuals(self) -> str:
+        """The residuals in one line (the message of a failed certificate)."""
+        parts = [f"primal {self.primal:.2g}" + (f" ({self.worst_row})" if self.worst_row else "")]
+        for name in ("stationarity", "complementarity", "dual_sign"):
+            value = getattr(self, name)
+            if value is not None:
+                parts.append(f"{name} {value:.2g}")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "certified": self.certified}
+
+
+# ------------------------------------------------------------------------------------------- reading the model
+
+
+def _linear_terms(body, col: dict):
+    """``(cols, coefs, constant)`` of a body made of monomials, variables and constants only (how the builders
+    write their rows: ``LinearExpression``), read without ``generate_standard_repn``; ``None`` otherwise."""
+    if isinstance(body, ne.LinearExpression) or type(body) is ne.SumExpression:
+        args = body.args
+    else:
+        return None
+    cols, coefs, constant = [], [], 0.0
+    for a in args:
+        if type(a) is ne.MonomialTermExpression:
+            coef, v = a.args
+            coef = float(coef) if isinstance(coef, (int, float)) else float(pyo.value(coef))
+        elif isinstance(a, (int, float)):
+            constant += a
+            continue
+        elif a.is_variable_type():
+            coef, v = 1.0, a
+        elif not a.is_potentially_variable():
+            constant += float(pyo.value(a))
+            continue
+        else:
+            return None
+        if v.fixed:
+            constant += coef * float(v.value)
+            continue
+        cols.append(col[id(v)])
+        coefs.append(coef)
+    return cols, coefs, constant
+
+
+def _gradient(expr, col: dict) -> tuple[list[int], list[float]] | None:
+    """Pyomo's reverse-mode derivative of ``expr`` by the model's unfixed variables; ``None`` where it is not
+    differentiable at the point (``abs`` at 0, ``sqrt`` at 0)."""
+    try:
+        derivative = reverse_ad(expr)
+    except Exception:  # noqa: BLE001  Pyomo's DifferentiationException, a ZeroDivisionError, a math domain error
+        return None
+    cols, vals = [], []
+    for v, d in derivative.items():
+        if id(v) in col:
+            d = float(d)
+            if not math.isfinite(d):
+                return None
+            cols.append(col[id(v)])
+            vals.append(d)
+    return cols, vals
+
+
+@dataclass
+class _Rows:
+    cons: list
+    body: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    constant: np.ndarray
+    J: sp.csr_matrix
+    smooth: bool
+    """Every row's gradient exists at the point."""
+
+
+def _rows(model: pyo.ConcreteModel, col: dict, n: int) -> _Rows:
+    cons = list(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
+    m = len(cons)
+    body, lower, upper, constant = np.zeros(m), np.full(m, -np.inf), np.full(m, np.inf), np.zeros(m)
+    ri: list[int] = []
+    ci: list[int] = []
+    data: list[float] = []
+    smooth = True
+    for i, con in enumerate(cons):
+        if con.lower is not None:
+            lower[i] = float(pyo.value(con.lower))
+        if con.upper is not None:
+            upper[i] = float(pyo.value(con.upper))
+        terms = _linear_terms(con.body, col)
+        if terms is not None:
+            cols, coefs, constant[i] = terms
+            body[i] = np.nan  # filled below from J
+        else:
+            value = pyo.value(con.body, exception=False)
+            body[i] = np.inf if value is None else float(value)
+            terms = _gradient(con.body, col) if math.isfinite(body[i]) else None
+            if terms is None:
+                smooth = False
+                continue
+            cols, coefs = terms
+        ri.extend([i] * len(cols))
+        ci.extend(cols)
+        data.extend(coefs)
+    J = sp.csr_matrix((data, (ri, ci)), shape=(m, n))
+    return _Rows(cons, body, lower, upper, constant, J, smooth)
+
+
+def _objective_gradient(objective, col: dict, x: np.ndarray) -> np.ndarray | None:
+    n = len(x)
+    repn = generate_standard_repn(objective.expr, quadratic=True)
+    grad = np.zeros(n)
+    if repn.linear_vars:
+        np.add.at(grad, [col[id(v)] for v in repn.linear_vars], np.asarray(repn.linear_coefs, dtype=float))
+    if repn.quadratic_vars:
+        u = np.array([col[id(a)] for a, _ in repn.quadratic_vars])
+        v = np.array([col[id(b)] for _, b in repn.quadratic_vars])
+        c = np.asarray(repn.quadratic_coefs, dtype=float)
+        np.add.at(grad, u, c * x[v])
+        np.add.at(grad, v, c * x[u])
+    if repn.nonlinear_expr is not None:
+        terms = _gradient(repn.nonlinear_expr, col)
+        if terms is None:
+            return None
+        np.add.at(grad, np.asarray(terms[0], dtype=int), np.asarray(terms[1], dtype=float))
+    return grad
+
+
+# ------------------------------------------------------------------------------------------- the certificate
+
+
+def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
+            integers: bool = False) -> Certificate:
+    """The certificate of the point loaded in ``model`` (module docstring) with ``duals`` (by constraint data, in
+    :mod:`tpm_models.solvers.common`'s convention; ``None``: the backend gave none). ``convex``: the model is
+    classified convex (KKT then proves optimality). ``integers``: the model has integer variables (no KKT)."""
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    if any(v.value is None for v in variables):
+        return Certificate(math.inf, level="failed", why="a variable has no value")
+    col = {id(v): k for k, v in enumerate(variables)}
+    x = np.array([float(v.value) for v in variables])
+    if not np.isfinite(x).all():
+        return Certificate(math.inf, level="failed", why="a variable is not finite")
+    n = len(x)
+    lb = np.array([-np.inf if v.lb is None else float(v.lb) for v in variables])
+    ub = np.array([np.inf if v.ub is None else float(v.ub) for v in variables])
+
+    rows = _rows(model, col, n)
+    Jx = rows.J @ x
+    linear = np.isnan(rows.body)
+    rows.body[linear] = Jx[linear] + rows.constant[linear]
+    if not np.isfinite(rows.body).all():
+        return Certificate(math.inf, level="failed", why="a row cannot be evaluated at the point")
+
+    # primal: rows relative to their size, bounds relative to max(1, |bound|), integrality absolute
+    size = np.zeros(len(rows.cons))
+    if rows.J.nnz:
+        size = abs(rows.J).max(axis=1).toarray().ravel()
+    for side in (rows.lower, rows.upper):
+        finite = np.isfinite(side)
+        size[finite] = np.maximum(size[finite], np.abs(side[finite] - rows.constant[finite]))
+    size[size == 0] = 1.0
+    row_viol = np.maximum(rows.lower - rows.body, rows.body - rows.upper)
+    row_viol = np.maximum(row_viol, 0.0) / size
+    bound_viol = np.maximum(np.maximum(lb - x, x - ub), 0.0)
+    bound_viol /= np.maximum(1.0, np.where(lb - x > 0, np.abs(lb), np.where(x - ub > 0, np.abs(ub), 1.0)))
+    integral = np.array([not v.is_continuous() for v in variables], dtype=bool)
+    int_viol = np.abs(x - np.round(x)) * integral
+    absolute = max(float(np.maximum(rows.lower - rows.body, rows.body - rows.upper).max(initial=0.0)),
+                   float(np.maximum(lb - x, x - ub).max(initial=0.0)), 0.0)
+    worst, where = 0.0, ""
+    for viol, names in ((row_viol, rows.cons), (bound_viol, variables), (int_viol, variables)):
+        if viol.size and viol.max() > worst:
+            k = int(viol.argmax())
+            worst, where = float(viol[k]), names[k].name
+    cert = Certificate(worst, worst_row=where, absolute=absolute)
+    if worst > FEASIBILITY_TOL:
+        cert.level, cert.why = "failed", f"the point violates {where} by {worst:.2g} (relative to its size)"
+        return cert
+    if integers:
+        cert.why = "integer variables: no KKT conditions (the backend's branch and bound is the proof)"
+        return cert
+    if duals is None:
+        cert.why = "the backend gave no duals"
+        return cert
+    y = np.array([np.nan if duals.get(c) is None else float(duals[c]) for c in rows.cons])
+    if not np.isfinite(y).all():
+        cert.why = "a dual is missing or NaN (e.g. a cone's apex)"
+        return cert
+    if not rows.smooth:
+        cert.why = "a row is not differentiable at the point"
+        return cert
+    objective = objective_of(model)
+    grad = _objective_gradient(objective, col, x)
+    if grad is None:
+        cert.why = "the objective is not differentiable at the point"
+        return cert
+    sigma = 1.0 if objective.sense == pyo.minimize else -1.0
+    scale = max(1.0, float(np.abs(grad).max(initial=0.0)))
+
+    # stationarity: r = sigma (grad f - J'y) = z_l - z_u. A component r_j of the sign of a finite bound is read
+    # as that bound's multiplier when it costs less as complementarity (z (x_j - bound), relative to the
+    # objective) than as a stationarity error (|r_j|, relative to the gradient): a backend's error in the duals
+    # is not taken for a multiplier of a bound the point is far from.
+    r = sigma * (grad - rows.J.T @ y)
+    f_scale = max(1.0, abs(float(pyo.value(objective))))
+    dist_l = np.where(np.isfinite(lb), x - np.where(np.isfinite(lb), lb, 0.0), np.inf)
+    dist_u = np.where(np.isfinite(ub), np.where(np.isfinite(ub), ub, 0.0) - x, np.inf)
+    dist = np.where(r > 0, dist_l, dist_u)
+    as_bound = np.maximum(dist, 0.0) / f_scale <= 1.0 / scale
+    z_l = np.where(as_bound & (r > 0), r, 0.0)
+    z_u = np.where(as_bound & (r < 0), -r, 0.0)
+    cert.stationarity = float(np.abs(r - z_l + z_u).max(initial=0.0)) / scale
+
+    # dual signs and complementarity, by the active side of each row
+    sy = sigma * y
+    has_lo, has_hi = np.isfinite(rows.lower), np.isfinite(rows.upper)
+    equality = has_lo & has_hi & (rows.lower == rows.upper)
+    lower_side = has_lo & ~equality & (~has_hi | (sy >= 0))
+    upper_side = has_hi & ~equality & ~lower_side
+    wrong = np.where(lower_side, np.maximum(-sy, 0.0), 0.0) + np.where(upper_side, np.maximum(sy, 0.0), 0.0)
+    wrong += np.where(~has_lo & ~has_hi, np.abs(y), 0.0)  # a free row has no multiplier
+    norm = abs(rows.J).max(axis=1).toarray().ravel() if rows.J.nnz else np.zeros(len(y))
+    cert.dual_sign = float((wrong * np.maximum(norm, 1e-300)).max(initial=0.0)) / scale
+    slack = np.where(lower_side, rows.body - rows.lower, 0.0) + np.where(upper_side, rows.upper - rows.body, 0.0)
+    gap = float(np.abs(y) @ np.maximum(slack, 0.0))
+    gap += float((z_l * np.where(z_l > 0, np.maximum(dist_l, 0.0), 0.0)).sum())
+    gap += float((z_u * np.where(z_u > 0, np.maximum(dist_u, 0.0), 0.0)).sum())
+    cert.complementarity = gap / f_scale
+
+    kkt = max(cert.stationarity, cert.dual_sign, cert.complementarity)
+    if kkt > KKT_FAIL_TOL:
+        cert.level, cert.why = "failed", "the KKT conditions do not hold with the backend's duals"
+        return cert
+    if kkt > KKT_TOL:
+        cert.why = f"the backend's duals meet the KKT conditions to {kkt:.1g} only (certified at {KKT_TOL:g})"
+        return cert
+    if convex:
+        cert.level, cert.why = "kkt", "feasible, KKT conditions hold on a convex model"
+    else:
+        cert.level, cert.why = "local", "KKT conditions hold, but the model is not classified convex (a local optimum)"
+    return cert
