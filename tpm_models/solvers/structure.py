@@ -128,7 +128,7 @@ def _convex_quadratic_row(con, repn) -> bool:
     if con.equality or (con.lower is not None and con.upper is not None):
         return False
     sign = 1.0 if con.upper is not None else -1.0
-    if _psd(repn, sign):
+    if _psd(repn, sign) or _is_shifted_cone(con, repn, sign):
         return True
     cross = [(u, v, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)
              if u is not v]
@@ -140,6 +140,44 @@ def _convex_quadratic_row(con, repn) -> bool:
     c0 = sign * (pyo.value(repn.constant) - pyo.value(con.upper if sign > 0 else con.lower))
     return (_nonnegative(t) and _nonnegative(s_) and all(a > 0 and u is not t and u is not s_ for u, a in squares)
             and c0 >= 0)
+
+
+def _is_shifted_cone(con, repn, sign: float) -> bool:
+    """``g = ||F x + g0||^2 + c0 - b y^2 <= 0`` with ``c0 >= 0``, ``b > 0``, ``y >= 0`` in no other term (the
+    second-order cone that :mod:`tpm_models.solvers.conic` maps, shifted: ``sum_k (x_k - a_k)^2 <= y^2``)."""
+    quad = [(u, v, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)]
+    negative = [u for u, v, c in quad if u is v and c < 0]
+    if len(negative) != 1:
+        return False
+    y = negative[0]
+    if not _nonnegative(y) or any(v is y for v in repn.linear_vars) \
+            or any((u is y) != (v is y) for u, v, _ in quad):
+        return False
+    index: dict[int, int] = {}
+    for u, v, _ in quad:
+        if u is not y:
+            index.setdefault(id(u), len(index))
+            index.setdefault(id(v), len(index))
+    for v in repn.linear_vars:
+        index.setdefault(id(v), len(index))
+    Q, lin = np.zeros((len(index), len(index))), np.zeros(len(index))
+    for u, v, c in quad:
+        if u is not y:
+            Q[index[id(u)], index[id(v)]] += c / 2
+            Q[index[id(v)], index[id(u)]] += c / 2
+    for v, c in zip(repn.linear_vars, repn.linear_coefs):
+        lin[index[id(v)]] += sign * float(pyo.value(c))
+    lam, V = np.linalg.eigh(Q) if len(index) else (np.zeros(0), np.zeros((0, 0)))
+    top = max(1.0, float(np.abs(lam).max(initial=0.0)))
+    if lam.size and lam.min() < -PSD_TOL * top:
+        return False
+    keep = lam > PSD_TOL * top
+    projected = V.T @ lin
+    if np.abs(projected[~keep]).max(initial=0.0) > 1e-9 * (1.0 + np.abs(lin).max(initial=0.0)):
+        return False  # a linear term outside the range of Q: the quadratic is unbounded below
+    bound = pyo.value(con.upper if sign > 0 else con.lower)
+    c0 = sign * (pyo.value(repn.constant) - bound) - float((projected[keep] ** 2 / (4 * lam[keep])).sum())
+    return c0 >= -1e-9 * (1.0 + abs(bound))
 
 
 def _is_cone(con, repn) -> bool:
