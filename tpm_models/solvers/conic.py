@@ -246,6 +246,8 @@ class _Builder:
             if _const(b):
                 return self.decompose(a, coef * float(pyo.value(b)), lin, atoms, where)
             return self.atom(expr, coef, self.perspective(a, b, where), atoms)
+        if isinstance(expr, ne.AbsExpression):
+            return self.atom(expr, coef, self.abs_atom(expr.args[0], where), atoms)
         if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() == "sqrt":
             return self.atom(expr, coef, self.sqrt_atom(expr.args[0], where), atoms)
         if isinstance(expr, ne.PowExpression) and _const(expr.args[1]):
@@ -277,6 +279,20 @@ class _Builder:
             if c0 > 0:
                 rows.append(({}, math.sqrt(c0)))
             self.add_block(Cone("soc", len(rows)), rows)
+            self.atoms[key] = tau
+        return self.atoms[key]
+
+    def abs_atom(self, arg, where: str) -> int:
+        r""":math:`\tau \ge |a^\top x + c|`: two ``nonneg`` rows :math:`\tau - (a^\top x + c) \ge 0`,
+        :math:`\tau + a^\top x + c \ge 0`."""
+        quad, lin, const = self.quadratic(arg, where)
+        if quad:
+            raise NotConicError(f"{where}: abs({_short(arg)}) of a nonlinear expression is not a term Clarabel takes")
+        key = ("abs", tuple(sorted(lin.items())), const)
+        if key not in self.atoms:
+            tau = self.new_col(f"abs atom {len(self.atoms)}")
+            self.nonneg.append(({tau: 1.0, **{c: -a for c, a in lin.items()}}, -const))
+            self.nonneg.append(({tau: 1.0, **lin}, const))
             self.atoms[key] = tau
         return self.atoms[key]
 
@@ -416,11 +432,37 @@ class _Builder:
                 if c0 > 0:
                     rows.append(({}, math.sqrt(c0)))
                 return self.add_block(Cone("soc", len(rows)), rows)
+        rotated = self.rotated_row(quad, lin, const, where)
+        if rotated is not None:
+            return rotated
         # convex quadratic: |Fx|^2 <= u = -(l'x + c): (1 + u, 1 - u, 2Fx) in SOC
         F, g0, c0 = _squares(quad, {}, 0.0, where)
         u_lin = {c: -a for c, a in lin.items()}
         rows = [(dict(u_lin), 1.0 - const), ({c: -a for c, a in u_lin.items()}, 1.0 + const)]
         rows += [({c: 2.0 * a for c, a in row.items()}, 0.0) for row in F]
+        return self.add_block(Cone("soc", len(rows)), rows)
+
+    def rotated_row(self, quad: dict, lin: dict, const: float, where: str) -> int | None:
+        r""":math:`\|Fx+g_0\|^2 + c_0 - b\,t\,s \le 0` with :math:`b > 0`, :math:`t, s \ge 0` bounds, :math:`t, s`
+        in no other term (``x**2 <= t*s``, ``x*y >= 1``): :math:`(bt + s,\ bt - s,\ 2(Fx+g_0),\ 2\sqrt{c_0})
+        \in \mathrm{SOC}`, since :math:`(bt+s)^2 - (bt-s)^2 = 4bts`. ``None`` if the row is not of this shape."""
+        cross = [k for k, a in quad.items() if k[0] != k[1] and a < 0]
+        if len(cross) != 1:
+            return None
+        t, s = cross[0]
+        others = {k: a for k, a in quad.items() if k != cross[0]}
+        if any(t in k or s in k for k in others) or t in lin or s in lin:
+            return None
+        for c in (t, s):
+            v = self.variables[c] if c < self.n else None
+            if v is None or v.lb is None or pyo.value(v.lb) < 0:
+                return None
+        b = -quad[cross[0]]
+        F, g0, c0 = _squares(others, lin, const, where)
+        rows = [({t: b, s: 1.0}, 0.0), ({t: b, s: -1.0}, 0.0)]
+        rows += [({c: 2.0 * a for c, a in row.items()}, 2.0 * g) for row, g in zip(F, g0)]
+        if c0 > 0:
+            rows.append(({}, 2.0 * math.sqrt(c0)))
         return self.add_block(Cone("soc", len(rows)), rows)
 
     # ---------------------------------------------------------------- the whole model
