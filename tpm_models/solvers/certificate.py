@@ -50,7 +50,6 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
-from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import FEASIBILITY_TOL, KKT_FAIL_TOL, KKT_TOL
 from tpm_models.solvers.structure import objective_of
@@ -100,18 +99,21 @@ class Certificate:
 
 
 def _linear_terms(body, col: dict):
-    """``(cols, coefs, constant)`` of a body made of monomials, variables and constants only (how the builders
-    write their rows: ``LinearExpression``), read without ``generate_standard_repn``; ``None`` otherwise."""
-    if isinstance(body, ne.LinearExpression) or type(body) is ne.SumExpression:
-        args = body.args
-    else:
+    """``(cols, coefs, constant, value at the point)`` of a body made of monomials, variables and constants only
+    (how the builders write their rows: ``LinearExpression``), read without ``generate_standard_repn``; ``None``
+    otherwise."""
+    kind = type(body)
+    if kind is not ne.LinearExpression and kind is not ne.SumExpression:
         return None
-    cols, coefs, constant = [], [], 0.0
-    for a in args:
-        if type(a) is ne.MonomialTermExpression:
-            coef, v = a.args
-            coef = float(coef) if isinstance(coef, (int, float)) else float(pyo.value(coef))
-        elif isinstance(a, (int, float)):
+    cols, coefs, constant, value = [], [], 0.0, 0.0
+    monomial = ne.MonomialTermExpression
+    for a in body.args:
+        kind = type(a)
+        if kind is monomial:
+            coef, v = a._args_
+            if type(coef) is not float:
+                coef = float(pyo.value(coef))
+        elif kind is float or kind is int:
             constant += a
             continue
         elif a.is_variable_type():
@@ -121,30 +123,136 @@ def _linear_terms(body, col: dict):
             continue
         else:
             return None
+        x = v._value
         if v.fixed:
-            constant += coef * float(v.value)
+            constant += coef * x
             continue
         cols.append(col[id(v)])
         coefs.append(coef)
-    return cols, coefs, constant
+        value += coef * x
+    return cols, coefs, constant, value + constant
 
 
-def _gradient(expr, col: dict) -> tuple[list[int], list[float]] | None:
-    """Pyomo's reverse-mode derivative of ``expr`` by the model's unfixed variables; ``None`` where it is not
-    differentiable at the point (``abs`` at 0, ``sqrt`` at 0)."""
+class NotDifferentiable(ArithmeticError):
+    """An expression with no derivative at the point (``abs`` or ``sqrt`` at 0), or a node this reader does not
+    differentiate (then Pyomo's ``reverse_ad`` is asked)."""
+
+
+_UNARY = {
+    "sqrt": (math.sqrt, lambda a, v: 0.5 / v if v > 0 else math.inf),
+    "exp": (math.exp, lambda a, v: v),
+    "log": (math.log, lambda a, v: 1.0 / a),
+}
+
+
+def _forward(expr, col: dict, memo: dict) -> tuple[float, dict]:
+    """The value and the (sparse) gradient of ``expr`` at the point, by forward differentiation with every node's
+    result kept in ``memo`` (by node): the builders share one node (the norm of (23)) among thousands of terms and
+    rows, which a tree walk (``generate_standard_repn``, ``reverse_ad``) would visit once per use."""
+    if isinstance(expr, (int, float)):
+        return float(expr), {}
+    key = id(expr)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    if type(expr) is ne.LinearExpression:
+        terms = _linear_terms(expr, col)
+        if terms is not None:
+            cols, coefs, _, value = terms
+            grad: dict = {}
+            for c, a in zip(cols, coefs):
+                grad[c] = grad.get(c, 0.0) + a
+            out = (value, grad)
+            memo[key] = out
+            return out
+    if not expr.is_potentially_variable():
+        out = (float(pyo.value(expr)), {})
+    elif expr.is_variable_type():
+        out = (float(expr.value), {} if expr.fixed else {col[key]: 1.0})
+    elif expr.is_named_expression_type():
+        out = _forward(expr.expr, col, memo)
+    else:
+        out = _node(expr, col, memo)
+    memo[key] = out
+    return out
+
+
+def _scaled(g: dict, c: float) -> dict:
+    return {k: c * d for k, d in g.items()} if c != 1.0 else g
+
+
+def _add(acc: dict, g: dict, c: float = 1.0) -> None:
+    for k, d in g.items():
+        acc[k] = acc.get(k, 0.0) + c * d
+
+
+def _node(expr, col: dict, memo: dict) -> tuple[float, dict]:
+    kind = type(expr)
+    if kind in (ne.SumExpression, ne.LinearExpression) or isinstance(expr, ne.SumExpression):
+        total, grad = 0.0, {}
+        for a in expr.args:
+            v, g = _forward(a, col, memo)
+            total += v
+            _add(grad, g)
+        return total, grad
+    if isinstance(expr, ne.NegationExpression):
+        v, g = _forward(expr.args[0], col, memo)
+        return -v, _scaled(g, -1.0)
+    if isinstance(expr, (ne.MonomialTermExpression, ne.ProductExpression)):
+        (va, ga), (vb, gb) = (_forward(a, col, memo) for a in expr.args)
+        grad = _scaled(ga, vb)
+        grad = dict(grad) if grad is ga else grad
+        _add(grad, gb, va)
+        return va * vb, grad
+    if isinstance(expr, ne.DivisionExpression):
+        (va, ga), (vb, gb) = (_forward(a, col, memo) for a in expr.args)
+        grad = dict(_scaled(ga, 1.0 / vb))
+        _add(grad, gb, -va / vb**2)
+        return va / vb, grad
+    if isinstance(expr, ne.PowExpression):
+        (va, ga), (ve, ge) = (_forward(a, col, memo) for a in expr.args)
+        value = va**ve
+        if ge:
+            raise NotDifferentiable("a variable exponent")
+        if not ga:
+            return value, {}
+        if va == 0 and ve < 1:
+            raise NotDifferentiable(f"x**{ve:g} at x = 0")
+        return value, _scaled(ga, ve * va ** (ve - 1))
+    if isinstance(expr, ne.AbsExpression):
+        va, ga = _forward(expr.args[0], col, memo)
+        if va == 0 and ga:
+            raise NotDifferentiable("abs at 0")
+        return abs(va), _scaled(ga, 1.0 if va >= 0 else -1.0)
+    if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() in _UNARY:
+        f, df = _UNARY[expr.getname()]
+        va, ga = _forward(expr.args[0], col, memo)
+        value = f(va)
+        if not ga:
+            return value, {}
+        d = df(va, value)
+        if not math.isfinite(d):
+            raise NotDifferentiable(f"{expr.getname()} at {va:g}")
+        return value, _scaled(ga, d)
+    raise NotDifferentiable(f"a {kind.__name__} node")
+
+
+def _gradient(expr, col: dict, memo: dict) -> tuple[float, list[int], list[float]] | None:
+    """The value of ``expr`` and its gradient by the model's unfixed variables (:func:`_forward`, else Pyomo's
+    ``reverse_ad``); ``None`` where it is not differentiable at the point (``abs`` at 0, ``sqrt`` at 0)."""
     try:
-        derivative = reverse_ad(expr)
-    except Exception:  # noqa: BLE001  Pyomo's DifferentiationException, a ZeroDivisionError, a math domain error
+        value, grad = _forward(expr, col, memo)
+    except NotDifferentiable:
+        try:
+            value, derivative = float(pyo.value(expr)), reverse_ad(expr)
+        except Exception:  # noqa: BLE001  Pyomo's DifferentiationException, a ZeroDivisionError, a domain error
+            return None
+        grad = {col[id(v)]: float(d) for v, d in derivative.items() if id(v) in col}
+    except (ArithmeticError, ValueError):  # a domain error: the row cannot be evaluated here
         return None
-    cols, vals = [], []
-    for v, d in derivative.items():
-        if id(v) in col:
-            d = float(d)
-            if not math.isfinite(d):
-                return None
-            cols.append(col[id(v)])
-            vals.append(d)
-    return cols, vals
+    if not (math.isfinite(value) and all(math.isfinite(d) for d in grad.values())):
+        return None
+    return value, list(grad), list(grad.values())
 
 
 @dataclass
@@ -159,7 +267,7 @@ class _Rows:
     """Every row's gradient exists at the point."""
 
 
-def _rows(model: pyo.ConcreteModel, col: dict, n: int) -> _Rows:
+def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
     cons = list(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
     m = len(cons)
     body, lower, upper, constant = np.zeros(m), np.full(m, -np.inf), np.full(m, np.inf), np.zeros(m)
@@ -174,16 +282,16 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int) -> _Rows:
             upper[i] = float(pyo.value(con.upper))
         terms = _linear_terms(con.body, col)
         if terms is not None:
-            cols, coefs, constant[i] = terms
+            cols, coefs, constant[i], _ = terms
             body[i] = np.nan  # filled below from J
         else:
-            value = pyo.value(con.body, exception=False)
-            body[i] = np.inf if value is None else float(value)
-            terms = _gradient(con.body, col) if math.isfinite(body[i]) else None
-            if terms is None:
+            read = _gradient(con.body, col, memo)
+            if read is None:
+                value = pyo.value(con.body, exception=False)
+                body[i] = np.inf if value is None else float(value)
                 smooth = False
                 continue
-            cols, coefs = terms
+            body[i], cols, coefs = read
         ri.extend([i] * len(cols))
         ci.extend(cols)
         data.extend(coefs)
@@ -191,24 +299,14 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int) -> _Rows:
     return _Rows(cons, body, lower, upper, constant, J, smooth)
 
 
-def _objective_gradient(objective, col: dict, x: np.ndarray) -> np.ndarray | None:
-    n = len(x)
-    repn = generate_standard_repn(objective.expr, quadratic=True)
+def _objective_gradient(objective, col: dict, n: int, memo: dict) -> tuple[float, np.ndarray] | None:
+    read = _gradient(objective.expr, col, memo)
+    if read is None:
+        return None
+    value, cols, vals = read
     grad = np.zeros(n)
-    if repn.linear_vars:
-        np.add.at(grad, [col[id(v)] for v in repn.linear_vars], np.asarray(repn.linear_coefs, dtype=float))
-    if repn.quadratic_vars:
-        u = np.array([col[id(a)] for a, _ in repn.quadratic_vars])
-        v = np.array([col[id(b)] for _, b in repn.quadratic_vars])
-        c = np.asarray(repn.quadratic_coefs, dtype=float)
-        np.add.at(grad, u, c * x[v])
-        np.add.at(grad, v, c * x[u])
-    if repn.nonlinear_expr is not None:
-        terms = _gradient(repn.nonlinear_expr, col)
-        if terms is None:
-            return None
-        np.add.at(grad, np.asarray(terms[0], dtype=int), np.asarray(terms[1], dtype=float))
-    return grad
+    np.add.at(grad, np.asarray(cols, dtype=int), np.asarray(vals, dtype=float))
+    return value, grad
 
 
 # ------------------------------------------------------------------------------------------- the certificate
@@ -230,7 +328,8 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
     lb = np.array([-np.inf if v.lb is None else float(v.lb) for v in variables])
     ub = np.array([np.inf if v.ub is None else float(v.ub) for v in variables])
 
-    rows = _rows(model, col, n)
+    memo: dict = {}  # every node's value and gradient at x, shared by the rows and the objective
+    rows = _rows(model, col, n, memo)
     Jx = rows.J @ x
     linear = np.isnan(rows.body)
     rows.body[linear] = Jx[linear] + rows.constant[linear]
@@ -276,10 +375,11 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
         cert.why = "a row is not differentiable at the point"
         return cert
     objective = objective_of(model)
-    grad = _objective_gradient(objective, col, x)
-    if grad is None:
+    read = _objective_gradient(objective, col, n, memo)
+    if read is None:
         cert.why = "the objective is not differentiable at the point"
         return cert
+    f, grad = read
     sigma = 1.0 if objective.sense == pyo.minimize else -1.0
     scale = max(1.0, float(np.abs(grad).max(initial=0.0)))
 
@@ -288,7 +388,7 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
     # objective) than as a stationarity error (|r_j|, relative to the gradient): a backend's error in the duals
     # is not taken for a multiplier of a bound the point is far from.
     r = sigma * (grad - rows.J.T @ y)
-    f_scale = max(1.0, abs(float(pyo.value(objective))))
+    f_scale = max(1.0, abs(f))
     dist_l = np.where(np.isfinite(lb), x - np.where(np.isfinite(lb), lb, 0.0), np.inf)
     dist_u = np.where(np.isfinite(ub), np.where(np.isfinite(ub), ub, 0.0) - x, np.inf)
     dist = np.where(r > 0, dist_l, dist_u)
