@@ -154,7 +154,7 @@ def _forward(expr, col: dict, memo: dict) -> tuple[float, dict]:
     key = id(expr)
     hit = memo.get(key)
     if hit is not None:
-        return hit
+        return hit[1], hit[2]
     if type(expr) is ne.LinearExpression:
         terms = _linear_terms(expr, col)
         if terms is not None:
@@ -163,7 +163,7 @@ def _forward(expr, col: dict, memo: dict) -> tuple[float, dict]:
             for c, a in zip(cols, coefs):
                 grad[c] = grad.get(c, 0.0) + a
             out = (value, grad)
-            memo[key] = out
+            memo[key] = (expr, *out)  # the node is kept alive: its id cannot be reused by a temporary
             return out
     if not expr.is_potentially_variable():
         out = (float(pyo.value(expr)), {})
@@ -173,7 +173,7 @@ def _forward(expr, col: dict, memo: dict) -> tuple[float, dict]:
         out = _forward(expr.expr, col, memo)
     else:
         out = _node(expr, col, memo)
-    memo[key] = out
+    memo[key] = (expr, *out)  # a row's body may be built on access: keeping it keeps its id its own
     return out
 
 
