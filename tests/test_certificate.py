@@ -14,6 +14,7 @@ import pytest
 
 from tpm_models import build
 from tpm_models import solvers as S
+from tpm_models.solvers.backends import clarabel as clarabel_backend
 from tpm_models.solvers.certificate import certify
 from tpm_models.solvers.common import (
     KKT_TOL,
@@ -385,3 +386,47 @@ def test_time_limit_is_honoured_or_refused(name):
         return
     r = solve(m, name, time_limit=10)
     assert abs(r.objective - 1.0) <= TRUTH_TOL and np.isclose(r.values["x"], 1.0, atol=1e-6)
+
+
+ITERATION_LIMITED = ["piqp", "daqp", "highs", "ipopt", "clarabel"]
+"""The backends whose iteration cap is the library's (``ITERATION_LIMIT``, Clarabel's ``CLARABEL_MAX_ITER``)."""
+
+
+@pytest.mark.parametrize("name", ITERATION_LIMITED)
+def test_an_iteration_limit_ends_as_one(name, wine, monkeypatch):
+    """(16) on Wine needs ~10 (PIQP) to ~200 (DAQP) iterations: capped at 1, every backend says so."""
+    backend(name)
+    X, y = wine
+    monkeypatch.setattr(S.common, "ITERATION_LIMIT", 1)
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_MAX_ITER", 1)
+    r = solve(build(16, X, y, 1, 0.3, 1.0), name, raise_on_failure=False)
+    assert r.termination is Termination.ITERATION_LIMIT and r.objective is None, r.message
+
+
+def _knapsack(n=200):
+    rng = np.random.default_rng(0)
+    w = rng.integers(20, 100, n)
+    v = w + rng.integers(-5, 6, n)
+    m = pyo.ConcreteModel(name="knapsack")
+    m.x = pyo.Var(range(n), domain=pyo.Binary)
+    m.obj = pyo.Objective(expr=sum(int(v[i]) * m.x[i] for i in range(n)), sense=pyo.maximize)
+    m.cap = pyo.Constraint(expr=sum(int(w[i]) * m.x[i] for i in range(n)) <= int(w.sum() // 2))
+    return m
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_time_limit_ends_as_one(name, wine):
+    """A limit of a microsecond: a 200-item knapsack (the MIP backends) or (16) on Wine (the others) ends
+    TIME_LIMIT, never optimal-looking. Xpress counts its limit in whole seconds (``maxtime``), so it may finish."""
+    backend(name)
+    b = S.BACKENDS[name]
+    if not b.time_limit:
+        return  # refused: test_time_limit_is_honoured_or_refused
+    X, y = wine
+    model = _knapsack() if b.integers else build(16, X, y, 1, 0.3, 1.0)
+    r = solve(model, name, time_limit=1e-6, raise_on_failure=False)
+    if name == "xpress" and r.optimal:
+        return
+    if S.is_licence_limit(r):
+        return
+    assert r.termination is Termination.TIME_LIMIT and r.objective is None, (r.termination, r.message)
