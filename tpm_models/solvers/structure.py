@@ -68,15 +68,23 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     objective = objective_of(model)
     integers = tuple(v.name for v in model.component_data_objects(pyo.Var, descend_into=True)
                      if not v.fixed and not v.is_continuous())[:5]
-    obj = _structure(objective.expr)
     nonconvex = None
     sense = 1.0 if objective.sense == pyo.minimize else -1.0
-    if obj.quadratic_vars and not _psd(obj, sense):
-        nonconvex = "the objective's quadratic part is not " + ("convex" if sense > 0 else "concave")
+    # a nonlinear objective is an NLP whatever its quadratic part: its degree is read without the (slower)
+    # standard representation, which (23)'s objective, one norm node in thousands of terms, makes costly
+    degree = objective.expr.polynomial_degree() if not isinstance(objective.expr, (int, float)) else 0
+    quadratic = False
+    if degree is not None and degree >= 2:
+        obj = _structure(objective.expr)
+        quadratic = bool(obj.quadratic_vars)
+        if obj.nonlinear_expr is not None:
+            degree = None
+        elif quadratic and not _psd(obj, sense):
+            nonconvex = "the objective's quadratic part is not " + ("convex" if sense > 0 else "concave")
     if kind is not None:
         return ModelTraits(kind, integers, nonconvex, nonconvex is None and kind != "NLP")
-    kind = "NLP" if obj.nonlinear_expr is not None else None
-    conic, general = False, obj.nonlinear_expr is not None
+    kind = "NLP" if degree is None else None
+    conic, general = False, degree is None
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
         repn = _structure(con.body)
         if repn.nonlinear_expr is not None:  # convexity unknown from here: the walk stops (a large NLP is long)
@@ -91,7 +99,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
         if nonconvex is None and not _convex_quadratic_row(con, repn):
             nonconvex = f"constraint {con.name} is a quadratic row that is not convex"
     if kind is None:
-        kind = "SOCP" if conic else ("QP" if obj.quadratic_vars else "LP")
+        kind = "SOCP" if conic else ("QP" if quadratic else "LP")
     return ModelTraits(kind, integers, nonconvex, nonconvex is None and not general)
 
 
