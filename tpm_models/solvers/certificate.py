@@ -73,6 +73,9 @@ class Certificate:
     """The row or variable of the largest scaled violation."""
     absolute: float = math.inf
     """Largest absolute violation of a row or bound (``SolveResult.max_violation``)."""
+    objective: float | None = None
+    """The objective at the point, read with its gradient (``None`` if the point is infeasible or the objective
+    is not differentiable there)."""
 
     @property
     def passed(self) -> bool:
@@ -92,7 +95,9 @@ class Certificate:
         return ", ".join(parts)
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "certified": self.certified}
+        out = {**asdict(self), "certified": self.certified}
+        del out["objective"]  # SolveResult.objective
+        return out
 
 
 # ------------------------------------------------------------------------------------------- reading the model
@@ -111,8 +116,7 @@ def _linear_terms(body, col: dict):
         kind = type(a)
         if kind is monomial:
             coef, v = a._args_
-            if type(coef) is not float:
-                coef = float(pyo.value(coef))
+            coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
         elif kind is float or kind is int:
             constant += a
             continue
@@ -276,10 +280,11 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
     data: list[float] = []
     smooth = True
     for i, con in enumerate(cons):
-        if con.lower is not None:
-            lower[i] = float(pyo.value(con.lower))
-        if con.upper is not None:
-            upper[i] = float(pyo.value(con.upper))
+        lo, up = con.lb, con.ub
+        if lo is not None:
+            lower[i] = lo
+        if up is not None:
+            upper[i] = up
         terms = _linear_terms(con.body, col)
         if terms is not None:
             cols, coefs, constant[i], _ = terms
@@ -299,7 +304,82 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
     return _Rows(cons, body, lower, upper, constant, J, smooth)
 
 
-def _objective_gradient(objective, col: dict, n: int, memo: dict) -> tuple[float, np.ndarray] | None:
+class _NotQuadratic(Exception):
+    pass
+
+
+def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list, list]) -> float:
+    """Add ``scale * expr`` to ``out = (rows, cols, coefs, linear cols, linear coefs)`` of a quadratic read term by
+    term (the duals' objectives: sums of ``K_ij * lam_i * lam_j``); returns its constant. :class:`_NotQuadratic`
+    for anything else (then :func:`_forward` reads it)."""
+    kind = type(expr)
+    if kind is float or kind is int:
+        return scale * expr
+    if kind is ne.SumExpression or kind is ne.LinearExpression:
+        return sum(_quadratic(a, scale, col, out) for a in expr.args)
+    if kind is ne.MonomialTermExpression:
+        coef, v = expr._args_
+        coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
+        if v.fixed:
+            return scale * coef * v._value
+        out[3].append(col[id(v)])
+        out[4].append(scale * coef)
+        return 0.0
+    if kind is ne.NegationExpression:
+        return _quadratic(expr.args[0], -scale, col, out)
+    if kind is ne.ProductExpression:
+        a, b = expr.args
+        if isinstance(a, (int, float)) or not a.is_potentially_variable():
+            return _quadratic(b, scale * float(pyo.value(a)), col, out)
+        if isinstance(b, (int, float)) or not b.is_potentially_variable():
+            return _quadratic(a, scale * float(pyo.value(b)), col, out)
+        if type(a) is ne.MonomialTermExpression and b.is_variable_type() and not b.fixed and not a._args_[1].fixed:
+            coef, u = a._args_
+            out[0].append(col[id(u)])
+            out[1].append(col[id(b)])
+            out[2].append(scale * (float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))))
+            return 0.0
+        if a.is_variable_type() and b.is_variable_type() and not a.fixed and not b.fixed:
+            out[0].append(col[id(a)])
+            out[1].append(col[id(b)])
+            out[2].append(scale)
+            return 0.0
+        raise _NotQuadratic
+    if kind is ne.PowExpression:
+        v, e = expr.args
+        if isinstance(e, (int, float)) and e == 2 and v.is_variable_type() and not v.fixed:
+            out[0].append(col[id(v)])
+            out[1].append(col[id(v)])
+            out[2].append(scale)
+            return 0.0
+        raise _NotQuadratic
+    if not expr.is_potentially_variable():
+        return scale * float(pyo.value(expr))
+    if expr.is_variable_type():
+        if expr.fixed:
+            return scale * expr._value
+        out[3].append(col[id(expr)])
+        out[4].append(scale)
+        return 0.0
+    if expr.is_named_expression_type():
+        return _quadratic(expr.expr, scale, col, out)
+    raise _NotQuadratic
+
+
+def _objective_gradient(objective, col: dict, n: int, memo: dict, x: np.ndarray) -> tuple[float, np.ndarray] | None:
+    out: tuple[list, list, list, list, list] = ([], [], [], [], [])
+    try:
+        constant = _quadratic(objective.expr, 1.0, col, out)
+    except _NotQuadratic:
+        constant = None
+    if constant is not None:  # vectorised: f = c + l'x + sum_k a_k x_i x_j, grad = l + sum_k a_k (x_j e_i + x_i e_j)
+        qi, qj = np.asarray(out[0], dtype=int), np.asarray(out[1], dtype=int)
+        qa, li, la = np.asarray(out[2], dtype=float), np.asarray(out[3], dtype=int), np.asarray(out[4], dtype=float)
+        grad = np.zeros(n)
+        np.add.at(grad, li, la)
+        np.add.at(grad, qi, qa * x[qj])
+        np.add.at(grad, qj, qa * x[qi])
+        return float(constant + la @ x[li] + qa @ (x[qi] * x[qj])), grad
     read = _gradient(objective.expr, col, memo)
     if read is None:
         return None
@@ -361,6 +441,10 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
     if worst > FEASIBILITY_TOL:
         cert.level, cert.why = "failed", f"the point violates {where} by {worst:.2g} (relative to its size)"
         return cert
+    objective = objective_of(model)
+    read = _objective_gradient(objective, col, n, memo, x)
+    if read is not None:
+        cert.objective = read[0]
     if integers:
         cert.why = "integer variables: no KKT conditions (the backend's branch and bound is the proof)"
         return cert
@@ -374,8 +458,6 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
     if not rows.smooth:
         cert.why = "a row is not differentiable at the point"
         return cert
-    objective = objective_of(model)
-    read = _objective_gradient(objective, col, n, memo)
     if read is None:
         cert.why = "the objective is not differentiable at the point"
         return cert

@@ -65,6 +65,7 @@ from tpm_models.solvers.common import (
 )
 from tpm_models.solvers.conic import why_not_conic
 from tpm_models.solvers.structure import (
+    ModelTraits,
     component_values,
     max_violation,
     model_traits,
@@ -82,7 +83,7 @@ def solve(
     time_limit: float | None = None,
     raise_on_failure: bool = True,
     warm_start: bool = False,
-    kind: str | None = None,
+    kind: str | ModelTraits | None = None,
 ) -> SolveResult:
     """Solve ``model`` with ``solver`` and return a :class:`SolveResult`.
 
@@ -92,11 +93,13 @@ def solve(
     docstring), raises :class:`NoOptimalSolutionError`; with ``raise_on_failure=False``
     the non-optimal result is returned instead, with its termination saying so. ``kind``: the model's
     :func:`~tpm_models.solvers.structure.model_class` when the caller already has it (a model solved by
-    several solvers is classified once). ``time_limit``: seconds, > 0; a backend that cannot honour it refuses.
+    several solvers is classified once), or its :func:`~tpm_models.solvers.structure.model_traits` (then the
+    objective's convexity test is not repeated either). ``time_limit``: seconds, > 0; a backend that cannot
+    honour it refuses.
     """
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
         raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
-    traits = model_traits(model, kind)
+    traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind)
     backend, _ = backend_for(model, solver, traits, time_limit)
     if not warm_start:
         for v in model.component_data_objects(pyo.Var, descend_into=True):
@@ -116,16 +119,19 @@ def solve(
 
     solver_termination = termination
     values = values_of(model)
-    objective = pyo.value(objective_of(model), exception=False)
-    objective = float(objective) if objective is not None else None
     certificate = None
+    if all(v.value is not None for v in model.component_data_objects(pyo.Var, descend_into=True)):
+        certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
+                              traits.convex or backend.proves_convexity, bool(traits.integers))
+    objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
+    if objective is None:
+        objective = pyo.value(objective_of(model), exception=False)
+    objective = float(objective) if objective is not None else None
     if termination is Termination.OPTIMAL and (objective is None or not math.isfinite(objective)):
         termination = Termination.NUMERICAL_ERROR
         message = f"reported optimal but the objective is {objective}"
-    elif all(v.value is not None for v in model.component_data_objects(pyo.Var, descend_into=True)):
+    elif certificate is not None:
         optimal = termination is Termination.OPTIMAL
-        certificate = certify(model, raw_duals if optimal else None,
-                              traits.convex or backend.proves_convexity, bool(traits.integers))
         if certificate.level == "local" and traits.kind == "NLP" and why_not_conic(model) is None:
             certificate.level, certificate.why = "kkt", "feasible, KKT conditions hold on a convex (conic) model"
         if optimal and not certificate.passed:
