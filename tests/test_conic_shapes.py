@@ -105,7 +105,34 @@ def sqrt_row():
     return m, math.sqrt(17) - 1
 
 
-SHAPES = [equal_bounds_cone, equal_bounds_lp, rotated, rotated_with_constant, hyperbolic, abs_objective, abs_row,
+def cone_sign_as_a_row():
+    """min -x s.t. x^2 <= t^2, t >= 0 and t <= 2 written as rows (no bounds): -2."""
+    m = pyo.ConcreteModel(name="t >= 0 written as a row")
+    m.x = pyo.Var()
+    m.t = pyo.Var()
+    m.obj = pyo.Objective(expr=-m.x)
+    m.c = pyo.Constraint(expr=m.x**2 <= m.t**2)
+    m.sign = pyo.Constraint(expr=m.t >= 0)
+    m.top = pyo.Constraint(expr=m.t <= 2)
+    return m, -2.0
+
+
+def rotated_signs_as_rows():
+    """min t + s s.t. x^2 <= t s, x = 2, with 2 t >= 0 and s >= 0 written as rows: 4."""
+    m = pyo.ConcreteModel(name="rotated cone, signs as rows")
+    m.x = pyo.Var()
+    m.t = pyo.Var()
+    m.s = pyo.Var()
+    m.obj = pyo.Objective(expr=m.t + m.s)
+    m.c = pyo.Constraint(expr=m.x**2 <= m.t * m.s)
+    m.fix_x = pyo.Constraint(expr=m.x == 2)
+    m.t_sign = pyo.Constraint(expr=2 * m.t >= 0)
+    m.s_sign = pyo.Constraint(expr=m.s >= 0)
+    return m, 4.0
+
+
+SHAPES = [cone_sign_as_a_row, rotated_signs_as_rows, equal_bounds_cone, equal_bounds_lp, rotated,
+          rotated_with_constant, hyperbolic, abs_objective, abs_row,
           sqrt_row]
 
 
@@ -128,9 +155,30 @@ def test_the_default_takes_the_shape(shape):
     assert r.solver == "clarabel" and abs(r.objective - truth) <= TOL * max(1.0, abs(truth))
 
 
+def test_a_sign_row_makes_the_cone_a_socp():
+    assert S.model_class(cone_sign_as_a_row()[0]) == "SOCP"
+
+
 def test_a_rotated_cone_needs_nonnegative_factors():
     """x^2 <= t s with s free is not convex (t = -1, s = -1 allows every |x| <= 1 and more): refused."""
     model, _ = rotated()
     model.s.setlb(None)
     with pytest.raises(S.SolverUnavailableError, match="not convex"):
         solve(model, "clarabel")
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("name", sorted(S.BACKENDS))
+def test_no_backend_reports_another_optimum(shape, name):
+    """Every installed backend on every shape: the closed form, or a refusal, or not optimal (Xpress on the cone
+    whose sign is a row returns a point the certificate rejects; CPLEX says the row is not convex)."""
+    b = S.BACKENDS[name]
+    if not b.available():
+        pytest.skip(f"{name} is not installed or not ready")
+    model, truth = shape()
+    try:
+        r = solve(model, name, raise_on_failure=False)
+    except S.SolverUnavailableError:
+        return
+    if r.optimal:
+        assert abs(r.objective - truth) <= 1e-6 * max(1.0, abs(truth)), (name, r.objective, truth)

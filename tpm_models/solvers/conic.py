@@ -103,6 +103,7 @@ from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.matrices import NotAQPError
+from tpm_models.solvers.structure import sign_rows
 
 APEX_TOL = 1e-10
 """Below this :math:`\\|\\nabla g(x)\\|` a quadratic cone row sits at the apex and its scalar dual is NaN."""
@@ -201,6 +202,11 @@ class _Builder:
         self.nonneg: list = []
         self.blocks: list[tuple[Cone, list]] = []  # soc / pow blocks
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
+        self.signs = sign_rows(model)  # variables kept >= 0 by a row of their own (``y >= 0`` as a constraint)
+
+    def nonnegative(self, v) -> bool:
+        """``v >= 0`` by its bound or by a row of its own."""
+        return (v.lb is not None and pyo.value(v.lb) >= 0) or id(v) in self.signs
 
     # ---------------------------------------------------------------- columns and rows
     def new_col(self, name: str) -> int:
@@ -308,7 +314,7 @@ class _Builder:
         if not (ex > 1.0 and abs(ex + er - 1.0) < 1e-12):
             raise NotConicError(f"{where}: {x.name}**{ex:g} * {r.name}**{er:g} is not a**q * r**(1-q) with q > 1")
         for v in (x, r):
-            if v.lb is None or pyo.value(v.lb) < 0:
+            if not self.nonnegative(v):
                 raise NotConicError(f"{where}: the perspective a**q * r**(1-q) needs {v.name} >= 0 as a bound")
         key = ("pow", self.column(x), self.column(r), ex)
         if key not in self.atoms:
@@ -338,7 +344,7 @@ class _Builder:
             x = t.args[0]
             if isinstance(x, ne.AbsExpression) and _var(x.args[0]):
                 x = x.args[0]
-            elif not (_var(x) and x.lb is not None and pyo.value(x.lb) >= 0):
+            elif not (_var(x) and self.nonnegative(x)):
                 raise NotConicError(f"{where}: {_short(t)}: write abs(x)**q, or bound x >= 0")
             cols.append(self.column(x))
         key = ("pnorm", tuple(cols), q)
@@ -425,7 +431,7 @@ class _Builder:
             y = negative[0][0]
             others = {k: a for k, a in quad.items() if k != negative[0]}
             y_var = self.variables[y] if y < self.n else None
-            if (y_var is not None and y_var.lb is not None and pyo.value(y_var.lb) >= 0 and y not in lin
+            if (y_var is not None and self.nonnegative(y_var) and y not in lin
                     and all(y not in k for k in others)):
                 F, g0, c0 = _squares(others, lin, const, where)
                 rows = [({y: math.sqrt(-quad[negative[0]])}, 0.0)] + list(zip(F, g0))
@@ -455,7 +461,7 @@ class _Builder:
             return None
         for c in (t, s):
             v = self.variables[c] if c < self.n else None
-            if v is None or v.lb is None or pyo.value(v.lb) < 0:
+            if v is None or not self.nonnegative(v):
                 return None
         b = -quad[cross[0]]
         F, g0, c0 = _squares(others, lin, const, where)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL, ModelError
@@ -85,6 +86,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
         return ModelTraits(kind, integers, nonconvex, nonconvex is None and kind != "NLP")
     kind = "NLP" if degree is None else None
     conic, general = False, degree is None
+    signs: set[int] | None = None
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
         repn = _structure(con.body)
         if repn.nonlinear_expr is not None:  # convexity unknown from here: the walk stops (a large NLP is long)
@@ -92,11 +94,13 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
             break
         if not repn.quadratic_vars:
             continue
-        if _is_cone(con, repn):
+        if signs is None:
+            signs = sign_rows(model)
+        if _is_cone(con, repn, signs):
             conic = True
             continue
         kind = "NLP"
-        if nonconvex is None and not _convex_quadratic_row(con, repn):
+        if nonconvex is None and not _convex_quadratic_row(con, repn, signs):
             nonconvex = f"constraint {con.name} is a quadratic row that is not convex"
     if kind is None:
         kind = "SOCP" if conic else ("QP" if quadratic else "LP")
@@ -126,17 +130,43 @@ def _psd(repn, sign: float) -> bool:
     return bool(lam.min() >= -PSD_TOL * max(1.0, float(np.abs(lam).max())))
 
 
-def _nonnegative(v) -> bool:
-    return v.lb is not None and pyo.value(v.lb) >= 0
+def sign_rows(model: pyo.ConcreteModel) -> set[int]:
+    """``id`` s of the variables that a row of their own keeps nonnegative (``y >= 0`` written as a constraint
+    rather than a bound, ``2*y >= 1``): a cone's ``y`` may be bounded either way."""
+    out: set[int] = set()
+    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        body = con.body
+        kind = type(body)
+        if kind is ne.LinearExpression and len(body.args) == 1:
+            body = body.args[0]
+            kind = type(body)
+        if kind is ne.MonomialTermExpression:
+            coef, v = body.args
+            coef = float(pyo.value(coef))
+        elif not isinstance(body, (int, float)) and body.is_variable_type():
+            coef, v = 1.0, body
+        else:
+            continue
+        if v.fixed:
+            continue
+        lo, up = con.lb, con.ub
+        if (coef > 0 and lo is not None and lo >= 0) or (coef < 0 and up is not None and up <= 0):
+            out.add(id(v))
+    return out
 
 
-def _convex_quadratic_row(con, repn) -> bool:
+def _nonnegative(v, rows: set[int] = frozenset()) -> bool:
+    """``v >= 0`` by its bound or by a row of its own (:func:`sign_rows`)."""
+    return (v.lb is not None and pyo.value(v.lb) >= 0) or id(v) in rows
+
+
+def _convex_quadratic_row(con, repn, signs: set[int]) -> bool:
     """A quadratic row (not a plain cone) whose feasible set is convex: a PSD form on its ``<=`` side (NSD on its
     ``>=`` side), or a rotated cone ``sum a_k x_k^2 - b t s <= 0`` / ``b t s >= c`` (``t, s >= 0``, ``c >= 0``)."""
     if con.equality or (con.lower is not None and con.upper is not None):
         return False
     sign = 1.0 if con.upper is not None else -1.0
-    if _psd(repn, sign) or _is_shifted_cone(con, repn, sign):
+    if _psd(repn, sign) or _is_shifted_cone(con, repn, sign, signs):
         return True
     cross = [(u, v, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)
              if u is not v]
@@ -146,11 +176,11 @@ def _convex_quadratic_row(con, repn) -> bool:
     squares = [(u, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)
                if u is v]
     c0 = sign * (pyo.value(repn.constant) - pyo.value(con.upper if sign > 0 else con.lower))
-    return (_nonnegative(t) and _nonnegative(s_) and all(a > 0 and u is not t and u is not s_ for u, a in squares)
-            and c0 >= 0)
+    return (_nonnegative(t, signs) and _nonnegative(s_, signs) and c0 >= 0
+            and all(a > 0 and u is not t and u is not s_ for u, a in squares))
 
 
-def _is_shifted_cone(con, repn, sign: float) -> bool:
+def _is_shifted_cone(con, repn, sign: float, signs: set[int]) -> bool:
     """``g = ||F x + g0||^2 + c0 - b y^2 <= 0`` with ``c0 >= 0``, ``b > 0``, ``y >= 0`` in no other term (the
     second-order cone that :mod:`tpm_models.solvers.conic` maps, shifted: ``sum_k (x_k - a_k)^2 <= y^2``)."""
     quad = [(u, v, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)]
@@ -158,7 +188,7 @@ def _is_shifted_cone(con, repn, sign: float) -> bool:
     if len(negative) != 1:
         return False
     y = negative[0]
-    if not _nonnegative(y) or any(v is y for v in repn.linear_vars) \
+    if not _nonnegative(y, signs) or any(v is y for v in repn.linear_vars) \
             or any((u is y) != (v is y) for u, v, _ in quad):
         return False
     index: dict[int, int] = {}
@@ -188,7 +218,7 @@ def _is_shifted_cone(con, repn, sign: float) -> bool:
     return c0 >= -1e-9 * (1.0 + abs(bound))
 
 
-def _is_cone(con, repn) -> bool:
+def _is_cone(con, repn, signs: set[int] = frozenset()) -> bool:
     """``sum a_k x_k^2 - b y^2 <= 0`` (or its negation >= 0) with a, b > 0 and y >= 0."""
     if repn.linear_vars or pyo.value(repn.constant) != 0:
         return False
@@ -204,7 +234,7 @@ def _is_cone(con, repn) -> bool:
             return False
         if sign * pyo.value(coef) < 0:
             negative.append(u)
-    return len(negative) == 1 and negative[0].lb is not None and pyo.value(negative[0].lb) >= 0
+    return len(negative) == 1 and _nonnegative(negative[0], signs)
 
 
 def component_values(model: pyo.ConcreteModel, get: Callable, ctype) -> dict[str, float | np.ndarray]:
