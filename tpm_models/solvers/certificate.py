@@ -50,6 +50,7 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
+from pyomo.core.expr.visitor import identify_variables
 
 from tpm_models.solvers.common import FEASIBILITY_TOL, KKT_FAIL_TOL, KKT_TOL
 from tpm_models.solvers.structure import objective_of
@@ -396,8 +397,25 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
             integers: bool = False) -> Certificate:
     """The certificate of the point loaded in ``model`` (module docstring) with ``duals`` (by constraint data, in
     :mod:`tpm_models.solvers.common`'s convention; ``None``: the backend gave none). ``convex``: the model is
-    classified convex (KKT then proves optimality). ``integers``: the model has integer variables (no KKT)."""
+    classified convex (KKT then proves optimality). ``integers``: the model has integer variables (no KKT).
+
+    A row that holds a variable of another model (not among the model's own components) is read with that
+    variable as one more column."""
     variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    try:
+        return _certify(model, variables, duals, convex, integers)
+    except KeyError:  # a variable of another model: read again with every row's variables as columns
+        known = {id(v) for v in variables}
+        for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+            for v in identify_variables(con.body, include_fixed=False):
+                if id(v) not in known:
+                    variables.append(v)
+                    known.add(id(v))
+        return _certify(model, variables, duals, convex, integers)
+
+
+def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, convex: bool,
+             integers: bool) -> Certificate:
     if any(v.value is None for v in variables):
         return Certificate(math.inf, level="failed", why="a variable has no value")
     col = {id(v): k for k, v in enumerate(variables)}
