@@ -182,3 +182,37 @@ def test_no_backend_reports_another_optimum(shape, name):
         return
     if r.optimal:
         assert abs(r.objective - truth) <= 1e-6 * max(1.0, abs(truth)), (name, r.objective, truth)
+
+
+def sqrt_over_abs():
+    """max x s.t. sqrt(4 - y) >= abs(x), y >= 0 (its hypograph: x^2 <= 4 - y): x = 2 at y = 0."""
+    m = pyo.ConcreteModel(name="sqrt(e) >= abs(x)")
+    m.x = pyo.Var()
+    m.y = pyo.Var(bounds=(0, None))
+    m.obj = pyo.Objective(expr=m.x, sense=pyo.maximize)
+    m.c = pyo.Constraint(expr=pyo.sqrt(4 - m.y) >= abs(m.x))
+    return m, 2.0
+
+
+def sqrt_in_a_maximised_objective():
+    """max sqrt(x) - x / 4: derivative 1/(2 sqrt x) = 1/4 at x = 4: 2 - 1 = 1."""
+    m = pyo.ConcreteModel(name="max sqrt(x) - x/4")
+    m.x = pyo.Var(bounds=(0, None))
+    m.obj = pyo.Objective(expr=pyo.sqrt(m.x) - m.x / 4, sense=pyo.maximize)
+    return m, 1.0
+
+
+@pytest.mark.parametrize("shape", [sqrt_over_abs, sqrt_in_a_maximised_objective], ids=lambda f: f.__name__)
+def test_a_concave_sqrt_on_its_concave_side(shape):
+    model, truth = shape()
+    r = solve(model, "clarabel")
+    assert abs(r.objective - truth) <= TOL * max(1.0, abs(truth)), (r.objective, truth)
+
+
+def test_a_concave_sqrt_on_its_convex_side_is_refused():
+    """min sqrt(x): the hypograph is not exact there (and the model is not convex)."""
+    m = pyo.ConcreteModel(name="min sqrt(x)")
+    m.x = pyo.Var(bounds=(1, 4))
+    m.obj = pyo.Objective(expr=pyo.sqrt(m.x))
+    with pytest.raises(S.SolverUnavailableError, match="wrong sign"):
+        solve(m, "clarabel")

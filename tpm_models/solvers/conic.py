@@ -203,6 +203,7 @@ class _Builder:
         self.blocks: list[tuple[Cone, list]] = []  # soc / pow blocks
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
         self.signs = sign_rows(model)  # variables kept >= 0 by a row of their own (``y >= 0`` as a constraint)
+        self.concave: set[int] = set()  # hypograph columns (tau <= a concave atom): allowed on the concave side
 
     def nonnegative(self, v) -> bool:
         """``v >= 0`` by its bound or by a row of its own."""
@@ -255,6 +256,8 @@ class _Builder:
         if isinstance(expr, ne.AbsExpression):
             return self.atom(expr, coef, self.abs_atom(expr.args[0], where), atoms)
         if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() == "sqrt":
+            if self.is_affine(expr.args[0], where):  # concave: its hypograph
+                return self.atom(expr, coef, self.sqrt_hypograph(expr.args[0], where), atoms)
             return self.atom(expr, coef, self.sqrt_atom(expr.args[0], where), atoms)
         if isinstance(expr, ne.PowExpression) and _const(expr.args[1]):
             base, e = expr.args[0], float(pyo.value(expr.args[1]))
@@ -273,6 +276,24 @@ class _Builder:
         self.nodes[id(expr)] = (expr, column)
         atoms.append((coef, column))
         return 0.0
+
+    def is_affine(self, arg, where: str) -> bool:
+        repn = generate_standard_repn(arg, quadratic=True)
+        return repn.nonlinear_expr is None and not repn.quadratic_vars and bool(repn.linear_vars)
+
+    def sqrt_hypograph(self, arg, where: str) -> int:
+        r"""``sqrt(a'x + c)``, concave: a column :math:`\tau` with :math:`\tau \le \sqrt{a^\top x + c}` written as
+        :math:`(e + 1,\ e - 1,\ 2\tau) \in \mathrm{SOC}`, :math:`e = a^\top x + c` (so :math:`\tau^2 \le e`,
+        :math:`e \ge 0`). Exact where the row needs :math:`\tau` large (the atom on the concave side of the row,
+        e.g. ``sqrt(e) >= abs(x)``): a point with some :math:`\tau \le \sqrt e` has :math:`\tau = \sqrt e`."""
+        _, lin, const = self.quadratic(arg, where)
+        key = ("sqrt hypograph", tuple(sorted(lin.items())), const)
+        if key not in self.atoms:
+            tau = self.new_col(f"sqrt hypograph {len(self.atoms)}")
+            self.add_block(Cone("soc", 3), [(dict(lin), const + 1.0), (dict(lin), const - 1.0), ({tau: 2.0}, 0.0)])
+            self.atoms[key] = tau
+            self.concave.add(tau)
+        return self.atoms[key]
 
     def sqrt_atom(self, arg, where: str) -> int:
         """:math:`\\tau \\ge \\sqrt{\\|Fx+g_0\\|^2 + c_0}`: :math:`(\\tau, Fx+g_0, \\sqrt{c_0}) \\in \\mathrm{SOC}`."""
@@ -411,8 +432,9 @@ class _Builder:
             g_lin = {c: orient * a for c, a in lin.items()}
             g_const = orient * (const - bound)
             for coef, col in atoms:
-                if orient * coef < 0:
-                    raise NotConicError(f"{where}: a convex term on the wrong side (the row is not convex)")
+                if (orient * coef < 0) != (col in self.concave):
+                    raise NotConicError(f"{where}: a {'concave' if col in self.concave else 'convex'} term on the "
+                                        "wrong side (the row is not convex)")
                 g_lin[col] = g_lin.get(col, 0.0) + orient * coef
             if not quad:
                 self.nonneg.append(({c: -a for c, a in g_lin.items()}, -g_const))  # s = -g >= 0
@@ -480,8 +502,8 @@ class _Builder:
         sense = 1 if obj.sense == pyo.minimize else -1
         quad, lin, atoms, const = self.parts(obj.expr, "the objective")
         for coef, col in atoms:
-            if sense * coef < 0:
-                raise NotConicError("the objective has a convex term with the wrong sign (not convex)")
+            if (sense * coef < 0) != (col in self.concave):
+                raise NotConicError("the objective has a convex or concave term with the wrong sign (not convex)")
             lin[col] = lin.get(col, 0.0) + coef
         return sense, quad, lin, const
 
