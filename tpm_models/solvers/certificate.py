@@ -118,7 +118,7 @@ def _linear_terms(body, col: dict):
         if kind is monomial:
             coef, v = a._args_
             coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
-        elif kind is float or kind is int:
+        elif isinstance(a, (int, float)):
             constant += a
             continue
         elif a.is_variable_type():
@@ -314,7 +314,7 @@ def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list,
     term (the duals' objectives: sums of ``K_ij * lam_i * lam_j``); returns its constant. :class:`_NotQuadratic`
     for anything else (then :func:`_forward` reads it)."""
     kind = type(expr)
-    if kind is float or kind is int:
+    if isinstance(expr, (int, float)):
         return scale * expr
     if kind is ne.SumExpression or kind is ne.LinearExpression:
         return sum(_quadratic(a, scale, col, out) for a in expr.args)

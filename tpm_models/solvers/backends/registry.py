@@ -179,17 +179,19 @@ def _checked(model: pyo.ConcreteModel, solver: str, traits: ModelTraits,
         )
     if traits.integers and not backend.integers:
         raise SolverUnavailableError(
-            f"{solver} would relax the integer variables of {title(model)} ({', '.join(traits.integers)}), so its "
-            f"optimum would not be the model's; installed solvers that take integers: "
+            f"{solver} cannot take {title(model)}: it would relax the integer variables "
+            f"({', '.join(traits.integers)}), so its optimum would not be the model's; installed solvers that take "
+            f"integers: "
             f"{_capable(kind, True, traits.nonconvex is not None)}")
     if traits.nonconvex and not backend.nonconvex:
         raise SolverUnavailableError(
-            f"{solver} solves convex models only and {title(model)} is not convex ({traits.nonconvex}): its answer "
-            f"could be a saddle or a local optimum; installed global solvers: "
+            f"{solver} cannot take {title(model)}: it solves convex models only and the model is not convex "
+            f"({traits.nonconvex}), so its answer could be a saddle or a local optimum; installed global solvers: "
             f"{_capable(kind, bool(traits.integers), True)}")
     if time_limit is not None and not backend.time_limit:
         raise SolverUnavailableError(
-            f"{solver} has no time limit, so time_limit={time_limit:g} cannot be honoured; drop time_limit or use "
+            f"{solver} cannot take time_limit={time_limit:g}: it has no time limit, so it could not honour it; drop "
+            f"time_limit or use "
             f"one of {[n for n in available_solvers(kind) if BACKENDS[n].time_limit]}")
     reason = backend.refuses(model) if backend.refuses is not None else None
     if reason:
