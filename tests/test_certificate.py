@@ -430,3 +430,27 @@ def test_a_time_limit_ends_as_one(name, wine):
     if S.is_licence_limit(r):
         return
     assert r.termination is Termination.TIME_LIMIT and r.objective is None, (r.termination, r.message)
+
+
+def test_model_traits_read_convexity_from_what_the_model_holds():
+    """Convex: an LP, a PSD QP, a rotated cone; not convex: the saddle x*y, a concave maximisation's opposite,
+    x^2 >= 1; unknown (not proved either way): a row with exp()."""
+    convex_qp, _ = tiny_row()
+    assert model_traits(convex_qp).convex and model_traits(convex_qp).kind == "QP"
+    assert model_traits(saddle()[0]).nonconvex == "the objective's quadratic part is not convex"
+    m = pyo.ConcreteModel(name="max x^2")
+    m.x = pyo.Var(bounds=(-1, 1))
+    m.obj = pyo.Objective(expr=m.x**2, sense=pyo.maximize)
+    assert "not concave" in model_traits(m).nonconvex
+    m.obj.sense = pyo.minimize
+    m.outside = pyo.Constraint(expr=m.x**2 >= 0.25)  # |x| >= 1/2: two intervals
+    assert "outside" in model_traits(m).nonconvex
+    m.del_component(m.outside)
+    m.t = pyo.Var(bounds=(0, None))
+    m.s = pyo.Var(bounds=(0, None))
+    m.rot = pyo.Constraint(expr=m.x**2 <= m.t * m.s)
+    assert model_traits(m).convex and model_traits(m).nonconvex is None
+    m.e = pyo.Constraint(expr=pyo.exp(m.x) <= 2)
+    traits = model_traits(m)
+    assert traits.kind == "NLP" and not traits.convex and traits.nonconvex is None
+    assert model_traits(integer()[0]).integers == ("x",)
