@@ -3,12 +3,14 @@
 Truth: Pyomo's own writer (:func:`~tpm_models.export.lp_text.pyomo_lp_text`, ``LPWriter().write`` with the
 same options), run in the same process on the same model: the texts are compared character for character.
 Models: every instance of the shipped library that ``.lp`` holds, written through the export (collected
-objective), and small handmade models for the edge cases of the format, plus random linear models.
+objective), and small handmade models for the edge cases of the format, plus random linear models, plus the
+models of Pyomo's own LP-writer tests (``pyomo/repn/tests``), written here again.
 """
 
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 import pyomo.environ as pyo
@@ -221,3 +223,123 @@ def test_a_variable_of_another_model():
     m.d = pyo.Constraint(expr=lin((1.0, foreign.u[2]), (2.0, m.x[1]), (4.0, foreign.u[1])) <= 1)
     m.e = pyo.Constraint(expr=lin((1.0, foreign.u[3]), (2.0, m.x[2])) <= 2)
     same(m)
+
+
+# ------------------------------------------------------------------ Pyomo's own LP-writer test models
+# The models of Pyomo's tests of its LP writer (pyomo/repn/tests/cpxlp/test_cpxlp.py, test_lpv2.py and the
+# small*_testCase models of pyomo/repn/tests/ampl), written here again: our writer writes each as Pyomo's does.
+
+
+def _shuffled(rng, terms):
+    """A sum of ``terms`` (variables, or tuples multiplied together) built in a random order, as Pyomo's
+    ordering tests build theirs: the file must not depend on the order an expression was written in."""
+    terms = list(terms)
+    rng.shuffle(terms)
+    expr = 0.0
+    for term in terms:
+        if isinstance(term, tuple):
+            factors = list(term)
+            rng.shuffle(factors)
+            product = 1.0
+            for f in factors:
+                product *= f
+            expr += product
+        else:
+            expr += term
+    return expr
+
+
+@pytest.mark.parametrize("quadratic", [False, True])
+@pytest.mark.parametrize("seed", range(5))
+def test_pyomo_column_ordering_models(quadratic, seed):
+    rng = random.Random(seed)
+    m = pyo.ConcreteModel()
+    m.a, m.b, m.c = pyo.Var(), pyo.Var(), pyo.Var()
+    terms = [m.a, m.b, m.c]
+    if quadratic:
+        terms += [(m.a, m.a), (m.b, m.b), (m.c, m.c), (m.a, m.b), (m.a, m.c), (m.b, m.c)]
+    m.obj = pyo.Objective(expr=_shuffled(rng, terms))
+    m.con = pyo.Constraint(expr=_shuffled(rng, terms) <= 1)
+    same(m)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pyomo_row_ordering_model(seed):
+    """Rows added in a random order: >=, <=, ranged (0, a, 1) and an indexed equality."""
+    m = pyo.ConcreteModel()
+    m.a = pyo.Var()
+    components = {
+        "obj": pyo.Objective(expr=m.a),
+        "con1": pyo.Constraint(expr=m.a >= 0),
+        "con2": pyo.Constraint(expr=m.a <= 1),
+        "con3": pyo.Constraint(expr=(0, m.a, 1)),
+        "con4": pyo.Constraint([1, 2], rule=lambda _, i: m.a == i),
+    }
+    order = list(components)
+    random.Random(seed).shuffle(order)
+    for key in order:
+        m.add_component(key, components[key])
+    same(m)
+
+
+def test_pyomo_var_on_deactivated_block():
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.other = pyo.Block()
+    m.other.a = pyo.Var()
+    m.other.deactivate()
+    m.c = pyo.Constraint(expr=m.other.a + 2 * m.x <= 0)
+    m.obj = pyo.Objective(expr=m.x)
+    same(m)
+
+
+def test_pyomo_deterministic_unordered_sets():
+    """An unordered set and an ``Any``-indexed variable give the same file (Pyomo's test_lpv2)."""
+    names = ["a", "z", "ooo", "aaaaa"]
+    m = pyo.ConcreteModel()
+    m.I = pyo.Set(initialize=names, ordered=False)
+    m.x = pyo.Var(m.I)
+    m.c = pyo.Constraint(m.I, rule=lambda m, i: m.x[i] >= len(i))
+    m.o = pyo.Objective(expr=sum(m.x[i] for i in m.I))
+    first = same(m)
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(pyo.Any, dense=False)
+    m.c = pyo.Constraint(pyo.Any)
+    for i in names:
+        m.c[i] = m.x[i] >= len(i)
+    m.o = pyo.Objective(expr=sum(m.x.values()))
+    assert same(m) == first
+
+
+def test_pyomo_suffixes_on_blocks_are_not_written():
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.obj = pyo.Objective(expr=m.x)
+    m.con = pyo.Constraint(expr=m.x >= 2)
+    m.b = pyo.Block()
+    m.ignored = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    m.duals = pyo.Suffix(direction=pyo.Suffix.IMPORT_EXPORT)
+    m.b.scaling = pyo.Suffix(direction=pyo.Suffix.EXPORT)
+    m.duals[m.con] = 5
+    m.b.scaling[m.x] = 7
+    same(m)
+
+
+def test_pyomo_small5_parameters_in_denominators():
+    """small5: a quadratic objective with parameters (fixed and mutable) in denominators; its bilinear-times-
+    linear rows are not quadratic, so both writers refuse them the same way."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-1.0, 1.0), initialize=1.0)
+    m.y = pyo.Var(bounds=(-1.0, 1.0), initialize=2.0)
+    m.v = pyo.Var(bounds=(-1.0, 1.0), initialize=3.0)
+    m.p = pyo.Param(initialize=2.0)
+    m.q = pyo.Param(initialize=2.0, mutable=True)
+    m.OBJ = pyo.Objective(expr=m.x**2 / m.p + m.x**2 / m.q)
+    m.CON1 = pyo.Constraint(expr=1.0 / m.p * m.v + (m.x - m.y) == 2.0)
+    m.CON2 = pyo.Constraint(expr=m.v * (m.x - m.y) / m.q == 2.0 * m.q)
+    same(m)
+    m.CON3 = pyo.Constraint(expr=m.v * (m.x - m.y) * (1.0 / m.p) * m.x == 2.0)
+    with pytest.raises(Exception) as pyomos:
+        pyomo_lp_text(m)
+    with pytest.raises(type(pyomos.value)):
+        lp_text(m)

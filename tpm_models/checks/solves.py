@@ -22,7 +22,7 @@ from tpm_models.solvers.backends.registry import backend_for
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
 from tpm_models.solvers.compare import objective_scale
 from tpm_models.solvers.dispatch import solve
-from tpm_models.solvers.structure import model_class
+from tpm_models.solvers.structure import ModelTraits, model_traits
 
 
 class Solves:
@@ -31,7 +31,7 @@ class Solves:
     def __init__(self, X: np.ndarray, y: np.ndarray) -> None:
         self.X, self.y = X, y
         self.models: dict[tuple, pyo.ConcreteModel] = {}
-        self.kinds: dict[tuple, str] = {}
+        self.kinds: dict[tuple, ModelTraits] = {}
         self.last: dict[tuple, str] = {}
         """The solver whose solution each model holds (its values are that solve's)."""
         self.results: dict[tuple, tuple[SolveResult, float | None] | NoOptimalSolutionError] = {}
@@ -58,10 +58,16 @@ class Solves:
 
     def kind(self, eq: int | str, c: object, nu: float, alpha: float, kernel: Kernel | None = None,
              p: float | None = None, eps: float | None = None) -> str:
-        """:func:`model_class` of the model (LP, QP, SOCP, NLP)."""
+        """The model's class (LP, QP, SOCP, NLP)."""
+        return self.traits(eq, c, nu, alpha, kernel, p, eps).kind
+
+    def traits(self, eq: int | str, c: object, nu: float, alpha: float, kernel: Kernel | None = None,
+               p: float | None = None, eps: float | None = None) -> ModelTraits:
+        """:func:`model_traits` of the model (its class, integers, convexity), read once per model: every solve
+        of it is handed them (the PSD test of (16)'s objective is not repeated per solver)."""
         key = self._key(eq, c, nu, alpha, kernel, p, eps)
         if key not in self.kinds:
-            self.kinds[key] = model_class(self.model(eq, c, nu, alpha, kernel, p, eps))
+            self.kinds[key] = model_traits(self.model(eq, c, nu, alpha, kernel, p, eps))
         return self.kinds[key]
 
     def solve(self, eq: int | str, c: object, nu: float, alpha: float, kernel: Kernel | None = None,
@@ -70,7 +76,7 @@ class Solves:
         """``solve(model(...), solver)`` and, with ``scale``, the model's :func:`objective_scale` at that
         solution; made on the first call (again only if a scale is asked that was not measured)."""
         if solver == "default":  # one entry for the default solver asked by name or as "default"
-            kind = self.kind(eq, c, nu, alpha, kernel, p, eps)
+            kind = self.traits(eq, c, nu, alpha, kernel, p, eps)
             solver = backend_for(self.model(eq, c, nu, alpha, kernel, p, eps), "default", kind)[0].name
         key = (*self._key(eq, c, nu, alpha, kernel, p, eps), solver)
         known = self.results.get(key)
@@ -85,7 +91,7 @@ class Solves:
         self.solved += 1
         self.last.pop(key[:-1], None)
         try:
-            result = solve(model, solver, kind=self.kind(eq, c, nu, alpha, kernel, p, eps))
+            result = solve(model, solver, kind=self.traits(eq, c, nu, alpha, kernel, p, eps))
         except NoOptimalSolutionError as exc:
             self.results[key] = exc
             raise

@@ -68,6 +68,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     print(f"data       {data.name}, class {c} ({data.classes[c]}), nu={args.nu:g}, alpha={args.alpha:g}")
     print(f"solver     {result.solver} {result.solver_version}: {result.termination.value} "
           f"in {result.seconds * 1e3:.1f} ms")
+    print(f"certificate {_certificate_line(result)}")
     if not result.optimal:
         return code
     print(f"objective  {result.objective:.12g}   (as printed in the paper, no constant added)")
@@ -75,6 +76,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
         shown = np.array2string(np.asarray(value), precision=6, max_line_width=100, threshold=12)
         print(f"{name:<10} {shown}")
     return code
+
+
+def _certificate_line(result) -> str:
+    """The certificate in one line: what it proves and its residuals (``SolveResult.certificate``)."""
+    c = result.certificate
+    if c is None:
+        return "none (no point)"
+    verdict = "certified optimal" if result.certified else (
+        "optimal, not certified" if result.optimal else f"failed ({result.solution_status.value} point)")
+    residuals = [f"primal {c['primal']:.1e}"] + [f"{k} {c[k]:.1e}" for k in ("stationarity", "complementarity",
+                                                                          "dual_sign") if c[k] is not None]
+    return f"{verdict}: {', '.join(residuals)}" + ("" if result.certified else f" ({c['why']})")
 
 
 def _solve_22(args: argparse.Namespace, data: Dataset, c: int, X: np.ndarray) -> int:

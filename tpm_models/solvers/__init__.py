@@ -13,6 +13,7 @@ module              what it holds
 ``backends``        the capability table (:func:`register_backend`) and one module per backend
 ``pyomo_interfaces``  adapters for the backends reached through Pyomo's own interfaces
 ``ipopt``           the Ipopt library of the CasADi wheel as a Pyomo solver plugin
+``certificate``     :func:`certify`: the certificate of a point on the model as written
 ``solve``           :func:`solve`
 ==================  ==========================================================================
 """
@@ -26,24 +27,40 @@ from tpm_models.solvers.backends import (
     default_solver,
     register_backend,
 )
+from tpm_models.solvers.certificate import Certificate, certify
 from tpm_models.solvers.common import (
     DENSE_QP_TOL,
     FEASIBILITY_TOL,
     ITERATION_LIMIT,
+    KKT_FAIL_TOL,
+    KKT_TOL,
+    MIP_GAP,
     OPTIMALITY_TOL,
+    PSD_TOL,
     SCIP_TIME_LIMIT,
+    ModelError,
     NoOptimalSolutionError,
+    SolutionStatus,
     SolveResult,
     SolverUnavailableError,
     Termination,
 )
 from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution, solve_matrices
 from tpm_models.solvers.dispatch import is_licence_limit, solve
-from tpm_models.solvers.structure import max_violation, model_class, objective_of, title, values_of
+from tpm_models.solvers.structure import (
+    ModelTraits,
+    max_violation,
+    model_class,
+    model_traits,
+    objective_of,
+    title,
+    values_of,
+)
 
 __all__ = [
-    "available_solvers", "Backend", "backend_for", "BACKENDS", "DEFAULT", "default_solver", "DENSE_QP_TOL",
-    "FEASIBILITY_TOL",
+    "available_solvers", "Backend", "backend_for", "BACKENDS", "Certificate", "certify", "DEFAULT", "default_solver",
+    "DENSE_QP_TOL", "FEASIBILITY_TOL", "KKT_FAIL_TOL", "KKT_TOL", "MIP_GAP", "ModelError", "ModelTraits",
+    "model_traits", "PSD_TOL", "SolutionStatus",
     "is_licence_limit", "ITERATION_LIMIT", "MATRIX_SOLVERS", "MatrixSolution", "max_violation", "model_class",
     "NoOptimalSolutionError", "objective_of", "OPTIMALITY_TOL", "register_backend", "SCIP_TIME_LIMIT", "solve",
     "solve_matrices", "SolveResult", "SolverUnavailableError", "Termination", "title", "values_of",

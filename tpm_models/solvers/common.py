@@ -38,6 +38,31 @@ rank-deficient Hessians: at 1e-9 PIQP left w of (15) on Wine 4e-6 away from the 
 solvers' consensus; at 1e-12 it agrees to 1e-8 in ~10 iterations (0.25 ms)."""
 
 
+PSD_TOL = 1e-12
+"""The one PSD tolerance of the library: an eigenvalue of a quadratic form (objective or row) more negative than
+``-PSD_TOL`` times the form's largest absolute eigenvalue (at least 1) makes the form not convex. Used by the class
+reading (:func:`tpm_models.solvers.structure.model_traits`) and by the conic mapping."""
+
+
+KKT_TOL = 1e-6
+"""Largest scaled KKT residual (stationarity, complementarity, dual sign) of a certified optimum
+(:mod:`tpm_models.solvers.certificate`). Measured on the paper's models (Iris, Wine): PIQP, DAQP, HiGHS, Ipopt,
+Clarabel, and Gurobi, CPLEX, Xpress on the QPs, reach 1e-9 or less; a wrong point (the outer exponent dropped,
+a saddle) is off by O(0.1)."""
+
+
+KKT_FAIL_TOL = 1e-4
+"""Above this scaled KKT residual the certificate fails (``CERTIFICATE_FAILED``); between :data:`KKT_TOL` and it
+the result is "optimal, not certified": the duals that Gurobi and Xpress return for quadratic (cone) rows are
+accurate to ~1e-5 only (measured stationarity 1e-6..1.1e-5 on (27)-(29) for Iris and Wine, their objectives within
+1e-7 of Clarabel's), too loose to prove optimality, not a sign of a wrong point."""
+
+
+MIP_GAP = 1e-9
+"""Relative gap asked of the backends that take integer variables (their defaults, 1e-4, stop a branch and
+bound with an incumbent up to 0.01% from the integer optimum)."""
+
+
 SCIP_TIME_LIMIT = 120.0
 """Seconds SCIP may take when no ``time_limit`` is given."""
 
@@ -50,14 +75,18 @@ been seen to iterate without end on this paper's duals. PIQP needs ~10 iteration
 
 
 class Termination(StrEnum):
-    """Why the solver stopped."""
+    """Why the solve ended: the backend's stop, mapped per backend, then checked by the certificate
+    (:mod:`tpm_models.solvers.certificate`) on the model as written."""
 
     OPTIMAL = "optimal"
-    """Converged to its optimality tolerances, and the point passed our feasibility check."""
+    """Converged to its optimality tolerances, and the point passed the certificate (see
+    :attr:`SolveResult.certified` for whether optimality is proved or only the point's feasibility)."""
     INFEASIBLE = "infeasible"
     """Proved infeasible."""
     UNBOUNDED = "unbounded"
-    """Proved unbounded (or dual infeasible)."""
+    """Proved unbounded (or dual infeasible with a feasible primal)."""
+    INFEASIBLE_OR_UNBOUNDED = "infeasible_or_unbounded"
+    """The backend proved that no optimum exists without saying which (Gurobi's, CPLEX's ``INF_OR_UNBD``)."""
     ITERATION_LIMIT = "iteration_limit"
     """Stopped at ``ITERATION_LIMIT``."""
     TIME_LIMIT = "time_limit"
@@ -69,6 +98,26 @@ class Termination(StrEnum):
     the solver's own interface cannot take. Nothing was solved; another solver may take it."""
     ERROR = "error"
     """Any other failure: the solver ran and failed (or crashed) without a usable answer."""
+    CERTIFICATE_FAILED = "certificate_failed"
+    """The backend said optimal, but the certificate on the model as written failed: a row violated relative to
+    its size, or (convex model) the KKT conditions at the point with the backend's duals. The message holds the
+    residuals."""
+
+
+class SolutionStatus(StrEnum):
+    """What the returned point is (apart from why the solve ended: :class:`Termination`), after Pyomo's
+    ``contrib.solver`` ``SolutionStatus``."""
+
+    OPTIMAL = "optimal"
+    """Certified optimal: feasible (scaled per row) and, on a model classified convex, the KKT conditions hold
+    with the backend's duals mapped to the model's rows."""
+    FEASIBLE = "feasible"
+    """Feasible (scaled per row), optimality not proved: "optimal, not certified" when the backend said optimal
+    (no duals, or a model not classified convex whose KKT conditions prove a local optimum only)."""
+    INFEASIBLE = "infeasible"
+    """A point that violates a row or a bound (scaled), or that cannot be evaluated."""
+    NO_SOLUTION = "no_solution"
+    """No point."""
 
 
 @dataclass
@@ -89,10 +138,23 @@ class SolveResult:
     seconds: float = 0.0
     max_violation: float | None = None
     message: str = ""
+    solution_status: SolutionStatus = SolutionStatus.NO_SOLUTION
+    """What the point is (:class:`SolutionStatus`), apart from why the solve ended (``termination``)."""
+    solver_termination: Termination | None = None
+    """What the backend itself said (mapped to :class:`Termination`), before the certificate."""
+    certificate: dict | None = None
+    """The certificate's residuals (:class:`tpm_models.solvers.certificate.Certificate` as a dict): the scaled
+    primal violation and, where checked, stationarity, complementarity and dual sign; ``None`` when no point."""
 
     @property
     def optimal(self) -> bool:
         return self.termination is Termination.OPTIMAL
+
+    @property
+    def certified(self) -> bool:
+        """Optimal *and* proved so on the model as written (``solution_status`` ``OPTIMAL``); an optimal result
+        that is not certified is "optimal, not certified" (no duals, or convexity not established)."""
+        return self.optimal and self.solution_status is SolutionStatus.OPTIMAL
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (arrays become lists)."""
@@ -109,6 +171,10 @@ class SolveResult:
             "solver_version": self.solver_version,
             "seconds": self.seconds,
             "max_violation": self.max_violation,
+            "solution_status": self.solution_status.value,
+            "solver_termination": None if self.solver_termination is None else self.solver_termination.value,
+            "certified": self.certified,
+            "certificate": self.certificate,
             "message": self.message,
             "values": plain(self.values),
             "duals": plain(self.duals),
@@ -131,3 +197,8 @@ class NoOptimalSolutionError(RuntimeError):
 
 class SolverUnavailableError(RuntimeError):
     """The named solver is unknown, not installed, or cannot take the model's class."""
+
+
+class ModelError(ValueError):
+    """The model cannot be solved as given (no objective, several active objectives, a bad ``time_limit``);
+    the message says what to change."""

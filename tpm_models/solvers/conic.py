@@ -101,11 +101,9 @@ import scipy.sparse as sp
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
+from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.matrices import NotAQPError
-
-PSD_TOL = 1e-12
-"""Relative tolerance (to the largest eigenvalue) under which an eigenvalue of a quadratic form is
-taken as 0; a more negative one makes the form nonconvex (:class:`NotConicError`)."""
+from tpm_models.solvers.structure import sign_rows
 
 APEX_TOL = 1e-10
 """Below this :math:`\\|\\nabla g(x)\\|` a quadratic cone row sits at the apex and its scalar dual is NaN."""
@@ -204,6 +202,12 @@ class _Builder:
         self.nonneg: list = []
         self.blocks: list[tuple[Cone, list]] = []  # soc / pow blocks
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
+        self.signs = sign_rows(model)  # variables kept >= 0 by a row of their own (``y >= 0`` as a constraint)
+        self.concave: set[int] = set()  # hypograph columns (tau <= a concave atom): allowed on the concave side
+
+    def nonnegative(self, v) -> bool:
+        """``v >= 0`` by its bound or by a row of its own."""
+        return (v.lb is not None and pyo.value(v.lb) >= 0) or id(v) in self.signs
 
     # ---------------------------------------------------------------- columns and rows
     def new_col(self, name: str) -> int:
@@ -249,7 +253,11 @@ class _Builder:
             if _const(b):
                 return self.decompose(a, coef * float(pyo.value(b)), lin, atoms, where)
             return self.atom(expr, coef, self.perspective(a, b, where), atoms)
+        if isinstance(expr, ne.AbsExpression):
+            return self.atom(expr, coef, self.abs_atom(expr.args[0], where), atoms)
         if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() == "sqrt":
+            if self.is_affine(expr.args[0], where):  # concave: its hypograph
+                return self.atom(expr, coef, self.sqrt_hypograph(expr.args[0], where), atoms)
             return self.atom(expr, coef, self.sqrt_atom(expr.args[0], where), atoms)
         if isinstance(expr, ne.PowExpression) and _const(expr.args[1]):
             base, e = expr.args[0], float(pyo.value(expr.args[1]))
@@ -269,6 +277,24 @@ class _Builder:
         atoms.append((coef, column))
         return 0.0
 
+    def is_affine(self, arg, where: str) -> bool:
+        repn = generate_standard_repn(arg, quadratic=True)
+        return repn.nonlinear_expr is None and not repn.quadratic_vars and bool(repn.linear_vars)
+
+    def sqrt_hypograph(self, arg, where: str) -> int:
+        r"""``sqrt(a'x + c)``, concave: a column :math:`\tau` with :math:`\tau \le \sqrt{a^\top x + c}` written as
+        :math:`(e + 1,\ e - 1,\ 2\tau) \in \mathrm{SOC}`, :math:`e = a^\top x + c` (so :math:`\tau^2 \le e`,
+        :math:`e \ge 0`). Exact where the row needs :math:`\tau` large (the atom on the concave side of the row,
+        e.g. ``sqrt(e) >= abs(x)``): a point with some :math:`\tau \le \sqrt e` has :math:`\tau = \sqrt e`."""
+        _, lin, const = self.quadratic(arg, where)
+        key = ("sqrt hypograph", tuple(sorted(lin.items())), const)
+        if key not in self.atoms:
+            tau = self.new_col(f"sqrt hypograph {len(self.atoms)}")
+            self.add_block(Cone("soc", 3), [(dict(lin), const + 1.0), (dict(lin), const - 1.0), ({tau: 2.0}, 0.0)])
+            self.atoms[key] = tau
+            self.concave.add(tau)
+        return self.atoms[key]
+
     def sqrt_atom(self, arg, where: str) -> int:
         """:math:`\\tau \\ge \\sqrt{\\|Fx+g_0\\|^2 + c_0}`: :math:`(\\tau, Fx+g_0, \\sqrt{c_0}) \\in \\mathrm{SOC}`."""
         quad, lin, const = self.quadratic(arg, where)
@@ -280,6 +306,20 @@ class _Builder:
             if c0 > 0:
                 rows.append(({}, math.sqrt(c0)))
             self.add_block(Cone("soc", len(rows)), rows)
+            self.atoms[key] = tau
+        return self.atoms[key]
+
+    def abs_atom(self, arg, where: str) -> int:
+        r""":math:`\tau \ge |a^\top x + c|`: two ``nonneg`` rows :math:`\tau - (a^\top x + c) \ge 0`,
+        :math:`\tau + a^\top x + c \ge 0`."""
+        quad, lin, const = self.quadratic(arg, where)
+        if quad:
+            raise NotConicError(f"{where}: abs({_short(arg)}) of a nonlinear expression is not a term Clarabel takes")
+        key = ("abs", tuple(sorted(lin.items())), const)
+        if key not in self.atoms:
+            tau = self.new_col(f"abs atom {len(self.atoms)}")
+            self.nonneg.append(({tau: 1.0, **{c: -a for c, a in lin.items()}}, -const))
+            self.nonneg.append(({tau: 1.0, **lin}, const))
             self.atoms[key] = tau
         return self.atoms[key]
 
@@ -295,7 +335,7 @@ class _Builder:
         if not (ex > 1.0 and abs(ex + er - 1.0) < 1e-12):
             raise NotConicError(f"{where}: {x.name}**{ex:g} * {r.name}**{er:g} is not a**q * r**(1-q) with q > 1")
         for v in (x, r):
-            if v.lb is None or pyo.value(v.lb) < 0:
+            if not self.nonnegative(v):
                 raise NotConicError(f"{where}: the perspective a**q * r**(1-q) needs {v.name} >= 0 as a bound")
         key = ("pow", self.column(x), self.column(r), ex)
         if key not in self.atoms:
@@ -311,7 +351,11 @@ class _Builder:
         terms = base.args if isinstance(base, ne.SumExpression) else (base,)
         cols = []
         if isinstance(terms[0], ne.PowExpression) and _const(terms[0].args[1]):
-            q = float(pyo.value(terms[0].args[1]))  # the inner exponent, exactly (1 / (1/q) may round)
+            inner = float(pyo.value(terms[0].args[1]))  # the inner exponent, exactly (1 / (1/q) may round)
+            if abs(inner - q) > 1e-12 * q:  # (sum_j |x_j|**p)**(1/q) with p != q is not a norm: no cone
+                raise NotConicError(f"{where}: (sum_j abs(x_j)**{inner:g})**{1 / q:g} is not a p-norm: the outer "
+                                    f"exponent must be 1/{inner:g}")
+            q = inner
         if not 1.0 < q < math.inf:
             raise NotConicError(f"{where}: a p-norm needs 1 < q < inf, got {q:g}")
         for t in terms:
@@ -321,7 +365,7 @@ class _Builder:
             x = t.args[0]
             if isinstance(x, ne.AbsExpression) and _var(x.args[0]):
                 x = x.args[0]
-            elif not (_var(x) and x.lb is not None and pyo.value(x.lb) >= 0):
+            elif not (_var(x) and self.nonnegative(x)):
                 raise NotConicError(f"{where}: {_short(t)}: write abs(x)**q, or bound x >= 0")
             cols.append(self.column(x))
         key = ("pnorm", tuple(cols), q)
@@ -388,8 +432,9 @@ class _Builder:
             g_lin = {c: orient * a for c, a in lin.items()}
             g_const = orient * (const - bound)
             for coef, col in atoms:
-                if orient * coef < 0:
-                    raise NotConicError(f"{where}: a convex term on the wrong side (the row is not convex)")
+                if (orient * coef < 0) != (col in self.concave):
+                    raise NotConicError(f"{where}: a {'concave' if col in self.concave else 'convex'} term on the "
+                                        "wrong side (the row is not convex)")
                 g_lin[col] = g_lin.get(col, 0.0) + orient * coef
             if not quad:
                 self.nonneg.append(({c: -a for c, a in g_lin.items()}, -g_const))  # s = -g >= 0
@@ -408,18 +453,44 @@ class _Builder:
             y = negative[0][0]
             others = {k: a for k, a in quad.items() if k != negative[0]}
             y_var = self.variables[y] if y < self.n else None
-            if (y_var is not None and y_var.lb is not None and pyo.value(y_var.lb) >= 0 and y not in lin
+            if (y_var is not None and self.nonnegative(y_var) and y not in lin
                     and all(y not in k for k in others)):
                 F, g0, c0 = _squares(others, lin, const, where)
                 rows = [({y: math.sqrt(-quad[negative[0]])}, 0.0)] + list(zip(F, g0))
                 if c0 > 0:
                     rows.append(({}, math.sqrt(c0)))
                 return self.add_block(Cone("soc", len(rows)), rows)
+        rotated = self.rotated_row(quad, lin, const, where)
+        if rotated is not None:
+            return rotated
         # convex quadratic: |Fx|^2 <= u = -(l'x + c): (1 + u, 1 - u, 2Fx) in SOC
         F, g0, c0 = _squares(quad, {}, 0.0, where)
         u_lin = {c: -a for c, a in lin.items()}
         rows = [(dict(u_lin), 1.0 - const), ({c: -a for c, a in u_lin.items()}, 1.0 + const)]
         rows += [({c: 2.0 * a for c, a in row.items()}, 0.0) for row in F]
+        return self.add_block(Cone("soc", len(rows)), rows)
+
+    def rotated_row(self, quad: dict, lin: dict, const: float, where: str) -> int | None:
+        r""":math:`\|Fx+g_0\|^2 + c_0 - b\,t\,s \le 0` with :math:`b > 0`, :math:`t, s \ge 0` bounds, :math:`t, s`
+        in no other term (``x**2 <= t*s``, ``x*y >= 1``): :math:`(bt + s,\ bt - s,\ 2(Fx+g_0),\ 2\sqrt{c_0})
+        \in \mathrm{SOC}`, since :math:`(bt+s)^2 - (bt-s)^2 = 4bts`. ``None`` if the row is not of this shape."""
+        cross = [k for k, a in quad.items() if k[0] != k[1] and a < 0]
+        if len(cross) != 1:
+            return None
+        t, s = cross[0]
+        others = {k: a for k, a in quad.items() if k != cross[0]}
+        if any(t in k or s in k for k in others) or t in lin or s in lin:
+            return None
+        for c in (t, s):
+            v = self.variables[c] if c < self.n else None
+            if v is None or not self.nonnegative(v):
+                return None
+        b = -quad[cross[0]]
+        F, g0, c0 = _squares(others, lin, const, where)
+        rows = [({t: b, s: 1.0}, 0.0), ({t: b, s: -1.0}, 0.0)]
+        rows += [({c: 2.0 * a for c, a in row.items()}, 2.0 * g) for row, g in zip(F, g0)]
+        if c0 > 0:
+            rows.append(({}, 2.0 * math.sqrt(c0)))
         return self.add_block(Cone("soc", len(rows)), rows)
 
     # ---------------------------------------------------------------- the whole model
@@ -431,8 +502,8 @@ class _Builder:
         sense = 1 if obj.sense == pyo.minimize else -1
         quad, lin, atoms, const = self.parts(obj.expr, "the objective")
         for coef, col in atoms:
-            if sense * coef < 0:
-                raise NotConicError("the objective has a convex term with the wrong sign (not convex)")
+            if (sense * coef < 0) != (col in self.concave):
+                raise NotConicError("the objective has a convex or concave term with the wrong sign (not convex)")
             lin[col] = lin.get(col, 0.0) + coef
         return sense, quad, lin, const
 
@@ -441,7 +512,7 @@ class _Builder:
             lb = None if v.lb is None else float(pyo.value(v.lb))
             ub = None if v.ub is None else float(pyo.value(v.ub))
             if lb is not None and ub is not None and lb == ub:
-                self.zero.append(({k: -1.0}, -lb))
+                self.zero.append(({k: -1.0}, lb))  # s = lb - x = 0
                 continue
             if lb is not None and math.isfinite(lb):
                 self.nonneg.append(({k: 1.0}, -lb))

@@ -21,7 +21,13 @@ import numpy as np
 from tpm_models.qp import QPMatrices
 from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import BACKENDS, default_solver
-from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError, Termination
+from tpm_models.solvers.common import (
+    NoOptimalSolutionError,
+    SolutionStatus,
+    SolveResult,
+    SolverUnavailableError,
+    Termination,
+)
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +95,9 @@ def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bo
         seconds=seconds,
         max_violation=violation,
         message=message,
+        # no Pyomo model to certify on: feasible (absolute check above), optimality the solver's word
+        solution_status=SolutionStatus.FEASIBLE if violation <= common.FEASIBILITY_TOL else SolutionStatus.INFEASIBLE,
+        solver_termination=sol.termination,
     )
     if not result.optimal:
         log.warning("%s on a QP in matrix form: %s %s", name, termination.value, message)

@@ -31,9 +31,16 @@ Dual sign convention: :mod:`tpm_models.solvers.common` (one for every backend).
 
 Never a silent non-optimum
 --------------------------
-A solve is ``OPTIMAL`` only if the solver says so **and** the returned point is finite
-and feasible to ``FEASIBILITY_TOL``; otherwise :func:`solve` raises
-:class:`NoOptimalSolutionError` (its ``result`` attribute holds what the solver returned).
+A solve is ``OPTIMAL`` only if the solver says so **and** the certificate computed on the model as written
+(:func:`tpm_models.solvers.certificate.certify`: every row feasible relative to its size, and on a convex model
+the KKT conditions with the backend's duals) passes; a failed certificate is ``CERTIFICATE_FAILED`` with the
+residuals in the message. Otherwise :func:`solve` raises :class:`NoOptimalSolutionError` (its ``result``
+attribute holds what the solver returned). An optimal result whose optimality the certificate could not check
+(no duals; a model not classified convex) is ``solution_status == FEASIBLE``: "optimal, not certified".
+
+Refused before any solve (:class:`SolverUnavailableError`): integer variables on a backend that would relax them,
+a model proved not convex on a backend that is not global, a ``time_limit`` a backend cannot honour; a model
+without exactly one active objective or a ``time_limit <= 0`` is a :class:`ModelError`.
 """
 
 from __future__ import annotations
@@ -46,10 +53,26 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.contrib.solver.common.util import IncompatibleModelError
 
-from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import backend_for
-from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, Termination
-from tpm_models.solvers.structure import component_values, max_violation, objective_of, title, values_of
+from tpm_models.solvers.certificate import Certificate, certify
+from tpm_models.solvers.common import (
+    FEASIBILITY_TOL,
+    ModelError,
+    NoOptimalSolutionError,
+    SolutionStatus,
+    SolveResult,
+    Termination,
+)
+from tpm_models.solvers.conic import why_not_conic
+from tpm_models.solvers.structure import (
+    ModelTraits,
+    component_values,
+    max_violation,
+    model_traits,
+    objective_of,
+    title,
+    values_of,
+)
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +83,7 @@ def solve(
     time_limit: float | None = None,
     raise_on_failure: bool = True,
     warm_start: bool = False,
-    kind: str | None = None,
+    kind: str | ModelTraits | None = None,
 ) -> SolveResult:
     """Solve ``model`` with ``solver`` and return a :class:`SolveResult`.
 
@@ -70,9 +93,14 @@ def solve(
     docstring), raises :class:`NoOptimalSolutionError`; with ``raise_on_failure=False``
     the non-optimal result is returned instead, with its termination saying so. ``kind``: the model's
     :func:`~tpm_models.solvers.structure.model_class` when the caller already has it (a model solved by
-    several solvers is classified once).
+    several solvers is classified once), or its :func:`~tpm_models.solvers.structure.model_traits` (then the
+    objective's convexity test is not repeated either). ``time_limit``: seconds, > 0; a backend that cannot
+    honour it refuses.
     """
-    backend, _ = backend_for(model, solver, kind)
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
+        raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
+    traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind)
+    backend, _ = backend_for(model, solver, traits, time_limit)
     if not warm_start:
         for v in model.component_data_objects(pyo.Var, descend_into=True):
             if not v.fixed:
@@ -89,15 +117,31 @@ def solve(
         termination = Termination.REFUSED  # a size-limited licence refused the model: nothing was solved
     seconds = time.perf_counter() - start
 
+    solver_termination = termination
     values = values_of(model)
-    violation = max_violation(model)
-    objective = pyo.value(objective_of(model), exception=False)
+    certificate = None
+    if all(v.value is not None for v in model.component_data_objects(pyo.Var, descend_into=True)):
+        certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
+                              traits.convex or backend.proves_convexity, bool(traits.integers))
+    objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
+    if objective is None:
+        objective = pyo.value(objective_of(model), exception=False)
     objective = float(objective) if objective is not None else None
-    if termination is Termination.OPTIMAL and (
-        objective is None or not math.isfinite(objective) or violation > common.FEASIBILITY_TOL
-    ):
+    if termination is Termination.OPTIMAL and (objective is None or not math.isfinite(objective)):
         termination = Termination.NUMERICAL_ERROR
-        message = f"reported optimal but max violation {violation:.3g} / objective {objective}"
+        message = f"reported optimal but the objective is {objective}"
+    elif certificate is not None:
+        optimal = termination is Termination.OPTIMAL
+        if certificate.level == "local" and traits.kind == "NLP" and why_not_conic(model) is None:
+            certificate.level, certificate.why = "kkt", "feasible, KKT conditions hold on a convex (conic) model"
+        if optimal and not certificate.passed:
+            termination = Termination.CERTIFICATE_FAILED
+            message = f"{message}; {backend.name} said optimal but the certificate failed: {certificate.why} " \
+                      f"({certificate.residuals()})"
+    solution_status = _solution_status(termination, certificate)
+    violation = certificate.absolute if certificate is not None else max_violation(model)
+    if termination is Termination.OPTIMAL and not certificate.certified:
+        message = f"{message}; optimal, not certified: {certificate.why}"
     duals = None
     if raw_duals is not None and termination is Termination.OPTIMAL:
 
@@ -116,12 +160,25 @@ def solve(
         seconds=seconds,
         max_violation=violation,
         message=message,
+        solution_status=solution_status,
+        solver_termination=solver_termination,
+        certificate=None if certificate is None else certificate.to_dict(),
     )
     if not result.optimal:
         log.warning("%s on %s: %s %s", backend.name, title(model), termination.value, message)
         if raise_on_failure:
             raise NoOptimalSolutionError(result)
     return result
+
+
+def _solution_status(termination: Termination, certificate: Certificate | None) -> SolutionStatus:
+    """What the point is: certified optimal, feasible (optimal not certified, or a stop with a feasible point),
+    infeasible, or none."""
+    if certificate is None:
+        return SolutionStatus.NO_SOLUTION
+    if termination is Termination.OPTIMAL and certificate.certified:
+        return SolutionStatus.OPTIMAL
+    return SolutionStatus.FEASIBLE if certificate.primal <= FEASIBILITY_TOL else SolutionStatus.INFEASIBLE
 
 
 _LICENCE_WORDS = ("too many rows", "too many columns", "size-limited", "model too large", "licen",

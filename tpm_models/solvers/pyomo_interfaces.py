@@ -72,7 +72,7 @@ def contrib_runner(pyomo_name: str, options: Callable[[float | None], dict]):
             TerminationCondition.provenInfeasible: Termination.INFEASIBLE,
             TerminationCondition.locallyInfeasible: Termination.INFEASIBLE,
             TerminationCondition.unbounded: Termination.UNBOUNDED,
-            TerminationCondition.infeasibleOrUnbounded: Termination.INFEASIBLE,
+            TerminationCondition.infeasibleOrUnbounded: Termination.INFEASIBLE_OR_UNBOUNDED,
             TerminationCondition.iterationLimit: Termination.ITERATION_LIMIT,
             TerminationCondition.maxTimeLimit: Termination.TIME_LIMIT,
         }
@@ -111,7 +111,7 @@ def legacy_runner(pyomo_name: str, options: Callable[[float | None], dict]):
                 TerminationCondition.optimal: Termination.OPTIMAL,
                 TerminationCondition.infeasible: Termination.INFEASIBLE,
                 TerminationCondition.unbounded: Termination.UNBOUNDED,
-                TerminationCondition.infeasibleOrUnbounded: Termination.INFEASIBLE,
+                TerminationCondition.infeasibleOrUnbounded: Termination.INFEASIBLE_OR_UNBOUNDED,
                 TerminationCondition.maxIterations: Termination.ITERATION_LIMIT,
                 TerminationCondition.maxTimeLimit: Termination.TIME_LIMIT,
             }
@@ -119,7 +119,7 @@ def legacy_runner(pyomo_name: str, options: Callable[[float | None], dict]):
             if termination is Termination.OPTIMAL and res.solver.status != SolverStatus.ok:
                 termination = Termination.ERROR
             duals = None
-            if len(res.solution) > 0:
+            if len(res.solution) > 0 and termination is not Termination.ERROR:  # an error's point: no values
                 model.solutions.load_from(res)
                 duals = {con: model.dual.get(con) for con in model.component_data_objects(
                     pyo.Constraint, active=True, descend_into=True)}

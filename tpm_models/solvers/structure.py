@@ -7,16 +7,36 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
+
+from tpm_models.solvers.common import PSD_TOL, ModelError
 
 
 def _structure(expr):
     """The standard representation of ``expr`` with parameters kept as symbols (``compute_values=False``):
     what the expression *holds*, whatever the current values of its mutable ``Param`` s."""
     return generate_standard_repn(expr, quadratic=True, compute_values=False)
+
+
+@dataclass(frozen=True)
+class ModelTraits:
+    """What :func:`model_traits` read from a model: its class and what decides which backends may take it."""
+
+    kind: str
+    """``"LP"``, ``"QP"``, ``"SOCP"`` or ``"NLP"`` (:func:`model_class`)."""
+    integers: tuple[str, ...] = ()
+    """Names of the variables (at most 5) whose domain is integer or binary; empty for a continuous model."""
+    nonconvex: str | None = None
+    """Why the model is proved not convex (a quadratic objective or row that fails the PSD test,
+    :data:`~tpm_models.solvers.common.PSD_TOL`), or ``None``."""
+    convex: bool = False
+    """Proved convex from what it holds: an LP, a QP with a PSD objective, rows linear, PSD quadratic or cones.
+    ``False`` for an NLP whose rows are other functions (its convexity is then unknown here)."""
 
 
 def model_class(model: pyo.ConcreteModel) -> str:
@@ -29,24 +49,176 @@ def model_class(model: pyo.ConcreteModel) -> str:
     ``eps[i] * sqrt(...)``), so a model's class, and the solvers that may take it, do not change
     with ``eps``. Only the cone test reads the signs of the quadratic coefficients.
     """
-    objective = _structure(objective_of(model).expr)
-    if objective.nonlinear_expr is not None:
-        return "NLP"
-    conic = False
+    return model_traits(model).kind
+
+
+def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTraits:
+    """The model's class (:func:`model_class`), its integer variables, and whether it is proved convex or
+    proved not convex, in one walk through its rows.
+
+    Convexity is read where it can be decided exactly: the quadratic part of the objective must be positive
+    semidefinite (negative semidefinite for a maximisation), a quadratic row ``g(x) <= u`` (``>= l``) must have a
+    PSD (NSD) quadratic part unless it is a second-order cone ``sum a_k x_k^2 <= b y^2`` (``y >= 0``) or a
+    rotated cone ``sum a_k x_k^2 <= b t s`` / ``b t s >= c`` (``t, s >= 0``), and a quadratic equality is not
+    convex. Rows with other functions leave convexity unknown (``convex`` False); the walk stops at the first
+    of them, so a non-convex quadratic row after it is not named in ``nonconvex`` (the certificate of such a model
+    is local: "optimal, not certified").
+
+    ``kind``: the class, when the caller has it: the rows are then not walked (an LP, QP or SOCP has no
+    non-convex row; an NLP's convexity stays unknown), only the objective and the variables' domains are read."""
+    objective = objective_of(model)
+    integers = tuple(v.name for v in model.component_data_objects(pyo.Var, descend_into=True)
+                     if not v.fixed and not v.is_continuous())[:5]
+    nonconvex = None
+    sense = 1.0 if objective.sense == pyo.minimize else -1.0
+    # a nonlinear objective is an NLP whatever its quadratic part: its degree is read without the (slower)
+    # standard representation, which (23)'s objective, one norm node in thousands of terms, makes costly
+    degree = objective.expr.polynomial_degree() if not isinstance(objective.expr, (int, float)) else 0
+    quadratic = False
+    if degree is not None and degree >= 2:
+        obj = _structure(objective.expr)
+        quadratic = bool(obj.quadratic_vars)
+        if obj.nonlinear_expr is not None:
+            degree = None
+        elif quadratic and not _psd(obj, sense):
+            nonconvex = "the objective's quadratic part is not " + ("convex" if sense > 0 else "concave")
+    if kind is not None:
+        return ModelTraits(kind, integers, nonconvex, nonconvex is None and kind != "NLP")
+    kind = "NLP" if degree is None else None
+    conic, general = False, degree is None
+    signs: set[int] | None = None
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
         repn = _structure(con.body)
-        if repn.nonlinear_expr is not None:
-            return "NLP"
-        if repn.quadratic_vars:
-            if not _is_cone(con, repn):
-                return "NLP"
+        if repn.nonlinear_expr is not None:  # convexity unknown from here: the walk stops (a large NLP is long)
+            kind, general = "NLP", True
+            break
+        if not repn.quadratic_vars:
+            continue
+        if signs is None:
+            signs = sign_rows(model)
+        if _is_cone(con, repn, signs):
             conic = True
-    if conic:
-        return "SOCP"
-    return "QP" if objective.quadratic_vars else "LP"
+            continue
+        kind = "NLP"
+        if nonconvex is None and not _convex_quadratic_row(con, repn, signs):
+            nonconvex = f"constraint {con.name} is a quadratic row that is not convex"
+    if kind is None:
+        kind = "SOCP" if conic else ("QP" if quadratic else "LP")
+    return ModelTraits(kind, integers, nonconvex, nonconvex is None and not general)
 
 
-def _is_cone(con, repn) -> bool:
+def _psd(repn, sign: float) -> bool:
+    """Whether ``sign`` times the quadratic part of ``repn`` is a positive semidefinite form (:data:`PSD_TOL`)."""
+    index: dict[int, int] = {}
+    for u, v in repn.quadratic_vars:
+        index.setdefault(id(u), len(index))
+        index.setdefault(id(v), len(index))
+    Q = np.zeros((len(index), len(index)))
+    diagonal = True
+    for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
+        a, b = index[id(u)], index[id(v)]
+        c = sign * float(pyo.value(coef))
+        if a == b:
+            Q[a, a] += c
+        else:
+            diagonal = False
+            Q[a, b] += c / 2
+            Q[b, a] += c / 2
+    if diagonal:
+        return bool((np.diag(Q) >= 0).all())
+    lam = np.linalg.eigvalsh(Q)
+    return bool(lam.min() >= -PSD_TOL * max(1.0, float(np.abs(lam).max())))
+
+
+def sign_rows(model: pyo.ConcreteModel) -> set[int]:
+    """``id`` s of the variables that a row of their own keeps nonnegative (``y >= 0`` written as a constraint
+    rather than a bound, ``2*y >= 1``): a cone's ``y`` may be bounded either way."""
+    out: set[int] = set()
+    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        body = con.body
+        kind = type(body)
+        if kind is ne.LinearExpression and len(body.args) == 1:
+            body = body.args[0]
+            kind = type(body)
+        if kind is ne.MonomialTermExpression:
+            coef, v = body.args
+            coef = float(pyo.value(coef))
+        elif not isinstance(body, (int, float)) and body.is_variable_type():
+            coef, v = 1.0, body
+        else:
+            continue
+        if v.fixed:
+            continue
+        lo, up = con.lb, con.ub
+        if (coef > 0 and lo is not None and lo >= 0) or (coef < 0 and up is not None and up <= 0):
+            out.add(id(v))
+    return out
+
+
+def _nonnegative(v, rows: set[int] = frozenset()) -> bool:
+    """``v >= 0`` by its bound or by a row of its own (:func:`sign_rows`)."""
+    return (v.lb is not None and pyo.value(v.lb) >= 0) or id(v) in rows
+
+
+def _convex_quadratic_row(con, repn, signs: set[int]) -> bool:
+    """A quadratic row (not a plain cone) whose feasible set is convex: a PSD form on its ``<=`` side (NSD on its
+    ``>=`` side), or a rotated cone ``sum a_k x_k^2 - b t s <= 0`` / ``b t s >= c`` (``t, s >= 0``, ``c >= 0``)."""
+    if con.equality or (con.lower is not None and con.upper is not None):
+        return False
+    sign = 1.0 if con.upper is not None else -1.0
+    if _psd(repn, sign) or _is_shifted_cone(con, repn, sign, signs):
+        return True
+    cross = [(u, v, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)
+             if u is not v]
+    if len(cross) != 1 or cross[0][2] >= 0 or repn.linear_vars:
+        return False
+    t, s_, _ = cross[0]
+    squares = [(u, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)
+               if u is v]
+    c0 = sign * (pyo.value(repn.constant) - pyo.value(con.upper if sign > 0 else con.lower))
+    return (_nonnegative(t, signs) and _nonnegative(s_, signs) and c0 >= 0
+            and all(a > 0 and u is not t and u is not s_ for u, a in squares))
+
+
+def _is_shifted_cone(con, repn, sign: float, signs: set[int]) -> bool:
+    """``g = ||F x + g0||^2 + c0 - b y^2 <= 0`` with ``c0 >= 0``, ``b > 0``, ``y >= 0`` in no other term (the
+    second-order cone that :mod:`tpm_models.solvers.conic` maps, shifted: ``sum_k (x_k - a_k)^2 <= y^2``)."""
+    quad = [(u, v, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)]
+    negative = [u for u, v, c in quad if u is v and c < 0]
+    if len(negative) != 1:
+        return False
+    y = negative[0]
+    if not _nonnegative(y, signs) or any(v is y for v in repn.linear_vars) \
+            or any((u is y) != (v is y) for u, v, _ in quad):
+        return False
+    index: dict[int, int] = {}
+    for u, v, _ in quad:
+        if u is not y:
+            index.setdefault(id(u), len(index))
+            index.setdefault(id(v), len(index))
+    for v in repn.linear_vars:
+        index.setdefault(id(v), len(index))
+    Q, lin = np.zeros((len(index), len(index))), np.zeros(len(index))
+    for u, v, c in quad:
+        if u is not y:
+            Q[index[id(u)], index[id(v)]] += c / 2
+            Q[index[id(v)], index[id(u)]] += c / 2
+    for v, c in zip(repn.linear_vars, repn.linear_coefs):
+        lin[index[id(v)]] += sign * float(pyo.value(c))
+    lam, V = np.linalg.eigh(Q) if len(index) else (np.zeros(0), np.zeros((0, 0)))
+    top = max(1.0, float(np.abs(lam).max(initial=0.0)))
+    if lam.size and lam.min() < -PSD_TOL * top:
+        return False
+    keep = lam > PSD_TOL * top
+    projected = V.T @ lin
+    if np.abs(projected[~keep]).max(initial=0.0) > 1e-9 * (1.0 + np.abs(lin).max(initial=0.0)):
+        return False  # a linear term outside the range of Q: the quadratic is unbounded below
+    bound = pyo.value(con.upper if sign > 0 else con.lower)
+    c0 = sign * (pyo.value(repn.constant) - bound) - float((projected[keep] ** 2 / (4 * lam[keep])).sum())
+    return c0 >= -1e-9 * (1.0 + abs(bound))
+
+
+def _is_cone(con, repn, signs: set[int] = frozenset()) -> bool:
     """``sum a_k x_k^2 - b y^2 <= 0`` (or its negation >= 0) with a, b > 0 and y >= 0."""
     if repn.linear_vars or pyo.value(repn.constant) != 0:
         return False
@@ -62,7 +234,7 @@ def _is_cone(con, repn) -> bool:
             return False
         if sign * pyo.value(coef) < 0:
             negative.append(u)
-    return len(negative) == 1 and negative[0].lb is not None and pyo.value(negative[0].lb) >= 0
+    return len(negative) == 1 and _nonnegative(negative[0], signs)
 
 
 def component_values(model: pyo.ConcreteModel, get: Callable, ctype) -> dict[str, float | np.ndarray]:
@@ -113,5 +285,13 @@ def title(model: pyo.ConcreteModel) -> str:
 
 
 def objective_of(model: pyo.ConcreteModel):
-    """The active objective of ``model``."""
-    return next(model.component_data_objects(pyo.Objective, active=True))
+    """The active objective of ``model``; :class:`~tpm_models.solvers.common.ModelError` unless there is exactly
+    one (a feasibility problem still needs one: ``pyo.Objective(expr=0)``)."""
+    objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
+    if len(objectives) != 1:
+        names = ", ".join(o.name for o in objectives[:5])
+        raise ModelError(
+            f"{title(model)} has {len(objectives)} active objectives{' (' + names + ')' if names else ''}; "
+            "solve() needs exactly one: deactivate the others (obj.deactivate()) or, for a feasibility "
+            "problem, add pyo.Objective(expr=0)")
+    return objectives[0]

@@ -216,4 +216,5 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None):
     return termination, duals, run.message
 
 
-register_backend("clarabel", "clarabel", {"LP", "QP", "SOCP", "NLP"}, run_clarabel, refuses=why_not_conic)
+register_backend("clarabel", "clarabel", {"LP", "QP", "SOCP", "NLP"}, run_clarabel, refuses=why_not_conic,
+                 proves_convexity=True)

@@ -10,6 +10,8 @@ register_backend(
     "cplex", "cplex", {"LP", "QP", "SOCP"},
     legacy_runner("cplex_direct", lambda t: {
         "barrier_convergetol": common.OPTIMALITY_TOL, "barrier_qcpconvergetol": common.OPTIMALITY_TOL,
+        "mip_tolerances_mipgap": common.MIP_GAP,
         **({"timelimit": t} if t else {}),
     }),
+    integers=True,
 )

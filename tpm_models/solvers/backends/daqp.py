@@ -56,4 +56,4 @@ def run_daqp(model: pyo.ConcreteModel, time_limit: float | None):
 
 
 MATRIX_SOLVERS["daqp"] = daqp_matrices
-register_backend("daqp", "daqp", {"LP", "QP"}, run_daqp)
+register_backend("daqp", "daqp", {"LP", "QP"}, run_daqp, time_limit=False)  # DAQP has no time limit

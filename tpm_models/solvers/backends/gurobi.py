@@ -11,6 +11,7 @@ register_backend(
     legacy_runner("gurobi_direct", lambda t: {
         "OutputFlag": 0, "BarConvTol": common.OPTIMALITY_TOL, "BarQCPConvTol": common.OPTIMALITY_TOL,
         "OptimalityTol": common.OPTIMALITY_TOL,
-        "FeasibilityTol": common.OPTIMALITY_TOL, **({"TimeLimit": t} if t else {}),
+        "FeasibilityTol": common.OPTIMALITY_TOL, "MIPGap": common.MIP_GAP, **({"TimeLimit": t} if t else {}),
     }),
+    integers=True, nonconvex=True,  # Gurobi >= 11 solves non-convex quadratic models globally by default
 )

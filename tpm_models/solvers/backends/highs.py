@@ -12,5 +12,7 @@ register_backend(
     contrib_runner("highs", lambda t: {
         "qp_iteration_limit": common.ITERATION_LIMIT, "simplex_iteration_limit": common.ITERATION_LIMIT,
         "primal_feasibility_tolerance": common.OPTIMALITY_TOL, "dual_feasibility_tolerance": common.OPTIMALITY_TOL,
+        "mip_rel_gap": common.MIP_GAP,
     }),
+    integers=True,  # HiGHS's branch and bound (MILP; a MIQP it does not take ends as an error, never relaxed)
 )

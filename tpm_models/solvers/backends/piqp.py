@@ -56,4 +56,4 @@ def run_piqp(model: pyo.ConcreteModel, time_limit: float | None):
 
 
 MATRIX_SOLVERS["piqp"] = piqp_matrices
-register_backend("piqp", "piqp", {"LP", "QP"}, run_piqp)
+register_backend("piqp", "piqp", {"LP", "QP"}, run_piqp, time_limit=False)  # PIQP 0.7 has no time limit

@@ -16,7 +16,7 @@ from importlib import metadata
 import pyomo.environ as pyo
 
 from tpm_models.solvers.common import SolverUnavailableError, Termination
-from tpm_models.solvers.structure import model_class, title
+from tpm_models.solvers.structure import ModelTraits, model_traits, title
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,17 @@ class Backend:
     Called with ``None`` it says why the backend cannot run at all, if it cannot."""
     ready: Callable[[], bool] | None = None
     """``ready()``: an installed package can run at all (a licence); ``None``: always."""
+    integers: bool = False
+    """Takes integer and binary variables (branch and bound: its integer optimum is the answer). A backend
+    without it would relax them, so a model that has any is refused."""
+    nonconvex: bool = False
+    """Solves a non-convex quadratic model to global optimality. A model proved not convex
+    (:attr:`~tpm_models.solvers.structure.ModelTraits.nonconvex`) is refused by every other backend."""
+    time_limit: bool = True
+    """Honours ``time_limit``; a backend that cannot (PIQP, DAQP) is refused when one is given."""
+    proves_convexity: bool = False
+    """Takes a model only once its ``refuses`` check has mapped every row to a convex cone (Clarabel): a model it
+    solves is convex, so its certificate's KKT conditions prove optimality."""
 
     def installed(self) -> bool:
         """Whether ``package`` can be imported here."""
@@ -72,15 +83,19 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                      run: Callable[[pyo.ConcreteModel, float | None], tuple[Termination, dict | None, str]],
                      version: Callable[[], str] | None = None,
                      refuses: Callable[[pyo.ConcreteModel | None], str | None] | None = None,
-                     ready: Callable[[], bool] | None = None) -> Backend:
+                     ready: Callable[[], bool] | None = None, *, integers: bool = False,
+                     nonconvex: bool = False, time_limit: bool = True, proves_convexity: bool = False) -> Backend:
     """Join the capability table: ``solve(model, name)`` then runs ``run`` on models of ``model_classes``
-    when ``package`` is installed. See ``docs/solvers.md`` ("How to add a backend") for what ``run`` must do."""
+    when ``package`` is installed. ``integers``, ``nonconvex``, ``time_limit``,
+    ``proves_convexity``: see :class:`Backend`. See
+    ``docs/solvers.md`` ("How to add a backend") for what ``run`` must do."""
     if name in BACKENDS:
         raise ValueError(f"a backend named {name!r} is registered already")
     unknown = set(model_classes) - MODEL_CLASSES
     if unknown:
         raise ValueError(f"unknown model classes {sorted(unknown)}; known: {sorted(MODEL_CLASSES)}")
-    backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready)
+    backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready, integers, nonconvex,
+                      time_limit, proves_convexity)
     BACKENDS[name] = backend
     return backend
 
@@ -108,12 +123,22 @@ def available_solvers(model_class_name: str | None = None) -> list[str]:
     ]
 
 
-def backend_for(model: pyo.ConcreteModel, solver: str, kind: str | None = None) -> tuple[Backend, str]:
+def backend_for(model: pyo.ConcreteModel, solver: str, kind: str | ModelTraits | None = None,
+                time_limit: float | None = None) -> tuple[Backend, str]:
     """The backend that will solve ``model`` (``"default"``: the default of its class) and the class,
     or :class:`tpm_models.solvers.common.SolverUnavailableError` saying why none may. ``kind``: the
-    model's :func:`~tpm_models.solvers.structure.model_class` if the caller has it (the walk through a
-    large model is not repeated)."""
-    kind = model_class(model) if kind is None else kind
+    model's :func:`~tpm_models.solvers.structure.model_class` (or its
+    :func:`~tpm_models.solvers.structure.model_traits`) if the caller has it (the walk through a
+    large model is not repeated). A backend is refused when the model has integer variables it would relax,
+    is proved not convex and the backend is not a global solver, or ``time_limit`` is given and the backend
+    cannot honour one."""
+    traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind)
+    return _backend_for(model, solver, traits, time_limit)
+
+
+def _backend_for(model: pyo.ConcreteModel, solver: str, traits: ModelTraits,
+                 time_limit: float | None) -> tuple[Backend, str]:
+    kind = traits.kind
     if solver == "default":
         candidates = DEFAULT.get(kind, ())
         if not candidates:
@@ -121,14 +146,21 @@ def backend_for(model: pyo.ConcreteModel, solver: str, kind: str | None = None) 
         reasons = []
         for name in candidates:
             try:
-                return _checked(model, name, kind)
+                return _checked(model, name, traits, time_limit)
             except SolverUnavailableError as exc:
                 reasons.append(str(exc))
         raise SolverUnavailableError(f"no default solver takes {title(model)}: {'; '.join(reasons)}")
-    return _checked(model, solver, kind)
+    return _checked(model, solver, traits, time_limit)
 
 
-def _checked(model: pyo.ConcreteModel, solver: str, kind: str) -> tuple[Backend, str]:
+def _capable(kind: str, integers: bool, nonconvex: bool) -> list[str]:
+    return [name for name in available_solvers(kind)
+            if (BACKENDS[name].integers or not integers) and (BACKENDS[name].nonconvex or not nonconvex)]
+
+
+def _checked(model: pyo.ConcreteModel, solver: str, traits: ModelTraits,
+             time_limit: float | None) -> tuple[Backend, str]:
+    kind = traits.kind
     if solver not in BACKENDS:
         raise SolverUnavailableError(
             f"unknown solver {solver!r}; known: {sorted(BACKENDS)}; installed for {kind}: "
@@ -145,6 +177,22 @@ def _checked(model: pyo.ConcreteModel, solver: str, kind: str) -> tuple[Backend,
             f"solver {solver!r} is not installed (pip install {backend.package}); installed for "
             f"{kind}: {available_solvers(kind)}"
         )
+    if traits.integers and not backend.integers:
+        raise SolverUnavailableError(
+            f"{solver} cannot take {title(model)}: it would relax the integer variables "
+            f"({', '.join(traits.integers)}), so its optimum would not be the model's; installed solvers that take "
+            f"integers: "
+            f"{_capable(kind, True, traits.nonconvex is not None)}")
+    if traits.nonconvex and not backend.nonconvex:
+        raise SolverUnavailableError(
+            f"{solver} cannot take {title(model)}: it solves convex models only and the model is not convex "
+            f"({traits.nonconvex}), so its answer could be a saddle or a local optimum; installed global solvers: "
+            f"{_capable(kind, bool(traits.integers), True)}")
+    if time_limit is not None and not backend.time_limit:
+        raise SolverUnavailableError(
+            f"{solver} cannot take time_limit={time_limit:g}: it has no time limit, so it could not honour it; drop "
+            f"time_limit or use "
+            f"one of {[n for n in available_solvers(kind) if BACKENDS[n].time_limit]}")
     reason = backend.refuses(model) if backend.refuses is not None else None
     if reason:
         raise SolverUnavailableError(f"{solver} cannot take {title(model)}: {reason}")

@@ -15,6 +15,7 @@ register_backend(
         # verblevel 0: SCIP can block writing to the pipe Pyomo captures (DESIGN.md).
         # Default feastol 1e-6 left 3e-6 relative error on (15); these reach ~1e-9.
         "display/verblevel": 0, "numerics/feastol": 1e-9, "numerics/dualfeastol": 1e-9,
-        "numerics/epsilon": 1e-11,
+        "numerics/epsilon": 1e-11, "limits/gap": common.MIP_GAP,
     }),
+    integers=True, nonconvex=True,  # spatial branch and bound: global
 )

@@ -12,6 +12,8 @@ register_backend(
     "xpress", "xpress", {"LP", "QP", "SOCP"},
     legacy_runner("xpress_direct", lambda t: {
         "bargapstop": common.OPTIMALITY_TOL, "barprimalstop": common.OPTIMALITY_TOL,
-        "bardualstop": common.OPTIMALITY_TOL, **({"maxtime": -int(math.ceil(t))} if t else {}),
+        "bardualstop": common.OPTIMALITY_TOL, "miprelstop": common.MIP_GAP,
+        **({"maxtime": -int(math.ceil(t))} if t else {}),
     }),
+    integers=True,
 )

@@ -1,0 +1,456 @@
+"""Never a wrong optimum: every model of issue 23 on every installed backend, and the certificate itself.
+
+Truths: closed forms worked by hand in each model's docstring (an integer optimum, a p-norm's minimum, the
+minimum of a QP over a line); models infeasible or unbounded by construction. A backend either reaches the
+truth, or says it did not (a refusal before it runs, or a termination other than optimal); it never reports
+another optimum.
+"""
+
+import math
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+from tpm_models import build
+from tpm_models import solvers as S
+from tpm_models.solvers.backends import clarabel as clarabel_backend
+from tpm_models.solvers.certificate import certify
+from tpm_models.solvers.common import (
+    KKT_TOL,
+    ModelError,
+    SolutionStatus,
+    SolverUnavailableError,
+    Termination,
+)
+from tpm_models.solvers.dispatch import solve
+from tpm_models.solvers.structure import model_traits
+
+ALL = sorted(S.BACKENDS)
+TRUTH_TOL = 1e-6
+"""Relative error of an optimum against its closed form (the backends are asked for 1e-9; SCIP's feasibility
+tolerance of 1e-9 leaves a few 1e-9 on these)."""
+
+
+def backend(name):
+    b = S.BACKENDS[name]
+    if not b.installed():
+        pytest.skip(f"{name} is not installed (pip install {b.package})")
+    if not b.available():
+        pytest.skip(b.refuses(None) if b.refuses is not None else f"{name} is not ready")
+    return name
+
+
+# ------------------------------------------------------------------------------------------------- the models
+
+
+def outer_exponent():
+    """min t s.t. (x0^2 + x1^2)^(1/3) <= t, x0 + x1 = 2, x >= 0: the row is ||x||_2^(2/3), smallest at
+    x = (1, 1): t = 2^(1/3) (not the 2-norm sqrt(2))."""
+    m = pyo.ConcreteModel(name="outer exponent 1/3")
+    m.x = pyo.Var([0, 1], bounds=(0, None))
+    m.t = pyo.Var()
+    m.obj = pyo.Objective(expr=m.t)
+    m.row = pyo.Constraint(expr=(m.x[0] ** 2 + m.x[1] ** 2) ** (1 / 3) <= m.t)
+    m.sum = pyo.Constraint(expr=m.x[0] + m.x[1] == 2)
+    return m, 2 ** (1 / 3)
+
+
+def cube_norm_to_the_three_halves():
+    """min (|x|^3 + |y|^3)^(1/2) - x - y, x + y <= 100: by symmetry x = y = s, sqrt(2) s^(3/2) - 2s is smallest
+    where (3/2) sqrt(2) s^(1/2) = 2, s = 8/9: the optimum is -16/27."""
+    m = pyo.ConcreteModel(name="(|x|^3 + |y|^3)^0.5")
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.obj = pyo.Objective(expr=(abs(m.x) ** 3 + abs(m.y) ** 3) ** 0.5 - m.x - m.y)
+    m.c = pyo.Constraint(expr=m.x + m.y <= 100)
+    return m, -16 / 27
+
+
+def binary():
+    """max x, x binary, x <= 0.5: x = 0 (the relaxation says 0.5)."""
+    m = pyo.ConcreteModel(name="binary")
+    m.x = pyo.Var(domain=pyo.Binary)
+    m.obj = pyo.Objective(expr=m.x, sense=pyo.maximize)
+    m.c = pyo.Constraint(expr=m.x <= 0.5)
+    return m, 0.0
+
+
+def integer():
+    """min (x - 2.4)^2, x integer in [-10, 10]: x = 2, 0.16 (the relaxation says 0)."""
+    m = pyo.ConcreteModel(name="integer")
+    m.x = pyo.Var(domain=pyo.Integers, bounds=(-10, 10))
+    m.obj = pyo.Objective(expr=(m.x - 2.4) ** 2)
+    return m, 0.16
+
+
+def concave_unbounded():
+    """min -x^2 s.t. x + y = 0: unbounded (no optimum)."""
+    m = pyo.ConcreteModel(name="concave")
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.obj = pyo.Objective(expr=-m.x**2)
+    m.c = pyo.Constraint(expr=m.x + m.y == 0)
+    return m, None
+
+
+def saddle():
+    """min x y on [-1, 1]^2: -1 at (1, -1) or (-1, 1) (the origin is a saddle)."""
+    m = pyo.ConcreteModel(name="saddle")
+    m.x = pyo.Var(bounds=(-1, 1))
+    m.y = pyo.Var(bounds=(-1, 1))
+    m.obj = pyo.Objective(expr=m.x * m.y)
+    return m, -1.0
+
+
+def tiny_row():
+    """min x^2 + y^2 s.t. 1e-12 x + 1e-12 y >= 1e-12, x, y >= 0: x = y = 1/2, optimum 1/2."""
+    m = pyo.ConcreteModel(name="tiny row")
+    m.x = pyo.Var(bounds=(0, None))
+    m.y = pyo.Var(bounds=(0, None))
+    m.obj = pyo.Objective(expr=m.x**2 + m.y**2)
+    m.c = pyo.Constraint(expr=1e-12 * m.x + 1e-12 * m.y >= 1e-12)
+    return m, 0.5
+
+
+def tiny_row_infeasible():
+    """min x + y s.t. 1e-12 x + 1e-12 y >= 3e-12, x, y in [0, 1]: infeasible (x + y <= 2 < 3)."""
+    m = pyo.ConcreteModel(name="tiny row, infeasible")
+    m.x = pyo.Var(bounds=(0, 1))
+    m.y = pyo.Var(bounds=(0, 1))
+    m.obj = pyo.Objective(expr=m.x + m.y)
+    m.c = pyo.Constraint(expr=1e-12 * m.x + 1e-12 * m.y >= 3e-12)
+    return m, None
+
+
+def equal_bounds_cone():
+    """min -x s.t. x^2 <= t^2, t in [2, 2] (not fixed): x = 2, optimum -2."""
+    m = pyo.ConcreteModel(name="equal bounds, cone")
+    m.x = pyo.Var()
+    m.t = pyo.Var(bounds=(2, 2))
+    m.obj = pyo.Objective(expr=-m.x)
+    m.c = pyo.Constraint(expr=m.x**2 <= m.t**2)
+    return m, -2.0
+
+
+def equal_bounds_lp():
+    """min x s.t. x >= t, x >= 0, t in [2, 2]: optimum 2."""
+    m = pyo.ConcreteModel(name="equal bounds, LP")
+    m.x = pyo.Var(bounds=(0, None))
+    m.t = pyo.Var(bounds=(2, 2))
+    m.obj = pyo.Objective(expr=m.x)
+    m.c = pyo.Constraint(expr=m.x >= m.t)
+    return m, 2.0
+
+
+WRONG_OPTIMA = [outer_exponent, cube_norm_to_the_three_halves, binary, integer, concave_unbounded, saddle,
+                tiny_row, tiny_row_infeasible, equal_bounds_cone, equal_bounds_lp]
+
+
+def _outcome(model, name):
+    """``None`` when the backend is refused before it runs, else its result (never raises on a failure)."""
+    try:
+        return solve(model, name, raise_on_failure=False)
+    except SolverUnavailableError:
+        return None
+
+
+@pytest.mark.parametrize("case", WRONG_OPTIMA, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("name", ["default"] + ALL)
+def test_never_a_wrong_optimum(name, case):
+    """Every backend reaches the closed form, or says it did not: refused, or not optimal."""
+    if name != "default":
+        backend(name)
+    model, truth = case()
+    r = _outcome(model, name)
+    if r is None or not r.optimal:
+        return
+    assert truth is not None, f"{name} called {model.name} optimal ({r.objective}); it has no optimum"
+    assert abs(r.objective - truth) <= TRUTH_TOL * max(1.0, abs(truth)), (name, model.name, r.objective, truth)
+    assert r.certificate["primal"] <= S.FEASIBILITY_TOL
+
+
+@pytest.mark.parametrize("case", [outer_exponent, cube_norm_to_the_three_halves, tiny_row, equal_bounds_cone,
+                                  equal_bounds_lp], ids=lambda f: f.__name__)
+def test_the_default_reaches_the_truth_where_a_convex_backend_can(case):
+    """The default does not only avoid wrong optima: on these it finds the right one (Ipopt after Clarabel's
+    refusal of a row that is not a cone; Clarabel for the cone with equal bounds; for the tiny row PIQP stops at
+    its iteration limit, so the default of a QP is checked on Clarabel, which scales its rows)."""
+    model, truth = case()
+    name = "clarabel" if case is tiny_row else "default"
+    if name != "default":
+        backend(name)
+    r = solve(model, name)
+    assert abs(r.objective - truth) <= TRUTH_TOL * max(1.0, abs(truth))
+
+
+@pytest.mark.parametrize("case", [binary, integer], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("name", ALL)
+def test_integer_variables(name, case):
+    """A backend that would relax them is refused before it runs; one that takes integers reaches the integer
+    optimum (or fails, as HiGHS on a quadratic objective: it takes no MIQP)."""
+    backend(name)
+    model, truth = case()
+    if not S.BACKENDS[name].integers:
+        with pytest.raises(SolverUnavailableError, match="would relax the integer variables"):
+            solve(model, name)
+        return
+    r = solve(model, name, raise_on_failure=False)
+    if r.optimal:
+        assert abs(r.objective - truth) <= TRUTH_TOL
+        assert r.solution_status is SolutionStatus.FEASIBLE and not r.certified  # no KKT for a MIP
+        assert "not certified" in r.message
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_nonconvex_qp_goes_only_to_a_global_solver(name):
+    backend(name)
+    model, truth = saddle()
+    assert model_traits(model).nonconvex
+    if not S.BACKENDS[name].nonconvex:
+        with pytest.raises(SolverUnavailableError, match="not convex"):
+            solve(model, name)
+        return
+    r = solve(model, name)
+    assert abs(r.objective - truth) <= TRUTH_TOL
+
+
+def test_the_nonconvex_default_is_refused_with_the_reason():
+    with pytest.raises(SolverUnavailableError, match="not convex.*global solvers"):
+        solve(concave_unbounded()[0])
+
+
+@pytest.mark.parametrize("objectives", [0, 2])
+def test_one_active_objective_is_required(objectives):
+    m = pyo.ConcreteModel(name="objectives")
+    m.x = pyo.Var(bounds=(0, 1))
+    m.c = pyo.Constraint(expr=m.x >= 0.5)
+    for k in range(objectives):
+        m.add_component(f"obj{k}", pyo.Objective(expr=(k + 1) * m.x))
+    with pytest.raises(ModelError, match=f"has {objectives} active objectives"):
+        solve(m)
+    for name in ("ipopt", "highs"):
+        if S.BACKENDS[name].installed():
+            with pytest.raises(ModelError):
+                solve(m, name)
+
+
+# ------------------------------------------------------------------------------------------------ the certificate
+
+
+def _x_ge_1():
+    """min x^2 s.t. x >= 1: x = 1, and the dual of the row (d opt / d rhs) is 2x = 2."""
+    m = pyo.ConcreteModel(name="x >= 1")
+    m.x = pyo.Var()
+    m.obj = pyo.Objective(expr=m.x**2)
+    m.c = pyo.Constraint(expr=m.x >= 1)
+    return m
+
+
+def test_certificate_residuals_against_the_closed_form():
+    m = _x_ge_1()
+    m.x.set_value(1.0)
+    good = certify(m, {m.c: 2.0}, convex=True)
+    assert good.certified and good.stationarity == 0 and good.complementarity == 0 and good.dual_sign == 0
+    # a dual of 1: grad f - y grad g = 2 - 1 = 1, relative to max(1, |grad f|) = 2
+    assert certify(m, {m.c: 1.0}, convex=True).stationarity == pytest.approx(0.5, abs=1e-15)
+    # a dual of the wrong sign: -2 on a >= row of a minimisation, times |grad g| = 1, relative to 2
+    wrong = certify(m, {m.c: -2.0}, convex=True)
+    assert wrong.dual_sign == pytest.approx(1.0, abs=1e-15) and not wrong.passed
+    # a point 1e-3 inside with the right dual: complementarity |y| slack / max(1, |f|) = 2e-3 / 1.002001
+    m.x.set_value(1.001)
+    inside = certify(m, {m.c: 2.0}, convex=True)
+    assert inside.complementarity == pytest.approx(2e-3 / 1.001**2, rel=1e-12)
+    # no duals: feasible, not certified; on a model not classified convex: local
+    m.x.set_value(1.0)
+    assert certify(m, None, convex=True).level == "feasible"
+    assert certify(m, {m.c: 2.0}, convex=False).level == "local"
+
+
+def test_feasibility_is_relative_to_the_row():
+    """1e-12 x + 1e-12 y >= 1e-12 at the origin is violated by 1e-12 absolute, by 1 relative to the row."""
+    m, _ = tiny_row()
+    m.x.set_value(0.0)
+    m.y.set_value(0.0)
+    cert = certify(m, None, convex=True)
+    assert cert.primal == pytest.approx(1.0, rel=1e-12) and cert.absolute == pytest.approx(1e-12, rel=1e-12)
+    assert not cert.passed and cert.worst_row == "c"
+    m.x.set_value(0.5)
+    m.y.set_value(0.5)
+    assert certify(m, None, convex=True).primal == 0.0
+
+
+def test_integrality_is_part_of_feasibility():
+    m, _ = integer()
+    m.x.set_value(2.4)
+    cert = certify(m, None, convex=False, integers=True)
+    assert cert.primal == pytest.approx(0.4, rel=1e-12) and not cert.passed
+
+
+@pytest.mark.parametrize("name", ["piqp", "daqp", "highs", "ipopt", "clarabel", "gurobi", "cplex", "xpress"])
+def test_a_certified_optimum_carries_its_residuals(name, iris):
+    """(15) on Iris: every backend with duals is certified (KKT residuals under KKT_TOL), in the result and its
+    dict."""
+    backend(name)
+    X, y = iris
+    r = solve(build(15, X, y, 1, 0.3, 1.0), name)
+    assert r.certified and r.solution_status is SolutionStatus.OPTIMAL
+    c = r.to_dict()["certificate"]
+    assert c["level"] == "kkt" and max(c["stationarity"], c["complementarity"], c["dual_sign"]) <= KKT_TOL
+    assert r.to_dict()["certified"] is True
+
+
+def test_without_duals_optimal_is_not_certified(iris):
+    backend("scip")
+    X, y = iris
+    r = solve(build(15, X[::3], y[::3], 1, 0.3, 1.0), "scip")
+    assert r.optimal and not r.certified and r.solution_status is SolutionStatus.FEASIBLE
+    assert "optimal, not certified" in r.message
+
+
+def test_a_failed_kkt_is_its_own_status(monkeypatch):
+    """A backend that says optimal at a feasible point that is not optimal (x = 2 for min x^2, x >= 1), with a
+    dual that cannot make it one, ends CERTIFICATE_FAILED with the residuals in the message."""
+
+    def run(model, time_limit):
+        model.x.set_value(2.0)
+        return Termination.OPTIMAL, {model.c: 0.0}, "claims optimal"
+
+    monkeypatch.setitem(S.BACKENDS, "fake", S.Backend("fake", "numpy", frozenset({"QP"}), run))
+    r = solve(_x_ge_1(), "fake", raise_on_failure=False)
+    assert r.termination is Termination.CERTIFICATE_FAILED and r.solver_termination is Termination.OPTIMAL
+    assert "stationarity 1" in r.message and r.objective is None
+
+
+# ------------------------------------------------------------------------------------------------- statuses
+
+
+def _lp(kind):
+    m = pyo.ConcreteModel(name=kind)
+    m.x = pyo.Var(bounds=(0, None))
+    m.y = pyo.Var(bounds=(0, None))
+    if kind == "infeasible LP":  # x + y >= 2 and x + y <= 1
+        m.obj = pyo.Objective(expr=m.x + m.y)
+        m.a = pyo.Constraint(expr=m.x + m.y >= 2)
+        m.b = pyo.Constraint(expr=m.x + m.y <= 1)
+    elif kind == "unbounded LP":  # min -x - y, x - y <= 1: x = y -> inf
+        m.obj = pyo.Objective(expr=-m.x - m.y)
+        m.a = pyo.Constraint(expr=m.x - m.y <= 1)
+    elif kind == "infeasible QP":
+        m.obj = pyo.Objective(expr=m.x**2 + m.y**2)
+        m.a = pyo.Constraint(expr=m.x + m.y >= 2)
+        m.b = pyo.Constraint(expr=m.x + m.y <= 1)
+    elif kind == "unbounded QP":  # min x^2 - y, y free along x + y >= 0
+        m.obj = pyo.Objective(expr=m.x**2 - m.y)
+    elif kind == "infeasible SOCP":  # |x| <= t <= 1, x >= 2
+        m.obj = pyo.Objective(expr=m.y)
+        m.c = pyo.Constraint(expr=m.x**2 <= m.y**2)
+        m.a = pyo.Constraint(expr=m.x >= 2)
+        m.b = pyo.Constraint(expr=m.y <= 1)
+    elif kind == "unbounded SOCP":
+        m.obj = pyo.Objective(expr=-m.y)
+        m.c = pyo.Constraint(expr=m.x**2 <= m.y**2)
+    return m
+
+
+@pytest.mark.parametrize("kind", ["infeasible LP", "unbounded LP", "infeasible QP", "unbounded QP", "infeasible SOCP",
+                                  "unbounded SOCP"])
+@pytest.mark.parametrize("name", ALL)
+def test_infeasible_and_unbounded_are_told_apart(name, kind):
+    """Infeasible is never called unbounded nor the reverse; Gurobi's and CPLEX's "infeasible or unbounded" is a
+    termination of its own (it was taken as infeasible)."""
+    backend(name)
+    r = _outcome(_lp(kind), name)
+    if r is None:
+        return
+    allowed = {Termination.INFEASIBLE if kind.startswith("infeasible") else Termination.UNBOUNDED,
+               Termination.INFEASIBLE_OR_UNBOUNDED, Termination.ERROR}
+    assert r.termination in allowed, (name, kind, r.termination, r.message)
+    assert r.objective is None
+
+
+@pytest.mark.parametrize("limit", [0, -1, math.nan, math.inf])
+def test_time_limit_is_validated(limit):
+    with pytest.raises(ModelError, match="time_limit must be a positive"):
+        solve(_x_ge_1(), "default", time_limit=limit)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_time_limit_is_honoured_or_refused(name):
+    """PIQP and DAQP have no time limit: refused when one is given, never ignored; the others take it."""
+    backend(name)
+    m = _x_ge_1()
+    if not S.BACKENDS[name].time_limit:
+        with pytest.raises(SolverUnavailableError, match="no time limit"):
+            solve(m, name, time_limit=10)
+        return
+    r = solve(m, name, time_limit=10)
+    assert abs(r.objective - 1.0) <= TRUTH_TOL and np.isclose(r.values["x"], 1.0, atol=1e-6)
+
+
+ITERATION_LIMITED = ["piqp", "daqp", "highs", "ipopt", "clarabel"]
+"""The backends whose iteration cap is the library's (``ITERATION_LIMIT``, Clarabel's ``CLARABEL_MAX_ITER``)."""
+
+
+@pytest.mark.parametrize("name", ITERATION_LIMITED)
+def test_an_iteration_limit_ends_as_one(name, wine, monkeypatch):
+    """(16) on Wine needs ~10 (PIQP) to ~200 (DAQP) iterations: capped at 1, every backend says so."""
+    backend(name)
+    X, y = wine
+    monkeypatch.setattr(S.common, "ITERATION_LIMIT", 1)
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_MAX_ITER", 1)
+    r = solve(build(16, X, y, 1, 0.3, 1.0), name, raise_on_failure=False)
+    assert r.termination is Termination.ITERATION_LIMIT and r.objective is None, r.message
+
+
+def _knapsack(n=200):
+    rng = np.random.default_rng(0)
+    w = rng.integers(20, 100, n)
+    v = w + rng.integers(-5, 6, n)
+    m = pyo.ConcreteModel(name="knapsack")
+    m.x = pyo.Var(range(n), domain=pyo.Binary)
+    m.obj = pyo.Objective(expr=sum(int(v[i]) * m.x[i] for i in range(n)), sense=pyo.maximize)
+    m.cap = pyo.Constraint(expr=sum(int(w[i]) * m.x[i] for i in range(n)) <= int(w.sum() // 2))
+    return m
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_time_limit_ends_as_one(name, wine):
+    """A limit of a microsecond: a 200-item knapsack (the MIP backends) or (16) on Wine (the others) ends
+    TIME_LIMIT, never optimal-looking. Xpress counts its limit in whole seconds (``maxtime``), so it may finish."""
+    backend(name)
+    b = S.BACKENDS[name]
+    if not b.time_limit:
+        return  # refused: test_time_limit_is_honoured_or_refused
+    X, y = wine
+    model = _knapsack() if b.integers else build(16, X, y, 1, 0.3, 1.0)
+    r = solve(model, name, time_limit=1e-6, raise_on_failure=False)
+    if name == "xpress" and r.optimal:
+        return
+    if S.is_licence_limit(r):
+        return
+    assert r.termination is Termination.TIME_LIMIT and r.objective is None, (r.termination, r.message)
+
+
+def test_model_traits_read_convexity_from_what_the_model_holds():
+    """Convex: an LP, a PSD QP, a rotated cone; not convex: the saddle x*y, a concave maximisation's opposite,
+    x^2 >= 1; unknown (not proved either way): a row with exp()."""
+    convex_qp, _ = tiny_row()
+    assert model_traits(convex_qp).convex and model_traits(convex_qp).kind == "QP"
+    assert model_traits(saddle()[0]).nonconvex == "the objective's quadratic part is not convex"
+    m = pyo.ConcreteModel(name="max x^2")
+    m.x = pyo.Var(bounds=(-1, 1))
+    m.obj = pyo.Objective(expr=m.x**2, sense=pyo.maximize)
+    assert "not concave" in model_traits(m).nonconvex
+    m.obj.sense = pyo.minimize
+    m.outside = pyo.Constraint(expr=m.x**2 >= 0.25)  # |x| >= 1/2: two intervals
+    assert "outside" in model_traits(m).nonconvex
+    m.del_component(m.outside)
+    m.t = pyo.Var(bounds=(0, None))
+    m.s = pyo.Var(bounds=(0, None))
+    m.rot = pyo.Constraint(expr=m.x**2 <= m.t * m.s)
+    assert model_traits(m).convex and model_traits(m).nonconvex is None
+    m.e = pyo.Constraint(expr=pyo.exp(m.x) <= 2)
+    traits = model_traits(m)
+    assert traits.kind == "NLP" and not traits.convex and traits.nonconvex is None
+    assert model_traits(integer()[0]).integers == ("x",)

@@ -1,0 +1,527 @@
+"""The certificate of a solve, computed on the Pyomo model as written (its expressions, never the backend's
+matrices or cones).
+
+A backend's word "optimal" is not a proof. :func:`certify` reads the point loaded into the model and the duals
+the backend returned (mapped to the model's rows in the convention of :mod:`tpm_models.solvers.common`) and
+measures, with :math:`J` the Jacobian of the rows' bodies and :math:`\\sigma = +1` (minimise) or :math:`-1`
+(maximise):
+
+=================  =====================================================================================
+residual           what it measures
+=================  =====================================================================================
+``primal``         the largest violation of a row :math:`l_i \\le g_i(x) \\le u_i`, relative to the row's
+                   size :math:`\\max(\\|\\nabla g_i(x)\\|_\\infty, |l_i - c_i|, |u_i - c_i|)` (:math:`c_i` the
+                   row's constant; 1 where all are 0), of a bound relative to :math:`\\max(1, |l_j|)`, and of
+                   an integer variable's integrality (absolute). So ``1e-12*x >= 1e-12`` at ``x = 0`` is
+                   violated by 1, not by 1e-12.
+``stationarity``   :math:`r = \\sigma(\\nabla f(x) - J^\\top y)` must be :math:`z_l - z_u` with
+                   :math:`z_l \\ge 0` only on a finite lower bound and :math:`z_u \\ge 0` only on a finite
+                   upper bound; the part of :math:`r` that is not, relative to :math:`\\max(1,
+                   \\|\\nabla f(x)\\|_\\infty)`. The gradients are Pyomo's differentiation of the expressions
+                   (``reverse_ad``; a linear row's coefficients are read directly).
+``dual_sign``      a row's dual of the wrong sign for its active side (:math:`\\sigma y_i \\ge 0` on a
+                   ``>=`` side, :math:`\\le 0` on a ``<=`` side), times :math:`\\|\\nabla g_i\\|_\\infty`,
+                   relative to :math:`\\max(1, \\|\\nabla f(x)\\|_\\infty)`.
+``complementarity``  :math:`\\sum_i |y_i|\\,\\mathrm{slack}_i + \\sum_j (z_{l,j}(x_j - l_j) + z_{u,j}(u_j - x_j))`
+                   (the duality gap these multipliers prove), relative to :math:`\\max(1, |f(x)|)`.
+=================  =====================================================================================
+
+What it proves
+--------------
+``level == "kkt"``: the point is feasible and the KKT conditions hold to :data:`~tpm_models.solvers.common.KKT_TOL`
+on a model classified convex (:func:`tpm_models.solvers.structure.model_traits`, or mapped to cones by
+:func:`tpm_models.solvers.conic.why_not_conic`): for a convex model the KKT conditions are sufficient, so the
+point is optimal to these residuals. ``"local"``: KKT holds but the model is not classified convex (a local
+optimum). ``"feasible"``: no duals to check (a backend that gives none, a model with integer variables, a dual
+NaN at a cone's apex, a row not differentiable at the point), or duals that meet the KKT conditions only between
+:data:`~tpm_models.solvers.common.KKT_TOL` and :data:`~tpm_models.solvers.common.KKT_FAIL_TOL`: the point is
+feasible, its optimality is the backend's word. ``"failed"``: a scaled violation above
+:data:`~tpm_models.solvers.common.FEASIBILITY_TOL`, or a KKT residual above ``KKT_FAIL_TOL``. Only ``"kkt"`` is
+*certified*; ``"local"`` and ``"feasible"`` are "optimal, not certified".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pyomo.environ as pyo
+import scipy.sparse as sp
+from pyomo.core.expr import numeric_expr as ne
+from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
+from pyomo.core.expr.visitor import identify_variables
+
+from tpm_models.solvers.common import FEASIBILITY_TOL, KKT_FAIL_TOL, KKT_TOL
+from tpm_models.solvers.structure import objective_of
+
+
+@dataclass
+class Certificate:
+    """The residuals of :func:`certify` (module docstring) and what they prove."""
+
+    primal: float
+    """Largest scaled violation of a row, bound or integrality (``inf`` if the point cannot be evaluated)."""
+    stationarity: float | None = None
+    complementarity: float | None = None
+    dual_sign: float | None = None
+    level: str = "feasible"
+    """``"kkt"`` (certified optimal), ``"local"`` (KKT on a model not classified convex), ``"feasible"``
+    (feasible, optimality not checked) or ``"failed"``."""
+    why: str = ""
+    """Why the certificate failed, or why it stops at ``"local"`` / ``"feasible"``."""
+    worst_row: str = ""
+    """The row or variable of the largest scaled violation."""
+    absolute: float = math.inf
+    """Largest absolute violation of a row or bound (``SolveResult.max_violation``)."""
+    objective: float | None = None
+    """The objective at the point, read with its gradient (``None`` if the point is infeasible or the objective
+    is not differentiable there)."""
+
+    @property
+    def passed(self) -> bool:
+        return self.level != "failed"
+
+    @property
+    def certified(self) -> bool:
+        return self.level == "kkt"
+
+    def residuals(self) -> str:
+        """The residuals in one line (the message of a failed certificate)."""
+        parts = [f"primal {self.primal:.2g}" + (f" ({self.worst_row})" if self.worst_row else "")]
+        for name in ("stationarity", "complementarity", "dual_sign"):
+            value = getattr(self, name)
+            if value is not None:
+                parts.append(f"{name} {value:.2g}")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict:
+        out = {**asdict(self), "certified": self.certified}
+        del out["objective"]  # SolveResult.objective
+        return out
+
+
+# ------------------------------------------------------------------------------------------- reading the model
+
+
+def _linear_terms(body, col: dict):
+    """``(cols, coefs, constant, value at the point)`` of a body made of monomials, variables and constants only
+    (how the builders write their rows: ``LinearExpression``), read without ``generate_standard_repn``; ``None``
+    otherwise."""
+    kind = type(body)
+    if kind is not ne.LinearExpression and kind is not ne.SumExpression:
+        return None
+    cols, coefs, constant, value = [], [], 0.0, 0.0
+    monomial = ne.MonomialTermExpression
+    for a in body.args:
+        kind = type(a)
+        if kind is monomial:
+            coef, v = a._args_
+            coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
+        elif isinstance(a, (int, float)):
+            constant += a
+            continue
+        elif a.is_variable_type():
+            coef, v = 1.0, a
+        elif not a.is_potentially_variable():
+            constant += float(pyo.value(a))
+            continue
+        else:
+            return None
+        x = v._value
+        if v.fixed:
+            constant += coef * x
+            continue
+        cols.append(col[id(v)])
+        coefs.append(coef)
+        value += coef * x
+    return cols, coefs, constant, value + constant
+
+
+class NotDifferentiable(ArithmeticError):
+    """An expression with no derivative at the point (``abs`` or ``sqrt`` at 0), or a node this reader does not
+    differentiate (then Pyomo's ``reverse_ad`` is asked)."""
+
+
+_UNARY = {
+    "sqrt": (math.sqrt, lambda a, v: 0.5 / v if v > 0 else math.inf),
+    "exp": (math.exp, lambda a, v: v),
+    "log": (math.log, lambda a, v: 1.0 / a),
+}
+
+
+def _forward(expr, col: dict, memo: dict) -> tuple[float, dict]:
+    """The value and the (sparse) gradient of ``expr`` at the point, by forward differentiation with every node's
+    result kept in ``memo`` (by node): the builders share one node (the norm of (23)) among thousands of terms and
+    rows, which a tree walk (``generate_standard_repn``, ``reverse_ad``) would visit once per use."""
+    if isinstance(expr, (int, float)):
+        return float(expr), {}
+    key = id(expr)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit[1], hit[2]
+    if type(expr) is ne.LinearExpression:
+        terms = _linear_terms(expr, col)
+        if terms is not None:
+            cols, coefs, _, value = terms
+            grad: dict = {}
+            for c, a in zip(cols, coefs):
+                grad[c] = grad.get(c, 0.0) + a
+            out = (value, grad)
+            memo[key] = (expr, *out)  # the node is kept alive: its id cannot be reused by a temporary
+            return out
+    if not expr.is_potentially_variable():
+        out = (float(pyo.value(expr)), {})
+    elif expr.is_variable_type():
+        out = (float(expr.value), {} if expr.fixed else {col[key]: 1.0})
+    elif expr.is_named_expression_type():
+        out = _forward(expr.expr, col, memo)
+    else:
+        out = _node(expr, col, memo)
+    memo[key] = (expr, *out)  # a row's body may be built on access: keeping it keeps its id its own
+    return out
+
+
+def _scaled(g: dict, c: float) -> dict:
+    return {k: c * d for k, d in g.items()} if c != 1.0 else g
+
+
+def _add(acc: dict, g: dict, c: float = 1.0) -> None:
+    for k, d in g.items():
+        acc[k] = acc.get(k, 0.0) + c * d
+
+
+def _node(expr, col: dict, memo: dict) -> tuple[float, dict]:
+    kind = type(expr)
+    if kind in (ne.SumExpression, ne.LinearExpression) or isinstance(expr, ne.SumExpression):
+        total, grad = 0.0, {}
+        for a in expr.args:
+            v, g = _forward(a, col, memo)
+            total += v
+            _add(grad, g)
+        return total, grad
+    if isinstance(expr, ne.NegationExpression):
+        v, g = _forward(expr.args[0], col, memo)
+        return -v, _scaled(g, -1.0)
+    if isinstance(expr, (ne.MonomialTermExpression, ne.ProductExpression)):
+        (va, ga), (vb, gb) = (_forward(a, col, memo) for a in expr.args)
+        grad = _scaled(ga, vb)
+        grad = dict(grad) if grad is ga else grad
+        _add(grad, gb, va)
+        return va * vb, grad
+    if isinstance(expr, ne.DivisionExpression):
+        (va, ga), (vb, gb) = (_forward(a, col, memo) for a in expr.args)
+        grad = dict(_scaled(ga, 1.0 / vb))
+        _add(grad, gb, -va / vb**2)
+        return va / vb, grad
+    if isinstance(expr, ne.PowExpression):
+        (va, ga), (ve, ge) = (_forward(a, col, memo) for a in expr.args)
+        value = va**ve
+        if ge:
+            raise NotDifferentiable("a variable exponent")
+        if not ga:
+            return value, {}
+        if va == 0 and ve < 1:
+            raise NotDifferentiable(f"x**{ve:g} at x = 0")
+        return value, _scaled(ga, ve * va ** (ve - 1))
+    if isinstance(expr, ne.AbsExpression):
+        va, ga = _forward(expr.args[0], col, memo)
+        if va == 0 and ga:
+            raise NotDifferentiable("abs at 0")
+        return abs(va), _scaled(ga, 1.0 if va >= 0 else -1.0)
+    if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() in _UNARY:
+        f, df = _UNARY[expr.getname()]
+        va, ga = _forward(expr.args[0], col, memo)
+        value = f(va)
+        if not ga:
+            return value, {}
+        d = df(va, value)
+        if not math.isfinite(d):
+            raise NotDifferentiable(f"{expr.getname()} at {va:g}")
+        return value, _scaled(ga, d)
+    raise NotDifferentiable(f"a {kind.__name__} node")
+
+
+def _gradient(expr, col: dict, memo: dict) -> tuple[float, list[int], list[float]] | None:
+    """The value of ``expr`` and its gradient by the model's unfixed variables (:func:`_forward`, else Pyomo's
+    ``reverse_ad``); ``None`` where it is not differentiable at the point (``abs`` at 0, ``sqrt`` at 0)."""
+    try:
+        value, grad = _forward(expr, col, memo)
+    except NotDifferentiable:
+        try:
+            value, derivative = float(pyo.value(expr)), reverse_ad(expr)
+        except Exception:  # noqa: BLE001  Pyomo's DifferentiationException, a ZeroDivisionError, a domain error
+            return None
+        grad = {col[id(v)]: float(d) for v, d in derivative.items() if id(v) in col}
+    except (ArithmeticError, ValueError):  # a domain error: the row cannot be evaluated here
+        return None
+    if not (math.isfinite(value) and all(math.isfinite(d) for d in grad.values())):
+        return None
+    return value, list(grad), list(grad.values())
+
+
+@dataclass
+class _Rows:
+    cons: list
+    body: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    constant: np.ndarray
+    J: sp.csr_matrix
+    smooth: bool
+    """Every row's gradient exists at the point."""
+
+
+def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
+    cons = list(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
+    m = len(cons)
+    body, lower, upper, constant = np.zeros(m), np.full(m, -np.inf), np.full(m, np.inf), np.zeros(m)
+    ri: list[int] = []
+    ci: list[int] = []
+    data: list[float] = []
+    smooth = True
+    for i, con in enumerate(cons):
+        lo, up = con.lb, con.ub
+        if lo is not None:
+            lower[i] = lo
+        if up is not None:
+            upper[i] = up
+        terms = _linear_terms(con.body, col)
+        if terms is not None:
+            cols, coefs, constant[i], _ = terms
+            body[i] = np.nan  # filled below from J
+        else:
+            read = _gradient(con.body, col, memo)
+            if read is None:
+                value = pyo.value(con.body, exception=False)
+                body[i] = np.inf if value is None else float(value)
+                smooth = False
+                continue
+            body[i], cols, coefs = read
+        ri.extend([i] * len(cols))
+        ci.extend(cols)
+        data.extend(coefs)
+    J = sp.csr_matrix((data, (ri, ci)), shape=(m, n))
+    return _Rows(cons, body, lower, upper, constant, J, smooth)
+
+
+class _NotQuadratic(Exception):
+    pass
+
+
+def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list, list]) -> float:
+    """Add ``scale * expr`` to ``out = (rows, cols, coefs, linear cols, linear coefs)`` of a quadratic read term by
+    term (the duals' objectives: sums of ``K_ij * lam_i * lam_j``); returns its constant. :class:`_NotQuadratic`
+    for anything else (then :func:`_forward` reads it)."""
+    kind = type(expr)
+    if isinstance(expr, (int, float)):
+        return scale * expr
+    if kind is ne.SumExpression or kind is ne.LinearExpression:
+        return sum(_quadratic(a, scale, col, out) for a in expr.args)
+    if kind is ne.MonomialTermExpression:
+        coef, v = expr._args_
+        coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
+        if v.fixed:
+            return scale * coef * v._value
+        out[3].append(col[id(v)])
+        out[4].append(scale * coef)
+        return 0.0
+    if kind is ne.NegationExpression:
+        return _quadratic(expr.args[0], -scale, col, out)
+    if kind is ne.ProductExpression:
+        a, b = expr.args
+        if isinstance(a, (int, float)) or not a.is_potentially_variable():
+            return _quadratic(b, scale * float(pyo.value(a)), col, out)
+        if isinstance(b, (int, float)) or not b.is_potentially_variable():
+            return _quadratic(a, scale * float(pyo.value(b)), col, out)
+        if type(a) is ne.MonomialTermExpression and b.is_variable_type() and not b.fixed and not a._args_[1].fixed:
+            coef, u = a._args_
+            out[0].append(col[id(u)])
+            out[1].append(col[id(b)])
+            out[2].append(scale * (float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))))
+            return 0.0
+        if a.is_variable_type() and b.is_variable_type() and not a.fixed and not b.fixed:
+            out[0].append(col[id(a)])
+            out[1].append(col[id(b)])
+            out[2].append(scale)
+            return 0.0
+        raise _NotQuadratic
+    if kind is ne.PowExpression:
+        v, e = expr.args
+        if isinstance(e, (int, float)) and e == 2 and v.is_variable_type() and not v.fixed:
+            out[0].append(col[id(v)])
+            out[1].append(col[id(v)])
+            out[2].append(scale)
+            return 0.0
+        raise _NotQuadratic
+    if not expr.is_potentially_variable():
+        return scale * float(pyo.value(expr))
+    if expr.is_variable_type():
+        if expr.fixed:
+            return scale * expr._value
+        out[3].append(col[id(expr)])
+        out[4].append(scale)
+        return 0.0
+    if expr.is_named_expression_type():
+        return _quadratic(expr.expr, scale, col, out)
+    raise _NotQuadratic
+
+
+def _objective_gradient(objective, col: dict, n: int, memo: dict, x: np.ndarray) -> tuple[float, np.ndarray] | None:
+    out: tuple[list, list, list, list, list] = ([], [], [], [], [])
+    try:
+        constant = _quadratic(objective.expr, 1.0, col, out)
+    except _NotQuadratic:
+        constant = None
+    if constant is not None:  # vectorised: f = c + l'x + sum_k a_k x_i x_j, grad = l + sum_k a_k (x_j e_i + x_i e_j)
+        qi, qj = np.asarray(out[0], dtype=int), np.asarray(out[1], dtype=int)
+        qa, li, la = np.asarray(out[2], dtype=float), np.asarray(out[3], dtype=int), np.asarray(out[4], dtype=float)
+        grad = np.zeros(n)
+        np.add.at(grad, li, la)
+        np.add.at(grad, qi, qa * x[qj])
+        np.add.at(grad, qj, qa * x[qi])
+        return float(constant + la @ x[li] + qa @ (x[qi] * x[qj])), grad
+    read = _gradient(objective.expr, col, memo)
+    if read is None:
+        return None
+    value, cols, vals = read
+    grad = np.zeros(n)
+    np.add.at(grad, np.asarray(cols, dtype=int), np.asarray(vals, dtype=float))
+    return value, grad
+
+
+# ------------------------------------------------------------------------------------------- the certificate
+
+
+def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
+            integers: bool = False) -> Certificate:
+    """The certificate of the point loaded in ``model`` (module docstring) with ``duals`` (by constraint data, in
+    :mod:`tpm_models.solvers.common`'s convention; ``None``: the backend gave none). ``convex``: the model is
+    classified convex (KKT then proves optimality). ``integers``: the model has integer variables (no KKT).
+
+    A row that holds a variable of another model (not among the model's own components) is read with that
+    variable as one more column."""
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    try:
+        return _certify(model, variables, duals, convex, integers)
+    except KeyError:  # a variable of another model: read again with every row's variables as columns
+        known = {id(v) for v in variables}
+        for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+            for v in identify_variables(con.body, include_fixed=False):
+                if id(v) not in known:
+                    variables.append(v)
+                    known.add(id(v))
+        return _certify(model, variables, duals, convex, integers)
+
+
+def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, convex: bool,
+             integers: bool) -> Certificate:
+    if any(v.value is None for v in variables):
+        return Certificate(math.inf, level="failed", why="a variable has no value")
+    col = {id(v): k for k, v in enumerate(variables)}
+    x = np.array([float(v.value) for v in variables])
+    if not np.isfinite(x).all():
+        return Certificate(math.inf, level="failed", why="a variable is not finite")
+    n = len(x)
+    lb = np.array([-np.inf if v.lb is None else float(v.lb) for v in variables])
+    ub = np.array([np.inf if v.ub is None else float(v.ub) for v in variables])
+
+    memo: dict = {}  # every node's value and gradient at x, shared by the rows and the objective
+    rows = _rows(model, col, n, memo)
+    Jx = rows.J @ x
+    linear = np.isnan(rows.body)
+    rows.body[linear] = Jx[linear] + rows.constant[linear]
+    if not np.isfinite(rows.body).all():
+        return Certificate(math.inf, level="failed", why="a row cannot be evaluated at the point")
+
+    # primal: rows relative to their size, bounds relative to max(1, |bound|), integrality absolute
+    size = np.zeros(len(rows.cons))
+    if rows.J.nnz:
+        size = abs(rows.J).max(axis=1).toarray().ravel()
+    for side in (rows.lower, rows.upper):
+        finite = np.isfinite(side)
+        size[finite] = np.maximum(size[finite], np.abs(side[finite] - rows.constant[finite]))
+    size[size == 0] = 1.0
+    row_viol = np.maximum(rows.lower - rows.body, rows.body - rows.upper)
+    row_viol = np.maximum(row_viol, 0.0) / size
+    bound_viol = np.maximum(np.maximum(lb - x, x - ub), 0.0)
+    bound_viol /= np.maximum(1.0, np.where(lb - x > 0, np.abs(lb), np.where(x - ub > 0, np.abs(ub), 1.0)))
+    integral = np.array([not v.is_continuous() for v in variables], dtype=bool)
+    int_viol = np.abs(x - np.round(x)) * integral
+    absolute = max(float(np.maximum(rows.lower - rows.body, rows.body - rows.upper).max(initial=0.0)),
+                   float(np.maximum(lb - x, x - ub).max(initial=0.0)), 0.0)
+    worst, where = 0.0, ""
+    for viol, names in ((row_viol, rows.cons), (bound_viol, variables), (int_viol, variables)):
+        if viol.size and viol.max() > worst:
+            k = int(viol.argmax())
+            worst, where = float(viol[k]), names[k].name
+    cert = Certificate(worst, worst_row=where, absolute=absolute)
+    if worst > FEASIBILITY_TOL:
+        cert.level, cert.why = "failed", f"the point violates {where} by {worst:.2g} (relative to its size)"
+        return cert
+    objective = objective_of(model)
+    read = _objective_gradient(objective, col, n, memo, x)
+    if read is not None:
+        cert.objective = read[0]
+    if integers:
+        cert.why = "integer variables: no KKT conditions (the backend's branch and bound is the proof)"
+        return cert
+    if duals is None:
+        cert.why = "the backend gave no duals"
+        return cert
+    y = np.array([np.nan if duals.get(c) is None else float(duals[c]) for c in rows.cons])
+    if not np.isfinite(y).all():
+        cert.why = "a dual is missing or NaN (e.g. a cone's apex)"
+        return cert
+    if not rows.smooth:
+        cert.why = "a row is not differentiable at the point"
+        return cert
+    if read is None:
+        cert.why = "the objective is not differentiable at the point"
+        return cert
+    f, grad = read
+    sigma = 1.0 if objective.sense == pyo.minimize else -1.0
+    scale = max(1.0, float(np.abs(grad).max(initial=0.0)))
+
+    # stationarity: r = sigma (grad f - J'y) = z_l - z_u. A component r_j of the sign of a finite bound is read
+    # as that bound's multiplier when it costs less as complementarity (z (x_j - bound), relative to the
+    # objective) than as a stationarity error (|r_j|, relative to the gradient): a backend's error in the duals
+    # is not taken for a multiplier of a bound the point is far from.
+    r = sigma * (grad - rows.J.T @ y)
+    f_scale = max(1.0, abs(f))
+    dist_l = np.where(np.isfinite(lb), x - np.where(np.isfinite(lb), lb, 0.0), np.inf)
+    dist_u = np.where(np.isfinite(ub), np.where(np.isfinite(ub), ub, 0.0) - x, np.inf)
+    dist = np.where(r > 0, dist_l, dist_u)
+    as_bound = np.maximum(dist, 0.0) / f_scale <= 1.0 / scale
+    z_l = np.where(as_bound & (r > 0), r, 0.0)
+    z_u = np.where(as_bound & (r < 0), -r, 0.0)
+    cert.stationarity = float(np.abs(r - z_l + z_u).max(initial=0.0)) / scale
+
+    # dual signs and complementarity, by the active side of each row
+    sy = sigma * y
+    has_lo, has_hi = np.isfinite(rows.lower), np.isfinite(rows.upper)
+    equality = has_lo & has_hi & (rows.lower == rows.upper)
+    lower_side = has_lo & ~equality & (~has_hi | (sy >= 0))
+    upper_side = has_hi & ~equality & ~lower_side
+    wrong = np.where(lower_side, np.maximum(-sy, 0.0), 0.0) + np.where(upper_side, np.maximum(sy, 0.0), 0.0)
+    wrong += np.where(~has_lo & ~has_hi, np.abs(y), 0.0)  # a free row has no multiplier
+    norm = abs(rows.J).max(axis=1).toarray().ravel() if rows.J.nnz else np.zeros(len(y))
+    cert.dual_sign = float((wrong * np.maximum(norm, 1e-300)).max(initial=0.0)) / scale
+    slack = np.where(lower_side, rows.body - rows.lower, 0.0) + np.where(upper_side, rows.upper - rows.body, 0.0)
+    gap = float(np.abs(y) @ np.maximum(slack, 0.0))
+    gap += float((z_l * np.where(z_l > 0, np.maximum(dist_l, 0.0), 0.0)).sum())
+    gap += float((z_u * np.where(z_u > 0, np.maximum(dist_u, 0.0), 0.0)).sum())
+    cert.complementarity = gap / f_scale
+
+    kkt = max(cert.stationarity, cert.dual_sign, cert.complementarity)
+    if kkt > KKT_FAIL_TOL:
+        cert.level, cert.why = "failed", "the KKT conditions do not hold with the backend's duals"
+        return cert
+    if kkt > KKT_TOL:
+        cert.why = f"the backend's duals meet the KKT conditions to {kkt:.1g} only (certified at {KKT_TOL:g})"
+        return cert
+    if convex:
+        cert.level, cert.why = "kkt", "feasible, KKT conditions hold on a convex model"
+    else:
+        cert.level, cert.why = "local", "KKT conditions hold, but the model is not classified convex (a local optimum)"
+    return cert
