@@ -424,7 +424,7 @@ def test_api_links_hook():
 
 
 def test_adding_a_formulation_runs_as_written(tmp_path, monkeypatch, capsys):
-    """docs/adding-a-formulation.md from outside the package: its module registers "2R", its code and its
+    """docs/adding-a-formulation.md from outside the package: its module registers "2RU", its code and its
     commands run. Truths: (2) solved by another solver at eps = 0; the robust objective recomputed from the
     solution by the closed form (25) of the worst case, which the page never writes."""
     from tpm_models.models.registry import USER_MODELS
@@ -435,7 +435,7 @@ def test_adding_a_formulation_runs_as_written(tmp_path, monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)
     sys.modules.pop("my_models", None)  # imported afresh by the page
-    monkeypatch.delitem(USER_MODELS, "2R", raising=False)
+    monkeypatch.delitem(USER_MODELS, "2RU", raising=False)
     namespace: dict = {}
     try:
         exec(compile(blocks[1], "docs/adding-a-formulation.md, python block 2", "exec"), namespace)
@@ -460,11 +460,11 @@ def test_adding_a_formulation_runs_as_written(tmp_path, monkeypatch, capsys):
                                   text=True, timeout=600)
             assert done.returncode == 0, (argv, done.stderr[-2000:])
             outputs.append(done.stdout)
-        assert "(2R)" in outputs[0] and "SOCP" in outputs[0]
+        assert "(2RU)" in outputs[0] and "SOCP" in outputs[0]
         assert "optimal" in outputs[1]
-        assert (tmp_path / "2r.nl").stat().st_size > 1000
+        assert (tmp_path / "2ru.nl").stat().st_size > 1000
         assert ", 0 failed" in outputs[3] and "cross-solver" in outputs[3]
     finally:
-        USER_MODELS.pop("2R", None)
+        USER_MODELS.pop("2RU", None)
         for name in ("my_models", "tpm_models_plugin_my_models"):
             sys.modules.pop(name, None)

@@ -55,7 +55,7 @@ from tpm_models.experiments.survey import markdown_table
 from tpm_models.models.norms import dual_norm
 from tpm_models.models.recovery import theta_interval_primal
 from tpm_models.models.registry import build
-from tpm_models.solvers.backends.registry import available_solvers
+from tpm_models.solvers.backends.registry import available_solvers, honoured_time_limit
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
 from tpm_models.solvers.dispatch import is_licence_limit, solve
@@ -146,7 +146,7 @@ def _one(model, solver: str, ref: dict, Xc: np.ndarray, row: dict, time_limit: f
     row = {**row, "termination": "optimal", "seconds": math.nan, "obj_err": math.nan, "w_err": math.nan,
            "theta_ok": False, "message": ""}
     try:
-        r = solve(model, solver, time_limit=time_limit)
+        r = solve(model, solver, time_limit=honoured_time_limit(solver, time_limit))
     except NoOptimalSolutionError as exc:
         row.update(termination="licence limit" if is_licence_limit(exc.result) else exc.result.termination.value,
                    seconds=exc.result.seconds, message=exc.result.message[:100])

@@ -12,10 +12,11 @@ from tpm_models.solvers.backends.registry import (
     available_solvers,
     backend_for,
     default_solver,
+    honoured_time_limit,
     package_version,
     register_backend,
 )
 
 __all__ = ["BACKENDS", "DEFAULT", "MODEL_CLASSES", "Backend", "available_solvers", "backend_for", "default_solver",
-           "package_version",
+           "honoured_time_limit", "package_version",
            "register_backend"]

@@ -113,6 +113,14 @@ def default_solver(kind: str) -> str:
     return DEFAULT[kind][0]
 
 
+def honoured_time_limit(solver: str, time_limit: float | None) -> float | None:
+    """``time_limit`` when ``solver`` can honour one, else ``None``: a survey that gives every backend the
+    same limit runs PIQP and DAQP (no time limit; bounded by their iteration caps) without one instead of
+    having them refused."""
+    backend = BACKENDS.get(solver)
+    return time_limit if backend is None or backend.time_limit else None
+
+
 def available_solvers(model_class_name: str | None = None) -> list[str]:
     """Installed backends that can run (``Backend.available``: MOSEK only with a licence), optionally only
     those that take ``model_class_name``. Clarabel is listed for ``"NLP"``: it takes the NLPs that
