@@ -467,3 +467,17 @@ def test_the_objective_read_by_the_certificate_is_pyomos(eq, options, wine):
     model = build(eq, X, y, 1, 0.3, 1.0, **options)
     r = solve(model)
     assert abs(r.objective - pyo.value(model.obj)) <= 1e-13 * max(1.0, abs(r.objective))
+
+
+def test_an_optimum_with_a_variable_left_unset_is_not_optimal(monkeypatch):
+    """A backend that says optimal but leaves a variable without a value (one in no row) is caught."""
+
+    def run(model, time_limit):
+        model.x.set_value(1.0)
+        return Termination.OPTIMAL, {model.c: 2.0}, "claims optimal"
+
+    monkeypatch.setitem(S.BACKENDS, "fake", S.Backend("fake", "numpy", frozenset({"QP"}), run))
+    m = _x_ge_1()
+    m.unused = pyo.Var()
+    r = solve(m, "fake", raise_on_failure=False)
+    assert r.termination is Termination.NUMERICAL_ERROR and r.objective is None
