@@ -12,7 +12,7 @@ import numpy as np
 import pyomo.environ as pyo
 import pytest
 
-from tpm_models import build
+from tpm_models import Kernel, build
 from tpm_models import solvers as S
 from tpm_models.solvers.backends import clarabel as clarabel_backend
 from tpm_models.solvers.certificate import certify
@@ -454,3 +454,30 @@ def test_model_traits_read_convexity_from_what_the_model_holds():
     traits = model_traits(m)
     assert traits.kind == "NLP" and not traits.convex and traits.nonconvex is None
     assert model_traits(integer()[0]).integers == ("x",)
+
+
+@pytest.mark.parametrize("eq,options", [(15, {}), (16, {}), (19, {"kernel": "gaussian"}), (23, {"p": 2, "eps": 0.02}),
+                                        (26, {"p": 1.5, "eps": 0.02})])
+def test_the_objective_read_by_the_certificate_is_pyomos(eq, options, wine):
+    """``solve()`` takes the objective's value from the certificate's reading; Pyomo's evaluation of the same
+    expression at the same point is the truth (to 1e-13 relative: only the order of the sums differs)."""
+    X, y = wine
+    if "kernel" in options:
+        options = {"kernel": Kernel("gaussian", sigma=1.0)}
+    model = build(eq, X, y, 1, 0.3, 1.0, **options)
+    r = solve(model)
+    assert abs(r.objective - pyo.value(model.obj)) <= 1e-13 * max(1.0, abs(r.objective))
+
+
+def test_an_optimum_with_a_variable_left_unset_is_not_optimal(monkeypatch):
+    """A backend that says optimal but leaves a variable without a value (one in no row) is caught."""
+
+    def run(model, time_limit):
+        model.x.set_value(1.0)
+        return Termination.OPTIMAL, {model.c: 2.0}, "claims optimal"
+
+    monkeypatch.setitem(S.BACKENDS, "fake", S.Backend("fake", "numpy", frozenset({"QP"}), run))
+    m = _x_ge_1()
+    m.unused = pyo.Var()
+    r = solve(m, "fake", raise_on_failure=False)
+    assert r.termination is Termination.NUMERICAL_ERROR and r.objective is None

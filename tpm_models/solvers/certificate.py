@@ -48,6 +48,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
+from pyomo.core.base.var import VarData
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 from pyomo.core.expr.visitor import identify_variables
@@ -324,7 +325,20 @@ def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list,
     if isinstance(expr, (int, float)):
         return scale * expr
     if kind is ne.SumExpression or kind is ne.LinearExpression:
-        return sum(_quadratic(a, scale, col, out) for a in expr.args)
+        total = 0.0
+        rows, cols, coefs = out[0], out[1], out[2]
+        for a in expr.args:
+            if type(a) is ne.ProductExpression:  # the duals' K_ij * lam_i * lam_j, read inline
+                m, v = a._args_
+                if type(m) is ne.MonomialTermExpression and isinstance(v, VarData) and not v.fixed:
+                    c, u = m._args_
+                    if not u.fixed:
+                        rows.append(col[id(u)])
+                        cols.append(col[id(v)])
+                        coefs.append(scale * (float(c) if isinstance(c, (float, int)) else float(pyo.value(c))))
+                        continue
+            total += _quadratic(a, scale, col, out)
+        return total
     if kind is ne.MonomialTermExpression:
         coef, v = expr._args_
         coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))

@@ -130,6 +130,9 @@ def solve(
     if termination is Termination.OPTIMAL and (objective is None or not math.isfinite(objective)):
         termination = Termination.NUMERICAL_ERROR
         message = f"reported optimal but the objective is {objective}"
+    elif termination is Termination.OPTIMAL and certificate is None:
+        termination = Termination.NUMERICAL_ERROR
+        message = f"{message}; reported optimal but a variable has no value"
     elif certificate is not None:
         optimal = termination is Termination.OPTIMAL
         if certificate.level == "local" and traits.kind == "NLP" and why_not_conic(model) is None:
