@@ -43,6 +43,7 @@ holds :math:`K_{oo}`.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections import OrderedDict
@@ -51,7 +52,7 @@ from ctypes import c_int
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from tpm_models.kernels import Kernel
 from tpm_models.learn.fastqp import DAQP_SETTINGS
@@ -66,7 +67,7 @@ the scores :math:`G_i`: :math:`|\\langle w,\\varphi(x)\\rangle| \\le \\|w\\|\\sq
 The dense path solves to :data:`tpm_models.solvers.common.DENSE_QP_TOL` and agrees with the Pyomo duals to
 about 1e-8 in :math:`w`; 1e-9 keeps the decomposition's objective within 1e-9 relative of it."""
 
-WORKING_SET = 512
+WORKING_SET = 64
 """Points per working set (the subproblem's size). Own sets up to this size are solved in one subproblem."""
 
 CACHE_MB = 256.0
@@ -75,12 +76,31 @@ CACHE_MB = 256.0
 BLOCK_MB = 32.0
 """Megabytes of kernel entries computed at once by :func:`group_kernel_sums` and :func:`expansion_values`."""
 
+PROXIMAL = 1e-8
+"""Weight :math:`\\delta/\\kappa` of the proximal term :math:`\\tfrac\\delta2\\|\\lambda_B-\\lambda_B^{old}\\|^2` added to
+every subproblem: the Gram blocks are singular (the linear kernel has rank at most :math:`n`, repeated points
+make any kernel singular); with it DAQP solves a strictly convex QP in one active-set pass."""
+
+DAQP_STRICT = {**DAQP_SETTINGS, "eps_prox": 0.0}
+"""DAQP's settings for the strictly convex subproblems: those of the fast path without its proximal loop."""
+
 BOUND_SNAP = 1e-12
 """A subproblem's multiplier within ``BOUND_SNAP * u`` of a bound is put on it: DAQP's proximal iterations
 leave multipliers of active bounds ~1e-30 off them, which would count them as free in the working sets."""
 
 MAX_OUTER = 100_000
 """Cap on the decomposition's iterations; reaching it raises :class:`DecompositionError`."""
+
+
+@functools.cache
+def _threadpools() -> ThreadpoolController:
+    """The process's BLAS thread pools, found once (``threadpoolctl`` reads the loaded libraries: ~10 ms)."""
+    return ThreadpoolController()
+
+
+def one_blas_thread():
+    """A context in which BLAS runs on one thread (:func:`fit_planes`, :func:`plane_distances`)."""
+    return _threadpools().limit(limits=1, user_api="blas")
 
 
 class DecompositionError(RuntimeError):
@@ -230,8 +250,8 @@ def _select(lam: np.ndarray, G: np.ndarray, u: float, q: int) -> np.ndarray:
 
 def solve_box_qp(P: np.ndarray, c: np.ndarray, total: float, upper: float) -> np.ndarray:
     """:math:`\\min \\tfrac12 x^\\top P x + c^\\top x` s.t. :math:`e^\\top x = ` ``total``,
-    :math:`0\\le x\\le` ``upper`` (the subproblem), by DAQP with the settings of the fast path
-    (:data:`tpm_models.learn.fastqp.DAQP_SETTINGS`), PIQP if DAQP fails; the result is clipped to the bounds
+    :math:`0\\le x\\le` ``upper`` (the subproblem, ``P`` positive definite), by DAQP (:data:`DAQP_STRICT`),
+    PIQP if DAQP fails; the result is clipped to the bounds
     and multipliers within :data:`BOUND_SNAP` of a bound put on it."""
     import daqp
 
@@ -240,7 +260,7 @@ def solve_box_qp(P: np.ndarray, c: np.ndarray, total: float, upper: float) -> np
     bu = np.concatenate([np.full(m, upper), [total]])
     bl = np.concatenate([np.zeros(m), [total]])
     sense = np.concatenate([np.zeros(m), [5]]).astype(c_int)
-    x, _, flag, _ = daqp.solve(np.ascontiguousarray(P), c, A, bu, bl, sense, **DAQP_SETTINGS)
+    x, _, flag, _ = daqp.solve(np.ascontiguousarray(P), c, A, bu, bl, sense, **DAQP_STRICT)
     if flag in (1, 2):
         return _snap(np.asarray(x, dtype=float), upper)
     import piqp
@@ -310,9 +330,10 @@ def solve_decomposition(
     u = alpha / m
     q = np.asarray(q, dtype=float)
     lam, G = _start(kernel, X_own, own_sums, q, nu, u, working_set)
-    kappa = float(np.abs(kernel.diagonal(X_own)).max())
+    kappa = 1.0 if kernel.name == "gaussian" else float(np.abs(kernel.diagonal(X_own)).max())
     tol_abs = tol * nu * max(kappa, np.finfo(float).tiny)
     rows = KernelRows(kernel, X_own, cache_mb)
+    delta = PROXIMAL * max(kappa, np.finfo(float).tiny)
     iterations = 0
     gap = _kkt_gap(lam, G, u)
     while gap > tol_abs:
@@ -323,18 +344,14 @@ def solve_decomposition(
         K_B = rows.rows(B)  # (|B|, m)
         K_BB = K_B[:, B]
         old = lam[B]
-        new = solve_box_qp(K_BB, G[B] - K_BB @ old, float(old.sum()), u)
-        delta = new - old
+        # the proximal subproblem: + (delta/2)|lam_B - old|^2 makes it strictly convex (DAQP without its own
+        # proximal loop) and changes no fixed point: a step that leaves lam_B = old solves the subproblem
+        P = K_BB + delta * np.eye(len(B))
+        new = solve_box_qp(P, G[B] - P @ old, float(old.sum()), u)
         lam[B] = new
-        G += delta @ K_B
+        G += (new - old) @ K_B
         iterations += 1
         gap = _kkt_gap(lam, G, u)
-        if m <= working_set and gap > tol_abs:  # the whole QP was the subproblem: recompute G exactly once more
-            G = K_B.T @ lam + q
-            gap = _kkt_gap(lam, G, u)
-            if gap > tol_abs and iterations >= 3:
-                raise DecompositionError(f"the dual of {m} points solved whole left a KKT gap {gap:.3g} > "
-                                         f"{tol_abs:.3g}")
     seconds = time.perf_counter() - start
     log.debug("decomposition: m=%d, %d subproblems, %d kernel rows, gap %.3g, %.3f s", m, iterations,
               rows.computed, gap, seconds)
@@ -426,7 +443,7 @@ def fit_planes(
     shared machine."""
     X = np.ascontiguousarray(X, dtype=float)
     groups = np.asarray(groups)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         sums = group_kernel_sums(kernel, X, groups, n_groups)
         return [fit_plane(kernel, X, sums, groups, g, nu, alpha, sign, free_tol, **solver_options)
                 for g, nu, alpha, sign in specs]
@@ -440,7 +457,7 @@ def plane_distances(planes: Sequence[ExpansionPlane], X: np.ndarray) -> np.ndarr
     beta = np.column_stack([p.beta for p in planes])
     theta = np.array([p.theta for p in planes])
     norm = np.array([p.norm_w for p in planes])
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         values = expansion_values(planes[0].kernel, planes[0].X_train, beta, X)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(norm > 0.0, (values + theta) / np.where(norm > 0.0, norm, 1.0), np.nan)
