@@ -77,8 +77,8 @@ BLOCK_MB = 32.0
 """Megabytes of kernel entries computed at once by :func:`group_kernel_sums` and :func:`expansion_values`."""
 
 PROXIMAL = 1e-8
-"""Weight :math:`\\delta/\\kappa` of the proximal term :math:`\\tfrac\\delta2\\|\\lambda_B-\\lambda_B^{old}\\|^2` added to
-every subproblem: the Gram blocks are singular (the linear kernel has rank at most :math:`n`, repeated points
+"""Weight :math:`\\delta/\\kappa` of the proximal term :math:`\\tfrac\\delta2\\|\\lambda_B-\\lambda_B^{old}\\|^2`
+added to every subproblem: the Gram blocks are singular (the linear kernel has rank at most :math:`n`, repeated points
 make any kernel singular); with it DAQP solves a strictly convex QP in one active-set pass."""
 
 DAQP_STRICT = {**DAQP_SETTINGS, "eps_prox": 0.0}
