@@ -154,7 +154,7 @@ same QP by :mod:`tpm_models.learn.decomposition` (kernel rows on demand, nothing
 with :func:`tpm_models.solvers.dispatch.solve`; ``"auto"`` (the default) takes ``"dense"`` when every own set
 has at most :data:`DENSE_MAX_POINTS` points and ``"decomposition"`` otherwise. All solve the same QP."""
 
-DENSE_MAX_POINTS = 400
+DENSE_MAX_POINTS = 100
 """Largest own set (:math:`m_c`, :math:`m_\\pm`) that ``backend="auto"`` gives to the dense solver. Measured
 (``docs/bench-estimators.md``): the dense interior point is cubic in :math:`m_c` and holds
 :math:`K(X_c, X_c)`; the decomposition is faster from a few hundred points per class on."""
