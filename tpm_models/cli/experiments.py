@@ -23,6 +23,7 @@ from tpm_models.experiments.bench_builders import (
     machine,
 )
 from tpm_models.experiments.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
+from tpm_models.experiments.bench_estimators import MODELS as SCALED_MODELS
 from tpm_models.experiments.bench_estimators import bench_scaled, scaled_table
 from tpm_models.experiments.parallel import parallel_map
 from tpm_models.experiments.robust import (
@@ -223,7 +224,8 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
     unknown = [k for k in kernels if k not in SCALED_KERNELS]
     if unknown:
         raise SystemExit(f"bench estimators --kernel takes {' '.join(SCALED_KERNELS)}; got {' '.join(unknown)}")
-    rows = bench_scaled(args.sizes, kernels, timeout=args.timeout, progress=None if args.quiet else print)
+    rows = bench_scaled(args.sizes, kernels, timeout=args.timeout, progress=None if args.quiet else print,
+                        models=args.models)
     print(scaled_table(rows))
     print(f"\n{machine()}")
     return 0
@@ -288,6 +290,8 @@ def add_bench_command(sub) -> None:
                    help=f"cells of Table 3: {', '.join(CELLS)} (default all); bench estimators --sizes: "
                    f"{' '.join(SCALED_KERNELS)}")
     b.add_argument("--timeout", type=float, default=3600.0, help="bench estimators --sizes: seconds per fit")
+    b.add_argument("--models", nargs="+", default=list(SCALED_MODELS), choices=list(SCALED_MODELS),
+                   help="bench estimators --sizes: which of ours (tpmsvm), SVC and LinearSVC to fit")
     b.add_argument("--runs", type=int, default=100)
     b.add_argument("--jobs", type=int, default=2, help="worker processes (joblib)")
     b.add_argument("--no-shortcuts", action="store_true", help="solve every alpha and every gamma (errata 7, 10 off)")

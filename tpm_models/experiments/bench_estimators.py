@@ -88,14 +88,16 @@ def _in_subprocess(model: str, kernel: str, m: int, timeout: float) -> dict:
     return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1][:80]}
 
 
-def bench_scaled(sizes=(1_000, 10_000), kernels=BENCH_KERNELS, timeout: float = 3600.0, progress=print) -> list[dict]:
-    """One row per (kernel, m): each model of :data:`MODELS` that takes the kernel, each in a fresh process."""
+def bench_scaled(sizes=(1_000, 10_000), kernels=BENCH_KERNELS, timeout: float = 3600.0, progress=print,
+                 models=MODELS) -> list[dict]:
+    """One row per (kernel, m): each of ``models`` (:data:`MODELS`) that takes the kernel, each in a fresh
+    process."""
     progress = progress or (lambda _: None)
     rows = []
     for kernel in kernels:
         for m in sizes:
             row = {"kernel": kernel, "m": m}
-            for model in MODELS:
+            for model in models:
                 if model == "linearsvc" and kernel != "linear":
                     continue
                 progress(f"  {kernel} m={m:,}: {model} ...")
@@ -114,7 +116,7 @@ def scaled_table(rows: list[dict]) -> str:
              "memory ratio | test accuracy (ours / SVC / LinearSVC) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        ours, svc, lin = r["tpmsvm"], r["svc"], r.get("linearsvc", {})
+        ours, svc, lin = r.get("tpmsvm", {}), r.get("svc", {}), r.get("linearsvc", {})
         ratio = f"{ours['fit'] / svc['fit']:.2f}" if "fit" in ours and "fit" in svc else "n/a"
         mem = (f"{max(ours['peak_mb'], 1.0) / max(svc['peak_mb'], 1.0):.2f}"
                if "peak_mb" in ours and "peak_mb" in svc else "n/a")
