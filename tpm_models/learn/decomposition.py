@@ -127,6 +127,24 @@ def kernel_block(kernel: Kernel, A: np.ndarray, B: np.ndarray, sq_B: np.ndarray 
     return np.exp(K, out=K)
 
 
+FACTOR_LIMIT = 600.0
+"""The Gaussian sums use :math:`k(a,b) = f(a)f(b)e^{2\\gamma a^\\top b}` (:math:`f(x) = e^{-\\gamma\\|x\\|^2}`,
+:math:`\\gamma = 1/(2\\sigma^2)`): one product and one ``exp`` per entry instead of five passes over the block.
+It is used when :math:`2\\gamma\\max_i\\|x^i\\|^2 \\le` ``FACTOR_LIMIT`` (no overflow; relative error
+about :math:`2\\gamma|a^\\top b|` ulps, like the distance form's), else the distance form."""
+
+
+def _gaussian_factors(kernel: Kernel, *point_sets: np.ndarray) -> tuple[float, list[np.ndarray]] | None:
+    """:math:`(2\\gamma, [f(X) \\text{ for each set}])` when the factored Gaussian form applies, else None."""
+    if kernel.name != "gaussian":
+        return None
+    gamma = 1.0 / (2.0 * kernel.sigma**2)
+    sqs = [(P * P).sum(axis=1) for P in point_sets]
+    if 2.0 * gamma * max(float(sq.max(initial=0.0)) for sq in sqs) > FACTOR_LIMIT:
+        return None
+    return 2.0 * gamma, [np.exp(-gamma * sq) for sq in sqs]
+
+
 def group_kernel_sums(kernel: Kernel, X: np.ndarray, groups: np.ndarray, n_groups: int, rows: np.ndarray | None = None,
                       block_mb: float = BLOCK_MB) -> np.ndarray:
     """:math:`S_{ig} = \\sum_{j:\\,g_j = g} k(x, x^j)` for every point ``x`` of ``rows`` (default ``X``) and
@@ -144,8 +162,22 @@ def group_kernel_sums(kernel: Kernel, X: np.ndarray, groups: np.ndarray, n_group
     if kernel.name == "linear":
         R = X if rows is None else np.atleast_2d(np.asarray(rows, dtype=float))
         return R @ (X.T @ onehot)
-    sq = (X * X).sum(axis=1)
     step = _block_rows(len(X), block_mb)
+    R = X if rows is None else np.atleast_2d(np.asarray(rows, dtype=float))
+    factors = _gaussian_factors(kernel, R, X)
+    if factors is not None:
+        two_gamma, (f_R, f_X) = factors
+        W = f_X[:, None] * onehot
+        if rows is not None:
+            return f_R[:, None] * _exp_products(R, X, W, two_gamma, step)
+        out = np.zeros((len(X), n_groups))  # symmetric: blocks on and above the diagonal only
+        for s in range(0, len(X), step):
+            E = (two_gamma * X[s:s + step]) @ X[s:].T
+            np.exp(E, out=E)
+            out[s:s + step] += f_X[s:s + step, None] * (E @ W[s:])
+            out[s + step:] += f_X[s + step:, None] * (E[:, step:].T @ W[s:s + step])
+        return out
+    sq = (X * X).sum(axis=1)
     if rows is not None:
         R = np.atleast_2d(np.asarray(rows, dtype=float))
         out = np.empty((len(R), n_groups))
@@ -160,6 +192,16 @@ def group_kernel_sums(kernel: Kernel, X: np.ndarray, groups: np.ndarray, n_group
     return out
 
 
+def _exp_products(A: np.ndarray, B: np.ndarray, W: np.ndarray, two_gamma: float, step: int) -> np.ndarray:
+    """:math:`e^{2\\gamma AB^\\top}W` by blocks of ``step`` rows of ``A``."""
+    out = np.empty((len(A), W.shape[1]))
+    for s in range(0, len(A), step):
+        E = (two_gamma * A[s:s + step]) @ B.T
+        np.exp(E, out=E)
+        out[s:s + step] = E @ W
+    return out
+
+
 def expansion_values(kernel: Kernel, X_train: np.ndarray, coef: np.ndarray, X: np.ndarray,
                      block_mb: float = BLOCK_MB) -> np.ndarray:
     """:math:`K(X, X_{train})\\,C` for expansion coefficients ``coef`` (``(m_train, k)``), by blocks of rows:
@@ -168,9 +210,13 @@ def expansion_values(kernel: Kernel, X_train: np.ndarray, coef: np.ndarray, X: n
     X = np.atleast_2d(np.asarray(X, dtype=float))
     if kernel.name == "linear":
         return X @ (X_train.T @ coef)
+    step = _block_rows(len(X_train), block_mb)
+    factors = _gaussian_factors(kernel, X, X_train)
+    if factors is not None:
+        two_gamma, (f_X, f_train) = factors
+        return f_X[:, None] * _exp_products(X, X_train, f_train[:, None] * coef, two_gamma, step)
     out = np.empty((len(X), coef.shape[1]))
     sq = (X_train * X_train).sum(axis=1)
-    step = _block_rows(len(X_train), block_mb)
     for s in range(0, len(X), step):
         out[s:s + step] = kernel_block(kernel, X[s:s + step], X_train, sq) @ coef
     return out

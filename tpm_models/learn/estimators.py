@@ -199,7 +199,12 @@ def degenerate_planes(norms: np.ndarray, nus: np.ndarray, X: np.ndarray, kernel:
     hyperplane has no distance: the classifiers leave it out of the decision (each ``predict``
     says how) instead of dividing by a number that is solver noise.
     """
-    sq_norms = kernel.diagonal(X)  # k(x^i, x^i) = |phi(x^i)|^2
+    if kernel.name == "gaussian":  # k(x, x) = 1: no need for Kernel.diagonal's blocks at 10^5 points
+        sq_norms = np.ones(1)
+    elif kernel.name == "linear":
+        sq_norms = np.einsum("ij,ij->i", X, X)
+    else:
+        sq_norms = kernel.diagonal(X)  # k(x^i, x^i) = |phi(x^i)|^2
     scale = np.sqrt(np.abs(sq_norms).max())
     degenerate = np.asarray(norms) <= DEGENERATE_TOL * np.asarray(nus) * scale
     if degenerate.any():
