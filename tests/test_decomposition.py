@@ -258,7 +258,8 @@ def test_no_m_c_by_m_c_array():
 
 
 def test_auto_backend_by_size():
-    X, y = _synthetic(300, 3)
+    X, y = _synthetic(150, 3)
+    assert np.bincount(y).max() <= DENSE_MAX_POINTS
     assert TPMSVMOneVsAll(nu=0.3).fit(X, y).fit_backend_ == "dense"
     X, y = _synthetic(4 * DENSE_MAX_POINTS, 3)
     assert TPMSVMOneVsAll(nu=0.3).fit(X, y).fit_backend_ == "decomposition"

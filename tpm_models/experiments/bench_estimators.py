@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 
 from tpm_models.data import min_max_scale
+from tpm_models.learn import TPMSVMOneVsAll
 
 BENCH_SIGMA = 1.0
 """Width of the Gaussian kernel: ``SVC(kernel="rbf", gamma=0.5)``."""
@@ -46,8 +47,6 @@ def scaled_data(m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def make_model(model: str, kernel: str):
     """The estimator of a row: ``"tpmsvm"``, ``"svc"`` or ``"linearsvc"`` with ``kernel``."""
     from sklearn.svm import SVC, LinearSVC
-
-    from tpm_models.learn import TPMSVMOneVsAll
 
     gaussian = {"kernel": "gaussian", "sigma": BENCH_SIGMA} if kernel == "gaussian" else {}
     if model == "tpmsvm":
