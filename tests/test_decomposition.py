@@ -270,3 +270,14 @@ def test_decomposition_refuses_a_named_solver():
     X, y = _synthetic(100, 3)
     with pytest.raises(ValueError, match="backend='decomposition' solves the duals with its own method"):
         TPMSVMOneVsAll(backend="decomposition", solver="piqp").fit(X, y)
+
+
+def test_bench_estimators_sizes_prints_its_table(capsys):
+    """Smoke test of ``tpm-models bench estimators --sizes`` (numbers printed, never asserted): every fit ran
+    in its own process and came back."""
+    from tpm_models.cli import main
+
+    assert main(["bench", "estimators", "--sizes", "600", "--kernel", "linear", "gaussian", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "| linear | 600 |" in out and "| gaussian | 600 |" in out
+    assert "failed" not in out and "n/a |" not in out.split("| gaussian | 600 |")[0].split("| linear | 600 |")[1]
