@@ -27,14 +27,17 @@ The scikit-learn estimator contract
 * ``decision_function`` follows scikit-learn: for two classes one value per point, positive
   for ``classes_[1]``; for :math:`C>2` classes one column per class, the largest wins.
 
-:class:`TPMSVM` and :class:`TPMSVMOneVsAll` solve their duals from the dense matrices by default
-(``backend="dense"``: :func:`tpm_models.solvers.solve_matrices` on
-:func:`tpm_models.models.shapes.dual_matrices`, the very matrices the builders write, no Pyomo model);
+:class:`TPMSVM` and :class:`TPMSVMOneVsAll` choose how to solve their duals by size (``backend="auto"``,
+:data:`DENSE_MAX_POINTS`): up to 100 points per class from the dense matrices (``backend="dense"``:
+:func:`tpm_models.solvers.solve_matrices` on :func:`tpm_models.models.shapes.dual_matrices`, the very matrices
+the builders write, no Pyomo model), beyond that by decomposition (``backend="decomposition"``:
+:mod:`tpm_models.learn.decomposition`, kernel rows on demand, nothing of size :math:`m\\times m`; the same
+QP, its KKT gap below :data:`tpm_models.learn.decomposition.GAP_TOL` :math:`\\cdot\\,\\nu\\kappa`);
 ``backend="pyomo"`` builds the Pyomo dual and solves it through :func:`tpm_models.solvers.dispatch.solve`
 with ``solver=`` (``"default"`` picks the default backend of the model's class). The robust
 classifier's models (26)-(29) are SOCPs/NLPs and always go through Pyomo. Either way a solve that is
-not verified optimal raises :class:`tpm_models.solvers.common.NoOptimalSolutionError`, never returns a
-classifier.
+not verified optimal raises :class:`tpm_models.solvers.common.NoOptimalSolutionError` (the decomposition:
+:class:`tpm_models.learn.decomposition.DecompositionError`), never returns a classifier.
 
 >>> from tpm_models import load_dataset, min_max_scale
 >>> from tpm_models.learn import TPMSVMOneVsAll
