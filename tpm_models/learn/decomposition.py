@@ -43,6 +43,7 @@ holds :math:`K_{oo}`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import time
@@ -51,7 +52,9 @@ from collections.abc import Sequence
 from ctypes import c_int
 from dataclasses import dataclass
 
+import daqp
 import numpy as np
+import piqp
 from threadpoolctl import ThreadpoolController
 
 from tpm_models.kernels import Kernel
@@ -100,8 +103,18 @@ def _threadpools() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def one_blas_thread():
-    """A context in which BLAS runs on one thread (:func:`fit_planes`, :func:`plane_distances`)."""
+ONE_THREAD_MIN_POINTS = 2000
+"""From this many points on, :func:`fit_planes` and :func:`plane_distances` run BLAS on one thread. Finding
+the thread pools costs ~0.1 s once per process (``threadpoolctl`` reads every loaded library), more than a
+whole fit below this size, where the products are small anyway."""
+
+
+def one_blas_thread(m: int):
+    """A context in which BLAS runs on one thread when ``m >= ONE_THREAD_MIN_POINTS`` (:func:`fit_planes`,
+    :func:`plane_distances`): their products are a working set's rows or one kernel block, and multithreaded
+    OpenBLAS on such products was measured 10x slower on this shared 2-core machine."""
+    if m < ONE_THREAD_MIN_POINTS:
+        return contextlib.nullcontext()
     return _threadpools().limit(limits=1, user_api="blas")
 
 
@@ -301,8 +314,6 @@ def solve_box_qp(P: np.ndarray, c: np.ndarray, total: float, upper: float) -> np
     :math:`0\\le x\\le` ``upper`` (the subproblem, ``P`` positive definite), by DAQP (:data:`DAQP_STRICT`),
     PIQP if DAQP fails; the result is clipped to the bounds
     and multipliers within :data:`BOUND_SNAP` of a bound put on it."""
-    import daqp
-
     m = len(c)
     A = np.ones((1, m))
     bu = np.concatenate([np.full(m, upper), [total]])
@@ -311,8 +322,6 @@ def solve_box_qp(P: np.ndarray, c: np.ndarray, total: float, upper: float) -> np
     x, _, flag, _ = daqp.solve(np.ascontiguousarray(P), c, A, bu, bl, sense, **DAQP_STRICT)
     if flag in (1, 2):
         return _snap(np.asarray(x, dtype=float), upper)
-    import piqp
-
     s = piqp.DenseSolver()
     st = s.settings
     st.verbose = False
@@ -494,7 +503,7 @@ def fit_planes(
     shared machine."""
     X = np.ascontiguousarray(X, dtype=float)
     groups = np.asarray(groups)
-    with one_blas_thread():
+    with one_blas_thread(len(X)):
         sums = group_kernel_sums(kernel, X, groups, n_groups)
         return [fit_plane(kernel, X, sums, groups, g, nu, alpha, sign, free_tol, **solver_options)
                 for g, nu, alpha, sign in specs]
@@ -508,7 +517,7 @@ def plane_distances(planes: Sequence[ExpansionPlane], X: np.ndarray) -> np.ndarr
     beta = np.column_stack([p.beta for p in planes])
     theta = np.array([p.theta for p in planes])
     norm = np.array([p.norm_w for p in planes])
-    with one_blas_thread():
+    with one_blas_thread(len(planes[0].X_train) + len(X)):
         values = expansion_values(planes[0].kernel, planes[0].X_train, beta, X)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(norm > 0.0, (values + theta) / np.where(norm > 0.0, norm, 1.0), np.nan)
