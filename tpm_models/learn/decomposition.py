@@ -118,6 +118,17 @@ def one_blas_thread(m: int):
     return _threadpools().limit(limits=1, user_api="blas")
 
 
+def self_kernel(kernel: Kernel, X: np.ndarray) -> np.ndarray:
+    """:math:`k(x^i, x^i)` for every row of ``X``: 1 for the Gaussian kernel, :math:`\\|x^i\\|^2` for the linear
+    one (both without :meth:`tpm_models.kernels.Kernel.diagonal`'s Gram blocks, which cost a fit's worth of
+    time at 1,000 points), :meth:`~tpm_models.kernels.Kernel.diagonal` for the others."""
+    if kernel.name == "gaussian":
+        return np.ones(len(X))
+    if kernel.name == "linear":
+        return np.einsum("ij,ij->i", X, X)
+    return kernel.diagonal(X)
+
+
 class DecompositionError(RuntimeError):
     """The decomposition did not reach its stopping tolerance (or a subproblem was not solved)."""
 
@@ -387,7 +398,7 @@ def solve_decomposition(
     u = alpha / m
     q = np.asarray(q, dtype=float)
     lam, G = _start(kernel, X_own, own_sums, q, nu, u, working_set)
-    kappa = 1.0 if kernel.name == "gaussian" else float(np.abs(kernel.diagonal(X_own)).max())
+    kappa = float(np.abs(self_kernel(kernel, X_own)).max())
     tol_abs = tol * nu * max(kappa, np.finfo(float).tiny)
     rows = KernelRows(kernel, X_own, cache_mb)
     max_outer = int(1000 + OUTER_PER_POINT * m) if max_outer is None else max_outer

@@ -59,7 +59,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from tpm_models.kernels import Kernel
-from tpm_models.learn.decomposition import ExpansionPlane, fit_planes, plane_distances
+from tpm_models.learn.decomposition import ExpansionPlane, fit_planes, plane_distances, self_kernel
 from tpm_models.models.binary import (
     build_dual_4,
     build_dual_5,
@@ -202,12 +202,7 @@ def degenerate_planes(norms: np.ndarray, nus: np.ndarray, X: np.ndarray, kernel:
     hyperplane has no distance: the classifiers leave it out of the decision (each ``predict``
     says how) instead of dividing by a number that is solver noise.
     """
-    if kernel.name == "gaussian":  # k(x, x) = 1: no need for Kernel.diagonal's blocks at 10^5 points
-        sq_norms = np.ones(1)
-    elif kernel.name == "linear":
-        sq_norms = np.einsum("ij,ij->i", X, X)
-    else:
-        sq_norms = kernel.diagonal(X)  # k(x^i, x^i) = |phi(x^i)|^2
+    sq_norms = self_kernel(kernel, X)  # k(x^i, x^i) = |phi(x^i)|^2
     scale = np.sqrt(np.abs(sq_norms).max())
     degenerate = np.asarray(norms) <= DEGENERATE_TOL * np.asarray(nus) * scale
     if degenerate.any():
