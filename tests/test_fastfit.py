@@ -109,7 +109,7 @@ def test_daqp_on_the_dense_route(iris):
 
 
 @pytest.mark.parametrize("params, match", [
-    ({"backend": "cvxpy"}, "backend must be 'dense'.*or 'pyomo'"),
+    ({"backend": "cvxpy"}, "backend must be 'auto'.*'dense'.*'decomposition'.*or 'pyomo'"),
     ({"backend": "dense", "solver": "highs"}, "solver 'highs' solves Pyomo models: pass backend='pyomo'"),
 ])
 def test_backend_is_validated(iris, params, match):

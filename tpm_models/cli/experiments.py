@@ -23,6 +23,9 @@ from tpm_models.experiments.bench_builders import (
     estimators_table,
     machine,
 )
+from tpm_models.experiments.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
+from tpm_models.experiments.bench_estimators import MODELS as SCALED_MODELS
+from tpm_models.experiments.bench_estimators import bench_scaled, scaled_table
 from tpm_models.experiments.parallel import parallel_map
 from tpm_models.experiments.robust import (
     EPS_GRID,
@@ -233,17 +236,33 @@ def cmd_bench_builders(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_estimators(args: argparse.Namespace) -> int:
-    """``tpm-models bench estimators``: one-versus-all fits beside ``SVC(kernel="linear")``."""
+    """``tpm-models bench estimators``: one-versus-all fits beside ``SVC(kernel="linear")`` on Iris and Wine;
+    with ``--sizes``, :mod:`tpm_models.experiments.bench_estimators` at those sizes and ``--kernel`` kernels."""
     print(f"tpm-models bench estimators: {machine()}")
-    print(estimators_table(bench_estimators(args.repeats)))
+    if args.sizes is None:
+        print(estimators_table(bench_estimators(args.repeats)))
+        return 0
+    kernels = args.kernel if args.kernel is not None else list(SCALED_KERNELS)
+    unknown = [k for k in kernels if k not in SCALED_KERNELS]
+    if unknown:
+        raise SystemExit(f"bench estimators --kernel takes {' '.join(SCALED_KERNELS)}; got {' '.join(unknown)}")
+    rows = bench_scaled(args.sizes, kernels, timeout=args.timeout, progress=None if args.quiet else print,
+                        models=args.models)
+    print(scaled_table(rows))
+    print(f"\n{machine()}")
     return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "builders":
+        args.sizes = args.sizes or [10_000, 100_000]
         return cmd_bench_builders(args)
     if args.what == "estimators":
         return cmd_bench_estimators(args)
+    args.kernel = args.kernel or list(CELLS)
+    bad = [k for k in args.kernel if k not in CELLS]
+    if bad:
+        raise SystemExit(f"bench --kernel takes cells of Table 3 ({', '.join(CELLS)}); got {' '.join(bad)}")
     print(f"tpm-models bench: {load()}")
     if not args.no_solvers:
         print(f"\nper-QP time on the (19) QPs of {args.qp_dataset} split 0 ({len(BENCH_KERNELS)} kernels x classes "
@@ -281,13 +300,20 @@ def add_bench_command(sub) -> None:
     b.add_argument("what", nargs="?", default="table3", choices=["table3", "builders", "estimators"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
                    "build/.lp/.nl seconds and peak memory beside linopy; estimators: Iris/Wine one-versus-all fits "
-                   "beside scikit-learn's SVC(kernel='linear')")
-    b.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000], help="bench builders: numbers of points")
+                   "beside scikit-learn's SVC(kernel='linear'), or with --sizes synthetic sets of those sizes "
+                   "beside SVC and LinearSVC")
+    b.add_argument("--sizes", nargs="+", type=int, default=None,
+                   help="bench builders: numbers of points (default 10000 100000); bench estimators: numbers of "
+                   "points of the synthetic sets (none: Iris and Wine)")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
     b.add_argument("--repeats", type=int, default=200, help="bench estimators: fits per median")
     b.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
-    b.add_argument("--kernel", nargs="+", default=list(CELLS), choices=list(CELLS), metavar="CELL",
-                   help=f"cells of Table 3: {', '.join(CELLS)}")
+    b.add_argument("--kernel", nargs="+", default=None, metavar="CELL",
+                   help=f"cells of Table 3: {', '.join(CELLS)} (default all); bench estimators --sizes: "
+                   f"{' '.join(SCALED_KERNELS)}")
+    b.add_argument("--timeout", type=float, default=3600.0, help="bench estimators --sizes: seconds per fit")
+    b.add_argument("--models", nargs="+", default=list(SCALED_MODELS), choices=list(SCALED_MODELS),
+                   help="bench estimators --sizes: which of ours (tpmsvm), SVC and LinearSVC to fit")
     b.add_argument("--runs", type=at_least_one, default=100)
     b.add_argument("--jobs", type=worker_count, default=2, help="worker processes (joblib)")
     b.add_argument("--no-shortcuts", action="store_true", help="solve every alpha and every gamma (errata 7, 10 off)")

@@ -27,14 +27,17 @@ The scikit-learn estimator contract
 * ``decision_function`` follows scikit-learn: for two classes one value per point, positive
   for ``classes_[1]``; for :math:`C>2` classes one column per class, the largest wins.
 
-:class:`TPMSVM` and :class:`TPMSVMOneVsAll` solve their duals from the dense matrices by default
-(``backend="dense"``: :func:`tpm_models.solvers.solve_matrices` on
-:func:`tpm_models.models.shapes.dual_matrices`, the very matrices the builders write, no Pyomo model);
+:class:`TPMSVM` and :class:`TPMSVMOneVsAll` choose how to solve their duals by size (``backend="auto"``,
+:data:`DENSE_MAX_POINTS`): up to 100 points per class from the dense matrices (``backend="dense"``:
+:func:`tpm_models.solvers.solve_matrices` on :func:`tpm_models.models.shapes.dual_matrices`, the very matrices
+the builders write, no Pyomo model), beyond that by decomposition (``backend="decomposition"``:
+:mod:`tpm_models.learn.decomposition`, kernel rows on demand, nothing of size :math:`m\\times m`; the same
+QP, its KKT gap below :data:`tpm_models.learn.decomposition.GAP_TOL` :math:`\\cdot\\,\\nu\\kappa`);
 ``backend="pyomo"`` builds the Pyomo dual and solves it through :func:`tpm_models.solvers.dispatch.solve`
 with ``solver=`` (``"default"`` picks the default backend of the model's class). The robust
 classifier's models (26)-(29) are SOCPs/NLPs and always go through Pyomo. Either way a solve that is
-not verified optimal raises :class:`tpm_models.solvers.common.NoOptimalSolutionError`, never returns a
-classifier.
+not verified optimal raises :class:`tpm_models.solvers.common.NoOptimalSolutionError` (the decomposition:
+:class:`tpm_models.learn.decomposition.DecompositionError`), never returns a classifier.
 
 >>> from tpm_models import load_dataset, min_max_scale
 >>> from tpm_models.learn import TPMSVMOneVsAll
@@ -56,6 +59,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from tpm_models.kernels import Kernel
+from tpm_models.learn.decomposition import ExpansionPlane, fit_planes, plane_distances, self_kernel
 from tpm_models.models.binary import (
     build_dual_4,
     build_dual_5,
@@ -145,26 +149,49 @@ def validate_solver(solver: object, model_class: str) -> str:
     return solver
 
 
-FIT_BACKENDS = ("dense", "pyomo")
-"""How :class:`TPMSVM` and :class:`TPMSVMOneVsAll` solve their duals: ``"dense"`` (default) hands the
-matrices of :func:`tpm_models.models.shapes.dual_matrices` straight to a dense QP solver; ``"pyomo"`` builds the
-Pyomo model (:func:`tpm_models.models.multiclass.build_dual_19`, ...) and solves it with
-:func:`tpm_models.solvers.dispatch.solve`. Both solve the same matrices: the builders write them."""
+FIT_BACKENDS = ("auto", "dense", "decomposition", "pyomo")
+"""How :class:`TPMSVM` and :class:`TPMSVMOneVsAll` solve their duals: ``"dense"`` hands the matrices of
+:func:`tpm_models.models.shapes.dual_matrices` straight to a dense QP solver; ``"decomposition"`` solves the
+same QP by :mod:`tpm_models.learn.decomposition` (kernel rows on demand, nothing of size :math:`m\\times m`);
+``"pyomo"`` builds the Pyomo model (:func:`tpm_models.models.multiclass.build_dual_19`, ...) and solves it
+with :func:`tpm_models.solvers.dispatch.solve`; ``"auto"`` (the default) takes ``"dense"`` when every own set
+has at most :data:`DENSE_MAX_POINTS` points and ``"decomposition"`` otherwise. All solve the same QP."""
+
+DENSE_MAX_POINTS = 100
+"""Largest own set (:math:`m_c`, :math:`m_\\pm`) that ``backend="auto"`` gives to the dense solver. Measured
+(``docs/bench-estimators.md``): the dense interior point is cubic in :math:`m_c` and holds
+:math:`K(X_c, X_c)`; the decomposition is faster from a few hundred points per class on."""
 
 
 def _check_backend(backend: object, solver: str) -> str:
-    """``backend`` in :data:`FIT_BACKENDS`; with ``"dense"`` the solver must take matrices."""
+    """``backend`` in :data:`FIT_BACKENDS`; with ``"dense"`` the solver must take matrices, with
+    ``"decomposition"`` it is the decomposition's own (``solver="default"``)."""
     if not isinstance(backend, str) or backend not in FIT_BACKENDS:
         raise ValueError(
-            f"backend must be 'dense' (the dual's matrices to a dense QP solver, the default) or 'pyomo' "
-            f"(build the Pyomo model and solve it); got {backend!r}"
+            f"backend must be 'auto' (by size, the default), 'dense' (the dual's matrices to a dense QP solver), "
+            f"'decomposition' (kernel rows on demand, for large sets) or 'pyomo' (build the Pyomo model and "
+            f"solve it); got {backend!r}"
         )
-    if backend == "dense" and solver != "default" and solver not in MATRIX_SOLVERS:
+    if backend in ("dense", "auto") and solver != "default" and solver not in MATRIX_SOLVERS:
         raise ValueError(
-            f"solver {solver!r} solves Pyomo models: pass backend='pyomo' to use it, or keep backend='dense' "
+            f"solver {solver!r} solves Pyomo models: pass backend='pyomo' to use it, or keep backend={backend!r} "
             f"with solver 'default' or one of {sorted(MATRIX_SOLVERS)}"
         )
+    if backend == "decomposition" and solver != "default":
+        raise ValueError(
+            f"backend='decomposition' solves the duals with its own method (tpm_models.learn.decomposition); "
+            f"leave solver='default' or choose backend='dense' or 'pyomo' for solver {solver!r}"
+        )
     return backend
+
+
+def _resolve_backend(backend: str, solver: str, own_sizes: list[int]) -> str:
+    """``"auto"`` by size (:data:`DENSE_MAX_POINTS`; a named dense solver keeps the dense path)."""
+    if backend != "auto":
+        return backend
+    if solver != "default" or max(own_sizes) <= DENSE_MAX_POINTS:
+        return "dense"
+    return "decomposition"
 
 
 def degenerate_planes(norms: np.ndarray, nus: np.ndarray, X: np.ndarray, kernel: Kernel,
@@ -175,7 +202,7 @@ def degenerate_planes(norms: np.ndarray, nus: np.ndarray, X: np.ndarray, kernel:
     hyperplane has no distance: the classifiers leave it out of the decision (each ``predict``
     says how) instead of dividing by a number that is solver noise.
     """
-    sq_norms = kernel.diagonal(X)  # k(x^i, x^i) = |phi(x^i)|^2
+    sq_norms = self_kernel(kernel, X)  # k(x^i, x^i) = |phi(x^i)|^2
     scale = np.sqrt(np.abs(sq_norms).max())
     degenerate = np.asarray(norms) <= DEGENERATE_TOL * np.asarray(nus) * scale
     if degenerate.any():
@@ -308,10 +335,13 @@ class TPMSVM(_TPMClassifier):
     solver : str, default="default"
         A QP backend of :mod:`tpm_models.solvers` (``"piqp"``, ``"daqp"``, ``"highs"``, ...); with
         ``backend="dense"`` only ``"default"`` (PIQP), ``"piqp"`` or ``"daqp"``.
-    backend : {"dense", "pyomo"}, default="dense"
+    backend : {"auto", "dense", "decomposition", "pyomo"}, default="auto"
         ``"dense"``: the dual's matrices (:func:`tpm_models.models.shapes.dual_matrices`, the ones the
-        builders write) go straight to the dense solver; ``"pyomo"``: the Pyomo model of (4)/(5)
-        ((12)/(13)) is built and solved by :func:`tpm_models.solvers.dispatch.solve` (any QP backend).
+        builders write) go straight to the dense solver; ``"decomposition"``: the same QP by
+        :mod:`tpm_models.learn.decomposition` (kernel rows on demand, for large sets); ``"pyomo"``: the Pyomo
+        model of (4)/(5) ((12)/(13)) is built and solved by :func:`tpm_models.solvers.dispatch.solve` (any QP
+        backend); ``"auto"``: ``"dense"`` up to :data:`DENSE_MAX_POINTS` points per class, else
+        ``"decomposition"``. ``fit_backend_`` says which ran.
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier in the recovery of :math:`\\theta_\\pm`
         (:mod:`tpm_models.models.recovery`).
@@ -351,7 +381,7 @@ class TPMSVM(_TPMClassifier):
         alpha_plus: float | None = None, alpha_minus: float | None = None, kernel: str = "linear",
         degree: int | None = None, gamma: float | None = None, sigma: float | None = None,
         a: float | None = None, b: float | None = None, solver: str = "default", free_tol: float = FREE_TOL,
-        backend: str = "dense",
+        backend: str = "auto",
     ) -> None:
         self.backend = backend
         self.nu = nu
@@ -413,7 +443,11 @@ class TPMSVM(_TPMClassifier):
                 f"{len(classes)}: {classes.tolist()}. Use TPMSVMOneVsAll for more than two classes"
             )
         y_pm = np.where(y_idx == 1, 1, -1)  # classes_[1] is X_+ (label +1 of Section 2)
-        if backend == "dense":  # dual_qp without re-validating the data
+        backend = _resolve_backend(backend, solver, [int((y_idx == 1).sum()), int((y_idx == 0).sum())])
+        if backend == "decomposition":  # (4)/(12) own = X_+ (group 1), (5)/(13) own = X_- (group 0), recovery (7)
+            planes = tuple(fit_planes(kernel, X, y_idx, 2, [(1, nu_p, alpha_p, 1), (0, nu_m, alpha_m, -1)],
+                                      free_tol))
+        elif backend == "dense":  # dual_qp without re-validating the data
             X_p, X_m = X[y_pm == 1], X[y_pm == -1]
             lam_p, lam_m = (solve_matrices(kernel_dual_matrices(kernel, own, other, nu, alpha), solver).values["x"]
                             for own, other, nu, alpha in ((X_p, X_m, nu_p, alpha_p), (X_m, X_p, nu_m, alpha_m)))
@@ -424,14 +458,16 @@ class TPMSVM(_TPMClassifier):
                 duals = (build_dual_12(X, y_pm, nu_p, alpha_p, kernel=kernel),
                          build_dual_13(X, y_pm, nu_m, alpha_m, kernel=kernel))
             lam_p, lam_m = (solve(model, solver).values["lam"] for model in duals)
-        planes = (
-            recover_plus(X, y_pm, lam_p, nu_p, alpha_p, kernel, free_tol),
-            recover_minus(X, y_pm, lam_m, nu_m, alpha_m, kernel, free_tol),
-        )
+        if backend != "decomposition":
+            planes = (
+                recover_plus(X, y_pm, lam_p, nu_p, alpha_p, kernel, free_tol),
+                recover_minus(X, y_pm, lam_m, nu_m, alpha_m, kernel, free_tol),
+            )
         self.degenerate_ = degenerate_planes(
             np.array([h.norm_w for h in planes]), np.array([nu_p, nu_m]), X, kernel, ["H+", "H-"]
         )
         self.kernel_ = kernel
+        self.fit_backend_ = backend
         self.planes_ = planes
         self.intercept_ = np.array([h.theta for h in planes])
         self.classes_ = classes
@@ -456,6 +492,9 @@ class TPMSVM(_TPMClassifier):
         sum, so the other one decides alone; if both are, the value is 0.
         """
         X = self._validate_predict_data(X)
+        if isinstance(self.planes_[0], ExpansionPlane):
+            d = plane_distances(self.planes_, X)
+            return d[:, ~self.degenerate_].sum(axis=1)
         if not self.degenerate_.any():
             return decision_8(*self.planes_, X)
         return sum((h.distance(X) for h, d in zip(self.planes_, self.degenerate_) if not d), np.zeros(len(X)))
@@ -502,10 +541,13 @@ class TPMSVMOneVsAll(OneVsAllBase):
     solver : str, default="default"
         A QP backend of :mod:`tpm_models.solvers`; with ``backend="dense"`` only ``"default"`` (PIQP),
         ``"piqp"`` or ``"daqp"``.
-    backend : {"dense", "pyomo"}, default="dense"
+    backend : {"auto", "dense", "decomposition", "pyomo"}, default="auto"
         ``"dense"``: the matrices of (16)/(19) (:func:`tpm_models.models.multiclass.dual_19_qp`, the ones
         :func:`tpm_models.models.multiclass.build_dual_19` writes) go straight to the dense solver;
-        ``"pyomo"``: the Pyomo model is built and solved by :func:`tpm_models.solvers.dispatch.solve`.
+        ``"decomposition"``: the same QP by :mod:`tpm_models.learn.decomposition` (kernel rows on demand, no
+        :math:`m_c\times m_c` array, for large sets); ``"pyomo"``: the Pyomo model is built and solved by
+        :func:`tpm_models.solvers.dispatch.solve`; ``"auto"``: ``"dense"`` up to :data:`DENSE_MAX_POINTS`
+        points per class, else ``"decomposition"``. ``fit_backend_`` says which ran.
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier (:mod:`tpm_models.models.recovery`).
 
@@ -541,7 +583,7 @@ class TPMSVMOneVsAll(OneVsAllBase):
     def __init__(
         self, *, nu: float = 0.5, alpha: float = 1.0, kernel: str = "linear", degree: int | None = None,
         gamma: float | None = None, sigma: float | None = None, a: float | None = None, b: float | None = None,
-        solver: str = "default", free_tol: float = FREE_TOL, backend: str = "dense",
+        solver: str = "default", free_tol: float = FREE_TOL, backend: str = "auto",
     ) -> None:
         self.backend = backend
         self.nu = nu
@@ -572,28 +614,38 @@ class TPMSVMOneVsAll(OneVsAllBase):
         free_tol = _check_free_tol(self.free_tol)
         X, classes, y_idx = self._validate_fit_data(X, y)
         self._check_classes(classes, "TPMSVMOneVsAll")
-        planes = []
-        for c in range(len(classes)):
-            if backend == "dense":  # multiclass.dual_19_qp and recover_17 without re-validating the data
-                own = y_idx == c
-                X_c, X_minus_c = X[own], X[~own]
-                lam = solve_matrices(kernel_dual_matrices(kernel, X_c, X_minus_c, nu, alpha), solver).values["x"]
-                planes.append(recover(X_c, X_minus_c, lam, nu, alpha, kernel, sign=1, free_tol=free_tol))
-                continue
-            if kernel.name == "linear":
-                dual = build_dual_16(X, y_idx, c, nu, alpha)
-            else:
-                dual = build_dual_19(X, y_idx, c, nu, alpha, kernel=kernel)
-            lam = solve(dual, solver).values["lam"]
-            planes.append(recover_17(X, y_idx, c, lam, nu, alpha, kernel, free_tol))
+        backend = _resolve_backend(backend, solver, np.bincount(y_idx).tolist())
+        if backend == "decomposition":
+            planes = fit_planes(kernel, X, y_idx, len(classes), [(c, nu, alpha, 1) for c in range(len(classes))],
+                                free_tol)
+        else:
+            planes = [self._fit_class(X, y_idx, c, nu, alpha, kernel, solver, backend, free_tol)
+                      for c in range(len(classes))]
         self.degenerate_ = degenerate_planes(
             np.array([h.norm_w for h in planes]), np.full(len(planes), nu), X, kernel, classes.tolist()
         )
         self.kernel_ = kernel
-        self.planes_: list[Hyperplane] = planes
+        self.fit_backend_ = backend
+        self.planes_: list[Hyperplane | ExpansionPlane] = planes
         self.intercept_ = np.array([h.theta for h in planes])
         self.classes_ = classes
         return self
+
+    @staticmethod
+    def _fit_class(X: np.ndarray, y_idx: np.ndarray, c: int, nu: float, alpha: float, kernel: Kernel, solver: str,
+                   backend: str, free_tol: float) -> Hyperplane:
+        """(16)/(19) and (17)/(20) for class ``c`` on the dense or the Pyomo path."""
+        if backend == "dense":  # multiclass.dual_19_qp and recover_17 without re-validating the data
+            own = y_idx == c
+            X_c, X_minus_c = X[own], X[~own]
+            lam = solve_matrices(kernel_dual_matrices(kernel, X_c, X_minus_c, nu, alpha), solver).values["x"]
+            return recover(X_c, X_minus_c, lam, nu, alpha, kernel, sign=1, free_tol=free_tol)
+        if kernel.name == "linear":
+            dual = build_dual_16(X, y_idx, c, nu, alpha)
+        else:
+            dual = build_dual_19(X, y_idx, c, nu, alpha, kernel=kernel)
+        lam = solve(dual, solver).values["lam"]
+        return recover_17(X, y_idx, c, lam, nu, alpha, kernel, free_tol)
 
     @property
     def coef_(self) -> np.ndarray:
@@ -604,6 +656,8 @@ class TPMSVMOneVsAll(OneVsAllBase):
         return np.array([h.w for h in self.planes_])
 
     def _distances(self, X: np.ndarray) -> np.ndarray:
+        if isinstance(self.planes_[0], ExpansionPlane):
+            return np.where(self.degenerate_, np.inf, np.abs(plane_distances(self.planes_, X)))
         return np.column_stack([
             np.full(len(X), np.inf) if d else np.abs(h.distance(X)) for h, d in zip(self.planes_, self.degenerate_)
         ])
