@@ -29,7 +29,7 @@ it builds: the user gives
     finite scenario sets, solved by :func:`tpm_models.solvers.solve`; the separation is exact,
     by the support function of the set. For a norm ball it is the closed form (25)
     generalised: :math:`\\max_{\\|\\delta\\|_p\\le\\varepsilon} g^\\top\\delta = \\varepsilon\\|g\\|_{p'}`,
-    :math:`1/p+1/p'=1`, attained at :func:`tpm_models.norms.worst_case_delta`; the worst
+    :math:`1/p+1/p'=1`, attained at :func:`tpm_models.models.norms.worst_case_delta`; the worst
     :math:`\\delta` of a row :math:`a^\\top(x+\\delta)\\ge b` is the one that gives
     :math:`a^\\top x - \\varepsilon\\|a\\|_{p'}`;
 (b) **PyROS** (:func:`solve_pyros`, ``pyomo.contrib.pyros``), with the matching PyROS set (box,
@@ -134,7 +134,7 @@ docs/robust.md for the measured gaps."""
 PYROS_SUBSOLVERS = {"local": ("gurobi_direct", "scip"), "global": ("gurobi_direct", "scip")}
 """PyROS subsolvers tried in order when none is named. ``"tpm_ipopt"`` (:class:`tpm_models.solvers.ipopt.CasadiIpopt`,
 always installed) is accepted by name; it serves as a *global* solver only on models it certifies
-convex (:func:`tpm_models.semi_infinite.solve_22_pyros` explains when that is sound)."""
+convex (:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains when that is sound)."""
 
 SCIP_PYROS_OPTIONS = {"numerics/feastol": 1e-7, "numerics/dualfeastol": 1e-7, "numerics/epsilon": 1e-11}
 """SCIP's tolerances as PyROS's subsolver: the tightest that cannot hang. SCIP re-solves an LP that failed with
@@ -516,7 +516,7 @@ def pyros_options(local_solver: str | None, global_solver: str | None, time_limi
     """PyROS's keyword arguments (subsolvers, backups, tolerances, worst-case objective, masters solved
     globally) and the list of backup solvers (each with a ``solves`` count). A Gurobi subsolver gets a
     Gurobi backup with :data:`GUROBI_BACKUP_OPTIONS`; ``tpm_ipopt`` a cold-started Ipopt
-    (:func:`tpm_models.semi_infinite.solve_22_pyros` explains why)."""
+    (:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains why)."""
     from pyomo.contrib import pyros
 
     options = {

@@ -44,7 +44,7 @@ FAST_SOLVERS = ("daqp", "piqp")
 
 DAQP_SETTINGS = {"eps_prox": 1e-2, "eta_prox": DENSE_QP_TOL, "primal_tol": OPTIMALITY_TOL,
                  "iter_limit": ITERATION_LIMIT}
-"""The settings of ``solve(model, "daqp")`` (``tpm_models.solvers._run_daqp``)."""
+"""The settings of ``solve(model, "daqp")`` (:func:`tpm_models.solvers.backends.daqp.run_daqp`)."""
 
 
 class FastQPError(RuntimeError):

@@ -59,7 +59,7 @@ class UncertaintySet:
 class NormBall(UncertaintySet):
     """The set (21): :math:`\\{\\delta : \\|\\delta\\|_p \\le \\varepsilon\\}`, any :math:`p\\in[1,\\infty]`.
 
-    Support (25): :math:`\\varepsilon\\|g\\|_{p'}`, attained at :func:`tpm_models.norms.worst_case_delta`.
+    Support (25): :math:`\\varepsilon\\|g\\|_{p'}`, attained at :func:`tpm_models.models.norms.worst_case_delta`.
     PyROS: a box for :math:`p=\\infty`, an axis-aligned ellipsoid with equal half-lengths for
     :math:`p=2`; for :math:`p=1` :func:`solve_pyros` writes :math:`\\delta = d^+-d^-` with
     :math:`(d^+,d^-)` in the budget set :math:`\\{d\\ge0:\\sum d\\le\\varepsilon\\}`, whose image is exactly the

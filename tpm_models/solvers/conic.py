@@ -51,7 +51,7 @@ written first as :math:`g(x) \\le 0` (``body <= upper``: :math:`g = \\text{body}
    * ``sqrt(E)``, :math:`E` a convex quadratic :math:`\\|Fx+g_0\\|^2 + c_0` (``(23)``'s
      :math:`\\|w\\|_2` = ``sqrt(sum_j w_j**2)``): :math:`(\\tau, Fx+g_0, \\sqrt{c_0}) \\in \\mathrm{SOC}`;
    * the **perspective** ``a**q * r**(1-q)``, :math:`q > 1`, :math:`a, r \\ge 0` bounds
-     (``perspective[j]`` of :func:`tpm_models.robust._pnorm_epigraph`,
+     (``perspective[j]`` of :func:`tpm_models.models.norms.add_pnorm_epigraph`,
      :math:`a_j^q r^{1-q} \\le z_j`): :math:`\\tau \\ge a^q r^{1-q} \\iff (\\tau, r, a) \\in
      \\mathcal K_{\\mathrm{pow}}(1/q)`, since :math:`\\tau^{1/q} r^{1-1/q} \\ge |a| \\iff \\tau
      r^{q-1} \\ge |a|^q`;
