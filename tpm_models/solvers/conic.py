@@ -102,6 +102,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.matrices import NotAQPError
+from tpm_models.solvers.rows import linear_terms
 
 PSD_TOL = 1e-12
 """Relative tolerance (to the largest eigenvalue) under which an eigenvalue of a quadratic form is
@@ -367,7 +368,33 @@ class _Builder:
             const += self.decompose(repn.nonlinear_expr, 1.0, lin, atoms, where)
         return quad, lin, atoms, const
 
+    def linear_constraint(self, con) -> bool:
+        """A row whose body :func:`tpm_models.solvers.rows.linear_terms` reads (the builders' linear rows), added as
+        :meth:`constraint` would add it, its ``A`` coefficients kept as lists (``(columns, A entries)``); ``False``
+        when the body is not such a row."""
+        lower, body, upper = con.to_bounded_expression(True)
+        terms = linear_terms(body, self.col)
+        if terms is None:
+            return False
+        cols, coefs, const = terms
+        lower = None if lower is None else float(lower)
+        upper = None if upper is None else float(upper)
+        dual = DualMap(con)
+        if con.equality or (lower is not None and upper is not None and lower == upper):
+            self.zero.append(((cols, coefs), lower - const))  # s = rhs - body = 0: A = a, b = rhs - const
+            self.pending.append((dual, "zero", [(len(self.zero) - 1, -1.0)]))
+            return True
+        if upper is not None and math.isfinite(upper):  # s = upper - body >= 0: A = a
+            self.nonneg.append(((cols, coefs), upper - const))
+            self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, -1.0)]))
+        if lower is not None and math.isfinite(lower):  # s = body - lower >= 0: A = -a
+            self.nonneg.append(((cols, [-a for a in coefs]), const - lower))
+            self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, 1.0)]))
+        return True
+
     def constraint(self, con) -> None:
+        if self.linear_constraint(con):
+            return
         where = f"constraint {con.name}"
         quad, lin, atoms, const = self.parts(con.body, where)
         lower = None if con.lower is None else float(pyo.value(con.lower))
@@ -429,6 +456,12 @@ class _Builder:
             raise NotConicError(f"the model must have exactly one active objective, it has {len(objectives)}")
         obj = objectives[0]
         sense = 1 if obj.sense == pyo.minimize else -1
+        terms = linear_terms(obj.expr, self.col)  # a linear objective ((26)-(29)), read fast
+        if terms is not None:
+            lin: dict[int, float] = {}
+            for c, a in zip(terms[0], terms[1]):
+                lin[c] = lin.get(c, 0.0) + a
+            return sense, {}, lin, terms[2]
         quad, lin, atoms, const = self.parts(obj.expr, "the objective")
         for coef, col in atoms:
             if sense * coef < 0:
@@ -525,12 +558,18 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
     data, ri, ci, b = [], [], [], np.zeros(len(rows))
     for r, (row, constant) in enumerate(rows):  # s = constant + row'x  ->  A = -row, b = constant
         b[r] = constant
+        if row.__class__ is tuple:  # Builder.linear_constraint: (columns, A entries)
+            ci += row[0]
+            data += row[1]
+            ri += [r] * len(row[0])
+            continue
         for c, a in row.items():
             if a != 0.0:
                 ri.append(r)
                 ci.append(c)
                 data.append(-a)
-    A = sp.csc_matrix((data, (ri, ci)), shape=(len(rows), n))
+    A = sp.csc_matrix((data, (ri, ci)), shape=(len(rows), n))  # a repeated column's entries are summed
+    A.eliminate_zeros()
 
     q = np.zeros(n)
     for c, a in lin.items():

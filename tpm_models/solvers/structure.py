@@ -12,6 +12,8 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.repn import generate_standard_repn
 
+from tpm_models.solvers.rows import ANY_COLUMN, linear_terms
+
 
 def _structure(expr):
     """The standard representation of ``expr`` with parameters kept as symbols (``compute_values=False``):
@@ -34,6 +36,8 @@ def model_class(model: pyo.ConcreteModel) -> str:
         return "NLP"
     conic = False
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        if linear_terms(con.body, ANY_COLUMN) is not None:  # a linear row, read fast (tpm_models.solvers.rows)
+            continue
         repn = _structure(con.body)
         if repn.nonlinear_expr is not None:
             return "NLP"

@@ -17,7 +17,7 @@ import pyomo.environ as pyo
 
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import Termination
-from tpm_models.solvers.conic import Cone, conic_form, why_not_conic
+from tpm_models.solvers.conic import Cone, ConicForm, conic_form
 from tpm_models.solvers.polish import Polished, polish
 from tpm_models.solvers.structure import max_violation
 
@@ -133,19 +133,27 @@ CLARABEL_STATUS = {
 """Clarabel's ``SolverStatus`` (by name) -> :class:`Termination`; any other status is ``ERROR``."""
 
 
-def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None):
+def clarabel_settings(tol: float, time_limit: float | None = None, options: dict | None = None) -> dict:
+    """The settings of one run of ``solve(model, "clarabel")`` at tolerance ``tol``: this module's constants, then
+    ``time_limit`` and the user's ``options`` (Clarabel's ``DefaultSettings`` names, e.g. ``max_iter``,
+    ``tol_gap_rel``), which hold for every run of :data:`CLARABEL_TOLS`."""
+    settings = {"verbose": False, "tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol, "tol_infeas_abs": tol,
+                "tol_infeas_rel": tol, "tol_ktratio": CLARABEL_KTRATIO_TOL,
+                "iterative_refinement_reltol": CLARABEL_REFINE_TOL, "iterative_refinement_abstol": CLARABEL_REFINE_TOL,
+                "static_regularization_constant": CLARABEL_STATIC_REG, "max_iter": CLARABEL_MAX_ITER}
+    if time_limit is not None:
+        settings["time_limit"] = float(time_limit)
+    return {**settings, **(options or {})}
+
+
+def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None, options: dict | None = None):
     import clarabel
 
     settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = tol
-    settings.tol_infeas_abs = settings.tol_infeas_rel = tol
-    settings.tol_ktratio = CLARABEL_KTRATIO_TOL
-    settings.iterative_refinement_reltol = settings.iterative_refinement_abstol = CLARABEL_REFINE_TOL
-    settings.static_regularization_constant = CLARABEL_STATIC_REG
-    settings.max_iter = CLARABEL_MAX_ITER
-    if time_limit is not None:
-        settings.time_limit = float(time_limit)
+    for key, value in clarabel_settings(tol, time_limit, options).items():
+        if not hasattr(settings, key):
+            raise ValueError(f"Clarabel has no setting {key!r} (clarabel.DefaultSettings)")
+        setattr(settings, key, value)
     return clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
 
 
@@ -160,15 +168,16 @@ def meets(solution, tol: float) -> bool:
 
 
 def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None,
-                   polish_point: bool = CLARABEL_POLISH) -> ClarabelRun:
+                   polish_point: bool = CLARABEL_POLISH, options: dict | None = None) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
-    (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings, along :data:`CLARABEL_TOLS`;
+    (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
+    user's ``options`` over them), along :data:`CLARABEL_TOLS`;
     an optimal point (``"Solved"``, also for an ``AlmostSolved`` point that meets :data:`CLARABEL_ACCEPT_TOL`) is
     polished (:func:`tpm_models.solvers.polish.polish`) when ``polish_point``. The backend
     (``solve(model, "clarabel")``) and the dense adapter :mod:`tpm_models.learn.fastconic` share it."""
     objects = [clarabel_cone(c) for c in cones]
     for tol in CLARABEL_TOLS:
-        solution = _solve_at(P, q, A, b, objects, tol, time_limit)
+        solution = _solve_at(P, q, A, b, objects, tol, time_limit, options)
         status = str(solution.status)
         if status == "Solved" or status == "AlmostSolved" and meets(solution, CLARABEL_ACCEPT_TOL):
             status = "Solved"
@@ -200,10 +209,12 @@ def _evaluates(model: pyo.ConcreteModel) -> bool:
         return False
 
 
-def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None):
-    """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model; duals by ``ConicForm.dual_values``."""
-    form = conic_form(model)
-    run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit)
+def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
+                 prepared: ConicForm | None = None):
+    """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the form built by the
+    refusal check, so it is built once per solve); duals by ``ConicForm.dual_values``."""
+    form = conic_form(model) if prepared is None else prepared
+    run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options)
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
     if termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED) and run.x.size and np.isfinite(run.x).all():
         _load(form.variables, run.x)  # a certificate is no point: left unloaded
@@ -216,4 +227,4 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None):
     return termination, duals, run.message
 
 
-register_backend("clarabel", "clarabel", {"LP", "QP", "SOCP", "NLP"}, run_clarabel, refuses=why_not_conic)
+register_backend("clarabel", "clarabel", {"LP", "QP", "SOCP", "NLP"}, run_clarabel, prepare=conic_form)
