@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import sys
@@ -22,6 +23,7 @@ from tpm_models.experiments.bench_builders import (
     estimators_table,
     machine,
 )
+from tpm_models.experiments.bench_scale import SCALE_MODELS, bench_scale, parse_models, scale_table
 from tpm_models.experiments.parallel import parallel_map
 from tpm_models.experiments.robust import (
     EPS_GRID,
@@ -217,7 +219,31 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_scale(args: argparse.Namespace) -> int:
+    """``tpm-models bench scale``: :mod:`tpm_models.experiments.bench_scale` (the models at scale beside cvxpy)."""
+    try:
+        models = parse_models(args.models) if args.models else SCALE_MODELS
+    except ValueError as exc:
+        print(f"tpm-models bench scale: {exc}", file=sys.stderr)
+        return 2
+    if not args.no_cvxpy and importlib.util.find_spec("cvxpy") is None:
+        print("tpm-models bench scale: cvxpy is not installed (pip install tpm-models[bench]), or pass --no-cvxpy",
+              file=sys.stderr)
+        return 2
+    print(f"tpm-models bench scale: {machine()}")
+    rows = bench_scale(args.sizes, models, cvxpy=not args.no_cvxpy, timeout=args.timeout,
+                       progress=None if args.quiet else print)
+    print(scale_table(rows))
+    print(f"({load()})")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "scale":
+        return cmd_bench_scale(args)
     if args.what == "builders":
         return cmd_bench_builders(args)
     if args.what == "estimators":
@@ -256,11 +282,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def add_bench_command(sub) -> None:
     b = sub.add_parser("bench", help="time the fast path (per-QP solver times, one fit, every cell of Table 3); "
                        "'bench builders': Pyomo builders beside linopy; 'bench estimators': fits beside SVC")
-    b.add_argument("what", nargs="?", default="table3", choices=["table3", "builders", "estimators"],
+    b.add_argument("what", nargs="?", default="table3", choices=["table3", "builders", "estimators", "scale"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
                    "build/.lp/.nl seconds and peak memory beside linopy; estimators: Iris/Wine one-versus-all fits "
-                   "beside scikit-learn's SVC(kernel='linear')")
-    b.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000], help="bench builders: numbers of points")
+                   "beside scikit-learn's SVC(kernel='linear'); scale: (15), (23), (26)-(29) at --sizes points "
+                   "built and solved by the default solver beside cvxpy + Clarabel, each in a fresh process")
+    b.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000],
+                   help="bench builders, bench scale: numbers of points")
+    b.add_argument("--models", nargs="+", metavar="EQ[:P]",
+                   help="bench scale: models, e.g. 15 23:1.5 26:1.5 27 28 29 (default: those of issue 24)")
+    b.add_argument("--no-cvxpy", action="store_true", help="bench scale: skip cvxpy + Clarabel")
+    b.add_argument("--timeout", type=float, default=3600.0, help="bench scale: seconds per process")
+    b.add_argument("--json", help="bench scale: also write the rows to this JSON file")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
     b.add_argument("--repeats", type=int, default=200, help="bench estimators: fits per median")
     b.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
