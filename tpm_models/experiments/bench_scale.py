@@ -1,4 +1,4 @@
-"""``tpm-models bench scale``: the paper's linear models at a user's size beside cvxpy + Clarabel (measured, not asserted).
+"""``tpm-models bench scale``: the paper's models at a user's size beside cvxpy + Clarabel (measured, not asserted).
 
 For each model and size :math:`m`: the data of issue 24 (:func:`scale_data`: scikit-learn's
 ``make_classification``, 20 features, 4 classes, min-max scaled, class 1 against the rest; ``nu = 0.3``,
@@ -26,6 +26,9 @@ import sys
 import time
 
 import numpy as np
+
+from tpm_models.models.registry import build
+from tpm_models.solvers import solve
 
 SCALE_NU, SCALE_ALPHA, SCALE_EPS, SCALE_FEATURES, SCALE_CLASS = 0.3, 1.0, 0.02, 20, 1
 
@@ -65,9 +68,6 @@ def _peak_mb() -> float:
 def tpm_row(eq: int, p: float | None, m: int) -> dict:
     """Build ``(eq)`` on :func:`scale_data` and solve it with the default solver (run in a fresh process by
     :func:`bench_scale`)."""
-    from tpm_models.models.registry import build
-    from tpm_models.solvers import solve
-
     X, y = scale_data(m)
     start = time.perf_counter()
     model = build(eq, X, y, SCALE_CLASS, SCALE_NU, SCALE_ALPHA, **_kwargs(eq, p))
