@@ -5,7 +5,7 @@ For each model and size :math:`m`: the data of issue 24 (:func:`scale_data`: sci
 ``alpha = 1``, ``eps = 0.02``), then
 
 * **tpm-models**: ``build(eq, ...)`` and ``solve(model)`` (the default solver), in a fresh process;
-* **cvxpy + Clarabel**: the same model written from the paper's equation in cvxpy (:func:`cvxpy_problem`) and
+* **cvxpy + Clarabel**: the same model written from the paper's equation in cvxpy (:data:`CVXPY_SCRIPT`) and
   solved by Clarabel at its defaults (what a researcher would otherwise write), in a fresh process
   (``pip install tpm-models[bench]``: cvxpy is never a library dependency).
 
@@ -80,19 +80,31 @@ def tpm_row(eq: int, p: float | None, m: int) -> dict:
             "theta": result.values.get("theta")}
 
 
-def cvxpy_problem(eq: int, p: float | None, X: np.ndarray, y: np.ndarray):
-    """``(problem, w, theta)``: ``(eq)`` written in cvxpy from the paper's equation (class :data:`SCALE_CLASS`)."""
-    import cvxpy as cp
+CVXPY_SCRIPT = r"""
+import json, math, resource, sys, time
+start = time.perf_counter()
+import numpy as np
+import cvxpy as cp
+from sklearn.datasets import make_classification
 
-    own, other = X[y == SCALE_CLASS], X[y != SCALE_CLASS]
+NU, ALPHA, EPS, CLASS = 0.3, 1.0, 0.02, 1
+
+
+def scale_data(m, seed=0):
+    X, y = make_classification(n_samples=m, n_features=20, n_informative=10, n_classes=4, random_state=seed)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    return (X - lo) / np.where(hi > lo, hi - lo, 1.0), y
+
+
+def cvxpy_problem(eq, p, X, y):
+    own, other = X[y == CLASS], X[y != CLASS]
     mc, mo, n = len(own), len(other), X.shape[1]
-    nu, alpha, eps = SCALE_NU, SCALE_ALPHA, SCALE_EPS
     w, theta, xi = cp.Variable(n), cp.Variable(), cp.Variable(mc, nonneg=True)
     constraints = []
     if eq == 15:
         quadratic, norm = 0.5 * cp.sum_squares(w), 0
     else:
-        q = {1.0: math.inf, 2.0: 2.0, math.inf: 1.0}.get(p, p / (p - 1) if p else None)
+        q = {1.0: math.inf, 2.0: 2.0, math.inf: 1.0}.get(p, p / (p - 1) if p else None)  # p' (1/p + 1/p' = 1)
         if eq == 23:
             quadratic, norm = 0.5 * cp.sum_squares(w), cp.norm(w, q)
         else:  # (26)-(29): t >= |w|_2, u + v = 1, u >= |(t, v)|_2, objective (u - v) / 2
@@ -111,43 +123,49 @@ def cvxpy_problem(eq: int, p: float | None, X: np.ndarray, y: np.ndarray):
                 s = cp.Variable(n)
                 constraints += [s >= w, s >= -w]
                 norm = cp.sum(s)
-    objective = (quadratic + nu / mo * cp.sum(other @ w + eps * norm) + nu * theta + alpha / mc * cp.sum(xi))
-    constraints.append(own @ w + theta - eps * norm >= -xi)
+    objective = quadratic + NU / mo * cp.sum(other @ w + EPS * norm) + NU * theta + ALPHA / mc * cp.sum(xi)
+    constraints.append(own @ w + theta - EPS * norm >= -xi)
     return cp.Problem(cp.Minimize(objective), constraints), w, theta
 
 
-def cvxpy_row(eq: int, p: float | None, m: int) -> dict:
-    """:func:`cvxpy_problem` on :func:`scale_data`, solved by Clarabel at its defaults (in a fresh process)."""
+if __name__ == "__main__":
+    eq, p, m = int(sys.argv[1]), (None if sys.argv[2] == "None" else float(sys.argv[2])), int(sys.argv[3])
     X, y = scale_data(m)
-    start = time.perf_counter()
+    t0 = time.perf_counter()
     problem, w, theta = cvxpy_problem(eq, p, X, y)
-    built = time.perf_counter() - start
-    start = time.perf_counter()
+    built = time.perf_counter() - t0
+    t0 = time.perf_counter()
     problem.solve(solver="CLARABEL")
-    return {"build": built, "solve": time.perf_counter() - start, "objective": problem.value,
-            "status": problem.status, "solver": "cvxpy+clarabel",
-            "w": None if w.value is None else np.asarray(w.value, dtype=float).tolist(),
-            "theta": None if theta.value is None else float(theta.value)}
+    out = {"build": built, "solve": time.perf_counter() - t0, "objective": problem.value, "status": problem.status,
+           "solver": "cvxpy+clarabel", "w": None if w.value is None else np.asarray(w.value, dtype=float).tolist(),
+           "theta": None if theta.value is None else float(theta.value),
+           "wall": time.perf_counter() - start,
+           "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}
+    print("RESULT" + json.dumps(out))
+"""
+"""(eq) written in cvxpy from the paper's equation and solved by Clarabel at its defaults, run as its own script
+(``python -c CVXPY_SCRIPT eq p m``) so that its process imports cvxpy and not this library."""
 
 
 def run_row(tool: str, eq: int, p: float | None, m: int, timeout: float = 3600.0) -> dict:
-    """``tpm_row`` or ``cvxpy_row`` in a fresh interpreter: its result, its wall time (imports included) and peak
-    memory; ``{"error": ...}`` when it failed or ran out of time."""
-    code = (f"import json, time, resource; start = time.perf_counter()\n"
-            f"from tpm_models.experiments.bench_scale import {tool}_row as f\n"
-            f"out = f({eq}, {p!r}, {m}); out['wall'] = time.perf_counter() - start\n"
-            f"out['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0\n"
-            f"print('RESULT' + json.dumps(out))").replace("inf,", "float('inf'),")
-    start = time.perf_counter()
+    """:func:`tpm_row` (``tool="tpm"``) or :data:`CVXPY_SCRIPT` (``"cvxpy"``) in a fresh interpreter: its result, its
+    wall time (imports included) and peak memory; ``{"error": ...}`` when it failed or ran out of time."""
+    if tool == "cvxpy":
+        argv = [sys.executable, "-c", CVXPY_SCRIPT, str(eq), str(p), str(m)]
+    else:
+        code = (f"import json, time, resource; start = time.perf_counter()\n"
+                f"from tpm_models.experiments.bench_scale import tpm_row\n"
+                f"out = tpm_row({eq}, {p!r}, {m}); out['wall'] = time.perf_counter() - start\n"
+                f"out['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0\n"
+                f"print('RESULT' + json.dumps(out))").replace("inf,", "float('inf'),")
+        argv = [sys.executable, "-c", code]
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"error": f"timeout {timeout:g} s"}
     for line in done.stdout.splitlines():
         if line.startswith("RESULT"):
-            out = json.loads(line[6:])
-            out["process"] = time.perf_counter() - start
-            return out
+            return json.loads(line[6:])
     return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1][:120]}
 
 
