@@ -172,3 +172,39 @@ def test_an_unknown_option_is_reported(iris):
     for solver in ("clarabel", "piqp"):
         result = solve(model, solver, options={"no_such_setting": 1}, raise_on_failure=False)
         assert result.termination is Termination.ERROR and "no_such_setting" in result.message
+
+
+@pytest.mark.parametrize("eq,p", [(23, 1.5), (23, 3.0), (26, 1.5), (26, 3.0)])
+def test_power_cones_as_socs_reach_the_same_optimum(iris, eq, p):
+    """:func:`pow_as_soc` writes the same feasible set: Clarabel on it reaches the optimum of Clarabel on the power
+    cones (objective 1e-8 relative to max(1e-4, |f|): the objectives here are ~1e-4; w to 1e-5, interior points)."""
+    from tpm_models.solvers.backends.clarabel import clarabel_solve
+    from tpm_models.solvers.powsoc import pow_as_soc
+
+    X, y = iris
+    for c in (0, 1, 2):
+        form = conic_form(build(eq, X, y, c, NU, ALPHA, p=p, eps=EPS))
+        soc = pow_as_soc(form)
+        assert [k.kind for k in soc.cones].count("pow") == 0 < [k.kind for k in form.cones].count("pow")
+        assert soc.A.shape[0] > form.A.shape[0] and soc.n_aux > form.n_aux
+        a = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)
+        b = clarabel_solve(soc.P, soc.q, soc.A, soc.b, soc.cones, polish_point=False)
+        assert a.status == b.status == "Solved"
+        assert abs(a.obj_val - b.obj_val) <= 1e-8 * max(1e-4, abs(a.obj_val))
+        n = len(form.variables)
+        assert np.abs(a.x[:n] - b.x[:n]).max() <= 1e-5
+
+
+def test_clarabel_power_cone_failure_at_scale_is_solved_as_socs():
+    """At 10^4 points Clarabel's power cones stop InsufficientProgress on (26) and (23) at p = 1.5 (issue 24); the
+    backend then writes them as second-order cones and says so. Truth: (26) = (23) (Theorem 1 / Corollary 1, another
+    formulation of the epigraph), objectives to 1e-7 relative, w to 1e-5."""
+    from tpm_models.experiments.bench_scale import scale_data
+
+    X, y = scale_data(10_000)
+    r26 = solve(build(26, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel")
+    r23 = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel")
+    for r in (r26, r23):
+        assert "power cones written as second-order cones" in r.message
+    assert rel_gap(r26.objective, r23.objective) <= 1e-7
+    assert np.abs(r26.values["w"] - r23.values["w"]).max() <= 1e-5
