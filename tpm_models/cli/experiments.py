@@ -23,7 +23,14 @@ from tpm_models.experiments.bench_builders import (
     estimators_table,
     machine,
 )
-from tpm_models.experiments.bench_scale import SCALE_MODELS, bench_scale, parse_models, scale_table
+from tpm_models.experiments.bench_scale import (
+    SCALE_MODELS,
+    accuracy_table,
+    bench_scale,
+    parse_models,
+    read_scale_reference,
+    scale_table,
+)
 from tpm_models.experiments.parallel import parallel_map
 from tpm_models.experiments.robust import (
     EPS_GRID,
@@ -235,6 +242,9 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
                        progress=None if args.quiet else print)
     print(scale_table(rows))
     print(f"({load()})")
+    if args.reference:
+        print("\nagainst the reference of (23) at the same p (docs/reference/cvxpy_scale.py):")
+        print(accuracy_table(rows, read_scale_reference(args.reference)))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
@@ -294,6 +304,7 @@ def add_bench_command(sub) -> None:
     b.add_argument("--no-cvxpy", action="store_true", help="bench scale: skip cvxpy + Clarabel")
     b.add_argument("--timeout", type=float, default=3600.0, help="bench scale: seconds per process")
     b.add_argument("--json", help="bench scale: also write the rows to this JSON file")
+    b.add_argument("--reference", help="bench scale: the CSV of docs/reference/cvxpy_scale.py, to print the accuracy")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
     b.add_argument("--repeats", type=int, default=200, help="bench estimators: fits per median")
     b.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")

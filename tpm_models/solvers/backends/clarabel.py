@@ -96,8 +96,6 @@ class ClarabelRun:
     """Clarabel's own ``(x, s, z)`` when ``x``, ``s``, ``z`` are polished (``s = b - Ax`` then)."""
     rescued: bool = False
     """Solved by the last run, at :data:`CLARABEL_RESCUE_REG`."""
-    promoted: bool = False
-    """An ``AlmostSolved`` point made optimal by an accepted polish (back to ``AlmostSolved`` if unpolished)."""
 
     def unpolish(self, why: str) -> None:
         """Go back to Clarabel's own point (the polished one failed a later test, ``why``)."""
@@ -106,8 +104,6 @@ class ClarabelRun:
             self.polished.accepted = False
             self.polished.reason = why
             self.interior = None
-            if self.promoted:
-                self.status, self.promoted = "AlmostSolved", False
 
     @property
     def message(self) -> str:
@@ -136,8 +132,7 @@ def clarabel_cone(cone: Cone):
 
 CLARABEL_STATUS = {
     "Solved": Termination.OPTIMAL,
-    # "AlmostSolved" met only Clarabel's reduced tolerances (5e-5): deliberately not optimal (unless its polish is
-    # accepted: clarabel_solve)
+    # "AlmostSolved" met only Clarabel's reduced tolerances (5e-5): deliberately not optimal
     "AlmostSolved": Termination.NUMERICAL_ERROR,
     "PrimalInfeasible": Termination.INFEASIBLE,
     "DualInfeasible": Termination.UNBOUNDED,
@@ -213,16 +208,12 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
                       np.asarray(solution.z, dtype=float), status, str(solution.status), tol, int(solution.iterations),
                       float(solution.obj_val), float(solution.obj_val_dual), float(solution.r_dual), None)
     run.rescued = rescued
-    if status in ("Solved", "AlmostSolved") and polish_point:
-        # an AlmostSolved point whose polish is accepted (a KKT residual <= POLISH_ACCEPT: a KKT point of the convex
-        # program, so optimal) is optimal; else it stays AlmostSolved (not optimal)
+    if status == "Solved" and polish_point:
         run.polished = polish(P, q, A, b, cones, run.x, run.s, run.z)
         if run.polished.accepted:
             run.interior = (run.x, run.s, run.z)
             run.x, run.z = run.polished.x, run.polished.z
             run.s = b - A @ run.x
-            if status == "AlmostSolved":
-                run.status, run.promoted = "Solved", True
     return run
 
 
