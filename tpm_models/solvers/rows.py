@@ -140,6 +140,33 @@ def linear_terms(body, column: dict) -> tuple[list[int], list[float], float] | N
     return cols, coefs, float(const)
 
 
+def scaled_node(expr) -> tuple[float, object | None]:
+    """``(c, node)`` with ``expr = c * node`` read through negations, products and divisions by constants and named
+    expressions (``-eps_i * norm_w`` -> ``(-eps_i, the expression of norm_w)``); ``(1.0, None)`` when ``expr`` holds
+    no variable. The caller recognises ``node`` (a node it has seen)."""
+    coef = 1.0
+    try:
+        while True:
+            cls = expr.__class__
+            if cls is ne.NegationExpression:
+                coef, expr = -coef, expr.args[0]
+            elif cls is ne.ProductExpression and _constant(expr.args[0]):
+                coef, expr = coef * _coefficient(expr.args[0]), expr.args[1]
+            elif cls is ne.ProductExpression and _constant(expr.args[1]):
+                coef, expr = coef * _coefficient(expr.args[1]), expr.args[0]
+            elif cls is ne.MonomialTermExpression:
+                coef, expr = coef * _coefficient(expr.args[0]), expr.args[1]
+            elif cls is ne.DivisionExpression and _constant(expr.args[1]):
+                coef, expr = coef / _coefficient(expr.args[1]), expr.args[0]
+            elif not isinstance(expr, numbers.Number) and expr.is_named_expression_type():
+                expr = expr.expr
+            else:
+                break
+    except (_NotLinear, AttributeError, TypeError):
+        return 1.0, None
+    return coef, (None if isinstance(expr, numbers.Number) else expr)
+
+
 class _AnyColumn(dict):
     """Column 0 for every variable: :func:`linear_terms` with it says whether a body is linear, whatever its columns."""
 
