@@ -51,7 +51,7 @@ from pyomo.contrib.solver.common.util import IncompatibleModelError
 from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import default_candidates, model_size, prepared_backend
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError, Termination
-from tpm_models.solvers.rows import model_violation
+from tpm_models.solvers.rows import model_violation, one_reading
 from tpm_models.solvers.structure import component_values, model_class, objective_of, title, values_of
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,11 @@ def solve(
     when it fails (any end but optimal, infeasible or unbounded) the next one that takes the model solves it
     again, and the result's message names each failure before it ("fallback after ...").
     """
+    with one_reading():  # the rows are read once for the extraction and the feasibility check
+        return _solve(model, solver, time_limit, raise_on_failure, warm_start, kind, options)
+
+
+def _solve(model, solver, time_limit, raise_on_failure, warm_start, kind, options) -> SolveResult:
     if solver != "default":
         backend, _, prepared = prepared_backend(model, solver, kind)
         return _finish(model, _run(model, backend, prepared, time_limit, warm_start, options), raise_on_failure)

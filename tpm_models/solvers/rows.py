@@ -16,6 +16,7 @@ repeated variable's coefficients added (as ``generate_standard_repn`` adds them)
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from dataclasses import dataclass
@@ -202,9 +203,38 @@ def to_csr(indptr: list[int], cols: list[int], coefs: list[float], shape: tuple[
     return M
 
 
+_READINGS: dict | None = None
+"""The readings of :func:`read_rows` kept inside :func:`one_reading` (``None`` outside)."""
+
+
+@contextlib.contextmanager
+def one_reading():
+    """Inside, :func:`read_rows` reads a model once: :func:`tpm_models.solvers.dispatch.solve` wraps one solve in it
+    (the matrices' extraction and the feasibility check of the point read the same rows). Outside, every call reads
+    the model afresh (a model may change between solves)."""
+    global _READINGS
+    outer = _READINGS
+    _READINGS = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _READINGS = outer
+
+
 def read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     """Every active constraint of ``model`` whose body :func:`linear_terms` reads, as :class:`LinearRows` over
-    ``n`` columns (``column[id(var)]``); the others are returned in ``others``."""
+    ``n`` columns (``column[id(var)]``, the model's unfixed variables in order); the others are returned in ``others``.
+    Read once per :func:`one_reading`."""
+    key = (id(model), n)
+    if _READINGS is not None and key in _READINGS:
+        return _READINGS[key]
+    rows = _read_rows(model, column, n)
+    if _READINGS is not None:
+        _READINGS[key] = rows
+    return rows
+
+
+def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     constraints, others, lower, upper, equality = [], [], [], [], []
     indptr, cols, coefs = [0], [], []
     inf = math.inf
