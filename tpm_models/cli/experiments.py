@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import sys
@@ -26,6 +27,14 @@ from tpm_models.experiments.bench_builders import (
 from tpm_models.experiments.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
 from tpm_models.experiments.bench_estimators import MODELS as SCALED_MODELS
 from tpm_models.experiments.bench_estimators import bench_scaled, scaled_table
+from tpm_models.experiments.bench_scale import (
+    SCALE_MODELS,
+    accuracy_table,
+    bench_scale,
+    parse_models,
+    read_scale_reference,
+    scale_table,
+)
 from tpm_models.experiments.parallel import parallel_map
 from tpm_models.experiments.robust import (
     EPS_GRID,
@@ -246,14 +255,47 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
     unknown = [k for k in kernels if k not in SCALED_KERNELS]
     if unknown:
         raise SystemExit(f"bench estimators --kernel takes {' '.join(SCALED_KERNELS)}; got {' '.join(unknown)}")
+    models = args.models or list(SCALED_MODELS)
+    unknown = [m for m in models if m not in SCALED_MODELS]
+    if unknown:
+        print(f"tpm-models bench estimators: unknown --models {unknown}; choose from {list(SCALED_MODELS)}",
+              file=sys.stderr)
+        return 2
     rows = bench_scaled(args.sizes, kernels, timeout=args.timeout, progress=None if args.quiet else print,
-                        models=args.models)
+                        models=models)
     print(scaled_table(rows))
     print(f"\n{machine()}")
     return 0
 
 
+def cmd_bench_scale(args: argparse.Namespace) -> int:
+    """``tpm-models bench scale``: :mod:`tpm_models.experiments.bench_scale` (the models at scale beside cvxpy)."""
+    try:
+        models = parse_models(args.models) if args.models else SCALE_MODELS
+    except ValueError as exc:
+        print(f"tpm-models bench scale: {exc}", file=sys.stderr)
+        return 2
+    if not args.no_cvxpy and importlib.util.find_spec("cvxpy") is None:
+        print("tpm-models bench scale: cvxpy is not installed (pip install tpm-models[bench]), or pass --no-cvxpy",
+              file=sys.stderr)
+        return 2
+    print(f"tpm-models bench scale: {machine()}")
+    rows = bench_scale(args.sizes or [10_000, 100_000], models, cvxpy=not args.no_cvxpy, timeout=args.timeout,
+                       progress=None if args.quiet else print)
+    print(scale_table(rows))
+    print(f"({load()})")
+    if args.reference:
+        print("\nagainst the reference of (23) at the same p (docs/reference/cvxpy_scale.py):")
+        print(accuracy_table(rows, read_scale_reference(args.reference)))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "scale":
+        return cmd_bench_scale(args)
     if args.what == "builders":
         args.sizes = args.sizes or [10_000, 100_000]
         return cmd_bench_builders(args)
@@ -297,23 +339,29 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def add_bench_command(sub) -> None:
     b = sub.add_parser("bench", help="time the fast path (per-QP solver times, one fit, every cell of Table 3); "
                        "'bench builders': Pyomo builders beside linopy; 'bench estimators': fits beside SVC")
-    b.add_argument("what", nargs="?", default="table3", choices=["table3", "builders", "estimators"],
+    b.add_argument("what", nargs="?", default="table3", choices=["table3", "builders", "estimators", "scale"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
                    "build/.lp/.nl seconds and peak memory beside linopy; estimators: Iris/Wine one-versus-all fits "
                    "beside scikit-learn's SVC(kernel='linear'), or with --sizes synthetic sets of those sizes "
-                   "beside SVC and LinearSVC")
+                   "beside SVC and LinearSVC; scale: (15), (23), (26)-(29) at --sizes points built and solved by "
+                   "the default solver beside cvxpy + Clarabel, each in a fresh process")
     b.add_argument("--sizes", nargs="+", type=int, default=None,
-                   help="bench builders: numbers of points (default 10000 100000); bench estimators: numbers of "
-                   "points of the synthetic sets (none: Iris and Wine)")
+                   help="bench builders, bench scale: numbers of points (default 10000 100000); bench estimators: "
+                   "numbers of points of the synthetic sets (none: Iris and Wine)")
+    b.add_argument("--models", nargs="+", metavar="MODEL",
+                   help="bench scale: models EQ[:P], e.g. 15 23:1.5 26:1.5 27 28 29 (default: those of issue 24); "
+                   f"bench estimators --sizes: which of {', '.join(SCALED_MODELS)} to fit (default all)")
+    b.add_argument("--no-cvxpy", action="store_true", help="bench scale: skip cvxpy + Clarabel")
+    b.add_argument("--timeout", type=float, default=3600.0,
+                   help="bench scale: seconds per process; bench estimators --sizes: seconds per fit")
+    b.add_argument("--json", help="bench scale: also write the rows to this JSON file")
+    b.add_argument("--reference", help="bench scale: the CSV of docs/reference/cvxpy_scale.py, to print the accuracy")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
     b.add_argument("--repeats", type=int, default=200, help="bench estimators: fits per median")
     b.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
     b.add_argument("--kernel", nargs="+", default=None, metavar="CELL",
                    help=f"cells of Table 3: {', '.join(CELLS)} (default all); bench estimators --sizes: "
                    f"{' '.join(SCALED_KERNELS)}")
-    b.add_argument("--timeout", type=float, default=3600.0, help="bench estimators --sizes: seconds per fit")
-    b.add_argument("--models", nargs="+", default=list(SCALED_MODELS), choices=list(SCALED_MODELS),
-                   help="bench estimators --sizes: which of ours (tpmsvm), SVC and LinearSVC to fit")
     b.add_argument("--runs", type=at_least_one, default=100)
     b.add_argument("--jobs", type=worker_count, default=2, help="worker processes (joblib)")
     b.add_argument("--no-shortcuts", action="store_true", help="solve every alpha and every gamma (errata 7, 10 off)")

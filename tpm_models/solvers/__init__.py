@@ -6,9 +6,11 @@ module              what it holds
 ``common``          tolerances, :class:`SolveResult`, :class:`Termination`, the errors, the dual
                     sign convention
 ``structure``       what a model holds (:func:`model_class`) and where its values stand
-``matrices``        a Pyomo QP read into dense matrices (the dense backends, the fast paths)
+``rows``            a model's linear rows read into ``scipy.sparse`` in one pass; violations from them
+``matrices``        a Pyomo QP read into dense or sparse matrices (PIQP, DAQP, the fast paths)
 ``dense``           :func:`solve_matrices`: PIQP or DAQP on a QP in matrix form, no Pyomo model
 ``conic``           a Pyomo model read into Clarabel's cones
+``powsoc``          power cones of a rational exponent written as second-order cones
 ``compare``         relative gaps and distances between two solutions
 ``backends``        the capability table (:func:`register_backend`) and one module per backend
 ``pyomo_interfaces``  adapters for the backends reached through Pyomo's own interfaces

@@ -5,8 +5,9 @@ Backends
 ========  ================================================  ===================  ==========================
 name      what                                              model classes        package
 ========  ================================================  ===================  ==========================
-piqp      PIQP dense interior point, from the model's        LP, QP               ``piqp`` (default LP, QP)
-          matrices (:mod:`tpm_models.solvers.matrices`)
+piqp      PIQP interior point, from the model's matrices   LP, QP               ``piqp`` (default LP, QP)
+          (:mod:`tpm_models.solvers.matrices`): dense when
+          small, sparse when large
 daqp      DAQP dual active set, from the model's matrices    LP, QP               ``daqp``
 highs     HiGHS through Pyomo's ``highs`` interface          LP, QP               ``highspy``
 ipopt     Ipopt: the ``ipopt`` executable if on PATH, else   LP, QP, SOCP, NLP    ``casadi``
@@ -24,8 +25,9 @@ Size limits of the pip licences (a refusal is a reported ``ERROR``, never number
 Gurobi takes at most 200 variables once the objective is quadratic; Xpress Community at
 most 200 rows plus columns; CPLEX Community 1000 variables and 1000 constraints.
 
-``solver="default"`` picks the default for the model's class (``DEFAULT``), chosen from
-the measurements in ``docs/solvers.md``.
+``solver="default"`` picks the default for the model's class and size (``DEFAULT``, ``DEFAULT_LARGE``),
+chosen from the measurements in ``docs/solvers.md`` and ``docs/bench-scale.md``, and falls back to the next
+default when one fails.
 
 Dual sign convention: :mod:`tpm_models.solvers.common` (one for every backend).
 
@@ -53,7 +55,7 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.contrib.solver.common.util import IncompatibleModelError
 
-from tpm_models.solvers.backends.registry import backend_for
+from tpm_models.solvers.backends.registry import default_candidates, model_size, prepared_backend
 from tpm_models.solvers.certificate import Certificate, certify
 from tpm_models.solvers.common import (
     FEASIBILITY_TOL,
@@ -61,9 +63,11 @@ from tpm_models.solvers.common import (
     NoOptimalSolutionError,
     SolutionStatus,
     SolveResult,
+    SolverUnavailableError,
     Termination,
 )
 from tpm_models.solvers.conic import why_not_conic
+from tpm_models.solvers.rows import one_reading
 from tpm_models.solvers.structure import (
     ModelTraits,
     component_values,
@@ -84,6 +88,7 @@ def solve(
     raise_on_failure: bool = True,
     warm_start: bool = False,
     kind: str | ModelTraits | None = None,
+    options: dict | None = None,
 ) -> SolveResult:
     """Solve ``model`` with ``solver`` and return a :class:`SolveResult`.
 
@@ -96,18 +101,67 @@ def solve(
     several solvers is classified once), or its :func:`~tpm_models.solvers.structure.model_traits` (then the
     objective's convexity test is not repeated either). ``time_limit``: seconds, > 0; a backend that cannot
     honour it refuses.
+
+    ``options``: the solver's own settings, over this library's (tolerances, iteration limits: e.g.
+    ``{"max_iter": 50, "tol_gap_rel": 1e-8}`` for Clarabel, ``{"eps_abs": 1e-9}`` for PIQP, ``{"tol": 1e-8}``
+    for Ipopt); a name the solver does not know is an error of that solver, reported in the result.
+
+    ``solver="default"``: the defaults of the model's class and size in turn
+    (:func:`~tpm_models.solvers.backends.registry.default_candidates`): the first that takes the model solves it;
+    when it fails (any end but optimal, infeasible or unbounded) the next one that takes the model solves it
+    again, and the result's message names each failure before it ("fallback after ...").
     """
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
         raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
     traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind)
-    backend, _ = backend_for(model, solver, traits, time_limit)
+    with one_reading():  # the rows are read once for the extraction and the feasibility check
+        return _solve(model, solver, time_limit, raise_on_failure, warm_start, traits, options)
+
+
+def _solve(model, solver, time_limit, raise_on_failure, warm_start, traits: ModelTraits, options) -> SolveResult:
+    if solver != "default":
+        backend, _, prepared = prepared_backend(model, solver, traits, time_limit)
+        return _finish(model, _run(model, backend, prepared, time_limit, warm_start, options, traits),
+                       raise_on_failure)
+    candidates = default_candidates(traits.kind, model_size(model))
+    reasons, failures, result = [], [], None
+    for name in candidates:
+        try:
+            backend, _, prepared = prepared_backend(model, name, traits, time_limit)
+        except SolverUnavailableError as exc:
+            reasons.append(str(exc))
+            continue
+        result = _run(model, backend, prepared, time_limit, warm_start, options, traits)
+        if result.optimal or result.termination in (Termination.INFEASIBLE, Termination.UNBOUNDED,
+                                                    Termination.INFEASIBLE_OR_UNBOUNDED):
+            break
+        log.warning("default %s on %s: %s %s; trying the next default", name, title(model),
+                    result.termination.value, result.message)
+        failures.append(f"{name}: {result.termination.value} ({result.message})")
+    if result is None:
+        if not candidates:
+            raise SolverUnavailableError(f"no default solver for model class {traits.kind}")
+        raise SolverUnavailableError(f"no default solver takes {title(model)}: {'; '.join(reasons)}")
+    if failures and failures[-1].startswith(f"{result.solver}:"):
+        failures.pop()  # the last one tried failed too: its own message says so
+    if failures:
+        result.message = f"{result.message}; fallback after {'; '.join(failures)}"
+    return _finish(model, result, raise_on_failure)
+
+
+def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, warm_start: bool,
+         options: dict | None, traits: ModelTraits) -> SolveResult:
+    """One backend's run on ``model``, checked: ``OPTIMAL`` only when the certificate on the model passes."""
     if not warm_start:
         for v in model.component_data_objects(pyo.Var, descend_into=True):
             if not v.fixed:
                 v.set_value(None, skip_validation=True)
     start = time.perf_counter()
     try:
-        termination, raw_duals, message = backend.run(model, time_limit)
+        extra = {"options": options} if options else {}  # a user's backend may take (model, time_limit) only
+        if prepared is not None:
+            extra["prepared"] = prepared
+        termination, raw_duals, message = backend.run(model, time_limit, **extra)
     except Exception as exc:  # a licence limit or a crash inside the solver is a failure, not a crash
         log.warning("%s raised %s: %s", backend.name, type(exc).__name__, exc)
         message = f"{type(exc).__name__}: {exc}"
@@ -153,7 +207,7 @@ def solve(
             return np.nan if value is None else float(value)
 
         duals = component_values(model, get, pyo.Constraint)
-    result = SolveResult(
+    return SolveResult(
         solver=backend.name,
         solver_version=backend.solver_version(),
         termination=termination,
@@ -167,8 +221,11 @@ def solve(
         solver_termination=solver_termination,
         certificate=None if certificate is None else certificate.to_dict(),
     )
+
+
+def _finish(model: pyo.ConcreteModel, result: SolveResult, raise_on_failure: bool) -> SolveResult:
     if not result.optimal:
-        log.warning("%s on %s: %s %s", backend.name, title(model), termination.value, message)
+        log.warning("%s on %s: %s %s", result.solver, title(model), result.termination.value, result.message)
         if raise_on_failure:
             raise NoOptimalSolutionError(result)
     return result

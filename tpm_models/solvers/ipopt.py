@@ -391,10 +391,10 @@ def solve_nlp(
     )
 
 
-def run(model: pyo.ConcreteModel, time_limit: float | None, iteration_limit: int):
-    """Solve ``model`` with CasADi's Ipopt and load the point; returns ``(status, duals by
-    constraint, message)`` where ``status`` is Ipopt's return status string."""
-    sol = solve_nlp(model, time_limit, iteration_limit)
+def run(model: pyo.ConcreteModel, time_limit: float | None, iteration_limit: int, options: dict | None = None):
+    """Solve ``model`` with CasADi's Ipopt (``options``: Ipopt options over :data:`IPOPT_OPTIONS`) and load the
+    point; returns ``(status, duals by constraint, message)`` where ``status`` is Ipopt's return status string."""
+    sol = solve_nlp(model, time_limit, iteration_limit, options)
     for v, value in zip(sol.variables, sol.x):
         v.set_value(float(value), skip_validation=True)
     duals = {c: float(d) for c, d in zip(sol.constraints, sol.duals)}

@@ -16,9 +16,30 @@ from __future__ import annotations
 
 import numpy as np
 import pyomo.environ as pyo
+import scipy.sparse as sp
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.qp import QPMatrices
+from tpm_models.solvers.rows import read_rows, to_csr, variable_bounds
+
+DENSE_MAX_BYTES = 2 * 1024**3
+"""Largest dense matrix (bytes) :func:`qp_matrices` allocates: a model past it is refused before the allocation
+(:class:`DenseTooLargeError`); read it with :func:`sparse_qp_matrices` instead."""
+
+
+class DenseTooLargeError(MemoryError):
+    """A dense matrix of the model would not fit (:data:`DENSE_MAX_BYTES`); the message says what to do instead."""
+
+
+def check_dense_fits(rows: int, cols: int, what: str = "the model's matrices") -> None:
+    """Raise :class:`DenseTooLargeError` before a dense ``rows`` x ``cols`` array past :data:`DENSE_MAX_BYTES`."""
+    size = 8.0 * rows * cols
+    if size > DENSE_MAX_BYTES:
+        raise DenseTooLargeError(
+            f"{what} as a dense {rows} x {cols} array would take {size / 1024**3:.1f} GB (limit "
+            f"{DENSE_MAX_BYTES / 1024**3:.0f} GB, tpm_models.solvers.matrices.DENSE_MAX_BYTES): use a sparse "
+            "solver (solver='default' or 'clarabel', or 'piqp' which reads large models sparsely) or "
+            "tpm_models.solvers.matrices.sparse_qp_matrices")
 
 
 class NotAQPError(ValueError):
@@ -38,6 +59,8 @@ def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
     variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
     column = {id(v): k for k, v in enumerate(variables)}
     n = len(variables)
+    rows = sum(1 for _ in model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
+    check_dense_fits(max(n, rows), n)
 
     repn = generate_standard_repn(objective.expr, quadratic=True)
     if repn.nonlinear_expr is not None:
@@ -95,6 +118,82 @@ def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
         ineq_constraints=in_cons,
         x_l=np.array([bound(v.lb, -np.inf) for v in variables]),
         x_u=np.array([bound(v.ub, np.inf) for v in variables]),
+    )
+
+
+def sparse_qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
+    """:func:`qp_matrices` with ``P`` (full, symmetric), ``A`` and ``G`` as ``scipy.sparse`` CSR matrices, read in one
+    pass (:func:`tpm_models.solvers.rows.read_rows`); the same numbers, rows and columns (``tests/test_sparse.py``).
+    Nothing of size rows x columns is dense."""
+    objective = _active_objective(model)
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    column = {id(v): k for k, v in enumerate(variables)}
+    n = len(variables)
+
+    repn = generate_standard_repn(objective.expr, quadratic=True)
+    if repn.nonlinear_expr is not None:
+        raise NotAQPError(f"objective of {model.name!r} is not quadratic")
+    pr, pc, pd = [], [], []
+    for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
+        a, b = column[id(u)], column[id(v)]
+        if a == b:
+            pr.append(a), pc.append(a), pd.append(2.0 * coef)
+        else:
+            pr += [a, b]
+            pc += [b, a]
+            pd += [coef, coef]
+    P = sp.csr_matrix((np.asarray(pd, dtype=float), (pr, pc)), shape=(n, n))
+    P.sum_duplicates()
+    q = np.zeros(n)
+    np.add.at(q, np.asarray([column[id(v)] for v in repn.linear_vars], dtype=np.int64),
+              np.asarray(repn.linear_coefs, dtype=float))
+    sense = 1 if objective.sense == pyo.minimize else -1
+    q0 = float(repn.constant)
+
+    rows = read_rows(model, column, n)
+    if rows.others:  # a row read only by Pyomo's walker: linear (a fixed variable, ...) or not a QP
+        cons, M, lower, upper, equality = list(rows.constraints), rows.M, list(rows.lower), list(rows.upper), \
+            list(rows.equality)
+        indptr, cols, coefs = [0], [], []
+        for con in rows.others:
+            crepn = generate_standard_repn(con.body, quadratic=False)
+            if not crepn.is_linear():
+                raise NotAQPError(f"constraint {con.name} of {model.name!r} is not linear")
+            cols += [column[id(v)] for v in crepn.linear_vars]
+            coefs += [float(c) for c in crepn.linear_coefs]
+            indptr.append(len(cols))
+            shift = float(crepn.constant)
+            lower.append(-np.inf if con.lower is None else float(pyo.value(con.lower)) - shift)
+            upper.append(np.inf if con.upper is None else float(pyo.value(con.upper)) - shift)
+            equality.append(bool(con.equality))
+            cons.append(con)
+        M = sp.vstack([M, to_csr(indptr, cols, coefs, (len(rows.others), n))], format="csr")
+        order = {id(c): k for k, c in enumerate(model.component_data_objects(pyo.Constraint, active=True,
+                                                                             descend_into=True))}
+        perm = np.argsort([order[id(c)] for c in cons], kind="stable")
+        cons = [cons[k] for k in perm]
+        M, lower, upper, equality = M[perm], np.asarray(lower)[perm], np.asarray(upper)[perm], \
+            np.asarray(equality)[perm]
+    else:
+        cons, M, lower, upper, equality = rows.constraints, rows.M, rows.lower, rows.upper, rows.equality
+    eq = np.flatnonzero(equality)
+    ineq = np.flatnonzero(~equality)
+    x_l, x_u = variable_bounds(variables)
+    return QPMatrices(
+        variables=variables,
+        P=sense * P,
+        q=sense * q,
+        q0=sense * q0,
+        sense=sense,
+        A=M[eq],
+        b=np.asarray(lower, dtype=float)[eq],
+        eq_constraints=[cons[k] for k in eq],
+        G=M[ineq],
+        h_l=np.asarray(lower, dtype=float)[ineq],
+        h_u=np.asarray(upper, dtype=float)[ineq],
+        ineq_constraints=[cons[k] for k in ineq],
+        x_l=x_l,
+        x_u=x_u,
     )
 
 

@@ -80,6 +80,13 @@ POLISH_MIN_STEP = 2.0**-20
 """The shortest damped step tried: a shorter one ends the polish."""
 POLISH_ACCEPT = 1e-11
 """The largest KKT residual (:func:`kkt_residual`) of an accepted polished point."""
+POLISH_LARGE = 5_000
+"""From this many unknowns on, a Newton step is factorised in the order of :func:`dense_last` (below it, SuperLU's
+own ordering, with which the polish was measured on Iris and Wine)."""
+
+POLISH_DENSE = 50
+"""More nonzeros than this make a row or column of the Newton matrix *dense* for :func:`dense_last`."""
+
 POLISH_MAX_MOVE = 1e-2
 """The largest move :math:`\\|x_{\\text{polished}} - x\\|_\\infty / \\max(1, \\|x\\|_\\infty)` accepted: a safety net
 only, as a point meeting :data:`POLISH_ACCEPT` is a KKT point of a convex program, optimal wherever it is. Clarabel's
@@ -327,18 +334,33 @@ def _equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarra
     return r, c
 
 
+def dense_last(M: sp.spmatrix) -> np.ndarray:
+    """A symmetric ordering of ``M``: the rows and columns with more than :data:`POLISH_DENSE` nonzeros (the
+    columns of :math:`w`, :math:`\theta`, :math:`t` that every margin row holds) last, the others in their order.
+    Each point's rows then eliminate with fill only in the dense block: on (28) at 10^5 points, 1.3 million
+    nonzeros in the factors and 0.3 s, against 30 million and 4.5 s with SuperLU's own COLAMD ordering."""
+    M = sp.csc_matrix(M)
+    dense = (np.diff(M.indptr) > POLISH_DENSE) | (np.diff(M.tocsr().indptr) > POLISH_DENSE)
+    return np.concatenate([np.flatnonzero(~dense), np.flatnonzero(dense)])
+
+
 def _newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray) -> np.ndarray | None:
     """``J step = -F`` through the LU factors of the equilibrated ``J + POLISH_REG diag(reg)`` (:func:`_equilibrate`)
     and iterative refinement on ``J`` itself."""
     r, c = _equilibrate(J)
     M = (sp.diags(r) @ J @ sp.diags(c) + sp.diags(POLISH_REG * reg)).tocsc()
+    perm = dense_last(M) if M.shape[0] >= POLISH_LARGE else None
     try:
-        lu = spla.splu(M)
+        lu = spla.splu(M) if perm is None else spla.splu(M[perm][:, perm].tocsc(), permc_spec="NATURAL")
     except RuntimeError:  # exactly singular even with the regularisation
         return None
 
     def solve(rhs: np.ndarray) -> np.ndarray:
-        return c * lu.solve(r * rhs)
+        if perm is None:
+            return c * lu.solve(r * rhs)
+        out = np.empty_like(rhs)
+        out[perm] = lu.solve((r * rhs)[perm])
+        return c * out
 
     step = solve(-F)
     for _ in range(POLISH_REFINE):

@@ -2,8 +2,9 @@
 
 :func:`contrib_runner` drives the newer interface (``pyomo.contrib.solver``: HiGHS, SCIP),
 :func:`legacy_runner` the ``SolverFactory`` direct interfaces (Gurobi, CPLEX, Xpress, an
-``ipopt`` executable). Each returns a ``run(model, time_limit)`` for
-:func:`tpm_models.solvers.backends.register_backend`.
+``ipopt`` executable). Each returns a ``run(model, time_limit, options=None, prepared=None)`` for
+:func:`tpm_models.solvers.backends.register_backend`: ``options`` (the solver's own names) go over the library's
+settings.
 """
 
 from __future__ import annotations
@@ -49,16 +50,16 @@ def _fd_output_to_file(*_args, **_kwargs):
             os.close(saved[1])
 
 
-def contrib_runner(pyomo_name: str, options: Callable[[float | None], dict]):
+def contrib_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
     """Backends through Pyomo's newer solver interface (``pyomo.contrib.solver``)."""
 
-    def run(model: pyo.ConcreteModel, time_limit: float | None):
+    def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
         from pyomo.contrib.solver.common.factory import SolverFactory
         from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
 
         opt = SolverFactory(pyomo_name)
         kwargs = {"load_solutions": False, "raise_exception_on_nonoptimal_result": False,
-                  "solver_options": options(time_limit)}
+                  "solver_options": {**settings(time_limit), **(options or {})}}
         if time_limit is not None:
             kwargs["time_limit"] = time_limit
         module = sys.modules[type(opt).__module__]
@@ -91,10 +92,10 @@ def contrib_runner(pyomo_name: str, options: Callable[[float | None], dict]):
     return run
 
 
-def legacy_runner(pyomo_name: str, options: Callable[[float | None], dict]):
+def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
     """Backends through Pyomo's direct (``SolverFactory``) interfaces, duals by suffix."""
 
-    def run(model: pyo.ConcreteModel, time_limit: float | None):
+    def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
         from pyomo.opt import SolverStatus, TerminationCondition
 
         opt = pyo.SolverFactory(pyomo_name)
@@ -105,7 +106,7 @@ def legacy_runner(pyomo_name: str, options: Callable[[float | None], dict]):
             added = True
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                res = opt.solve(model, load_solutions=False, options=options(time_limit))
+                res = opt.solve(model, load_solutions=False, options={**settings(time_limit), **(options or {})})
             tc = res.solver.termination_condition
             names = {
                 TerminationCondition.optimal: Termination.OPTIMAL,

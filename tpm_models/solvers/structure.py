@@ -15,6 +15,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL, ModelError
+from tpm_models.solvers.rows import ANY_COLUMN, linear_terms
 
 
 def _structure(expr):
@@ -88,6 +89,8 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     conic, general = False, degree is None
     signs: set[int] | None = None
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        if linear_terms(con.body, ANY_COLUMN) is not None:  # a linear row, read fast (tpm_models.solvers.rows)
+            continue
         repn = _structure(con.body)
         if repn.nonlinear_expr is not None:  # convexity unknown from here: the walk stops (a large NLP is long)
             kind, general = "NLP", True

@@ -17,8 +17,9 @@ import pyomo.environ as pyo
 
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import Termination
-from tpm_models.solvers.conic import Cone, conic_form, why_not_conic
+from tpm_models.solvers.conic import Cone, ConicForm, conic_form
 from tpm_models.solvers.polish import Polished, polish
+from tpm_models.solvers.powsoc import pow_as_soc
 from tpm_models.solvers.structure import max_violation
 
 CLARABEL_TOL = 1e-12
@@ -56,6 +57,14 @@ off: 8e-17); at 1e-9 that model and all 120 robust models and duals of Iris and 
 (every class; (23), (26) at p = 1.5, 3; (27)-(29); (23D), (27D)-(29D); eps 0 and 0.02) are
 ``Solved``."""
 
+CLARABEL_RESCUE_REG = 1e-7
+"""The static regularisation of one last run at :data:`CLARABEL_ACCEPT_TOL` when every run of :data:`CLARABEL_TOLS`
+failed. (26) at p = 1.5 on 10^4 points (power cones as second-order cones, :mod:`tpm_models.solvers.powsoc`) stopped
+``AlmostSolved`` at every tolerance with 1e-9 (primal residual 2.1e-9 to 2.3e-6: Clarabel returns its last iterate),
+and at Clarabel's default 1e-8 (1.0e-8); at 1e-7 its point meets 1e-8 (residuals 3.3e-10, 4.6e-10, gap 1.4e-13) with
+the objective of cvxpy + Clarabel to 1.1e-9 relative. Only reached after every other run failed: the models of
+Iris and Wine never get here."""
+
 CLARABEL_MAX_ITER = 500
 """Iteration cap of Clarabel (default 200); it needs < 50 on this library's models."""
 
@@ -85,6 +94,8 @@ class ClarabelRun:
     polished: Polished | None
     interior: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     """Clarabel's own ``(x, s, z)`` when ``x``, ``s``, ``z`` are polished (``s = b - Ax`` then)."""
+    rescued: bool = False
+    """Solved by the last run, at :data:`CLARABEL_RESCUE_REG`."""
 
     def unpolish(self, why: str) -> None:
         """Go back to Clarabel's own point (the polished one failed a later test, ``why``)."""
@@ -97,6 +108,8 @@ class ClarabelRun:
     @property
     def message(self) -> str:
         text = f"{self.status} in {self.iterations} iterations at {self.tol:g} ({self.raw_status})"
+        if self.rescued:
+            text += f" with static regularisation {CLARABEL_RESCUE_REG:g}"
         if self.polished is not None:
             text += ("; polished: " if self.polished.accepted else "; not polished: ") + self.polished.reason
         return text
@@ -133,19 +146,27 @@ CLARABEL_STATUS = {
 """Clarabel's ``SolverStatus`` (by name) -> :class:`Termination`; any other status is ``ERROR``."""
 
 
-def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None):
+def clarabel_settings(tol: float, time_limit: float | None = None, options: dict | None = None) -> dict:
+    """The settings of one run of ``solve(model, "clarabel")`` at tolerance ``tol``: this module's constants, then
+    ``time_limit`` and the user's ``options`` (Clarabel's ``DefaultSettings`` names, e.g. ``max_iter``,
+    ``tol_gap_rel``), which hold for every run of :data:`CLARABEL_TOLS`."""
+    settings = {"verbose": False, "tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol, "tol_infeas_abs": tol,
+                "tol_infeas_rel": tol, "tol_ktratio": CLARABEL_KTRATIO_TOL,
+                "iterative_refinement_reltol": CLARABEL_REFINE_TOL, "iterative_refinement_abstol": CLARABEL_REFINE_TOL,
+                "static_regularization_constant": CLARABEL_STATIC_REG, "max_iter": CLARABEL_MAX_ITER}
+    if time_limit is not None:
+        settings["time_limit"] = float(time_limit)
+    return {**settings, **(options or {})}
+
+
+def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None, options: dict | None = None):
     import clarabel
 
     settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = tol
-    settings.tol_infeas_abs = settings.tol_infeas_rel = tol
-    settings.tol_ktratio = CLARABEL_KTRATIO_TOL
-    settings.iterative_refinement_reltol = settings.iterative_refinement_abstol = CLARABEL_REFINE_TOL
-    settings.static_regularization_constant = CLARABEL_STATIC_REG
-    settings.max_iter = CLARABEL_MAX_ITER
-    if time_limit is not None:
-        settings.time_limit = float(time_limit)
+    for key, value in clarabel_settings(tol, time_limit, options).items():
+        if not hasattr(settings, key):
+            raise ValueError(f"Clarabel has no setting {key!r} (clarabel.DefaultSettings)")
+        setattr(settings, key, value)
     return clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
 
 
@@ -160,24 +181,33 @@ def meets(solution, tol: float) -> bool:
 
 
 def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None,
-                   polish_point: bool = CLARABEL_POLISH) -> ClarabelRun:
+                   polish_point: bool = CLARABEL_POLISH, options: dict | None = None) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
-    (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings, along :data:`CLARABEL_TOLS`;
+    (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
+    user's ``options`` over them), along :data:`CLARABEL_TOLS`;
     an optimal point (``"Solved"``, also for an ``AlmostSolved`` point that meets :data:`CLARABEL_ACCEPT_TOL`) is
     polished (:func:`tpm_models.solvers.polish.polish`) when ``polish_point``. The backend
     (``solve(model, "clarabel")``) and the dense adapter :mod:`tpm_models.learn.fastconic` share it."""
     objects = [clarabel_cone(c) for c in cones]
+    rescued = False
     for tol in CLARABEL_TOLS:
-        solution = _solve_at(P, q, A, b, objects, tol, time_limit)
+        solution = _solve_at(P, q, A, b, objects, tol, time_limit, options)
         status = str(solution.status)
         if status == "Solved" or status == "AlmostSolved" and meets(solution, CLARABEL_ACCEPT_TOL):
             status = "Solved"
             break
         if status in ("PrimalInfeasible", "DualInfeasible", "MaxTime"):
             break
+    else:  # every tolerance failed: once more with a larger regularisation (CLARABEL_RESCUE_REG)
+        rescue = {"static_regularization_constant": CLARABEL_RESCUE_REG, **(options or {})}
+        tol = CLARABEL_ACCEPT_TOL
+        again = _solve_at(P, q, A, b, objects, tol, time_limit, rescue)
+        if str(again.status) == "Solved" or str(again.status) == "AlmostSolved" and meets(again, tol):
+            solution, status, rescued = again, "Solved", True
     run = ClarabelRun(np.asarray(solution.x, dtype=float), np.asarray(solution.s, dtype=float),
                       np.asarray(solution.z, dtype=float), status, str(solution.status), tol, int(solution.iterations),
                       float(solution.obj_val), float(solution.obj_val_dual), float(solution.r_dual), None)
+    run.rescued = rescued
     if status == "Solved" and polish_point:
         run.polished = polish(P, q, A, b, cones, run.x, run.s, run.z)
         if run.polished.accepted:
@@ -200,11 +230,21 @@ def _evaluates(model: pyo.ConcreteModel) -> bool:
         return False
 
 
-def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None):
-    """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model; duals by ``ConicForm.dual_values``."""
-    form = conic_form(model)
-    run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit)
+def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
+                 prepared: ConicForm | None = None):
+    """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the form built by the
+    refusal check, so it is built once per solve); duals by ``ConicForm.dual_values``."""
+    form = conic_form(model) if prepared is None else prepared
+    run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options)
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
+    note = ""
+    if termination in (Termination.NUMERICAL_ERROR, Termination.ERROR):
+        soc = pow_as_soc(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs (powsoc)
+        if soc is not form:
+            first = run.message
+            run = clarabel_solve(soc.P, soc.q, soc.A, soc.b, soc.cones, time_limit, options=options)
+            termination, form = CLARABEL_STATUS.get(run.status, Termination.ERROR), soc
+            note = f"; power cones written as second-order cones after: {first}"
     if termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED) and run.x.size and np.isfinite(run.x).all():
         _load(form.variables, run.x)  # a certificate is no point: left unloaded
         if run.interior is not None and form.n_aux and not _evaluates(model):  # atoms: sqrt, r**(1-q)
@@ -213,8 +253,8 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None):
     duals = None
     if termination is Termination.OPTIMAL:
         duals = form.dual_values(run.x, run.z)
-    return termination, duals, run.message
+    return termination, duals, run.message + note
 
 
-register_backend("clarabel", "clarabel", {"LP", "QP", "SOCP", "NLP"}, run_clarabel, refuses=why_not_conic,
+register_backend("clarabel", "clarabel", {"LP", "QP", "SOCP", "NLP"}, run_clarabel, prepare=conic_form,
                  proves_convexity=True)

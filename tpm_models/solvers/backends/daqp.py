@@ -13,8 +13,9 @@ from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution
 from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices
 
 
-def daqp_matrices(qp: QPMatrices) -> MatrixSolution:
-    """DAQP on the matrices ``qp``, with the settings of ``solve(model, "daqp")``."""
+def daqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict | None = None) -> MatrixSolution:
+    """DAQP on the dense matrices ``qp``, with the settings of ``solve(model, "daqp")`` and then the user's
+    ``options`` (keywords of ``daqp.solve``: ``primal_tol``, ``iter_limit``, ``time_limit``...)."""
     from ctypes import c_double, c_int
 
     import daqp
@@ -28,15 +29,17 @@ def daqp_matrices(qp: QPMatrices) -> MatrixSolution:
         [np.zeros(n), np.full(len(qp.b), 5), np.zeros(len(qp.h_l))]
     ).astype(c_int)  # 5 = equality (active, immutable)
     big = 1e30
+    # full proximal regularisation (the Hessians are singular) run to a 1e-12 outer
+    # tolerance: the default automatic mode left w of (15) 1e-6 off on Wine.
+    settings = {"eps_prox": 1e-2, "eta_prox": DENSE_QP_TOL, "primal_tol": OPTIMALITY_TOL,
+                "iter_limit": common.ITERATION_LIMIT, **({"time_limit": float(time_limit)} if time_limit else {}),
+                **(options or {})}
     x, _, exitflag, info = daqp.solve(
         np.ascontiguousarray(qp.P, dtype=c_double), np.ascontiguousarray(qp.q, dtype=c_double),
         np.ascontiguousarray(A, dtype=c_double),
         np.ascontiguousarray(np.clip(upper, -big, big), dtype=c_double),
         np.ascontiguousarray(np.clip(lower, -big, big), dtype=c_double),
-        sense,
-        # full proximal regularisation (the Hessians are singular) run to a 1e-12 outer
-        # tolerance: the default automatic mode left w of (15) 1e-6 off on Wine.
-        eps_prox=1e-2, eta_prox=DENSE_QP_TOL, primal_tol=OPTIMALITY_TOL, iter_limit=common.ITERATION_LIMIT,
+        sense, **settings,
     )
     names = {1: Termination.OPTIMAL, 2: Termination.OPTIMAL, -1: Termination.INFEASIBLE,
              -3: Termination.UNBOUNDED, -4: Termination.ITERATION_LIMIT}
@@ -47,10 +50,11 @@ def daqp_matrices(qp: QPMatrices) -> MatrixSolution:
                           -lam[m_eq:], f"exitflag {int(exitflag)}")
 
 
-def run_daqp(model: pyo.ConcreteModel, time_limit: float | None):
-    """The ``daqp`` backend: :func:`daqp_matrices` on the model's matrices, the values and duals loaded back."""
+def run_daqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
+    """The ``daqp`` backend: :func:`daqp_matrices` on the model's dense matrices (refused with what to do when they
+    would not fit: :func:`~tpm_models.solvers.matrices.check_dense_fits`), the values and duals loaded back."""
     qp = qp_matrices(model)
-    sol = daqp_matrices(qp)
+    sol = daqp_matrices(qp, time_limit, options)
     load_values(qp, sol.x)
     return sol.termination, dense_duals(qp, sol.eq_duals, sol.ineq_duals), sol.message
 

@@ -25,12 +25,13 @@ IPOPT_STATUS = {
 }
 
 
-def run_ipopt(model: pyo.ConcreteModel, time_limit: float | None):
+def run_ipopt(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
+    """Ipopt with :data:`~tpm_models.solvers.ipopt.IPOPT_OPTIONS`, then the user's ``options`` (Ipopt's names)."""
     if shutil.which("ipopt"):  # an executable (idaes-pse, conda): Pyomo's .nl interface
         return legacy_runner("ipopt", lambda t: {
             **casadi_ipopt.IPOPT_OPTIONS, "max_iter": common.ITERATION_LIMIT, **({"max_cpu_time": t} if t else {}),
-        })(model, time_limit)
-    status, duals, message = casadi_ipopt.run(model, time_limit, common.ITERATION_LIMIT)
+        })(model, time_limit, options)
+    status, duals, message = casadi_ipopt.run(model, time_limit, common.ITERATION_LIMIT, options)
     return IPOPT_STATUS.get(status, Termination.ERROR), duals, message
 
 

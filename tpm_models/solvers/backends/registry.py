@@ -16,6 +16,7 @@ from importlib import metadata
 import pyomo.environ as pyo
 
 from tpm_models.solvers.common import SolverUnavailableError, Termination
+from tpm_models.solvers.matrices import NotAQPError
 from tpm_models.solvers.structure import ModelTraits, model_traits, title
 
 
@@ -26,9 +27,10 @@ class Backend:
     name: str
     package: str
     model_classes: frozenset[str]
-    run: Callable[[pyo.ConcreteModel, float | None], tuple[Termination, dict | None, str]]
-    """``run(model, time_limit)`` loads values into the model and returns
-    ``(termination, duals by constraint data, message)``."""
+    run: Callable[..., tuple[Termination, dict | None, str]]
+    """``run(model, time_limit)`` loads values into the model and returns ``(termination, duals by constraint data,
+    message)``; it is also given, as keywords, ``options=`` (the user's settings for the solver, its own names, over
+    this library's, when the user gives some) and ``prepared=`` (what :attr:`prepare` built from the model)."""
     version: Callable[[], str] | None = None
     """The solver's version; default: the version of ``package``."""
     refuses: Callable[[pyo.ConcreteModel | None], str | None] | None = None
@@ -48,6 +50,10 @@ class Backend:
     proves_convexity: bool = False
     """Takes a model only once its ``refuses`` check has mapped every row to a convex cone (Clarabel): a model it
     solves is convex, so its certificate's KKT conditions prove optimality."""
+    prepare: Callable[[pyo.ConcreteModel], object] | None = None
+    """``prepare(model)``: the backend's input built from the model (Clarabel's conic form), or
+    :class:`tpm_models.solvers.matrices.NotAQPError` saying why the backend cannot take the model. Called once per
+    solve by :func:`prepared_backend` (the refusal check) and handed to ``run`` as ``prepared``."""
 
     def installed(self) -> bool:
         """Whether ``package`` can be imported here."""
@@ -80,11 +86,12 @@ MODEL_CLASSES = frozenset({"LP", "QP", "SOCP", "NLP"})
 
 
 def register_backend(name: str, package: str, model_classes: set[str] | frozenset[str],
-                     run: Callable[[pyo.ConcreteModel, float | None], tuple[Termination, dict | None, str]],
+                     run: Callable[..., tuple[Termination, dict | None, str]],
                      version: Callable[[], str] | None = None,
                      refuses: Callable[[pyo.ConcreteModel | None], str | None] | None = None,
                      ready: Callable[[], bool] | None = None, *, integers: bool = False,
-                     nonconvex: bool = False, time_limit: bool = True, proves_convexity: bool = False) -> Backend:
+                     nonconvex: bool = False, time_limit: bool = True, proves_convexity: bool = False,
+                     prepare: Callable[[pyo.ConcreteModel], object] | None = None) -> Backend:
     """Join the capability table: ``solve(model, name)`` then runs ``run`` on models of ``model_classes``
     when ``package`` is installed. ``integers``, ``nonconvex``, ``time_limit``,
     ``proves_convexity``: see :class:`Backend`. See
@@ -94,8 +101,8 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
     unknown = set(model_classes) - MODEL_CLASSES
     if unknown:
         raise ValueError(f"unknown model classes {sorted(unknown)}; known: {sorted(MODEL_CLASSES)}")
-    backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready, integers, nonconvex,
-                      time_limit, proves_convexity)
+    backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready, integers=integers,
+                      nonconvex=nonconvex, time_limit=time_limit, proves_convexity=proves_convexity, prepare=prepare)
     BACKENDS[name] = backend
     return backend
 
@@ -106,6 +113,30 @@ DEFAULT: dict[str, tuple[str, ...]] = {
 """The default backends per model class, in order of preference (measurements: ``docs/solvers.md``):
 :func:`backend_for` takes the first that is installed, takes the class and does not refuse the model. So an
 NLP that Clarabel cannot map to its cones (a user's non-conic row: ``Backend.refuses``) goes to Ipopt."""
+
+
+LARGE_MODEL = 5_000
+"""Variables from which a model is *large* for :data:`DEFAULT_LARGE` (measured: ``docs/bench-scale.md``)."""
+
+DEFAULT_LARGE: dict[str, tuple[str, ...]] = {
+    "LP": ("piqp", "clarabel"), "QP": ("piqp", "clarabel"), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
+}
+"""The defaults of a model of at least :data:`LARGE_MODEL` variables, per class, in order of preference: PIQP (its
+sparse solver at that size, :mod:`tpm_models.solvers.backends.piqp`) then Clarabel for LP and QP; never DAQP
+(dense active set) or HiGHS (its QP solver ended (15) at 10^4 points "unknown"). Measured: ``docs/bench-scale.md``."""
+
+
+def model_size(model: pyo.ConcreteModel) -> int:
+    """The number of variables of ``model`` that are not fixed (the size :func:`default_candidates` reads)."""
+    return sum(1 for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed)
+
+
+def default_candidates(kind: str, size: int) -> tuple[str, ...]:
+    """The defaults of a model of class ``kind`` and ``size`` variables, in order: :data:`DEFAULT_LARGE` from
+    :data:`LARGE_MODEL` variables on, else :data:`DEFAULT`; the first that takes the model solves it, the next ones
+    are the fallbacks of ``solve(model)`` when it fails (:func:`tpm_models.solvers.dispatch.solve`)."""
+    table = DEFAULT_LARGE if size >= LARGE_MODEL else DEFAULT
+    return table.get(kind, ())
 
 
 def default_solver(kind: str) -> str:
@@ -133,22 +164,24 @@ def available_solvers(model_class_name: str | None = None) -> list[str]:
 
 def backend_for(model: pyo.ConcreteModel, solver: str, kind: str | ModelTraits | None = None,
                 time_limit: float | None = None) -> tuple[Backend, str]:
-    """The backend that will solve ``model`` (``"default"``: the default of its class) and the class,
-    or :class:`tpm_models.solvers.common.SolverUnavailableError` saying why none may. ``kind``: the
-    model's :func:`~tpm_models.solvers.structure.model_class` (or its
-    :func:`~tpm_models.solvers.structure.model_traits`) if the caller has it (the walk through a
-    large model is not repeated). A backend is refused when the model has integer variables it would relax,
-    is proved not convex and the backend is not a global solver, or ``time_limit`` is given and the backend
-    cannot honour one."""
+    """:func:`prepared_backend` without what the backend prepared."""
+    backend, kind, _ = prepared_backend(model, solver, kind, time_limit)
+    return backend, kind
+
+
+def prepared_backend(model: pyo.ConcreteModel, solver: str, kind: str | ModelTraits | None = None,
+                     time_limit: float | None = None) -> tuple[Backend, str, object]:
+    """The backend that will solve ``model`` (``"default"``: the first of :func:`default_candidates` that takes it),
+    the class, and what the backend prepared from the model (``Backend.prepare``: built once, by this refusal
+    check, then handed to ``run``); or :class:`tpm_models.solvers.common.SolverUnavailableError` saying why none may.
+    ``kind``: the model's :func:`~tpm_models.solvers.structure.model_class` (or its
+    :func:`~tpm_models.solvers.structure.model_traits`) if the caller has it (the walk through a large model is not
+    repeated). A backend is refused when the model has integer variables it would relax, is proved not convex and
+    the backend is not a global solver, or ``time_limit`` is given and the backend cannot honour one."""
     traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind)
-    return _backend_for(model, solver, traits, time_limit)
-
-
-def _backend_for(model: pyo.ConcreteModel, solver: str, traits: ModelTraits,
-                 time_limit: float | None) -> tuple[Backend, str]:
     kind = traits.kind
     if solver == "default":
-        candidates = DEFAULT.get(kind, ())
+        candidates = default_candidates(kind, model_size(model))
         if not candidates:
             raise SolverUnavailableError(f"no default solver for model class {kind}")
         reasons = []
@@ -204,4 +237,10 @@ def _checked(model: pyo.ConcreteModel, solver: str, traits: ModelTraits,
     reason = backend.refuses(model) if backend.refuses is not None else None
     if reason:
         raise SolverUnavailableError(f"{solver} cannot take {title(model)}: {reason}")
-    return backend, kind
+    prepared = None
+    if backend.prepare is not None:
+        try:
+            prepared = backend.prepare(model)
+        except NotAQPError as exc:
+            raise SolverUnavailableError(f"{solver} cannot take {title(model)}: {exc}") from exc
+    return backend, kind, prepared

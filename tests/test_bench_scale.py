@@ -1,0 +1,59 @@
+"""``tpm-models bench scale``: its rows measure what they say (a benchmark prints numbers; nothing timed is asserted).
+
+Truths: the same model solved in this process (the row's objective and w), and cvxpy's problem data where cvxpy is
+installed (its objective at our point equals ours: the two writings are the same model)."""
+
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tpm_models import build
+from tpm_models.experiments.bench_scale import SCALE_MODELS, parse_models, run_row, scale_data, scale_table
+from tpm_models.solvers import solve
+
+
+def test_parse_models():
+    assert parse_models(["15", "23:1.5", "28", "26:inf"]) == ((15, None), (23, 1.5), (28, None), (26, math.inf))
+    for bad in (["16"], ["23"], ["x"]):
+        with pytest.raises(ValueError, match="give 15|needs p"):
+            parse_models(bad)
+    assert (26, 1.5) in SCALE_MODELS and len(SCALE_MODELS) == 10
+
+
+def test_a_row_is_the_solve_of_the_same_model():
+    X, y = scale_data(400)
+    assert X.shape == (400, 20) and X.min() == 0.0 and X.max() == 1.0 and set(np.unique(y)) == {0, 1, 2, 3}
+    row = run_row("tpm", 23, 1.5, 400, timeout=600)
+    here = solve(build(23, X, y, 1, 0.3, 1.0, p=1.5, eps=0.02))
+    assert row["status"] == "optimal" and row["solver"] == here.solver
+    assert row["objective"] == pytest.approx(here.objective, rel=1e-9, abs=1e-13)
+    assert np.abs(np.array(row["w"]) - here.values["w"]).max() <= 1e-8
+    assert row["peak_mb"] > 0 and row["wall"] >= row["build"] + row["solve"]
+    assert "| (23) p=1.5 | 400 |" in scale_table([{"model": "(23) p=1.5", "eq": 23, "p": 1.5, "m": 400, "tpm": row}])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cvxpy") is None, reason="cvxpy is not installed (tpm-models[bench])")
+def test_cvxpy_row_solves_the_same_model():
+    """cvxpy + Clarabel on its own writing of (28) reaches our optimum (objectives to 1e-7 relative of 1e-4)."""
+    ours, theirs = run_row("tpm", 28, None, 400, timeout=600), run_row("cvxpy", 28, None, 400, timeout=600)
+    assert theirs["status"] == "optimal", theirs
+    assert abs(ours["objective"] - theirs["objective"]) <= 1e-7 * max(1e-4, abs(ours["objective"]))
+
+
+def test_cli_bench_scale_without_cvxpy(tmp_path):
+    out = tmp_path / "rows.json"
+    done = subprocess.run([sys.executable, "-m", "tpm_models.cli", "bench", "scale", "--sizes", "300", "--models",
+                           "15", "--no-cvxpy", "--quiet", "--json", str(out)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "| (15) | 300 | piqp |" in done.stdout
+    rows = json.loads(out.read_text())
+    assert rows[0]["tpm"]["status"] == "optimal"
+    bad = subprocess.run([sys.executable, "-m", "tpm_models.cli", "bench", "scale", "--models", "16", "--no-cvxpy"],
+                         capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 2 and "give 15" in bad.stderr

@@ -1,0 +1,211 @@
+"""Sparse extraction, the sparse PIQP path, the defaults' fallback and the solvers' options (issue 24).
+
+Truths: the matrices read by Pyomo's own walker (``generate_standard_repn``: :func:`qp_matrices`, and
+:func:`conic_form` with its fast linear reader switched off), Pyomo's own evaluation of every row
+(:func:`max_violation`), the dense PIQP and Clarabel optima, and the solvers' own statuses at an
+iteration limit set through ``options``.
+"""
+
+import math
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+import scipy.sparse as sp
+
+from tpm_models import build
+from tpm_models.solvers import conic, matrices
+from tpm_models.solvers.backends import piqp as piqp_backend
+from tpm_models.solvers.backends import registry
+from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, Backend
+from tpm_models.solvers.common import NoOptimalSolutionError, Termination
+from tpm_models.solvers.compare import rel_gap
+from tpm_models.solvers.conic import conic_form
+from tpm_models.solvers.dispatch import solve
+from tpm_models.solvers.matrices import DenseTooLargeError, qp_matrices, sparse_qp_matrices
+from tpm_models.solvers.rows import model_violation
+from tpm_models.solvers.structure import max_violation
+
+NU, ALPHA, EPS = 0.3, 1.0, 0.02
+QP_CASES = [(15, {}), (16, {}), (23, {"p": 1.0, "eps": EPS}), (23, {"p": math.inf, "eps": EPS})]
+CONIC_CASES = [(23, {"p": p, "eps": EPS}) for p in (1.0, 1.5, 2.0, 3.0, math.inf)] + [
+    (26, {"p": 1.5, "eps": EPS}), (26, {"p": 2.0, "eps": EPS}), (27, {"eps": EPS}), (28, {"eps": EPS}),
+    (29, {"eps": EPS})]
+
+
+def same_matrix(a, b, what: str) -> None:
+    """Exactly the same nonzero pattern, the numbers to 1e-12 (``b`` sparse or dense)."""
+    a = a.toarray() if sp.issparse(a) else np.asarray(a)
+    b = b.toarray() if sp.issparse(b) else np.asarray(b)
+    assert a.shape == b.shape, what
+    assert np.array_equal(a != 0, b != 0), f"{what}: pattern differs"
+    assert np.abs(a - b).max(initial=0.0) <= 1e-12, what
+
+
+@pytest.mark.parametrize("eq,kw", QP_CASES)
+def test_sparse_qp_matrices_equal_the_dense_ones(iris, wine, eq, kw):
+    for X, y in (iris, wine):
+        for c in np.unique(y):
+            model = build(eq, X, y, c, NU, ALPHA, **kw)
+            dense, sparse = qp_matrices(model), sparse_qp_matrices(model)
+            for name in "PAG":
+                assert sp.issparse(getattr(sparse, name))
+                same_matrix(getattr(dense, name), getattr(sparse, name), f"({eq}) {name}")
+            for name in ("q", "b", "h_l", "h_u", "x_l", "x_u"):
+                np.testing.assert_allclose(getattr(sparse, name), getattr(dense, name), rtol=0, atol=1e-12,
+                                           err_msg=name)
+            assert dense.q0 == pytest.approx(sparse.q0, abs=1e-12) and dense.sense == sparse.sense
+            assert dense.eq_constraints == sparse.eq_constraints
+            assert dense.ineq_constraints == sparse.ineq_constraints
+            assert dense.variables == sparse.variables
+
+
+def generic_conic_form(model, monkeypatch):
+    """:func:`conic_form` with every row and the objective read by Pyomo's walker (the fast reader refused)."""
+    with monkeypatch.context() as mp:
+        mp.setattr(conic._Builder, "linear_constraint", lambda self, con: False)
+        mp.setattr(conic._Builder, "fast_parts", lambda self, expr, where: None)
+        mp.setattr(conic, "linear_terms", lambda body, column: None)
+        return conic_form(model)
+
+
+@pytest.mark.parametrize("eq,kw", CONIC_CASES)
+def test_fast_conic_form_equals_the_generic_one(iris, monkeypatch, eq, kw):
+    X, y = iris
+    for c in (0, 1, 2):
+        model = build(eq, X, y, c, NU, ALPHA, **kw)
+        fast, slow = conic_form(model), generic_conic_form(model, monkeypatch)
+        assert fast.cones == slow.cones and fast.variables == slow.variables and fast.n_aux == slow.n_aux
+        same_matrix(slow.A, fast.A, f"({eq}) A")
+        same_matrix(slow.P, fast.P, f"({eq}) P")
+        assert np.abs(fast.b - slow.b).max() <= 1e-12 and np.abs(fast.q - slow.q).max() <= 1e-12
+        assert fast.q0 == pytest.approx(slow.q0, abs=1e-12) and fast.sense == slow.sense
+        assert [d.constraint for d in fast.duals] == [d.constraint for d in slow.duals]
+        assert [d.rows for d in fast.duals] == [d.rows for d in slow.duals]
+
+
+@pytest.mark.parametrize("eq,kw", QP_CASES[:1] + CONIC_CASES)
+def test_model_violation_equals_pyomos_evaluation(iris, rng, eq, kw):
+    X, y = iris
+    model = build(eq, X, y, 1, NU, ALPHA, **kw)
+    for _ in range(3):
+        for v in model.component_data_objects(pyo.Var):
+            v.set_value(float(rng.uniform(0.01, 1.0)), skip_validation=True)
+        assert model_violation(model) == pytest.approx(max_violation(model), rel=1e-12, abs=1e-12)
+    next(iter(model.component_data_objects(pyo.Var))).set_value(None)
+    assert model_violation(model) == math.inf
+
+
+@pytest.mark.parametrize("eq,kw", QP_CASES)
+def test_sparse_piqp_equals_dense_piqp_and_clarabel(iris, wine, monkeypatch, eq, kw):
+    """PIQP's sparse solver (forced by ``PIQP_DENSE_MAX = 0``) reaches the optimum of its dense one and of Clarabel:
+    objectives to 1e-9 relative, w (or lam) to 1e-6 (interior points at 1e-12 gaps; the primal is unique here)."""
+    for X, y in (iris, wine):
+        model = build(eq, X, y, 1, NU, ALPHA, **kw)
+        dense = solve(model, "piqp")
+        other = solve(model, "clarabel")
+        monkeypatch.setattr(piqp_backend, "PIQP_DENSE_MAX", 0)
+        sparse = solve(model, "piqp")
+        monkeypatch.undo()
+        key = "lam" if eq == 16 else "w"
+        for ref in (dense, other):
+            assert rel_gap(sparse.objective, ref.objective) <= 1e-9
+            assert np.abs(sparse.values[key] - ref.values[key]).max() <= 1e-6
+        assert sparse.duals is not None and set(sparse.duals) == set(dense.duals)
+
+
+def test_dense_matrices_refused_before_the_allocation(iris, monkeypatch):
+    """A model whose dense matrices would not fit is refused with what to do, and the default reads it sparsely."""
+    X, y = iris
+    model = build(15, X, y, 1, NU, ALPHA)
+    monkeypatch.setattr(matrices, "DENSE_MAX_BYTES", 1000)
+    with pytest.raises(DenseTooLargeError, match="sparse"):
+        qp_matrices(model)
+    assert sparse_qp_matrices(model).G.shape[0] == int((y == 1).sum())
+    failed = solve(model, "daqp", raise_on_failure=False)
+    assert failed.termination is Termination.ERROR and "DenseTooLargeError" in failed.message
+
+
+def failing_backend(name: str) -> Backend:
+    def run(model, time_limit, options=None, prepared=None):
+        return Termination.NUMERICAL_ERROR, None, "made to fail"
+    return Backend(name, "numpy", frozenset({"LP", "QP", "SOCP", "NLP"}), run)
+
+
+def test_default_falls_back_on_a_failure_and_says_so(iris, monkeypatch):
+    X, y = iris
+    model = build(15, X, y, 1, NU, ALPHA)
+    truth = solve(model, "clarabel")
+    monkeypatch.setitem(BACKENDS, "broken", failing_backend("broken"))
+    monkeypatch.setitem(DEFAULT, "QP", ("broken", "piqp"))
+    result = solve(model)
+    assert result.solver == "piqp" and result.optimal
+    assert "fallback after broken: numerical_error (made to fail)" in result.message
+    assert rel_gap(result.objective, truth.objective) <= 1e-9
+    monkeypatch.setitem(DEFAULT, "QP", ("broken",))  # nothing to fall back to: the failure itself
+    with pytest.raises(NoOptimalSolutionError, match="made to fail"):
+        solve(model)
+
+
+def test_default_is_chosen_by_size(monkeypatch):
+    assert registry.default_candidates("QP", 10) == DEFAULT["QP"]
+    assert registry.default_candidates("QP", registry.LARGE_MODEL) == registry.DEFAULT_LARGE["QP"]
+    assert "daqp" not in registry.DEFAULT_LARGE["QP"]
+
+
+@pytest.mark.parametrize("solver,options", [("clarabel", {"max_iter": 2}), ("piqp", {"max_iter": 2}),
+                                            ("daqp", {"iter_limit": 2}), ("ipopt", {"max_iter": 2})])
+def test_options_reach_the_solver(iris, solver, options):
+    """An iteration limit given in ``options`` stops the solver there (the defaults solve the model)."""
+    if not BACKENDS[solver].installed():
+        pytest.skip(f"{solver} is not installed")
+    X, y = iris
+    model = build(28 if solver in ("clarabel", "ipopt") else 15, X, y, 1, NU, ALPHA,
+                  **({"eps": EPS} if solver in ("clarabel", "ipopt") else {}))
+    assert solve(model, solver).optimal
+    stopped = solve(model, solver, options=options, raise_on_failure=False)
+    assert stopped.termination is Termination.ITERATION_LIMIT, stopped.message
+
+
+def test_an_unknown_option_is_reported(iris):
+    X, y = iris
+    model = build(15, X, y, 1, NU, ALPHA)
+    for solver in ("clarabel", "piqp"):
+        result = solve(model, solver, options={"no_such_setting": 1}, raise_on_failure=False)
+        assert result.termination is Termination.ERROR and "no_such_setting" in result.message
+
+
+@pytest.mark.parametrize("eq,p", [(23, 1.5), (23, 3.0), (26, 1.5), (26, 3.0)])
+def test_power_cones_as_socs_reach_the_same_optimum(iris, eq, p):
+    """:func:`pow_as_soc` writes the same feasible set: Clarabel on it reaches the optimum of Clarabel on the power
+    cones (objective 1e-8 relative to max(1e-4, |f|): the objectives here are ~1e-4; w to 1e-5, interior points)."""
+    from tpm_models.solvers.backends.clarabel import clarabel_solve
+    from tpm_models.solvers.powsoc import pow_as_soc
+
+    X, y = iris
+    for c in (0, 1, 2):
+        form = conic_form(build(eq, X, y, c, NU, ALPHA, p=p, eps=EPS))
+        soc = pow_as_soc(form)
+        assert [k.kind for k in soc.cones].count("pow") == 0 < [k.kind for k in form.cones].count("pow")
+        assert soc.A.shape[0] > form.A.shape[0] and soc.n_aux > form.n_aux
+        a = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)
+        b = clarabel_solve(soc.P, soc.q, soc.A, soc.b, soc.cones, polish_point=False)
+        assert a.status == b.status == "Solved"
+        assert abs(a.obj_val - b.obj_val) <= 1e-8 * max(1e-4, abs(a.obj_val))
+        n = len(form.variables)
+        assert np.abs(a.x[:n] - b.x[:n]).max() <= 1e-5
+
+
+def test_clarabel_power_cone_failure_at_scale_is_solved_as_socs():
+    """At 10^4 points Clarabel's power cones stop InsufficientProgress on (26) and (23) at p = 1.5 (issue 24); the
+    backend then writes them as second-order cones and says so. Truth: (26) = (23) (Theorem 1 / Corollary 1, another
+    formulation of the epigraph), objectives to 1e-7 relative, w to 1e-5."""
+    from tpm_models.experiments.bench_scale import scale_data
+
+    X, y = scale_data(10_000)
+    r26 = solve(build(26, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel")
+    r23 = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel")
+    for r in (r26, r23):
+        assert "power cones written as second-order cones" in r.message
+    assert rel_gap(r26.objective, r23.objective) <= 1e-7
+    assert np.abs(r26.values["w"] - r23.values["w"]).max() <= 1e-5

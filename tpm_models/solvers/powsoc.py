@@ -1,0 +1,120 @@
+"""Power cones of a rational exponent written as second-order cones, for Clarabel.
+
+Why: Clarabel's power cone (a nonsymmetric cone) stopped ``InsufficientProgress`` after 6-10 iterations on every
+model with a p-norm at :math:`p \\notin \\{1, 2, \\infty\\}` from about :math:`10^4` points on ((23) and (26) at
+:math:`p = 1.5, 3`, the data of ``tpm-models bench scale``), whatever its settings (tolerances, regularisation,
+refinement, equilibration, presolve, step length: ``docs/bench-scale.md``); the same cones written by cvxpy
+(``PowCone3D``) fail the same way from 3,000 points, and cvxpy's own ``pnorm`` never reaches them: it writes a
+rational power with second-order cones. So does :func:`pow_as_soc`, exactly (no approximation):
+
+A block :math:`(s_0, s_1, s_2) \\in \\mathcal K_{\\mathrm{pow}}(\\alpha)`, :math:`\\alpha = a/d` with
+:math:`d \\le` :data:`POW_MAX_DENOMINATOR`, i.e. :math:`|s_2| \\le s_0^{\\alpha} s_1^{1-\\alpha}`, becomes
+
+* :math:`s_0 \\ge 0,\\ s_1 \\ge 0` (``nonneg``) and :math:`s_2 - \\sigma = 0` (``zero``): the block's three rows keep
+  their place, so every row index of the form (the duals' maps) is unchanged; :math:`\\sigma` a new column;
+* :math:`\\rho \\ge \\sigma,\\ \\rho \\ge -\\sigma` (:math:`\\rho \\ge |s_2|`);
+* :math:`\\rho \\le (s_0^{a} s_1^{d-a} \\rho^{2^L-d})^{1/2^L}` (:math:`2^L \\ge d`), the geometric mean as a binary tree
+  of rotated cones :math:`g^2 \\le y z` (:math:`\\|(y - z, 2g)\\|_2 \\le y + z`), one new column per inner node.
+
+Since :math:`\\rho \\ge 0`, :math:`\\rho^{2^L} \\le s_0^a s_1^{d-a} \\rho^{2^L - d}` is
+:math:`\\rho^d \\le s_0^a s_1^{d-a}`, the power cone's inequality. The new columns come after the form's own,
+the new rows after its rows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+
+from tpm_models.solvers.conic import Cone, ConicForm
+
+POW_MAX_DENOMINATOR = 16
+"""Largest denominator of an exponent :math:`\\alpha` written with second-order cones (p = 1.5, 3: 3; p = 1.2: 6)."""
+
+
+def rational(alpha: float) -> Fraction | None:
+    """``alpha`` as ``a/d`` with ``d <=`` :data:`POW_MAX_DENOMINATOR` when it is one to 1e-14, else ``None``."""
+    frac = Fraction(alpha).limit_denominator(POW_MAX_DENOMINATOR)
+    return frac if abs(float(frac) - alpha) <= 1e-14 and 0 < frac < 1 else None
+
+
+def pow_as_soc(form: ConicForm) -> ConicForm:
+    """``form`` with every power cone of a rational exponent written as second-order cones (module docstring);
+    ``form`` itself when it has none."""
+    starts = np.cumsum([0] + [c.dim for c in form.cones])
+    targets = [(k, int(starts[k]), rational(c.alpha)) for k, c in enumerate(form.cones) if c.kind == "pow"]
+    targets = [t for t in targets if t[2] is not None]
+    if not targets:
+        return form
+    A = sp.csr_matrix(form.A)
+    m0, n0 = A.shape
+    cols: list[str] = []
+    extra: list[tuple[dict, float]] = []  # rows appended: (A entries by column, b)
+    extra_cones: list[Cone] = []
+    fixes: list[tuple[int, int]] = []  # (row, column): +1 entries added to the form's own rows
+
+    def new_col(name: str) -> int:
+        cols.append(name)
+        return n0 + len(cols) - 1
+
+    def row_handle(r: int) -> tuple[dict, float]:
+        lo, hi = A.indptr[r], A.indptr[r + 1]
+        return dict(zip(A.indices[lo:hi].tolist(), A.data[lo:hi].tolist())), float(form.b[r])
+
+    def var_handle(c: int) -> tuple[dict, float]:  # s = x_c: b = 0, A = -e_c
+        return {c: -1.0}, 0.0
+
+    def combine(y, z, sign: float) -> tuple[dict, float]:
+        out = dict(y[0])
+        for c, a in z[0].items():
+            out[c] = out.get(c, 0.0) + sign * a
+        return out, y[1] + sign * z[1]
+
+    def rotated(g: int, y, z) -> None:  # g^2 <= y z  <=>  (y + z, y - z, 2 g) in SOC(3)
+        extra.extend([combine(y, z, 1.0), combine(y, z, -1.0), ({g: -2.0}, 0.0)])
+        extra_cones.append(Cone("soc", 3))
+
+    cones = list(form.cones)
+    for k, start, frac in targets:
+        a, d = frac.numerator, frac.denominator
+        sigma, rho = new_col(f"power cone {k}: sigma"), new_col(f"power cone {k}: rho")
+        fixes.append((start + 2, sigma))  # s_2 - sigma = 0
+        cones[k] = (Cone("nonneg", 2), Cone("zero", 1))
+        extra.extend([({rho: -1.0, sigma: 1.0}, 0.0), ({rho: -1.0, sigma: -1.0}, 0.0)])  # rho >= |sigma|
+        extra_cones.append(Cone("nonneg", 2))
+        size = 1 << max(1, math.ceil(math.log2(d)))
+        level = [row_handle(start)] * a + [row_handle(start + 1)] * (d - a) + [var_handle(rho)] * (size - d)
+        while len(level) > 2:
+            nxt = []
+            for y, z in zip(level[0::2], level[1::2]):
+                g = new_col(f"power cone {k}: mean node")
+                rotated(g, y, z)
+                nxt.append(var_handle(g))
+            level = nxt
+        rotated(rho, level[0], level[1])
+
+    flat: list[Cone] = []
+    for c in cones:
+        flat.extend(c if isinstance(c, tuple) else (c,))
+    n = n0 + len(cols)
+    C = A.tocoo()
+    ri, ci, data = C.row.tolist(), C.col.tolist(), C.data.tolist()
+    for r, c in fixes:
+        ri.append(r), ci.append(c), data.append(1.0)
+    b = list(form.b)
+    for i, (row, rhs) in enumerate(extra):
+        for c, a in row.items():
+            ri.append(m0 + i), ci.append(c), data.append(a)
+        b.append(rhs)
+    A_new = sp.csc_matrix((data, (ri, ci)), shape=(m0 + len(extra), n))
+    A_new.eliminate_zeros()
+    P = sp.csc_matrix(form.P)
+    P_new = sp.csc_matrix((P.data, P.indices, np.concatenate([P.indptr, np.full(len(cols), P.indptr[-1])])),
+                          shape=(n, n))
+    return replace(form, n_aux=form.n_aux + len(cols), P=P_new, q=np.concatenate([form.q, np.zeros(len(cols))]),
+                   A=A_new, b=np.asarray(b, dtype=float), cones=flat + extra_cones,
+                   aux_names=list(form.aux_names) + cols)

@@ -1,0 +1,309 @@
+"""The linear rows of a Pyomo model read into ``scipy.sparse`` in one pass, without Pyomo's generic walker.
+
+The builders write every linear row as one ``LinearExpression`` (:func:`tpm_models.models.shapes.linear_row`),
+or as a short sum of such expressions, parameter-times-variable terms and variables (the margin rows of
+(23) and (29): ``x_i'w + theta - eps_i * sum_j s_j + xi_i``). :func:`linear_terms` reads such a body
+directly from its argument lists (the way :mod:`tpm_models.export.lp_text` reads a row), a few
+microseconds a row where ``generate_standard_repn`` takes 30-100; :func:`read_rows` reads every row of a
+model that way and returns the rows it could not read (a quadratic or nonlinear body, a node it does not
+know) for the caller's generic path.
+
+What a body is read into: the columns (``column[id(var)]``), coefficients and the constant, with a
+repeated variable's coefficients added (as ``generate_standard_repn`` adds them) and no term dropped;
+:func:`to_csr` sums duplicates and removes zero coefficients, so the matrix equals the one read by
+``generate_standard_repn`` (``tests/test_sparse.py``: structure exact, numbers to 1e-12).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import pyomo.environ as pyo
+import scipy.sparse as sp
+from pyomo.core.base.param import ParamData, ScalarParam
+from pyomo.core.base.var import ScalarVar, VarData
+from pyomo.core.expr import numeric_expr as ne
+
+_PLAIN = (float, int)
+_VARIABLES = (VarData, ScalarVar)
+
+
+class _NotLinear(Exception):
+    """A node :func:`linear_terms` does not read (the caller's generic path reads the row)."""
+
+
+def _coefficient(c) -> float:
+    """A term's coefficient: a number, or an expression of parameters only (``-eps[i]``: the negation of a
+    parameter is read directly, anything else by ``pyo.value``)."""
+    cls = c.__class__
+    if cls in _PLAIN or isinstance(c, numbers.Number):
+        return float(c)
+    if cls is ParamData:
+        return float(c.value)
+    if cls is ne.NPV_NegationExpression and c.args[0].__class__ is ParamData:
+        return -float(c.args[0].value)
+    if cls is ne.NPV_SumExpression:  # (23)-(29): sum_i eps_i, 10^5 terms that Pyomo's visitor reads slowly
+        total = _param_sum(c)
+        if total is not None:
+            return total
+    if c.is_potentially_variable():
+        raise _NotLinear
+    return float(pyo.value(c))
+
+
+def _constant(e) -> bool:
+    """A number or an expression without variables."""
+    return isinstance(e, numbers.Number) or not e.is_potentially_variable()
+
+
+def _param_sum(c) -> float | None:
+    """The value of a sum (nested sums included) of numbers and parameters, or ``None`` if it holds anything else."""
+    total, stack = 0.0, [c]
+    while stack:
+        e = stack.pop()
+        cls = e.__class__
+        if cls is ne.NPV_SumExpression:
+            stack.extend(e.args)
+        elif cls is ParamData or cls is ScalarParam:
+            total += e.value
+        elif cls in _PLAIN:
+            total += e
+        else:
+            return None
+    return float(total)
+
+
+def _walk(expr, scale: float, column: dict, cols: list, coefs: list) -> float:
+    """Add ``scale * expr``'s linear terms to ``cols``/``coefs``; return its constant (``_NotLinear``: not linear)."""
+    cls = expr.__class__
+    if cls is ne.LinearExpression:
+        const = 0.0
+        mono, get, add_col, add_coef = ne.MonomialTermExpression, column.__getitem__, cols.append, coefs.append
+        first = len(coefs)
+        for arg in expr.args:
+            acls = arg.__class__
+            if acls is mono:
+                c, v = arg._args_
+                add_col(get(id(v)))  # a fixed variable has no column: KeyError, the generic path
+                add_coef(c if c.__class__ is float else _coefficient(c))
+            elif acls is VarData or acls is ScalarVar:
+                add_col(get(id(arg)))
+                add_coef(1.0)
+            elif acls in _PLAIN:
+                const += arg
+            else:  # a constant of parameters, or a nested node: its terms are scaled below with the others
+                const += _walk(arg, 1.0, column, cols, coefs)
+        if scale != 1.0:
+            coefs[first:] = [scale * a for a in coefs[first:]]
+        return scale * const
+    if cls in _VARIABLES:
+        cols.append(column[id(expr)])
+        coefs.append(scale)
+        return 0.0
+    if cls in _PLAIN or isinstance(expr, numbers.Number):
+        return scale * float(expr)
+    if cls is ne.MonomialTermExpression:
+        c, v = expr._args_
+        return _walk(v, scale * _coefficient(c), column, cols, coefs)
+    if cls is ne.SumExpression:
+        return sum(_walk(a, scale, column, cols, coefs) for a in expr.args)
+    if cls is ne.NegationExpression:
+        return _walk(expr.args[0], -scale, column, cols, coefs)
+    if cls is ne.ProductExpression:
+        a, b = expr.args
+        if _constant(a):
+            return _walk(b, scale * _coefficient(a), column, cols, coefs)
+        if _constant(b):
+            return _walk(a, scale * _coefficient(b), column, cols, coefs)
+        raise _NotLinear
+    if cls is ne.DivisionExpression and _constant(expr.args[1]):
+        return _walk(expr.args[0], scale / _coefficient(expr.args[1]), column, cols, coefs)
+    if expr.is_named_expression_type():
+        return _walk(expr.expr, scale, column, cols, coefs)
+    if not expr.is_potentially_variable():
+        return scale * float(pyo.value(expr))
+    raise _NotLinear
+
+
+def linear_terms(body, column: dict) -> tuple[list[int], list[float], float] | None:
+    """``(columns, coefficients, constant)`` of a linear ``body`` (columns by ``column[id(var)]``), or ``None``
+    when the body holds a node read only by Pyomo's generic walker (a square, a fixed variable, a function...)."""
+    cols: list[int] = []
+    coefs: list[float] = []
+    try:
+        const = _walk(body, 1.0, column, cols, coefs)
+    except (_NotLinear, KeyError, AttributeError, TypeError):
+        return None
+    return cols, coefs, float(const)
+
+
+def scaled_node(expr) -> tuple[float, object | None]:
+    """``(c, node)`` with ``expr = c * node`` read through negations, products and divisions by constants and named
+    expressions (``-eps_i * norm_w`` -> ``(-eps_i, the expression of norm_w)``); ``(1.0, None)`` when ``expr`` holds
+    no variable. The caller recognises ``node`` (a node it has seen)."""
+    coef = 1.0
+    try:
+        while True:
+            cls = expr.__class__
+            if cls is ne.NegationExpression:
+                coef, expr = -coef, expr.args[0]
+            elif cls is ne.ProductExpression and _constant(expr.args[0]):
+                coef, expr = coef * _coefficient(expr.args[0]), expr.args[1]
+            elif cls is ne.ProductExpression and _constant(expr.args[1]):
+                coef, expr = coef * _coefficient(expr.args[1]), expr.args[0]
+            elif cls is ne.MonomialTermExpression:
+                coef, expr = coef * _coefficient(expr.args[0]), expr.args[1]
+            elif cls is ne.DivisionExpression and _constant(expr.args[1]):
+                coef, expr = coef / _coefficient(expr.args[1]), expr.args[0]
+            elif not isinstance(expr, numbers.Number) and expr.is_named_expression_type():
+                expr = expr.expr
+            else:
+                break
+    except (_NotLinear, AttributeError, TypeError):
+        return 1.0, None
+    return coef, (None if isinstance(expr, numbers.Number) else expr)
+
+
+class _AnyColumn(dict):
+    """Column 0 for every variable: :func:`linear_terms` with it says whether a body is linear, whatever its columns."""
+
+    def __missing__(self, key: int) -> int:
+        return 0
+
+
+ANY_COLUMN = _AnyColumn()
+"""A ``column`` argument of :func:`linear_terms` for a test of linearity only (every variable is column 0)."""
+
+
+@dataclass
+class LinearRows:
+    """The linear rows of a model: ``lower <= M x <= upper`` (``-inf``/``inf`` for a missing side; an equality
+    has ``lower == upper``), row ``k`` being ``constraints[k]``, and the rows left to a generic reader."""
+
+    constraints: list
+    M: sp.csr_matrix
+    lower: np.ndarray
+    upper: np.ndarray
+    equality: np.ndarray
+    """``con.equality`` of each row (a ranged row with equal sides is not one)."""
+    others: list
+    """The active constraints whose body :func:`linear_terms` could not read, in model order."""
+
+
+def to_csr(indptr: list[int], cols: list[int], coefs: list[float], shape: tuple[int, int]) -> sp.csr_matrix:
+    """A CSR matrix from row pointers and terms, duplicates summed and zeros removed."""
+    M = sp.csr_matrix((np.asarray(coefs, dtype=float), np.asarray(cols, dtype=np.int64),
+                       np.asarray(indptr, dtype=np.int64)), shape=shape)
+    M.sum_duplicates()
+    M.eliminate_zeros()
+    return M
+
+
+_READINGS: dict | None = None
+"""The readings of :func:`read_rows` kept inside :func:`one_reading` (``None`` outside)."""
+
+
+@contextlib.contextmanager
+def one_reading():
+    """Inside, :func:`read_rows` reads a model once: :func:`tpm_models.solvers.dispatch.solve` wraps one solve in it
+    (the matrices' extraction and the feasibility check of the point read the same rows). Outside, every call reads
+    the model afresh (a model may change between solves)."""
+    global _READINGS
+    outer = _READINGS
+    _READINGS = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _READINGS = outer
+
+
+def read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
+    """Every active constraint of ``model`` whose body :func:`linear_terms` reads, as :class:`LinearRows` over
+    ``n`` columns (``column[id(var)]``, the model's unfixed variables in order); the others are returned in ``others``.
+    Read once per :func:`one_reading`."""
+    key = (id(model), n)
+    if _READINGS is not None and key in _READINGS:
+        return _READINGS[key]
+    rows = _read_rows(model, column, n)
+    if _READINGS is not None:
+        _READINGS[key] = rows
+    return rows
+
+
+def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
+    constraints, others, lower, upper, equality = [], [], [], [], []
+    indptr, cols, coefs = [0], [], []
+    inf = math.inf
+    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        start = len(cols)
+        lo, body, up = con.to_bounded_expression(True)
+        try:
+            const = _walk(body, 1.0, column, cols, coefs)
+        except (_NotLinear, KeyError, AttributeError, TypeError):
+            del cols[start:], coefs[start:]
+            others.append(con)
+            continue
+        lo = -inf if lo is None else float(lo) - const
+        up = inf if up is None else float(up) - const
+        constraints.append(con)
+        lower.append(lo)
+        upper.append(up)
+        equality.append(bool(con.equality))
+        indptr.append(len(cols))
+    M = to_csr(indptr, cols, coefs, (len(constraints), n))
+    return LinearRows(constraints, M, np.array(lower, dtype=float), np.array(upper, dtype=float),
+                      np.array(equality, dtype=bool), others)
+
+
+def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
+    """The lower and upper bounds of ``variables`` (``-inf``/``inf`` where absent)."""
+    lb = np.array([-math.inf if v.lb is None else v.lb for v in variables], dtype=float)
+    ub = np.array([math.inf if v.ub is None else v.ub for v in variables], dtype=float)
+    return lb, ub
+
+
+def values_array(variables: list) -> np.ndarray:
+    """The current values of ``variables`` (NaN where unset)."""
+    return np.array([math.nan if v.value is None else v.value for v in variables], dtype=float)
+
+
+def rows_violation(rows: LinearRows, x: np.ndarray) -> float:
+    """Largest violation of the rows ``rows`` at ``x`` (absolute; ``inf`` if a row is not finite)."""
+    if not len(rows.constraints):
+        return 0.0
+    body = rows.M @ x
+    if not np.isfinite(body).all():
+        return math.inf
+    with np.errstate(invalid="ignore"):
+        worst = np.maximum(rows.lower - body, body - rows.upper)
+    return float(max(0.0, float(np.max(worst))))
+
+
+def model_violation(model: pyo.ConcreteModel) -> float:
+    """Largest violation of a constraint or variable bound of ``model`` at its current values, as
+    :func:`tpm_models.solvers.structure.max_violation` measures it, with the linear rows evaluated as one sparse
+    product (:func:`read_rows`) and only the others through Pyomo (``inf`` where a value is unset or not finite)."""
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True)]
+    x = values_array(variables)
+    if np.isnan(x).any():
+        return math.inf
+    lb, ub = variable_bounds(variables)
+    with np.errstate(invalid="ignore"):
+        worst = float(max(0.0, float(np.max(np.maximum(lb - x, x - ub), initial=0.0))))
+    free = [k for k, v in enumerate(variables) if not v.fixed]
+    column = {id(variables[k]): c for c, k in enumerate(free)}
+    rows = read_rows(model, column, len(free))
+    worst = max(worst, rows_violation(rows, x[free]))
+    for con in rows.others:
+        body = pyo.value(con.body, exception=False)
+        if body is None or not math.isfinite(body):
+            return math.inf
+        if con.lower is not None:
+            worst = max(worst, pyo.value(con.lower) - body)
+        if con.upper is not None:
+            worst = max(worst, body - pyo.value(con.upper))
+    return float(worst)
