@@ -32,7 +32,7 @@ from tpm_models.checks.semi_infinite import solve_22_cutting_plane
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.survey import markdown_table
 from tpm_models.models.registry import build
-from tpm_models.solvers.backends.registry import available_solvers
+from tpm_models.solvers.backends.registry import BACKENDS, available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.compare import objective_scale, rel_dist
 from tpm_models.solvers.dispatch import is_licence_limit, solve
@@ -76,7 +76,8 @@ def robust_survey(
                                "solver": solver, "termination": "optimal", "seconds": math.nan,
                                "rel_gap": math.nan, "w_dist": math.nan, "message": ""}
                         try:
-                            r = solve(model, solver, time_limit=time_limit)
+                            # a backend without a time limit (PIQP, DAQP) refuses one: it runs without
+                            r = solve(model, solver, time_limit=time_limit if BACKENDS[solver].time_limit else None)
                         except NoOptimalSolutionError as exc:
                             row.update(termination="licence limit" if is_licence_limit(exc.result)
                                        else exc.result.termination.value,
