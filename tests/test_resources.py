@@ -35,5 +35,5 @@ def test_the_classifier_on_too_many_points_is_refused_at_once_with_what_to_do(mo
     rng = np.random.default_rng(0)
     X, y = rng.random((12_000, 5)), np.repeat([0, 1, 2], 4_000)
     with pytest.raises(TooLargeError, match=r"refused before the allocation; use fewer points \(a subsample\)"):
-        TPMSVMOneVsAll(kernel="gaussian", sigma=1.0).fit(X, y)
+        TPMSVMOneVsAll(kernel="gaussian", sigma=1.0, backend="dense").fit(X, y)  # the path that builds K
     assert GRAM_ARRAYS * 12_000 * 4_000 * 8 > 0.5 * GIB
