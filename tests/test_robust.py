@@ -13,6 +13,7 @@ from tpm_models import Kernel, build, solve
 from tpm_models import solvers as S
 from tpm_models.checks.robust import check_oracle, rel_gap
 from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
+from tpm_models.checks.verify import pyros_subsolver
 from tpm_models.learn.estimators import RobustTPMSVMOneVsAll, TPMSVMOneVsAll
 from tpm_models.models.norms import check_p, check_radii, conjugate, dual_norm, worst_case_delta
 from tpm_models.models.semi_infinite import semi_infinite_objective
@@ -214,13 +215,12 @@ def test_pyros_with_gurobi_after_an_xpress_solve(p, per_class):
     assert rel_gap(r["objective"], solve(model, "scip").objective, objective_scale(model)) < TOL
 
 
-def _crippled_gurobi(monkeypatch, backup_too: bool):
-    """Every Gurobi subsolver PyROS gets stops at its first barrier iteration (and, unless ``backup_too``,
-    the backup of :data:`GUROBI_BACKUP_OPTIONS` does not)."""
-    import tpm_models.checks.semi_infinite as si
-
+def _crippled_gurobi(backup_too: bool):
+    """A ``subsolver=`` factory for solve_22_pyros: every Gurobi subsolver PyROS gets stops at its first barrier
+    iteration (and, unless ``backup_too``, the backup of :data:`GUROBI_BACKUP_OPTIONS` does not); and the list of
+    the subsolvers it made."""
     made = []
-    original = si._pyros_subsolver
+    original = pyros_subsolver
 
     def subsolver(kind, prefer, time_limit=None, gurobi_options=None, **kwds):
         backup = gurobi_options is not None
@@ -230,21 +230,21 @@ def _crippled_gurobi(monkeypatch, backup_too: bool):
         made.append(("backup" if backup else "primary", opt))
         return opt
 
-    monkeypatch.setattr(si, "_pyros_subsolver", subsolver)
-    return made
+    return subsolver, made
 
 
 @pytest.mark.parametrize("p", [1.0, 2.0])
-def test_pyros_gurobi_backup_takes_over_a_failed_master(request, monkeypatch, p):
+def test_pyros_gurobi_backup_takes_over_a_failed_master(request, p):
     """The primary Gurobi fails every solve (barrier iteration limit 1); the Gurobi backup solves them all, and
     PyROS still ends robust_optimal at the optimum of (23) (SCIP)."""
     if ran_in_fresh_process(request):
         return
     if "gurobi" not in S.available_solvers():
         pytest.skip("gurobipy is not installed")
-    made = _crippled_gurobi(monkeypatch, backup_too=False)
+    subsolver, made = _crippled_gurobi(backup_too=False)
     Xs, ys = _iris_subset(4)
-    pr = solve_22_pyros(Xs, ys, 0, NU, ALPHA, p, EPS, local_solver="gurobi_direct", global_solver="gurobi_direct")
+    pr = solve_22_pyros(Xs, ys, 0, NU, ALPHA, p, EPS, local_solver="gurobi_direct", global_solver="gurobi_direct",
+                        subsolver=subsolver)
     assert [role for role, _ in made] == ["primary", "primary", "backup", "backup"]
     backup_solves = sum(opt.solves for role, opt in made if role == "backup")
     assert backup_solves >= pr.rounds  # at least every master (one per PyROS iteration) went to the backup
@@ -253,15 +253,16 @@ def test_pyros_gurobi_backup_takes_over_a_failed_master(request, monkeypatch, p)
     assert rel_gap(pr.objective, solve(model, "scip").objective, objective_scale(model)) < TOL
 
 
-def test_pyros_raises_when_the_gurobi_backup_fails_too(request, monkeypatch):
+def test_pyros_raises_when_the_gurobi_backup_fails_too(request):
     if ran_in_fresh_process(request):
         return
     if "gurobi" not in S.available_solvers():
         pytest.skip("gurobipy is not installed")
-    _crippled_gurobi(monkeypatch, backup_too=True)
+    subsolver, _ = _crippled_gurobi(backup_too=True)
     Xs, ys = _iris_subset(4)
     with pytest.raises(S.NoOptimalSolutionError, match="subsolver_error"):
-        solve_22_pyros(Xs, ys, 0, NU, ALPHA, 1.0, EPS, local_solver="gurobi_direct", global_solver="gurobi_direct")
+        solve_22_pyros(Xs, ys, 0, NU, ALPHA, 1.0, EPS, local_solver="gurobi_direct", global_solver="gurobi_direct",
+                       subsolver=subsolver)
 
 
 @pytest.mark.parametrize("eq,p", [(27, 1.0), (28, 2.0), (29, math.inf)])

@@ -109,7 +109,7 @@ def test_a_route_that_fails_is_could_not_decide_for_a_true_counterpart_and_a_vio
     """When the semi-infinite route raises (a master that failed, a licence, the rounds' limit), a true counterpart
     is "could not decide" with the reason; a wrong one (radius halved) is still "not a counterpart": its point
     violates a row at a delta of the set, the closed form (25): x'w + theta - eps |w|_1 < 0."""
-    module = sys.modules["tpm_models.checks.verify"]  # "import ... as" gives the package attribute: the function
+    module = sys.modules["tpm_models.checks.verify.verdict"]  # where verify_counterpart looks the route up
 
     def broken(*args, **kwargs):
         raise RuntimeError("cutting planes did not reach a violation <= 1e-11 in 500 rounds")
@@ -136,7 +136,7 @@ def test_a_route_that_fails_is_could_not_decide_for_a_true_counterpart_and_a_vio
 def test_pyros_falls_back_to_a_free_subsolver_when_the_licence_refuses(monkeypatch):
     """Gurobi's size-limited licence raises inside PyROS (``GurobiError: Model too large for size-limited
     license``): with no subsolver named, the verifier runs PyROS again with a free one and says so."""
-    module = sys.modules["tpm_models.checks.verify"]  # "import ... as" gives the package attribute: the function
+    module = sys.modules["tpm_models.checks.verify.pyros"]  # where pyros_with_fallback looks solve_pyros up
 
     calls = []
     real = module.solve_pyros

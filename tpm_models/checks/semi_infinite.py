@@ -21,6 +21,7 @@ import io
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,10 +46,6 @@ from tpm_models.models.semi_infinite import (
 from tpm_models.solvers import NoOptimalSolutionError, SolveResult, Termination
 
 log = logging.getLogger(__name__)
-
-_pyros_subsolver = pyros_subsolver
-"""The subsolver factory :func:`solve_22_pyros` hands PyROS (looked up at call time: the tests patch it)."""
-
 
 @dataclass
 class SemiInfiniteResult:
@@ -90,7 +87,7 @@ def solve_22_cutting_plane(
     sol = solve_cutting_planes(model, uncertain_22(model, p, eps), solver, tol, max_rounds)
     return SemiInfiniteResult(
         "cutting-plane", sol.objective, np.asarray(sol.values["w"]), float(sol.values["theta"]),
-        np.asarray(sol.values["xi"]), sol.rounds, sol.history[-1][2], sol.lower_bound, sol.seconds, sol.message,
+        np.asarray(sol.values["xi"]), sol.rounds, sol.history[-1].violation, sol.lower_bound, sol.seconds, sol.message,
         sol.history,
     )
 
@@ -99,6 +96,7 @@ def solve_22_pyros(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float, eps: float | np.ndarray,
     local_solver: str | None = None, global_solver: str | None = None, time_limit: float | None = None,
     raise_on_failure: bool = True, separation_order: bool | None = None,
+    subsolver: Callable[..., object] = pyros_subsolver,
 ) -> SemiInfiniteResult:
     """(22) by Pyomo's robust solver PyROS (module docstring): every variable first stage,
     worst-case objective, master problems solved globally. Raises
@@ -131,6 +129,10 @@ def solve_22_pyros(
     :data:`GUROBI_BACKUP_OPTIONS` (a master Gurobi ended SUBOPTIMAL). The result's message
     counts the backup solves. A backup that also fails still ends PyROS with
     ``subsolver_error``, which raises here.
+
+    ``subsolver`` makes PyROS's subsolvers and their backups: ``subsolver(kind, prefer, time_limit,
+    gurobi_options=None, **kwds)`` with the signature of :func:`tpm_models.checks.verify.pyros_subsolver` (the
+    default); wrap that to give a subsolver options of your own (``gurobi_options`` is set for the Gurobi backup).
     """
     start = time.perf_counter()
     model = build_semi_infinite_22(X, y, c, nu, alpha, p=p, eps=eps)
@@ -139,8 +141,7 @@ def solve_22_pyros(
     if separation_order:
         add_separation_order(model, one_by_one=check_p(p) != 2.0)
     first_stage = list(model.w.values()) + [model.theta] + list(model.xi.values())
-    # the subsolvers are looked up here at call time (tests patch _pyros_subsolver)
-    options, backups = pyros_options(local_solver, global_solver, time_limit, subsolver=_pyros_subsolver)
+    options, backups = pyros_options(local_solver, global_solver, time_limit, subsolver=subsolver)
     with contextlib.redirect_stdout(io.StringIO()):
         res = pyo.SolverFactory("pyros").solve(
             model, first_stage_variables=first_stage, second_stage_variables=[],

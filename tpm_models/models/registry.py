@@ -312,12 +312,13 @@ def call_builder(info: ModelInfo, X: np.ndarray, y: np.ndarray, c: object, nu: f
             raise
         raise ValueError(f"{who} failed: {type(exc).__name__}: {exc}") from exc
     if not isinstance(model, pyo.ConcreteModel):
-        raise ValueError(f"{who} returned {type(model).__name__} {_short(model)}; a builder must return a "
+        raise ValueError(f"{who} returned {type(model).__name__} {short_repr(model)}; a builder must return a "
                          "pyomo.environ.ConcreteModel")
     return model
 
 
-def _short(value: object) -> str:
+def short_repr(value: object) -> str:
+    """``repr(value)``, cut to 60 characters, for messages about what a user's function returned."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

@@ -1,0 +1,261 @@
+"""The semi-infinite model of a nominal model and its uncertain data, and the exact evaluation of a point on it.
+
+:class:`SemiInfinite` clones the nominal model and holds each uncertain row and term as a typed record
+(:class:`RowOnClone`, :class:`TermOnClone`) on the clone. :meth:`SemiInfinite.evaluate` measures a point over the
+uncertainty sets exactly, by the sets' support functions: for a row
+:math:`\\mathrm{body}(x)+a(x)^\\top\\delta\\ge l` the least body is :math:`\\mathrm{body}-\\sigma_{\\mathcal U}(-a)`;
+for a norm ball that is (25), :math:`-\\varepsilon\\|a\\|_{p'}`. Both routes of the verifier
+(:mod:`tpm_models.checks.verify.cutting_planes`, :mod:`tpm_models.checks.verify.pyros`) build on it and report a
+:class:`SemiInfiniteSolution`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.base.constraint import ConstraintData
+from pyomo.core.expr.visitor import identify_variables, replace_expressions
+
+from tpm_models.models.uncertainty import Uncertain, UncertainRow, UncertainTerm, UncertaintySet
+from tpm_models.solvers import NoOptimalSolutionError
+from tpm_models.solvers.compare import objective_scale
+
+
+class RowOnClone(NamedTuple):
+    """An :class:`~tpm_models.models.uncertainty.UncertainRow` on the clone: the row whose body gets
+    :math:`a(x)^\\top\\delta`, :math:`a(x)` (one expression per entry of :math:`\\delta`), the set and a label."""
+
+    row: ConstraintData
+    coefficients: list
+    uncertainty: UncertaintySet
+    label: str
+
+
+class TermOnClone(NamedTuple):
+    """An :class:`~tpm_models.models.uncertainty.UncertainTerm` on the clone: the objective gets
+    :math:`\\max_{\\delta\\in\\mathcal U}\\omega\\,a(x)^\\top\\delta` (``weight`` is :math:`\\omega`)."""
+
+    coefficients: list
+    uncertainty: UncertaintySet
+    weight: float
+    label: str
+
+
+class SemiInfinite:
+    """The semi-infinite model: a clone of the nominal model and its uncertain rows and terms, with
+    the exact evaluation of a point over the uncertainty sets (:meth:`evaluate`)."""
+
+    def __init__(self, nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertain]):
+        objectives = list(nominal.component_data_objects(pyo.Objective, active=True))
+        if len(objectives) != 1:
+            raise ValueError(f"the nominal model needs exactly one active objective, has {len(objectives)}")
+        if objectives[0].sense != pyo.minimize:
+            raise ValueError("the nominal model must minimise (negate a maximised objective)")
+        self.model = nominal.clone()
+        self.objective = pyo.ComponentUID(objectives[0]).find_component_on(self.model)
+        self.nominal_objective = self.objective.expr
+        self.rows: list[RowOnClone] = []
+        self.terms: list[TermOnClone] = []
+        seen = set()
+        for k, spec in enumerate(uncertain):
+            coefs = [self._translate(a) for a in spec.coefficients]
+            if not coefs:
+                raise ValueError(f"uncertain item {k} has no coefficients")
+            if isinstance(spec, UncertainRow):
+                row = pyo.ComponentUID(spec.row).find_component_on(self.model)
+                if row is None or not isinstance(row, pyo.Constraint._ComponentDataClass):
+                    raise ValueError(f"uncertain row {k}: {spec.row!r} is not a constraint of the nominal model")
+                if row.equality:
+                    raise ValueError(f"uncertain row {row.name} is an equality: no robust counterpart unless "
+                                     "its perturbation vanishes")
+                if id(row) in seen:
+                    raise ValueError(f"row {row.name} is named twice; give its perturbations as one vector")
+                seen.add(id(row))
+                self.rows.append(RowOnClone(row, coefs, spec.uncertainty, spec.label or row.name))
+            elif isinstance(spec, UncertainTerm):
+                self.terms.append(TermOnClone(coefs, spec.uncertainty, float(spec.weight), spec.label or f"term {k}"))
+            else:
+                raise TypeError(f"uncertain item {k} is a {type(spec).__name__}, not an UncertainRow or UncertainTerm")
+        self.variables = [v for v in self.model.component_objects(pyo.Var, descend_into=True)]
+
+    def _translate(self, expr):
+        """The user's expression (on the nominal model) on the clone."""
+        if isinstance(expr, (int, float, np.floating, np.integer)):
+            return float(expr)
+        subs = {}
+        for v in identify_variables(expr, include_fixed=True):
+            mine = pyo.ComponentUID(v).find_component_on(self.model)
+            if mine is None:
+                raise ValueError(f"coefficient variable {v.name} is not in the nominal model")
+            subs[id(v)] = mine
+        if getattr(expr, "is_variable_type", lambda: False)():
+            return subs[id(expr)]
+        return replace_expressions(expr, substitution_map=subs, remove_named_expressions=True)
+
+    @staticmethod
+    def coefficient_values(coefs) -> np.ndarray:
+        return np.array([pyo.value(a) for a in coefs], float)
+
+    def load(self, values: Mapping[str, float | np.ndarray]) -> None:
+        """Set the clone's variables from ``values`` (by component name, index order)."""
+        for var in self.variables:
+            if var.local_name not in values:
+                raise ValueError(f"no value for variable {var.local_name!r}")
+            value = np.atleast_1d(np.asarray(values[var.local_name], float))
+            data = list(var.values()) if var.is_indexed() else [var]
+            if len(value) != len(data):
+                raise ValueError(f"{var.local_name}: {len(value)} values for {len(data)} variables")
+            for v, x in zip(data, value):
+                v.set_value(float(x), skip_validation=True)
+
+    def values(self) -> dict[str, float | np.ndarray]:
+        out = {}
+        for var in self.variables:
+            if var.is_indexed():
+                out[var.local_name] = np.array([np.nan if v.value is None else v.value for v in var.values()], float)
+            else:
+                out[var.local_name] = np.nan if var.value is None else float(var.value)
+        return out
+
+    def row_worst(self, item: RowOnClone) -> tuple[float, np.ndarray | None]:
+        """Worst violation of an uncertain row at the current point, and its :math:`\\delta`: for
+        :math:`\\mathrm{body}+a^\\top\\delta\\ge l` the least body is :math:`\\mathrm{body} - \\sigma_{\\mathcal U}(-a)`
+        (:math:`\\sigma` the support function; (25): :math:`-\\varepsilon\\|a\\|_{p'}` for a ball)."""
+        row, uset = item.row, item.uncertainty
+        body = float(pyo.value(row.body))
+        g = self.coefficient_values(item.coefficients)
+        worst, delta = -math.inf, None
+        if row.lower is not None:
+            s, d = uset.support(-g)
+            v = float(pyo.value(row.lower)) - (body + g @ d)
+            worst, delta = v, d
+        if row.upper is not None:
+            s, d = uset.support(g)
+            v = body + g @ d - float(pyo.value(row.upper))
+            if v > worst:
+                worst, delta = v, d
+        return worst, delta
+
+    def term_worst(self, term: TermOnClone) -> tuple[float, np.ndarray]:
+        """The worst case :math:`\\max_{\\delta\\in\\mathcal U}\\omega\\,a(x)^\\top\\delta` of an uncertain term at the
+        current point (the support function of its set), and the :math:`\\delta` that attains it."""
+        return term.uncertainty.support(term.weight * self.coefficient_values(term.coefficients))
+
+    def evaluate(self) -> Evaluation:
+        """The point now in the clone's variables, over the uncertainty sets: the worst violation of
+        every row (uncertain rows by their support function, certain rows and variable bounds as they
+        are), the violating row and :math:`\\delta`, and the semi-infinite objective (nominal objective
+        plus the support of every uncertain term)."""
+        worst, where, delta = 0.0, "", None
+        for v in self.model.component_data_objects(pyo.Var, descend_into=True):
+            if v.value is None:
+                raise ValueError(f"variable {v.name} has no value")
+            gaps = ([v.lb - v.value] if v.lb is not None else []) + ([v.value - v.ub] if v.ub is not None else [])
+            if gaps and max(gaps) > worst:
+                worst, where, delta = max(gaps), f"bound of {v.name}", None
+        uncertain = {id(item.row) for item in self.rows}
+        for con in self.model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+            if id(con) in uncertain:
+                continue
+            body = float(pyo.value(con.body))
+            gaps = (([pyo.value(con.lower) - body] if con.lower is not None else [])
+                    + ([body - pyo.value(con.upper)] if con.upper is not None else []))
+            if gaps and max(gaps) > worst:
+                worst, where, delta = max(gaps), con.name, None
+        for item in self.rows:
+            v, d = self.row_worst(item)
+            if v > worst:
+                worst, where, delta = v, item.label, d
+        objective = float(pyo.value(self.nominal_objective))
+        robust_terms = [self.term_worst(term)[0] for term in self.terms]
+        return Evaluation(objective + sum(robust_terms), worst, where, delta, objective,
+                          sum(abs(t) for t in robust_terms))
+
+    def scale(self) -> float:
+        """:func:`objective_scale` of the nominal objective plus the absolute worst cases of the terms, at
+        the current point."""
+        terms = sum(abs(self.term_worst(term)[0]) for term in self.terms)
+        return objective_scale(self.model) + terms
+
+
+@dataclass
+class Evaluation:
+    """A point of the nominal variables over the uncertainty sets (:meth:`SemiInfinite.evaluate`)."""
+
+    objective: float
+    """Semi-infinite objective: the nominal objective plus the worst case of every uncertain term."""
+    violation: float
+    """Worst violation of a row over its uncertainty set (or of a certain row or bound); 0 if none."""
+    row: str
+    delta: np.ndarray | None
+    nominal_objective: float
+    robust_terms: float
+
+
+class Round(NamedTuple):
+    """One cutting-plane round: its number, the master's optimum (a lower bound) and the worst violation found."""
+
+    round: int
+    master_objective: float
+    violation: float
+
+
+@dataclass
+class SemiInfiniteSolution:
+    """A solve of a semi-infinite model by one route."""
+
+    method: str
+    objective: float
+    """Semi-infinite objective at the point, by the exact evaluation (:meth:`SemiInfinite.evaluate`)."""
+    values: dict[str, float | np.ndarray]
+    max_violation: float
+    """Worst violation of the point over the uncertainty sets (exact evaluation)."""
+    lower_bound: float | None
+    """The last master's objective (cutting planes: a lower bound) or PyROS's final objective value."""
+    rounds: int
+    seconds: float
+    termination: str
+    message: str = ""
+    history: list[Round] = field(default_factory=list)
+    """The rounds of the cutting planes (empty for PyROS)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.termination in ("optimal", "robust_optimal")
+
+
+def scenario_sum(coefs: Sequence, delta: np.ndarray, weight: float = 1.0):
+    """:math:`\\omega\\,a(x)^\\top\\delta` for a fixed :math:`\\delta` (zero entries left out)."""
+    return sum(weight * float(d) * a for a, d in zip(coefs, delta) if d != 0)
+
+
+def row_with(row: ConstraintData, extra) -> tuple:
+    """The row with ``extra`` added to its body, same bounds."""
+    lower = None if row.lower is None else pyo.value(row.lower)
+    upper = None if row.upper is None else pyo.value(row.upper)
+    return (lower, row.body + extra, upper)
+
+def evaluate_point(nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertain],
+                   values: Mapping[str, float | np.ndarray]) -> Evaluation:
+    """:meth:`SemiInfinite.evaluate` of ``values`` (by the nominal model's variable names): the worst
+    violation over the uncertainty sets, its row and :math:`\\delta`, and the semi-infinite objective."""
+    si = SemiInfinite(nominal, uncertain)
+    si.load(values)
+    return si.evaluate()
+
+
+def failure_summary(exc: BaseException) -> str:
+    """A solve's failure in one line: a solver's result, or the exception's type and first line."""
+    if isinstance(exc, NoOptimalSolutionError):
+        r = exc.result
+        why = f" ({r.message.splitlines()[0][:120]})" if r.message else ""
+        return f"{r.solver} ended {r.termination.value}{why}"
+    text = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
+    return f"{type(exc).__name__}" + (f": {text}" if text else "")
+
+

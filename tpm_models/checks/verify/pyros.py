@@ -1,0 +1,298 @@
+"""Route (b) of the verifier: the semi-infinite model by Pyomo's robust solver PyROS (``pyomo.contrib.pyros``).
+
+Every uncertain row's body gets :math:`a(x)^\\top\\delta` and the objective every
+:math:`\\omega_k a_k(x)^\\top\\delta_k`, with :math:`\\delta` as PyROS uncertain parameters in the set's PyROS
+counterpart (:meth:`tpm_models.models.uncertainty.UncertaintySet.pyros_set`: a box, an axis-aligned ellipsoid for
+:math:`p=2`, the cross-polytope as a budget set for :math:`p=1`, an ellipsoid, a polyhedron, a cardinality set).
+The subsolvers (:func:`pyros_subsolver`), their backups and PyROS's tolerances (:func:`pyros_options`) are shared
+with :func:`tpm_models.checks.semi_infinite.solve_22_pyros`; when the default subsolver's licence refuses a
+subproblem, :func:`pyros_with_fallback` runs PyROS again with a free one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import math
+import time
+from collections.abc import Sequence
+
+import pyomo.environ as pyo
+
+from tpm_models.checks.verify.model import SemiInfinite, SemiInfiniteSolution, evaluate_point, failure_summary, row_with
+from tpm_models.models.uncertainty import NormBall, Uncertain
+from tpm_models.solvers import ipopt as casadi_ipopt
+
+log = logging.getLogger(__name__)
+
+PYROS_FEASIBILITY_TOL = 1e-8
+"""PyROS's ``robust_feasibility_tolerance`` (default 1e-4): a separation violation below it counts as
+robust. At 1e-4 PyROS stopped 1e-7 to 1e-5 above the optimum of (23) on a 24-point Iris subset; see
+docs/robust.md for the measured gaps."""
+
+PYROS_SUBSOLVERS = {"local": ("gurobi_direct", "scip"), "global": ("gurobi_direct", "scip")}
+"""PyROS subsolvers tried in order when none is named. ``"tpm_ipopt"`` (:class:`tpm_models.solvers.ipopt.CasadiIpopt`,
+always installed) is accepted by name; it serves as a *global* solver only on models it certifies
+convex (:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains when that is sound)."""
+
+SCIP_PYROS_OPTIONS = {"numerics/feastol": 1e-7, "numerics/dualfeastol": 1e-7, "numerics/epsilon": 1e-11}
+"""SCIP's tolerances as PyROS's subsolver: the tightest that cannot hang. SCIP re-solves an LP that failed with
+1e-3 times its tolerances, and SoPlex (as the pyscipopt wheel builds it, without GMP) refuses tolerances below
+1e-10 with a line on stderr (``Cannot set feasibility tolerance to small value 1e-12 without GMP``), written from
+C++ while ``pyscipopt`` holds the GIL. Pyomo's ``scip_direct`` captures the process's stderr in a pipe drained by
+a Python thread, which then never runs: after 64 KB of such lines the write blocks for ever. Measured (Iris,
+class 0, (28), 5 points per class, p = 2): at ``numerics/feastol`` 1e-9 the process blocked in
+``soplex::SoPlexBase::setRealParam`` writing to the pipe; at 1e-7 the fallback is 1e-10, which SoPlex takes
+silently. SCIP's default is 1e-6; PyROS's :data:`PYROS_FEASIBILITY_TOL` is 1e-8, and the verifier evaluates
+PyROS's point exactly (:func:`evaluate_point`) before any verdict."""
+
+SCIP_PYROS_FEASIBILITY_TOL = 1e-6
+"""PyROS's ``robust_feasibility_tolerance`` when a subsolver is SCIP (:data:`SCIP_PYROS_OPTIONS`): ten times SCIP's
+feasibility tolerance. At :data:`PYROS_FEASIBILITY_TOL` (1e-8), below SCIP's 1e-7, PyROS cycles: measured (Iris,
+class 0, (28), p = 2, 2 points per class) 97 iterations in 113 s at the same master objective, each separation
+finding the same violation 4.9e-8 that the master, solved to 1e-7, cannot remove."""
+
+SOPLEX_MIN_TOL = 1e-10
+"""The smallest LP tolerance SoPlex takes without GMP (what it says when given less)."""
+
+SCIP_LP_RETRY_FACTOR = 1e-3
+"""SCIP's re-solve of a failed LP tightens its tolerances by this factor (``FEASTOLTIGHTFAC`` in SCIP's lp.c)."""
+
+GUROBI_BACKUP_OPTIONS = {"NumericFocus": 3}
+"""Gurobi's most careful numerics, for the Gurobi backup PyROS gets beside a Gurobi subsolver. PyROS's
+masters are QCPs (the objective epigraph row is quadratic). Measured (Gurobi 13.0.3, Iris class 0, the
+subsets of ``tpm-models check``): after a solve by Xpress (``xpress_direct``) in the same process,
+Gurobi's default barrier ended a master of p = 1 (21 points, iteration 3) and of p = 2 (24 points,
+iteration 2) with status 13, SUBOPTIMAL, about 7e-9 from the optimum, and PyROS stopped with
+``subsolver_error``; NumericFocus = 3 solved both masters (status 2), and so did BarHomogeneous = 1.
+Without the Xpress solve the same masters are solved by the defaults."""
+
+
+class DropTimeAdjustmentWarning(logging.Filter):
+    """PyROS adjusts the time limit of its subproblems only for the executables it knows (GAMS, BARON,
+    Ipopt's ``.nl`` interface, SCIP's shell) and otherwise warns at every subproblem. Our subsolvers get
+    the whole limit as their own (:func:`pyros_subsolver`) and PyROS checks its limit after every
+    subproblem, so the warning carries nothing."""
+
+    PREFIX = "Subproblem time limit setting not adjusted"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(self.PREFIX)
+
+
+def pyros_logger() -> logging.Logger:
+    """The logger PyROS reports its progress to (``tpm_models.pyros``), with :class:`DropTimeAdjustmentWarning`."""
+    progress = logging.getLogger("tpm_models.pyros")
+    if not any(isinstance(f, DropTimeAdjustmentWarning) for f in progress.filters):
+        progress.addFilter(DropTimeAdjustmentWarning())
+    return progress
+
+
+def pyros_subsolver(kind: str, prefer: str | None, time_limit: float | None = None,
+                    gurobi_options: dict | None = None, **kwds):
+    """A Pyomo solver object PyROS can call: Gurobi (QP; pip licence; ``gurobi_options`` on top of ours),
+    SCIP, or our Ipopt (``kwds`` go to :class:`tpm_models.solvers.ipopt.CasadiIpopt`). ``prefer`` None: the first
+    installed of :data:`PYROS_SUBSOLVERS`."""
+    names = [prefer] if prefer else list(PYROS_SUBSOLVERS[kind])
+    for name in names:
+        if name == "tpm_ipopt":
+            opt = pyo.SolverFactory(casadi_ipopt.PLUGIN_NAME, **kwds)
+            if time_limit:
+                opt.options["max_wall_time"] = float(time_limit)
+            return opt
+        if name == "scip":
+            opt = pyo.SolverFactory("scip_direct")
+            if opt.available(exception_flag=False):
+                opt.options["display/verblevel"] = 0  # SCIP can block on the captured pipe
+                opt.options["limits/gap"] = 0.0
+                opt.options.update(SCIP_PYROS_OPTIONS)
+                if time_limit:
+                    opt.options["limits/time"] = float(time_limit)
+                return opt
+        else:
+            opt = pyo.SolverFactory(name)
+            if opt.available(exception_flag=False):
+                if name.startswith("gurobi"):
+                    opt.options.update({
+                        "OutputFlag": 0, "FeasibilityTol": 1e-9, "OptimalityTol": 1e-9,
+                        "BarConvTol": 1e-10, "BarQCPConvTol": 1e-10, "MIPGap": 0.0,
+                        **(gurobi_options or {}),
+                    })
+                return opt
+    raise RuntimeError(f"no {kind} subsolver for PyROS among {names}; pip install gurobipy or pyscipopt, "
+                       f"or name 'tpm_ipopt'")
+
+
+def counting(opt):
+    """``opt`` with a ``solves`` count of its ``solve`` calls (as :class:`tpm_models.solvers.ipopt.CasadiIpopt`
+    keeps one), so a result can say how often PyROS needed a backup."""
+    solve_ = opt.solve
+    opt.solves = 0
+
+    def counted(*args, **kwds):
+        opt.solves += 1
+        return solve_(*args, **kwds)
+
+    opt.solve = counted
+    return opt
+
+
+def pyros_options(local_solver: str | None, global_solver: str | None, time_limit: float | None = None,
+                  subsolver=pyros_subsolver) -> tuple[dict, list]:
+    """PyROS's keyword arguments (subsolvers, backups, tolerances, worst-case objective, masters solved
+    globally) and the list of backup solvers (each with a ``solves`` count). A Gurobi subsolver gets a
+    Gurobi backup with :data:`GUROBI_BACKUP_OPTIONS`; ``tpm_ipopt`` a cold-started Ipopt
+    (:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains why)."""
+    from pyomo.contrib import pyros
+
+    options = {
+        "robust_feasibility_tolerance": PYROS_FEASIBILITY_TOL,
+        "objective_focus": pyros.ObjectiveType.worst_case,
+        "solve_master_globally": True,
+        "progress_logger": pyros_logger(),
+    }
+    if time_limit:
+        options["time_limit"] = time_limit
+    local = subsolver("local", local_solver, time_limit)
+    global_ = subsolver("global", global_solver, time_limit)
+    options["local_solver"], options["global_solver"] = local, global_
+    if any("scip" in str(getattr(opt, "name", "")) for opt in (local, global_)):
+        options["robust_feasibility_tolerance"] = SCIP_PYROS_FEASIBILITY_TOL
+    backups = []
+    for kind, name, opt in (("local", local_solver, local), ("global", global_solver, global_)):
+        if name == "tpm_ipopt":
+            backups.append(subsolver(kind, name, time_limit, warmstart=False))
+        elif opt.name.startswith("gurobi"):
+            backups.append(counting(subsolver(kind, opt.name, time_limit, gurobi_options=GUROBI_BACKUP_OPTIONS)))
+        else:
+            continue
+        options[f"backup_{kind}_solvers"] = [backups[-1]]
+    if local_solver == global_solver == "tpm_ipopt":
+        options["bypass_local_separation"] = True
+    return options, backups
+
+
+def solve_pyros(
+    nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertain], local_solver: str | None = None,
+    global_solver: str | None = None, time_limit: float | None = None,
+) -> SemiInfiniteSolution:
+    """The semi-infinite model by PyROS: route (b) of :mod:`tpm_models.checks.verify`.
+
+    Every uncertain row's body gets :math:`a(x)^\\top\\delta` and the objective every
+    :math:`\\omega_k a_k(x)^\\top\\delta_k`, with :math:`\\delta` as PyROS uncertain parameters in the set's
+    PyROS counterpart (:meth:`UncertaintySet.pyros_set`; a norm ball with :math:`p=1` as
+    :math:`\\delta=d^+-d^-`); sets of one point stay numbers. Every variable is first stage; PyROS
+    minimises the worst case of the objective (the sum of the terms' maxima: each term has its own
+    :math:`\\delta`), masters solved globally, subsolvers by :func:`pyros_options`. The result's
+    ``termination`` is PyROS's (only ``robust_optimal`` counts); its ``objective`` and
+    ``max_violation`` are the exact evaluation of PyROS's point, not PyROS's numbers (``lower_bound``
+    holds PyROS's final objective).
+    """
+    from pyomo.contrib import pyros
+
+    start = time.perf_counter()
+    si = SemiInfinite(nominal, uncertain)
+    m = si.model
+    items = [(k, item.coefficients, item.uncertainty) for k, item in enumerate(si.rows)]
+    items += [(len(si.rows) + k, term.coefficients, term.uncertainty) for k, term in enumerate(si.terms)]
+    m.verify_delta = pyo.Param(pyo.Any, mutable=True, initialize={}, dense=False, doc="uncertain perturbations")
+    sets, params, deltas = [], [], {}
+    for k, coefs, uset in items:
+        n = len(coefs)
+        if uset.is_point():
+            deltas[k] = [float(x) for x in uset.start(n)]
+            continue
+        split = isinstance(uset, NormBall) and uset.p == 1.0
+        keys = [(k, j, s) for s in (("+", "-") if split else ("",)) for j in range(n)]
+        for key in keys:
+            m.verify_delta[key] = 0.0
+        params += [m.verify_delta[key] for key in keys]
+        deltas[k] = ([m.verify_delta[k, j, "+"] - m.verify_delta[k, j, "-"] for j in range(n)] if split
+                     else [m.verify_delta[k, j, ""] for j in range(n)])
+        sets.append(uset.pyros_set(n))
+    m.verify_robust_rows = pyo.ConstraintList(doc="the uncertain rows with a(x)'delta added")
+    for k, item in enumerate(si.rows):
+        item.row.deactivate()
+        extra = sum(a * d for a, d in zip(item.coefficients, deltas[k]))
+        m.verify_robust_rows.add(row_with(item.row, extra))
+    worst = si.nominal_objective + sum(
+        term.weight * sum(a * d for a, d in zip(term.coefficients, deltas[len(si.rows) + k]))
+        for k, term in enumerate(si.terms))
+    si.objective.set_value(worst)
+    first_stage = [v for v in m.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    if not params:
+        raise ValueError("no uncertain parameter: every uncertainty set is a point; solve the nominal model")
+    options, backups = pyros_options(local_solver, global_solver, time_limit)
+    with contextlib.redirect_stdout(io.StringIO()):
+        res = pyo.SolverFactory("pyros").solve(
+            m, first_stage_variables=first_stage, second_stage_variables=[], uncertain_params=params,
+            uncertainty_set=pyros.CartesianProductSet(sets) if len(sets) > 1 else sets[0], **options,
+        )
+    seconds = time.perf_counter() - start
+    termination = str(res.pyros_termination_condition).rsplit(".", 1)[-1]
+    n_backup = sum(getattr(b, "solves", 0) for b in backups)
+    message = f"{termination}, {res.iterations} iterations" + (f", {n_backup} backup solves" if n_backup else "")
+    if termination != "robust_optimal":
+        return SemiInfiniteSolution("pyros", math.nan, {}, math.nan, None, int(res.iterations), seconds,
+                                    termination, message)
+    values = si.values()
+    ev = evaluate_point(nominal, uncertain, values)
+    return SemiInfiniteSolution("pyros", ev.objective, values, ev.violation, float(res.final_objective_value),
+                                int(res.iterations), seconds, termination, message)
+
+
+def is_licence_refusal(exc: BaseException) -> bool:
+    """An exception of a size-limited licence refusing a model (Gurobi's ``Model too large for size-limited
+    license``), not a numerical failure."""
+    text = str(exc).lower()
+    return any(w in text for w in ("size-limited", "too large for", "licen", "too many rows", "too many columns"))
+
+
+FREE_PYROS_SUBSOLVERS = ("tpm_ipopt", "scip")
+"""PyROS's subsolvers, tried in order, when the default one's licence refuses a subproblem (Gurobi's pip licence:
+200 variables once a quadratic term is present, less than PyROS's separation problems on the whole Iris set):
+our Ipopt (always installed; global on the models it certifies convex,
+:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains when that is sound; ``tpm-models solve --model 22
+--method pyros`` uses it on the whole Iris set), then SCIP
+(free, global; at :data:`SCIP_PYROS_FEASIBILITY_TOL`) when installed. The first that ends ``robust_optimal`` is
+kept; else the last one's result."""
+
+
+def pyros_with_fallback(nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertain], local_solver: str | None,
+                        global_solver: str | None, time_limit: float | None) -> SemiInfiniteSolution:
+    """:func:`solve_pyros`; when no subsolver was named and the default one's licence refuses a subproblem, the
+    same again with each of :data:`FREE_PYROS_SUBSOLVERS` until one ends ``robust_optimal`` (the message says
+    which, and why)."""
+    try:
+        return solve_pyros(nominal, uncertain, local_solver, global_solver, time_limit)
+    except Exception as exc:
+        if local_solver is not None or global_solver is not None or not is_licence_refusal(exc):
+            raise
+        refused = failure_summary(exc)
+    tried: list[str] = []
+    si = None
+    for free in FREE_PYROS_SUBSOLVERS:
+        if free == "scip" and not pyo.SolverFactory("scip_direct").available(exception_flag=False):
+            continue
+        log.warning("PyROS: a subsolver's licence refused a subproblem (%s); again with %s", refused, free)
+        try:
+            si = solve_pyros(nominal, uncertain, free, free, time_limit)
+        except Exception as exc:  # this one failed too: say so, try the next
+            tried.append(f"{free}: {failure_summary(exc)}")
+            continue
+        si.message += f"; {free} subsolvers (the default's licence refused: {refused}" + (
+            f"; before: {'; '.join(tried)}" if tried else "") + ")"
+        if si.ok:
+            return si
+        tried.append(f"{free}: {si.termination}")
+    if si is None:
+        raise RuntimeError(f"the default subsolver's licence refused ({refused}) and no free one ended: "
+                           + "; ".join(tried))
+    return si
+
+
+PYROS_SUBSOLVER_NAMES = {"default": None, "gurobi": "gurobi_direct", "scip": "scip", "ipopt": "tpm_ipopt"}
+"""``--solver`` of ``tpm-models verify --method pyros``: PyROS's local and global subsolver (``default``: the
+first installed of :data:`PYROS_SUBSOLVERS`, and :data:`FREE_PYROS_SUBSOLVERS` if its licence refuses)."""
+
