@@ -11,22 +11,24 @@ from scipy.optimize import minimize
 from sklearn.base import clone
 
 from tpm_models import Kernel, build, solve, stratified_split
+from tpm_models.checks.kernel_search import (
+    decision_attack_search,
+    perturbation_samples,
+    project,
+    safety_report,
+    worst_case_search,
+)
 from tpm_models.checks.robust import check_robust_kernel, rel_gap
 from tpm_models.learn.estimators import TPMSVMOneVsAll
 from tpm_models.learn.robust_kernel import RobustKernelTPMSVMOneVsAll
 from tpm_models.models.multiclass import recover_17
 from tpm_models.models.registry import model_info
 from tpm_models.models.robust_kernel import (
-    _value_and_gradient,
-    decision_attack_search,
     feature_radius,
     l2_radius,
-    perturbation_samples,
-    project,
     recover_robust_kernel_23,
-    safety_report,
     span_basis,
-    worst_case_search,
+    value_and_gradient,
 )
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.compare import objective_scale
@@ -235,7 +237,7 @@ def test_projection(p, rng):
 @pytest.mark.parametrize("kernel", [Kernel("linear"), GAUSS, Kernel("hom-poly", degree=3), POLY])
 def test_gradients_by_finite_differences(kernel, rng):
     P, B, Z = rng.random((7, 3)), rng.normal(size=(7, 2)), rng.random((4, 3))
-    values, grads = _value_and_gradient(kernel, P, B, Z)
+    values, grads = value_and_gradient(kernel, P, B, Z)
     np.testing.assert_allclose(values, kernel.gram(Z, P) @ B, atol=1e-12)
     h = 1e-6
     fd = np.stack([(kernel.gram(Z + h * e, P) - kernel.gram(Z - h * e, P)) @ B / (2 * h) for e in np.eye(3)], -1)

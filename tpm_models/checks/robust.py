@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from tpm_models.checks.deterministic import TOL, CheckResult
+from tpm_models.checks.kernel_search import safety_report
 from tpm_models.checks.semi_infinite import PAPER_COUNTERPARTS, solve_22_cutting_plane, uncertain_22
 from tpm_models.checks.solves import Solves
 from tpm_models.checks.verify import (  # noqa: F401  (PYROS_SUBSOLVER_NAMES: re-exported)
@@ -46,7 +47,7 @@ from tpm_models.models.multiclass import recover_17
 from tpm_models.models.norms import conjugate, norm, worst_case_delta
 from tpm_models.models.registry import build
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant, recover_w_23, recover_w_socp
-from tpm_models.models.robust_kernel import recover_robust_kernel_23, safety_report, span_basis
+from tpm_models.models.robust_kernel import recover_robust_kernel_23, span_basis
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.backends.registry import available_solvers, default_solver
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
@@ -385,7 +386,7 @@ def check_robust_kernel(
     * :math:`\\varepsilon = 0`: opt(23K) = opt(19) + ``dual_constant``, and the distances (20) of the two
       hyperplanes (:func:`~tpm_models.models.robust_kernel.recover_robust_kernel_23`,
       :func:`~tpm_models.models.multiclass.recover_17`) agree on every training point;
-    * :math:`p = 2, \\infty`, each kernel: :func:`~tpm_models.models.robust_kernel.safety_report` -- no sampled
+    * :math:`p = 2, \\infty`, each kernel: :func:`~tpm_models.checks.kernel_search.safety_report` -- no sampled
       :math:`\\delta` and not the local search's worst :math:`\\delta` violates a row
       :math:`\\langle w,\\varphi(x^i+\\delta)\\rangle + \\theta + \\xi_i \\ge 0` of the solver's point, and
       their change of :math:`\\langle w,\\varphi(x)\\rangle` stays within :math:`\\rho_i\\|w\\|` (the note gives

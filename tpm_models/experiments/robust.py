@@ -45,6 +45,7 @@ from functools import partial
 
 import numpy as np
 
+from tpm_models.checks.kernel_search import decision_attack_search
 from tpm_models.experiments.parallel import parallel_map
 from tpm_models.experiments.table3 import (
     DISCUSSION_END,
@@ -60,7 +61,7 @@ from tpm_models.kernels import Kernel
 from tpm_models.learn.fastconic import solve_23_dense
 from tpm_models.models.norms import check_p, conjugate, dual_norm, worst_case_delta
 from tpm_models.models.recovery import choose_theta, theta_interval_primal
-from tpm_models.models.robust_kernel import decision_attack_search, feature_radius, span_basis
+from tpm_models.models.robust_kernel import feature_radius, span_basis
 from tpm_models.solvers.backends.registry import BACKENDS
 
 P_VALUES: tuple[float, ...] = (1.0, 2.0, math.inf)
@@ -531,7 +532,7 @@ def run_robust_kernel_split(dataset: str, split: int, p_values: Sequence[float],
     clean training accuracy, two counts under attack: *certified* (clean-correct and no point of the feature-space
     ball of radius :math:`\\rho` around the test point's :math:`\\varphi` changes decision (20): :func:`robust_correct`
     on the coordinates, a lower bound) and *search* (clean-correct and not moved by
-    :func:`~tpm_models.models.robust_kernel.decision_attack_search` in input space: an upper bound).
+    :func:`~tpm_models.checks.kernel_search.decision_attack_search` in input space: an upper bound).
     """
 
     start = time.perf_counter()
