@@ -104,3 +104,45 @@ def test_the_paper_counterparts_name_their_uncertain_data_without_the_checks():
             "print(NormBall is uncertainty.NormBall and UncertainRow is uncertainty.UncertainRow)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "False", "True"], out
+
+
+def test_one_registry_whose_groups_are_views(registry):
+    """Issue 27: one registry (REGISTRY) with a group per entry; MODELS, DUAL_MODELS, ... are views of it, a key
+    registered shows in its group only, and deleting it from its group unregisters it."""
+    from tpm_models.models.registry import DUAL_MODELS, GROUPS, MODELS, REGISTRY, RegistryGroup
+
+    groups = {g: set(RegistryGroup(g)) for g in GROUPS}
+    assert set().union(*groups.values()) == set(REGISTRY) == set(all_models())
+    assert sum(len(keys) for keys in groups.values()) == len(REGISTRY)  # a partition
+    assert 15 in MODELS and "28D" in DUAL_MODELS and "28D" not in MODELS
+    assert all(REGISTRY[k].group == "paper" for k in MODELS)
+
+    @register_model("VIEW1", family="multiclass", model_class="QP", role="dual", summary="(16) again")
+    def again(X, y, c, nu, alpha):
+        return build_dual_16(X, y, c, nu, alpha)
+
+    assert "VIEW1" in USER_MODELS and REGISTRY["VIEW1"] is USER_MODELS["VIEW1"] and "VIEW1" not in MODELS
+    del USER_MODELS["VIEW1"]
+    assert "VIEW1" not in REGISTRY
+    with pytest.raises(KeyError):
+        del USER_MODELS[15]  # a paper model is not the user group's to remove
+
+
+def test_the_registry_key_is_named_key_and_eq_is_deprecated():
+    info = model_info("28d")
+    assert info.key == "28D" and model_info(15).key == 15
+    with pytest.warns(DeprecationWarning, match="ModelInfo.key"):
+        assert info.eq == "28D"
+
+
+def test_one_vocabulary_of_model_classes():
+    """The registry and the backends' table read one MODEL_CLASSES; a backend may not claim "semi-infinite"."""
+    from tpm_models.models import registry
+    from tpm_models.solvers import backends
+    from tpm_models.validation import MODEL_CLASSES, SOLVABLE_CLASSES
+
+    assert registry.MODEL_CLASSES is MODEL_CLASSES is backends.MODEL_CLASSES
+    assert set(SOLVABLE_CLASSES) == set(MODEL_CLASSES) - {"semi-infinite"}
+    with pytest.raises(ValueError, match="not ones a backend takes"):
+        backends.register_backend("nobody", "nopackage", {"semi-infinite"}, run=lambda *a: None)
+    assert "nobody" not in backends.BACKENDS

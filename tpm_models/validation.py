@@ -12,6 +12,14 @@ from pathlib import Path
 
 import numpy as np
 
+MODEL_CLASSES = ("LP", "QP", "SOCP", "NLP", "semi-infinite")
+"""What a model holds: the classes :func:`tpm_models.solvers.structure.model_class` reads from a Pyomo model
+(:data:`SOLVABLE_CLASSES`), and ``"semi-infinite"``, which a model registered as (22) declares
+(``model_class`` of :class:`tpm_models.models.registry.ModelInfo`) and no backend takes as written."""
+
+SOLVABLE_CLASSES = MODEL_CLASSES[:4]
+"""The model classes a backend may take (``register_backend(..., model_classes=...)``)."""
+
 
 def check_features(X: np.ndarray, where: str = "X") -> np.ndarray:
     """Return ``X`` as a float array after checking it is 2-D, non-empty, real, dense and finite.
@@ -53,13 +61,19 @@ def check_features(X: np.ndarray, where: str = "X") -> np.ndarray:
     return X
 
 
-def check_nu_alpha(nu: float, alpha: float) -> tuple[float, float]:
-    """Check :math:`0 < \\nu \\le \\alpha` (both finite).
+def check_nu_alpha(nu: float, alpha: float, where: str = "") -> tuple[float, float]:
+    """Check :math:`0 < \\nu \\le \\alpha` (both finite) (errata 6).
 
     :math:`\\nu \\le \\alpha` is necessary: the dual needs :math:`e^\\top\\lambda = \\nu` with
     :math:`0 \\le \\lambda \\le \\alpha/m`, and for :math:`\\nu > \\alpha` the primal is
-    unbounded below (:math:`\\theta \\to -\\infty`).
+    unbounded below (:math:`\\theta \\to -\\infty`). ``where`` (an estimator, a hyperplane's parameters) starts
+    the message when given.
     """
+    if where:
+        try:
+            return check_nu_alpha(nu, alpha)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
     for name, value in (("nu", nu), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise ValueError(f"{name} must be a real number, got {value!r}")
@@ -71,6 +85,18 @@ def check_nu_alpha(nu: float, alpha: float) -> tuple[float, float]:
             "0 <= lambda <= alpha/m) and the primal is unbounded below; choose nu <= alpha"
         )
     return float(nu), float(alpha)
+
+
+def check_free_tol(free_tol: object) -> float:
+    """Check the relative tolerance of a free multiplier (:mod:`tpm_models.models.recovery`): a number in (0, 0.5)."""
+    if isinstance(free_tol, bool) or not isinstance(free_tol, (int, float, np.integer, np.floating)) \
+            or not 0.0 < free_tol < 0.5:
+        raise ValueError(
+            f"free_tol must be a number in (0, 0.5), the relative distance from the bounds of lambda "
+            f"for a free multiplier (tpm_models.models.recovery); got {free_tol!r}. The default is "
+            "tpm_models.models.recovery.FREE_TOL (1e-6)"
+        )
+    return float(free_tol)
 
 
 def sorted_classes(y: np.ndarray, where: str = "y") -> tuple[np.ndarray, np.ndarray]:

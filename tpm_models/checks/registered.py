@@ -75,10 +75,10 @@ def check_model_dual_gap(
         return []
     primal_info = model_info(info.primal)
     options = info.options(kernel, p, eps)
-    dual_model = build(info.eq, X, y, c, nu, alpha, kernel, p, eps)
+    dual_model = build(info.key, X, y, c, nu, alpha, kernel, p, eps)
     primal_model = call_builder(primal_info, X, y, c, nu, alpha, primal_info.options(kernel, p, eps), {})
     where = _where(eq, label, c, nu, alpha, {k: v for k, v in (("p", p), ("eps", eps)) if v is not None})
-    tie = f"strong duality ({info.primal}) = ({info.eq}) + constant"
+    tie = f"strong duality ({info.primal}) = ({info.key}) + constant"
     try:
         dual, primal = solve(dual_model, solver), solve(primal_model, solver)
     except NoOptimalSolutionError as exc:

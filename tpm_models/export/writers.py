@@ -509,7 +509,7 @@ def export(
     eps: float | np.ndarray | None = None,
 ) -> Path:
     """Build model ``(eq)`` (as :func:`tpm_models.models.registry.build`) and :func:`write` it to ``path``."""
-    if model_info(eq).eq == 22:
+    if model_info(eq).key == 22:
         raise ValueError(NOT_FINITE_22)
     return write(build(eq, X, y, c, nu, alpha, kernel=kernel, p=p, eps=eps), path, fmt)
 

@@ -50,7 +50,6 @@ not verified optimal raises :class:`tpm_models.solvers.common.NoOptimalSolutionE
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -85,7 +84,7 @@ from tpm_models.solvers import MATRIX_SOLVERS, solve_matrices
 from tpm_models.solvers.backends.registry import BACKENDS, available_solvers
 from tpm_models.solvers.common import SolverUnavailableError
 from tpm_models.solvers.dispatch import solve
-from tpm_models.validation import check_features, check_nu_alpha
+from tpm_models.validation import check_features, check_free_tol, check_nu_alpha
 
 ROBUST_EQUATION = {1.0: 27, 2.0: 28, math.inf: 29}
 """The SOCP solved by :class:`RobustTPMSVMOneVsAll` for :math:`p = 1, 2, \\infty`; (26) for any other p."""
@@ -97,14 +96,6 @@ class DegenerateHyperplaneWarning(UserWarning):
 # --------------------------------------------------------------------------- parameter checks
 
 
-def validate_nu_alpha(which: str, nu: object, alpha: object) -> tuple[float, float]:
-    """:math:`0 < \\nu \\le \\alpha` (errata 6), the error naming the parameters it is about."""
-    try:
-        return check_nu_alpha(nu, alpha)
-    except ValueError as exc:
-        raise ValueError(f"{which}: {exc}") from None
-
-
 def validate_kernel(est: TPMSVM | TPMSVMOneVsAll) -> Kernel:
     """The :class:`~tpm_models.kernels.Kernel` of Table 1 named by the estimator's parameters."""
     try:
@@ -114,15 +105,6 @@ def validate_kernel(est: TPMSVM | TPMSVMOneVsAll) -> Kernel:
             f"{type(est).__name__}: {exc}. Give the kernel the parameters of Table 1 it takes "
             "(hom-poly: degree; inhom-poly: degree, gamma; gaussian: sigma; sigmoid: a, b) and leave the others None"
         ) from None
-
-
-def _check_free_tol(free_tol: object) -> float:
-    if isinstance(free_tol, bool) or not isinstance(free_tol, numbers.Real) or not 0.0 < free_tol < 0.5:
-        raise ValueError(
-            f"free_tol must be a number in (0, 0.5), the relative distance from the bounds of lambda "
-            f"for a free multiplier (tpm_models.models.recovery); got {free_tol!r}. The default is {FREE_TOL}"
-        )
-    return float(free_tol)
 
 
 def validate_solver(solver: object, model_class: str) -> str:
@@ -412,10 +394,10 @@ class TPMSVM(_TPMClassifier):
         nu_p, alpha_p = pick(self.nu_plus, self.nu), pick(self.alpha_plus, self.alpha)
         nu_m, alpha_m = pick(self.nu_minus, self.nu), pick(self.alpha_minus, self.alpha)
         return (
-            validate_nu_alpha(f"positive hyperplane (nu_plus or nu = {nu_p!r}, alpha_plus or alpha = {alpha_p!r})",
-                        nu_p, alpha_p),
-            validate_nu_alpha(f"negative hyperplane (nu_minus or nu = {nu_m!r}, alpha_minus or alpha = {alpha_m!r})",
-                        nu_m, alpha_m),
+            check_nu_alpha(nu_p, alpha_p,
+                           f"positive hyperplane (nu_plus or nu = {nu_p!r}, alpha_plus or alpha = {alpha_p!r})"),
+            check_nu_alpha(nu_m, alpha_m,
+                           f"negative hyperplane (nu_minus or nu = {nu_m!r}, alpha_minus or alpha = {alpha_m!r})"),
         )
 
     def fit(self, X: object, y: object) -> TPMSVM:
@@ -432,7 +414,7 @@ class TPMSVM(_TPMClassifier):
         kernel = validate_kernel(self)
         solver = validate_solver(self.solver, "QP")
         backend = _check_backend(self.backend, solver)
-        free_tol = _check_free_tol(self.free_tol)
+        free_tol = check_free_tol(self.free_tol)
         X, classes, y_idx = self._validate_fit_data(X, y)
         if len(classes) == 1:
             raise ValueError(f"TPMSVM (2)-(8) needs exactly two classes, y has 1 class: {classes.tolist()}")
@@ -607,11 +589,11 @@ class TPMSVMOneVsAll(OneVsAllBase):
         y : array-like of shape (n_samples,)
             Labels of at least two classes, any type.
         """
-        nu, alpha = validate_nu_alpha("TPMSVMOneVsAll", self.nu, self.alpha)
+        nu, alpha = check_nu_alpha(self.nu, self.alpha, "TPMSVMOneVsAll")
         kernel = validate_kernel(self)
         solver = validate_solver(self.solver, "QP")
         backend = _check_backend(self.backend, solver)
-        free_tol = _check_free_tol(self.free_tol)
+        free_tol = check_free_tol(self.free_tol)
         X, classes, y_idx = self._validate_fit_data(X, y)
         self._check_classes(classes, "TPMSVMOneVsAll")
         backend = _resolve_backend(backend, solver, np.bincount(y_idx).tolist())
@@ -755,7 +737,7 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
         y : array-like of shape (n_samples,)
             Labels of at least two classes, any type.
         """
-        nu, alpha = validate_nu_alpha("RobustTPMSVMOneVsAll", self.nu, self.alpha)
+        nu, alpha = check_nu_alpha(self.nu, self.alpha, "RobustTPMSVMOneVsAll")
         try:
             p = check_p(self.p)
         except ValueError as exc:

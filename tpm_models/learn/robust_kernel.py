@@ -8,7 +8,6 @@ from tpm_models.learn.estimators import (
     OneVsAllBase,
     degenerate_planes,
     validate_kernel,
-    validate_nu_alpha,
     validate_solver,
 )
 from tpm_models.models.norms import check_p, check_radii
@@ -19,6 +18,7 @@ from tpm_models.models.robust_kernel import (
     span_basis,
 )
 from tpm_models.solvers.dispatch import solve
+from tpm_models.validation import check_nu_alpha
 
 
 class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
@@ -103,7 +103,7 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
         y : array-like of shape (n_samples,)
             Labels of at least two classes, any type.
         """
-        nu, alpha = validate_nu_alpha("RobustKernelTPMSVMOneVsAll", self.nu, self.alpha)
+        nu, alpha = check_nu_alpha(self.nu, self.alpha, "RobustKernelTPMSVMOneVsAll")
         kernel = check_kernel_23k(validate_kernel(self))
         try:
             p = check_p(self.p)

@@ -29,8 +29,10 @@ from tpm_models.models.registry import (
     DUAL_MODELS,
     KERNEL_MODELS,
     MODELS,
+    REGISTRY,
     USER_MODELS,
     ModelInfo,
+    RegistryGroup,
     all_models,
     build,
     model_info,
@@ -39,6 +41,7 @@ from tpm_models.models.registry import (
     verifiable_keys,
 )
 
-__all__ = ["DERIVED_MODELS", "DUAL_MODELS", "KERNEL_MODELS", "MODELS", "USER_MODELS", "ModelInfo", "all_models",
+__all__ = ["DERIVED_MODELS", "DUAL_MODELS", "KERNEL_MODELS", "MODELS", "REGISTRY", "USER_MODELS", "ModelInfo",
+           "RegistryGroup", "all_models",
            "build", "model_info", "register_counterpart", "register_model", "register_robustified",
            "robust_counterpart", "verifiable_keys"]

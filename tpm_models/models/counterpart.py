@@ -516,10 +516,10 @@ def register_robustified(
     def builder(*data, p: float, eps, **options):
         nominal_model = base.builder(*data, **options)
         return robust_counterpart(nominal_model, uncertain(nominal_model, p, eps), inplace=True,
-                                  name=f"({eq}) robust counterpart of ({base.eq}) derived, p={float(p):g}")
+                                  name=f"({eq}) robust counterpart of ({base.key}) derived, p={float(p):g}")
 
-    builder.__name__ = builder.__qualname__ = f"robust_counterpart_of_{base.eq}"
-    builder.__doc__ = f"({eq}): :func:`robust_counterpart` of ({base.eq}) under ``{uncertain.__name__}``. {summary}"
+    builder.__name__ = builder.__qualname__ = f"robust_counterpart_of_{base.key}"
+    builder.__doc__ = f"({eq}): :func:`robust_counterpart` of ({base.key}) under ``{uncertain.__name__}``. {summary}"
     register_model(eq, family=base.family, model_class=model_class, kernel=base.kernel, summary=summary,
-                   robust_p=robust_p, nominal=base.eq, uncertain=uncertain, compare=compare, group=group)(builder)
+                   robust_p=robust_p, nominal=base.key, uncertain=uncertain, compare=compare, group=group)(builder)
     return builder

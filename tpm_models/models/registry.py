@@ -24,7 +24,8 @@ only (``robust_p is not None``). :func:`build` turns ``(y, c)`` into ``y_pm`` fo
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+import warnings
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -33,11 +34,11 @@ import pyomo.environ as pyo
 from tpm_models.data import one_vs_rest
 from tpm_models.kernels import Kernel
 from tpm_models.models.norms import check_p
+from tpm_models.validation import MODEL_CLASSES
 
 FAMILIES = ("binary", "multiclass")
 """``binary``: class ``c`` positive, the rest negative, the builder takes labels in {-1, +1};
 ``multiclass``: the builder takes the labels and the class ``c``."""
-MODEL_CLASSES = ("LP", "QP", "SOCP", "NLP", "semi-infinite")
 KERNEL_KINDS = ("none", "feature map", "gram")
 ROLES = ("primal", "dual")
 GROUPS = ("paper", "dual", "kernel", "derived", "user")
@@ -50,14 +51,15 @@ model derived here, the paper's counterparts derived by :func:`tpm_models.models
 class ModelInfo:
     """One registered model: its builder and what it is."""
 
-    eq: int | str
-    """The key: the paper's equation number, or a name (``"28D"``: the dual of (28); ``"23K"``)."""
+    key: int | str
+    """The registry key: the paper's equation number for its numbered models (``15``), or a name (``"28D"``: the
+    dual of (28); ``"23K"``; ``"15R"``; a user's ``"2RE"``). Not always an equation: hence not ``eq``."""
     builder: Callable[..., pyo.ConcreteModel]
     family: str
     """One of :data:`FAMILIES`."""
     model_class: str
-    """What the model holds, one of :data:`MODEL_CLASSES` (the solvers read it from the model itself;
-    this is what the model is declared to be)."""
+    """What the model holds, one of :data:`tpm_models.validation.MODEL_CLASSES` (the solvers read it from the
+    model itself; this is what the model is declared to be)."""
     kernel: str
     """``"none"`` (linear model), ``"feature map"`` (explicit finite map) or ``"gram"``."""
     role: str
@@ -86,6 +88,14 @@ class ModelInfo:
     ``SOLUTION_TOL`` (``("w",)``: the strongly convex part); ``()``: the distance is reported only."""
 
     @property
+    def eq(self) -> int | str:
+        """Deprecated: the registry key, :attr:`key` (the name said "equation", which derived and users' keys are
+        not)."""
+        warnings.warn("ModelInfo.eq is deprecated: use ModelInfo.key (the registry key)", DeprecationWarning,
+                      stacklevel=2)
+        return self.key
+
+    @property
     def verifiable(self) -> bool:
         """It names its nominal model and its uncertain data: ``tpm-models verify`` takes it."""
         return self.nominal is not None and self.uncertain is not None
@@ -94,7 +104,7 @@ class ModelInfo:
                 eps: float | np.ndarray | None = None) -> dict:
         """The keywords the builder takes, checked: ``kernel`` for kernel models, ``p`` and ``eps`` for robust
         models (a single allowed p is the default); ``ValueError`` for a missing or an unused one."""
-        eq = self.eq
+        eq = self.key
         out: dict = {}
         if self.robust_p is None:
             if p is not None or eps is not None:
@@ -137,24 +147,61 @@ class ModelInfo:
         return (X, one_vs_rest(y, c)) if self.family == "binary" else (X, y, c)
 
 
-MODELS: dict[int, ModelInfo] = {}
+REGISTRY: dict[int | str, ModelInfo] = {}
+"""Every registered model, by key, in the order it joined; :attr:`ModelInfo.group` says where it comes from."""
+
+
+class RegistryGroup(MutableMapping):
+    """The models of one :data:`GROUPS` entry, as a live view of :data:`REGISTRY` (a mapping key ->
+    :class:`ModelInfo`): what is registered shows here, and deleting a key here unregisters it."""
+
+    def __init__(self, group: str):
+        if group not in GROUPS:
+            raise ValueError(f"group {group!r} is not one of {GROUPS}")
+        self.group = group
+
+    def __getitem__(self, key: int | str) -> ModelInfo:
+        info = REGISTRY[key]
+        if info.group != self.group:
+            raise KeyError(key)
+        return info
+
+    def __iter__(self) -> Iterator[int | str]:
+        return iter([k for k, info in REGISTRY.items() if info.group == self.group])
+
+    def __len__(self) -> int:
+        return sum(1 for info in REGISTRY.values() if info.group == self.group)
+
+    def __setitem__(self, key: int | str, info: ModelInfo) -> None:
+        if info.group != self.group or info.key != key:
+            raise ValueError(f"({key}) of group {info.group!r} cannot be put in the {self.group!r} group: "
+                             "register it with register_model")
+        REGISTRY[key] = info
+
+    def __delitem__(self, key: int | str) -> None:
+        self[key]  # KeyError unless it is one of this group's
+        del REGISTRY[key]
+
+    def __repr__(self) -> str:
+        return f"RegistryGroup({self.group!r}: {list(self)})"
+
+
+MODELS = RegistryGroup("paper")
 """The paper's numbered models, keyed by equation number."""
-DUAL_MODELS: dict[str, ModelInfo] = {}
+DUAL_MODELS = RegistryGroup("dual")
 """The duals derived here (``docs/robust_duals.md``), keyed ``"23D"``, ``"27D"``, ``"28D"``, ``"29D"``."""
-KERNEL_MODELS: dict[str, ModelInfo] = {}
+KERNEL_MODELS = RegistryGroup("kernel")
 """The robust counterpart of the kernel model (19) derived here (``docs/robust_kernel.md``): ``"23K"``."""
-DERIVED_MODELS: dict[str, ModelInfo] = {}
+DERIVED_MODELS = RegistryGroup("derived")
 """The paper's robust models derived by :func:`tpm_models.models.counterpart.robust_counterpart`
 (:mod:`tpm_models.models.derived`): ``"15R"``, ``"2R"``, ``"3R"``."""
-USER_MODELS: dict[int | str, ModelInfo] = {}
+USER_MODELS = RegistryGroup("user")
 """The models registered from outside the package (``docs/adding-a-formulation.md``)."""
-_GROUP_DICTS = {"paper": MODELS, "dual": DUAL_MODELS, "kernel": KERNEL_MODELS, "derived": DERIVED_MODELS,
-                "user": USER_MODELS}
 
 
 def all_models() -> dict[int | str, ModelInfo]:
-    """Every registered model, the paper's first."""
-    return {**MODELS, **DUAL_MODELS, **KERNEL_MODELS, **DERIVED_MODELS, **USER_MODELS}
+    """Every registered model, group by group in the order of :data:`GROUPS` (the paper's first)."""
+    return {k: info for group in GROUPS for k, info in REGISTRY.items() if info.group == group}
 
 
 def robust_keys() -> list[int | str]:
@@ -215,7 +262,7 @@ def register_model(
         if key in all_models():
             raise ValueError(f"({key}) is registered already (by {all_models()[key].builder.__qualname__}); "
                              "choose another key")
-        _GROUP_DICTS[group][key] = ModelInfo(key, builder, family, model_class, kernel, role, summary, robust_p,
+        REGISTRY[key] = ModelInfo(key, builder, family, model_class, kernel, role, summary, robust_p,
                                              None if primal is None else _key(primal), omitted_constant, group,
                                              **counterpart)
         return builder
@@ -248,7 +295,7 @@ def register_counterpart(
     if fields["nominal"] is None:
         raise ValueError(f"register_counterpart({eq!r}): give nominal= (the key of the nominal model)")
     new = replace(info, **fields)
-    _GROUP_DICTS[info.group][info.eq] = new
+    REGISTRY[info.key] = new
     return new
 
 
@@ -302,7 +349,7 @@ def call_builder(info: ModelInfo, X: np.ndarray, y: np.ndarray, c: object, nu: f
     """``info.builder(data..., nu, alpha, **options, **params)``, and what it returned checked: a Pyomo
     ``ConcreteModel``. A builder registered from outside (group ``user``) that raises, or any builder that
     returns something else, is a ``ValueError`` naming the builder, the key and what it returned."""
-    who = f"the builder {describe(info.builder)} of ({info.eq})"
+    who = f"the builder {describe(info.builder)} of ({info.key})"
     try:
         model = info.builder(*info.data(X, y, c), nu, alpha, **options, **params)
     except ValueError:
@@ -330,7 +377,7 @@ def check_params(info: ModelInfo, params: Mapping[str, object]) -> dict:
     unknown = [k for k in params if k not in accepted(own, {k: None for k in params})]
     if unknown:
         takes = ", ".join(n for n, q in own.items() if q.kind is not q.VAR_KEYWORD) or "none"
-        raise ValueError(f"({info.eq}) takes no parameter {', '.join(unknown)}; the parameters of its builder "
+        raise ValueError(f"({info.key}) takes no parameter {', '.join(unknown)}; the parameters of its builder "
                          f"{describe(info.builder)}: {takes}")
     return dict(params)
 

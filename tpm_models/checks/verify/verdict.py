@@ -236,7 +236,7 @@ def uncertain_data(info: ModelInfo, nominal: pyo.ConcreteModel, p: float, eps: f
     :class:`UncertainRow` and :class:`UncertainTerm`. A function that raises, takes other arguments or returns
     anything else is a ``ValueError`` that names it, the model's key and what it returned."""
     function = info.uncertain
-    who = f"uncertain= {describe(function)} of ({info.eq})"
+    who = f"uncertain= {describe(function)} of ({info.key})"
     mine = accepted(extra_parameters(function, 3, skip=()), params)
     try:
         inspect.signature(function).bind(nominal, p, eps, **mine)
@@ -286,13 +286,13 @@ def verify_model(
     """
     info = model_info(eq)
     if not info.verifiable:
-        raise ValueError(f"({info.eq}) is not a registered robust counterpart (its registry entry names no nominal= "
+        raise ValueError(f"({info.key}) is not a registered robust counterpart (its registry entry names no nominal= "
                          f"model and uncertain= data); verify takes {verifiable_keys()}")
     if p is None:
         allowed = info.robust_p
         if len(allowed) != 1:
             which = f"p in {[f'{q:g}' for q in allowed]}" if allowed else "any p >= 1"
-            raise ValueError(f"({info.eq}) takes {which}: give p (the norm of the uncertainty set (21))")
+            raise ValueError(f"({info.key}) takes {which}: give p (the norm of the uncertainty set (21))")
         p = allowed[0]
     p = check_p(p)
     if method not in ("cutting-plane", "pyros"):
@@ -309,9 +309,9 @@ def verify_model(
     to_uncertain = accepted(extra_parameters(info.uncertain, 3, skip=()), params)
     unused = [k for k in params if k not in to_counterpart and k not in to_nominal and k not in to_uncertain]
     if unused:
-        raise ValueError(f"({info.eq}): no parameter {', '.join(unused)} in its builder {describe(info.builder)}, "
-                         f"its nominal ({nominal_info.eq})'s or its uncertain= {describe(info.uncertain)}")
-    counterpart = build(info.eq, X, y, c, nu, alpha, p=p, eps=eps, **to_counterpart)
+        raise ValueError(f"({info.key}): no parameter {', '.join(unused)} in its builder {describe(info.builder)}, "
+                         f"its nominal ({nominal_info.key})'s or its uncertain= {describe(info.uncertain)}")
+    counterpart = build(info.key, X, y, c, nu, alpha, p=p, eps=eps, **to_counterpart)
     nominal = build(info.nominal, X, y, c, nu, alpha, **to_nominal)
     kwargs: dict = {}
     if method == "pyros":

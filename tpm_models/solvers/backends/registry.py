@@ -18,6 +18,8 @@ import pyomo.environ as pyo
 from tpm_models.solvers.common import SolverUnavailableError, Termination
 from tpm_models.solvers.matrices import NotAQPError
 from tpm_models.solvers.structure import ModelTraits, model_traits, title
+from tpm_models.validation import MODEL_CLASSES as MODEL_CLASSES
+from tpm_models.validation import SOLVABLE_CLASSES
 
 
 @dataclass(frozen=True)
@@ -81,8 +83,6 @@ def package_version(package: str) -> str:
 BACKENDS: dict[str, Backend] = {}
 """Every backend that has joined, by name, in the order they joined (``tpm-models solvers``)."""
 
-MODEL_CLASSES = frozenset({"LP", "QP", "SOCP", "NLP"})
-"""The model classes of :func:`tpm_models.solvers.structure.model_class`."""
 
 
 def register_backend(name: str, package: str, model_classes: set[str] | frozenset[str],
@@ -98,9 +98,10 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
     ``docs/solvers.md`` ("How to add a backend") for what ``run`` must do."""
     if name in BACKENDS:
         raise ValueError(f"a backend named {name!r} is registered already")
-    unknown = set(model_classes) - MODEL_CLASSES
+    unknown = set(model_classes) - set(SOLVABLE_CLASSES)
     if unknown:
-        raise ValueError(f"unknown model classes {sorted(unknown)}; known: {sorted(MODEL_CLASSES)}")
+        raise ValueError(f"model classes {sorted(unknown)} are not ones a backend takes; choose among "
+                         f"{list(SOLVABLE_CLASSES)} (tpm_models.validation.SOLVABLE_CLASSES)")
     backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready, integers=integers,
                       nonconvex=nonconvex, time_limit=time_limit, proves_convexity=proves_convexity, prepare=prepare)
     BACKENDS[name] = backend
