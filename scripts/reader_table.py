@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import test_cbf as readers  # noqa: E402  (the reader helpers of the tests)
 
 from tpm_models import build, load_dataset, min_max_scale, solve  # noqa: E402
-from tpm_models.export.writers import run_ripopt, write  # noqa: E402
+from tpm_models.export.ripopt import run_ripopt  # noqa: E402
+from tpm_models.export.writers import write  # noqa: E402
 from tpm_models.solvers.compare import objective_scale, rel_gap  # noqa: E402
 
 

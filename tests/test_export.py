@@ -23,16 +23,14 @@ from tpm_models import Kernel, build, load_dataset, min_max_scale, solve
 from tpm_models.checks.robust import rel_gap
 from tpm_models.cli import main
 from tpm_models.export.library import AGREEMENT_TOL, LIBRARY_DATASETS, check_library, read_manifest, verify
+from tpm_models.export.ripopt import RIPOPT_SOLVED, ripopt_executable, run_ripopt
 from tpm_models.export.writers import (
-    RIPOPT_SOLVED,
     export,
     formats_for,
     gzip_bytes,
     model_text,
     model_texts,
     read_text,
-    ripopt_executable,
-    run_ripopt,
     write,
 )
 from tpm_models.models.shapes import dual_constant

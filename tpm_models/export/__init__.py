@@ -1,6 +1,6 @@
 """Export of the models to ``.lp``, ``.mps``, ``.nl`` and ``.gms`` files (:mod:`.writers`), to the conic
-formats ``.cbf`` and ``.ptf`` (:mod:`.cbf`), and the ``formulations/`` library of verified instances
-(:mod:`.library`).
+formats ``.cbf`` and ``.ptf`` (:mod:`.cbf`), the ``formulations/`` library of verified instances
+(:mod:`.library`), and ripopt, the external ``.nl`` solver that reads them back (:mod:`.ripopt`).
 
     from tpm_models.export.writers import export, write
     export(16, X, y, c=0, nu=0.3, alpha=1.0, path="eq16.lp")        # build (16) and write it
@@ -8,6 +8,7 @@ formats ``.cbf`` and ``.ptf`` (:mod:`.cbf`), and the ``formulations/`` library o
 """
 
 from tpm_models.export.library import check_library, generate_library, read_manifest, text_difference, verify
+from tpm_models.export.ripopt import run_ripopt
 from tpm_models.export.writers import (
     FORMATS,
     check_format,
@@ -23,5 +24,6 @@ from tpm_models.export.writers import (
 
 __all__ = [
     "FORMATS", "check_format", "check_library", "export", "format_of", "formats_for", "generate_library",
-    "gzip_bytes", "model_text", "model_texts", "read_manifest", "read_text", "text_difference", "verify", "write",
+    "gzip_bytes", "model_text", "model_texts", "read_manifest", "read_text", "run_ripopt", "text_difference",
+    "verify", "write",
 ]

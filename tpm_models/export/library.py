@@ -19,7 +19,8 @@ import numpy as np
 import pyomo.environ as pyo
 
 from tpm_models.data import load_dataset, min_max_scale
-from tpm_models.export.writers import formats_for, gzip_bytes, model_texts, read_text, ripopt_executable, solve_ripopt
+from tpm_models.export.ripopt import ripopt_executable, solve_ripopt
+from tpm_models.export.writers import formats_for, gzip_bytes, model_texts, read_text
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError

@@ -63,16 +63,12 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import io
-import json
 import os
-import shutil
 import stat
-import subprocess
 import tempfile
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -89,10 +85,9 @@ from tpm_models.export.cbf import cbf_text, conic_program, ptf_text
 from tpm_models.export.lp_text import lp_text
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build, model_info
-from tpm_models.solvers.common import FEASIBILITY_TOL
 from tpm_models.solvers.conic import NotConicError, why_not_conic
 from tpm_models.solvers.ipopt import COLD_START
-from tpm_models.solvers.structure import max_violation, title
+from tpm_models.solvers.structure import title
 
 FORMATS = ("lp", "mps", "nl", "gms", "cbf", "ptf")
 """The formats :func:`write` knows, in the order the library lists them."""
@@ -317,6 +312,13 @@ def _nl(model: pyo.ConcreteModel) -> tuple[str, list]:
     return out.getvalue(), list(info.variables)
 
 
+def nl_text(model: pyo.ConcreteModel) -> tuple[str, list]:
+    """The ``.nl`` text of ``model`` as :func:`write` writes it (collected objective, start point, no presolve) and
+    its variables in the file's column order (to load a ``.nl`` solver's point back)."""
+    with _prepared(model, _analyse(model), "nl"):
+        return _nl(model)
+
+
 def same_names(model: pyo.ConcreteModel, fmt: str) -> list[tuple[str, str]]:
     """Pairs of active variables or rows of ``model`` whose names become one symbol in an ``.lp`` or ``.mps`` file
     (Pyomo's labels replace the characters those formats forbid: ``a b`` and ``a_b`` are both ``a_b``)."""
@@ -512,84 +514,3 @@ def export(
     if model_info(eq).key == 22:
         raise ValueError(NOT_FINITE_22)
     return write(build(eq, X, y, c, nu, alpha, kernel=kernel, p=p, eps=eps), path, fmt)
-
-
-# --------------------------------------------------------------------------- ripopt (.nl solver process)
-
-RIPOPT_OPTIONS = {"print_level": 0, "tol": 1e-10, "constr_viol_tol": 1e-10, "compl_inf_tol": 1e-13, "mu_min": 1e-15,
-                  "bound_relax_factor": 0}
-"""Options given to ripopt (Ipopt's names). ``bound_relax_factor=0``: at ripopt's default 1e-8 its
-objectives were ~1e-8 off (absolute). With ``compl_inf_tol`` 1e-10, (3) for Iris class 1 (objective
--3.5e-7, terms 2.9e-4) was 3.3e-6 off relative to its terms; 1e-13 with ``mu_min`` 1e-15 gives 3.5e-7.
-A ``tol`` below 1e-10 (the project's Ipopt runs at 1e-12) ends most instances with ``StopAtTinyStep``."""
-
-
-RIPOPT_SOLVED = ("Optimal", "Acceptable")
-"""ripopt statuses taken as solved; the objective must still agree with another solver. At the
-options above ripopt 0.8.2 ends 1 of the library's 180 ``.nl`` files with ``Acceptable`` (Wine,
-(23) at p = 2), 1.6e-9 from the reference."""
-
-
-def ripopt_executable() -> str | None:
-    """The ``ripopt`` binary of the ``pyomo-ripopt`` wheel, else one on the PATH, else ``None``."""
-    spec = importlib.util.find_spec("pyomo_ripopt")
-    if spec is not None and spec.origin:
-        bundled = Path(spec.origin).parent / "bin" / "ripopt"
-        if bundled.is_file() and os.access(bundled, os.X_OK):
-            return str(bundled)
-    return shutil.which("ripopt")
-
-
-@dataclass
-class RipoptResult:
-    """What ripopt wrote to its JSON report for one ``.nl`` file."""
-
-    status: str
-    objective: float
-    """As ripopt reports it: the *minimised* objective, so ``-f`` for a maximisation."""
-    x: np.ndarray
-    """Variable values in the ``.nl`` column order."""
-    seconds: float
-    report: dict = field(repr=False, default_factory=dict)
-
-
-def run_ripopt(nl_path: str | os.PathLike, timeout: float = 300.0) -> RipoptResult:
-    """Solve a ``.nl`` file (``.nl.gz`` is decompressed first) with the ripopt executable.
-
-    Raises ``RuntimeError`` if ripopt is not installed (``pip install pyomo-ripopt``) or fails.
-    """
-    exe = ripopt_executable()
-    if exe is None:
-        raise RuntimeError("ripopt is not installed: pip install pyomo-ripopt (the test extra has it)")
-    with tempfile.TemporaryDirectory(prefix="tpm-ripopt-") as tmp:
-        nl = Path(tmp) / "model.nl"
-        nl.write_bytes(read_text(nl_path))
-        report = Path(tmp) / "model.json"
-        cmd = [exe, str(nl), "-o", str(report), *(f"{k}={v}" for k, v in RIPOPT_OPTIONS.items())]
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        seconds = time.perf_counter() - start
-        if not report.is_file():
-            raise RuntimeError(f"ripopt wrote no report (exit {proc.returncode}): {proc.stderr[-500:]}")
-        data = json.loads(report.read_text())
-    return RipoptResult(str(data["status"]), float(data["objective"]),
-                        np.asarray(data["solution"]["x"], dtype=float), seconds, data)
-
-
-def solve_ripopt(model: pyo.ConcreteModel) -> tuple[float | None, str]:
-    """ripopt on ``model``'s ``.nl``: its point loaded into ``model``; ``(objective or None, message)``."""
-    with tempfile.TemporaryDirectory(prefix="tpm-ripopt-") as tmp:
-        with _prepared(model, _analyse(model), "nl"):
-            text, variables = _nl(model)
-        path = Path(tmp) / "model.nl"
-        path.write_text(text)
-        result = run_ripopt(path)
-    if result.status not in RIPOPT_SOLVED:
-        return None, f"ripopt: {result.status}"
-    for v, value in zip(variables, result.x):
-        v.set_value(float(value), skip_validation=True)
-    violation = max_violation(model)
-    if violation > FEASIBILITY_TOL:
-        return None, f"ripopt: point infeasible by {violation:.2g}"
-    objective = float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True))))
-    return objective, ""

@@ -79,6 +79,7 @@ from tpm_models.models.uncertainty import (
     UncertainRow,
     UncertainTerm,
     UncertaintySet,
+    nominal_objective,
 )
 
 
@@ -100,17 +101,13 @@ class _Builder:
     """The counterpart under construction: the clone, its coefficient vectors and the epigraphs written."""
 
     def __init__(self, nominal: pyo.ConcreteModel, name: str | None, inplace: bool):
-        objectives = list(nominal.component_data_objects(pyo.Objective, active=True))
-        if len(objectives) != 1:
-            raise ValueError(f"the nominal model needs exactly one active objective, has {len(objectives)}")
-        if objectives[0].sense != pyo.minimize:
-            raise ValueError("the nominal model must minimise (negate a maximised objective)")
+        objective = nominal_objective(nominal)
         self.nominal = nominal
         self.inplace = inplace
         self.memo: dict = {}
         self.model = nominal if inplace else nominal.clone(self.memo)
         self.model.name = name or f"robust counterpart of {nominal.name}"
-        self.objective = self.mine(objectives[0])
+        self.objective = self.mine(objective)
         self.vectors: dict[tuple, _Coefficients] = {}
         self.by_list: dict[int, _Coefficients] = {}
         self.balls: dict[tuple, tuple] = {}

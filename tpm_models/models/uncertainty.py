@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pyomo.environ as pyo
 from scipy.optimize import linprog
 
 from tpm_models.models.norms import check_p, conjugate, norm, worst_case_delta
@@ -281,3 +282,14 @@ class UncertainTerm:
 
 
 Uncertain = UncertainRow | UncertainTerm
+
+
+def nominal_objective(nominal: pyo.ConcreteModel) -> pyo.Objective:
+    """The objective of a nominal model that a counterpart is derived from or verified against: its one active
+    objective, which must minimise (``ValueError`` otherwise, saying what to do)."""
+    objectives = list(nominal.component_data_objects(pyo.Objective, active=True))
+    if len(objectives) != 1:
+        raise ValueError(f"the nominal model needs exactly one active objective, has {len(objectives)}")
+    if objectives[0].sense != pyo.minimize:
+        raise ValueError("the nominal model must minimise (negate a maximised objective)")
+    return objectives[0]

@@ -21,7 +21,7 @@ import pyomo.environ as pyo
 from pyomo.core.base.constraint import ConstraintData
 from pyomo.core.expr.visitor import identify_variables, replace_expressions
 
-from tpm_models.models.uncertainty import Uncertain, UncertainRow, UncertainTerm, UncertaintySet
+from tpm_models.models.uncertainty import Uncertain, UncertainRow, UncertainTerm, UncertaintySet, nominal_objective
 from tpm_models.solvers import NoOptimalSolutionError
 from tpm_models.solvers.compare import objective_scale
 
@@ -51,13 +51,8 @@ class SemiInfinite:
     the exact evaluation of a point over the uncertainty sets (:meth:`evaluate`)."""
 
     def __init__(self, nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertain]):
-        objectives = list(nominal.component_data_objects(pyo.Objective, active=True))
-        if len(objectives) != 1:
-            raise ValueError(f"the nominal model needs exactly one active objective, has {len(objectives)}")
-        if objectives[0].sense != pyo.minimize:
-            raise ValueError("the nominal model must minimise (negate a maximised objective)")
         self.model = nominal.clone()
-        self.objective = pyo.ComponentUID(objectives[0]).find_component_on(self.model)
+        self.objective = pyo.ComponentUID(nominal_objective(nominal)).find_component_on(self.model)
         self.nominal_objective = self.objective.expr
         self.rows: list[RowOnClone] = []
         self.terms: list[TermOnClone] = []
