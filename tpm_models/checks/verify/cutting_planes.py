@@ -5,6 +5,7 @@ separation is exact, by the support function of each set (:meth:`tpm_models.chec
 :meth:`~tpm_models.checks.verify.model.SemiInfinite.term_worst`). For a norm ball it is the closed form (25)
 generalised: :math:`\\max_{\\|\\delta\\|_p\\le\\varepsilon} g^\\top\\delta = \\varepsilon\\|g\\|_{p'}`, attained at
 :func:`tpm_models.models.norms.worst_case_delta`. Each round's separations are :class:`Cut` records.
+What was measured to choose the tolerances is in ``docs/verify.md`` (section "Why the tolerances").
 """
 
 from __future__ import annotations
@@ -32,17 +33,15 @@ from tpm_models.solvers import NoOptimalSolutionError, SolveResult, solve
 log = logging.getLogger(__name__)
 
 CUT_TOL = 1e-11
-"""Largest worst-case violation the cutting planes accept (absolute; the paper's data are scaled to
-[0, 1]). At 1e-9, w of (22) for p=3 on Iris was 1e-6 (absolute) from Ipopt's and SCIP's (26); at 1e-11
-it is 1e-7, for 10 rounds instead of 7 (the masters are PIQP QPs at 1e-12)."""
+"""Largest worst-case violation (absolute) of an uncertain row or term that the cutting planes accept at their
+last round: below it no cut is added and the point is returned."""
 
 MAX_ROUNDS = 500
 """Most cutting-plane rounds before :func:`solve_cutting_planes` gives up."""
 
 MASTER_FALLBACK = ("ipopt",)
-"""Solvers :func:`solve_cutting_planes` tries, in order, on a master its ``"default"`` solver fails. Measured:
-the robust binary (2) on Iris (class 2, p = 2, radii 0, 0.02 and 0.04 by point) met a round-4 master PIQP
-stopped at its iteration limit (DAQP ran over 60 s); Ipopt and Gurobi solved it, optima 2e-11 apart."""
+"""Solvers :func:`solve_cutting_planes` tries, in order, on a master its ``"default"`` solver does not solve
+(a dense QP solver can stop at its iteration limit on a master late in the rounds)."""
 
 
 class Cut(NamedTuple):

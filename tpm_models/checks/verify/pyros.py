@@ -7,6 +7,7 @@ counterpart (:meth:`tpm_models.models.uncertainty.UncertaintySet.pyros_set`: a b
 The subsolvers (:func:`pyros_subsolver`), their backups and PyROS's tolerances (:func:`pyros_options`) are shared
 with :func:`tpm_models.checks.semi_infinite.solve_22_pyros`; when the default subsolver's licence refuses a
 subproblem, :func:`pyros_with_fallback` runs PyROS again with a free one.
+What was measured to choose the tolerances is in ``docs/verify.md`` (section "Why the tolerances").
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from tpm_models.solvers import ipopt as casadi_ipopt
 log = logging.getLogger(__name__)
 
 PYROS_FEASIBILITY_TOL = 1e-8
-"""PyROS's ``robust_feasibility_tolerance`` (default 1e-4): a separation violation below it counts as
-robust. At 1e-4 PyROS stopped 1e-7 to 1e-5 above the optimum of (23) on a 24-point Iris subset; see
-docs/robust.md for the measured gaps."""
+"""PyROS's ``robust_feasibility_tolerance`` (PyROS's default: 1e-4): a separation violation below it counts as
+robust. The verifier does not take PyROS's word for it: it evaluates PyROS's point exactly
+(:func:`tpm_models.checks.verify.model.evaluate_point`)."""
 
 PYROS_SUBSOLVERS = {"local": ("gurobi_direct", "scip"), "global": ("gurobi_direct", "scip")}
 """PyROS subsolvers tried in order when none is named. ``"tpm_ipopt"`` (:class:`tpm_models.solvers.ipopt.CasadiIpopt`,
@@ -37,21 +38,14 @@ always installed) is accepted by name; it serves as a *global* solver only on mo
 convex (:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains when that is sound)."""
 
 SCIP_PYROS_OPTIONS = {"numerics/feastol": 1e-7, "numerics/dualfeastol": 1e-7, "numerics/epsilon": 1e-11}
-"""SCIP's tolerances as PyROS's subsolver: the tightest that cannot hang. SCIP re-solves an LP that failed with
-1e-3 times its tolerances, and SoPlex (as the pyscipopt wheel builds it, without GMP) refuses tolerances below
-1e-10 with a line on stderr (``Cannot set feasibility tolerance to small value 1e-12 without GMP``), written from
-C++ while ``pyscipopt`` holds the GIL. Pyomo's ``scip_direct`` captures the process's stderr in a pipe drained by
-a Python thread, which then never runs: after 64 KB of such lines the write blocks for ever. Measured (Iris,
-class 0, (28), 5 points per class, p = 2): at ``numerics/feastol`` 1e-9 the process blocked in
-``soplex::SoPlexBase::setRealParam`` writing to the pipe; at 1e-7 the fallback is 1e-10, which SoPlex takes
-silently. SCIP's default is 1e-6; PyROS's :data:`PYROS_FEASIBILITY_TOL` is 1e-8, and the verifier evaluates
-PyROS's point exactly (:func:`evaluate_point`) before any verdict."""
+"""SCIP's tolerances as PyROS's subsolver: the tightest at which SCIP's LP retry (:data:`SCIP_LP_RETRY_FACTOR`
+times these) stays at or above :data:`SOPLEX_MIN_TOL`, which SoPlex without GMP takes silently. Below that SoPlex
+writes a line to stderr on every retry, and Pyomo's ``scip_direct``, which captures stderr in a pipe drained by a
+Python thread that cannot run while ``pyscipopt`` holds the GIL, blocks once the pipe is full."""
 
 SCIP_PYROS_FEASIBILITY_TOL = 1e-6
 """PyROS's ``robust_feasibility_tolerance`` when a subsolver is SCIP (:data:`SCIP_PYROS_OPTIONS`): ten times SCIP's
-feasibility tolerance. At :data:`PYROS_FEASIBILITY_TOL` (1e-8), below SCIP's 1e-7, PyROS cycles: measured (Iris,
-class 0, (28), p = 2, 2 points per class) 97 iterations in 113 s at the same master objective, each separation
-finding the same violation 4.9e-8 that the master, solved to 1e-7, cannot remove."""
+feasibility tolerance, so that a master solved to SCIP's tolerance can remove every violation PyROS counts."""
 
 SOPLEX_MIN_TOL = 1e-10
 """The smallest LP tolerance SoPlex takes without GMP (what it says when given less)."""
@@ -60,13 +54,8 @@ SCIP_LP_RETRY_FACTOR = 1e-3
 """SCIP's re-solve of a failed LP tightens its tolerances by this factor (``FEASTOLTIGHTFAC`` in SCIP's lp.c)."""
 
 GUROBI_BACKUP_OPTIONS = {"NumericFocus": 3}
-"""Gurobi's most careful numerics, for the Gurobi backup PyROS gets beside a Gurobi subsolver. PyROS's
-masters are QCPs (the objective epigraph row is quadratic). Measured (Gurobi 13.0.3, Iris class 0, the
-subsets of ``tpm-models check``): after a solve by Xpress (``xpress_direct``) in the same process,
-Gurobi's default barrier ended a master of p = 1 (21 points, iteration 3) and of p = 2 (24 points,
-iteration 2) with status 13, SUBOPTIMAL, about 7e-9 from the optimum, and PyROS stopped with
-``subsolver_error``; NumericFocus = 3 solved both masters (status 2), and so did BarHomogeneous = 1.
-Without the Xpress solve the same masters are solved by the defaults."""
+"""Gurobi's most careful numerics, for the Gurobi backup PyROS gets beside a Gurobi subsolver: PyROS's masters are
+QCPs (the objective epigraph row is quadratic), on which Gurobi's default barrier can end SUBOPTIMAL."""
 
 
 class DropTimeAdjustmentWarning(logging.Filter):

@@ -37,32 +37,27 @@ from tpm_models.solvers.compare import rel_gap
 from tpm_models.solvers.structure import title
 
 OBJECTIVE_TOL = 1e-6
-"""Largest relative gap (:func:`rel_gap`) between the counterpart's optimum and the semi-infinite
-one, and between the counterpart's objective and the semi-infinite objective at the counterpart's
-point. The solvers are asked for 1e-9 (:data:`tpm_models.solvers.OPTIMALITY_TOL`); PyROS stops at
-:data:`PYROS_FEASIBILITY_TOL`. Measured on the paper's counterparts and the robust binary (2), (3)
-(docs/verify.md, 108 instances): at most 4.4e-9 (cutting planes; (26) at p = 3 by Ipopt) and 1.5e-8
-(PyROS, p = 1). A wrong counterpart of the paper's shape moves the optimum by
-:math:`\\nu\\varepsilon\\|w\\|` or more, 1e-3 relative at :math:`\\varepsilon = 0.02`."""
+"""Largest relative gap (:func:`tpm_models.checks.deterministic.objective_gap`) between the counterpart's optimum
+and the semi-infinite one, and between the counterpart's objective and the semi-infinite objective at the
+counterpart's point. It lies between what the routes reach on true counterparts and what a wrong counterpart of
+the paper's shape moves the optimum by (:math:`\\nu\\varepsilon\\|w\\|`, about 1e-3 relative at
+:math:`\\varepsilon = 0.02`)."""
 
 VIOLATION_TOL = 1e-6
-"""Largest worst-case violation (absolute) of a row at the counterpart's solution: the feasibility
-tolerance every solver's point is checked to (:data:`tpm_models.solvers.FEASIBILITY_TOL`). A true
-counterpart solved by Ipopt or PIQP leaves 1e-9 or less; a radius halved leaves
-:math:`\\varepsilon\\|w\\|_{p'}/2`, about 1e-3 on the paper's data."""
+"""Largest worst-case violation (absolute) of a row at the counterpart's solution: the feasibility tolerance every
+solver's point is checked to (:data:`tpm_models.solvers.FEASIBILITY_TOL`)."""
 
 SOLUTION_TOL = 1e-4
-"""A tolerance for the distance :math:`\\|x_a-x_b\\|_2/\\max(\\|x_b\\|_2,1)` between first-stage solutions,
-for variables whose optimum is unique (``solution_tol``, ``compare`` of :func:`verify`). Only the strongly
-convex part of an objective fixes its solution, to :math:`\\sqrt{\\text{gap}}`: an optimum within 1e-9
-leaves it within ~3e-5; on w of the paper's models the counterparts were at most 9.2e-6 from the
-cutting planes and 1.5e-5 from PyROS (at :data:`PYROS_FEASIBILITY_TOL`)."""
+"""A tolerance for the distance :math:`\\|x_a-x_b\\|_2/\\max(\\|x_b\\|_2,1)` between first-stage solutions, for
+variables whose optimum is unique (``solution_tol``, ``compare`` of :func:`verify_counterpart`). Only the strongly
+convex part of an objective fixes its solution, to :math:`\\sqrt{\\text{gap}}`: an optimum within 1e-9 leaves it
+within ~3e-5."""
 
 OBJECTIVE_ATOL = ABS_TOL
 """The absolute floor of the objective comparisons (:func:`tpm_models.checks.deterministic.objective_gap`): the
 optima and the consistency agree when :math:`|a-b| \\le` :data:`OBJECTIVE_TOL` :math:`\\max(|a|,|b|,S) +`
-:data:`OBJECTIVE_ATOL`. 1e-9, the absolute gap the solvers are asked for; a counterpart whose optimum is 0 (an
-l1-regularised (23), -6.6e-26 against 2.6e-13) is otherwise "1 apart"."""
+:data:`OBJECTIVE_ATOL`, the absolute gap the solvers are asked for; without it a counterpart whose optimum is 0 is
+"1 apart" from a route that ends at 1e-13."""
 
 
 def verify_counterpart(
