@@ -27,16 +27,12 @@ from tpm_models.solvers.structure import max_violation
 
 RIPOPT_OPTIONS = {"print_level": 0, "tol": 1e-10, "constr_viol_tol": 1e-10, "compl_inf_tol": 1e-13, "mu_min": 1e-15,
                   "bound_relax_factor": 0}
-"""Options given to ripopt (Ipopt's names). ``bound_relax_factor=0``: at ripopt's default 1e-8 its
-objectives were ~1e-8 off (absolute). With ``compl_inf_tol`` 1e-10, (3) for Iris class 1 (objective
--3.5e-7, terms 2.9e-4) was 3.3e-6 off relative to its terms; 1e-13 with ``mu_min`` 1e-15 gives 3.5e-7.
-A ``tol`` below 1e-10 (the project's Ipopt runs at 1e-12) ends most instances with ``StopAtTinyStep``."""
+"""Options given to ripopt (Ipopt's names): tolerances at which its objectives agree with the other solvers'
+to the library's tolerance; ``bound_relax_factor=0`` keeps its point inside the bounds as written."""
 
 
 RIPOPT_SOLVED = ("Optimal", "Acceptable")
-"""ripopt statuses taken as solved; the objective must still agree with another solver. At the
-options above ripopt 0.8.2 ends 1 of the library's 180 ``.nl`` files with ``Acceptable`` (Wine,
-(23) at p = 2), 1.6e-9 from the reference."""
+"""ripopt statuses taken as solved; the objective must still agree with another solver."""
 
 
 def ripopt_executable() -> str | None:
