@@ -64,8 +64,8 @@ def check_dense_memory(rows: int, cols: int, what: str, arrays: int = 1, instead
                        available: int | None = None) -> int:
     """Refuse (:class:`TooLargeError`) a dense ``rows x cols`` float64 matrix whose computation needs more than
     :data:`DENSE_MEMORY_FRACTION` of the memory available: its size, the estimate (``arrays`` of them alive at
-    once), and what to do ``instead``. Returns the estimate in bytes. ``available``: for tests (default
-    :func:`available_memory`)."""
+    once), and what to do ``instead``. Returns the estimate in bytes. ``available``: the bytes to hold it
+    against (default :func:`available_memory`, what the machine has free now)."""
     need = int(rows) * int(cols) * 8 * int(arrays)
     have = available_memory() if available is None else available
     if have is not None and need > DENSE_MEMORY_FRACTION * have:

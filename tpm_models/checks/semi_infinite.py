@@ -117,18 +117,16 @@ def solve_22_pyros(
     would repeat the global one with the same solver, so it is bypassed
     (``bypass_local_separation``), and the separation problems are ordered and helped by a
     redundant row (:func:`add_separation_order`; ``separation_order`` defaults to it only
-    with Ipopt: with Gurobi, the 18-point Iris subset at p = 2 then met a master Gurobi
-    ended with status ``other``, iteration 6, where the unordered run is robust_optimal).
+    with Ipopt, the subsolver it was measured with).
 
-    Each Ipopt subsolver gets a cold-started Ipopt as PyROS backup: from iteration 1 on,
-    PyROS starts every master at the solution of a feasibility problem (minimise the slacks
-    of the new rows) whose solution set is unbounded, and Ipopt, an interior point, ends near
-    its analytic centre, at ``|theta|, xi ~ 1e4``; from there Ipopt has diverged on the
-    master (``Diverging_Iterates``, 24-point Iris subset, p = inf). The backup starts from
+    Each Ipopt subsolver gets a cold-started Ipopt as PyROS backup (PyROS starts every master
+    at the solution of a feasibility problem whose solution set is unbounded, where a warm
+    started interior point can diverge); the backup starts from
     :data:`tpm_models.solvers.ipopt.COLD_START`. A Gurobi subsolver gets a Gurobi backup with
-    :data:`GUROBI_BACKUP_OPTIONS` (a master Gurobi ended SUBOPTIMAL). The result's message
-    counts the backup solves. A backup that also fails still ends PyROS with
-    ``subsolver_error``, which raises here.
+    :data:`tpm_models.checks.verify.GUROBI_BACKUP_OPTIONS`. The result's message counts the
+    backup solves. A backup that also fails still ends PyROS with ``subsolver_error``, which
+    raises here. What was measured to choose all this: ``docs/robust.md`` ("PyROS on the whole
+    data sets").
 
     ``subsolver`` makes PyROS's subsolvers and their backups: ``subsolver(kind, prefer, time_limit,
     gurobi_options=None, **kwds)`` with the signature of :func:`tpm_models.checks.verify.pyros_subsolver` (the
