@@ -56,21 +56,25 @@ def reference():
 @pytest.mark.parametrize("name", ["iris", "wine"])
 @pytest.mark.parametrize("p", [1.0, 1.5, 2.0, 3.0, math.inf])
 def test_15R_has_the_optimum_of_the_cvxpy_reference_and_of_23(iris, wine, reference, name, p):
-    """Every class, (nu, alpha) in {(0.2, 1), (0.9, 1), (1, 2)}, eps in {0.02, 0.1}: a subset of the conic survey's
-    grid (the whole grid: docs/robustify.md). The survey's accuracy: objective within 1e-8 of the reference,
-    relative to the objective's terms (at least OBJ_FLOOR)."""
+    """Every class, (nu, alpha, eps) in {(0.2, 1, 0.1), (1, 2, 0.02)}: a subset of the conic survey's grid (the whole
+    grid: docs/robustify.md). The survey's accuracy: objective within 1e-8 of the reference, relative to the
+    objective's terms (at least OBJ_FLOOR).
+
+    Two points per class, not the six of before (issue 27, for time): the other (nu, alpha, eps) of the grid are held
+    by two ties elsewhere, 15R's rows are the hand-written (23)'s and (27)-(29)'s row by row at these five p
+    (test_15R_rows_are_the_hand_written_rows, below) and (23) meets the same reference at (0.5, 1, 0.02) and
+    (0.9, 1, 0.1) (test_conic_survey.py::test_default_solver_meets_the_cvxpy_reference)."""
     X, y = iris if name == "iris" else wine
     for c in np.unique(y):
-        for nu, alpha in ((0.2, 1.0), (0.9, 1.0), (1.0, 2.0)):
-            for eps in (0.02, 0.1):
-                ref = reference[(name, int(c), nu, alpha, p, eps)]
-                model = build("15R", X, y, c, nu, alpha, p=p, eps=eps)
-                r = solve(model, "clarabel")
-                scale = max(objective_scale(model), OBJ_FLOOR)
-                assert rel_gap(r.objective, ref["objective"], scale) <= OBJ_TOL, (c, nu, alpha, eps, r.objective, ref)
-                if nu == 0.2 and eps == 0.1:  # and the hand-written (23) solved by the same solver
-                    hand = solve(build(23, X, y, c, nu, alpha, p=p, eps=eps), "clarabel")
-                    assert rel_gap(r.objective, hand.objective, scale) <= OBJ_TOL
+        for nu, alpha, eps in ((0.2, 1.0, 0.1), (1.0, 2.0, 0.02)):
+            ref = reference[(name, int(c), nu, alpha, p, eps)]
+            model = build("15R", X, y, c, nu, alpha, p=p, eps=eps)
+            r = solve(model, "clarabel")
+            scale = max(objective_scale(model), OBJ_FLOOR)
+            assert rel_gap(r.objective, ref["objective"], scale) <= OBJ_TOL, (c, nu, alpha, eps, r.objective, ref)
+            if nu == 0.2 and eps == 0.1:  # and the hand-written (23) solved by the same solver
+                hand = solve(build(23, X, y, c, nu, alpha, p=p, eps=eps), "clarabel")
+                assert rel_gap(r.objective, hand.objective, scale) <= OBJ_TOL
 
 
 def linear_part(expr, rename=None):
@@ -121,8 +125,11 @@ def test_15R_rows_are_the_hand_written_rows(iris, p, twin):
     assert variables == {"w", "theta", "xi"} | expected
 
 
-@pytest.mark.parametrize("p", [1.0, 2.0, math.inf, 1.5])
+@pytest.mark.parametrize("p", [2.0, 1.5])
 def test_15R_verified_by_cutting_planes(iris, wine, p):
+    """p = 2 (a cone) and 1.5 (the power cones); p = 1 and inf (issue 27, for time) are held by two ties elsewhere:
+    15R's rows are (27)'s and (29)'s (test_15R_rows_are_the_hand_written_rows) and (23) is verified by the cutting
+    planes on the same data and classes at p = 1, 2, inf, 1.5 (test_verify.py::test_23_verified_by_cutting_planes)."""
     for (X, y), c in ((iris, 0), (wine, 1)):
         v = verify_model("15R", X, y, c, NU, ALPHA, p, EPS)
         assert v.verified, v.table()
