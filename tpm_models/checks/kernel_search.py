@@ -66,6 +66,28 @@ def perturbation_samples(n: int, p: float, eps: np.ndarray, count: int, rng: np.
     return delta
 
 
+def projected_ascent(D: np.ndarray, f: np.ndarray, G: np.ndarray, step: np.ndarray, evaluate, p: float,
+                     radius: np.ndarray | float, iterations: int) -> tuple[np.ndarray, np.ndarray]:
+    """Monotone projected gradient ascent from the perturbations ``D`` (last axis: coordinates; one search per
+    entry of ``f``) with values ``f`` and normalised ascent directions ``G``: each step goes ``step`` along ``G``,
+    projects onto :math:`\\|\\delta\\|_p\\le` ``radius`` (:func:`project`) and is kept only if ``evaluate`` (``D ->
+    (f, G)``) says the value rose; a kept step grows by 1.5 (at most twice the first), a refused one halves. Stops
+    after ``iterations`` steps or when every step is below :data:`SEARCH_STEP_TOL` of its first. Returns the best
+    perturbations and their values."""
+    cap, finest = 2.0 * step, SEARCH_STEP_TOL * step
+    for _ in range(iterations):
+        trial = project(D + step[..., None] * G, p, radius)
+        f_trial, G_trial = evaluate(trial)
+        better = f_trial > f
+        D = np.where(better[..., None], trial, D)
+        f = np.where(better, f_trial, f)
+        G = np.where(better[..., None], G_trial, G)
+        step = np.where(better, np.minimum(1.5 * step, cap), 0.5 * step)
+        if np.all(step < finest):
+            break
+    return D, f
+
+
 SEARCH_STARTS = 6
 """Starts of :func:`worst_case_search` per point: the linearised worst case
 (:func:`tpm_models.models.norms.worst_case_delta` of the gradient at :math:`x^i`), :math:`\\delta = 0`, and
@@ -112,18 +134,7 @@ def worst_case_search(
         return sense * f.reshape(N, S), g / np.maximum(np.linalg.norm(g, axis=-1, keepdims=True), 1e-300)
 
     f, G = evaluate(D)
-    step = l2_radius(R, p, n).copy()
-    cap, finest = 2.0 * step, SEARCH_STEP_TOL * step
-    for _ in range(iterations):
-        trial = project(D + step[..., None] * G, p, R)
-        f_trial, G_trial = evaluate(trial)
-        better = f_trial > f
-        D = np.where(better[..., None], trial, D)
-        f = np.where(better, f_trial, f)
-        G = np.where(better[..., None], G_trial, G)
-        step = np.where(better, np.minimum(1.5 * step, cap), 0.5 * step)
-        if np.all(step < finest):
-            break
+    D, f = projected_ascent(D, f, G, l2_radius(R, p, n).copy(), evaluate, p, R, iterations)
     best = np.argmax(f, axis=1)
     return sense * f[np.arange(N), best], D[np.arange(N), best]
 
@@ -257,19 +268,14 @@ def decision_attack_search(
                        axis=1)
     f, G, flipped = objective(D)
     hit = flipped.any(axis=1)
-    step = np.full(f.shape, float(l2_radius(eps, p, n)))
-    cap, finest = 2.0 * step, SEARCH_STEP_TOL * step
-    for _ in range(iterations):
-        trial = project(D + step[..., None] * G, p, eps)
-        f_trial, G_trial, flipped = objective(trial)
-        hit |= flipped.any(axis=1)
-        better = f_trial > f
-        D = np.where(better[..., None], trial, D)
-        f = np.where(better, f_trial, f)
-        G = np.where(better[..., None], G_trial, G)
-        step = np.where(better, np.minimum(1.5 * step, cap), 0.5 * step)
-        if np.all(step < finest):
-            break
+
+    def tried(D):
+        """:func:`objective` at ``D``, noting every point a trial moves to another class."""
+        f, G, flipped = objective(D)
+        np.logical_or(hit, flipped.any(axis=1), out=hit)
+        return f, G
+
+    projected_ascent(D, f, G, np.full(f.shape, float(l2_radius(eps, p, n))), tried, p, eps, iterations)
     moved[rows[hit]] = True
     return moved
 
