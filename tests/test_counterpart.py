@@ -178,7 +178,10 @@ def robust_binary_by_hand(X, y, c, eq, p, radii):
 @pytest.mark.parametrize("eq", [2, 3])
 @pytest.mark.parametrize("p", [1.0, 2.0, math.inf])
 def test_2R_3R_equal_the_hand_written_robust_binary_and_are_verified(iris, wine, eq, p):
-    for (X, y), c in ((iris, 2), (wine, 0)):
+    """Both data sets: 2R/3R's optimum is the hand-written robust (2)/(3)'s. Verified on Wine only (issue 27, for
+    time: (2) at p = 2 on Iris took 78 s): on Iris, class 2, the same radii and p, the hand-written model of equal
+    optimum is verified by the cutting planes in test_verify.py::test_robust_binary_verified_by_cutting_planes."""
+    for name, (X, y), c in (("iris", iris, 2), ("wine", wine, 0)):
         radii = np.full(len(y), EPS)
         radii[::7] = 0.0
         radii[1::5] = 2 * EPS
@@ -186,6 +189,8 @@ def test_2R_3R_equal_the_hand_written_robust_binary_and_are_verified(iris, wine,
         hand = robust_binary_by_hand(X, y, c, eq, p, radii)
         rd, rh = solve(derived, "clarabel"), solve(hand, "gurobi" if GUROBI else "clarabel")
         assert rel_gap(rd.objective, rh.objective, objective_scale(hand)) <= 1e-8
+        if name == "iris":
+            continue
         nominal = build(eq, X, y, c, NU, ALPHA)
         data = (uncertain_2 if eq == 2 else uncertain_3)(nominal, p, radii)
         v = verify(nominal, data, derived, compare=["w"], solution_tol=1e-4)
