@@ -54,8 +54,10 @@ A file that cannot hold a model is refused with a ``ValueError`` before anything
 (26) at a general p), and (22) is not a finite program at all. Same model, same bytes: the
 writers run with ordered file determinism, and gzip files are written with no name and time.
 
-The library (:func:`generate_library`, ``tpm-models export-library``) is described in
-``docs/formulations.md``.
+The library (:func:`tpm_models.export.library.generate_library`, ``tpm-models export-library``) is described in
+``docs/formulations.md``; ripopt, the external reader of the ``.nl`` files, is :mod:`tpm_models.export.ripopt`.
+This module (about 520 lines, a sixth of them this docstring) holds one concern: a model's text in each format and
+the checks that refuse a format that cannot hold it.
 """
 
 from __future__ import annotations

@@ -52,6 +52,10 @@ says which set and which epigraph. A coefficient vector that is a whole indexed 
 (``[m.w[j] for j in m.J]``) names the new components after it (``norm_w``, ``abs_w``) and indexes them by its
 index set; otherwise ``a1``, ``a2``, ... A ranged row (both bounds) keeps its lower side in place and gets its
 upper side in a new ``<component>_upper``.
+
+One concern, one module (about 520 lines, a third of them this docstring): the derivation and the registration of
+what it derives; the declarations it reads are :mod:`tpm_models.models.uncertainty` and
+:mod:`tpm_models.models.declare`.
 """
 
 from __future__ import annotations
