@@ -7,7 +7,7 @@ throwaway environment::
     /tmp/rsome-venv/bin/python docs/reference/rsome_battery.py docs/reference/rsome_battery.csv
 
 Each problem is written here from its statement, with data drawn from a fixed seed and written to the CSV so that
-the tests (tests/test_counterpart.py) build the same nominal Pyomo models from it:
+the tests (tests/models/test_counterpart.py) build the same nominal Pyomo models from it:
 
 ``lp_budget``  an LP with uncertain costs under a budget set (Bertsimas-Sim)::
 

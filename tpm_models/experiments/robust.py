@@ -268,7 +268,7 @@ def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence
       the retries of :func:`_class_cplex` if not optimal;
     * ``"clarabel"`` (``clarabel``, a dependency: no commercial solver, no licence): the conic form of
       :mod:`tpm_models.learn.fastconic` from dense arrays, Clarabel with the settings of ``solve(model, "clarabel")``;
-      ``tests/test_fastconic.py`` ties it to the registry builder of (23);
+      ``tests/learn/test_fastconic.py`` ties it to the registry builder of (23);
     * ``"auto"`` (default): Clarabel when it is installed (always, with the package); otherwise Gurobi for every
       class model its licence takes, CPLEX for a class model that Gurobi's size-limited licence refuses (the pip
       licence: more than 200 variables in a model with a quadratic term, error 10010), and CPLEX throughout if

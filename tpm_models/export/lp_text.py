@@ -6,7 +6,7 @@ row and column order (``file_determinism=20``: indices sorted), sections, ``str`
 variable bounds and domains, ``ONE_VAR_CONSTANT`` for an objective constant or an empty row, fixed
 variables moved into the constant, zero coefficients left out, equality (``c_e_``) and ranged
 (``r_l_``/``r_u_``) rows, the ``[ ... ] / 2`` quadratic objective and ``[ ... ]`` quadratic rows.
-``tests/test_lp_text.py`` checks it character for character against Pyomo's writer.
+``tests/export/test_lp_text.py`` checks it character for character against Pyomo's writer.
 
 Why: Pyomo's writer walks every row with its expression visitor and looks every name up in a symbol map,
 term by term (about 30 us for a row of 21 terms). Here a row whose body is a ``LinearExpression`` of plain

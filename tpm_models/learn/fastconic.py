@@ -22,7 +22,7 @@ radius :math:`\\varepsilon`, (23) is written with the norm epigraph :math:`r \\g
 
 At :math:`\\varepsilon = 0` (the deterministic (15)) there is no :math:`r` and no norm row. Clarabel runs with the
 settings of ``solve(model, "clarabel")`` (:func:`tpm_models.solvers.backends.clarabel.clarabel_solve`);
-``tests/test_fastconic.py`` ties the solutions to the registry builder of (23) solved by ``solve()``.
+``tests/learn/test_fastconic.py`` ties the solutions to the registry builder of (23) solved by ``solve()``.
 
 When every run stops ``AlmostSolved`` short of the accepted tolerance (a primal residual stalled at ~1e-7 while the
 gap is 1e-12: digits, class 4, p = 2, eps = 0.05, nu = 0.5), the point is repaired -- :math:`r = \\|w\\|_{p'}`,

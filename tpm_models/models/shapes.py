@@ -162,7 +162,7 @@ def dual(
     :func:`tpm_models.models.shapes.dual_matrices`: :math:`P = K(own,own)` and
     :math:`q = -\\frac{\\nu}{m_o}K(other,own)^\\top e` (with ``nu`` kept as the mutable parameter), so
     ``qp_matrices`` of the model equals ``dual_matrices(gram_own, gram_other_own, nu, alpha)``: the matrices
-    the estimators solve without a model (tested in ``tests/test_fastfit.py``).
+    the estimators solve without a model (tested in ``tests/learn/test_fastfit.py``).
     """
     qp = dual_matrices(gram_own, gram_other_own, nu, alpha)
     m = pyo.ConcreteModel(name=title)

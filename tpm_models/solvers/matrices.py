@@ -123,8 +123,8 @@ def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
 
 def sparse_qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
     """:func:`qp_matrices` with ``P`` (full, symmetric), ``A`` and ``G`` as ``scipy.sparse`` CSR matrices, read in one
-    pass (:func:`tpm_models.solvers.rows.read_rows`); the same numbers, rows and columns (``tests/test_sparse.py``).
-    Nothing of size rows x columns is dense."""
+    pass (:func:`tpm_models.solvers.rows.read_rows`); the same numbers, rows and columns
+    (``tests/solvers/test_sparse.py``). Nothing of size rows x columns is dense."""
     objective = _active_objective(model)
     variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
     column = {id(v): k for k, v in enumerate(variables)}

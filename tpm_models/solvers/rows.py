@@ -11,7 +11,7 @@ know) for the caller's generic path.
 What a body is read into: the columns (``column[id(var)]``), coefficients and the constant, with a
 repeated variable's coefficients added (as ``generate_standard_repn`` adds them) and no term dropped;
 :func:`to_csr` sums duplicates and removes zero coefficients, so the matrix equals the one read by
-``generate_standard_repn`` (``tests/test_sparse.py``: structure exact, numbers to 1e-12).
+``generate_standard_repn`` (``tests/solvers/test_sparse.py``: structure exact, numbers to 1e-12).
 """
 
 from __future__ import annotations

@@ -278,7 +278,7 @@ def test_the_nominal_model_is_not_touched(iris):
 
 # --------------------------------------------------------------------------- beyond the paper: RSOME's optima
 
-RSOME = Path(__file__).resolve().parents[1] / "docs" / "reference" / "rsome_battery.csv"
+RSOME = Path(__file__).resolve().parents[2] / "docs" / "reference" / "rsome_battery.csv"
 RSOME_TOL = 1e-7
 """Relative agreement with RSOME + Gurobi (docs/reference/rsome_battery.py: tolerances 1e-9, barrier 1e-12)."""
 

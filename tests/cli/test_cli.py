@@ -447,7 +447,7 @@ def test_verify_bad_input(capsys, args, message):
 def _page_section(title: str) -> str:
     from pathlib import Path
 
-    text = (Path(__file__).parent.parent / "docs" / "verify.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "verify.md").read_text()
     start = text.index(title)
     return text[start:text.index("\n## ", start + 1)]
 

@@ -37,7 +37,7 @@ from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.compare import objective_scale
 
-LIBRARY = Path(__file__).resolve().parents[1] / "formulations"
+LIBRARY = Path(__file__).resolve().parents[2] / "formulations"
 REL_TOL = 1e-6
 MODELS = {2, 3, 4, 5, 10, 11, 12, 13, 15, 16, 19, 22, 23, 26, 27, 28, 29}
 

@@ -38,7 +38,7 @@ from tpm_models.solvers.compare import objective_scale, rel_gap
 from tpm_models.solvers.conic import conic_form
 
 REL_TOL = 1e-7
-LIBRARY = Path(__file__).resolve().parents[1] / "formulations"
+LIBRARY = Path(__file__).resolve().parents[2] / "formulations"
 LIBRARY_TOL = 1e-7
 """Against the manifest's optimum, which is itself two solvers' agreement (at most 1.7e-9 apart on the
 robust instances, docs/formulations.md) written with 10 significant digits (5e-11 relative)."""
