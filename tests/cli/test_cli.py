@@ -87,6 +87,7 @@ def test_bad_input_is_a_clear_error(capsys, args, message):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow  # every tie of `tpm-models check` on Iris: 226 s measured (load 4-6 on 2 cores)
 def test_check_command_passes_on_iris(capsys):
     code = main(["check", "--dataset", "iris", "--cross-solvers", "piqp", "highs", "ipopt", "--no-pyros", "--quiet"])
     out = capsys.readouterr().out
@@ -95,6 +96,7 @@ def test_check_command_passes_on_iris(capsys):
     assert "(22) cutting planes = (23)" in out and "(23) robust over U (exact separation)" in out  # the verifier
 
 
+@pytest.mark.slow  # every tie of `tpm-models check` on Iris: 309 s measured (load 4-6 on 2 cores)
 def test_check_jobs_2_measures_the_rows_of_jobs_1(tmp_path, capsys):
     """``check --jobs 2`` (the groups of ties in two worker processes, each with its own models and solves) measures
     the same ties on the same instances, in the same order, as ``--jobs 1`` (all in this process), and all pass.
@@ -120,6 +122,7 @@ def test_check_jobs_2_measures_the_rows_of_jobs_1(tmp_path, capsys):
         assert f"{len(rows[1])} ties, 0 failed" in outs[jobs] and f"--jobs {jobs})" in outs[jobs]
 
 
+@pytest.mark.slow  # every tie of `tpm-models check` on Iris: 290 s measured (load 4-6 on 2 cores)
 def test_check_command_as_the_main_job_runs_it():
     """``tpm-models check`` as ``make run`` runs it: a fresh process, every installed solver in the cross-solver ties
     and PyROS on. The Iris run alone: about 65 s. The narrower test above missed a failure that needed both
