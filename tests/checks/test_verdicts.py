@@ -211,7 +211,6 @@ def test_an_infeasible_model_is_not_told_to_try_piqp():
     assert "piqp" not in str(info.value) and "check the model's data" in str(info.value)
 
 
-@pytest.mark.slow  # PyROS on all of Iris, twice: 50 s measured at load 6-8 on 2 cores
 @pytest.mark.skipif(importlib.util.find_spec("gurobipy") is None, reason="the case is Gurobi's size-limited licence")
 def test_the_real_licence_refusal_falls_back_and_verifies_against_the_closed_form():
     """(23) at p = inf by PyROS on 15 points per class: Gurobi's pip licence refuses a subproblem (GurobiError: Model
