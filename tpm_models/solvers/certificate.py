@@ -54,6 +54,7 @@ from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 from pyomo.core.expr.visitor import identify_variables
 
 from tpm_models.solvers.common import FEASIBILITY_TOL, KKT_FAIL_TOL, KKT_TOL
+from tpm_models.solvers.rows import linear_objective, read_rows
 from tpm_models.solvers.structure import objective_of
 
 
@@ -281,14 +282,19 @@ class _Rows:
 
 
 def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
-    cons = list(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
-    m = len(cons)
+    """Every active row, in model order: the linear ones as :func:`tpm_models.solvers.rows.read_rows` read them
+    (once per solve; their sides minus the body's constant, and constant 0), the others by their gradient."""
+    linear = read_rows(model, col, n)
+    cons = linear.constraints + linear.others
+    m_lin, m = len(linear.constraints), len(cons)
     body, lower, upper, constant = np.zeros(m), np.full(m, -np.inf), np.full(m, np.inf), np.zeros(m)
+    body[:m_lin] = np.nan  # filled by the caller from J
+    lower[:m_lin], upper[:m_lin] = linear.lower, linear.upper
     ri: list[int] = []
     ci: list[int] = []
     data: list[float] = []
     smooth = True
-    for i, con in enumerate(cons):
+    for i, con in enumerate(linear.others, start=m_lin):
         lo, up = con.lb, con.ub
         if lo is not None:
             lower[i] = lo
@@ -306,10 +312,14 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
                 smooth = False
                 continue
             body[i], cols, coefs = read
-        ri.extend([i] * len(cols))
+        ri.extend([i - m_lin] * len(cols))
         ci.extend(cols)
         data.extend(coefs)
-    J = sp.csr_matrix((data, (ri, ci)), shape=(m, n))
+    J = sp.vstack([linear.M, sp.csr_matrix((data, (ri, ci)), shape=(m - m_lin, n))], format="csr")
+    if linear.others:  # back to the model's order (a tie of the worst row names the same row as before)
+        order = linear.in_model_order()
+        cons = [cons[k] for k in order]
+        J, body, lower, upper, constant = J[order], body[order], lower[order], upper[order], constant[order]
     return _Rows(cons, body, lower, upper, constant, J, smooth)
 
 
@@ -388,7 +398,14 @@ def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list,
     raise _NotQuadratic
 
 
-def _objective_gradient(objective, col: dict, n: int, memo: dict, x: np.ndarray) -> tuple[float, np.ndarray] | None:
+def _objective_gradient(model, objective, col: dict, n: int, memo: dict,
+                        x: np.ndarray) -> tuple[float, np.ndarray] | None:
+    terms = linear_objective(model, objective, col, n)  # a linear objective ((26)-(29)): read fast
+    if terms is not None:
+        cols, coefs = np.asarray(terms[0], dtype=int), np.asarray(terms[1], dtype=float)
+        grad = np.zeros(n)
+        np.add.at(grad, cols, coefs)
+        return float(terms[2] + coefs @ x[cols]), grad
     out: tuple[list, list, list, list, list] = ([], [], [], [], [])
     try:
         constant = _quadratic(objective.expr, 1.0, col, out)
@@ -481,7 +498,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         cert.level, cert.why = "failed", f"the point violates {where} by {worst:.2g} (relative to its size)"
         return cert
     objective = objective_of(model)
-    read = _objective_gradient(objective, col, n, memo, x)
+    read = _objective_gradient(model, objective, col, n, memo, x)
     if read is not None:
         cert.objective = read[0]
     if integers:

@@ -103,7 +103,7 @@ from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.matrices import NotAQPError
-from tpm_models.solvers.rows import linear_terms, scaled_node
+from tpm_models.solvers.rows import linear_objective, linear_terms, read_rows, scaled_node
 from tpm_models.solvers.structure import sign_rows
 
 APEX_TOL = 1e-10
@@ -203,6 +203,8 @@ class _Builder:
         self.nonneg: list = []
         self.blocks: list[tuple[Cone, list]] = []  # soc / pow blocks
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
+        # the builders' linear rows, read once per solve (tpm_models.solvers.rows.one_reading)
+        self.linear = read_rows(model, self.col, self.n)
         self.signs = sign_rows(model)  # variables kept >= 0 by a row of their own (``y >= 0`` as a constraint)
         self.concave: set[int] = set()  # hypograph columns (tau <= a concave atom): allowed on the concave side
 
@@ -458,26 +460,26 @@ class _Builder:
         return const
 
     def linear_constraint(self, con) -> bool:
-        """A row whose body :func:`tpm_models.solvers.rows.linear_terms` reads (the builders' linear rows), added as
-        :meth:`constraint` would add it, its ``A`` coefficients kept as lists (``(columns, A entries)``); ``False``
+        """A row read by :func:`tpm_models.solvers.rows.read_rows` (the builders' linear rows), added as
+        :meth:`constraint` would add it, its ``A`` coefficients kept as arrays (``(columns, A entries)``); ``False``
         when the body is not such a row."""
-        lower, body, upper = con.to_bounded_expression(True)
-        terms = linear_terms(body, self.col)
-        if terms is None:
+        k = self.linear.row_of.get(id(con))
+        if k is None:
             return False
-        cols, coefs, const = terms
-        lower = None if lower is None else float(lower)
-        upper = None if upper is None else float(upper)
+        M = self.linear.M
+        start, end = M.indptr[k], M.indptr[k + 1]
+        cols, coefs = M.indices[start:end], M.data[start:end]
+        lower, upper = float(self.linear.lower[k]), float(self.linear.upper[k])  # sides minus the body's constant
         dual = DualMap(con)
-        if con.equality or (lower is not None and upper is not None and lower == upper):
-            self.zero.append(((cols, coefs), lower - const))  # s = rhs - body = 0: A = a, b = rhs - const
+        if con.equality or lower == upper:
+            self.zero.append(((cols, coefs), lower))  # s = rhs - body = 0: A = a, b = rhs - const
             self.pending.append((dual, "zero", [(len(self.zero) - 1, -1.0)]))
             return True
-        if upper is not None and math.isfinite(upper):  # s = upper - body >= 0: A = a
-            self.nonneg.append(((cols, coefs), upper - const))
+        if upper < math.inf:  # s = upper - body >= 0: A = a
+            self.nonneg.append(((cols, coefs), upper))
             self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, -1.0)]))
-        if lower is not None and math.isfinite(lower):  # s = body - lower >= 0: A = -a
-            self.nonneg.append(((cols, [-a for a in coefs]), const - lower))
+        if lower > -math.inf:  # s = body - lower >= 0: A = -a
+            self.nonneg.append(((cols, -coefs), -lower))
             self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, 1.0)]))
         return True
 
@@ -573,7 +575,7 @@ class _Builder:
             raise NotConicError(f"the model must have exactly one active objective, it has {len(objectives)}")
         obj = objectives[0]
         sense = 1 if obj.sense == pyo.minimize else -1
-        terms = linear_terms(obj.expr, self.col)  # a linear objective ((26)-(29)), read fast
+        terms = linear_objective(self.model, obj, self.col, self.n)  # a linear objective ((26)-(29)), read fast
         if terms is not None:
             lin: dict[int, float] = {}
             for c, a in zip(terms[0], terms[1]):
@@ -674,18 +676,24 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
         duals[id(dual)] = dual
 
     data, ri, ci, b = [], [], [], np.zeros(len(rows))
+    array_rows, array_cols, array_data = [], [], []  # Builder.linear_constraint's rows: (columns, A entries)
     for r, (row, constant) in enumerate(rows):  # s = constant + row'x  ->  A = -row, b = constant
         b[r] = constant
-        if row.__class__ is tuple:  # Builder.linear_constraint: (columns, A entries)
-            ci += row[0]
-            data += row[1]
-            ri += [r] * len(row[0])
+        if row.__class__ is tuple:
+            array_rows.append(r)
+            array_cols.append(row[0])
+            array_data.append(row[1])
             continue
         for c, a in row.items():
             if a != 0.0:
                 ri.append(r)
                 ci.append(c)
                 data.append(-a)
+    if array_rows:
+        ri = np.concatenate([np.asarray(ri, dtype=np.int64),
+                             np.repeat(np.asarray(array_rows, dtype=np.int64), [len(c) for c in array_cols])])
+        ci = np.concatenate([np.asarray(ci, dtype=np.int64)] + [np.asarray(c, dtype=np.int64) for c in array_cols])
+        data = np.concatenate([np.asarray(data, dtype=float)] + [np.asarray(d, dtype=float) for d in array_data])
     A = sp.csc_matrix((data, (ri, ci)), shape=(len(rows), n))  # a repeated column's entries are summed
     A.eliminate_zeros()
 

@@ -192,6 +192,20 @@ class LinearRows:
     """``con.equality`` of each row (a ranged row with equal sides is not one)."""
     others: list
     """The active constraints whose body :func:`linear_terms` could not read, in model order."""
+    position: np.ndarray
+    """Where row ``k`` stands among the model's active constraints (``component_data_objects`` order)."""
+    other_position: np.ndarray
+    """Where ``others[k]`` stands among them."""
+    row_of: dict
+    """``id(constraint)`` -> its row ``k``."""
+
+    def in_model_order(self) -> np.ndarray:
+        """The permutation putting the rows, then ``others``, back in the model's order: with it, ``order[i]`` is
+        the index (into ``constraints + others``) of the model's ``i``-th active constraint."""
+        order = np.empty(len(self.position) + len(self.other_position), dtype=np.int64)
+        order[self.position] = np.arange(len(self.position))
+        order[self.other_position] = len(self.position) + np.arange(len(self.other_position))
+        return order
 
 
 def to_csr(indptr: list[int], cols: list[int], coefs: list[float], shape: tuple[int, int]) -> sp.csr_matrix:
@@ -234,11 +248,25 @@ def read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     return rows
 
 
+def linear_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
+    """:func:`linear_terms` of ``objective``'s expression (``objective`` an objective of ``model``, ``column`` and
+    ``n`` as for :func:`read_rows`): ``None`` when it is not linear. Read once per :func:`one_reading` (the
+    objectives of (26)-(29) hold ``sum_i eps_i``, 10^5 parameters)."""
+    key = ("objective", id(model), id(objective), n)
+    if _READINGS is not None and key in _READINGS:
+        return _READINGS[key]
+    terms = linear_terms(objective.expr, column)
+    if _READINGS is not None:
+        _READINGS[key] = terms
+    return terms
+
+
 def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     constraints, others, lower, upper, equality = [], [], [], [], []
+    position, other_position = [], []
     indptr, cols, coefs = [0], [], []
     inf = math.inf
-    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+    for i, con in enumerate(model.component_data_objects(pyo.Constraint, active=True, descend_into=True)):
         start = len(cols)
         lo, body, up = con.to_bounded_expression(True)
         try:
@@ -246,7 +274,9 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
         except (_NotLinear, KeyError, AttributeError, TypeError):
             del cols[start:], coefs[start:]
             others.append(con)
+            other_position.append(i)
             continue
+        position.append(i)
         lo = -inf if lo is None else float(lo) - const
         up = inf if up is None else float(up) - const
         constraints.append(con)
@@ -256,7 +286,8 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
         indptr.append(len(cols))
     M = to_csr(indptr, cols, coefs, (len(constraints), n))
     return LinearRows(constraints, M, np.array(lower, dtype=float), np.array(upper, dtype=float),
-                      np.array(equality, dtype=bool), others)
+                      np.array(equality, dtype=bool), others, np.array(position, dtype=np.int64),
+                      np.array(other_position, dtype=np.int64), {id(c): k for k, c in enumerate(constraints)})
 
 
 def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:

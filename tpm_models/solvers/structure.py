@@ -15,7 +15,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL, ModelError
-from tpm_models.solvers.rows import ANY_COLUMN, linear_terms
+from tpm_models.solvers.rows import LinearRows, linear_objective, read_rows
 
 
 def _structure(expr):
@@ -68,13 +68,18 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     ``kind``: the class, when the caller has it: the rows are then not walked (an LP, QP or SOCP has no
     non-convex row; an NLP's convexity stays unknown), only the objective and the variables' domains are read."""
     objective = objective_of(model)
-    integers = tuple(v.name for v in model.component_data_objects(pyo.Var, descend_into=True)
-                     if not v.fixed and not v.is_continuous())[:5]
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    integers = tuple(v.name for v in variables if not v.is_continuous())[:5]
     nonconvex = None
     sense = 1.0 if objective.sense == pyo.minimize else -1.0
     # a nonlinear objective is an NLP whatever its quadratic part: its degree is read without the (slower)
     # standard representation, which (23)'s objective, one norm node in thousands of terms, makes costly
-    degree = objective.expr.polynomial_degree() if not isinstance(objective.expr, (int, float)) else 0
+    column = {id(v): k for k, v in enumerate(variables)}
+    if isinstance(objective.expr, (int, float)) or \
+            linear_objective(model, objective, column, len(variables)) is not None:
+        degree = 1  # a linear objective ((26)-(29)), read fast: Pyomo's degree walk reads its 10^5 terms slowly
+    else:
+        degree = objective.expr.polynomial_degree()
     quadratic = False
     if degree is not None and degree >= 2:
         obj = _structure(objective.expr)
@@ -88,9 +93,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     kind = "NLP" if degree is None else None
     conic, general = False, degree is None
     signs: set[int] | None = None
-    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        if linear_terms(con.body, ANY_COLUMN) is not None:  # a linear row, read fast (tpm_models.solvers.rows)
-            continue
+    for con in free_rows(model, variables).others:  # the linear rows: read fast, once per solve (solvers.rows)
         repn = _structure(con.body)
         if repn.nonlinear_expr is not None:  # convexity unknown from here: the walk stops (a large NLP is long)
             kind, general = "NLP", True
@@ -133,11 +136,26 @@ def _psd(repn, sign: float) -> bool:
     return bool(lam.min() >= -PSD_TOL * max(1.0, float(np.abs(lam).max())))
 
 
+def free_rows(model: pyo.ConcreteModel, variables: list | None = None) -> LinearRows:
+    """:func:`tpm_models.solvers.rows.read_rows` over the model's unfixed variables (in model order, or
+    ``variables`` when the caller has that list): the linear rows read once per
+    :func:`~tpm_models.solvers.rows.one_reading`, the others left in ``others``."""
+    if variables is None:
+        variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    return read_rows(model, {id(v): k for k, v in enumerate(variables)}, len(variables))
+
+
 def sign_rows(model: pyo.ConcreteModel) -> set[int]:
     """``id`` s of the variables that a row of their own keeps nonnegative (``y >= 0`` written as a constraint
-    rather than a bound, ``2*y >= 1``): a cone's ``y`` may be bounded either way."""
-    out: set[int] = set()
-    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+    rather than a bound, ``a*y + c >= l`` with ``a > 0`` and ``l - c >= 0``): a cone's ``y`` may be bounded either
+    way. The linear rows are read as one sparse matrix (:func:`free_rows`)."""
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    rows = free_rows(model, variables)
+    single = np.flatnonzero(np.diff(rows.M.indptr) == 1)
+    a = rows.M.data[rows.M.indptr[single]]
+    keeps = ((a > 0) & (rows.lower[single] >= 0)) | ((a < 0) & (rows.upper[single] <= 0))
+    out: set[int] = {id(variables[j]) for j in rows.M.indices[rows.M.indptr[single[keeps]]]}
+    for con in rows.others:
         body = con.body
         kind = type(body)
         if kind is ne.LinearExpression and len(body.args) == 1:
