@@ -64,8 +64,8 @@ def generic_conic_form(model, monkeypatch):
     """:func:`conic_form` with every row and the objective read by Pyomo's walker (the fast reader refused)."""
     with monkeypatch.context() as mp:
         mp.setattr(conic._Builder, "linear_constraint", lambda self, con: False)
-        mp.setattr(conic._Builder, "fast_parts", lambda self, expr, where: None)
-        mp.setattr(conic, "linear_terms", lambda body, column: None)
+        mp.setattr(conic._Builder, "fast_parts", lambda self, expr, where, read=None: None)
+        mp.setattr(conic, "linear_objective", lambda model, objective, column, n: None)
         return conic_form(model)
 
 

@@ -54,7 +54,7 @@ from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 from pyomo.core.expr.visitor import identify_variables
 
 from tpm_models.solvers.common import FEASIBILITY_TOL, KKT_FAIL_TOL, KKT_TOL
-from tpm_models.solvers.rows import linear_objective, read_rows
+from tpm_models.solvers.rows import linear_objective, objective_terms, read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
 
 
@@ -281,7 +281,7 @@ class _Rows:
     """Every row's gradient exists at the point."""
 
 
-def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
+def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray) -> _Rows:
     """Every active row, in model order: the linear ones as :func:`tpm_models.solvers.rows.read_rows` read them
     (once per solve; their sides minus the body's constant, and constant 0), the others by their gradient."""
     linear = read_rows(model, col, n)
@@ -294,6 +294,7 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
     ci: list[int] = []
     data: list[float] = []
     smooth = True
+    atom_rows = read_atom_rows(model, linear, col, n)
     for i, con in enumerate(linear.others, start=m_lin):
         lo, up = con.lb, con.ub
         if lo is not None:
@@ -301,11 +302,20 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
         if up is not None:
             upper[i] = up
         terms = _linear_terms(con.body, col)
+        read = None
         if terms is not None:
             cols, coefs, constant[i], _ = terms
             body[i] = np.nan  # filled below from J
-        else:
-            read = _gradient(con.body, col, memo)
+        elif atom_rows.get(id(con)) is not None:  # linear in nodes shared by many rows: each node's gradient once
+            read = _atom_gradient(atom_rows[id(con)], x, col, memo)
+            if read is False:  # a node at a kink
+                value = pyo.value(con.body, exception=False)
+                body[i] = np.inf if value is None else float(value)
+                smooth = False
+                continue
+        if terms is None:
+            if read is None:
+                read = _gradient(con.body, col, memo)
             if read is None:
                 value = pyo.value(con.body, exception=False)
                 body[i] = np.inf if value is None else float(value)
@@ -321,6 +331,58 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
         cons = [cons[k] for k in order]
         J, body, lower, upper, constant = J[order], body[order], lower[order], upper[order], constant[order]
     return _Rows(cons, body, lower, upper, constant, J, smooth)
+
+
+def _atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict):
+    """Value and gradient ``(value, columns, entries)`` of ``constant + a'x + sum_j c_j node_j``
+    (:func:`tpm_models.solvers.rows.atom_terms`) with each node's by :func:`_forward` (kept in ``memo``); ``False``
+    at a kink of a node; ``None`` when a node is one :func:`_forward` does not differentiate."""
+    cols, coefs, const, atoms = read
+    grad: dict = {}
+    for c, a in zip(cols, coefs):
+        grad[c] = grad.get(c, 0.0) + a
+    value = const + float(np.dot(coefs, x[cols])) if cols else const
+    for c, node in atoms:
+        try:
+            v, g = _forward(node, col, memo)
+        except Kink:
+            return False
+        except (NotDifferentiable, ArithmeticError, ValueError):
+            return None
+        value += c * v
+        _add(grad, g, c)
+    if not (math.isfinite(value) and all(math.isfinite(d) for d in grad.values())):
+        return None
+    return value, list(grad), list(grad.values())
+
+
+def _atom_objective(model, objective, col: dict, n: int, memo: dict, x: np.ndarray):
+    """Value and gradient of an objective linear in nodes (:func:`tpm_models.solvers.rows.atom_terms`: (23)'s
+    ``sum_i eps_i * norm_w`` and ``0.5 * w_j**2``), each distinct node differentiated once with its coefficients
+    summed; ``None`` at a kink of a node, ``False`` when the objective is not read so (then :func:`_gradient`)."""
+    read = objective_terms(model, objective, col, n)
+    if read is None:
+        return False
+    cols, coefs = np.asarray(read[0], dtype=np.int64), np.asarray(read[1], dtype=float)
+    grad = np.zeros(n)
+    np.add.at(grad, cols, coefs)
+    value = read[2] + float(coefs @ x[cols])
+    weights: dict[int, list] = {}
+    for c, node in read[3]:
+        weights.setdefault(id(node), [node, 0.0])[1] += c
+    for node, c in weights.values():
+        try:
+            v, g = _forward(node, col, memo)
+        except Kink:
+            return None
+        except (NotDifferentiable, ArithmeticError, ValueError):
+            return False
+        value += c * v
+        for k, d in g.items():
+            grad[k] += c * d
+    if not (math.isfinite(value) and np.isfinite(grad).all()):
+        return False
+    return value, grad
 
 
 class _NotQuadratic(Exception):
@@ -419,6 +481,9 @@ def _objective_gradient(model, objective, col: dict, n: int, memo: dict,
         np.add.at(grad, qi, qa * x[qj])
         np.add.at(grad, qj, qa * x[qi])
         return float(constant + la @ x[li] + qa @ (x[qi] * x[qj])), grad
+    atoms = _atom_objective(model, objective, col, n, memo, x)
+    if atoms is not False:
+        return atoms
     read = _gradient(objective.expr, col, memo)
     if read is None:
         return None
@@ -465,7 +530,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     ub = np.array([np.inf if v.ub is None else float(v.ub) for v in variables])
 
     memo: dict = {}  # every node's value and gradient at x, shared by the rows and the objective
-    rows = _rows(model, col, n, memo)
+    rows = _rows(model, col, n, memo, x)
     Jx = rows.J @ x
     linear = np.isnan(rows.body)
     rows.body[linear] = Jx[linear] + rows.constant[linear]

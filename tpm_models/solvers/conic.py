@@ -103,7 +103,7 @@ from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.matrices import NotAQPError
-from tpm_models.solvers.rows import linear_objective, linear_terms, read_rows, scaled_node
+from tpm_models.solvers.rows import atom_terms, linear_objective, objective_terms, read_atom_rows, read_rows
 from tpm_models.solvers.structure import sign_rows
 
 APEX_TOL = 1e-10
@@ -205,6 +205,7 @@ class _Builder:
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
         # the builders' linear rows, read once per solve (tpm_models.solvers.rows.one_reading)
         self.linear = read_rows(model, self.col, self.n)
+        self.atom_rows = read_atom_rows(model, self.linear, self.col, self.n)  # the others, linear in nodes
         self.signs = sign_rows(model)  # variables kept >= 0 by a row of their own (``y >= 0`` as a constraint)
         self.concave: set[int] = set()  # hypograph columns (tau <= a concave atom): allowed on the concave side
 
@@ -414,50 +415,42 @@ class _Builder:
             const += self.decompose(repn.nonlinear_expr, 1.0, lin, atoms, where)
         return quad, lin, atoms, const
 
-    def fast_parts(self, expr, where: str) -> tuple[dict, dict, list, float] | None:
-        """:meth:`parts` of a sum whose terms are linear (:func:`tpm_models.solvers.rows.linear_terms`), quadratic, a
-        constant times an atom, or a constant times such a sum, read term by term: an atom met before (``nodes``:
-        (23)'s ``eps_i * norm_w`` in every margin row and 7,500 times in its objective at 10^4 points) is not walked
-        again; ``None`` when a term is none of these (then :meth:`parts` reads the whole expression)."""
-        out: tuple[dict, dict, list] = ({}, {}, [])
+    def fast_parts(self, expr, where: str, read: tuple | None = None) -> tuple[dict, dict, list, float] | None:
+        """:meth:`parts` of an expression linear in nodes (:func:`tpm_models.solvers.rows.atom_terms`; ``read``: that
+        reading when the caller has it), each node a quadratic or an atom: an atom met before (``nodes``: (23)'s
+        ``eps_i * norm_w`` in every margin row and 7,500 times in its objective at 10^4 points) is not walked again;
+        ``None`` when a node is neither (then :meth:`parts` reads the whole expression)."""
+        if read is None:
+            read = atom_terms(expr, self.col)
+            if read is None:
+                return None
+        cols, coefs, const, terms = read
+        quad: dict = {}
+        lin: dict[int, float] = {}
+        atoms: list = []
+        for c, a in zip(cols, coefs):
+            lin[c] = lin.get(c, 0.0) + a
         try:
-            const = self._fast_sum(expr, 1.0, out, where)
+            for coef, node in terms:
+                known = self.nodes.get(id(node))
+                if known is not None:
+                    atoms.append((coef, known[1]))
+                    continue
+                degree = node.polynomial_degree()
+                if degree == 2:
+                    q2, l2, c2 = self.quadratic(node, where)
+                    for k, a in q2.items():
+                        quad[k] = quad.get(k, 0.0) + coef * a
+                    for k, a in l2.items():
+                        lin[k] = lin.get(k, 0.0) + coef * a
+                    const += coef * c2
+                elif degree is None and node.__class__ is not ne.SumExpression:
+                    const += self.decompose(node, coef, lin, atoms, where)  # a new atom: walked once
+                else:
+                    return None
         except NotConicError:
             return None
-        return out[0], out[1], out[2], const
-
-    def _fast_sum(self, expr, scale: float, out: tuple[dict, dict, list], where: str) -> float:
-        quad, lin, atoms = out
-        const = 0.0
-        for arg in (expr.args if expr.__class__ is ne.SumExpression else (expr,)):
-            terms = linear_terms(arg, self.col)
-            if terms is not None:
-                for c, a in zip(terms[0], terms[1]):
-                    lin[c] = lin.get(c, 0.0) + scale * a
-                const += scale * terms[2]
-                continue
-            coef, node = scaled_node(arg)
-            if node is None:
-                raise NotConicError(where)
-            if id(node) in self.nodes:
-                atoms.append((scale * coef, self.nodes[id(node)][1]))
-                continue
-            if node.__class__ is ne.SumExpression and node is not arg:
-                const += self._fast_sum(node, scale * coef, out, where)
-                continue
-            degree = node.polynomial_degree()
-            if degree == 2:
-                q2, l2, c2 = self.quadratic(node, where)
-                for k, a in q2.items():
-                    quad[k] = quad.get(k, 0.0) + scale * coef * a
-                for k, a in l2.items():
-                    lin[k] = lin.get(k, 0.0) + scale * coef * a
-                const += scale * coef * c2
-            elif degree is None and node.__class__ is not ne.SumExpression:
-                const += self.decompose(node, scale * coef, lin, atoms, where)  # a new atom: walked once
-            else:
-                raise NotConicError(where)
-        return const
+        return quad, lin, atoms, const
 
     def linear_constraint(self, con) -> bool:
         """A row read by :func:`tpm_models.solvers.rows.read_rows` (the builders' linear rows), added as
@@ -487,7 +480,8 @@ class _Builder:
         if self.linear_constraint(con):
             return
         where = f"constraint {con.name}"
-        fast = self.fast_parts(con.body, where)
+        read = self.atom_rows.get(id(con))
+        fast = None if read is None else self.fast_parts(con.body, where, read)
         quad, lin, atoms, const = self.parts(con.body, where) if fast is None else fast
         lower = None if con.lower is None else float(pyo.value(con.lower))
         upper = None if con.upper is None else float(pyo.value(con.upper))
@@ -581,7 +575,8 @@ class _Builder:
             for c, a in zip(terms[0], terms[1]):
                 lin[c] = lin.get(c, 0.0) + a
             return sense, {}, lin, terms[2]
-        fast = self.fast_parts(obj.expr, "the objective")
+        read = objective_terms(self.model, obj, self.col, self.n)
+        fast = None if read is None else self.fast_parts(obj.expr, "the objective", read)
         quad, lin, atoms, const = self.parts(obj.expr, "the objective") if fast is None else fast
         for coef, col in atoms:
             if (sense * coef < 0) != (col in self.concave):

@@ -198,6 +198,9 @@ class LinearRows:
     """Where ``others[k]`` stands among them."""
     row_of: dict
     """``id(constraint)`` -> its row ``k``."""
+    atom_rows: dict
+    """``id(constraint)`` -> :func:`atom_terms` of its body for each constraint in ``others`` (``None`` where it is
+    not read so)."""
 
     def in_model_order(self) -> np.ndarray:
         """The permutation putting the rows, then ``others``, back in the model's order: with it, ``order[i]`` is
@@ -248,30 +251,43 @@ def read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     return rows
 
 
-def linear_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
-    """:func:`linear_terms` of ``objective``'s expression (``objective`` an objective of ``model``, ``column`` and
-    ``n`` as for :func:`read_rows`): ``None`` when it is not linear. Read once per :func:`one_reading` (the
-    objectives of (26)-(29) hold ``sum_i eps_i``, 10^5 parameters)."""
+def objective_terms(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
+    """:func:`atom_terms` of ``objective``'s expression (``objective`` an objective of ``model``, ``column`` and
+    ``n`` as for :func:`read_rows`). Read once per :func:`one_reading` (the objectives of (23)-(29) hold
+    ``sum_i eps_i`` and thousands of terms)."""
     key = ("objective", id(model), id(objective), n)
     if _READINGS is not None and key in _READINGS:
         return _READINGS[key]
-    terms = linear_terms(objective.expr, column)
+    terms = atom_terms(objective.expr, column)
     if _READINGS is not None:
         _READINGS[key] = terms
     return terms
 
 
+def linear_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
+    """:func:`linear_terms` of ``objective``'s expression, from :func:`objective_terms`: ``None`` when it is not
+    linear."""
+    terms = objective_terms(model, objective, column, n)
+    if terms is None or terms[3]:
+        return None
+    return terms[0], terms[1], terms[2]
+
+
 def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     constraints, others, lower, upper, equality = [], [], [], [], []
-    position, other_position = [], []
+    position, other_position, atom_rows = [], [], {}
     indptr, cols, coefs = [0], [], []
     inf = math.inf
     for i, con in enumerate(model.component_data_objects(pyo.Constraint, active=True, descend_into=True)):
         start = len(cols)
         lo, body, up = con.to_bounded_expression(True)
+        atoms: list = []
         try:
-            const = _walk(body, 1.0, column, cols, coefs)
-        except (_NotLinear, KeyError, AttributeError, TypeError):
+            const = _walk_atoms(body, 1.0, column, cols, coefs, atoms)
+        except (_NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
+            atoms = None
+        if atoms != []:  # not linear: the row goes to others, with its reading as linear in nodes if there is one
+            atom_rows[id(con)] = None if atoms is None else (cols[start:], coefs[start:], float(const), atoms)
             del cols[start:], coefs[start:]
             others.append(con)
             other_position.append(i)
@@ -287,7 +303,8 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     M = to_csr(indptr, cols, coefs, (len(constraints), n))
     return LinearRows(constraints, M, np.array(lower, dtype=float), np.array(upper, dtype=float),
                       np.array(equality, dtype=bool), others, np.array(position, dtype=np.int64),
-                      np.array(other_position, dtype=np.int64), {id(c): k for k, c in enumerate(constraints)})
+                      np.array(other_position, dtype=np.int64), {id(c): k for k, c in enumerate(constraints)},
+                      atom_rows)
 
 
 def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
@@ -338,3 +355,86 @@ def model_violation(model: pyo.ConcreteModel) -> float:
         if con.upper is not None:
             worst = max(worst, body - pyo.value(con.upper))
     return float(worst)
+
+
+# ------------------------------------------------------------------- rows linear in shared nonlinear nodes
+
+
+def _walk_atoms(expr, scale: float, column: dict, cols: list, coefs: list, atoms: list) -> float:
+    """:func:`_walk` that keeps a term it cannot read linearly as an atom ``(scale, node)`` (``node`` with its
+    named-expression wrappers removed) instead of failing; returns the constant."""
+    cls = expr.__class__
+    if cls is ne.SumExpression:
+        return sum(_walk_atoms(a, scale, column, cols, coefs, atoms) for a in expr.args)
+    if cls is ne.NegationExpression:
+        return _walk_atoms(expr.args[0], -scale, column, cols, coefs, atoms)
+    if cls is ne.ProductExpression or cls is ne.MonomialTermExpression or cls is ne.DivisionExpression:
+        a, b = expr.args
+        if cls is not ne.DivisionExpression and _constant(a):
+            return _walk_atoms(b, scale * _coefficient(a), column, cols, coefs, atoms)
+        if _constant(b):
+            factor = _coefficient(b)
+            return _walk_atoms(a, scale / factor if cls is ne.DivisionExpression else scale * factor,
+                               column, cols, coefs, atoms)
+    elif not isinstance(expr, numbers.Number) and cls not in _VARIABLES and expr.is_named_expression_type():
+        return _walk_atoms(expr.expr, scale, column, cols, coefs, atoms)
+    start = len(cols)
+    try:
+        return _walk(expr, scale, column, cols, coefs)
+    except _NotLinear:
+        del cols[start:], coefs[start:]
+        atoms.append((scale, expr))
+        return 0.0
+
+
+def atom_terms(expr, column: dict) -> tuple[list[int], list[float], float, list[tuple[float, object]]] | None:
+    """``expr`` read as ``constant + sum_k a_k x_k + sum_j c_j * node_j``: ``(columns, coefficients, constant,
+    [(c_j, node_j)])``, the nodes being the terms :func:`linear_terms` cannot read (``eps_i * norm_w`` in (23)'s
+    margin rows: ``(-eps_i, sqrt(...))``; ``0.5 * w_j**2``), the same node object wherever the model shares it, so
+    a caller reads each distinct node once. ``None`` when a variable is not in ``column`` (a fixed variable, a
+    variable of another model) or a node is not an expression."""
+    cols: list[int] = []
+    coefs: list[float] = []
+    atoms: list[tuple[float, object]] = []
+    try:
+        const = _walk_atoms(expr, 1.0, column, cols, coefs, atoms)
+    except (_NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
+        return None
+    return cols, coefs, float(const), atoms
+
+
+def read_atom_rows(model: pyo.ConcreteModel, rows: LinearRows, column: dict, n: int) -> dict:
+    """``id(constraint)`` -> :func:`atom_terms` of its body (``None`` where it is not read so) for every constraint
+    in ``rows.others`` (``rows`` read by :func:`read_rows` with the same ``column``, ``n``, in the same walk)."""
+    return rows.atom_rows
+
+
+def model_evaluates(model: pyo.ConcreteModel) -> bool:
+    """Whether every active row of ``model`` has a finite value at the loaded point: the linear rows always do
+    (once the variables are finite), a row linear in nodes (:func:`atom_terms`) when each distinct node does
+    (evaluated once), any other row by Pyomo's evaluation."""
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    x = values_array(variables)
+    if not np.isfinite(x).all():
+        return False
+    column = {id(v): k for k, v in enumerate(variables)}
+    rows = read_rows(model, column, len(variables))
+    atom_rows = read_atom_rows(model, rows, column, len(variables))
+    seen: set[int] = set()
+    try:
+        for con in rows.others:
+            read = atom_rows[id(con)]
+            if read is None:
+                value = pyo.value(con.body, exception=False)
+                if value is None or not math.isfinite(value):
+                    return False
+                continue
+            for _, node in read[3]:
+                if id(node) not in seen:
+                    value = pyo.value(node, exception=False)
+                    if value is None or not math.isfinite(value):
+                        return False
+                    seen.add(id(node))
+    except (ArithmeticError, ValueError, TypeError):
+        return False
+    return True

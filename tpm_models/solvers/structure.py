@@ -15,7 +15,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL, ModelError
-from tpm_models.solvers.rows import LinearRows, linear_objective, read_rows
+from tpm_models.solvers.rows import LinearRows, linear_objective, objective_terms, read_rows
 
 
 def _structure(expr):
@@ -79,7 +79,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
             linear_objective(model, objective, column, len(variables)) is not None:
         degree = 1  # a linear objective ((26)-(29)), read fast: Pyomo's degree walk reads its 10^5 terms slowly
     else:
-        degree = objective.expr.polynomial_degree()
+        degree = _degree(model, objective, column, len(variables))
     quadratic = False
     if degree is not None and degree >= 2:
         obj = _structure(objective.expr)
@@ -111,6 +111,25 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     if kind is None:
         kind = "SOCP" if conic else ("QP" if quadratic else "LP")
     return ModelTraits(kind, integers, nonconvex, nonconvex is None and not general)
+
+
+def _degree(model: pyo.ConcreteModel, objective, column: dict, n: int) -> int | None:
+    """``objective.expr.polynomial_degree()``, read as linear terms plus nodes
+    (:func:`tpm_models.solvers.rows.objective_terms`) with each distinct node's degree taken once: (23)'s
+    objective holds one norm node in thousands of terms, which Pyomo's walk visits once per term."""
+    read = objective_terms(model, objective, column, n)
+    if read is None:
+        return objective.expr.polynomial_degree()
+    degree, seen = (1 if read[0] else 0), set()
+    for _, node in read[3]:
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        d = node.polynomial_degree() if not isinstance(node, (int, float)) else 0
+        if d is None:
+            return None
+        degree = max(degree, d)
+    return degree
 
 
 def _psd(repn, sign: float) -> bool:

@@ -9,7 +9,6 @@ its KKT residual is lower and at most 1e-11; else Clarabel's own point is kept. 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +19,7 @@ from tpm_models.solvers.common import Termination
 from tpm_models.solvers.conic import Cone, ConicForm, conic_form
 from tpm_models.solvers.polish import Polished, polish
 from tpm_models.solvers.powsoc import pow_as_soc
-from tpm_models.solvers.structure import max_violation
+from tpm_models.solvers.rows import model_evaluates
 
 CLARABEL_TOL = 1e-12
 """Clarabel's ``tol_gap_abs``, ``tol_gap_rel``, ``tol_feas``, ``tol_infeas_abs`` and ``tol_infeas_rel`` of the
@@ -224,10 +223,7 @@ def _load(variables: list, x: np.ndarray) -> None:
 
 def _evaluates(model: pyo.ConcreteModel) -> bool:
     """Whether every active row of ``model`` has a real value at the loaded point."""
-    try:
-        return math.isfinite(max_violation(model))
-    except (ArithmeticError, ValueError, TypeError):
-        return False
+    return model_evaluates(model)
 
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
