@@ -53,7 +53,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 from pyomo.core.expr.visitor import identify_variables
 
-from tpm_models.solvers.common import FEASIBILITY_TOL, KKT_FAIL_TOL, KKT_TOL
+from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL
 from tpm_models.solvers.rows import linear_objective, objective_terms, read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
 
@@ -627,6 +627,10 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         return cert
     if kkt > KKT_TOL:
         cert.why = f"the backend's duals meet the KKT conditions to {kkt:.1g} only (certified at {KKT_TOL:g})"
+        return cert
+    if gap > GAP_FLOOR and gap > GAP_TOL * abs(f):
+        cert.why = (f"the duality gap {gap:.1g} is {gap / max(abs(f), 1e-300):.1g} of the objective {f:.3g} "
+                    f"(certified at {GAP_TOL:g}): the objective is accurate to that only")
         return cert
     if convex:
         cert.level, cert.why = "kkt", "feasible, KKT conditions hold on a convex model"
