@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from tpm_models import build
-from tpm_models.solvers import conic, matrices
+from tpm_models.solvers import conic_shapes, matrices
 from tpm_models.solvers.backends import piqp as piqp_backend
 from tpm_models.solvers.backends import registry
 from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, Backend
@@ -63,9 +63,9 @@ def test_sparse_qp_matrices_equal_the_dense_ones(iris, wine, eq, kw):
 def generic_conic_form(model, monkeypatch):
     """:func:`conic_form` with every row and the objective read by Pyomo's walker (the fast reader refused)."""
     with monkeypatch.context() as mp:
-        mp.setattr(conic._Builder, "linear_constraint", lambda self, con: False)
-        mp.setattr(conic._Builder, "fast_parts", lambda self, expr, where, read=None: None)
-        mp.setattr(conic, "linear_objective", lambda model, objective, column, n: None)
+        mp.setattr(conic_shapes.ShapeReader, "linear_constraint", lambda self, con: False)
+        mp.setattr(conic_shapes.ShapeReader, "fast_parts", lambda self, expr, where, read=None: None)
+        mp.setattr(conic_shapes, "linear_objective", lambda model, objective, column, n: None)
         return conic_form(model)
 
 

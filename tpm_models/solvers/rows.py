@@ -438,3 +438,53 @@ def model_evaluates(model: pyo.ConcreteModel) -> bool:
     except (ArithmeticError, ValueError, TypeError):
         return False
     return True
+
+
+def _product_term(node, column: dict) -> tuple[int, int, float] | None:
+    """``(i, j, c)`` of a node ``c * x_i * x_j`` (``x_i**2``, ``x_i*x_j``, ``(c*x_i)*x_j``), else ``None``."""
+    cls = node.__class__
+    if cls is ne.PowExpression:
+        v, e = node.args
+        if e.__class__ in _PLAIN and e == 2 and v.__class__ in _VARIABLES and id(v) in column:
+            return column[id(v)], column[id(v)], 1.0
+        return None
+    if cls is ne.ProductExpression:
+        a, b = node.args
+        coef = 1.0
+        if a.__class__ is ne.MonomialTermExpression:
+            coef, a = _coefficient(a.args[0]), a.args[1]
+        if b.__class__ is ne.MonomialTermExpression:
+            c2, b = b.args
+            coef *= _coefficient(c2)
+        if a.__class__ in _VARIABLES and b.__class__ in _VARIABLES and id(a) in column and id(b) in column:
+            return column[id(a)], column[id(b)], coef
+    return None
+
+
+def quadratic_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
+    """``objective``'s expression as ``const + l'x + sum_k a_k x_{i_k} x_{j_k}`` from :func:`objective_terms`:
+    ``(i, j, a, linear columns, linear coefficients, const)`` (arrays; a square has ``i == j``), every term as written
+    (a term of coefficient 0 is kept: what the objective holds); ``None`` when a node is not such a product (then
+    Pyomo's ``generate_standard_repn`` reads it). Read once per :func:`one_reading`."""
+    key = ("quadratic objective", id(model), id(objective), n)
+    if _READINGS is not None and key in _READINGS:
+        return _READINGS[key]
+    out = None
+    terms = objective_terms(model, objective, column, n)
+    if terms is not None:
+        qi, qj, qa = [], [], []
+        try:
+            for c, node in terms[3]:
+                term = _product_term(node, column)
+                if term is None:
+                    raise _NotLinear
+                qi.append(term[0])
+                qj.append(term[1])
+                qa.append(c * term[2])
+            out = (np.asarray(qi, dtype=np.int64), np.asarray(qj, dtype=np.int64), np.asarray(qa, dtype=float),
+                   np.asarray(terms[0], dtype=np.int64), np.asarray(terms[1], dtype=float), terms[2])
+        except (_NotLinear, AttributeError, TypeError, ValueError):
+            out = None
+    if _READINGS is not None:
+        _READINGS[key] = out
+    return out

@@ -15,7 +15,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL, ModelError
-from tpm_models.solvers.rows import LinearRows, linear_objective, objective_terms, read_rows
+from tpm_models.solvers.rows import LinearRows, linear_objective, objective_terms, quadratic_objective, read_rows
 
 
 def _structure(expr):
@@ -81,7 +81,14 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     else:
         degree = _degree(model, objective, column, len(variables))
     quadratic = False
+    read = None
     if degree is not None and degree >= 2:
+        read = quadratic_objective(model, objective, column, len(variables))  # its products, read once per solve
+    if read is not None:
+        quadratic = bool(len(read[0]))
+        if quadratic and not _psd_terms(read[0], read[1], read[2], sense):
+            nonconvex = "the objective's quadratic part is not " + ("convex" if sense > 0 else "concave")
+    elif degree is not None and degree >= 2:
         obj = _structure(objective.expr)
         quadratic = bool(obj.quadratic_vars)
         if obj.nonlinear_expr is not None:
@@ -130,6 +137,21 @@ def _degree(model: pyo.ConcreteModel, objective, column: dict, n: int) -> int | 
             return None
         degree = max(degree, d)
     return degree
+
+
+def _psd_terms(qi: np.ndarray, qj: np.ndarray, qa: np.ndarray, sign: float) -> bool:
+    """:func:`_psd` of ``sum_k qa_k x_{qi_k} x_{qj_k}`` (:func:`tpm_models.solvers.rows.quadratic_objective`)."""
+    index, inverse = np.unique(np.concatenate([qi, qj]), return_inverse=True)
+    a, b = inverse[:len(qi)], inverse[len(qi):]
+    if (a == b).all():
+        diagonal = np.zeros(len(index))
+        np.add.at(diagonal, a, sign * qa)
+        return bool((diagonal >= 0).all())
+    Q = np.zeros((len(index), len(index)))
+    np.add.at(Q, (a, b), sign * qa / 2)
+    np.add.at(Q, (b, a), sign * qa / 2)
+    lam = np.linalg.eigvalsh(Q)
+    return bool(lam.min() >= -PSD_TOL * max(1.0, float(np.abs(lam).max())))
 
 
 def _psd(repn, sign: float) -> bool:

@@ -40,29 +40,24 @@ CLARABEL_TOLS: tuple[float, ...] = (CLARABEL_TOL, 1e-10, CLARABEL_ACCEPT_TOL)
 accepted ``AlmostSolved`` point (a numerical error, insufficient progress)."""
 
 CLARABEL_REFINE_TOL = 1e-15
-"""Clarabel's ``iterative_refinement_reltol`` and ``_abstol`` (defaults 1e-13, 1e-12). At the defaults
-its KKT solves stalled at a primal residual of ~1e-9 and 4 of the 264 models stopped ``AlmostSolved``
-at ``CLARABEL_TOL`` (e.g. 28D on Iris class 0, 29D on Wine class 0); refined further, all are ``Solved``."""
+"""Clarabel's ``iterative_refinement_reltol`` and ``_abstol`` (defaults 1e-13, 1e-12): its KKT solves are refined
+to this, so that the runs at :data:`CLARABEL_TOL` end ``Solved`` on the robust models and duals of Iris and Wine
+(why: ``docs/solvers.md``, "Clarabel's settings")."""
 
 CLARABEL_KTRATIO_TOL = 1e-7
 """Clarabel's ``tol_ktratio`` (default 1e-6): the kappa/tau ratio under which it calls a point optimal
 rather than a certificate of infeasibility."""
 
 CLARABEL_STATIC_REG = 1e-9
-"""Clarabel's ``static_regularization_constant`` (default 1e-8), the diagonal shift of its KKT system.
-With the default, (27) on Iris class 1 (eps 0.02) stopped ``AlmostSolved`` after the builders began
-writing the objective's nu-term from column sums (coefficients equal to the last bit or one ulp
-off: 8e-17); at 1e-9 that model and all 120 robust models and duals of Iris and Wine measured
-(every class; (23), (26) at p = 1.5, 3; (27)-(29); (23D), (27D)-(29D); eps 0 and 0.02) are
-``Solved``."""
+"""Clarabel's ``static_regularization_constant`` (default 1e-8), the diagonal shift of its KKT system: at this
+value the 120 robust models and duals of Iris and Wine (every class; (23), (26) at p = 1.5, 3; (27)-(29); (23D),
+(27D)-(29D); eps 0 and 0.02) end ``Solved`` (why: ``docs/solvers.md``, "Clarabel's settings")."""
 
 CLARABEL_RESCUE_REG = 1e-7
-"""The static regularisation of one last run at :data:`CLARABEL_ACCEPT_TOL` when every run of :data:`CLARABEL_TOLS`
-failed. (26) at p = 1.5 on 10^4 points (power cones as second-order cones, :mod:`tpm_models.solvers.powsoc`) stopped
-``AlmostSolved`` at every tolerance with 1e-9 (primal residual 2.1e-9 to 2.3e-6: Clarabel returns its last iterate),
-and at Clarabel's default 1e-8 (1.0e-8); at 1e-7 its point meets 1e-8 (residuals 3.3e-10, 4.6e-10, gap 1.4e-13) with
-the objective of cvxpy + Clarabel to 1.1e-9 relative. Only reached after every other run failed: the models of
-Iris and Wine never get here."""
+"""The static regularisation of one last run at :data:`CLARABEL_ACCEPT_TOL`, made only when every run of
+:data:`CLARABEL_TOLS` failed; its point is accepted under the same test (:func:`meets`) as any other, so a rescue
+never lowers the accuracy asked (the model that needs it, (26) at p = 1.5 on 10^4 points: ``docs/solvers.md``,
+"Clarabel's settings")."""
 
 CLARABEL_MAX_ITER = 500
 """Iteration cap of Clarabel (default 200); it needs < 50 on this library's models."""
