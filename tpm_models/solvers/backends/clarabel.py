@@ -59,6 +59,13 @@ CLARABEL_RESCUE_REG = 1e-7
 never lowers the accuracy asked (the model that needs it, (26) at p = 1.5 on 10^4 points: ``docs/solvers.md``,
 "Clarabel's settings")."""
 
+POW_AS_SOC_COLUMNS = 2_000
+"""From this many columns of the conic form on, its power cones are written as second-order cones
+(:func:`tpm_models.solvers.powsoc.pow_as_soc`) before the first run; below, only after a run on them failed. Measured
+(``docs/solvers.md``, "Power cones as second-order cones"): Clarabel's power cones fail on every model with a p-norm
+at p = 1.5 or 3 from 10^4 points (about 2,550 columns for (23)) and solve at 3,000 points (about 770 columns), so
+at scale the failed runs are skipped (each costs a full interior-point run)."""
+
 CLARABEL_MAX_ITER = 500
 """Iteration cap of Clarabel (default 200); it needs < 50 on this library's models."""
 
@@ -226,9 +233,13 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
     """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the form built by the
     refusal check, so it is built once per solve); duals by ``ConicForm.dual_values``."""
     form = conic_form(model) if prepared is None else prepared
+    note = ""
+    if form.A.shape[1] >= POW_AS_SOC_COLUMNS:
+        soc = pow_as_soc(form)
+        if soc is not form:
+            form, note = soc, f"; power cones written as second-order cones ({form.A.shape[1]:,} columns)"
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options)
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
-    note = ""
     if termination in (Termination.NUMERICAL_ERROR, Termination.ERROR):
         soc = pow_as_soc(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs (powsoc)
         if soc is not form:
