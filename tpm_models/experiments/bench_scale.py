@@ -104,7 +104,7 @@ def cvxpy_problem(eq, p, X, y):
     if eq == 15:
         quadratic, norm = 0.5 * cp.sum_squares(w), 0
     else:
-        q = {1.0: math.inf, 2.0: 2.0, math.inf: 1.0}[p] if p in (1.0, 2.0, math.inf) else p / (p - 1)  # p'
+        q = None if p is None else {1.0: math.inf, 2.0: 2.0, math.inf: 1.0}.get(p) or p / (p - 1)  # p'
         if eq == 23:
             quadratic, norm = 0.5 * cp.sum_squares(w), cp.norm(w, q)
         else:  # (26)-(29): t >= |w|_2, u + v = 1, u >= |(t, v)|_2, objective (u - v) / 2
