@@ -14,7 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from tpm_models import build
-from tpm_models.solvers import conic, matrices
+from tpm_models.solvers import conic_shapes, matrices
 from tpm_models.solvers.backends import piqp as piqp_backend
 from tpm_models.solvers.backends import registry
 from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, Backend
@@ -63,9 +63,9 @@ def test_sparse_qp_matrices_equal_the_dense_ones(iris, wine, eq, kw):
 def generic_conic_form(model, monkeypatch):
     """:func:`conic_form` with every row and the objective read by Pyomo's walker (the fast reader refused)."""
     with monkeypatch.context() as mp:
-        mp.setattr(conic._Builder, "linear_constraint", lambda self, con: False)
-        mp.setattr(conic._Builder, "fast_parts", lambda self, expr, where: None)
-        mp.setattr(conic, "linear_terms", lambda body, column: None)
+        mp.setattr(conic_shapes.ShapeReader, "linear_constraint", lambda self, con: False)
+        mp.setattr(conic_shapes.ShapeReader, "fast_parts", lambda self, expr, where, read=None: None)
+        mp.setattr(conic_shapes, "linear_objective", lambda model, objective, column, n: None)
         return conic_form(model)
 
 
@@ -209,3 +209,19 @@ def test_clarabel_power_cone_failure_at_scale_is_solved_as_socs():
         assert "power cones written as second-order cones" in r.message
     assert rel_gap(r26.objective, r23.objective) <= 1e-7
     assert np.abs(r26.values["w"] - r23.values["w"]).max() <= 1e-5
+
+
+def test_clarabel_power_cones_are_rewritten_after_a_failure_below_the_size_threshold(monkeypatch):
+    """With the size threshold out of reach (POW_AS_SOC_COLUMNS), the same (23) at 10^4 points is first run on its
+    power cones, which fail, then as second-order cones, and the message names the failure; the optimum is the one
+    reached directly (truth: the same model's SOC path, above)."""
+    from tpm_models.experiments.bench_scale import scale_data
+    from tpm_models.solvers.backends import clarabel as clarabel_backend
+
+    X, y = scale_data(10_000)
+    direct = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel")
+    monkeypatch.setattr(clarabel_backend, "POW_AS_SOC_COLUMNS", 10**9)
+    retried = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel")
+    assert "power cones written as second-order cones after:" in retried.message
+    assert "columns)" in direct.message and "after:" not in direct.message
+    assert rel_gap(direct.objective, retried.objective) <= 1e-9

@@ -104,7 +104,7 @@ def cvxpy_problem(eq, p, X, y):
     if eq == 15:
         quadratic, norm = 0.5 * cp.sum_squares(w), 0
     else:
-        q = {1.0: math.inf, 2.0: 2.0, math.inf: 1.0}.get(p, p / (p - 1) if p else None)  # p' (1/p + 1/p' = 1)
+        q = None if p is None else {1.0: math.inf, 2.0: 2.0, math.inf: 1.0}.get(p) or p / (p - 1)  # p'
         if eq == 23:
             quadratic, norm = 0.5 * cp.sum_squares(w), cp.norm(w, q)
         else:  # (26)-(29): t >= |w|_2, u + v = 1, u >= |(t, v)|_2, objective (u - v) / 2
@@ -192,7 +192,8 @@ def _f(value, fmt="{:.2f}") -> str:
 def scale_table(rows: list[dict]) -> str:
     """The Markdown table of :func:`bench_scale`'s rows."""
     lines = ["| model | m | ours: solver | build s | solve s | wall s | peak MB | cvxpy: build s | solve s | wall s | "
-             "peak MB | wall ratio | peak ratio | objective (ours) | abs. diff |", "|" + "---|" * 15]
+             "peak MB | wall ratio | peak ratio | objective (ours) | abs. diff | rel. diff | max abs w diff |",
+             "|" + "---|" * 17]
     for r in rows:
         t, c = r["tpm"], r.get("cvxpy") or {}
         if "error" in t:
@@ -201,9 +202,12 @@ def scale_table(rows: list[dict]) -> str:
             c = {"status": c["error"]}
         ratio = t["wall"] / c["wall"] if "wall" in t and "wall" in c else None
         peak = t["peak_mb"] / c["peak_mb"] if "peak_mb" in t and "peak_mb" in c else None
-        diff = None
+        diff = rel = dw = None
         if t.get("objective") is not None and c.get("objective") is not None:
             diff = abs(t["objective"] - c["objective"])
+            rel = diff / max(abs(c["objective"]), 1e-300)
+        if t.get("w") and c.get("w") and len(t["w"]) == len(c["w"]):
+            dw = float(np.max(np.abs(np.asarray(t["w"]) - np.asarray(c["w"]))))
         solver = t.get("solver", "")
         if t.get("status") not in (None, "optimal"):
             solver += f" ({t['status']})"
@@ -213,7 +217,7 @@ def scale_table(rows: list[dict]) -> str:
             f"| {r['model']} | {r['m']:,} | {solver} | {_f(t.get('build'))} | {_f(t.get('solve'))} | "
             f"{_f(t.get('wall'))} | {_f(t.get('peak_mb'), '{:.0f}')} | {_f(c.get('build'))} | {_f(c.get('solve'))} | "
             f"{_f(c.get('wall'))} | {_f(c.get('peak_mb'), '{:.0f}')} | {_f(ratio)} | {_f(peak)} | "
-            f"{_f(t.get('objective'), '{:.10g}')} | {_f(diff, '{:.1e}')} |")
+            f"{_f(t.get('objective'), '{:.10g}')} | {_f(diff, '{:.1e}')} | {_f(rel, '{:.1e}')} | {_f(dw, '{:.1e}')} |")
     return "\n".join(lines)
 
 

@@ -48,12 +48,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
-from pyomo.core.base.var import VarData
-from pyomo.core.expr import numeric_expr as ne
-from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 from pyomo.core.expr.visitor import identify_variables
 
-from tpm_models.solvers.common import FEASIBILITY_TOL, KKT_FAIL_TOL, KKT_TOL
+from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL
+from tpm_models.solvers.gradients import atom_gradient, gradient, linear_body, objective_gradient
+from tpm_models.solvers.rows import read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
 
 
@@ -102,172 +101,6 @@ class Certificate:
         return out
 
 
-# ------------------------------------------------------------------------------------------- reading the model
-
-
-def _linear_terms(body, col: dict):
-    """``(cols, coefs, constant, value at the point)`` of a body made of monomials, variables and constants only
-    (how the builders write their rows: ``LinearExpression``), read without ``generate_standard_repn``; ``None``
-    otherwise."""
-    kind = type(body)
-    if kind is not ne.LinearExpression and kind is not ne.SumExpression:
-        return None
-    cols, coefs, constant, value = [], [], 0.0, 0.0
-    monomial = ne.MonomialTermExpression
-    for a in body.args:
-        kind = type(a)
-        if kind is monomial:
-            coef, v = a._args_
-            coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
-        elif isinstance(a, (int, float)):
-            constant += a
-            continue
-        elif a.is_variable_type():
-            coef, v = 1.0, a
-        elif not a.is_potentially_variable():
-            constant += float(pyo.value(a))
-            continue
-        else:
-            return None
-        x = v._value
-        if v.fixed:
-            constant += coef * x
-            continue
-        cols.append(col[id(v)])
-        coefs.append(coef)
-        value += coef * x
-    return cols, coefs, constant, value + constant
-
-
-class NotDifferentiable(ArithmeticError):
-    """An expression with no derivative at the point (``abs`` or ``sqrt`` at 0), or a node this reader does not
-    differentiate (then Pyomo's ``reverse_ad`` is asked)."""
-
-
-class Kink(NotDifferentiable):
-    """The point is where the expression has no derivative (``abs`` at 0, ``x**e`` with ``e < 1`` at 0 to the
-    backend's accuracy): no other differentiator is asked, the row is not smooth there."""
-
-
-_UNARY = {
-    "sqrt": (math.sqrt, lambda a, v: 0.5 / v if v > 0 else math.inf),
-    "exp": (math.exp, lambda a, v: v),
-    "log": (math.log, lambda a, v: 1.0 / a),
-}
-
-
-def _forward(expr, col: dict, memo: dict) -> tuple[float, dict]:
-    """The value and the (sparse) gradient of ``expr`` at the point, by forward differentiation with every node's
-    result kept in ``memo`` (by node): the builders share one node (the norm of (23)) among thousands of terms and
-    rows, which a tree walk (``generate_standard_repn``, ``reverse_ad``) would visit once per use."""
-    if isinstance(expr, (int, float)):
-        return float(expr), {}
-    key = id(expr)
-    hit = memo.get(key)
-    if hit is not None:
-        return hit[1], hit[2]
-    if type(expr) is ne.LinearExpression:
-        terms = _linear_terms(expr, col)
-        if terms is not None:
-            cols, coefs, _, value = terms
-            grad: dict = {}
-            for c, a in zip(cols, coefs):
-                grad[c] = grad.get(c, 0.0) + a
-            out = (value, grad)
-            memo[key] = (expr, *out)  # the node is kept alive: its id cannot be reused by a temporary
-            return out
-    if not expr.is_potentially_variable():
-        out = (float(pyo.value(expr)), {})
-    elif expr.is_variable_type():
-        out = (float(expr.value), {} if expr.fixed else {col[key]: 1.0})
-    elif expr.is_named_expression_type():
-        out = _forward(expr.expr, col, memo)
-    else:
-        out = _node(expr, col, memo)
-    memo[key] = (expr, *out)  # a row's body may be built on access: keeping it keeps its id its own
-    return out
-
-
-def _scaled(g: dict, c: float) -> dict:
-    return {k: c * d for k, d in g.items()} if c != 1.0 else g
-
-
-def _add(acc: dict, g: dict, c: float = 1.0) -> None:
-    for k, d in g.items():
-        acc[k] = acc.get(k, 0.0) + c * d
-
-
-def _node(expr, col: dict, memo: dict) -> tuple[float, dict]:
-    kind = type(expr)
-    if kind in (ne.SumExpression, ne.LinearExpression) or isinstance(expr, ne.SumExpression):
-        total, grad = 0.0, {}
-        for a in expr.args:
-            v, g = _forward(a, col, memo)
-            total += v
-            _add(grad, g)
-        return total, grad
-    if isinstance(expr, ne.NegationExpression):
-        v, g = _forward(expr.args[0], col, memo)
-        return -v, _scaled(g, -1.0)
-    if isinstance(expr, (ne.MonomialTermExpression, ne.ProductExpression)):
-        (va, ga), (vb, gb) = (_forward(a, col, memo) for a in expr.args)
-        grad = _scaled(ga, vb)
-        grad = dict(grad) if grad is ga else grad
-        _add(grad, gb, va)
-        return va * vb, grad
-    if isinstance(expr, ne.DivisionExpression):
-        (va, ga), (vb, gb) = (_forward(a, col, memo) for a in expr.args)
-        grad = dict(_scaled(ga, 1.0 / vb))
-        _add(grad, gb, -va / vb**2)
-        return va / vb, grad
-    if isinstance(expr, ne.PowExpression):
-        (va, ga), (ve, ge) = (_forward(a, col, memo) for a in expr.args)
-        value = va**ve
-        if ge:
-            raise NotDifferentiable("a variable exponent")
-        if not ga:
-            return value, {}
-        if abs(va) <= FEASIBILITY_TOL and ve < 1:  # at x = 0 to the backend's accuracy: a derivative of
-            raise Kink(f"x**{ve:g} at x = {va:.1g}")  # ~x**(ve-1) there says nothing about optimality
-        return value, _scaled(ga, ve * va ** (ve - 1))
-    if isinstance(expr, ne.AbsExpression):
-        va, ga = _forward(expr.args[0], col, memo)
-        if va == 0 and ga:
-            raise Kink("abs at 0")
-        return abs(va), _scaled(ga, 1.0 if va >= 0 else -1.0)
-    if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() in _UNARY:
-        f, df = _UNARY[expr.getname()]
-        va, ga = _forward(expr.args[0], col, memo)
-        value = f(va)
-        if not ga:
-            return value, {}
-        d = df(va, value)
-        if not math.isfinite(d):
-            raise Kink(f"{expr.getname()} at {va:g}")
-        return value, _scaled(ga, d)
-    raise NotDifferentiable(f"a {kind.__name__} node")
-
-
-def _gradient(expr, col: dict, memo: dict) -> tuple[float, list[int], list[float]] | None:
-    """The value of ``expr`` and its gradient by the model's unfixed variables (:func:`_forward`, else Pyomo's
-    ``reverse_ad``); ``None`` where it is not differentiable at the point (``abs`` at 0, ``sqrt`` at 0)."""
-    try:
-        value, grad = _forward(expr, col, memo)
-    except Kink:
-        return None
-    except NotDifferentiable:
-        try:
-            value, derivative = float(pyo.value(expr)), reverse_ad(expr)
-        except Exception:  # noqa: BLE001  Pyomo's DifferentiationException, a ZeroDivisionError, a domain error
-            return None
-        grad = {col[id(v)]: float(d) for v, d in derivative.items() if id(v) in col}
-    except (ArithmeticError, ValueError):  # a domain error: the row cannot be evaluated here
-        return None
-    if not (math.isfinite(value) and all(math.isfinite(d) for d in grad.values())):
-        return None
-    return value, list(grad), list(grad.values())
-
-
 @dataclass
 class _Rows:
     cons: list
@@ -280,135 +113,56 @@ class _Rows:
     """Every row's gradient exists at the point."""
 
 
-def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict) -> _Rows:
-    cons = list(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
-    m = len(cons)
+def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray) -> _Rows:
+    """Every active row, in model order: the linear ones as :func:`tpm_models.solvers.rows.read_rows` read them
+    (once per solve; their sides minus the body's constant, and constant 0), the others by their gradient."""
+    linear = read_rows(model, col, n)
+    cons = linear.constraints + linear.others
+    m_lin, m = len(linear.constraints), len(cons)
     body, lower, upper, constant = np.zeros(m), np.full(m, -np.inf), np.full(m, np.inf), np.zeros(m)
+    body[:m_lin] = np.nan  # filled by the caller from J
+    lower[:m_lin], upper[:m_lin] = linear.lower, linear.upper
     ri: list[int] = []
     ci: list[int] = []
     data: list[float] = []
     smooth = True
-    for i, con in enumerate(cons):
+    atom_rows = read_atom_rows(model, linear, col, n)
+    for i, con in enumerate(linear.others, start=m_lin):
         lo, up = con.lb, con.ub
         if lo is not None:
             lower[i] = lo
         if up is not None:
             upper[i] = up
-        terms = _linear_terms(con.body, col)
+        terms = linear_body(con.body, col)
+        read = None
         if terms is not None:
             cols, coefs, constant[i], _ = terms
             body[i] = np.nan  # filled below from J
-        else:
-            read = _gradient(con.body, col, memo)
+        elif atom_rows.get(id(con)) is not None:  # linear in nodes shared by many rows: each node's gradient once
+            read = atom_gradient(atom_rows[id(con)], x, col, memo)
+            if read is False:  # a node at a kink
+                value = pyo.value(con.body, exception=False)
+                body[i] = np.inf if value is None else float(value)
+                smooth = False
+                continue
+        if terms is None:
+            if read is None:
+                read = gradient(con.body, col, memo)
             if read is None:
                 value = pyo.value(con.body, exception=False)
                 body[i] = np.inf if value is None else float(value)
                 smooth = False
                 continue
             body[i], cols, coefs = read
-        ri.extend([i] * len(cols))
+        ri.extend([i - m_lin] * len(cols))
         ci.extend(cols)
         data.extend(coefs)
-    J = sp.csr_matrix((data, (ri, ci)), shape=(m, n))
+    J = sp.vstack([linear.M, sp.csr_matrix((data, (ri, ci)), shape=(m - m_lin, n))], format="csr")
+    if linear.others:  # back to the model's order (a tie of the worst row names the same row as before)
+        order = linear.in_model_order()
+        cons = [cons[k] for k in order]
+        J, body, lower, upper, constant = J[order], body[order], lower[order], upper[order], constant[order]
     return _Rows(cons, body, lower, upper, constant, J, smooth)
-
-
-class _NotQuadratic(Exception):
-    pass
-
-
-def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list, list]) -> float:
-    """Add ``scale * expr`` to ``out = (rows, cols, coefs, linear cols, linear coefs)`` of a quadratic read term by
-    term (the duals' objectives: sums of ``K_ij * lam_i * lam_j``); returns its constant. :class:`_NotQuadratic`
-    for anything else (then :func:`_forward` reads it)."""
-    kind = type(expr)
-    if isinstance(expr, (int, float)):
-        return scale * expr
-    if kind is ne.SumExpression or kind is ne.LinearExpression:
-        total = 0.0
-        rows, cols, coefs = out[0], out[1], out[2]
-        for a in expr.args:
-            if type(a) is ne.ProductExpression:  # the duals' K_ij * lam_i * lam_j, read inline
-                m, v = a._args_
-                if type(m) is ne.MonomialTermExpression and isinstance(v, VarData) and not v.fixed:
-                    c, u = m._args_
-                    if not u.fixed:
-                        rows.append(col[id(u)])
-                        cols.append(col[id(v)])
-                        coefs.append(scale * (float(c) if isinstance(c, (float, int)) else float(pyo.value(c))))
-                        continue
-            total += _quadratic(a, scale, col, out)
-        return total
-    if kind is ne.MonomialTermExpression:
-        coef, v = expr._args_
-        coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
-        if v.fixed:
-            return scale * coef * v._value
-        out[3].append(col[id(v)])
-        out[4].append(scale * coef)
-        return 0.0
-    if kind is ne.NegationExpression:
-        return _quadratic(expr.args[0], -scale, col, out)
-    if kind is ne.ProductExpression:
-        a, b = expr.args
-        if isinstance(a, (int, float)) or not a.is_potentially_variable():
-            return _quadratic(b, scale * float(pyo.value(a)), col, out)
-        if isinstance(b, (int, float)) or not b.is_potentially_variable():
-            return _quadratic(a, scale * float(pyo.value(b)), col, out)
-        if type(a) is ne.MonomialTermExpression and b.is_variable_type() and not b.fixed and not a._args_[1].fixed:
-            coef, u = a._args_
-            out[0].append(col[id(u)])
-            out[1].append(col[id(b)])
-            out[2].append(scale * (float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))))
-            return 0.0
-        if a.is_variable_type() and b.is_variable_type() and not a.fixed and not b.fixed:
-            out[0].append(col[id(a)])
-            out[1].append(col[id(b)])
-            out[2].append(scale)
-            return 0.0
-        raise _NotQuadratic
-    if kind is ne.PowExpression:
-        v, e = expr.args
-        if isinstance(e, (int, float)) and e == 2 and v.is_variable_type() and not v.fixed:
-            out[0].append(col[id(v)])
-            out[1].append(col[id(v)])
-            out[2].append(scale)
-            return 0.0
-        raise _NotQuadratic
-    if not expr.is_potentially_variable():
-        return scale * float(pyo.value(expr))
-    if expr.is_variable_type():
-        if expr.fixed:
-            return scale * expr._value
-        out[3].append(col[id(expr)])
-        out[4].append(scale)
-        return 0.0
-    if expr.is_named_expression_type():
-        return _quadratic(expr.expr, scale, col, out)
-    raise _NotQuadratic
-
-
-def _objective_gradient(objective, col: dict, n: int, memo: dict, x: np.ndarray) -> tuple[float, np.ndarray] | None:
-    out: tuple[list, list, list, list, list] = ([], [], [], [], [])
-    try:
-        constant = _quadratic(objective.expr, 1.0, col, out)
-    except _NotQuadratic:
-        constant = None
-    if constant is not None:  # vectorised: f = c + l'x + sum_k a_k x_i x_j, grad = l + sum_k a_k (x_j e_i + x_i e_j)
-        qi, qj = np.asarray(out[0], dtype=int), np.asarray(out[1], dtype=int)
-        qa, li, la = np.asarray(out[2], dtype=float), np.asarray(out[3], dtype=int), np.asarray(out[4], dtype=float)
-        grad = np.zeros(n)
-        np.add.at(grad, li, la)
-        np.add.at(grad, qi, qa * x[qj])
-        np.add.at(grad, qj, qa * x[qi])
-        return float(constant + la @ x[li] + qa @ (x[qi] * x[qj])), grad
-    read = _gradient(objective.expr, col, memo)
-    if read is None:
-        return None
-    value, cols, vals = read
-    grad = np.zeros(n)
-    np.add.at(grad, np.asarray(cols, dtype=int), np.asarray(vals, dtype=float))
-    return value, grad
 
 
 # ------------------------------------------------------------------------------------------- the certificate
@@ -448,7 +202,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     ub = np.array([np.inf if v.ub is None else float(v.ub) for v in variables])
 
     memo: dict = {}  # every node's value and gradient at x, shared by the rows and the objective
-    rows = _rows(model, col, n, memo)
+    rows = _rows(model, col, n, memo, x)
     Jx = rows.J @ x
     linear = np.isnan(rows.body)
     rows.body[linear] = Jx[linear] + rows.constant[linear]
@@ -481,7 +235,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         cert.level, cert.why = "failed", f"the point violates {where} by {worst:.2g} (relative to its size)"
         return cert
     objective = objective_of(model)
-    read = _objective_gradient(objective, col, n, memo, x)
+    read = objective_gradient(model, objective, col, n, memo, x)
     if read is not None:
         cert.objective = read[0]
     if integers:
@@ -545,6 +299,10 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         return cert
     if kkt > KKT_TOL:
         cert.why = f"the backend's duals meet the KKT conditions to {kkt:.1g} only (certified at {KKT_TOL:g})"
+        return cert
+    if gap > GAP_FLOOR and gap > GAP_TOL * abs(f):
+        cert.why = (f"the duality gap {gap:.1g} is {gap / max(abs(f), 1e-300):.1g} of the objective {f:.3g} "
+                    f"(certified at {GAP_TOL:g}): the objective is accurate to that only")
         return cert
     if convex:
         cert.level, cert.why = "kkt", "feasible, KKT conditions hold on a convex model"

@@ -113,8 +113,8 @@ def solve(
     """
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
         raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
-    traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind)
-    with one_reading():  # the rows are read once for the extraction and the feasibility check
+    with one_reading():  # the linear rows are read once: for the class, the extraction and the certificate
+        traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind)
         return _solve(model, solver, time_limit, raise_on_failure, warm_start, traits, options)
 
 

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.qp import QPMatrices
-from tpm_models.solvers.rows import read_rows, to_csr, variable_bounds
+from tpm_models.solvers.rows import quadratic_objective, read_rows, to_csr, variable_bounds
 
 DENSE_MAX_BYTES = 2 * 1024**3
 """Largest dense matrix (bytes) :func:`qp_matrices` allocates: a model past it is refused before the allocation
@@ -130,25 +130,35 @@ def sparse_qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
     column = {id(v): k for k, v in enumerate(variables)}
     n = len(variables)
 
-    repn = generate_standard_repn(objective.expr, quadratic=True)
-    if repn.nonlinear_expr is not None:
-        raise NotAQPError(f"objective of {model.name!r} is not quadratic")
-    pr, pc, pd = [], [], []
-    for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
-        a, b = column[id(u)], column[id(v)]
-        if a == b:
-            pr.append(a), pc.append(a), pd.append(2.0 * coef)
-        else:
-            pr += [a, b]
-            pc += [b, a]
-            pd += [coef, coef]
+    read = quadratic_objective(model, objective, column, n)  # read once per solve (rows.one_reading)
+    if read is not None:
+        qi, qj, qa, lc, la, q0 = read
+        square = qi == qj
+        pr = np.concatenate([qi[square], qi[~square], qj[~square]])
+        pc = np.concatenate([qi[square], qj[~square], qi[~square]])
+        pd = np.concatenate([2.0 * qa[square], qa[~square], qa[~square]])
+        q = np.zeros(n)
+        np.add.at(q, lc, la)
+    else:
+        repn = generate_standard_repn(objective.expr, quadratic=True)
+        if repn.nonlinear_expr is not None:
+            raise NotAQPError(f"objective of {model.name!r} is not quadratic")
+        pr, pc, pd = [], [], []
+        for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
+            a, b = column[id(u)], column[id(v)]
+            if a == b:
+                pr.append(a), pc.append(a), pd.append(2.0 * coef)
+            else:
+                pr += [a, b]
+                pc += [b, a]
+                pd += [coef, coef]
+        q = np.zeros(n)
+        np.add.at(q, np.asarray([column[id(v)] for v in repn.linear_vars], dtype=np.int64),
+                  np.asarray(repn.linear_coefs, dtype=float))
+        q0 = float(repn.constant)
     P = sp.csr_matrix((np.asarray(pd, dtype=float), (pr, pc)), shape=(n, n))
     P.sum_duplicates()
-    q = np.zeros(n)
-    np.add.at(q, np.asarray([column[id(v)] for v in repn.linear_vars], dtype=np.int64),
-              np.asarray(repn.linear_coefs, dtype=float))
     sense = 1 if objective.sense == pyo.minimize else -1
-    q0 = float(repn.constant)
 
     rows = read_rows(model, column, n)
     if rows.others:  # a row read only by Pyomo's walker: linear (a fixed variable, ...) or not a QP

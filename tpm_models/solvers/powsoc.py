@@ -1,11 +1,8 @@
 """Power cones of a rational exponent written as second-order cones, for Clarabel.
 
-Why: Clarabel's power cone (a nonsymmetric cone) stopped ``InsufficientProgress`` after 6-10 iterations on every
-model with a p-norm at :math:`p \\notin \\{1, 2, \\infty\\}` from about :math:`10^4` points on ((23) and (26) at
-:math:`p = 1.5, 3`, the data of ``tpm-models bench scale``), whatever its settings (tolerances, regularisation,
-refinement, equilibration, presolve, step length: ``docs/bench-scale.md``); the same cones written by cvxpy
-(``PowCone3D``) fail the same way from 3,000 points, and cvxpy's own ``pnorm`` never reaches them: it writes a
-rational power with second-order cones. So does :func:`pow_as_soc`, exactly (no approximation):
+:func:`tpm_models.solvers.backends.clarabel.run_clarabel` rewrites a form's power cones with :func:`pow_as_soc`
+when a run on them fails (why: ``docs/solvers.md``, "Power cones as second-order cones"); the rewriting is exact
+(no approximation), as cvxpy's ``pnorm`` writes a rational power:
 
 A block :math:`(s_0, s_1, s_2) \\in \\mathcal K_{\\mathrm{pow}}(\\alpha)`, :math:`\\alpha = a/d` with
 :math:`d \\le` :data:`POW_MAX_DENOMINATOR`, i.e. :math:`|s_2| \\le s_0^{\\alpha} s_1^{1-\\alpha}`, becomes

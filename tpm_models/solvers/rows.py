@@ -24,12 +24,20 @@ from dataclasses import dataclass
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
+from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.param import ParamData, ScalarParam
 from pyomo.core.base.var import ScalarVar, VarData
 from pyomo.core.expr import numeric_expr as ne
 
 _PLAIN = (float, int)
 _VARIABLES = (VarData, ScalarVar)
+
+
+def _is_number(x) -> bool:
+    """``x`` is a number (not a Pyomo component or expression). ``isinstance(x, numbers.Number)`` on a Pyomo
+    expression walks the ABC's registry (about 10 microseconds a call): Pyomo's objects are told apart first."""
+    return x.__class__ in native_numeric_types or (not hasattr(x, "is_expression_type")
+                                                   and isinstance(x, numbers.Number))
 
 
 class _NotLinear(Exception):
@@ -40,7 +48,7 @@ def _coefficient(c) -> float:
     """A term's coefficient: a number, or an expression of parameters only (``-eps[i]``: the negation of a
     parameter is read directly, anything else by ``pyo.value``)."""
     cls = c.__class__
-    if cls in _PLAIN or isinstance(c, numbers.Number):
+    if cls in _PLAIN or _is_number(c):
         return float(c)
     if cls is ParamData:
         return float(c.value)
@@ -57,7 +65,7 @@ def _coefficient(c) -> float:
 
 def _constant(e) -> bool:
     """A number or an expression without variables."""
-    return isinstance(e, numbers.Number) or not e.is_potentially_variable()
+    return _is_number(e) or not e.is_potentially_variable()
 
 
 def _param_sum(c) -> float | None:
@@ -81,8 +89,16 @@ def _walk(expr, scale: float, column: dict, cols: list, coefs: list) -> float:
     """Add ``scale * expr``'s linear terms to ``cols``/``coefs``; return its constant (``_NotLinear``: not linear)."""
     cls = expr.__class__
     if cls is ne.LinearExpression:
+        mono, get = ne.MonomialTermExpression, column.__getitem__
+        args = expr.args
+        if all(a.__class__ is mono for a in args):  # the builders' rows: monomials only, read in bulk
+            cs, vs = zip(*[a._args_ for a in args]) if args else ((), ())
+            if all(c.__class__ is float for c in cs):
+                cols.extend([get(id(v)) for v in vs])  # a fixed variable has no column: KeyError, the generic path
+                coefs.extend(cs if scale == 1.0 else [scale * c for c in cs])
+                return 0.0
         const = 0.0
-        mono, get, add_col, add_coef = ne.MonomialTermExpression, column.__getitem__, cols.append, coefs.append
+        add_col, add_coef = cols.append, coefs.append
         first = len(coefs)
         for arg in expr.args:
             acls = arg.__class__
@@ -104,7 +120,7 @@ def _walk(expr, scale: float, column: dict, cols: list, coefs: list) -> float:
         cols.append(column[id(expr)])
         coefs.append(scale)
         return 0.0
-    if cls in _PLAIN or isinstance(expr, numbers.Number):
+    if cls in _PLAIN or _is_number(expr):
         return scale * float(expr)
     if cls is ne.MonomialTermExpression:
         c, v = expr._args_
@@ -159,13 +175,13 @@ def scaled_node(expr) -> tuple[float, object | None]:
                 coef, expr = coef * _coefficient(expr.args[0]), expr.args[1]
             elif cls is ne.DivisionExpression and _constant(expr.args[1]):
                 coef, expr = coef / _coefficient(expr.args[1]), expr.args[0]
-            elif not isinstance(expr, numbers.Number) and expr.is_named_expression_type():
+            elif not _is_number(expr) and expr.is_named_expression_type():
                 expr = expr.expr
             else:
                 break
     except (_NotLinear, AttributeError, TypeError):
         return 1.0, None
-    return coef, (None if isinstance(expr, numbers.Number) else expr)
+    return coef, (None if _is_number(expr) else expr)
 
 
 class _AnyColumn(dict):
@@ -192,6 +208,23 @@ class LinearRows:
     """``con.equality`` of each row (a ranged row with equal sides is not one)."""
     others: list
     """The active constraints whose body :func:`linear_terms` could not read, in model order."""
+    position: np.ndarray
+    """Where row ``k`` stands among the model's active constraints (``component_data_objects`` order)."""
+    other_position: np.ndarray
+    """Where ``others[k]`` stands among them."""
+    row_of: dict
+    """``id(constraint)`` -> its row ``k``."""
+    atom_rows: dict
+    """``id(constraint)`` -> :func:`atom_terms` of its body for each constraint in ``others`` (``None`` where it is
+    not read so)."""
+
+    def in_model_order(self) -> np.ndarray:
+        """The permutation putting the rows, then ``others``, back in the model's order: with it, ``order[i]`` is
+        the index (into ``constraints + others``) of the model's ``i``-th active constraint."""
+        order = np.empty(len(self.position) + len(self.other_position), dtype=np.int64)
+        order[self.position] = np.arange(len(self.position))
+        order[self.other_position] = len(self.position) + np.arange(len(self.other_position))
+        return order
 
 
 def to_csr(indptr: list[int], cols: list[int], coefs: list[float], shape: tuple[int, int]) -> sp.csr_matrix:
@@ -234,19 +267,48 @@ def read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     return rows
 
 
+def objective_terms(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
+    """:func:`atom_terms` of ``objective``'s expression (``objective`` an objective of ``model``, ``column`` and
+    ``n`` as for :func:`read_rows`). Read once per :func:`one_reading` (the objectives of (23)-(29) hold
+    ``sum_i eps_i`` and thousands of terms)."""
+    key = ("objective", id(model), id(objective), n)
+    if _READINGS is not None and key in _READINGS:
+        return _READINGS[key]
+    terms = atom_terms(objective.expr, column)
+    if _READINGS is not None:
+        _READINGS[key] = terms
+    return terms
+
+
+def linear_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
+    """:func:`linear_terms` of ``objective``'s expression, from :func:`objective_terms`: ``None`` when it is not
+    linear."""
+    terms = objective_terms(model, objective, column, n)
+    if terms is None or terms[3]:
+        return None
+    return terms[0], terms[1], terms[2]
+
+
 def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     constraints, others, lower, upper, equality = [], [], [], [], []
+    position, other_position, atom_rows = [], [], {}
     indptr, cols, coefs = [0], [], []
     inf = math.inf
-    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+    for i, con in enumerate(model.component_data_objects(pyo.Constraint, active=True, descend_into=True)):
         start = len(cols)
         lo, body, up = con.to_bounded_expression(True)
+        atoms: list = []
         try:
-            const = _walk(body, 1.0, column, cols, coefs)
-        except (_NotLinear, KeyError, AttributeError, TypeError):
+            const = _walk_atoms(body, 1.0, column, cols, coefs, atoms)
+        except (_NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
+            atoms = None
+        if atoms != []:  # not linear: the row goes to others, with its reading as linear in nodes if there is one
+            atom_rows[id(con)] = None if atoms is None else (cols[start:], coefs[start:], float(const), atoms)
             del cols[start:], coefs[start:]
             others.append(con)
+            other_position.append(i)
             continue
+        position.append(i)
         lo = -inf if lo is None else float(lo) - const
         up = inf if up is None else float(up) - const
         constraints.append(con)
@@ -256,7 +318,9 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
         indptr.append(len(cols))
     M = to_csr(indptr, cols, coefs, (len(constraints), n))
     return LinearRows(constraints, M, np.array(lower, dtype=float), np.array(upper, dtype=float),
-                      np.array(equality, dtype=bool), others)
+                      np.array(equality, dtype=bool), others, np.array(position, dtype=np.int64),
+                      np.array(other_position, dtype=np.int64), {id(c): k for k, c in enumerate(constraints)},
+                      atom_rows)
 
 
 def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
@@ -307,3 +371,136 @@ def model_violation(model: pyo.ConcreteModel) -> float:
         if con.upper is not None:
             worst = max(worst, body - pyo.value(con.upper))
     return float(worst)
+
+
+# ------------------------------------------------------------------- rows linear in shared nonlinear nodes
+
+
+def _walk_atoms(expr, scale: float, column: dict, cols: list, coefs: list, atoms: list) -> float:
+    """:func:`_walk` that keeps a term it cannot read linearly as an atom ``(scale, node)`` (``node`` with its
+    named-expression wrappers removed) instead of failing; returns the constant."""
+    cls = expr.__class__
+    if cls is ne.SumExpression:
+        return sum(_walk_atoms(a, scale, column, cols, coefs, atoms) for a in expr.args)
+    if cls is ne.NegationExpression:
+        return _walk_atoms(expr.args[0], -scale, column, cols, coefs, atoms)
+    if cls is ne.ProductExpression or cls is ne.MonomialTermExpression or cls is ne.DivisionExpression:
+        a, b = expr.args
+        if cls is not ne.DivisionExpression and _constant(a):
+            return _walk_atoms(b, scale * _coefficient(a), column, cols, coefs, atoms)
+        if _constant(b):
+            factor = _coefficient(b)
+            return _walk_atoms(a, scale / factor if cls is ne.DivisionExpression else scale * factor,
+                               column, cols, coefs, atoms)
+    elif cls not in _VARIABLES and not _is_number(expr) and expr.is_named_expression_type():
+        return _walk_atoms(expr.expr, scale, column, cols, coefs, atoms)
+    start = len(cols)
+    try:
+        return _walk(expr, scale, column, cols, coefs)
+    except _NotLinear:
+        del cols[start:], coefs[start:]
+        atoms.append((scale, expr))
+        return 0.0
+
+
+def atom_terms(expr, column: dict) -> tuple[list[int], list[float], float, list[tuple[float, object]]] | None:
+    """``expr`` read as ``constant + sum_k a_k x_k + sum_j c_j * node_j``: ``(columns, coefficients, constant,
+    [(c_j, node_j)])``, the nodes being the terms :func:`linear_terms` cannot read (``eps_i * norm_w`` in (23)'s
+    margin rows: ``(-eps_i, sqrt(...))``; ``0.5 * w_j**2``), the same node object wherever the model shares it, so
+    a caller reads each distinct node once. ``None`` when a variable is not in ``column`` (a fixed variable, a
+    variable of another model) or a node is not an expression."""
+    cols: list[int] = []
+    coefs: list[float] = []
+    atoms: list[tuple[float, object]] = []
+    try:
+        const = _walk_atoms(expr, 1.0, column, cols, coefs, atoms)
+    except (_NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
+        return None
+    return cols, coefs, float(const), atoms
+
+
+def read_atom_rows(model: pyo.ConcreteModel, rows: LinearRows, column: dict, n: int) -> dict:
+    """``id(constraint)`` -> :func:`atom_terms` of its body (``None`` where it is not read so) for every constraint
+    in ``rows.others`` (``rows`` read by :func:`read_rows` with the same ``column``, ``n``, in the same walk)."""
+    return rows.atom_rows
+
+
+def model_evaluates(model: pyo.ConcreteModel) -> bool:
+    """Whether every active row of ``model`` has a finite value at the loaded point: the linear rows always do
+    (once the variables are finite), a row linear in nodes (:func:`atom_terms`) when each distinct node does
+    (evaluated once), any other row by Pyomo's evaluation."""
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    x = values_array(variables)
+    if not np.isfinite(x).all():
+        return False
+    column = {id(v): k for k, v in enumerate(variables)}
+    rows = read_rows(model, column, len(variables))
+    atom_rows = read_atom_rows(model, rows, column, len(variables))
+    seen: set[int] = set()
+    try:
+        for con in rows.others:
+            read = atom_rows[id(con)]
+            if read is None:
+                value = pyo.value(con.body, exception=False)
+                if value is None or not math.isfinite(value):
+                    return False
+                continue
+            for _, node in read[3]:
+                if id(node) not in seen:
+                    value = pyo.value(node, exception=False)
+                    if value is None or not math.isfinite(value):
+                        return False
+                    seen.add(id(node))
+    except (ArithmeticError, ValueError, TypeError):
+        return False
+    return True
+
+
+def _product_term(node, column: dict) -> tuple[int, int, float] | None:
+    """``(i, j, c)`` of a node ``c * x_i * x_j`` (``x_i**2``, ``x_i*x_j``, ``(c*x_i)*x_j``), else ``None``."""
+    cls = node.__class__
+    if cls is ne.PowExpression:
+        v, e = node.args
+        if e.__class__ in _PLAIN and e == 2 and v.__class__ in _VARIABLES and id(v) in column:
+            return column[id(v)], column[id(v)], 1.0
+        return None
+    if cls is ne.ProductExpression:
+        a, b = node.args
+        coef = 1.0
+        if a.__class__ is ne.MonomialTermExpression:
+            coef, a = _coefficient(a.args[0]), a.args[1]
+        if b.__class__ is ne.MonomialTermExpression:
+            c2, b = b.args
+            coef *= _coefficient(c2)
+        if a.__class__ in _VARIABLES and b.__class__ in _VARIABLES and id(a) in column and id(b) in column:
+            return column[id(a)], column[id(b)], coef
+    return None
+
+
+def quadratic_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
+    """``objective``'s expression as ``const + l'x + sum_k a_k x_{i_k} x_{j_k}`` from :func:`objective_terms`:
+    ``(i, j, a, linear columns, linear coefficients, const)`` (arrays; a square has ``i == j``), every term as written
+    (a term of coefficient 0 is kept: what the objective holds); ``None`` when a node is not such a product (then
+    Pyomo's ``generate_standard_repn`` reads it). Read once per :func:`one_reading`."""
+    key = ("quadratic objective", id(model), id(objective), n)
+    if _READINGS is not None and key in _READINGS:
+        return _READINGS[key]
+    out = None
+    terms = objective_terms(model, objective, column, n)
+    if terms is not None:
+        qi, qj, qa = [], [], []
+        try:
+            for c, node in terms[3]:
+                term = _product_term(node, column)
+                if term is None:
+                    raise _NotLinear
+                qi.append(term[0])
+                qj.append(term[1])
+                qa.append(c * term[2])
+            out = (np.asarray(qi, dtype=np.int64), np.asarray(qj, dtype=np.int64), np.asarray(qa, dtype=float),
+                   np.asarray(terms[0], dtype=np.int64), np.asarray(terms[1], dtype=float), terms[2])
+        except (_NotLinear, AttributeError, TypeError, ValueError):
+            out = None
+    if _READINGS is not None:
+        _READINGS[key] = out
+    return out

@@ -15,7 +15,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL, ModelError
-from tpm_models.solvers.rows import ANY_COLUMN, linear_terms
+from tpm_models.solvers.rows import LinearRows, linear_objective, objective_terms, quadratic_objective, read_rows
 
 
 def _structure(expr):
@@ -68,15 +68,27 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     ``kind``: the class, when the caller has it: the rows are then not walked (an LP, QP or SOCP has no
     non-convex row; an NLP's convexity stays unknown), only the objective and the variables' domains are read."""
     objective = objective_of(model)
-    integers = tuple(v.name for v in model.component_data_objects(pyo.Var, descend_into=True)
-                     if not v.fixed and not v.is_continuous())[:5]
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    integers = tuple(v.name for v in variables if not v.is_continuous())[:5]
     nonconvex = None
     sense = 1.0 if objective.sense == pyo.minimize else -1.0
     # a nonlinear objective is an NLP whatever its quadratic part: its degree is read without the (slower)
     # standard representation, which (23)'s objective, one norm node in thousands of terms, makes costly
-    degree = objective.expr.polynomial_degree() if not isinstance(objective.expr, (int, float)) else 0
+    column = {id(v): k for k, v in enumerate(variables)}
+    if isinstance(objective.expr, (int, float)) or \
+            linear_objective(model, objective, column, len(variables)) is not None:
+        degree = 1  # a linear objective ((26)-(29)), read fast: Pyomo's degree walk reads its 10^5 terms slowly
+    else:
+        degree = _degree(model, objective, column, len(variables))
     quadratic = False
+    read = None
     if degree is not None and degree >= 2:
+        read = quadratic_objective(model, objective, column, len(variables))  # its products, read once per solve
+    if read is not None:
+        quadratic = bool(len(read[0]))
+        if quadratic and not _psd_terms(read[0], read[1], read[2], sense):
+            nonconvex = "the objective's quadratic part is not " + ("convex" if sense > 0 else "concave")
+    elif degree is not None and degree >= 2:
         obj = _structure(objective.expr)
         quadratic = bool(obj.quadratic_vars)
         if obj.nonlinear_expr is not None:
@@ -88,9 +100,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     kind = "NLP" if degree is None else None
     conic, general = False, degree is None
     signs: set[int] | None = None
-    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        if linear_terms(con.body, ANY_COLUMN) is not None:  # a linear row, read fast (tpm_models.solvers.rows)
-            continue
+    for con in free_rows(model, variables).others:  # the linear rows: read fast, once per solve (solvers.rows)
         repn = _structure(con.body)
         if repn.nonlinear_expr is not None:  # convexity unknown from here: the walk stops (a large NLP is long)
             kind, general = "NLP", True
@@ -108,6 +118,40 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     if kind is None:
         kind = "SOCP" if conic else ("QP" if quadratic else "LP")
     return ModelTraits(kind, integers, nonconvex, nonconvex is None and not general)
+
+
+def _degree(model: pyo.ConcreteModel, objective, column: dict, n: int) -> int | None:
+    """``objective.expr.polynomial_degree()``, read as linear terms plus nodes
+    (:func:`tpm_models.solvers.rows.objective_terms`) with each distinct node's degree taken once: (23)'s
+    objective holds one norm node in thousands of terms, which Pyomo's walk visits once per term."""
+    read = objective_terms(model, objective, column, n)
+    if read is None:
+        return objective.expr.polynomial_degree()
+    degree, seen = (1 if read[0] else 0), set()
+    for _, node in read[3]:
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        d = node.polynomial_degree() if not isinstance(node, (int, float)) else 0
+        if d is None:
+            return None
+        degree = max(degree, d)
+    return degree
+
+
+def _psd_terms(qi: np.ndarray, qj: np.ndarray, qa: np.ndarray, sign: float) -> bool:
+    """:func:`_psd` of ``sum_k qa_k x_{qi_k} x_{qj_k}`` (:func:`tpm_models.solvers.rows.quadratic_objective`)."""
+    index, inverse = np.unique(np.concatenate([qi, qj]), return_inverse=True)
+    a, b = inverse[:len(qi)], inverse[len(qi):]
+    if (a == b).all():
+        diagonal = np.zeros(len(index))
+        np.add.at(diagonal, a, sign * qa)
+        return bool((diagonal >= 0).all())
+    Q = np.zeros((len(index), len(index)))
+    np.add.at(Q, (a, b), sign * qa / 2)
+    np.add.at(Q, (b, a), sign * qa / 2)
+    lam = np.linalg.eigvalsh(Q)
+    return bool(lam.min() >= -PSD_TOL * max(1.0, float(np.abs(lam).max())))
 
 
 def _psd(repn, sign: float) -> bool:
@@ -133,11 +177,26 @@ def _psd(repn, sign: float) -> bool:
     return bool(lam.min() >= -PSD_TOL * max(1.0, float(np.abs(lam).max())))
 
 
+def free_rows(model: pyo.ConcreteModel, variables: list | None = None) -> LinearRows:
+    """:func:`tpm_models.solvers.rows.read_rows` over the model's unfixed variables (in model order, or
+    ``variables`` when the caller has that list): the linear rows read once per
+    :func:`~tpm_models.solvers.rows.one_reading`, the others left in ``others``."""
+    if variables is None:
+        variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    return read_rows(model, {id(v): k for k, v in enumerate(variables)}, len(variables))
+
+
 def sign_rows(model: pyo.ConcreteModel) -> set[int]:
     """``id`` s of the variables that a row of their own keeps nonnegative (``y >= 0`` written as a constraint
-    rather than a bound, ``2*y >= 1``): a cone's ``y`` may be bounded either way."""
-    out: set[int] = set()
-    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+    rather than a bound, ``a*y + c >= l`` with ``a > 0`` and ``l - c >= 0``): a cone's ``y`` may be bounded either
+    way. The linear rows are read as one sparse matrix (:func:`free_rows`)."""
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    rows = free_rows(model, variables)
+    single = np.flatnonzero(np.diff(rows.M.indptr) == 1)
+    a = rows.M.data[rows.M.indptr[single]]
+    keeps = ((a > 0) & (rows.lower[single] >= 0)) | ((a < 0) & (rows.upper[single] <= 0))
+    out: set[int] = {id(variables[j]) for j in rows.M.indices[rows.M.indptr[single[keeps]]]}
+    for con in rows.others:
         body = con.body
         kind = type(body)
         if kind is ne.LinearExpression and len(body.args) == 1:

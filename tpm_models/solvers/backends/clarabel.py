@@ -9,7 +9,6 @@ its KKT residual is lower and at most 1e-11; else Clarabel's own point is kept. 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +19,7 @@ from tpm_models.solvers.common import Termination
 from tpm_models.solvers.conic import Cone, ConicForm, conic_form
 from tpm_models.solvers.polish import Polished, polish
 from tpm_models.solvers.powsoc import pow_as_soc
-from tpm_models.solvers.structure import max_violation
+from tpm_models.solvers.rows import model_evaluates
 
 CLARABEL_TOL = 1e-12
 """Clarabel's ``tol_gap_abs``, ``tol_gap_rel``, ``tol_feas``, ``tol_infeas_abs`` and ``tol_infeas_rel`` of the
@@ -41,29 +40,31 @@ CLARABEL_TOLS: tuple[float, ...] = (CLARABEL_TOL, 1e-10, CLARABEL_ACCEPT_TOL)
 accepted ``AlmostSolved`` point (a numerical error, insufficient progress)."""
 
 CLARABEL_REFINE_TOL = 1e-15
-"""Clarabel's ``iterative_refinement_reltol`` and ``_abstol`` (defaults 1e-13, 1e-12). At the defaults
-its KKT solves stalled at a primal residual of ~1e-9 and 4 of the 264 models stopped ``AlmostSolved``
-at ``CLARABEL_TOL`` (e.g. 28D on Iris class 0, 29D on Wine class 0); refined further, all are ``Solved``."""
+"""Clarabel's ``iterative_refinement_reltol`` and ``_abstol`` (defaults 1e-13, 1e-12): its KKT solves are refined
+to this, so that the runs at :data:`CLARABEL_TOL` end ``Solved`` on the robust models and duals of Iris and Wine
+(why: ``docs/solvers.md``, "Clarabel's settings")."""
 
 CLARABEL_KTRATIO_TOL = 1e-7
 """Clarabel's ``tol_ktratio`` (default 1e-6): the kappa/tau ratio under which it calls a point optimal
 rather than a certificate of infeasibility."""
 
 CLARABEL_STATIC_REG = 1e-9
-"""Clarabel's ``static_regularization_constant`` (default 1e-8), the diagonal shift of its KKT system.
-With the default, (27) on Iris class 1 (eps 0.02) stopped ``AlmostSolved`` after the builders began
-writing the objective's nu-term from column sums (coefficients equal to the last bit or one ulp
-off: 8e-17); at 1e-9 that model and all 120 robust models and duals of Iris and Wine measured
-(every class; (23), (26) at p = 1.5, 3; (27)-(29); (23D), (27D)-(29D); eps 0 and 0.02) are
-``Solved``."""
+"""Clarabel's ``static_regularization_constant`` (default 1e-8), the diagonal shift of its KKT system: at this
+value the 120 robust models and duals of Iris and Wine (every class; (23), (26) at p = 1.5, 3; (27)-(29); (23D),
+(27D)-(29D); eps 0 and 0.02) end ``Solved`` (why: ``docs/solvers.md``, "Clarabel's settings")."""
 
 CLARABEL_RESCUE_REG = 1e-7
-"""The static regularisation of one last run at :data:`CLARABEL_ACCEPT_TOL` when every run of :data:`CLARABEL_TOLS`
-failed. (26) at p = 1.5 on 10^4 points (power cones as second-order cones, :mod:`tpm_models.solvers.powsoc`) stopped
-``AlmostSolved`` at every tolerance with 1e-9 (primal residual 2.1e-9 to 2.3e-6: Clarabel returns its last iterate),
-and at Clarabel's default 1e-8 (1.0e-8); at 1e-7 its point meets 1e-8 (residuals 3.3e-10, 4.6e-10, gap 1.4e-13) with
-the objective of cvxpy + Clarabel to 1.1e-9 relative. Only reached after every other run failed: the models of
-Iris and Wine never get here."""
+"""The static regularisation of one last run at :data:`CLARABEL_ACCEPT_TOL`, made only when every run of
+:data:`CLARABEL_TOLS` failed; its point is accepted under the same test (:func:`meets`) as any other, so a rescue
+never lowers the accuracy asked (the model that needs it, (26) at p = 1.5 on 10^4 points: ``docs/solvers.md``,
+"Clarabel's settings")."""
+
+POW_AS_SOC_COLUMNS = 2_000
+"""From this many columns of the conic form on, its power cones are written as second-order cones
+(:func:`tpm_models.solvers.powsoc.pow_as_soc`) before the first run; below, only after a run on them failed. Measured
+(``docs/solvers.md``, "Power cones as second-order cones"): Clarabel's power cones fail on every model with a p-norm
+at p = 1.5 or 3 from 10^4 points (about 2,550 columns for (23)) and solve at 3,000 points (about 770 columns), so
+at scale the failed runs are skipped (each costs a full interior-point run)."""
 
 CLARABEL_MAX_ITER = 500
 """Iteration cap of Clarabel (default 200); it needs < 50 on this library's models."""
@@ -224,10 +225,7 @@ def _load(variables: list, x: np.ndarray) -> None:
 
 def _evaluates(model: pyo.ConcreteModel) -> bool:
     """Whether every active row of ``model`` has a real value at the loaded point."""
-    try:
-        return math.isfinite(max_violation(model))
-    except (ArithmeticError, ValueError, TypeError):
-        return False
+    return model_evaluates(model)
 
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
@@ -235,9 +233,13 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
     """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the form built by the
     refusal check, so it is built once per solve); duals by ``ConicForm.dual_values``."""
     form = conic_form(model) if prepared is None else prepared
+    note = ""
+    if form.A.shape[1] >= POW_AS_SOC_COLUMNS:
+        soc = pow_as_soc(form)
+        if soc is not form:
+            form, note = soc, f"; power cones written as second-order cones ({form.A.shape[1]:,} columns)"
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options)
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
-    note = ""
     if termination in (Termination.NUMERICAL_ERROR, Termination.ERROR):
         soc = pow_as_soc(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs (powsoc)
         if soc is not form:

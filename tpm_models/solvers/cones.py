@@ -1,0 +1,128 @@
+"""The data of a conic program in Clarabel's standard form: its cones, the program, and how each constraint's dual
+is read off a solution (no reading of a model, no solving here; :mod:`tpm_models.solvers.conic` builds a
+:class:`ConicForm` from a Pyomo model).
+
+Standard form
+-------------
+.. math::
+    \\min_x\\ \\tfrac12 x^\\top P x + q^\\top x + q_0
+    \\quad\\text{s.t.}\\quad A x + s = b,\\quad s \\in \\mathcal K = \\mathcal K_1\\times\\dots\\times\\mathcal K_r
+
+(Clarabel's form; :math:`P` symmetric positive semidefinite, kept as its upper triangle). Each
+:math:`\\mathcal K_k` is one of
+
+==========  ==================================================================================
+``kind``    cone
+==========  ==================================================================================
+``zero``    :math:`\\{0\\}^d` (equality rows)
+``nonneg``  :math:`\\mathbb R_+^d` (inequality rows and variable bounds)
+``soc``     :math:`\\mathrm{SOC}(d) = \\{s : s_0 \\ge \\|s_{1:}\\|_2\\}`
+``pow``     :math:`\\mathcal K_{\\mathrm{pow}}(\\alpha) = \\{(s_0,s_1,s_2) : s_0^\\alpha s_1^{1-\\alpha} \\ge |s_2|,\\
+            s_0, s_1 \\ge 0\\}`, :math:`\\alpha\\in(0,1)`
+==========  ==================================================================================
+
+The columns of :math:`x` are the model's unfixed variables (in ``model.component_data_objects``
+order, as :func:`tpm_models.solvers.matrices.qp_matrices`), then auxiliary epigraph variables. A
+maximisation is stored as the minimisation of the negated objective (``sense = -1``). Every row
+is an affine map of :math:`x`: a row read as :math:`s = c + a^\\top x` is stored as
+:math:`b = c`, :math:`A = -a`. Bounds :math:`l \\le x_j \\le u` become ``nonneg`` rows
+:math:`x_j - l \\ge 0`, :math:`u - x_j \\ge 0`.
+
+Duals
+-----
+:class:`DualMap` says how the constraint's dual (in :mod:`tpm_models.solvers`' convention: the
+derivative of the optimal objective, in the model's sense, with respect to the row's bound) is
+read off Clarabel's solution :math:`(x, z)` (:math:`Px + q + A^\\top z = 0`, :math:`z\\in\\mathcal K^*`):
+
+* a linear row's dual is ``sense * sum(factor * z[row])`` (factor :math:`-1` for a ``<=`` side or an
+  equality, :math:`+1` for a ``>=`` side: :math:`\\partial\\,\\mathrm{opt}/\\partial b = -z`);
+* a quadratic row :math:`g(x)\\le0` (shapes 2 and 3) has the scalar multiplier :math:`\\mu\\ge0` of
+  :math:`\\nabla f + \\mu\\nabla g = 0`: its cone block contributes :math:`A_b^\\top z_b = \\mu\\nabla g(x)`
+  to the stationarity, so :math:`\\mu = \\langle A_b^\\top z_b, \\nabla g(x)\\rangle / \\|\\nabla g(x)\\|^2`;
+  the dual is ``sense * (-orient) * mu`` (``orient`` :math:`+1` for ``<=``, :math:`-1` for ``>=``).
+  (Complementarity gives :math:`z_b = \\kappa(s_0, -s_{1:})` and :math:`\\mu = \\gamma\\kappa/2` with
+  :math:`\\|s_{1:}\\|^2-s_0^2 = \\gamma g`, but the direction of :math:`z_b` is known only to the
+  square root of the gap: on a ball row that read :math:`\\mu` 1e-5 off, the projection 3e-9.)
+  Where :math:`\\|\\nabla g(x)\\| <` ``APEX_TOL`` (the cone's apex: no scalar multiplier need exist)
+  the dual is NaN.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from tpm_models.solvers.matrices import NotAQPError
+
+APEX_TOL = 1e-10
+"""Below this :math:`\\|\\nabla g(x)\\|` a quadratic cone row sits at the apex and its scalar dual is NaN."""
+
+
+class NotConicError(NotAQPError):
+    """The model has a row (or objective) that :func:`conic_form` cannot map to Clarabel's cones."""
+
+
+@dataclass(frozen=True)
+class Cone:
+    """One block of :math:`\\mathcal K`: ``kind`` in ``zero``, ``nonneg``, ``soc``, ``pow``; ``alpha`` for ``pow``."""
+
+    kind: str
+    dim: int
+    alpha: float | None = None
+
+
+@dataclass
+class DualMap:
+    """How one constraint's dual is read off Clarabel's :math:`(x, z)` (module docstring)."""
+
+    constraint: object
+    rows: list[tuple[int, float]] = field(default_factory=list)
+    """Linear rows: ``(row, factor)``; dual = ``sense * sum(factor * z[row])``."""
+    cone_start: int | None = None
+    """A quadratic row: the first row of its cone block (``cone_dim`` rows)."""
+    cone_dim: int = 0
+    quad: dict = field(default_factory=dict)
+    """A quadratic row's :math:`g(x) = x^\\top Qx + l^\\top x + c \\le 0`: ``{(i, j): Q_ij}`` (i <= j) ..."""
+    lin: dict = field(default_factory=dict)
+    """... and ``{j: l_j}`` (columns of the conic form)."""
+    orient: float = 1.0
+
+
+@dataclass
+class ConicForm:
+    """A model in Clarabel's form (module docstring); rows ordered as ``cones``."""
+
+    variables: list
+    n_aux: int
+    P: sp.csc_matrix
+    q: np.ndarray
+    q0: float
+    sense: int
+    A: sp.csc_matrix
+    b: np.ndarray
+    cones: list[Cone]
+    duals: list[DualMap]
+    aux_names: list[str]
+
+    def dual_values(self, x: np.ndarray, z: np.ndarray) -> dict:
+        """Duals by constraint data, in :mod:`tpm_models.solvers`' convention (module docstring)."""
+        out = {}
+        for d in self.duals:
+            if d.cone_start is None:
+                value = sum(f * z[r] for r, f in d.rows)
+            else:
+                block = slice(d.cone_start, d.cone_start + d.cone_dim)
+                contribution = self.A[block, :].T @ z[block]
+                grad = np.zeros(len(x))
+                for (i, j), a in d.quad.items():
+                    grad[i] += a * x[j]
+                    grad[j] += a * x[i]
+                for j, a in d.lin.items():
+                    grad[j] += a
+                norm2 = float(grad @ grad)
+                value = math.nan if norm2 < APEX_TOL**2 else -d.orient * float(contribution @ grad) / norm2
+            out[d.constraint] = self.sense * float(value)
+        return out

@@ -1,0 +1,526 @@
+"""How the rows and the objective of a Pyomo model are recognised as cones (:class:`ShapeReader`), for
+:func:`tpm_models.solvers.conic.conic_form` (the standard form and its data: :mod:`tpm_models.solvers.cones`).
+
+Rows recognised (how a cone is recognised)
+------------------------------------------
+A row is read by ``generate_standard_repn`` into linear, quadratic and nonlinear parts; it is
+written first as :math:`g(x) \\le 0` (``body <= upper``: :math:`g = \\text{body} - \\text{upper}`;
+``body >= lower``: :math:`g = \\text{lower} - \\text{body}`). Then:
+
+1. **linear** rows: ``zero`` (equality) or ``nonneg`` (each finite side of an inequality).
+2. **second-order cone rows** (the rows ``cone_t``, ``cone_u``, ``norm_r`` at p' = 2, ``ball``
+   at p = 2, ``cone_tau``, ``cone_rho`` that the builders write, and a user's
+   :math:`\\sum_k (x_k - a_k)^2 \\le y^2`):
+   :math:`g = \\|Fx+g_0\\|_2^2 + c_0 - b\\,y^2` with :math:`b > 0`, :math:`c_0 \\ge 0`, a single
+   variable :math:`y` with a negative square, bounded :math:`y \\ge 0`, in no other term. Then
+   :math:`g \\le 0 \\iff (\\sqrt b\\,y,\\ Fx+g_0,\\ \\sqrt{c_0}) \\in \\mathrm{SOC}`.
+   (This is :func:`tpm_models.solvers.structure.model_class`'s cone shape :math:`\\sum_k a_kx_k^2\\le b y^2`.)
+3. **convex quadratic rows** :math:`x^\\top Qx + l^\\top x + c \\le 0`, :math:`Q \\succeq 0`
+   (:math:`Q = F^\\top F`): with :math:`u = -(l^\\top x + c)`,
+   :math:`\\|Fx\\|^2 \\le u \\iff (1+u,\\ 1-u,\\ 2Fx) \\in \\mathrm{SOC}` (a rotated cone).
+4. **rows linear in convex atoms**: the nonlinear part must be a sum :math:`\\sum_k \\kappa_k
+   \\phi_k(x)` of the atoms below with :math:`\\kappa_k > 0` in :math:`g` (so the row is convex);
+   each atom is replaced by an epigraph variable :math:`\\tau_k \\ge \\phi_k(x)` (one per distinct
+   atom, shared by all rows and the objective) and the row is linear in :math:`(x, \\tau)`:
+
+   * ``sqrt(E)``, :math:`E` a convex quadratic :math:`\\|Fx+g_0\\|^2 + c_0` (``(23)``'s
+     :math:`\\|w\\|_2` = ``sqrt(sum_j w_j**2)``): :math:`(\\tau, Fx+g_0, \\sqrt{c_0}) \\in \\mathrm{SOC}`;
+   * the **perspective** ``a**q * r**(1-q)``, :math:`q > 1`, :math:`a, r \\ge 0` bounds
+     (``perspective[j]`` of :func:`tpm_models.models.norms.add_pnorm_epigraph`,
+     :math:`a_j^q r^{1-q} \\le z_j`): :math:`\\tau \\ge a^q r^{1-q} \\iff (\\tau, r, a) \\in
+     \\mathcal K_{\\mathrm{pow}}(1/q)`, since :math:`\\tau^{1/q} r^{1-1/q} \\ge |a| \\iff \\tau
+     r^{q-1} \\ge |a|^q`;
+   * the **p-norm** ``(sum_j abs(x_j)**q)**(1/q)`` (or ``x_j**q`` with :math:`x_j \\ge 0`
+     bounds), :math:`1 < q < \\infty`: the standard power-cone decomposition
+     :math:`\\|x\\|_q \\le \\tau \\iff \\exists r_j \\ge 0:\\ \\sum_j r_j \\le \\tau,\\ (r_j, \\tau, x_j) \\in
+     \\mathcal K_{\\mathrm{pow}}(1/q)`, i.e. :math:`|x_j| \\le r_j^{1/q}\\tau^{1-1/q}`.
+
+   The builders' general-p rows are the first form: ``perspective[j]``
+   :math:`a_j^q r^{1-q} \\le z_j` and :math:`\\sum_j z_j \\le r`, i.e. :math:`\\|a\\|_q \\le r` with
+   :math:`z_j` in the role of the decomposition's :math:`r_j`; a user may write the second
+   (``tests/test_clarabel.py`` ties the two).
+
+The objective is :math:`\\tfrac12x^\\top Px + q^\\top x + \\sum_k\\kappa_k\\phi_k(x)` with
+:math:`P\\succeq0` and :math:`\\kappa_k \\ge 0` (after the sign of a maximisation). Anything else
+(an equality or ranged row that is not linear, a concave side, another function) raises
+:class:`NotConicError` naming the row, before any solve.
+
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.expr import numeric_expr as ne
+from pyomo.repn import generate_standard_repn
+
+from tpm_models.solvers.common import PSD_TOL
+from tpm_models.solvers.cones import Cone, DualMap, NotConicError
+from tpm_models.solvers.rows import atom_terms, linear_objective, objective_terms, read_atom_rows, read_rows
+from tpm_models.solvers.structure import sign_rows
+
+# --------------------------------------------------------------------------- expressions
+
+
+def _const(e) -> bool:
+    return isinstance(e, numbers.Number) or not e.is_potentially_variable() or e.is_fixed()
+
+
+def _var(e) -> bool:
+    return not isinstance(e, numbers.Number) and e.is_variable_type() and not e.fixed
+
+
+class ShapeReader:
+    """A model read into the rows of its conic form, by cone kind (module docstring), with each constraint's
+    :class:`~tpm_models.solvers.cones.DualMap`; :func:`tpm_models.solvers.conic.conic_form` assembles them."""
+
+    def __init__(self, model: pyo.ConcreteModel):
+        self.model = model
+        self.variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+        self.col = {id(v): k for k, v in enumerate(self.variables)}
+        self.n = len(self.variables)
+        self.aux_names: list[str] = []
+        self.atoms: dict[tuple, int] = {}  # atom key -> its epigraph column
+        # expression node -> its epigraph column: (23) repeats one norm node in m_-c + m_c terms
+        self.nodes: dict[int, tuple[object, int]] = {}
+        # rows by cone kind: list of (dict col -> coef, constant) meaning s = constant + sum coef x
+        self.zero: list = []
+        self.nonneg: list = []
+        self.blocks: list[tuple[Cone, list]] = []  # soc / pow blocks
+        self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
+        # the builders' linear rows, read once per solve (tpm_models.solvers.rows.one_reading)
+        self.linear = read_rows(model, self.col, self.n)
+        self.atom_rows = read_atom_rows(model, self.linear, self.col, self.n)  # the others, linear in nodes
+        self.signs = sign_rows(model)  # variables kept >= 0 by a row of their own (``y >= 0`` as a constraint)
+        self.concave: set[int] = set()  # hypograph columns (tau <= a concave atom): allowed on the concave side
+
+    def nonnegative(self, v) -> bool:
+        """``v >= 0`` by its bound or by a row of its own."""
+        return (v.lb is not None and pyo.value(v.lb) >= 0) or id(v) in self.signs
+
+    # ---------------------------------------------------------------- columns and rows
+    def new_col(self, name: str) -> int:
+        self.aux_names.append(name)
+        return self.n + len(self.aux_names) - 1
+
+    def column(self, v) -> int:
+        try:
+            return self.col[id(v)]
+        except KeyError:
+            raise NotConicError(f"variable {v.name} is not a variable of the model") from None
+
+    def add_block(self, cone: Cone, rows: list) -> int:
+        self.blocks.append((cone, rows))
+        return len(self.blocks) - 1
+
+    # ---------------------------------------------------------------- atoms
+    def decompose(self, expr, coef: float, lin: dict, atoms: list, where: str) -> float:
+        """Add ``coef * expr`` into linear terms ``lin`` and atoms ``(coef, column)``; return its constant."""
+        if _const(expr):
+            return coef * float(pyo.value(expr))
+        if _var(expr):
+            c = self.column(expr)
+            lin[c] = lin.get(c, 0.0) + coef
+            return 0.0
+        if expr.is_named_expression_type():
+            return self.decompose(expr.expr, coef, lin, atoms, where)
+        if isinstance(expr, (ne.SumExpression, ne.LinearExpression)):
+            return sum(self.decompose(a, coef, lin, atoms, where) for a in expr.args)
+        if isinstance(expr, ne.NegationExpression):
+            return self.decompose(expr.args[0], -coef, lin, atoms, where)
+        if isinstance(expr, ne.MonomialTermExpression):
+            return self.decompose(expr.args[1], coef * float(pyo.value(expr.args[0])), lin, atoms, where)
+        if isinstance(expr, ne.DivisionExpression) and _const(expr.args[1]):
+            return self.decompose(expr.args[0], coef / float(pyo.value(expr.args[1])), lin, atoms, where)
+        if id(expr) in self.nodes:
+            atoms.append((coef, self.nodes[id(expr)][1]))
+            return 0.0
+        if isinstance(expr, ne.ProductExpression):
+            a, b = expr.args
+            if _const(a):
+                return self.decompose(b, coef * float(pyo.value(a)), lin, atoms, where)
+            if _const(b):
+                return self.decompose(a, coef * float(pyo.value(b)), lin, atoms, where)
+            return self.atom(expr, coef, self.perspective(a, b, where), atoms)
+        if isinstance(expr, ne.AbsExpression):
+            return self.atom(expr, coef, self.abs_atom(expr.args[0], where), atoms)
+        if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() == "sqrt":
+            if self.is_affine(expr.args[0], where):  # concave: its hypograph
+                return self.atom(expr, coef, self.sqrt_hypograph(expr.args[0], where), atoms)
+            return self.atom(expr, coef, self.sqrt_atom(expr.args[0], where), atoms)
+        if isinstance(expr, ne.PowExpression) and _const(expr.args[1]):
+            base, e = expr.args[0], float(pyo.value(expr.args[1]))
+            if e == 0.5:
+                try:
+                    return self.atom(expr, coef, self.sqrt_atom(base, where), atoms)
+                except NotConicError:  # (sum_j abs(x_j)**2)**0.5: the p-norm at q = 2
+                    pass
+            if 0.0 < e < 1.0:
+                return self.atom(expr, coef, self.pnorm_atom(base, 1.0 / e, where), atoms)
+        raise NotConicError(f"{where}: {_short(expr)} is not a term Clarabel takes (tpm_models.solvers.conic: "
+                            "linear, quadratic, sqrt(quadratic), a**q * r**(1-q), (sum_j abs(x_j)**q)**(1/q))")
+
+    def atom(self, expr, coef: float, column: int, atoms: list) -> float:
+        """Record ``coef * tau`` for the atom node ``expr`` (kept alive in ``nodes``, so its id stays its own)."""
+        self.nodes[id(expr)] = (expr, column)
+        atoms.append((coef, column))
+        return 0.0
+
+    def is_affine(self, arg, where: str) -> bool:
+        repn = generate_standard_repn(arg, quadratic=True)
+        return repn.nonlinear_expr is None and not repn.quadratic_vars and bool(repn.linear_vars)
+
+    def sqrt_hypograph(self, arg, where: str) -> int:
+        r"""``sqrt(a'x + c)``, concave: a column :math:`\tau` with :math:`\tau \le \sqrt{a^\top x + c}` written as
+        :math:`(e + 1,\ e - 1,\ 2\tau) \in \mathrm{SOC}`, :math:`e = a^\top x + c` (so :math:`\tau^2 \le e`,
+        :math:`e \ge 0`). Exact where the row needs :math:`\tau` large (the atom on the concave side of the row,
+        e.g. ``sqrt(e) >= abs(x)``): a point with some :math:`\tau \le \sqrt e` has :math:`\tau = \sqrt e`."""
+        _, lin, const = self.quadratic(arg, where)
+        key = ("sqrt hypograph", tuple(sorted(lin.items())), const)
+        if key not in self.atoms:
+            tau = self.new_col(f"sqrt hypograph {len(self.atoms)}")
+            self.add_block(Cone("soc", 3), [(dict(lin), const + 1.0), (dict(lin), const - 1.0), ({tau: 2.0}, 0.0)])
+            self.atoms[key] = tau
+            self.concave.add(tau)
+        return self.atoms[key]
+
+    def sqrt_atom(self, arg, where: str) -> int:
+        """:math:`\\tau \\ge \\sqrt{\\|Fx+g_0\\|^2 + c_0}`: :math:`(\\tau, Fx+g_0, \\sqrt{c_0}) \\in \\mathrm{SOC}`."""
+        quad, lin, const = self.quadratic(arg, where)
+        key = ("sqrt", tuple(sorted(quad.items())), tuple(sorted(lin.items())), const)
+        if key not in self.atoms:
+            F, g0, c0 = _squares(quad, lin, const, where)
+            tau = self.new_col(f"sqrt atom {len(self.atoms)}")
+            rows = [({tau: 1.0}, 0.0)] + [(row, g) for row, g in zip(F, g0)]
+            if c0 > 0:
+                rows.append(({}, math.sqrt(c0)))
+            self.add_block(Cone("soc", len(rows)), rows)
+            self.atoms[key] = tau
+        return self.atoms[key]
+
+    def abs_atom(self, arg, where: str) -> int:
+        r""":math:`\tau \ge |a^\top x + c|`: two ``nonneg`` rows :math:`\tau - (a^\top x + c) \ge 0`,
+        :math:`\tau + a^\top x + c \ge 0`."""
+        quad, lin, const = self.quadratic(arg, where)
+        if quad:
+            raise NotConicError(f"{where}: abs({_short(arg)}) of a nonlinear expression is not a term Clarabel takes")
+        key = ("abs", tuple(sorted(lin.items())), const)
+        if key not in self.atoms:
+            tau = self.new_col(f"abs atom {len(self.atoms)}")
+            self.nonneg.append(({tau: 1.0, **{c: -a for c, a in lin.items()}}, -const))
+            self.nonneg.append(({tau: 1.0, **lin}, const))
+            self.atoms[key] = tau
+        return self.atoms[key]
+
+    def perspective(self, a, b, where: str) -> int:
+        """:math:`\\tau \\ge a^q r^{1-q}`, :math:`q>1`: :math:`(\\tau, r, a) \\in \\mathcal K_{\\mathrm{pow}}(1/q)`."""
+        powers = []
+        for f in (a, b):
+            if isinstance(f, ne.PowExpression) and _var(f.args[0]) and _const(f.args[1]):
+                powers.append((f.args[0], float(pyo.value(f.args[1]))))
+            else:
+                raise NotConicError(f"{where}: product {_short(a)} * {_short(b)} is not a**q * r**(1-q)")
+        (x, ex), (r, er) = sorted(powers, key=lambda t: -t[1])
+        if not (ex > 1.0 and abs(ex + er - 1.0) < 1e-12):
+            raise NotConicError(f"{where}: {x.name}**{ex:g} * {r.name}**{er:g} is not a**q * r**(1-q) with q > 1")
+        for v in (x, r):
+            if not self.nonnegative(v):
+                raise NotConicError(f"{where}: the perspective a**q * r**(1-q) needs {v.name} >= 0 as a bound")
+        key = ("pow", self.column(x), self.column(r), ex)
+        if key not in self.atoms:
+            tau = self.new_col(f"perspective atom {len(self.atoms)}")
+            self.add_block(Cone("pow", 3, 1.0 / ex),
+                           [({tau: 1.0}, 0.0), ({self.column(r): 1.0}, 0.0), ({self.column(x): 1.0}, 0.0)])
+            self.atoms[key] = tau
+        return self.atoms[key]
+
+    def pnorm_atom(self, base, q: float, where: str) -> int:
+        """:math:`\\tau \\ge (\\sum_j |x_j|^q)^{1/q}`: :math:`r_j\\ge0`, :math:`\\sum_j r_j \\le \\tau`,
+        :math:`(r_j, \\tau, x_j) \\in \\mathcal K_{\\mathrm{pow}}(1/q)`."""
+        terms = base.args if isinstance(base, ne.SumExpression) else (base,)
+        cols = []
+        if isinstance(terms[0], ne.PowExpression) and _const(terms[0].args[1]):
+            inner = float(pyo.value(terms[0].args[1]))  # the inner exponent, exactly (1 / (1/q) may round)
+            if abs(inner - q) > 1e-12 * q:  # (sum_j |x_j|**p)**(1/q) with p != q is not a norm: no cone
+                raise NotConicError(f"{where}: (sum_j abs(x_j)**{inner:g})**{1 / q:g} is not a p-norm: the outer "
+                                    f"exponent must be 1/{inner:g}")
+            q = inner
+        if not 1.0 < q < math.inf:
+            raise NotConicError(f"{where}: a p-norm needs 1 < q < inf, got {q:g}")
+        for t in terms:
+            if not (isinstance(t, ne.PowExpression) and _const(t.args[1])
+                    and abs(float(pyo.value(t.args[1])) - q) <= 1e-12 * q):
+                raise NotConicError(f"{where}: {_short(base)} is not sum_j abs(x_j)**{q:g}")
+            x = t.args[0]
+            if isinstance(x, ne.AbsExpression) and _var(x.args[0]):
+                x = x.args[0]
+            elif not (_var(x) and self.nonnegative(x)):
+                raise NotConicError(f"{where}: {_short(t)}: write abs(x)**q, or bound x >= 0")
+            cols.append(self.column(x))
+        key = ("pnorm", tuple(cols), q)
+        if key not in self.atoms:
+            tau = self.new_col(f"p-norm atom {len(self.atoms)}")
+            parts = [self.new_col(f"p-norm atom {len(self.atoms)} r[{k}]") for k in range(len(cols))]
+            row = {tau: 1.0}
+            for r in parts:
+                row[r] = -1.0
+            self.nonneg.append((row, 0.0))  # tau - sum_j r_j >= 0
+            for r, c in zip(parts, cols):
+                self.add_block(Cone("pow", 3, 1.0 / q), [({r: 1.0}, 0.0), ({tau: 1.0}, 0.0), ({c: 1.0}, 0.0)])
+            self.atoms[key] = tau
+        return self.atoms[key]
+
+    def quadratic(self, expr, where: str) -> tuple[dict, dict, float]:
+        repn = generate_standard_repn(expr, quadratic=True)
+        if repn.nonlinear_expr is not None:
+            raise NotConicError(f"{where}: {_short(expr)} is not quadratic")
+        quad: dict[tuple[int, int], float] = {}
+        for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
+            key = tuple(sorted((self.column(u), self.column(v))))
+            quad[key] = quad.get(key, 0.0) + float(coef)
+        lin: dict[int, float] = {}
+        for v, coef in zip(repn.linear_vars, repn.linear_coefs):
+            lin[self.column(v)] = lin.get(self.column(v), 0.0) + float(coef)
+        return quad, lin, float(pyo.value(repn.constant))
+
+    # ---------------------------------------------------------------- one expression
+    def parts(self, expr, where: str) -> tuple[dict, dict, list, float]:
+        """``(quadratic, linear, atoms, constant)`` of ``expr``."""
+        repn = generate_standard_repn(expr, quadratic=True)
+        quad: dict[tuple[int, int], float] = {}
+        for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
+            key = tuple(sorted((self.column(u), self.column(v))))
+            quad[key] = quad.get(key, 0.0) + float(coef)
+        lin: dict[int, float] = {}
+        for v, coef in zip(repn.linear_vars, repn.linear_coefs):
+            lin[self.column(v)] = lin.get(self.column(v), 0.0) + float(coef)
+        const = float(pyo.value(repn.constant))
+        atoms: list[tuple[float, int]] = []
+        if repn.nonlinear_expr is not None:
+            const += self.decompose(repn.nonlinear_expr, 1.0, lin, atoms, where)
+        return quad, lin, atoms, const
+
+    def fast_parts(self, expr, where: str, read: tuple | None = None) -> tuple[dict, dict, list, float] | None:
+        """:meth:`parts` of an expression linear in nodes (:func:`tpm_models.solvers.rows.atom_terms`; ``read``: that
+        reading when the caller has it), each node a quadratic or an atom: an atom met before (``nodes``: (23)'s
+        ``eps_i * norm_w`` in every margin row and 7,500 times in its objective at 10^4 points) is not walked again;
+        ``None`` when a node is neither (then :meth:`parts` reads the whole expression)."""
+        if read is None:
+            read = atom_terms(expr, self.col)
+            if read is None:
+                return None
+        cols, coefs, const, terms = read
+        quad: dict = {}
+        lin: dict[int, float] = {}
+        atoms: list = []
+        for c, a in zip(cols, coefs):
+            lin[c] = lin.get(c, 0.0) + a
+        try:
+            for coef, node in terms:
+                known = self.nodes.get(id(node))
+                if known is not None:
+                    atoms.append((coef, known[1]))
+                    continue
+                degree = node.polynomial_degree()
+                if degree == 2:
+                    q2, l2, c2 = self.quadratic(node, where)
+                    for k, a in q2.items():
+                        quad[k] = quad.get(k, 0.0) + coef * a
+                    for k, a in l2.items():
+                        lin[k] = lin.get(k, 0.0) + coef * a
+                    const += coef * c2
+                elif degree is None and node.__class__ is not ne.SumExpression:
+                    const += self.decompose(node, coef, lin, atoms, where)  # a new atom: walked once
+                else:
+                    return None
+        except NotConicError:
+            return None
+        return quad, lin, atoms, const
+
+    def linear_constraint(self, con) -> bool:
+        """A row read by :func:`tpm_models.solvers.rows.read_rows` (the builders' linear rows), added as
+        :meth:`constraint` would add it, its ``A`` coefficients kept as arrays (``(columns, A entries)``); ``False``
+        when the body is not such a row."""
+        k = self.linear.row_of.get(id(con))
+        if k is None:
+            return False
+        M = self.linear.M
+        start, end = M.indptr[k], M.indptr[k + 1]
+        cols, coefs = M.indices[start:end], M.data[start:end]
+        lower, upper = float(self.linear.lower[k]), float(self.linear.upper[k])  # sides minus the body's constant
+        dual = DualMap(con)
+        if con.equality or lower == upper:
+            self.zero.append(((cols, coefs), lower))  # s = rhs - body = 0: A = a, b = rhs - const
+            self.pending.append((dual, "zero", [(len(self.zero) - 1, -1.0)]))
+            return True
+        if upper < math.inf:  # s = upper - body >= 0: A = a
+            self.nonneg.append(((cols, coefs), upper))
+            self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, -1.0)]))
+        if lower > -math.inf:  # s = body - lower >= 0: A = -a
+            self.nonneg.append(((cols, -coefs), -lower))
+            self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, 1.0)]))
+        return True
+
+    def constraint(self, con) -> None:
+        if self.linear_constraint(con):
+            return
+        where = f"constraint {con.name}"
+        read = self.atom_rows.get(id(con))
+        fast = None if read is None else self.fast_parts(con.body, where, read)
+        quad, lin, atoms, const = self.parts(con.body, where) if fast is None else fast
+        lower = None if con.lower is None else float(pyo.value(con.lower))
+        upper = None if con.upper is None else float(pyo.value(con.upper))
+        dual = DualMap(con)
+        if con.equality or (lower is not None and upper is not None and lower == upper):
+            if quad or atoms:
+                raise NotConicError(f"{where}: a nonlinear equality is not convex")
+            self.zero.append(({c: -a for c, a in lin.items()}, lower - const))  # s = rhs - body = 0
+            self.pending.append((dual, "zero", [(len(self.zero) - 1, -1.0)]))
+            return
+        sides = [(1.0, upper), (-1.0, lower)]
+        sides = [(o, v) for o, v in sides if v is not None and math.isfinite(v)]
+        if (quad or atoms) and len(sides) != 1:
+            raise NotConicError(f"{where}: a nonlinear ranged row is not convex")
+        for orient, bound in sides:
+            # g = orient * (body - bound) <= 0
+            g_lin = {c: orient * a for c, a in lin.items()}
+            g_const = orient * (const - bound)
+            for coef, col in atoms:
+                if (orient * coef < 0) != (col in self.concave):
+                    raise NotConicError(f"{where}: a {'concave' if col in self.concave else 'convex'} term on the "
+                                        "wrong side (the row is not convex)")
+                g_lin[col] = g_lin.get(col, 0.0) + orient * coef
+            if not quad:
+                self.nonneg.append(({c: -a for c, a in g_lin.items()}, -g_const))  # s = -g >= 0
+                self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, -orient)]))
+                continue
+            g_quad = {k: orient * a for k, a in quad.items()}
+            dual.orient, dual.quad, dual.lin = orient, g_quad, g_lin
+            dual.cone_start = self.quadratic_row(g_quad, g_lin, g_const, where)
+            dual.cone_dim = self.blocks[dual.cone_start][0].dim
+            self.pending.append((dual, "block", []))
+
+    def quadratic_row(self, quad: dict, lin: dict, const: float, where: str) -> int:
+        """:math:`g(x) \\le 0` with a quadratic part: returns its block's index."""
+        negative = [k for k, a in quad.items() if a < 0]
+        if len(negative) == 1 and negative[0][0] == negative[0][1]:
+            y = negative[0][0]
+            others = {k: a for k, a in quad.items() if k != negative[0]}
+            y_var = self.variables[y] if y < self.n else None
+            if (y_var is not None and self.nonnegative(y_var) and y not in lin
+                    and all(y not in k for k in others)):
+                F, g0, c0 = _squares(others, lin, const, where)
+                rows = [({y: math.sqrt(-quad[negative[0]])}, 0.0)] + list(zip(F, g0))
+                if c0 > 0:
+                    rows.append(({}, math.sqrt(c0)))
+                return self.add_block(Cone("soc", len(rows)), rows)
+        rotated = self.rotated_row(quad, lin, const, where)
+        if rotated is not None:
+            return rotated
+        # convex quadratic: |Fx|^2 <= u = -(l'x + c): (1 + u, 1 - u, 2Fx) in SOC
+        F, g0, c0 = _squares(quad, {}, 0.0, where)
+        u_lin = {c: -a for c, a in lin.items()}
+        rows = [(dict(u_lin), 1.0 - const), ({c: -a for c, a in u_lin.items()}, 1.0 + const)]
+        rows += [({c: 2.0 * a for c, a in row.items()}, 0.0) for row in F]
+        return self.add_block(Cone("soc", len(rows)), rows)
+
+    def rotated_row(self, quad: dict, lin: dict, const: float, where: str) -> int | None:
+        r""":math:`\|Fx+g_0\|^2 + c_0 - b\,t\,s \le 0` with :math:`b > 0`, :math:`t, s \ge 0` bounds, :math:`t, s`
+        in no other term (``x**2 <= t*s``, ``x*y >= 1``): :math:`(bt + s,\ bt - s,\ 2(Fx+g_0),\ 2\sqrt{c_0})
+        \in \mathrm{SOC}`, since :math:`(bt+s)^2 - (bt-s)^2 = 4bts`. ``None`` if the row is not of this shape."""
+        cross = [k for k, a in quad.items() if k[0] != k[1] and a < 0]
+        if len(cross) != 1:
+            return None
+        t, s = cross[0]
+        others = {k: a for k, a in quad.items() if k != cross[0]}
+        if any(t in k or s in k for k in others) or t in lin or s in lin:
+            return None
+        for c in (t, s):
+            v = self.variables[c] if c < self.n else None
+            if v is None or not self.nonnegative(v):
+                return None
+        b = -quad[cross[0]]
+        F, g0, c0 = _squares(others, lin, const, where)
+        rows = [({t: b, s: 1.0}, 0.0), ({t: b, s: -1.0}, 0.0)]
+        rows += [({c: 2.0 * a for c, a in row.items()}, 2.0 * g) for row, g in zip(F, g0)]
+        if c0 > 0:
+            rows.append(({}, 2.0 * math.sqrt(c0)))
+        return self.add_block(Cone("soc", len(rows)), rows)
+
+    # ---------------------------------------------------------------- the whole model
+    def objective(self):
+        objectives = list(self.model.component_data_objects(pyo.Objective, active=True))
+        if len(objectives) != 1:
+            raise NotConicError(f"the model must have exactly one active objective, it has {len(objectives)}")
+        obj = objectives[0]
+        sense = 1 if obj.sense == pyo.minimize else -1
+        terms = linear_objective(self.model, obj, self.col, self.n)  # a linear objective ((26)-(29)), read fast
+        if terms is not None:
+            lin: dict[int, float] = {}
+            for c, a in zip(terms[0], terms[1]):
+                lin[c] = lin.get(c, 0.0) + a
+            return sense, {}, lin, terms[2]
+        read = objective_terms(self.model, obj, self.col, self.n)
+        fast = None if read is None else self.fast_parts(obj.expr, "the objective", read)
+        quad, lin, atoms, const = self.parts(obj.expr, "the objective") if fast is None else fast
+        for coef, col in atoms:
+            if (sense * coef < 0) != (col in self.concave):
+                raise NotConicError("the objective has a convex or concave term with the wrong sign (not convex)")
+            lin[col] = lin.get(col, 0.0) + coef
+        return sense, quad, lin, const
+
+    def bounds(self) -> None:
+        for k, v in enumerate(self.variables):
+            lb = None if v.lb is None else float(pyo.value(v.lb))
+            ub = None if v.ub is None else float(pyo.value(v.ub))
+            if lb is not None and ub is not None and lb == ub:
+                self.zero.append(({k: -1.0}, lb))  # s = lb - x = 0
+                continue
+            if lb is not None and math.isfinite(lb):
+                self.nonneg.append(({k: 1.0}, -lb))
+            if ub is not None and math.isfinite(ub):
+                self.nonneg.append(({k: -1.0}, ub))
+
+
+def _squares(quad: dict, lin: dict, const: float, where: str) -> tuple[list[dict], list[float], float]:
+    """:math:`x^\\top Qx + l^\\top x + c = \\|Fx+g_0\\|^2 + c_0` with :math:`c_0 \\ge 0`: rows of
+    :math:`F` (dicts), :math:`g_0`, :math:`c_0`. Diagonal :math:`Q` without :math:`l`: :math:`F =
+    \\mathrm{diag}(\\sqrt{Q_{kk}})` exactly."""
+    cols = sorted({c for k in quad for c in k} | set(lin))
+    if all(i == j for i, j in quad) and not lin:
+        if any(a < 0 for a in quad.values()) or const < 0:
+            raise NotConicError(f"{where}: the quadratic is not a sum of squares plus a constant >= 0")
+        return [{i: math.sqrt(a)} for (i, _), a in sorted(quad.items()) if a > 0], \
+            [0.0] * sum(a > 0 for a in quad.values()), const
+    index = {c: k for k, c in enumerate(cols)}
+    Q = np.zeros((len(cols), len(cols)))
+    for (i, j), a in quad.items():
+        if i == j:
+            Q[index[i], index[i]] += a
+        else:
+            Q[index[i], index[j]] += a / 2
+            Q[index[j], index[i]] += a / 2
+    l_vec = np.array([lin.get(c, 0.0) for c in cols])
+    lam, V = np.linalg.eigh(Q)
+    top = max(float(np.abs(lam).max(initial=0.0)), 1.0)
+    if lam.size and lam.min() < -PSD_TOL * top:
+        raise NotConicError(f"{where}: the quadratic form is not convex (eigenvalue {lam.min():.3g})")
+    keep = lam > PSD_TOL * top
+    Vk, root = V[:, keep], np.sqrt(lam[keep])
+    F = root[:, None] * Vk.T
+    g0 = 0.5 * (Vk.T @ l_vec) / root
+    if np.linalg.norm(l_vec - 2 * F.T @ g0) > 1e-9 * (1 + np.linalg.norm(l_vec)):
+        raise NotConicError(f"{where}: a linear term outside the quadratic's range: not a sum of squares")
+    c0 = const - float(g0 @ g0)
+    if c0 < -1e-9 * (1 + abs(const)):
+        raise NotConicError(f"{where}: the quadratic can be negative: not a norm")
+    rows = [{cols[k]: float(a) for k, a in enumerate(row) if a != 0} for row in F]
+    return rows, [float(g) for g in g0], max(c0, 0.0)
+
+
+def _short(expr) -> str:
+    text = str(expr)
+    return text if len(text) <= 80 else text[:77] + "..."

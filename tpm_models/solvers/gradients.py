@@ -1,0 +1,342 @@
+"""Values and gradients of a Pyomo model's expressions at its loaded point, for the certificate
+(:mod:`tpm_models.solvers.certificate`): forward differentiation with every node's result kept (the builders share
+one node, the norm of (23), among thousands of terms and rows), linear bodies and quadratic objectives read term
+by term, rows and objectives linear in shared nodes (:func:`tpm_models.solvers.rows.atom_terms`) with each node
+differentiated once. A point where an expression has no derivative raises :class:`Kink`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.core.base.var import VarData
+from pyomo.core.expr import numeric_expr as ne
+from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
+
+from tpm_models.solvers.common import FEASIBILITY_TOL
+from tpm_models.solvers.rows import linear_objective, objective_terms
+
+
+def linear_body(body, col: dict):
+    """``(cols, coefs, constant, value at the point)`` of a body made of monomials, variables and constants only
+    (how the builders write their rows: ``LinearExpression``), read without ``generate_standard_repn``; ``None``
+    otherwise."""
+    kind = type(body)
+    if kind is not ne.LinearExpression and kind is not ne.SumExpression:
+        return None
+    cols, coefs, constant, value = [], [], 0.0, 0.0
+    monomial = ne.MonomialTermExpression
+    for a in body.args:
+        kind = type(a)
+        if kind is monomial:
+            coef, v = a._args_
+            coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
+        elif isinstance(a, (int, float)):
+            constant += a
+            continue
+        elif a.is_variable_type():
+            coef, v = 1.0, a
+        elif not a.is_potentially_variable():
+            constant += float(pyo.value(a))
+            continue
+        else:
+            return None
+        x = v._value
+        if v.fixed:
+            constant += coef * x
+            continue
+        cols.append(col[id(v)])
+        coefs.append(coef)
+        value += coef * x
+    return cols, coefs, constant, value + constant
+
+
+class NotDifferentiable(ArithmeticError):
+    """An expression with no derivative at the point (``abs`` or ``sqrt`` at 0), or a node this reader does not
+    differentiate (then Pyomo's ``reverse_ad`` is asked)."""
+
+
+class Kink(NotDifferentiable):
+    """The point is where the expression has no derivative (``abs`` at 0, ``x**e`` with ``e < 1`` at 0 to the
+    backend's accuracy): no other differentiator is asked, the row is not smooth there."""
+
+
+_UNARY = {
+    "sqrt": (math.sqrt, lambda a, v: 0.5 / v if v > 0 else math.inf),
+    "exp": (math.exp, lambda a, v: v),
+    "log": (math.log, lambda a, v: 1.0 / a),
+}
+
+
+def _forward(expr, col: dict, memo: dict) -> tuple[float, dict]:
+    """The value and the (sparse) gradient of ``expr`` at the point, by forward differentiation with every node's
+    result kept in ``memo`` (by node): the builders share one node (the norm of (23)) among thousands of terms and
+    rows, which a tree walk (``generate_standard_repn``, ``reverse_ad``) would visit once per use."""
+    if isinstance(expr, (int, float)):
+        return float(expr), {}
+    key = id(expr)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit[1], hit[2]
+    if type(expr) is ne.LinearExpression:
+        terms = linear_body(expr, col)
+        if terms is not None:
+            cols, coefs, _, value = terms
+            grad: dict = {}
+            for c, a in zip(cols, coefs):
+                grad[c] = grad.get(c, 0.0) + a
+            out = (value, grad)
+            memo[key] = (expr, *out)  # the node is kept alive: its id cannot be reused by a temporary
+            return out
+    if not expr.is_potentially_variable():
+        out = (float(pyo.value(expr)), {})
+    elif expr.is_variable_type():
+        out = (float(expr.value), {} if expr.fixed else {col[key]: 1.0})
+    elif expr.is_named_expression_type():
+        out = _forward(expr.expr, col, memo)
+    else:
+        out = _node(expr, col, memo)
+    memo[key] = (expr, *out)  # a row's body may be built on access: keeping it keeps its id its own
+    return out
+
+
+def _scaled(g: dict, c: float) -> dict:
+    return {k: c * d for k, d in g.items()} if c != 1.0 else g
+
+
+def _add(acc: dict, g: dict, c: float = 1.0) -> None:
+    for k, d in g.items():
+        acc[k] = acc.get(k, 0.0) + c * d
+
+
+def _node(expr, col: dict, memo: dict) -> tuple[float, dict]:
+    kind = type(expr)
+    if kind in (ne.SumExpression, ne.LinearExpression) or isinstance(expr, ne.SumExpression):
+        total, grad = 0.0, {}
+        for a in expr.args:
+            v, g = _forward(a, col, memo)
+            total += v
+            _add(grad, g)
+        return total, grad
+    if isinstance(expr, ne.NegationExpression):
+        v, g = _forward(expr.args[0], col, memo)
+        return -v, _scaled(g, -1.0)
+    if isinstance(expr, (ne.MonomialTermExpression, ne.ProductExpression)):
+        (va, ga), (vb, gb) = (_forward(a, col, memo) for a in expr.args)
+        grad = _scaled(ga, vb)
+        grad = dict(grad) if grad is ga else grad
+        _add(grad, gb, va)
+        return va * vb, grad
+    if isinstance(expr, ne.DivisionExpression):
+        (va, ga), (vb, gb) = (_forward(a, col, memo) for a in expr.args)
+        grad = dict(_scaled(ga, 1.0 / vb))
+        _add(grad, gb, -va / vb**2)
+        return va / vb, grad
+    if isinstance(expr, ne.PowExpression):
+        (va, ga), (ve, ge) = (_forward(a, col, memo) for a in expr.args)
+        value = va**ve
+        if ge:
+            raise NotDifferentiable("a variable exponent")
+        if not ga:
+            return value, {}
+        if abs(va) <= FEASIBILITY_TOL and ve < 1:  # at x = 0 to the backend's accuracy: a derivative of
+            raise Kink(f"x**{ve:g} at x = {va:.1g}")  # ~x**(ve-1) there says nothing about optimality
+        return value, _scaled(ga, ve * va ** (ve - 1))
+    if isinstance(expr, ne.AbsExpression):
+        va, ga = _forward(expr.args[0], col, memo)
+        if va == 0 and ga:
+            raise Kink("abs at 0")
+        return abs(va), _scaled(ga, 1.0 if va >= 0 else -1.0)
+    if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() in _UNARY:
+        f, df = _UNARY[expr.getname()]
+        va, ga = _forward(expr.args[0], col, memo)
+        value = f(va)
+        if not ga:
+            return value, {}
+        d = df(va, value)
+        if not math.isfinite(d):
+            raise Kink(f"{expr.getname()} at {va:g}")
+        return value, _scaled(ga, d)
+    raise NotDifferentiable(f"a {kind.__name__} node")
+
+
+def gradient(expr, col: dict, memo: dict) -> tuple[float, list[int], list[float]] | None:
+    """The value of ``expr`` and its gradient by the model's unfixed variables (:func:`_forward`, else Pyomo's
+    ``reverse_ad``); ``None`` where it is not differentiable at the point (``abs`` at 0, ``sqrt`` at 0)."""
+    try:
+        value, grad = _forward(expr, col, memo)
+    except Kink:
+        return None
+    except NotDifferentiable:
+        try:
+            value, derivative = float(pyo.value(expr)), reverse_ad(expr)
+        except Exception:  # noqa: BLE001  Pyomo's DifferentiationException, a ZeroDivisionError, a domain error
+            return None
+        grad = {col[id(v)]: float(d) for v, d in derivative.items() if id(v) in col}
+    except (ArithmeticError, ValueError):  # a domain error: the row cannot be evaluated here
+        return None
+    if not (math.isfinite(value) and all(math.isfinite(d) for d in grad.values())):
+        return None
+    return value, list(grad), list(grad.values())
+
+
+def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict):
+    """Value and gradient ``(value, columns, entries)`` of ``constant + a'x + sum_j c_j node_j``
+    (:func:`tpm_models.solvers.rows.atom_terms`) with each node's by :func:`_forward` (kept in ``memo``); ``False``
+    at a kink of a node; ``None`` when a node is one :func:`_forward` does not differentiate."""
+    cols, coefs, const, atoms = read
+    grad: dict = {}
+    for c, a in zip(cols, coefs):
+        grad[c] = grad.get(c, 0.0) + a
+    value = const + float(np.dot(coefs, x[cols])) if cols else const
+    for c, node in atoms:
+        try:
+            v, g = _forward(node, col, memo)
+        except Kink:
+            return False
+        except (NotDifferentiable, ArithmeticError, ValueError):
+            return None
+        value += c * v
+        _add(grad, g, c)
+    if not (math.isfinite(value) and all(math.isfinite(d) for d in grad.values())):
+        return None
+    return value, list(grad), list(grad.values())
+
+
+def _atom_objective(model, objective, col: dict, n: int, memo: dict, x: np.ndarray):
+    """Value and gradient of an objective linear in nodes (:func:`tpm_models.solvers.rows.atom_terms`: (23)'s
+    ``sum_i eps_i * norm_w`` and ``0.5 * w_j**2``), each distinct node differentiated once with its coefficients
+    summed; ``None`` at a kink of a node, ``False`` when the objective is not read so (then :func:`gradient`)."""
+    read = objective_terms(model, objective, col, n)
+    if read is None:
+        return False
+    cols, coefs = np.asarray(read[0], dtype=np.int64), np.asarray(read[1], dtype=float)
+    grad = np.zeros(n)
+    np.add.at(grad, cols, coefs)
+    value = read[2] + float(coefs @ x[cols])
+    weights: dict[int, list] = {}
+    for c, node in read[3]:
+        weights.setdefault(id(node), [node, 0.0])[1] += c
+    for node, c in weights.values():
+        try:
+            v, g = _forward(node, col, memo)
+        except Kink:
+            return None
+        except (NotDifferentiable, ArithmeticError, ValueError):
+            return False
+        value += c * v
+        for k, d in g.items():
+            grad[k] += c * d
+    if not (math.isfinite(value) and np.isfinite(grad).all()):
+        return False
+    return value, grad
+
+
+class _NotQuadratic(Exception):
+    pass
+
+
+def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list, list]) -> float:
+    """Add ``scale * expr`` to ``out = (rows, cols, coefs, linear cols, linear coefs)`` of a quadratic read term by
+    term (the duals' objectives: sums of ``K_ij * lam_i * lam_j``); returns its constant. :class:`_NotQuadratic`
+    for anything else (then :func:`_forward` reads it)."""
+    kind = type(expr)
+    if isinstance(expr, (int, float)):
+        return scale * expr
+    if kind is ne.SumExpression or kind is ne.LinearExpression:
+        total = 0.0
+        rows, cols, coefs = out[0], out[1], out[2]
+        for a in expr.args:
+            if type(a) is ne.ProductExpression:  # the duals' K_ij * lam_i * lam_j, read inline
+                m, v = a._args_
+                if type(m) is ne.MonomialTermExpression and isinstance(v, VarData) and not v.fixed:
+                    c, u = m._args_
+                    if not u.fixed:
+                        rows.append(col[id(u)])
+                        cols.append(col[id(v)])
+                        coefs.append(scale * (float(c) if isinstance(c, (float, int)) else float(pyo.value(c))))
+                        continue
+            total += _quadratic(a, scale, col, out)
+        return total
+    if kind is ne.MonomialTermExpression:
+        coef, v = expr._args_
+        coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
+        if v.fixed:
+            return scale * coef * v._value
+        out[3].append(col[id(v)])
+        out[4].append(scale * coef)
+        return 0.0
+    if kind is ne.NegationExpression:
+        return _quadratic(expr.args[0], -scale, col, out)
+    if kind is ne.ProductExpression:
+        a, b = expr.args
+        if isinstance(a, (int, float)) or not a.is_potentially_variable():
+            return _quadratic(b, scale * float(pyo.value(a)), col, out)
+        if isinstance(b, (int, float)) or not b.is_potentially_variable():
+            return _quadratic(a, scale * float(pyo.value(b)), col, out)
+        if type(a) is ne.MonomialTermExpression and b.is_variable_type() and not b.fixed and not a._args_[1].fixed:
+            coef, u = a._args_
+            out[0].append(col[id(u)])
+            out[1].append(col[id(b)])
+            out[2].append(scale * (float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))))
+            return 0.0
+        if a.is_variable_type() and b.is_variable_type() and not a.fixed and not b.fixed:
+            out[0].append(col[id(a)])
+            out[1].append(col[id(b)])
+            out[2].append(scale)
+            return 0.0
+        raise _NotQuadratic
+    if kind is ne.PowExpression:
+        v, e = expr.args
+        if isinstance(e, (int, float)) and e == 2 and v.is_variable_type() and not v.fixed:
+            out[0].append(col[id(v)])
+            out[1].append(col[id(v)])
+            out[2].append(scale)
+            return 0.0
+        raise _NotQuadratic
+    if not expr.is_potentially_variable():
+        return scale * float(pyo.value(expr))
+    if expr.is_variable_type():
+        if expr.fixed:
+            return scale * expr._value
+        out[3].append(col[id(expr)])
+        out[4].append(scale)
+        return 0.0
+    if expr.is_named_expression_type():
+        return _quadratic(expr.expr, scale, col, out)
+    raise _NotQuadratic
+
+
+def objective_gradient(model, objective, col: dict, n: int, memo: dict,
+                        x: np.ndarray) -> tuple[float, np.ndarray] | None:
+    terms = linear_objective(model, objective, col, n)  # a linear objective ((26)-(29)): read fast
+    if terms is not None:
+        cols, coefs = np.asarray(terms[0], dtype=int), np.asarray(terms[1], dtype=float)
+        grad = np.zeros(n)
+        np.add.at(grad, cols, coefs)
+        return float(terms[2] + coefs @ x[cols]), grad
+    out: tuple[list, list, list, list, list] = ([], [], [], [], [])
+    try:
+        constant = _quadratic(objective.expr, 1.0, col, out)
+    except _NotQuadratic:
+        constant = None
+    if constant is not None:  # vectorised: f = c + l'x + sum_k a_k x_i x_j, grad = l + sum_k a_k (x_j e_i + x_i e_j)
+        qi, qj = np.asarray(out[0], dtype=int), np.asarray(out[1], dtype=int)
+        qa, li, la = np.asarray(out[2], dtype=float), np.asarray(out[3], dtype=int), np.asarray(out[4], dtype=float)
+        grad = np.zeros(n)
+        np.add.at(grad, li, la)
+        np.add.at(grad, qi, qa * x[qj])
+        np.add.at(grad, qj, qa * x[qi])
+        return float(constant + la @ x[li] + qa @ (x[qi] * x[qj])), grad
+    atoms = _atom_objective(model, objective, col, n, memo, x)
+    if atoms is not False:
+        return atoms
+    read = gradient(objective.expr, col, memo)
+    if read is None:
+        return None
+    value, cols, vals = read
+    grad = np.zeros(n)
+    np.add.at(grad, np.asarray(cols, dtype=int), np.asarray(vals, dtype=float))
+    return value, grad
