@@ -21,14 +21,10 @@ from sklearn.svm import OneClassSVM
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.kernels import Kernel
 from tpm_models.learn import TPMSVM, TPMSVMOneVsAll
-from tpm_models.learn.decomposition import (
-    DecompositionError,
-    DecompositionWarning,
-    fit_planes,
-    group_kernel_sums,
-    solve_decomposition,
-)
+from tpm_models.learn.decomposition import DecompositionError, DecompositionWarning, solve_decomposition
 from tpm_models.learn.estimators import DENSE_MAX_POINTS
+from tpm_models.learn.expansion import fit_planes
+from tpm_models.learn.kernel_sums import group_kernel_sums
 from tpm_models.models.binary import build_dual_4, build_dual_5, build_dual_12, build_dual_13
 from tpm_models.models.multiclass import build_dual_16, build_dual_19, build_primal_15
 from tpm_models.models.shapes import kernel_dual_matrices
