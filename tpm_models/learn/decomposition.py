@@ -92,8 +92,8 @@ BOUND_SNAP = 1e-12
 leave multipliers of active bounds ~1e-30 off them, which would count them as free in the working sets."""
 
 OUTER_PER_POINT = 0.5
-"""Cap on the decomposition's subproblems: ``1000 + OUTER_PER_POINT * m`` (measured: 10-600 on
-:math:`m_c` up to 18,750 on ``make_classification`` sets). At the cap the result is accepted, with a
+"""Cap on the decomposition's subproblems: ``1000 + OUTER_PER_POINT * m`` (typical counts are in
+``docs/bench-estimators.md``). At the cap the result is accepted, with a
 :class:`DecompositionWarning`, if its gap is within :data:`ACCEPT_GAP_TOL`, else
 :class:`DecompositionError` is raised."""
 
@@ -101,13 +101,12 @@ ACCEPT_GAP_TOL = 1e-7
 """The looser KKT gap (relative to :math:`\\nu\\kappa`, like :data:`GAP_TOL`) that a solve stopped by its cap
 must meet to be returned, with a :class:`DecompositionWarning` that reports the gap reached and what it
 bounds (objective within ``gap`` :math:`\\cdot\\,\\nu`, :math:`\\|w-w^*\\| \\le \\sqrt{2\\,\\text{gap}\\,\\nu}`), and
-``converged=False`` on the result. Nearly flat duals reach it where :data:`GAP_TOL` would take ten times the
-cap: the Gaussian kernel on points much closer than :math:`\\sigma` is numerically of low rank
-(uniform points in :math:`[0,1]^5`, :math:`\\sigma=1`: 675 of 4,000 eigenvalues above :math:`10^{-10}` of the
-largest), the optimum then has thousands of free multipliers, and first-order working sets converge
-sublinearly on it. A gap above it at the cap raises :class:`DecompositionError`: a kernel that is not
-positive semidefinite on the data (the sigmoid kernel can be) makes the QP nonconvex and is the usual
-reason."""
+``converged=False`` on the result. It is for nearly flat duals, on which :data:`GAP_TOL` can take many times
+the cap: a kernel of low numerical rank on the points (the Gaussian kernel on points much closer than
+:math:`\\sigma`) gives an optimum with thousands of free multipliers, on which first-order working sets
+converge sublinearly (an example: ``docs/bench-estimators.md``). A gap above it at the cap raises
+:class:`DecompositionError`: a kernel that is not positive semidefinite on the data (the sigmoid kernel can
+be) makes the QP nonconvex and is the usual reason."""
 
 
 class DecompositionError(RuntimeError):

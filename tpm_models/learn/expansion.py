@@ -30,15 +30,16 @@ def _threadpools() -> ThreadpoolController:
 
 
 ONE_THREAD_MIN_POINTS = 2000
-"""From this many points on, :func:`fit_planes` and :func:`plane_distances` run BLAS on one thread. Finding
-the thread pools costs ~0.1 s once per process (``threadpoolctl`` reads every loaded library), more than a
-whole fit below this size, where the products are small anyway."""
+"""From this many points on, :func:`fit_planes` and :func:`plane_distances` run BLAS on one thread. Below it
+they leave BLAS alone: finding the thread pools (``threadpoolctl`` reads every loaded library, once per
+process) costs about as much as a whole fit there (``docs/bench-estimators.md``)."""
 
 
 def one_blas_thread(m: int):
     """A context in which BLAS runs on one thread when ``m >= ONE_THREAD_MIN_POINTS`` (:func:`fit_planes`,
-    :func:`plane_distances`): their products are a working set's rows or one kernel block, and multithreaded
-    OpenBLAS on such products was measured 10x slower on this shared 2-core machine."""
+    :func:`plane_distances`): their products are a working set's rows or one kernel block, too small for
+    BLAS threads to pay (multithreaded OpenBLAS is slower on them when the cores are shared,
+    ``docs/bench-estimators.md``)."""
     if m < ONE_THREAD_MIN_POINTS:
         return contextlib.nullcontext()
     return _threadpools().limit(limits=1, user_api="blas")
