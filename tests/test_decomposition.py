@@ -373,3 +373,27 @@ def test_at_10_000_points_the_decomposition_equals_libsvm_and_predicts_the_same(
     clear = ordered[:, 1] - ordered[:, 0] > 1e-7
     assert clear.mean() > 0.99
     np.testing.assert_array_equal(est.predict(X_test)[clear], np.argmin(distances, axis=1)[clear])
+
+
+@pytest.mark.parametrize("estimator", [TPMSVMOneVsAll, TPMSVM])
+def test_auto_falls_back_to_the_dense_path_when_the_decomposition_fails_and_says_so(monkeypatch, estimator):
+    """``backend="auto"``: a failed decomposition (forced here) is replaced by the dense solve of the same QP,
+    with a DecompositionWarning and ``fit_backend_ = "dense"``; the result is the dense path's. A decomposition
+    asked for by name raises instead."""
+    import tpm_models.learn.binary as binary
+    import tpm_models.learn.one_vs_all as one_vs_all
+
+    def fail(*args, **kwargs):
+        raise DecompositionError("forced")
+
+    X, y = _synthetic(500, 2 if estimator is TPMSVM else 3)
+    dense = estimator(nu=0.3, backend="dense").fit(X, y)
+    for module in (binary, one_vs_all):
+        monkeypatch.setattr(module, "fit_planes", fail)
+    with pytest.warns(DecompositionWarning, match=r"the decomposition failed \(forced\); the dual is solved by the "
+                                                  r"dense path instead"):
+        auto = estimator(nu=0.3).fit(X, y)
+    assert auto.fit_backend_ == "dense"
+    np.testing.assert_allclose(auto.decision_function(X), dense.decision_function(X), rtol=1e-9, atol=1e-12)
+    with pytest.raises(DecompositionError, match="forced"):
+        estimator(nu=0.3, backend="decomposition").fit(X, y)

@@ -7,11 +7,13 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from tpm_models.learn.base import TPMClassifierBase
+from tpm_models.learn.decomposition import DecompositionError
 from tpm_models.learn.expansion import ExpansionPlane, fit_planes, plane_distances
 from tpm_models.learn.parameters import (
     check_backend,
     check_free_tol,
     degenerate_planes,
+    dense_fallback,
     resolve_backend,
     validate_kernel,
     validate_nu_alpha,
@@ -193,13 +195,16 @@ class TPMSVM(TPMClassifierBase):
         y_pm = np.where(y_idx == 1, 1, -1)  # classes_[1] is X_+ (label +1 of Section 2)
         backend = resolve_backend(backend, solver, [int((y_idx == 1).sum()), int((y_idx == 0).sum())])
         if backend == "decomposition":  # (4)/(12) own = X_+ (group 1), (5)/(13) own = X_- (group 0), recovery (7)
-            planes = tuple(fit_planes(kernel, X, y_idx, 2, [(1, nu_p, alpha_p, 1), (0, nu_m, alpha_m, -1)],
-                                      free_tol))
-        elif backend == "dense":  # dual_qp without re-validating the data
+            try:
+                planes = tuple(fit_planes(kernel, X, y_idx, 2, [(1, nu_p, alpha_p, 1), (0, nu_m, alpha_m, -1)],
+                                          free_tol))
+            except DecompositionError as exc:
+                backend = dense_fallback(self.backend, exc)
+        if backend == "dense":  # dual_qp without re-validating the data
             X_p, X_m = X[y_pm == 1], X[y_pm == -1]
             lam_p, lam_m = (solve_matrices(kernel_dual_matrices(kernel, own, other, nu, alpha), solver).values["x"]
                             for own, other, nu, alpha in ((X_p, X_m, nu_p, alpha_p), (X_m, X_p, nu_m, alpha_m)))
-        else:
+        elif backend == "pyomo":
             if kernel.name == "linear":
                 duals = build_dual_4(X, y_pm, nu_p, alpha_p), build_dual_5(X, y_pm, nu_m, alpha_m)
             else:

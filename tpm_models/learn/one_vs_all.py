@@ -8,11 +8,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from tpm_models.kernels import Kernel
 from tpm_models.learn.base import OneVsAllBase
+from tpm_models.learn.decomposition import DecompositionError
 from tpm_models.learn.expansion import ExpansionPlane, fit_planes, plane_distances
 from tpm_models.learn.parameters import (
     check_backend,
     check_free_tol,
     degenerate_planes,
+    dense_fallback,
     resolve_backend,
     validate_kernel,
     validate_nu_alpha,
@@ -138,9 +140,12 @@ class TPMSVMOneVsAll(OneVsAllBase):
         self._check_classes(classes, "TPMSVMOneVsAll")
         backend = resolve_backend(backend, solver, np.bincount(y_idx).tolist())
         if backend == "decomposition":
-            planes = fit_planes(kernel, X, y_idx, len(classes), [(c, nu, alpha, 1) for c in range(len(classes))],
-                                free_tol)
-        else:
+            try:
+                planes = fit_planes(kernel, X, y_idx, len(classes),
+                                    [(c, nu, alpha, 1) for c in range(len(classes))], free_tol)
+            except DecompositionError as exc:
+                backend = dense_fallback(self.backend, exc)
+        if backend != "decomposition":
             planes = [self._fit_class(X, y_idx, c, nu, alpha, kernel, solver, backend, free_tol)
                       for c in range(len(classes))]
         self.degenerate_ = degenerate_planes(

@@ -4,6 +4,7 @@ fit path (:data:`FIT_BACKENDS`, :data:`DENSE_MAX_POINTS`) and the test for degen
 
 from __future__ import annotations
 
+import logging
 import numbers
 import warnings
 
@@ -11,15 +12,15 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from tpm_models.kernels import Kernel
+from tpm_models.learn.decomposition import DecompositionError, DecompositionWarning
 from tpm_models.learn.kernel_sums import self_kernel
-from tpm_models.models.recovery import (
-    DEGENERATE_TOL,
-    FREE_TOL,
-)
+from tpm_models.models.recovery import DEGENERATE_TOL, FREE_TOL
 from tpm_models.solvers import MATRIX_SOLVERS
 from tpm_models.solvers.backends.registry import BACKENDS, available_solvers
 from tpm_models.solvers.common import SolverUnavailableError
 from tpm_models.validation import check_nu_alpha
+
+log = logging.getLogger(__name__)
 
 
 class DegenerateHyperplaneWarning(UserWarning):
@@ -125,6 +126,21 @@ def resolve_backend(backend: str, solver: str, own_sizes: list[int]) -> str:
     if solver != "default" or max(own_sizes) <= DENSE_MAX_POINTS:
         return "dense"
     return "decomposition"
+
+
+def dense_fallback(requested: str, error: DecompositionError) -> str:
+    """``"dense"`` after the decomposition failed (``error``) under ``backend="auto"``, with a
+    :class:`tpm_models.learn.decomposition.DecompositionWarning` that says so: the dense path solves the same QP
+    exactly from the :math:`m_c\\times m_c` Gram blocks (slower, and refused with
+    :class:`tpm_models.kernels.TooLargeError` when they cannot fit in memory). A backend asked for by name is not
+    replaced: ``error`` is raised."""
+    if requested != "auto":
+        raise error
+    message = (f"backend='auto': the decomposition failed ({error}); the dual is solved by the dense path instead "
+               "(fit_backend_ = 'dense')")
+    log.warning(message)
+    warnings.warn(message, DecompositionWarning, stacklevel=3)
+    return "dense"
 
 
 def degenerate_planes(norms: np.ndarray, nus: np.ndarray, X: np.ndarray, kernel: Kernel,
