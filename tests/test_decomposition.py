@@ -328,8 +328,27 @@ def test_a_solve_stopped_by_its_cap_within_accept_tol_is_returned_with_a_warning
 
 def test_a_solve_stopped_by_its_cap_beyond_accept_tol_raises():
     kernel, own, _, own_sums, q, nu = _flat_gaussian_dual()
-    with pytest.raises(DecompositionError, match=r"stopped at its cap of 3 subproblems .* \(accept_tol\)"):
+    with pytest.raises(DecompositionError, match=r"cap of 3 subproblems with the KKT gap .* \(accept_tol"):
         solve_decomposition(kernel, own, own_sums, q, nu, 1.0, working_set=8, max_outer=3, accept_tol=0.0)
+
+
+def test_a_solve_stopped_by_its_cap_is_not_returned_when_its_gap_leaves_w_undetermined():
+    """With ``w_offset`` (:math:`\\langle w,w\\rangle` known), a gap within ``accept_tol`` is not enough at the cap:
+    its bound :math:`\\sqrt{2\\,\\text{gap}\\,\\nu}` on :math:`\\|w-w^*\\|` must be within W_REL_TOL of
+    :math:`\\|w\\|`. On this flat dual (labels independent of the points) :math:`\\|w\\|` is tiny: checked here
+    against libsvm's optimum, so the refusal is the bound's, not a guess."""
+    kernel, own, other, own_sums, q, nu = _flat_gaussian_dual()
+    a = nu / len(other)
+    w_offset = a * a * float(kernel.gram(other, other).sum())
+    lam_star = _libsvm_lam(kernel, own, other, nu, 1.0)
+    w_star_sq = -2.0 * _dual_value(kernel, own, other, lam_star, nu) + w_offset  # <w,w> = lam'K lam - 2a r'lam + offset
+    assert w_star_sq < 1e-3  # |w*| is small against nu sqrt(kappa) = 0.5
+    with pytest.raises(DecompositionError, match=r"bounds \|w - w\*\| by .*, \|w\| = "):
+        solve_decomposition(kernel, own, own_sums, q, nu, 1.0, working_set=8, max_outer=3, accept_tol=1.0,
+                            w_offset=w_offset)
+    with pytest.warns(DecompositionWarning):  # the same stop without w_offset: only the gap is judged
+        res = solve_decomposition(kernel, own, own_sums, q, nu, 1.0, working_set=8, max_outer=3, accept_tol=1.0)
+    assert np.sqrt(2.0 * res.gap * nu) > 1e-3 * np.sqrt(w_star_sq)
 
 
 def test_the_flat_dual_converges_to_libsvm_optimum():

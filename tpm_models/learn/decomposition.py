@@ -63,6 +63,7 @@ import piqp
 from tpm_models.kernels import Kernel
 from tpm_models.learn.fastqp import DAQP_SETTINGS
 from tpm_models.learn.kernel_sums import block_rows, kernel_block, self_kernel
+from tpm_models.models.recovery import DEGENERATE_TOL
 from tpm_models.solvers.common import DENSE_QP_TOL, ITERATION_LIMIT
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ BOUND_SNAP = 1e-12
 """A subproblem's multiplier within ``BOUND_SNAP * u`` of a bound is put on it: DAQP's proximal iterations
 leave multipliers of active bounds ~1e-30 off them, which would count them as free in the working sets."""
 
-OUTER_PER_POINT = 0.5
+OUTER_PER_POINT = 2.0
 """Cap on the decomposition's subproblems: ``1000 + OUTER_PER_POINT * m`` (typical counts are in
 ``docs/bench-estimators.md``). At the cap the result is accepted, with a
 :class:`DecompositionWarning`, if its gap is within :data:`ACCEPT_GAP_TOL`, else
@@ -107,6 +108,18 @@ the cap: a kernel of low numerical rank on the points (the Gaussian kernel on po
 converge sublinearly (an example: ``docs/bench-estimators.md``). A gap above it at the cap raises
 :class:`DecompositionError`: a kernel that is not positive semidefinite on the data (the sigmoid kernel can
 be) makes the QP nonconvex and is the usual reason."""
+
+
+W_REL_TOL = 1e-3
+"""A solve stopped by its cap is returned only when the gap's bound on :math:`w`, :math:`\\|w-w^*\\| \\le
+\\sqrt{2\\,\\text{gap}\\,\\nu}`, is at most ``W_REL_TOL`` :math:`\\cdot\\max(\\|w\\|, w_0)`, with
+:math:`w_0 = ` :data:`tpm_models.models.recovery.DEGENERATE_TOL` :math:`\\cdot\\,\\nu\\sqrt\\kappa` the norm
+below which a plane counts as degenerate (when :func:`solve_decomposition` is given ``w_offset``, as
+:func:`tpm_models.learn.expansion.fit_plane` does). A gap that is small against :math:`\\nu\\kappa` can still
+leave :math:`w` undetermined when :math:`\\|w\\|` itself is tiny (classes with the same distribution: uniform
+random labels gave :math:`\\|w\\|\\approx10^{-5}`, and a gap of 1e-8 left :math:`\\|w\\|^2` 50% off); such a solve
+raises :class:`DecompositionError` at its cap rather than return it. (A solve that reaches :data:`GAP_TOL`
+is returned as converged without this test: the dense path's tolerance is absolute too.)"""
 
 
 class DecompositionError(RuntimeError):
@@ -266,14 +279,17 @@ def _start(kernel: Kernel, X_own: np.ndarray, own_sums: np.ndarray, q: np.ndarra
 def solve_decomposition(
     kernel: Kernel, X_own: np.ndarray, own_sums: np.ndarray, q: np.ndarray, nu: float, alpha: float, *,
     tol: float = GAP_TOL, working_set: int = WORKING_SET, cache_mb: float = CACHE_MB, max_outer: int | None = None,
-    accept_tol: float = ACCEPT_GAP_TOL,
+    accept_tol: float = ACCEPT_GAP_TOL, w_offset: float | None = None,
 ) -> DecompositionResult:
     """The dual (module docstring) of the points ``X_own`` (rows), from ``own_sums`` :math:`= K_{oo}e` and
     its linear term ``q`` :math:`= -a r = -a K(X_o, X_{\\bar o})e`
     (:func:`tpm_models.learn.kernel_sums.group_kernel_sums`), to the KKT gap ``tol`` :math:`\\cdot\\,\\nu\\kappa`.
     When ``max_outer`` subproblems do not reach it: the result with
     ``converged=False`` and a :class:`DecompositionWarning` if its gap is within ``accept_tol``
-    :math:`\\cdot\\,\\nu\\kappa`, else :class:`DecompositionError`."""
+    :math:`\\cdot\\,\\nu\\kappa`, else :class:`DecompositionError`. With ``w_offset`` (the constant
+    :math:`a^2 e^\\top K(X_{\\bar o},X_{\\bar o})e`, so that
+    :math:`\\langle w,w\\rangle = \\lambda^\\top(G+q)` + ``w_offset``) both also need
+    the bound of :data:`W_REL_TOL` on :math:`w` to be returned at the cap."""
     start = time.perf_counter()
     X_own = np.asarray(X_own, dtype=float)
     m = len(X_own)
@@ -288,19 +304,32 @@ def solve_decomposition(
     iterations = 0
     gap = _kkt_gap(lam, G, u)
     accept_abs = max(accept_tol * nu * max(kappa, np.finfo(float).tiny), tol_abs)
+    w_floor_sq = (DEGENERATE_TOL * nu) ** 2 * kappa
+
+    def w_determined(gap: float) -> bool:
+        """The bound :math:`2\\,\\text{gap}\\,\\nu` on :math:`\\|w-w^*\\|^2` within :data:`W_REL_TOL` of
+        :math:`\\|w\\|^2` (or of the degeneracy floor)."""
+        if w_offset is None:
+            return True
+        w_w = float(lam @ (G + q)) + w_offset
+        return 2.0 * gap * nu <= W_REL_TOL**2 * max(w_w, w_floor_sq)
+
     while gap > tol_abs:
         if iterations >= max_outer:
-            if gap > accept_abs:
+            if gap > accept_abs or not w_determined(gap):
+                w_norm = np.sqrt(max(float(lam @ (G + q)) + w_offset, 0.0)) if w_offset is not None else np.nan
                 raise DecompositionError(
                     f"the decomposition of {m} points stopped at its cap of {max_outer} subproblems with the KKT "
-                    f"gap {gap:.3g} > {accept_abs:.3g} (accept_tol). Is the kernel positive semidefinite on these "
-                    f"points ({kernel})? A sigmoid kernel can make the dual nonconvex; otherwise raise max_outer "
-                    "or use backend='dense' on a subsample")
+                    f"gap {gap:.3g} (accept_tol {accept_abs:.3g}; it bounds |w - w*| by "
+                    f"{np.sqrt(2.0 * gap * nu):.3g}, |w| = {w_norm:.3g}). A tiny |w| (classes alike) needs a "
+                    f"gap out of reach; a kernel that is not positive semidefinite on these points ({kernel}, the "
+                    "sigmoid can be) makes the dual nonconvex. backend='dense' solves the same QP exactly")
             seconds = time.perf_counter() - start
             message = (f"the decomposition of {m} points stopped at its cap of {max_outer} subproblems with the KKT "
                        f"gap {gap:.3g} > {tol_abs:.3g} (tol) but <= {accept_abs:.3g} (accept_tol): the dual objective "
-                       f"is within {gap * nu:.3g} of the optimum and |w - w*| <= {np.sqrt(2.0 * gap * nu):.3g}; "
-                       "raise max_outer for the tighter tolerance")
+                       f"is within {gap * nu:.3g} of the optimum and |w - w*| <= {np.sqrt(2.0 * gap * nu):.3g}"
+                       + ("" if w_offset is None else f" (<= {W_REL_TOL:g} |w|)")
+                       + "; raise max_outer for the tighter tolerance")
             log.warning(message)
             warnings.warn(message, DecompositionWarning, stacklevel=2)
             return DecompositionResult(lam, G, gap, tol_abs, iterations, rows.computed, seconds, converged=False)

@@ -114,7 +114,8 @@ def fit_plane(
     own_sums = sums[own, own_group]
     r = sums[own].sum(axis=1) - own_sums  # K(X_o, X_other) e
     total_other = float(sums[~own].sum() - sums[~own, own_group].sum())  # e'K(X_other, X_other)e
-    res = solve_decomposition(kernel, X[own], own_sums, -a * r, nu, alpha, **solver_options)
+    res = solve_decomposition(kernel, X[own], own_sums, -a * r, nu, alpha, w_offset=a * a * total_other,
+                              **solver_options)
     lam, G = res.lam, res.gradient  # G_i = <w, phi(x^i)> for sign = +1
     theta, interval, free, rule = kkt_theta(-sign * G, lam, alpha / m_own, sign, free_tol)
     w_w = float(lam @ G - a * (r @ lam) + a * a * total_other)
