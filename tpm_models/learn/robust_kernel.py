@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tpm_models.learn.estimators import (
-    OneVsAllBase,
+from tpm_models.learn.base import OneVsAllBase
+from tpm_models.learn.parameters import (
     degenerate_planes,
     validate_kernel,
     validate_solver,

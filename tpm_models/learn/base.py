@@ -1,0 +1,80 @@
+"""The classifiers' shared base: the data checks of the scikit-learn contract (:class:`TPMClassifierBase`) and
+the one-versus-all decision (18)/(20) from per-class distances (:class:`OneVsAllBase`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from tpm_models.validation import check_features
+
+# --------------------------------------------------------------------------- shared base
+
+
+class TPMClassifierBase(ClassifierMixin, BaseEstimator):
+    """Data checks shared by the classifiers (the parameter checks are in
+    :mod:`tpm_models.learn.parameters`)."""
+
+    def _validate_fit_data(self, X: object, y: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``X`` as a finite float array, ``classes_`` (sorted) and the class index of every row."""
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=2)
+        X = check_features(X)  # our message for NaN / inf: where, and what to do
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        return X, classes, y_idx
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "classes_")  # set last, by a fit that succeeded
+
+    def _validate_predict_data(self, X: object) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+        return check_features(X)
+
+
+class OneVsAllBase(TPMClassifierBase):
+    """Decision (18)/(20) from per-class distances (:meth:`distances`)."""
+
+    @staticmethod
+    def _check_classes(classes: np.ndarray, name: str) -> None:
+        if len(classes) < 2:
+            raise ValueError(
+                f"{name} needs at least two classes (one-versus-all needs points outside class c); "
+                f"y has 1 class: {classes.tolist()}"
+            )
+
+    def distances(self, X: object) -> np.ndarray:
+        """Distance to every class's hyperplane, shape ``(n_samples, n_classes)``.
+
+        .. math::
+            d_c(x) = \\frac{|\\langle w_c,\\varphi(x)\\rangle + \\theta_c|}{\\sqrt{\\langle w_c,w_c\\rangle}}
+
+        (:math:`\\varphi(x) = x` for the linear models), column ``c`` for ``classes_[c]``;
+        :math:`+\\infty` for a degenerate hyperplane (``degenerate_``, :data:`DEGENERATE_TOL`).
+        """
+        return self._distances(self._validate_predict_data(X))
+
+    def decision_function(self, X: object) -> np.ndarray:
+        """Scores of (18)/(20) in scikit-learn's convention.
+
+        For :math:`C > 2` classes: :math:`-d_c(x)`, shape ``(n_samples, n_classes)``; the largest
+        value is the predicted class. For two classes: :math:`d_0(x) - d_1(x)`, shape
+        ``(n_samples,)``; positive means ``classes_[1]``.
+        """
+        d = self.distances(X)
+        if d.shape[1] > 2:
+            return -d
+        tie = d[:, 0] == d[:, 1]  # both inf (both degenerate): a tie, 0, not inf - inf = nan
+        return np.subtract(d[:, 0], d[:, 1], out=np.zeros(len(d)), where=~tie)
+
+    def predict(self, X: object) -> np.ndarray:
+        """(18)/(20): :math:`\\arg\\min_c d_c(x)`, the class of the nearest hyperplane (a tie: the
+        first of ``classes_``). A degenerate hyperplane (``degenerate_``) is at distance
+        :math:`+\\infty`: its class is never predicted unless every hyperplane is degenerate."""
+        nearest = np.argmin(self.distances(X), axis=1)
+        return self.classes_[nearest]
+
+    def _distances(self, X: np.ndarray) -> np.ndarray:
+        raise NotImplementedError

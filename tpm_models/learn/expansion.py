@@ -1,0 +1,154 @@
+"""The hyperplanes of the scalable path: (6)/(7)/(17)/(20) from the decomposition's solution, as expansions
+:math:`\\langle w,\\varphi(x)\\rangle = K(x, X_{train})\\beta` (:class:`ExpansionPlane`), and their distances.
+
+:func:`fit_planes` solves every plane's dual by :func:`tpm_models.learn.decomposition.solve_decomposition`
+from one pass of :func:`tpm_models.learn.kernel_sums.group_kernel_sums`, recovers :math:`\\theta` by the
+rule of errata 5 (:func:`tpm_models.models.recovery.kkt_theta`, the dense path's) and
+:math:`\\langle w,w\\rangle` from the gradient, so nothing of size :math:`m\\times m` is formed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from tpm_models.kernels import Kernel
+from tpm_models.learn.decomposition import DecompositionResult, solve_decomposition
+from tpm_models.learn.kernel_sums import expansion_values, group_kernel_sums
+from tpm_models.models.recovery import FREE_TOL, kkt_theta
+
+
+@functools.cache
+def _threadpools() -> ThreadpoolController:
+    """The process's BLAS thread pools, found once (``threadpoolctl`` reads the loaded libraries: ~10 ms)."""
+    return ThreadpoolController()
+
+
+ONE_THREAD_MIN_POINTS = {"linear": 2000, "other": 500}
+"""From this many points on (the linear kernel, other kernels), :func:`fit_planes` and :func:`plane_distances`
+run BLAS on one thread. Below it they leave BLAS alone: finding the thread pools (``threadpoolctl`` reads every
+loaded library, once per process, ~25 ms) costs more than it saves there. Other kernels reach that point
+sooner: their sums cost :math:`m^2` kernel entries where the linear kernel's cost :math:`mn`
+(``docs/bench-estimators.md``)."""
+
+
+def one_blas_thread(m: int, kernel: Kernel | None = None):
+    """A context in which BLAS runs on one thread when ``m`` reaches :data:`ONE_THREAD_MIN_POINTS` for
+    ``kernel`` (:func:`fit_planes`, :func:`plane_distances`): their products are a working set's rows or one
+    kernel block, too small for BLAS threads to pay (multithreaded OpenBLAS is slower on them when the cores
+    are shared, ``docs/bench-estimators.md``)."""
+    linear = kernel is None or kernel.name == "linear"
+    if m < ONE_THREAD_MIN_POINTS["linear" if linear else "other"]:
+        return contextlib.nullcontext()
+    return _threadpools().limit(limits=1, user_api="blas")
+
+
+@dataclass(frozen=True)
+class ExpansionPlane:
+    """A hyperplane of the scalable path: :math:`\\langle w,\\varphi(x)\\rangle = K(x, X_{train})\\,\\beta` with
+    expansion coefficients :math:`\\beta` over the training points (:math:`\\sigma\\lambda_i` on the own set,
+    :math:`-\\sigma\\nu/m_{\\bar o}` on the other: (6), (7), (17), (20)). Same fields and rule for
+    :math:`\\theta` (errata 5, :func:`tpm_models.models.recovery.kkt_theta`) as
+    :class:`tpm_models.models.recovery.Hyperplane`; :math:`\\langle w,w\\rangle` is computed once at fit
+    from the gradient, so nothing of size :math:`m\\times m` is ever formed."""
+
+    kernel: Kernel
+    X_train: np.ndarray
+    beta: np.ndarray  # (m_train,)
+    lam: np.ndarray
+    nu_over_m_other: float
+    sign: int
+    theta: float
+    theta_interval: tuple[float, float]
+    free: np.ndarray
+    theta_rule: str
+    w_w: float
+    result: DecompositionResult
+
+    @property
+    def norm_w(self) -> float:
+        """:math:`\\sqrt{\\langle w,w\\rangle}`."""
+        return float(np.sqrt(max(self.w_w, 0.0)))
+
+    @property
+    def w(self) -> np.ndarray:
+        """:math:`w` in input space (linear kernel only)."""
+        if self.kernel.name != "linear":
+            raise ValueError(f"w is explicit only for the linear kernel, not {self.kernel}")
+        return self.X_train.T @ self.beta
+
+    def w_phi(self, X: np.ndarray) -> np.ndarray:
+        """:math:`\\langle w,\\varphi(x)\\rangle` for each row of ``X`` (blocks of rows)."""
+        return expansion_values(self.kernel, self.X_train, self.beta[:, None], X)[:, 0]
+
+    def score(self, X: np.ndarray) -> np.ndarray:
+        """:math:`\\langle w,\\varphi(x)\\rangle + \\theta`."""
+        return self.w_phi(X) + self.theta
+
+    def distance(self, X: np.ndarray) -> np.ndarray:
+        """Signed distance :math:`(\\langle w,\\varphi(x)\\rangle+\\theta)/\\sqrt{\\langle w,w\\rangle}`."""
+        if self.norm_w == 0.0:
+            raise ValueError("w = 0: the hyperplane is degenerate and has no distance")
+        return self.score(X) / self.norm_w
+
+
+def fit_plane(
+    kernel: Kernel, X: np.ndarray, sums: np.ndarray, groups: np.ndarray, own_group: int, nu: float, alpha: float,
+    sign: int = 1, free_tol: float = FREE_TOL, **solver_options: object,
+) -> ExpansionPlane:
+    """Solve the dual of the group ``own_group`` of ``X`` against all other points and recover (6)/(7)/(17)/(20).
+
+    ``sums`` are :func:`group_kernel_sums` of ``X`` by ``groups``; ``sign=+1`` for (4), (12), (16), (19)
+    (recovery (6), (17), (20)), ``-1`` for (5), (13) (recovery (7)); the QP is the same.
+    """
+    own = groups == own_group
+    m_own, m_other = int(own.sum()), int((~own).sum())
+    if m_own == 0 or m_other == 0:
+        raise ValueError(f"group {own_group} has {m_own} points and the rest {m_other}; need both > 0")
+    a = nu / m_other
+    own_sums = sums[own, own_group]
+    r = sums[own].sum(axis=1) - own_sums  # K(X_o, X_other) e
+    total_other = float(sums[~own].sum() - sums[~own, own_group].sum())  # e'K(X_other, X_other)e
+    res = solve_decomposition(kernel, X[own], own_sums, -a * r, nu, alpha, w_offset=a * a * total_other,
+                              **solver_options)
+    lam, G = res.lam, res.gradient  # G_i = <w, phi(x^i)> for sign = +1
+    theta, interval, free, rule = kkt_theta(-sign * G, lam, alpha / m_own, sign, free_tol)
+    w_w = float(lam @ G - a * (r @ lam) + a * a * total_other)
+    beta = np.where(own, 0.0, -a)
+    beta[own] = lam
+    return ExpansionPlane(kernel, X, sign * beta, lam, a, sign, theta, interval, free, rule, w_w, res)
+
+
+def fit_planes(
+    kernel: Kernel, X: np.ndarray, groups: np.ndarray, n_groups: int, specs: Sequence[tuple[int, float, float, int]],
+    free_tol: float = FREE_TOL, **solver_options: object,
+) -> list[ExpansionPlane]:
+    """:func:`fit_plane` for each ``(own_group, nu, alpha, sign)`` of ``specs``, from one pass of
+    :func:`group_kernel_sums`. BLAS runs on one thread here (``threadpoolctl``): the products are small
+    (a working set's rows), and multithreaded OpenBLAS on such products is several times slower on a
+    shared machine."""
+    X = np.ascontiguousarray(X, dtype=float)
+    groups = np.asarray(groups)
+    with one_blas_thread(len(X), kernel):
+        sums = group_kernel_sums(kernel, X, groups, n_groups)
+        return [fit_plane(kernel, X, sums, groups, g, nu, alpha, sign, free_tol, **solver_options)
+                for g, nu, alpha, sign in specs]
+
+
+def plane_distances(planes: Sequence[ExpansionPlane], X: np.ndarray) -> np.ndarray:
+    """Signed distances :math:`(\\langle w,\\varphi(x)\\rangle+\\theta)/\\sqrt{\\langle w,w\\rangle}` of every
+    row of ``X`` to every plane (planes fitted on the same training points), shape ``(len(X), len(planes))``,
+    in one pass over the kernel blocks; a plane with :math:`w = 0` gets ``nan`` (the estimators leave
+    degenerate planes out before dividing)."""
+    beta = np.column_stack([p.beta for p in planes])
+    theta = np.array([p.theta for p in planes])
+    norm = np.array([p.norm_w for p in planes])
+    with one_blas_thread(len(planes[0].X_train) + len(X), planes[0].kernel):
+        values = expansion_values(planes[0].kernel, planes[0].X_train, beta, X)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(norm > 0.0, (values + theta) / np.where(norm > 0.0, norm, 1.0), np.nan)

@@ -1,0 +1,189 @@
+"""The one-versus-all classifier :class:`TPMSVMOneVsAll`: dual (16)/(19) per class, recovery (17)/(20),
+decision (18)/(20)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from tpm_models.kernels import Kernel
+from tpm_models.learn.base import OneVsAllBase
+from tpm_models.learn.decomposition import DecompositionError
+from tpm_models.learn.expansion import ExpansionPlane, fit_planes, plane_distances
+from tpm_models.learn.parameters import (
+    check_backend,
+    degenerate_planes,
+    dense_fallback,
+    resolve_backend,
+    validate_kernel,
+    validate_solver,
+)
+from tpm_models.models.multiclass import build_dual_16, build_dual_19, recover_17
+from tpm_models.models.recovery import (
+    FREE_TOL,
+    Hyperplane,
+    recover,
+)
+from tpm_models.models.shapes import kernel_dual_matrices
+from tpm_models.solvers import solve_matrices
+from tpm_models.solvers.dispatch import solve
+from tpm_models.validation import check_free_tol, check_nu_alpha
+
+# --------------------------------------------------------------------------- (15)-(20)
+
+
+class TPMSVMOneVsAll(OneVsAllBase):
+    """One-versus-all TPMSVM, Section 3: the dual (16)/(19) per class, recovery (17)/(20),
+    decision (18)/(20).
+
+    For every class :math:`c` (``classes_[c]``; :math:`X_{-c}` are all other points) ``fit`` solves
+
+    .. math::
+        (19)\\quad \\max_{\\lambda_c}\\ -\\tfrac12\\lambda_c^\\top K(X_c,X_c)\\lambda_c
+        + \\frac{\\nu}{m_{-c}}e_{-c}^\\top K(X_{-c},X_c)\\lambda_c
+        \\quad\\text{s.t.}\\quad e_c^\\top\\lambda_c = \\nu,\\ \\ 0\\le\\lambda_c\\le\\frac{\\alpha}{m_c}
+
+    ((16), the dual of the primal (15), for the linear kernel), recovers
+    :math:`\\langle w_c,\\varphi(x)\\rangle = \\lambda_c^\\top K(X_c,x) - \\frac{\\nu}{m_{-c}}e_{-c}^\\top K(X_{-c},x)`
+    and :math:`\\theta_c` by (17)/(20) (rule of errata 5), and predicts
+
+    .. math::
+        \\operatorname*{arg\\,min}_c\\
+        \\frac{|\\langle w_c,\\varphi(x)\\rangle+\\theta_c|}{\\sqrt{\\langle w_c,w_c\\rangle}}.
+
+    Parameters
+    ----------
+    nu : float, default=0.5
+        :math:`\\nu_c = \\nu` for every class.
+    alpha : float, default=1.0
+        :math:`\\alpha_c = \\alpha` for every class; :math:`0 < \\nu \\le \\alpha` (errata 6).
+    kernel : {"linear", "hom-poly", "inhom-poly", "gaussian", "sigmoid"}, default="linear"
+        Table 1; ``"linear"`` solves (16), the others (19).
+    degree, gamma, sigma, a, b : float or None, default=None
+        The kernel's parameters of Table 1 (see :class:`TPMSVM`); the others stay None.
+    solver : str, default="default"
+        A QP backend of :mod:`tpm_models.solvers`; with ``backend="dense"`` only ``"default"`` (PIQP),
+        ``"piqp"`` or ``"daqp"``.
+    backend : {"auto", "dense", "decomposition", "pyomo"}, default="auto"
+        ``"dense"``: the matrices of (16)/(19) (:func:`tpm_models.models.multiclass.dual_19_qp`, the ones
+        :func:`tpm_models.models.multiclass.build_dual_19` writes) go straight to the dense solver;
+        ``"decomposition"``: the same QP by :mod:`tpm_models.learn.decomposition` (kernel rows on demand, no
+        :math:`m_c\times m_c` array, for large sets); ``"pyomo"``: the Pyomo model is built and solved by
+        :func:`tpm_models.solvers.dispatch.solve`; ``"auto"``: ``"dense"`` up to :data:`DENSE_MAX_POINTS`
+        points per class, else ``"decomposition"``. ``fit_backend_`` says which ran.
+    free_tol : float, default=FREE_TOL
+        Relative tolerance for a free multiplier (:mod:`tpm_models.models.recovery`).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    kernel_ : Kernel
+    planes_ : list of Hyperplane
+        One per class, in the order of ``classes_``.
+    intercept_ : ndarray of shape (n_classes,)
+        :math:`\\theta_c`.
+    coef_ : ndarray of shape (n_classes, n_features)
+        :math:`w_c` of (17); only for ``kernel="linear"`` (else ``AttributeError``).
+    degenerate_ : ndarray of bool, shape (n_classes,)
+        Whether :math:`w_c = 0` (:data:`DEGENERATE_TOL`); such a class is never the nearest.
+
+    See Also
+    --------
+    TPMSVM : the binary model (2)-(14).
+    RobustTPMSVMOneVsAll : the robust version (21)-(29).
+    tpm_models.models.multiclass.build_primal_15 : the primal (15).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.1], [1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> clf = TPMSVMOneVsAll(nu=0.3, alpha=1.0).fit(X, [7, 7, 3, 3, 12, 12])
+    >>> clf.classes_.tolist(), clf.decision_function(X).shape
+    ([3, 7, 12], (6, 3))
+    """
+
+    def __init__(
+        self, *, nu: float = 0.5, alpha: float = 1.0, kernel: str = "linear", degree: int | None = None,
+        gamma: float | None = None, sigma: float | None = None, a: float | None = None, b: float | None = None,
+        solver: str = "default", free_tol: float = FREE_TOL, backend: str = "auto",
+    ) -> None:
+        self.backend = backend
+        self.nu = nu
+        self.alpha = alpha
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.sigma = sigma
+        self.a = a
+        self.b = b
+        self.solver = solver
+        self.free_tol = free_tol
+
+    def fit(self, X: object, y: object) -> TPMSVMOneVsAll:
+        """Solve (16)/(19) and recover (17)/(20) for every class; return ``self``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points as rows, finite.
+        y : array-like of shape (n_samples,)
+            Labels of at least two classes, any type.
+        """
+        nu, alpha = check_nu_alpha(self.nu, self.alpha, "TPMSVMOneVsAll")
+        kernel = validate_kernel(self)
+        solver = validate_solver(self.solver, "QP")
+        backend = check_backend(self.backend, solver)
+        free_tol = check_free_tol(self.free_tol)
+        X, classes, y_idx = self._validate_fit_data(X, y)
+        self._check_classes(classes, "TPMSVMOneVsAll")
+        backend = resolve_backend(backend, solver, np.bincount(y_idx).tolist())
+        if backend == "decomposition":
+            try:
+                planes = fit_planes(kernel, X, y_idx, len(classes),
+                                    [(c, nu, alpha, 1) for c in range(len(classes))], free_tol)
+            except DecompositionError as exc:
+                backend = dense_fallback(self.backend, exc)
+        if backend != "decomposition":
+            planes = [self._fit_class(X, y_idx, c, nu, alpha, kernel, solver, backend, free_tol)
+                      for c in range(len(classes))]
+        self.degenerate_ = degenerate_planes(
+            np.array([h.norm_w for h in planes]), np.full(len(planes), nu), X, kernel, classes.tolist()
+        )
+        self.kernel_ = kernel
+        self.fit_backend_ = backend
+        self.planes_: list[Hyperplane | ExpansionPlane] = planes
+        self.intercept_ = np.array([h.theta for h in planes])
+        self.classes_ = classes
+        return self
+
+    @staticmethod
+    def _fit_class(X: np.ndarray, y_idx: np.ndarray, c: int, nu: float, alpha: float, kernel: Kernel, solver: str,
+                   backend: str, free_tol: float) -> Hyperplane:
+        """(16)/(19) and (17)/(20) for class ``c`` on the dense or the Pyomo path."""
+        if backend == "dense":  # multiclass.dual_19_qp and recover_17 without re-validating the data
+            own = y_idx == c
+            X_c, X_minus_c = X[own], X[~own]
+            lam = solve_matrices(kernel_dual_matrices(kernel, X_c, X_minus_c, nu, alpha), solver).values["x"]
+            return recover(X_c, X_minus_c, lam, nu, alpha, kernel, sign=1, free_tol=free_tol)
+        if kernel.name == "linear":
+            dual = build_dual_16(X, y_idx, c, nu, alpha)
+        else:
+            dual = build_dual_19(X, y_idx, c, nu, alpha, kernel=kernel)
+        lam = solve(dual, solver).values["lam"]
+        return recover_17(X, y_idx, c, lam, nu, alpha, kernel, free_tol)
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """:math:`w_c` of (17), shape ``(n_classes, n_features)``; linear kernel only."""
+        check_is_fitted(self, "planes_")
+        if self.kernel_.name != "linear":
+            raise AttributeError(f"coef_ exists only for kernel='linear', not {self.kernel_}; use planes_[c].w_phi")
+        return np.array([h.w for h in self.planes_])
+
+    def _distances(self, X: np.ndarray) -> np.ndarray:
+        if isinstance(self.planes_[0], ExpansionPlane):
+            return np.where(self.degenerate_, np.inf, np.abs(plane_distances(self.planes_, X)))
+        return np.column_stack([
+            np.full(len(X), np.inf) if d else np.abs(h.distance(X)) for h, d in zip(self.planes_, self.degenerate_)
+        ])

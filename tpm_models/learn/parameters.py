@@ -1,0 +1,145 @@
+"""The estimators' parameter checks (each raising a ``ValueError`` that says what to do), the choice of
+fit path (:data:`FIT_BACKENDS`, :data:`DENSE_MAX_POINTS`) and the test for degenerate hyperplanes
+(:func:`degenerate_planes`), shared by the classifiers of :mod:`tpm_models.learn.estimators`."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from tpm_models.kernels import Kernel
+from tpm_models.learn.decomposition import DecompositionError, DecompositionWarning
+from tpm_models.learn.kernel_sums import self_kernel
+from tpm_models.models.recovery import DEGENERATE_TOL
+from tpm_models.solvers import MATRIX_SOLVERS
+from tpm_models.solvers.backends.registry import BACKENDS, available_solvers
+from tpm_models.solvers.common import SolverUnavailableError
+
+log = logging.getLogger(__name__)
+
+
+class DegenerateHyperplaneWarning(UserWarning):
+    """A fitted hyperplane has :math:`w = 0` (:data:`DEGENERATE_TOL`) and is left out of the decision."""
+
+
+# --------------------------------------------------------------------------- parameter checks
+
+
+def validate_kernel(est: BaseEstimator) -> Kernel:
+    """The :class:`~tpm_models.kernels.Kernel` of Table 1 named by the estimator's parameters."""
+    try:
+        return Kernel(est.kernel, degree=est.degree, gamma=est.gamma, sigma=est.sigma, a=est.a, b=est.b)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{type(est).__name__}: {exc}. Give the kernel the parameters of Table 1 it takes "
+            "(hom-poly: degree; inhom-poly: degree, gamma; gaussian: sigma; sigmoid: a, b) and leave the others None"
+        ) from None
+
+
+def validate_solver(solver: object, model_class: str) -> str:
+    """``"default"`` or a backend that takes ``model_class`` and is installed."""
+    if not isinstance(solver, str) or (solver != "default" and solver not in BACKENDS):
+        raise ValueError(
+            f"unknown solver {solver!r}: use 'default' or one of {sorted(BACKENDS)}; "
+            f"installed ones that take this classifier's {model_class}s: {available_solvers(model_class)}"
+        )
+    if solver == "default":
+        return solver
+    backend = BACKENDS[solver]
+    if model_class not in backend.model_classes:
+        raise ValueError(
+            f"solver {solver!r} cannot take the {model_class}s this classifier solves; use 'default' or one "
+            f"of the installed solvers that can: {available_solvers(model_class)}"
+        )
+    if not backend.available():
+        why = backend.refuses(None) if backend.installed() and backend.refuses is not None else None
+        raise SolverUnavailableError(
+            f"solver {solver!r}" + (f": {why}" if why else f" is not installed (pip install {backend.package})")
+            + f"; installed ones that take {model_class}s: {available_solvers(model_class)}"
+        )
+    return solver
+
+
+FIT_BACKENDS = ("auto", "dense", "decomposition", "pyomo")
+"""How :class:`TPMSVM` and :class:`TPMSVMOneVsAll` solve their duals: ``"dense"`` hands the matrices of
+:func:`tpm_models.models.shapes.dual_matrices` straight to a dense QP solver; ``"decomposition"`` solves the
+same QP by :mod:`tpm_models.learn.decomposition` (kernel rows on demand, nothing of size :math:`m\\times m`);
+``"pyomo"`` builds the Pyomo model (:func:`tpm_models.models.multiclass.build_dual_19`, ...) and solves it
+with :func:`tpm_models.solvers.dispatch.solve`; ``"auto"`` (the default) takes ``"dense"`` when every own set
+has at most :data:`DENSE_MAX_POINTS` points and ``"decomposition"`` otherwise. All solve the same QP."""
+
+DENSE_MAX_POINTS = 100
+"""Largest own set (:math:`m_c`, :math:`m_\\pm`) that ``backend="auto"`` gives to the dense solver. Measured
+(``docs/bench-estimators.md``): the dense interior point is cubic in :math:`m_c` and holds
+:math:`K(X_c, X_c)`; the decomposition is faster from a few hundred points per class on."""
+
+
+def check_backend(backend: object, solver: str) -> str:
+    """``backend`` in :data:`FIT_BACKENDS`; with ``"dense"`` the solver must take matrices, with
+    ``"decomposition"`` it is the decomposition's own (``solver="default"``)."""
+    if not isinstance(backend, str) or backend not in FIT_BACKENDS:
+        raise ValueError(
+            f"backend must be 'auto' (by size, the default), 'dense' (the dual's matrices to a dense QP solver), "
+            f"'decomposition' (kernel rows on demand, for large sets) or 'pyomo' (build the Pyomo model and "
+            f"solve it); got {backend!r}"
+        )
+    if backend in ("dense", "auto") and solver != "default" and solver not in MATRIX_SOLVERS:
+        raise ValueError(
+            f"solver {solver!r} solves Pyomo models: pass backend='pyomo' to use it, or keep backend={backend!r} "
+            f"with solver 'default' or one of {sorted(MATRIX_SOLVERS)}"
+        )
+    if backend == "decomposition" and solver != "default":
+        raise ValueError(
+            f"backend='decomposition' solves the duals with its own method (tpm_models.learn.decomposition); "
+            f"leave solver='default' or choose backend='dense' or 'pyomo' for solver {solver!r}"
+        )
+    return backend
+
+
+def resolve_backend(backend: str, solver: str, own_sizes: list[int]) -> str:
+    """``"auto"`` by size (:data:`DENSE_MAX_POINTS`; a named dense solver keeps the dense path)."""
+    if backend != "auto":
+        return backend
+    if solver != "default" or max(own_sizes) <= DENSE_MAX_POINTS:
+        return "dense"
+    return "decomposition"
+
+
+def dense_fallback(requested: str, error: DecompositionError) -> str:
+    """``"dense"`` after the decomposition failed (``error``) under ``backend="auto"``, with a
+    :class:`tpm_models.learn.decomposition.DecompositionWarning` that says so: the dense path solves the same QP
+    exactly from the :math:`m_c\\times m_c` Gram blocks (slower, and refused with
+    :class:`tpm_models.kernels.TooLargeError` when they cannot fit in memory). A backend asked for by name is not
+    replaced: ``error`` is raised."""
+    if requested != "auto":
+        raise error
+    message = (f"backend='auto': the decomposition failed ({error}); the dual is solved by the dense path instead "
+               "(fit_backend_ = 'dense')")
+    log.warning(message)
+    warnings.warn(message, DecompositionWarning, stacklevel=3)
+    return "dense"
+
+
+def degenerate_planes(norms: np.ndarray, nus: np.ndarray, X: np.ndarray, kernel: Kernel,
+                      names: list[str]) -> np.ndarray:
+    """Which hyperplanes have :math:`w = 0` (:data:`DEGENERATE_TOL`); a warning names them.
+
+    The decision functions (8), (14), (18), (20) divide by :math:`\\|w\\|`, so a degenerate
+    hyperplane has no distance: the classifiers leave it out of the decision (each ``predict``
+    says how) instead of dividing by a number that is solver noise.
+    """
+    sq_norms = self_kernel(kernel, X)  # k(x^i, x^i) = |phi(x^i)|^2
+    scale = np.sqrt(np.abs(sq_norms).max())
+    degenerate = np.asarray(norms) <= DEGENERATE_TOL * np.asarray(nus) * scale
+    if degenerate.any():
+        warnings.warn(
+            f"hyperplane(s) {[n for n, d in zip(names, degenerate) if d]} have w = 0 (|w| <= {DEGENERATE_TOL:g} "
+            "* nu * max |phi(x)|): the classes overlap too much for them, and they are left out of the decision. "
+            "A smaller nu/alpha, another kernel or a smaller eps may separate them",
+            DegenerateHyperplaneWarning,
+            stacklevel=3,
+        )
+    return degenerate
