@@ -38,7 +38,7 @@ written first as :math:`g(x) \\le 0` (``body <= upper``: :math:`g = \\text{body}
    The builders' general-p rows are the first form: ``perspective[j]``
    :math:`a_j^q r^{1-q} \\le z_j` and :math:`\\sum_j z_j \\le r`, i.e. :math:`\\|a\\|_q \\le r` with
    :math:`z_j` in the role of the decomposition's :math:`r_j`; a user may write the second
-   (``tests/test_clarabel.py`` ties the two).
+   (``tests/solvers/test_clarabel.py`` ties the two).
 
 The objective is :math:`\\tfrac12x^\\top Px + q^\\top x + \\sum_k\\kappa_k\\phi_k(x)` with
 :math:`P\\succeq0` and :math:`\\kappa_k \\ge 0` (after the sign of a maximisation). Anything else
