@@ -18,8 +18,8 @@ from tpm_models.experiments.table3 import (
     RATIOS,
     SEED,
     Protocol,
-    ResultStore,
     SplitTask,
+    Table3Store,
     config_of,
     cv_folds,
     cv_seed,
@@ -154,7 +154,7 @@ def test_interrupt_and_resume_equals_fresh_run(tmp_path, capsys):
     assert resumed.reused == 4 and resumed.computed == 2 * 2 + 2  # 2 new splits per cell + the 2 damaged
     fresh = run_table3(["iris"], cells, runs=5, progress=False)
     assert _results(resumed) == _results(fresh)
-    records, corrupt = ResultStore(store).read()
+    records, corrupt = Table3Store(store).read()
     assert corrupt == 0 and len(records) == 10 and {lost, damaged} <= {tuple(r["key"]) for r in records}
     again = run_table3(["iris"], cells, runs=5, store=store, resume=True, progress=False)
     assert again.computed == 0 and again.reused == 10 and _results(again) == _results(fresh)

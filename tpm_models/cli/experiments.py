@@ -35,7 +35,7 @@ from tpm_models.experiments.bench_scale import (
     read_scale_reference,
     scale_table,
 )
-from tpm_models.experiments.parallel import parallel_map
+from tpm_models.experiments.parallel import Progress, parallel_map
 from tpm_models.experiments.robust import (
     EPS_GRID,
     KERNEL_SIGMA,
@@ -49,28 +49,25 @@ from tpm_models.experiments.robust import (
     summarize_robust_kernel,
     with_kernel_section,
 )
+from tpm_models.experiments.run_info import DISCUSSION_END, DISCUSSION_START, run_metadata
 from tpm_models.experiments.table3 import (
     ALL_CELLS,
     BASELINES,
     CELLS,
     CV_FOLDS,
     DATASETS,
-    DISCUSSION_END,
-    DISCUSSION_START,
     PAPER_TABLE3,
     RATIOS,
     SEED,
     SELECTIONS,
     TIE_RULES,
-    Progress,
     Protocol,
-    ResultStore,
     RunResult,
+    Table3Store,
     check_cells,
     check_datasets,
     dask_backend,
     print_summary,
-    run_metadata,
     run_table3,
     summarize,
     write_table3,
@@ -118,7 +115,7 @@ def _run_from_args(args: argparse.Namespace, store: str | None, resume: bool) ->
     with context:
         run = run_table3(args.dataset, args.kernel, args.runs, protocol, n_jobs=None if dask else args.jobs,
                          store=store, resume=resume, progress=not args.quiet)
-    return run, run_metadata(run, load_before)
+    return run, run_metadata(load_before, run.computed, run.reused)
 
 
 def _report_run(run: RunResult) -> str:
@@ -134,7 +131,7 @@ def default_store(selection: str) -> str:
 
 def _remove_store(path: Path) -> None:
     """``--fresh``: delete the results store, after recognising it as one (a file of other lines is refused)."""
-    ResultStore(path).check_recognised()
+    Table3Store(path).check_recognised()
     path.unlink()
 
 
@@ -161,7 +158,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     check_datasets(args.dataset)
     check_cells(args.kernel)
     if (out / "table3.jsonl").exists():
-        ResultStore(out / "table3.jsonl").check_recognised()
+        Table3Store(out / "table3.jsonl").check_recognised()
     out.mkdir(parents=True, exist_ok=True)
     code = 0
     if not args.no_checks:
@@ -397,8 +394,7 @@ def cmd_robust_table(args: argparse.Namespace) -> int:
         command = (f"tpm-models robust-table --dataset {' '.join(args.dataset)} --runs {args.runs} --jobs {args.jobs} "
                    f"--p {' '.join(args.p)} --eps {' '.join(f'{e:g}' for e in args.eps)} --out-dir {args.out_dir}"
                    + (f" --solver {args.solver}" if args.solver != "auto" else ""))
-        done = argparse.Namespace(computed=len(records), reused=0)  # run_metadata reads a run's counts
-        meta = {**run_metadata(done, load_before), "solver": _solver_note(args.solver, records),
+        meta = {**run_metadata(load_before, len(records)), "solver": _solver_note(args.solver, records),
                 "wall time": f"{wall:.1f} s"}
         md = out / "robust.md"
         discussion = None

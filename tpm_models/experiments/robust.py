@@ -45,17 +45,9 @@ from functools import partial
 
 import numpy as np
 
-from tpm_models.experiments.parallel import parallel_map
-from tpm_models.experiments.table3 import (
-    DISCUSSION_END,
-    DISCUSSION_START,
-    RATIOS,
-    SEED,
-    Progress,
-    Protocol,
-    dataset_arrays,
-    split_indices,
-)
+from tpm_models.experiments.parallel import Progress, parallel_map
+from tpm_models.experiments.run_info import DISCUSSION_END, DISCUSSION_START
+from tpm_models.experiments.table3 import RATIOS, SEED, Protocol, dataset_arrays, split_indices
 from tpm_models.kernels import Kernel
 from tpm_models.learn.fastconic import solve_23_dense
 from tpm_models.models.norms import check_p, conjugate, dual_norm, worst_case_delta
