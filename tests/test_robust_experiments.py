@@ -8,8 +8,8 @@ import pytest
 
 from tpm_models import build, solve, stratified_split
 from tpm_models.experiments.robust import (
-    _degenerate,
     attack_values,
+    degenerate_planes,
     fit_linear_23,
     predict,
     robust_correct,
@@ -38,7 +38,7 @@ def test_eps_zero_is_the_deterministic_model(wine):
         fast = FastOneVsAll(ratio, 1.0).fit(X[train], y[train])
         d = fast.distances(X[test])
         clear = np.sort(d, axis=1)[:, 1] - np.sort(d, axis=1)[:, 0] > 1e-6
-        pred = predict(W, T, X[test], _degenerate(W, ratio, X[train]))
+        pred = predict(W, T, X[test], degenerate_planes(W, ratio, X[train]))
         assert np.array_equal(pred[clear], d.argmin(axis=1)[clear])
         assert clear.mean() > 0.95
 
@@ -51,7 +51,7 @@ def test_attack_is_exact(iris, p):
     train, test = stratified_split(y, 0)
     eps = 0.08
     (W, T), = fit_linear_23(X[train], y[train], 3, [0.4], 2.0, 0.0)
-    deg = _degenerate(W, 0.4, X[train])
+    deg = degenerate_planes(W, 0.4, X[train])
     Xt, yt = X[test], y[test]
     values, deltas = attack_values(W, T, Xt, yt, p, eps, deg, witness=True)
     robust = robust_correct(W, T, Xt, yt, p, eps, 0.4, X[train])

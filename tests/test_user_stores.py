@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-import tpm_models.cli.checks as cli_checks
+import tpm_models.experiments.checks_run as checks_run
 from tpm_models.cli import main
 from tpm_models.experiments.store import checksum
 from tpm_models.experiments.table3 import Table3Store
@@ -69,7 +69,7 @@ def test_ctrl_c_in_check_writes_the_ties_so_far_and_exits_130(tmp_path, capsys, 
     """Ctrl-C threw away every tie already measured (the --csv file was never written) and printed a traceback.
     Truth: the rows of the groups that ended before the interrupt, as the command's own run of them returned."""
     calls = []
-    real = cli_checks.run_check_task
+    real = checks_run.run_check_task
 
     def interrupted_third(task, *args):
         calls.append(task)
@@ -77,7 +77,7 @@ def test_ctrl_c_in_check_writes_the_ties_so_far_and_exits_130(tmp_path, capsys, 
             raise KeyboardInterrupt
         return real(task, *args)
 
-    monkeypatch.setattr(cli_checks, "run_check_task", interrupted_third)
+    monkeypatch.setattr(checks_run, "run_check_task", interrupted_third)
     path = tmp_path / "ties.csv"
     code = main(["check", "--dataset", "iris", "--no-robust", "--cross-solvers", "piqp", "--quiet", "--jobs", "1",
                  "--csv", str(path)])
@@ -107,10 +107,10 @@ def test_reproduce_checks_table3s_arguments_before_the_check_phase(tmp_path, cap
     """``--folds 1`` with ``--selection cv`` was refused only after every tie had run."""
     import tpm_models.cli.experiments as cli_experiments
 
-    def no_checks(args):
+    def no_checks(*args, **kwargs):
         raise AssertionError("the check phase ran before the arguments were checked")
 
-    monkeypatch.setattr(cli_experiments, "cmd_check", no_checks)
+    monkeypatch.setattr(cli_experiments, "check_ties", no_checks)
     assert main(["reproduce", "--selection", "cv", "--folds", "1", "--out-dir", str(tmp_path / "r")]) == 2
     assert "cv_folds must be 0 (no cross-validation) or an integer >= 2" in capsys.readouterr().err
 

@@ -119,6 +119,12 @@ class ResultStore:
                              f"(line {number}: {problem}); it is left as it is: give another --store")
         return valid, bad
 
+    def remove(self) -> None:
+        """Delete the store (``--fresh``), after recognising it as one: a file of other lines is refused
+        (``ValueError``) and left as it is."""
+        self.check_recognised()
+        self.path.unlink()
+
     def lock(self) -> None:
         """Hold ``<store>.lock`` (``fcntl.flock``) until :meth:`unlock`; ``StoreLocked`` with the holder's pid."""
         lock_path = self.path.with_name(self.path.name + ".lock")

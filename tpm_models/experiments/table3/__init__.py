@@ -94,7 +94,7 @@ from tpm_models.experiments.table3.protocol import (
     split_seed,
 )
 from tpm_models.experiments.table3.report import COLUMN_TITLES, table3_markdown, write_table3
-from tpm_models.experiments.table3.run import RunResult, Table3Store, dask_backend, run_table3
+from tpm_models.experiments.table3.run import RunResult, Table3Store, dask_backend, run_table3, run_with_metadata
 from tpm_models.experiments.table3.summary import (
     CSV_HEADER,
     PROTOCOLS,
@@ -110,6 +110,6 @@ __all__ = [
     "SELECTIONS", "STORE_VERSION", "SVC_C", "TEST_SIZE", "TIE_RULES", "Cell", "CellSummary", "Protocol",
     "RunResult", "Selection", "SplitTask", "Table3Store", "check_cells", "check_datasets", "config_of", "cv_folds",
     "cv_seed", "dask_backend", "dataset_arrays", "expand", "grid_counts", "has_cv", "print_summary", "run_split",
-    "run_table3", "select", "split_indices", "split_seed", "summarize", "svc_counts", "table3_markdown",
-    "write_csv", "write_table3",
+    "run_table3", "run_with_metadata", "select", "split_indices", "split_seed", "summarize", "svc_counts",
+    "table3_markdown", "write_csv", "write_table3",
 ]

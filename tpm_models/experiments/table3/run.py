@@ -6,6 +6,7 @@ the same configuration."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tpm_models.experiments.parallel import Progress, parallel_map
+from tpm_models.experiments.run_info import run_metadata
 from tpm_models.experiments.store import ResultStore
 from tpm_models.experiments.table3.grid import RESULT_FIELDS, SplitTask, run_split
 from tpm_models.experiments.table3.protocol import (
@@ -163,3 +165,17 @@ def dask_backend(address: str = "local", n_workers: int = 2, processes: bool = T
             cluster.close()
         quiet.setLevel(level)
 
+
+
+def run_with_metadata(datasets: Sequence[str], cells: Sequence[str], runs: int, protocol: Protocol, jobs: int,
+                      dask: str | None = None, store: str | Path | None = None, resume: bool = False,
+                      progress: bool = True) -> tuple[RunResult, dict[str, str]]:
+    """:func:`run_table3` in ``jobs`` worker processes, or on Dask (``dask``: a scheduler address, or ``"local"``
+    for a local cluster of ``jobs`` workers), and the metadata of its report
+    (:func:`tpm_models.experiments.run_info.run_metadata`)."""
+    load_before = os.getloadavg()
+    context = dask_backend(dask, n_workers=jobs) if dask else contextlib.nullcontext()
+    with context:
+        run = run_table3(datasets, cells, runs, protocol, n_jobs=None if dask else jobs, store=store, resume=resume,
+                         progress=progress)
+    return run, run_metadata(load_before, run.computed, run.reused)
