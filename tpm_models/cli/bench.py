@@ -1,7 +1,9 @@
 """``tpm-models bench``: the timings of the fast path (per-QP solver times, one fit, every cell of Table 3), and
-``bench builders`` / ``estimators`` / ``scale`` (:mod:`tpm_models.experiments.bench`,
-:mod:`~tpm_models.experiments.bench_builders`, :mod:`~tpm_models.experiments.bench_estimators`,
-:mod:`~tpm_models.experiments.bench_scale`). Benchmarks print numbers; nothing here asserts a speed."""
+``bench builders`` / ``estimators`` / ``scale`` / ``certificate`` / ``counterpart``
+(:mod:`tpm_models.experiments.bench`, :mod:`~tpm_models.experiments.bench_builders`,
+:mod:`~tpm_models.experiments.bench_estimators`, :mod:`~tpm_models.experiments.bench_scale`,
+:mod:`~tpm_models.experiments.bench_certificate`, :mod:`~tpm_models.experiments.bench_counterpart`).
+Benchmarks print numbers; nothing here asserts a speed."""
 
 from __future__ import annotations
 
@@ -11,7 +13,10 @@ import json
 import sys
 import time
 
+import pandas as pd
+
 from tpm_models.cli.options import at_least_one, worker_count
+from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.bench import BENCH_KERNELS, fit_time, load, per_qp_times, pipeline_time
 from tpm_models.experiments.bench_builders import (
     bench_builders,
@@ -20,6 +25,8 @@ from tpm_models.experiments.bench_builders import (
     estimators_table,
     machine,
 )
+from tpm_models.experiments.bench_certificate import LARGE_MODELS, PAPER_MODELS, synthetic, time_solves
+from tpm_models.experiments.bench_counterpart import bench_counterpart
 from tpm_models.experiments.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
 from tpm_models.experiments.bench_estimators import MODELS as SCALED_MODELS
 from tpm_models.experiments.bench_estimators import bench_scaled, scaled_table
@@ -31,7 +38,9 @@ from tpm_models.experiments.bench_scale import (
     read_scale_reference,
     scale_table,
 )
+from tpm_models.experiments.survey import markdown_table
 from tpm_models.experiments.table3 import CELLS, DATASETS, PAPER_TABLE3, RATIOS, Protocol, run_table3, summarize
+from tpm_models.models.norms import check_p
 
 
 def cmd_bench_builders(args: argparse.Namespace) -> int:
@@ -47,7 +56,7 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
     with ``--sizes``, :mod:`tpm_models.experiments.bench_estimators` at those sizes and ``--kernel`` kernels."""
     print(f"tpm-models bench estimators: {machine()}")
     if args.sizes is None:
-        print(estimators_table(bench_estimators(args.repeats)))
+        print(estimators_table(bench_estimators(args.repeats or 200)))
         return 0
     kernels = args.kernel if args.kernel is not None else list(SCALED_KERNELS)
     unknown = [k for k in kernels if k not in SCALED_KERNELS]
@@ -91,7 +100,35 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_certificate(args: argparse.Namespace) -> int:
+    """``tpm-models bench certificate``: :mod:`tpm_models.experiments.bench_certificate` (what the certificate costs
+    inside ``solve()``), on Iris and Wine or, with ``--points``, a synthetic set of that size."""
+    if args.points is None:
+        sets = [(name, min_max_scale(load_dataset(name).X), load_dataset(name).y) for name in ("iris", "wine")]
+        models, solver = PAPER_MODELS, "default"
+    else:
+        sets = [(f"synthetic {args.points}", *synthetic(args.points))]
+        models, solver = LARGE_MODELS, "clarabel"
+    for name, X, y in sets:
+        for eq, seconds, cert, level in time_solves(X, y, models, solver, args.repeats or 5):
+            print(f"({eq}) {name}: solve {seconds * 1e3:9.1f} ms, certificate {cert * 1e3:8.1f} ms "
+                  f"({100 * cert / seconds:4.1f}%), {level}")
+    return 0
+
+
+def cmd_bench_counterpart(args: argparse.Namespace) -> int:
+    """``tpm-models bench counterpart``: :mod:`tpm_models.experiments.bench_counterpart` (the derivation of (15)'s
+    counterpart at ``--sizes`` points against solving it)."""
+    rows = bench_counterpart(args.sizes or [10_000, 100_000], check_p(args.p), args.solver or "clarabel")
+    print(markdown_table(pd.DataFrame(rows).set_index("points")))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "certificate":
+        return cmd_bench_certificate(args)
+    if args.what == "counterpart":
+        return cmd_bench_counterpart(args)
     if args.what == "scale":
         return cmd_bench_scale(args)
     if args.what == "builders":
@@ -138,12 +175,15 @@ def add_parsers(sub) -> None:
     """Register ``bench``."""
     b = sub.add_parser("bench", help="time the fast path (per-QP solver times, one fit, every cell of Table 3); "
                        "'bench builders': Pyomo builders beside linopy; 'bench estimators': fits beside SVC")
-    b.add_argument("what", nargs="?", default="table3", choices=["table3", "builders", "estimators", "scale"],
+    b.add_argument("what", nargs="?", default="table3",
+                   choices=["table3", "builders", "estimators", "scale", "certificate", "counterpart"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
                    "build/.lp/.nl seconds and peak memory beside linopy; estimators: Iris/Wine one-versus-all fits "
                    "beside scikit-learn's SVC(kernel='linear'), or with --sizes synthetic sets of those sizes "
                    "beside SVC and LinearSVC; scale: (15), (23), (26)-(29) at --sizes points built and solved by "
-                   "the default solver beside cvxpy + Clarabel, each in a fresh process")
+                   "the default solver beside cvxpy + Clarabel, each in a fresh process; certificate: what the "
+                   "certificate costs inside solve() (Iris and Wine, or --points); counterpart: the derivation of "
+                   "(15)'s counterpart at --sizes points against solving it")
     b.add_argument("--sizes", nargs="+", type=int, default=None,
                    help="bench builders, bench scale: numbers of points (default 10000 100000); bench estimators: "
                    "numbers of points of the synthetic sets (none: Iris and Wine)")
@@ -156,7 +196,12 @@ def add_parsers(sub) -> None:
     b.add_argument("--json", help="bench scale: also write the rows to this JSON file")
     b.add_argument("--reference", help="bench scale: the CSV of docs/reference/cvxpy_scale.py, to print the accuracy")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
-    b.add_argument("--repeats", type=int, default=200, help="bench estimators: fits per median")
+    b.add_argument("--repeats", type=int, default=None,
+                   help="bench estimators: fits per median (default 200); bench certificate: solves per model (5)")
+    b.add_argument("--points", type=int, default=None,
+                   help="bench certificate: a synthetic set of this size (default: Iris and Wine)")
+    b.add_argument("--p", default="2", help="bench counterpart: the norm of (21)")
+    b.add_argument("--solver", default=None, help="bench counterpart: the solver of both counterparts (clarabel)")
     b.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
     b.add_argument("--kernel", nargs="+", default=None, metavar="CELL",
                    help=f"cells of Table 3: {', '.join(CELLS)} (default all); bench estimators --sizes: "

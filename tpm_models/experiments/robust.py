@@ -62,7 +62,7 @@ GOLDEN = (math.sqrt(5) - 1) / 2
 
 SOLVERS: tuple[str, ...] = ("auto", "clarabel")
 """Values of ``solver`` of :func:`fit_linear_23` (and ``--solver`` of ``tpm-models robust-table``): both Clarabel.
-The direct gurobipy and CPLEX copies of (23) were removed in issue 27 (docs/experiments.md#robust-experiments)."""
+Another solver takes (23) through its Pyomo builder: ``tpm_models.solve(tpm_models.build(23, ...), solver=...)``."""
 
 
 def _class_clarabel(Xc: np.ndarray, Xo: np.ndarray, nus: Sequence[float], p: float, eps: float, alpha: float,
