@@ -1,6 +1,6 @@
 """``tpm-models table3``, ``reproduce``, ``robust-table`` and ``robust-kernel-table``: the experiments of
 Section 5 and beyond (:mod:`tpm_models.experiments`). This module parses the arguments and prints; the runs,
-their metadata and their reports are :mod:`tpm_models.experiments`'."""
+their metadata and their reports are in :mod:`tpm_models.experiments`."""
 
 from __future__ import annotations
 
