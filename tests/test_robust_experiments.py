@@ -1,5 +1,6 @@
-"""Robust experiments: (23) via gurobipy against the registry's builders, eps = 0 against the deterministic fast
-path, and the exact worst-case attack against random and constructed perturbations."""
+"""Robust experiments: (23) by Clarabel's dense path against the registry's builders, eps = 0 against the
+deterministic fast path, the exact worst-case attack against random and constructed perturbations, and the report
+writers that share ``robust.md`` between two commands."""
 
 import math
 
@@ -16,9 +17,8 @@ from tpm_models.experiments.robust import (
     run_robust_split,
     summarize_robust,
 )
+from tpm_models.experiments.robust_report import KERNEL_END, KERNEL_START, write_robust_table
 from tpm_models.learn.fastqp import FastOneVsAll
-
-pytest.importorskip("gurobipy")
 
 
 @pytest.mark.parametrize("p, eq", [(1.0, 27), (2.0, 28), (math.inf, 29)])
@@ -83,3 +83,23 @@ def test_robust_split_and_summary():
     assert row["robust attacked mean"] <= row["robust clean mean"]
     with pytest.raises(ValueError, match="p must be"):
         fit_linear_23(np.eye(3), np.array([0, 1, 2]), 3, [0.5], 0.5, 0.1)
+
+
+def test_robust_table_keeps_the_kernel_section_and_the_discussion(tmp_path):
+    """``robust-table`` rewrites its table in ``robust.md`` and keeps what it did not write: the (23K) section of
+    ``robust-kernel-table`` and the hand-written discussion."""
+    rec = run_robust_split("iris", 0, [1.0], [0.05])
+    rows = summarize_robust([rec])
+    records_path = tmp_path / "runs" / "records.json"
+    write_robust_table(tmp_path, rows, [rec], "tpm-models robust-table A", {"date": "d"}, records_path)
+    md = tmp_path / "robust.md"
+    section = f"{KERNEL_START}\n## Robust kernel model (23K)\nkernel rows\n{KERNEL_END}"
+    md.write_text(md.read_text().replace("(not written yet)", "Our words.").replace(
+        "\n## Discussion\n", f"\n{section}\n\n## Discussion\n"))
+    written = write_robust_table(tmp_path, rows, [rec], "tpm-models robust-table B", {"date": "d"}, records_path)
+    text = md.read_text()
+    assert written == [md, tmp_path / "robust.json"]
+    assert "`tpm-models robust-table B`" in text and "robust-table A" not in text
+    assert text.count(section) == 1 and "Our words." in text and text.index(section) < text.index("## Discussion")
+    assert f"| iris | 1 | 0.05 | {rows[0]['robust clean mean']:.2f} ± " in text
+    assert records_path.exists()
