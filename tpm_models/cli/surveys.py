@@ -17,6 +17,7 @@ from tpm_models.experiments import conic_survey, pyros_table, robust_survey, sur
 from tpm_models.experiments.survey import markdown_table
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import Termination
+from tpm_models.validation import check_output_path
 
 
 def _quiet_library() -> None:
@@ -25,12 +26,19 @@ def _quiet_library() -> None:
     warnings.filterwarnings("ignore")
 
 
+def _check_csv(path: str | None) -> None:
+    """Fail before the survey (minutes) when ``--csv`` cannot be written."""
+    if path:
+        check_output_path(path)
+
+
 def _progress(message: str) -> None:
     print(f"  {message}", file=sys.stderr, flush=True)
 
 
 def cmd_survey(args: argparse.Namespace) -> int:
     """The paper grid on Iris and Wine (dual (16)) with every solver; Markdown tables."""
+    _check_csv(args.csv)
     _quiet_library()
     solvers = args.solvers or available_solvers("QP")
     strides = {s: args.stride for s in survey.SLOW_SOLVERS if s in solvers}
@@ -80,6 +88,7 @@ def cmd_survey(args: argparse.Namespace) -> int:
 
 def cmd_robust_survey(args: argparse.Namespace) -> int:
     """Every robust model with every installed capable solver; a Markdown table."""
+    _check_csv(args.csv)
     _quiet_library()
     start = time.perf_counter()
     df = robust_survey.robust_survey(args.datasets, args.solvers, time_limit=args.time_limit, progress=_progress)
@@ -94,6 +103,7 @@ def cmd_robust_survey(args: argparse.Namespace) -> int:
 
 def cmd_conic_survey(args: argparse.Namespace) -> int:
     """(23) and its twins (26)-(29) against the cvxpy reference; tables per solver and per model class."""
+    _check_csv(args.csv)
     _quiet_library()
     start = time.perf_counter()
     df = conic_survey.conic_survey(conic_survey.read_reference(args.reference), args.solvers, args.datasets,
@@ -120,6 +130,7 @@ def cmd_pyros_table(args: argparse.Namespace) -> int:
         return 0
     if not args.out:
         raise ValueError("pyros-table needs --out CSV (the rows are appended to it), or --markdown CSV")
+    check_output_path(args.out)
     logging.getLogger("tpm_models").setLevel(logging.ERROR)
     ps = [math.inf if s.lower() in ("inf", "infinity") else float(s) for s in args.p]
     pyros_table.run(args.datasets, ps, args.out, args.time_limit, args.local, args.global_, args.classes)
