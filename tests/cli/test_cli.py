@@ -193,6 +193,10 @@ WRITERS = {  # every command that writes, with PATH where it writes: a file (F) 
     "robust-kernel-table": (["robust-kernel-table", "--dataset", "iris", "--runs", "1", "--quiet",
                              "--out-dir", "{D}"]),
     "check csv": (["check", "--dataset", "iris", "--no-robust", "--quiet", "--csv", "{F}"]),
+    "survey csv": (["survey", "--datasets", "iris", "--csv", "{F}"]),
+    "robust-survey csv": (["robust-survey", "--datasets", "iris", "--csv", "{F}"]),
+    "conic-survey csv": (["conic-survey", "--datasets", "iris", "--quiet", "--csv", "{F}"]),
+    "pyros-table out": (["pyros-table", "--datasets", "iris", "--out", "{F}"]),
 }
 
 

@@ -1,6 +1,6 @@
 """The default solver of SOCP and NLP against the independent reference of ``docs/reference/cvxpy_23.py`` (cvxpy +
 Clarabel, (23) written from the paper's equation), on a few of the survey's instances; the full survey is
-``python -m tpm_models.experiments.conic_survey`` (``docs/solvers.md``)."""
+``tpm-models conic-survey`` (``docs/solvers.md``)."""
 
 import math
 

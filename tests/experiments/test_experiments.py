@@ -3,6 +3,7 @@ solving everything, the tie rules, the results store (interrupt and resume), job
 
 import json
 import math
+import shlex
 
 import numpy as np
 import pytest
@@ -18,8 +19,8 @@ from tpm_models.experiments.table3 import (
     RATIOS,
     SEED,
     Protocol,
-    ResultStore,
     SplitTask,
+    Table3Store,
     config_of,
     cv_folds,
     cv_seed,
@@ -154,7 +155,7 @@ def test_interrupt_and_resume_equals_fresh_run(tmp_path, capsys):
     assert resumed.reused == 4 and resumed.computed == 2 * 2 + 2  # 2 new splits per cell + the 2 damaged
     fresh = run_table3(["iris"], cells, runs=5, progress=False)
     assert _results(resumed) == _results(fresh)
-    records, corrupt = ResultStore(store).read()
+    records, corrupt = Table3Store(store).read()
     assert corrupt == 0 and len(records) == 10 and {lost, damaged} <= {tuple(r["key"]) for r in records}
     again = run_table3(["iris"], cells, runs=5, store=store, resume=True, progress=False)
     assert again.computed == 0 and again.reused == 10 and _results(again) == _results(fresh)
@@ -215,6 +216,9 @@ def test_cli_table3(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "95.70 ± 2.85" in text and "2 splits computed" in text
     assert (out / "table3.md").exists() and (out / "table3.csv").exists()
+    # the command line is recorded as given (cli.main, once), quoted as a shell takes it back
+    produced = f"Produced by `tpm-models {shlex.join(args + ['--out-dir', str(out)])}`"
+    assert produced in (out / "table3.md").read_text().splitlines()
     assert main(args) == 2 and "--resume" in capsys.readouterr().err
     assert main(args + ["--resume", "--tie-rule", "last"]) == 0
     assert "0 splits computed, 2 reused" in capsys.readouterr().out
@@ -408,3 +412,15 @@ def test_cli_table3_selection_cv(tmp_path, capsys):
     assert rows[0]["kernel"] == "linear" and float(rows[0]["mean_cv"]) > 80 and rows[0]["selected_cv"]
     assert main(args[:-2] + ["--folds", "1"]) == 2
     assert "cv_folds must be 0" in capsys.readouterr().err
+
+
+def test_run_metadata_names_a_package_that_is_not_installed():
+    """``gurobipy`` is an optional extra: a report names what is missing instead of failing on it."""
+    from tpm_models.experiments.run_info import package_versions, run_metadata
+
+    text = package_versions(["numpy", "no_such_package_27"])
+    assert text.startswith("numpy ") and text.endswith("no_such_package_27 not installed")
+    meta = run_metadata((0.0, 0.0, 0.0), computed=0, reused=3, packages=["no_such_package_27"])
+    assert "no_such_package_27 not installed" in meta["machine"]
+    assert "load average (1, 5, 15 min) before / after" not in meta  # nothing computed: no load to report
+    assert meta["records reused from the store"].startswith("3 of 3")

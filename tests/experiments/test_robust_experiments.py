@@ -1,5 +1,6 @@
-"""Robust experiments: (23) via gurobipy against the registry's builders, eps = 0 against the deterministic fast
-path, and the exact worst-case attack against random and constructed perturbations."""
+"""Robust experiments: (23) by Clarabel's dense path against the registry's builders, eps = 0 against the
+deterministic fast path, the exact worst-case attack against random and constructed perturbations, and the report
+writers that share ``robust.md`` between two commands."""
 
 import math
 
@@ -8,17 +9,16 @@ import pytest
 
 from tpm_models import build, solve, stratified_split
 from tpm_models.experiments.robust import (
-    _degenerate,
     attack_values,
+    degenerate_planes,
     fit_linear_23,
     predict,
     robust_correct,
     run_robust_split,
     summarize_robust,
 )
+from tpm_models.experiments.robust_report import KERNEL_END, KERNEL_START, write_robust_table
 from tpm_models.learn.fastqp import FastOneVsAll
-
-pytest.importorskip("gurobipy")
 
 
 @pytest.mark.parametrize("p, eq", [(1.0, 27), (2.0, 28), (math.inf, 29)])
@@ -38,7 +38,7 @@ def test_eps_zero_is_the_deterministic_model(wine):
         fast = FastOneVsAll(ratio, 1.0).fit(X[train], y[train])
         d = fast.distances(X[test])
         clear = np.sort(d, axis=1)[:, 1] - np.sort(d, axis=1)[:, 0] > 1e-6
-        pred = predict(W, T, X[test], _degenerate(W, ratio, X[train]))
+        pred = predict(W, T, X[test], degenerate_planes(W, ratio, X[train]))
         assert np.array_equal(pred[clear], d.argmin(axis=1)[clear])
         assert clear.mean() > 0.95
 
@@ -51,7 +51,7 @@ def test_attack_is_exact(iris, p):
     train, test = stratified_split(y, 0)
     eps = 0.08
     (W, T), = fit_linear_23(X[train], y[train], 3, [0.4], 2.0, 0.0)
-    deg = _degenerate(W, 0.4, X[train])
+    deg = degenerate_planes(W, 0.4, X[train])
     Xt, yt = X[test], y[test]
     values, deltas = attack_values(W, T, Xt, yt, p, eps, deg, witness=True)
     robust = robust_correct(W, T, Xt, yt, p, eps, 0.4, X[train])
@@ -83,3 +83,23 @@ def test_robust_split_and_summary():
     assert row["robust attacked mean"] <= row["robust clean mean"]
     with pytest.raises(ValueError, match="p must be"):
         fit_linear_23(np.eye(3), np.array([0, 1, 2]), 3, [0.5], 0.5, 0.1)
+
+
+def test_robust_table_keeps_the_kernel_section_and_the_discussion(tmp_path):
+    """``robust-table`` rewrites its table in ``robust.md`` and keeps what it did not write: the (23K) section of
+    ``robust-kernel-table`` and the hand-written discussion."""
+    rec = run_robust_split("iris", 0, [1.0], [0.05])
+    rows = summarize_robust([rec])
+    records_path = tmp_path / "runs" / "records.json"
+    write_robust_table(tmp_path, rows, [rec], "tpm-models robust-table A", {"date": "d"}, records_path)
+    md = tmp_path / "robust.md"
+    section = f"{KERNEL_START}\n## Robust kernel model (23K)\nkernel rows\n{KERNEL_END}"
+    md.write_text(md.read_text().replace("(not written yet)", "Our words.").replace(
+        "\n## Discussion\n", f"\n{section}\n\n## Discussion\n"))
+    written = write_robust_table(tmp_path, rows, [rec], "tpm-models robust-table B", {"date": "d"}, records_path)
+    text = md.read_text()
+    assert written == [md, tmp_path / "robust.json"]
+    assert "`tpm-models robust-table B`" in text and "robust-table A" not in text
+    assert text.count(section) == 1 and "Our words." in text and text.index(section) < text.index("## Discussion")
+    assert f"| iris | 1 | 0.05 | {rows[0]['robust clean mean']:.2f} ± " in text
+    assert records_path.exists()

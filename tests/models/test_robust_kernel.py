@@ -308,12 +308,12 @@ def test_experiments_fit_is_the_builders_model(gurobi, iris):
 @pytest.mark.parametrize("p", [1.0, 2.0, math.inf])
 def test_attack_search_finds_the_exact_linear_attack(gurobi, wine, p):
     """With the linear kernel the exact attack of the linear table is known: the search moves the same points."""
-    from tpm_models.experiments.robust import _degenerate, fit_linear_23, robust_correct
+    from tpm_models.experiments.robust import degenerate_planes, fit_linear_23, robust_correct
 
     X, y = wine
     train, test = stratified_split(y, 0)
     (W, T), = fit_linear_23(X[train], y[train], 3, [0.4], 2.0, 0.0)
-    deg = _degenerate(W, 0.4, X[train])
+    deg = degenerate_planes(W, 0.4, X[train])
     exact = robust_correct(W, T, X[test], y[test], p, 0.05, 0.4, X[train])
     beta = np.linalg.lstsq(X[train].T, W.T, rcond=None)[0]  # w_c = X' beta_c
     moved = decision_attack_search(Kernel("linear"), X[train], beta, T, deg, X[test], y[test], p, 0.05)
@@ -334,7 +334,7 @@ def test_kernel_split_brackets_the_attacked_accuracy(gurobi):
 
 
 def test_kernel_section_is_kept_and_replaced():
-    from tpm_models.experiments.robust import KERNEL_END, KERNEL_START, kernel_section, with_kernel_section
+    from tpm_models.experiments.robust_report import KERNEL_END, KERNEL_START, kernel_section, with_kernel_section
 
     page = "# T\n\n| table |\n\n## Discussion\n\ntext\n"
     section = f"{KERNEL_START}\n## Robust kernel model (23K)\nold\n{KERNEL_END}"

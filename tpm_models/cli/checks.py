@@ -1,25 +1,20 @@
 """``tpm-models check``: every tie between the formulations (:mod:`tpm_models.checks`), and the
-protocol ties of the experiments (:mod:`tpm_models.experiments.ties`)."""
+protocol ties of the experiments (:mod:`tpm_models.experiments.ties`), run by
+:mod:`tpm_models.experiments.checks_run`; this module parses and prints."""
 
 from __future__ import annotations
 
 import argparse
 import csv
-import itertools
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-import numpy as np
-
-from tpm_models.checks.deterministic import DEFAULT_PARAMETERS, CheckResult, failures, run_checks
+from tpm_models.checks.deterministic import CheckResult, failures
 from tpm_models.checks.registered import check_registered
-from tpm_models.checks.robust import run_robust_checks
 from tpm_models.cli.options import add_kernel_options, kernel_from_args, model_key
 from tpm_models.data import load_dataset, min_max_scale
-from tpm_models.experiments.parallel import parallel_map
-from tpm_models.experiments.ties import run_protocol_checks
+from tpm_models.experiments.checks_run import GROUPS, TieRun, TiesInterrupted, run_ties
 from tpm_models.models.registry import model_info
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.validation import check_output_path
@@ -39,131 +34,52 @@ def _print_check_table(results: Sequence[CheckResult]) -> None:
         print(f"{tie:<44} {counts[tie]:>4} {r.residual:>14.2e} {r.tolerance:>9.0e}  {flag:<6} {r.instance}")
 
 
-@dataclass(frozen=True)
-class CheckTask:
-    """One independent group of ties on one data set: ``group`` (a key of :data:`GROUPS`), the data set, and the
-    class and ``(nu, alpha)`` it is restricted to (``None``: not split)."""
-
-    group: str
-    dataset: str
-    c: object = None
-    parameters: tuple[float, float] | None = None
-    position: int = 0
-    """The data set's position in ``--dataset`` (a set named twice is reported twice, as it is run)."""
-
-
-GROUPS = {
-    "deterministic": "deterministic ties",
-    "protocol": "protocol ties",
-    "oracle": "(25) oracle ties",
-    "robust": "robust ties",
-    "pyros": "PyROS ties",
-}
-"""The groups of ties whose wall time ``tpm-models check`` reports, in the order of the report."""
-
-
-def check_tasks(args: argparse.Namespace) -> list[CheckTask]:
-    """Every task of ``tpm-models check`` in the order of the sequential run (and of its report): per data set
-    the deterministic ties per ``(nu, alpha)`` and class, the protocol ties, then the robust ties per class (the
-    (25) oracle first, PyROS after each class's other ties)."""
-    tasks: list[CheckTask] = []
-    for k, name in enumerate(args.dataset):
-        y = load_dataset(name).y
-        classes = [c.item() if hasattr(c, "item") else c for c in np.unique(y)]
-        tasks += [CheckTask("deterministic", name, c, params, k)
-                  for params, c in itertools.product(DEFAULT_PARAMETERS, classes)]
-        tasks.append(CheckTask("protocol", name, position=k))
-        if not args.no_robust:
-            tasks.append(CheckTask("oracle", name, position=k))
-            for c in classes:
-                tasks.append(CheckTask("robust", name, c, position=k))
-                if not args.no_pyros:
-                    tasks.append(CheckTask("pyros", name, c, position=k))
-    return tasks
-
-
-def run_check_task(task: CheckTask, solver: str, cross_solvers: tuple[str, ...] | None,
-                   quiet: bool) -> tuple[list[CheckResult], float, float]:
-    """The ties of ``task``, the seconds they took and the CPU seconds of this process meanwhile (a module-level
-    function: ``--jobs`` runs it in workers)."""
-    start, cpu = time.perf_counter(), time.process_time()
-    data = load_dataset(task.dataset)
-    X, y = min_max_scale(data.X), data.y
-    classes = None if task.c is None else [c for c in np.unique(y) if c == task.c]
-
-    def progress(msg: str) -> None:
-        print(f"  ... {msg}", file=sys.stderr, flush=True)
-
-    say = None if quiet else progress
-    if task.group == "deterministic":
-        results = run_checks(X, y, data.name, solver=solver, parameters=[task.parameters], cross_solvers=cross_solvers,
-                             progress=say, classes=classes)
-    elif task.group == "protocol":
-        results = run_protocol_checks(X, y, data.name, progress=say)
-    elif task.group == "oracle":
-        results = run_robust_checks(X, y, data.name, classes=(), pyros=False)
-    else:
-        results = run_robust_checks(X, y, data.name, cross_solvers=cross_solvers, pyros=task.group == "pyros",
-                                    progress=say, classes=classes, oracle=False, robust=task.group == "robust")
-    return results, time.perf_counter() - start, time.process_time() - cpu
-
-
-def _indexed(index: int, task: CheckTask, solver: str, cross_solvers: tuple[str, ...] | None,
-             quiet: bool) -> tuple[int, list[CheckResult], float, float]:
-    return (index, *run_check_task(task, solver, cross_solvers, quiet))
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     if args.csv:
         check_output_path(args.csv)
-    start = time.perf_counter()
-    cross = tuple(args.cross_solvers) if args.cross_solvers else None
     if args.model:
-        return _check_models(args, start)
-    jobs = max(1, getattr(args, "jobs", 1) or 1)  # reproduce hands its own --jobs
-    tasks = check_tasks(args)
-    calls = [(i, task, args.solver, cross, args.quiet) for i, task in enumerate(tasks)]
-    done: list[tuple[int, list[CheckResult], float, float]] = []
+        return _check_models(args, time.perf_counter())
+    return check_ties(args.dataset, args.solver, args.cross_solvers, robust=not args.no_robust,
+                      pyros=not args.no_pyros, jobs=args.jobs, quiet=args.quiet, csv_path=args.csv, show_all=args.all)
+
+
+def check_ties(datasets: Sequence[str], solver: str = "default", cross_solvers: Sequence[str] | None = None,
+               robust: bool = True, pyros: bool = True, jobs: int = 1, quiet: bool = False,
+               csv_path: str | None = None, show_all: bool = False) -> int:
+    """Run every tie (:func:`tpm_models.experiments.checks_run.run_ties`) and print the report (``check`` and
+    ``reproduce``); ``csv_path``: every row, also written after a Ctrl-C. Exit code 1 when a tie failed."""
+    start = time.perf_counter()
     try:
-        if jobs == 1:
-            for call in calls:
-                done.append(_indexed(*call))
-        else:  # the longest tasks first (the larger data set first), so that no worker is left with one long task
-            points = {name: len(load_dataset(name).y) for name in args.dataset}
-            first = sorted(calls, key=lambda call: (_LONGEST_FIRST.index(call[1].group), -points[call[1].dataset]))
-            for item in parallel_map(_indexed, first, n_jobs=min(jobs, len(calls))):
-                done.append(item)
-    except KeyboardInterrupt:  # keep what was measured: the CSV of the ties so far
-        measured = [r for _, rows, *_ in sorted(done, key=lambda d: d[0]) for r in rows]
-        if args.csv:
-            _write_csv(measured, args.csv)
-        raise KeyboardInterrupt(f"{len(measured)} ties measured in {len(done)} of {len(tasks)} groups"
-                                + (f", written to {args.csv}" if args.csv else "")) from None
-    done.sort(key=lambda d: d[0])
-    all_results: list[CheckResult] = []
-    for k, name in enumerate(args.dataset):
-        results = [r for i, rows, *_ in done if tasks[i].position == k for r in rows]
-        all_results += results
+        run = run_ties(datasets, solver, cross_solvers, robust, pyros, jobs, quiet)
+    except TiesInterrupted as stop:
+        if csv_path:
+            _write_csv(stop.run.rows, csv_path)
+        raise KeyboardInterrupt(str(stop) + (f", written to {csv_path}" if csv_path else "")) from None
+    for k, name in enumerate(datasets):
+        results = run.rows_of(k)
         print(f"\n== {load_dataset(name).name}: {len(results)} ties measured, {len(failures(results))} failed ==")
         _print_check_table(results)
+    all_results = run.rows
     bad = failures(all_results)
-    _print_rows(all_results, args)
+    _print_rows(all_results, show_all, csv_path)
     wall = time.perf_counter() - start
-    _print_group_times(tasks, done, jobs)
+    _print_group_times(run)
+    cross = tuple(cross_solvers) if cross_solvers else None
     print(f"\n{len(all_results)} ties, {len(bad)} failed, {wall:.1f} s "
-          f"(solver {args.solver}; cross-solver: {', '.join(cross or available_solvers('QP'))}; --jobs {jobs})")
+          f"(solver {solver}; cross-solver: {', '.join(cross or available_solvers('QP'))}; --jobs {run.jobs})")
     return 1 if bad else 0
 
 
-def _print_group_times(tasks: Sequence[CheckTask], done: Sequence[tuple[int, list, float, float]],
-                       jobs: int) -> None:
+def _print_group_times(run: TieRun) -> None:
     """The wall time of every group of ties on every data set (with ``--jobs`` > 1: summed over its tasks, which
     ran side by side), and the CPU time of the processes that ran it (below the wall time on a busy machine)."""
     seconds: dict[tuple[str, int], list[float]] = {}
     cpu: dict[tuple[str, int], float] = {}
     rows: dict[tuple[str, int], int] = {}
     names: dict[int, str] = {}
-    for i, results, sec, cpu_sec in done:
+    tasks, jobs = run.tasks, run.jobs
+    for d in run.done:
+        i, results, sec, cpu_sec = d.index, d.rows, d.seconds, d.cpu_seconds
         key = (tasks[i].group, tasks[i].position)
         seconds.setdefault(key, []).append(sec)
         cpu[key] = cpu.get(key, 0.0) + cpu_sec
@@ -179,11 +95,6 @@ def _print_group_times(tasks: Sequence[CheckTask], done: Sequence[tuple[int, lis
                       f"{len(secs)} task{'s' if len(secs) > 1 else ''}, longest {max(secs):.1f} s)")
 
 
-_LONGEST_FIRST = ("robust", "pyros", "deterministic", "protocol", "oracle")
-"""The groups by the time of one task, longest first (measured: robust ties of a class 20-60 s, PyROS of a class
-5-15 s, deterministic ties of a class and (nu, alpha) 5-10 s)."""
-
-
 def _check_models(args: argparse.Namespace, start: float) -> int:
     """``check --model KEY...``: the generic ties of registered models, every class of every data set."""
     kernel = kernel_from_args(args)
@@ -194,27 +105,27 @@ def _check_models(args: argparse.Namespace, start: float) -> int:
         for name in args.dataset:
             data = load_dataset(name)
             if not args.quiet:
-                print(f"  ... ({info.eq}) on {data.name}", file=sys.stderr, flush=True)
-            results += check_registered(info.eq, min_max_scale(data.X), data.y, data.name, args.nu, args.alpha,
+                print(f"  ... ({info.key}) on {data.name}", file=sys.stderr, flush=True)
+            results += check_registered(info.key, min_max_scale(data.X), data.y, data.name, args.nu, args.alpha,
                                         kernel=kernel, p=args.p, eps=args.eps, solvers=args.cross_solvers or None)
     print(f"\n== the generic ties of {', '.join(f'({m})' for m in args.model)}: {len(results)} measured, "
           f"{len(failures(results))} failed ==")
     _print_check_table(results)
-    _print_rows(results, args)
+    _print_rows(results, args.all, args.csv)
     bad = failures(results)
     print(f"\n{len(results)} ties, {len(bad)} failed, {time.perf_counter() - start:.1f} s")
     return 1 if bad else 0
 
 
-def _print_rows(results: Sequence[CheckResult], args: argparse.Namespace) -> None:
+def _print_rows(results: Sequence[CheckResult], show_all: bool, csv_path: str | None) -> None:
     bad = failures(results)
-    if args.all or bad:
-        print("\nrows" + (" (failed only)" if not args.all else "") + ":")
-        for r in results if args.all else bad:
+    if show_all or bad:
+        print("\nrows" + (" (failed only)" if not show_all else "") + ":")
+        for r in results if show_all else bad:
             flag = 'skip' if r.skipped else 'pass' if r.passed else 'FAIL'
             print(f"  {flag} {r.tie:<40} {r.instance:<45} {r.residual:.2e} {r.note}")
-    if args.csv:
-        _write_csv(results, args.csv)
+    if csv_path:
+        _write_csv(results, csv_path)
 
 
 def _write_csv(results: Sequence[CheckResult], path: str) -> None:

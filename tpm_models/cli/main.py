@@ -10,6 +10,7 @@
     tpm-models export-library                 # regenerate formulations/ (tpm_models.export.library)
     tpm-models table3 --runs 100 --jobs 2     # Section 5 (tpm_models.experiments.table3)
     tpm-models reproduce                      # check + Table 3
+    tpm-models survey / robust-survey / conic-survey / pyros-table   # solver surveys (tpm_models.cli.surveys)
 """
 
 from __future__ import annotations
@@ -19,14 +20,15 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from tpm_models.cli import checks, experiments, export, models, plots, robustify, verify
+from tpm_models.cli import checks, experiments, export, models, plots, robustify, surveys, verify
 from tpm_models.cli.options import load_plugins
+from tpm_models.experiments.run_info import command_line
 from tpm_models.solvers.common import SolverUnavailableError
 
 EXIT_INTERRUPTED = 130
 """The exit code after Ctrl-C (128 + SIGINT, as a shell reports it)."""
 
-COMMAND_GROUPS = (models, checks, verify, robustify, export, plots, experiments)
+COMMAND_GROUPS = (models, checks, verify, robustify, export, plots, experiments, surveys)
 """The modules that add the commands, in the order of ``tpm-models --help``."""
 
 
@@ -44,7 +46,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``tpm-models``; every error is one line on stderr and a non-zero exit, never a traceback."""
+    """Run ``tpm-models`` on ``argv`` (default ``sys.argv[1:]``); every error is one line on stderr and a non-zero
+    exit, never a traceback. The command line is recorded here, once, as ``args.command_line`` (the reports that
+    say what produced them write it)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)  # "--p inf" is not "--plugin inf"
     first.add_argument("--plugin", action="append", default=[])
     try:
@@ -53,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
     args = parser().parse_args(argv)
+    args.command_line = command_line(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s")
     try:
         return args.func(args)

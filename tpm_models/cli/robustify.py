@@ -77,22 +77,22 @@ def cmd_robustify(args: argparse.Namespace) -> int:
     info = model_info(args.model)
     if info.uncertain is not None:
         if args.vars:
-            raise ValueError(f"({info.eq}) declares its uncertain data; --vars is for a nominal model")
+            raise ValueError(f"({info.key}) declares its uncertain data; --vars is for a nominal model")
         nominal = build(info.nominal, X, y, c, args.nu, args.alpha)
         declared = info.uncertain(nominal, p if p is not None else 2.0, args.eps)
         if args.rows:
             declared = [d for d in declared if not hasattr(d, "row") or d.row.parent_component().local_name
                         in args.rows]
         uncertain = with_sets(declared, make)
-        source = f"the uncertain data of ({info.eq}) on its nominal model ({info.nominal})"
+        source = f"the uncertain data of ({info.key}) on its nominal model ({info.nominal})"
     else:
         if info.robust_p is not None:
-            raise ValueError(f"({info.eq}) is robust and declares no uncertain data; give its nominal model")
+            raise ValueError(f"({info.key}) is robust and declares no uncertain data; give its nominal model")
         nominal = build(args.model, X, y, c, args.nu, args.alpha)
         uncertain = declare_rows(nominal, make, args.eps, args.rows, args.vars)
         if not uncertain:
             raise ValueError("no uncertain row: --rows/--vars select no inequality row")
-        source = f"row-wise uncertainty on ({info.eq})"
+        source = f"row-wise uncertainty on ({info.key})"
     counterpart = robust_counterpart(nominal, uncertain)
     path = write(counterpart, args.out, fmt)
     print(f"nominal      {size_of(nominal)}")

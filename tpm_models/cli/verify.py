@@ -33,7 +33,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.eps is None:
         raise ValueError("give --eps (the radius of the uncertainty set (21))")
     info = model_info(args.model)
-    params = typed_params(args.param, own_parameters(info), f"({info.eq})")
+    params = typed_params(args.param, own_parameters(info), f"({info.key})")
     v = verify_model(args.model, min_max_scale(data.X), data.y, c, args.nu, args.alpha, args.p, args.eps,
                      method=args.method, solver=args.solver, points_per_class=args.points_per_class,
                      time_limit=args.time_limit, **params)

@@ -1,23 +1,20 @@
 """What the certificate (:mod:`tpm_models.solvers.certificate`) costs inside ``solve()``: a benchmark that prints
 numbers (``docs/solvers.md``, "What the certificate costs"), never a test.
 
-    python -m tpm_models.experiments.bench_certificate                    # Iris and Wine, the paper's models
-    python -m tpm_models.experiments.bench_certificate --points 10000     # a synthetic set of that size
+    tpm-models bench certificate                    # Iris and Wine, the paper's models
+    tpm-models bench certificate --points 10000     # a synthetic set of that size
 
 Each line: the model, its points, the wall time of ``solve()`` and the part of it spent in ``certify``.
 """
 
 from __future__ import annotations
 
-import argparse
-import logging
 import time
-from collections.abc import Sequence
 
 import numpy as np
 from sklearn.datasets import make_classification
 
-from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.data import min_max_scale
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build
 from tpm_models.solvers import dispatch
@@ -67,28 +64,3 @@ def time_solves(X: np.ndarray, y: np.ndarray, models: list[tuple[int, dict]], so
     finally:
         dispatch.certify = certify
     return rows
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--points", type=int, default=None, help="a synthetic set of this size (default: Iris, Wine)")
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.ERROR)
-    if args.points is None:
-        sets = []
-        for name in ("iris", "wine"):
-            data = load_dataset(name)
-            sets.append((name, min_max_scale(data.X), data.y))
-        models, solver = PAPER_MODELS, "default"
-    else:
-        sets = [(f"synthetic {args.points}", *synthetic(args.points))]
-        models, solver = LARGE_MODELS, "clarabel"
-    for name, X, y in sets:
-        for eq, seconds, cert, level in time_solves(X, y, models, solver, args.repeats):
-            print(f"({eq}) {name}: solve {seconds * 1e3:9.1f} ms, certificate {cert * 1e3:8.1f} ms "
-                  f"({100 * cert / seconds:4.1f}%), {level}")
-
-
-if __name__ == "__main__":
-    main()

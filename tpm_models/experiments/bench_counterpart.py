@@ -1,7 +1,7 @@
 """The derivation at scale: :func:`tpm_models.models.counterpart.robust_counterpart` of (15) at :math:`10^5` points
 against solving the counterpart. Measured, never asserted::
 
-    python -m tpm_models.experiments.bench_counterpart --sizes 10000 100000 --p 2
+    tpm-models bench counterpart --sizes 10000 100000 --p 2
 
 On :func:`tpm_models.experiments.bench_builders.synthetic` data (three classes, ``n = 20``; class 0), per size:
 the seconds to build the nominal (15), to declare its uncertain data (:func:`uncertain_22`), to derive the
@@ -12,15 +12,11 @@ relative gap.
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from collections.abc import Sequence
 
-import pandas as pd
-
 from tpm_models.experiments.bench_builders import BENCH_ALPHA, BENCH_EPS, BENCH_NU, synthetic
-from tpm_models.experiments.survey import markdown_table
 from tpm_models.models.counterpart import robust_counterpart
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import build
@@ -57,17 +53,3 @@ def bench_counterpart(sizes: Sequence[int] = (10_000, 100_000), p: float = 2.0, 
                      f"solve 15R s ({solver})": rd.seconds, f"solve ({twin}) s ({solver})": rh.seconds,
                      "optima gap": rel_gap(rd.objective, rh.objective, objective_scale(hand))})
     return rows
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tpm_models.experiments.bench_counterpart", description=__doc__)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--p", default="2")
-    parser.add_argument("--solver", default="clarabel")
-    args = parser.parse_args(argv)
-    rows = bench_counterpart(args.sizes, check_p(args.p), args.solver)
-    print(markdown_table(pd.DataFrame(rows).set_index("points")))
-
-
-if __name__ == "__main__":
-    main()

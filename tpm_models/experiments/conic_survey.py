@@ -2,8 +2,8 @@
 their twins (26)-(29), against an independent reference. ::
 
     /tmp/cvx/bin/python docs/reference/cvxpy_23.py docs/reference/cvxpy_23.csv    # the reference (cvxpy, once)
-    python -m tpm_models.experiments.conic_survey --csv rows.csv                  # every installed capable solver
-    python -m tpm_models.experiments.conic_survey --solvers clarabel ipopt
+    tpm-models conic-survey --csv rows.csv                  # every installed capable solver
+    tpm-models conic-survey --solvers clarabel ipopt
 
 **Instances** (:data:`PARAMETERS`, :data:`P_VALUES`, :data:`EPS`): Iris and Wine (whole sets, min-max scaled),
 every class, :math:`(\\nu, \\alpha) \\in \\{(0.2, 1), (0.5, 1), (0.9, 1), (1, 2)\\}`,
@@ -38,12 +38,7 @@ Pyomo model; the build excluded). A solve is *accurate* when all three meet :dat
 
 from __future__ import annotations
 
-import argparse
-import logging
 import math
-import sys
-import time
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -51,7 +46,6 @@ import numpy as np
 import pandas as pd
 
 from tpm_models.data import load_dataset, min_max_scale
-from tpm_models.experiments.survey import markdown_table
 from tpm_models.models.norms import dual_norm
 from tpm_models.models.recovery import theta_interval_primal
 from tpm_models.models.registry import build
@@ -180,37 +174,3 @@ def summarize(df: pd.DataFrame, by: Sequence[str] = ("solver",)) -> pd.DataFrame
         })
         out.append(row)
     return pd.DataFrame(out)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Run the survey; print the tables (per solver, and per model class and solver) in Markdown."""
-    parser = argparse.ArgumentParser(prog="python -m tpm_models.experiments.conic_survey", description=main.__doc__)
-    parser.add_argument("--reference", default=str(REFERENCE), help="the CSV of docs/reference/cvxpy_23.py")
-    parser.add_argument("--solvers", nargs="+", default=None, help="default: every installed SOCP or NLP solver")
-    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve")
-    parser.add_argument("--csv", help="also write the raw rows to this CSV file")
-    parser.add_argument("--models", nargs="+", default=[], help="registered models of any p solved beside (23), (26) "
-                        "and the twin, e.g. 15R (the counterpart derived by robust_counterpart)")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    args = parser.parse_args(argv)
-    logging.getLogger("tpm_models").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore")
-    start = time.perf_counter()
-    df = conic_survey(read_reference(args.reference), args.solvers, args.datasets, args.time_limit,
-                      progress=None if args.quiet else lambda m: print(f"  {m}", file=sys.stderr, flush=True),
-                      extra_models=args.models)
-    if args.csv:
-        df.to_csv(args.csv, index=False)
-    print(f"## (23) and its twins (26)-(29), {', '.join(args.datasets)}: {len(df)} solves "
-          f"({time.perf_counter() - start:.0f} s)\n")
-    print(markdown_table(summarize(df).set_index("solver")))
-    print()
-    print(markdown_table(summarize(df, ("model_class", "solver")).set_index("model_class")))
-    if args.models:
-        print()
-        print(markdown_table(summarize(df.assign(eq=df["eq"].astype(str)), ("eq", "solver")).set_index("eq")))
-
-
-if __name__ == "__main__":
-    main()

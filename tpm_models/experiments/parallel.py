@@ -8,12 +8,13 @@ interrupted run leaves nothing running. A run that is interrupted loses no finis
 experiments append each record to their store as it arrives and a rerun resumes.
 
 Workers that are not children of this process (a Dask cluster, ``n_jobs=1`` in this process)
-are left alone.
+are left alone. :class:`Progress` prints the progress lines of the experiments' loops.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -64,3 +65,24 @@ def parallel_map(fn: Callable[..., Any], tasks: Iterable[tuple], n_jobs: int | N
     parent = os.getpid()
     return Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
         delayed(_call)(parent, fn, tuple(args)) for args in tasks)
+
+
+class Progress:
+    """Progress lines with an ETA on stderr, at most one every ``every`` seconds (and the last one)."""
+
+    def __init__(self, total: int, enabled: bool = True, every: float = 2.0, stream=None, label: str = "table3"):
+        self.total, self.done, self.enabled, self.every, self.label = total, 0, enabled, every, label
+        self.stream = stream or sys.stderr
+        self.start = self.last = time.perf_counter()
+
+    def step(self, what: str) -> None:
+        self.done += 1
+        now = time.perf_counter()
+        if not self.enabled or (now - self.last < self.every and self.done < self.total):
+            return
+        self.last = now
+        elapsed = now - self.start
+        eta = elapsed / self.done * (self.total - self.done)
+        print(f"{self.label}: {self.done}/{self.total} splits ({100 * self.done / self.total:.0f}%), "
+              f"{elapsed:.1f} s elapsed, ETA {eta:.1f} s  [{what}]", file=self.stream, flush=True)
+

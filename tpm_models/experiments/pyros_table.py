@@ -14,16 +14,13 @@ oracle (25), no Ipopt). Each finished (data set, class, p) is appended to a CSV 
 with the 1-minute load average before and after it, and a rerun skips what is already
 there, so an interrupted run loses at most the instance it was on::
 
-    nice -n 10 python -m tpm_models.experiments.pyros_table --out docs/results/pyros.csv --time-limit 1800
-    python -m tpm_models.experiments.pyros_table --markdown docs/results/pyros.csv
+    nice -n 10 tpm-models pyros-table --out docs/results/pyros.csv --time-limit 1800
+    tpm-models pyros-table --markdown docs/results/pyros.csv
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
-import logging
-import math
 import os
 import sys
 from collections.abc import Sequence
@@ -129,29 +126,3 @@ def markdown(path: str) -> str:
     lines.append("Worst relative difference (to (23) or to the cutting planes) per p: "
                  + ", ".join(f"p = {p}: {v:.1e}" for p, v in sorted(worst.items())) + ".")
     return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """(22) by PyROS on whole data sets vs (23), appended to a CSV (resumable)."""
-    parser = argparse.ArgumentParser(prog="python -m tpm_models.experiments.pyros_table", description=main.__doc__)
-    parser.add_argument("--datasets", nargs="+", default=["iris", "wine"])
-    parser.add_argument("--classes", nargs="+", help="only these class labels (default: all)")
-    parser.add_argument("--p", nargs="+", default=["inf", "1", "2"], help="norms of (21): 1, 2, inf")
-    parser.add_argument("--out", help="CSV to append to (rows already there are skipped)")
-    parser.add_argument("--time-limit", type=float, default=1800.0, help="PyROS time limit per instance (s)")
-    parser.add_argument("--local", default="tpm_ipopt", help="PyROS local subsolver (tpm_ipopt, scip, gurobi_direct)")
-    parser.add_argument("--global", dest="global_", default="tpm_ipopt", help="PyROS global subsolver")
-    parser.add_argument("--markdown", metavar="CSV", help="print the Markdown table of a finished CSV and exit")
-    args = parser.parse_args(argv)
-    if args.markdown:
-        print(markdown(args.markdown))
-        return
-    if not args.out:
-        parser.error("--out is required (or --markdown CSV)")
-    logging.getLogger("tpm_models").setLevel(logging.ERROR)
-    ps = [math.inf if s.lower() in ("inf", "infinity") else float(s) for s in args.p]
-    run(args.datasets, ps, args.out, args.time_limit, args.local, args.global_, args.classes)
-
-
-if __name__ == "__main__":
-    main()

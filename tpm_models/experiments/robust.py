@@ -1,9 +1,9 @@
 """Robust experiments: the robust one-versus-all TPMSVM (23) with Section 5's protocol, on clean test data and on
 test data perturbed adversarially within :math:`\\mathcal U_p` (21), beside the deterministic model (15).
 
-**Models.** For every class, (23) with one radius :math:`\\varepsilon` for all points, written for Clarabel
-(dense arrays, no licence: :mod:`tpm_models.learn.fastconic`), Gurobi (``gurobipy``) or CPLEX (``cplex``; which one:
-:func:`fit_linear_23`) with the norm epigraph of (26):
+**Models.** For every class, (23) with one radius :math:`\\varepsilon` for all points, solved by Clarabel on
+the conic form built from dense arrays (no licence: :mod:`tpm_models.learn.fastconic`, :func:`fit_linear_23`) with
+the norm epigraph of (26):
 :math:`r \\ge \\|w_c\\|_{p'}` (a second-order cone for :math:`p = 2`; :math:`r \\ge \\pm w_j` for :math:`p = 1`;
 :math:`r \\ge \\sum_j a_j,\\ a \\ge \\pm w` for :math:`p = \\infty`), which is tight at the optimum because
 :math:`r` only hurts. :math:`\\varepsilon = 0` is (15), the deterministic model. :math:`\\theta_c` is chosen exactly as
@@ -11,7 +11,8 @@ test data perturbed adversarially within :math:`\\mathcal U_p` (21), beside the 
 (:func:`~tpm_models.models.recovery.choose_theta`) on the interval of optimal :math:`\\theta` for the solved
 :math:`w` (:func:`~tpm_models.models.recovery.theta_interval_primal` with scores
 :math:`{x^i}^\\top w - \\varepsilon\\|w\\|_{p'}`). A hyperplane with
-:math:`\\|w_c\\| \\le 10^{-6}\\,\\nu\\max_i\\|x^i\\|` (:data:`DEGENERATE_TOL`) has no distance and is never the nearest.
+:math:`\\|w_c\\| \\le 10^{-6}\\,\\nu\\max_i\\|x^i\\|` (:data:`tpm_models.models.recovery.DEGENERATE_TOL`) has no
+distance and is never the nearest.
 
 **Protocol.** Section 5's splits (:func:`tpm_models.experiments.table3.split_indices`), :math:`\\alpha = 1` and
 :math:`\\nu/\\alpha \\in` :data:`~tpm_models.experiments.table3.RATIOS` (errata 7 holds for (23): its solution scales
@@ -46,197 +47,23 @@ from functools import partial
 import numpy as np
 
 from tpm_models.checks.kernel_search import decision_attack_search
-from tpm_models.experiments.parallel import parallel_map
-from tpm_models.experiments.table3 import (
-    DISCUSSION_END,
-    DISCUSSION_START,
-    RATIOS,
-    SEED,
-    Progress,
-    Protocol,
-    dataset_arrays,
-    split_indices,
-)
+from tpm_models.experiments.parallel import Progress, parallel_map
+from tpm_models.experiments.table3 import RATIOS, SEED, Protocol, dataset_arrays, split_indices
 from tpm_models.kernels import Kernel
 from tpm_models.learn.fastconic import solve_23_dense
 from tpm_models.models.norms import check_p, conjugate, dual_norm, worst_case_delta
-from tpm_models.models.recovery import choose_theta, theta_interval_primal
+from tpm_models.models.recovery import DEGENERATE_TOL, choose_theta, theta_interval_primal
 from tpm_models.models.robust_kernel import feature_radius, span_basis
-from tpm_models.solvers.backends.registry import BACKENDS
 
 P_VALUES: tuple[float, ...] = (1.0, 2.0, math.inf)
 EPS_GRID: tuple[float, ...] = (0.02, 0.05, 0.1)
-DEGENERATE_TOL = 1e-6
 ATTACK_TOL = 1e-12
 GOLDEN = (math.sqrt(5) - 1) / 2
-_ENV = None
 
 
-SOLVERS: tuple[str, ...] = ("auto", "clarabel", "gurobi", "cplex")
-"""Values of ``solver`` of :func:`fit_linear_23` (and ``--solver`` of ``tpm-models robust-table``)."""
-
-BARRIER_TOL = 1e-10
-"""Barrier convergence tolerance of both backends, for the QP and the QCP (second-order cone) solves."""
-
-CPLEX_CONE_RETRY_TOLS: tuple[float, ...] = (3e-10, 1e-9)
-"""CPLEX's barrier tolerances for a cone model (p = 2, eps > 0) whose solve ended non-optimal at
-:data:`BARRIER_TOL`, tried in turn. On the robust protocol's cone models (digits, vehicle, penguins, 3 splits: 1377
-solves) 8 stopped at 1e-10 with status 6 ("non-optimal": CPLEX could not certify the tolerance); at 3e-10 all 8
-were optimal, with objective values within 1e-10 (relative) of the best of nine settings tried."""
-
-SIMPLEX_TOL = 1e-9
-"""Optimality and feasibility tolerance of CPLEX's primal and dual simplex (its smallest), the retries of a QP
-(p = 1, inf, or eps = 0) whose barrier solve ended non-optimal. On the 3400 class models of 20 splits of digits,
-vehicle and penguins (every (p, eps) of the protocol, 30600 solves), 4 QP solves stopped non-optimal by barrier
-at every tolerance down to 1e-9 (at two of them the optimum is w = 0); the primal simplex solved them, to the best
-objective value of nine settings tried. With these retries all 3400 class models were solved (102 retries)."""
-
-
-class _SizeLimit(Exception):
-    """Gurobi's size-limited licence refused a class model (error 10010)."""
-
-
-def _gurobi_env():
-    global _ENV
-    if _ENV is None:
-        import gurobipy as gp
-
-        env = gp.Env(empty=True)
-        env.setParam("OutputFlag", 0)
-        env.start()
-        _ENV = env
-    return _ENV
-
-
-def _class_gurobi(Xc: np.ndarray, Xo: np.ndarray, nus: Sequence[float], p: float, eps: float, alpha: float,
-                  where: str) -> list[np.ndarray]:
-    """One class model of (23) by Gurobi, re-solved for every ``nu`` (only the objective changes): ``w`` per ``nu``.
-    Raises :class:`_SizeLimit` if the licence refuses the model."""
-    import gurobipy as gp
-    from gurobipy import GRB
-
-    m, n = Xc.shape
-    model = gp.Model(env=_gurobi_env())
-    try:
-        w = model.addMVar(n, lb=-GRB.INFINITY, name="w")
-        theta = model.addVar(lb=-GRB.INFINITY, name="theta")
-        xi = model.addMVar(m, lb=0.0, name="xi")
-        r = model.addVar(lb=0.0, ub=0.0 if eps == 0 else GRB.INFINITY, name="r")  # r >= ||w||_p'
-        if eps == 0:
-            pass  # (15): no norm term
-        elif p == 2:
-            model.addConstr(w @ w <= r * r)
-        elif p == 1:
-            model.addConstr(w <= r)
-            model.addConstr(-w <= r)
-        else:  # p = inf
-            a = model.addMVar(n, lb=0.0)
-            model.addConstr(w <= a)
-            model.addConstr(-w <= a)
-            model.addConstr(a.sum() <= r)
-        model.addConstr(Xc @ w + theta - eps * r + xi >= 0)
-        model.Params.BarConvTol = BARRIER_TOL
-        model.Params.BarQCPConvTol = BARRIER_TOL
-        other_sum = Xo.sum(axis=0)
-        out = []
-        for nu in nus:
-            model.setObjective(0.5 * (w @ w) + (nu / len(Xo)) * (other_sum @ w) + nu * eps * r + nu * theta
-                               + (alpha / m) * xi.sum(), GRB.MINIMIZE)
-            try:
-                model.optimize()
-            except gp.GurobiError as exc:
-                if exc.errno == GRB.Error.SIZE_LIMIT_EXCEEDED:
-                    raise _SizeLimit(str(exc)) from exc
-                raise
-            if model.Status != GRB.OPTIMAL:  # numerical trouble: once more, with Gurobi's most careful numerics
-                model.Params.NumericFocus = 3
-                model.reset()
-                model.optimize()
-                model.Params.NumericFocus = 0
-            if model.Status != GRB.OPTIMAL:
-                raise RuntimeError(f"Gurobi did not solve (23) ({where}, nu={nu:g}): status {model.Status}")
-            out.append(np.array(w.X))
-        return out
-    finally:
-        model.dispose()
-
-
-def _class_cplex(Xc: np.ndarray, Xo: np.ndarray, nus: Sequence[float], p: float, eps: float, alpha: float,
-                 where: str) -> list[np.ndarray]:
-    """One class model of (23) by CPLEX (the model of :func:`_class_gurobi`, the cone of p = 2 as the quadratic
-    row :math:`w^\\top w - r^2 \\le 0` with :math:`r \\ge 0`, which CPLEX takes as a second-order cone): ``w`` per
-    ``nu``. Barrier (QP and QCP) at :data:`BARRIER_TOL`; if CPLEX does not report the solve optimal, once more
-    at each of :data:`CPLEX_CONE_RETRY_TOLS` (the cone), or by the primal then the dual simplex at
-    :data:`SIMPLEX_TOL` (a QP), until it does. Numerical emphasis on, one thread (the experiments run in parallel
-    over splits)."""
-    import cplex
-    from cplex.exceptions import CplexError
-
-    m, n = Xc.shape
-    cpx = cplex.Cplex()
-    try:
-        for stream in (cpx.set_log_stream, cpx.set_results_stream, cpx.set_warning_stream, cpx.set_error_stream):
-            stream(None)
-        cpx.parameters.threads.set(1)
-        cpx.parameters.emphasis.numerical.set(1)
-        inf = cplex.infinity
-        w = list(cpx.variables.add(lb=[-inf] * n, ub=[inf] * n))
-        theta = cpx.variables.add(lb=[-inf], ub=[inf])[0]
-        xi = list(cpx.variables.add(lb=[0.0] * m, ub=[inf] * m))
-        r = cpx.variables.add(lb=[0.0], ub=[0.0 if eps == 0 else inf])[0]  # r >= ||w||_p'
-        rows: list[tuple[list[int], list[float]]] = []
-        if eps == 0:
-            pass  # (15): no norm term
-        elif p == 2:
-            cpx.quadratic_constraints.add(
-                quad_expr=cplex.SparseTriple(ind1=w + [r], ind2=w + [r], val=[1.0] * n + [-1.0]), sense="L", rhs=0.0)
-        elif p == 1:
-            rows += [([w[j], r], [s, -1.0]) for s in (1.0, -1.0) for j in range(n)]
-        else:  # p = inf
-            a = list(cpx.variables.add(lb=[0.0] * n, ub=[inf] * n))
-            rows += [([w[j], a[j]], [s, -1.0]) for s in (1.0, -1.0) for j in range(n)]
-            rows.append((a + [r], [1.0] * n + [-1.0]))
-        if rows:
-            cpx.linear_constraints.add(lin_expr=[cplex.SparsePair(ind, val) for ind, val in rows],
-                                       senses="L" * len(rows), rhs=[0.0] * len(rows))
-        cpx.linear_constraints.add(
-            lin_expr=[cplex.SparsePair(w + [theta, r, xi[i]], [*map(float, Xc[i]), 1.0, -eps, 1.0]) for i in range(m)],
-            senses="G" * m, rhs=[0.0] * m)
-        cpx.objective.set_sense(cpx.objective.sense.minimize)
-        cpx.objective.set_quadratic_coefficients([(j, j, 1.0) for j in w])  # CPLEX minimises c'x + x'Qx/2
-        cpx.objective.set_linear([(j, alpha / m) for j in xi])
-        qp = cpx.parameters.qpmethod.values
-        names = {qp.barrier: "barrier", qp.primal: "primal simplex", qp.dual: "dual simplex"}
-        if eps > 0 and p == 2:  # the cone: barrier only
-            attempts = [(qp.barrier, tol) for tol in (BARRIER_TOL, *CPLEX_CONE_RETRY_TOLS)]
-        else:
-            attempts = [(qp.barrier, BARRIER_TOL), (qp.primal, SIMPLEX_TOL), (qp.dual, SIMPLEX_TOL)]
-        cpx.parameters.simplex.tolerances.optimality.set(SIMPLEX_TOL)
-        cpx.parameters.simplex.tolerances.feasibility.set(SIMPLEX_TOL)
-        other_mean = Xo.sum(axis=0) / len(Xo)
-        out = []
-        for nu in nus:
-            cpx.objective.set_linear([(w[j], float(nu * other_mean[j])) for j in range(n)]
-                                     + [(theta, nu), (r, nu * eps)])
-            statuses = []
-            for method, tol in attempts:
-                cpx.parameters.qpmethod.set(method)
-                cpx.parameters.barrier.convergetol.set(tol)
-                cpx.parameters.barrier.qcpconvergetol.set(tol)
-                try:
-                    cpx.solve()
-                except CplexError as exc:  # e.g. the Community Edition's size limits
-                    raise RuntimeError(f"CPLEX did not solve (23) ({where}, nu={nu:g}): {exc}") from exc
-                status = cpx.solution.get_status()
-                statuses.append(f"{status} ({cpx.solution.get_status_string(status)}) by {names[method]} at {tol:g}")
-                if status == cpx.solution.status.optimal:
-                    break
-            else:
-                raise RuntimeError(f"CPLEX did not solve (23) ({where}, nu={nu:g}): status {'; '.join(statuses)}")
-            out.append(np.array(cpx.solution.get_values(w)))
-        return out
-    finally:
-        cpx.end()
+SOLVERS: tuple[str, ...] = ("auto", "clarabel")
+"""Values of ``solver`` of :func:`fit_linear_23` (and ``--solver`` of ``tpm-models robust-table``): both Clarabel.
+Another solver takes (23) through its Pyomo builder: ``tpm_models.solve(tpm_models.build(23, ...), solver=...)``."""
 
 
 def _class_clarabel(Xc: np.ndarray, Xo: np.ndarray, nus: Sequence[float], p: float, eps: float, alpha: float,
@@ -257,26 +84,11 @@ def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence
                   used: dict[str, int] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """(23) per class for every :math:`\\nu = r\\alpha`; returns ``(W, theta)`` per ratio, ``W`` of shape ``(C, n)``.
 
-    The class model (norm epigraph of the module docstring) is solved by ``solver``:
-
-    * ``"gurobi"`` (``gurobipy``): barrier at :data:`BARRIER_TOL`, once more with ``NumericFocus = 3`` if not
-      optimal;
-    * ``"cplex"`` (``cplex``; its Community Edition takes at most 1000 variables and 1000 constraints, and a class
-      model has :math:`n + m_c + 2` variables, :math:`+\\,n` for :math:`p = \\infty`, and at most
-      :math:`m_c + 2n + 1` linear rows): barrier at :data:`BARRIER_TOL` with numerical emphasis (without it, 9 of
-      48 class models of digits, vehicle and penguins, 9 values of :math:`\\nu` each, stopped non-optimal), then
-      the retries of :func:`_class_cplex` if not optimal;
-    * ``"clarabel"`` (``clarabel``, a dependency: no commercial solver, no licence): the conic form of
-      :mod:`tpm_models.learn.fastconic` from dense arrays, Clarabel with the settings of ``solve(model, "clarabel")``;
-      ``tests/learn/test_fastconic.py`` ties it to the registry builder of (23);
-    * ``"auto"`` (default): Clarabel when it is installed (always, with the package); otherwise Gurobi for every
-      class model its licence takes, CPLEX for a class model that Gurobi's size-limited licence refuses (the pip
-      licence: more than 200 variables in a model with a quadratic term, error 10010), and CPLEX throughout if
-      ``gurobipy`` is not installed. So on one such fit some classes may be solved by Gurobi and others by CPLEX;
-      their objective values agree to about :math:`10^{-7}` (relative).
-
-    A solve that the solver does not report optimal is never used: ``RuntimeError`` with its status. ``used``, if
-    given, counts the class models solved per backend (``{"clarabel": j, "gurobi": k, "cplex": l}``).
+    The class model is solved by Clarabel on the conic form of :mod:`tpm_models.learn.fastconic` built from dense
+    arrays (no Pyomo model, no licence; ``tests/learn/test_fastconic.py`` ties it to the registry builder of (23)), with
+    the settings of ``solve(model, "clarabel")``. ``solver``: ``"auto"`` or ``"clarabel"`` (:data:`SOLVERS`), the
+    same. A solve that Clarabel does not report optimal is never used: ``RuntimeError`` with its status. ``used``,
+    if given, counts the class models solved per backend (``{"clarabel": k}``).
     """
     p = check_p(p)
     if p not in P_VALUES:
@@ -284,44 +96,25 @@ def fit_linear_23(X: np.ndarray, y: np.ndarray, n_classes: int, ratios: Sequence
     if eps < 0 or not math.isfinite(eps):
         raise ValueError(f"eps must be a finite number >= 0, got {eps}")
     if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
-    if solver == "auto" and BACKENDS["clarabel"].available():
-        solver = "clarabel"
-    need = [BACKENDS[b] for b in (("gurobi", "cplex") if solver == "auto" else (solver,))]
-    if not any(b.available() for b in need):
-        raise ValueError(f"solver {solver!r} needs {' or '.join(b.package for b in need)} "
-                         "(pip install -e '.[solvers]')")
-    gurobi_first = solver == "gurobi" or (solver == "auto" and BACKENDS["gurobi"].available())
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r} (Gurobi and CPLEX solve (23) through its "
+                         "Pyomo builder: tpm_models.solve(tpm_models.build(23, ...), solver=...))")
     nus = [ratio * alpha for ratio in ratios]
     W = np.zeros((len(ratios), n_classes, X.shape[1]))
     T = np.zeros((len(ratios), n_classes))
     for c in range(n_classes):
         Xc, Xo = X[y == c], X[y != c]
-        where = f"class {c}, p={p:g}, eps={eps:g}"
-        backend = "cplex"
-        if solver == "clarabel":
-            ws = _class_clarabel(Xc, Xo, nus, p, eps, alpha, where)
-            backend = "clarabel"
-        elif gurobi_first:
-            try:
-                ws = _class_gurobi(Xc, Xo, nus, p, eps, alpha, where)
-                backend = "gurobi"
-            except _SizeLimit as exc:
-                if solver == "gurobi":
-                    raise RuntimeError(f"Gurobi refused (23) ({where}): {exc}; use solver='auto' or 'cplex'") from exc
-                if not BACKENDS["cplex"].available():
-                    raise RuntimeError(f"Gurobi refused (23) ({where}): {exc}; and cplex is not installed") from exc
-        if backend == "cplex":
-            ws = _class_cplex(Xc, Xo, nus, p, eps, alpha, where)
+        ws = _class_clarabel(Xc, Xo, nus, p, eps, alpha, f"class {c}, p={p:g}, eps={eps:g}")
         if used is not None:
-            used[backend] = used.get(backend, 0) + 1
+            used["clarabel"] = used.get("clarabel", 0) + 1
         for k, (nu, wv) in enumerate(zip(nus, ws)):
             scores = Xc @ wv - eps * dual_norm(wv, p)
             W[k, c], T[k, c] = wv, choose_theta(theta_interval_primal(-scores, nu, alpha))
     return [(W[k], T[k]) for k in range(len(ratios))]
 
 
-def _degenerate(W: np.ndarray, nu: float, X: np.ndarray) -> np.ndarray:
+def degenerate_planes(W: np.ndarray, nu: float, X: np.ndarray) -> np.ndarray:
+    """Which rows of ``W`` are :math:`w = 0` by :data:`tpm_models.models.recovery.DEGENERATE_TOL` (training
+    points ``X``)."""
     return np.linalg.norm(W, axis=1) <= DEGENERATE_TOL * nu * np.linalg.norm(X, axis=1).max()
 
 
@@ -392,7 +185,7 @@ def attack_values(W: np.ndarray, theta: np.ndarray, X: np.ndarray, y: np.ndarray
 def robust_correct(W: np.ndarray, theta: np.ndarray, X: np.ndarray, y: np.ndarray, p: float, eps: float,
                    nu: float, X_train: np.ndarray) -> np.ndarray:
     """Correct for every perturbation :math:`\\|\\delta\\|_p \\le \\varepsilon` (and so on the clean point)."""
-    deg = _degenerate(W, nu, X_train)
+    deg = degenerate_planes(W, nu, X_train)
     clean = predict(W, theta, X, deg) == y
     return clean & (attack_values(W, theta, X, y, p, eps, deg) > ATTACK_TOL)
 
@@ -417,7 +210,7 @@ def run_robust_split(dataset: str, split: int, p_values: Sequence[float], eps_gr
         rec = {"train": [], "test": [], "attacked": {}}
         for k, (W, T) in enumerate(per_ratio):
             nu = RATIOS[k]
-            deg = _degenerate(W, nu, Xt)
+            deg = degenerate_planes(W, nu, Xt)
             rec["train"].append(int((predict(W, T, Xt, deg) == yt).sum()))
             rec["test"].append(int((predict(W, T, X[test], deg) == y[test]).sum()))
             for p in p_values:
@@ -439,6 +232,8 @@ def _first_best(train: Sequence[int]) -> int:
 def run_robust_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100, p_values=P_VALUES,
                      eps_grid=EPS_GRID, n_jobs: int | None = 1, progress: bool = True,
                      solver: str = "auto") -> list[dict]:
+    """:func:`run_robust_split` for every (data set, split ``0..runs-1``) in ``n_jobs`` processes; the records
+    sorted by (data set, split)."""
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
     p_values = [check_p(p) for p in p_values]
@@ -478,47 +273,12 @@ def summarize_robust(records: Sequence[dict]) -> list[dict]:
     return rows
 
 
-def robust_markdown(rows: Sequence[dict], command: str, meta: dict, discussion: str | None = None) -> str:
-    lines = [
-        "# Robust experiments: clean and adversarial test accuracy",
-        "",
-        f"Produced by `{command}`",
-        "",
-        "- Section 5's splits, whole data set min-max scaled, alpha = 1 (errata 7), nu/alpha in 0.1..0.9 selected "
-        "by clean training accuracy (first in grid order among ties);",
-        "- robust: (23) with one radius eps for every training point (norm epigraph of (26); solver below), "
-        "theta by the rule of `tpm_models.models.recovery` on the KKT interval, decision (18); deterministic: the "
-        "same with eps = 0, i.e. (15);",
-        "- attacked: every test point perturbed by the worst delta with ||delta||_p <= eps for the fitted "
-        "classifier (exact, see `tpm_models/robust_experiments.py`); the deterministic model is attacked with the "
-        "same (p, eps) as the robust model in its row;",
-        *(f"- {k}: {v}" for k, v in meta.items()),
-        "",
-        "- gain: robust attacked − deterministic attacked, paired on the same splits, mean ± standard error;",
-        "",
-        "| data | p | eps | robust clean | robust attacked | deterministic clean | deterministic attacked | gain |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        def cell(k, r=r):
-            return f"{r[k + ' mean']:.2f} ± {r[k + ' std']:.2f}"
-        lines.append(f"| {r['dataset']} | {r['p']} | {r['eps']:g} | {cell('robust clean')} | "
-                     f"{cell('robust attacked')} | {cell('det clean')} | {cell('det attacked')} | "
-                     f"{r['attacked gain mean']:+.2f} ± {r['attacked gain se']:.2f} |")
-    lines += ["", "## Discussion", "", DISCUSSION_START, discussion or "(not written yet)", DISCUSSION_END, ""]
-    return "\n".join(lines)
-
-
 # --------------------------------------------------------------------------- (23K): the robust kernel model
 
 KERNEL_SIGMA = 0.5
 """Gaussian width of the (23K) rows (:math:`2^{-1}` of the paper's grid), fixed: selected by training accuracy the
 smallest width would win and ties would decide (errata 11). With it the deterministic model (19) reaches 95 % (Iris)
 and 97 % (Wine) clean test accuracy on the first splits."""
-
-KERNEL_START = "<!-- robust kernel table: written by `tpm-models robust-kernel-table`, kept by `robust-table` -->"
-KERNEL_END = "<!-- end of robust kernel table -->"
-
 
 def run_robust_kernel_split(dataset: str, split: int, p_values: Sequence[float], eps_grid: Sequence[float],
                             sigma: float = KERNEL_SIGMA, seed: int = SEED) -> dict:
@@ -550,12 +310,12 @@ def run_robust_kernel_split(dataset: str, split: int, p_values: Sequence[float],
     for name, per_ratio in [("det", fits[0.0])] + [(key, fits[rho[key]]) for key in keys]:
         rec: dict = {"train": [], "test": [], "attacked": {}}
         for k, (W, T) in enumerate(per_ratio):
-            deg = _degenerate(W, RATIOS[k], Pt)
+            deg = degenerate_planes(W, RATIOS[k], Pt)
             rec["train"].append(int((predict(W, T, Pt, deg) == y[train]).sum()))
             rec["test"].append(int((predict(W, T, Ps, deg) == y[test]).sum()))
         k = rec["selected"] = _first_best(rec["train"])
         W, T = per_ratio[k]
-        deg = _degenerate(W, RATIOS[k], Pt)
+        deg = degenerate_planes(W, RATIOS[k], Pt)
         for key, (p, eps) in keys.items():
             if name not in ("det", key):
                 continue
@@ -567,6 +327,23 @@ def run_robust_kernel_split(dataset: str, split: int, p_values: Sequence[float],
         out["models"][name] = rec
     out["seconds"] = time.perf_counter() - start
     return out
+
+
+def run_robust_kernel_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100, p_values=P_VALUES,
+                            eps_grid=EPS_GRID, sigma: float = KERNEL_SIGMA, n_jobs: int | None = 1,
+                            progress: bool = True) -> list[dict]:
+    """:func:`run_robust_kernel_split` for every (data set, split ``0..runs-1``) in ``n_jobs`` processes; the
+    records sorted by (data set, split)."""
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
+    p_values = [check_p(p) for p in p_values]
+    tasks = [(d, s) for d in datasets for s in range(runs)]
+    bar = Progress(len(tasks), enabled=progress, label="robust-kernel-table")
+    records = []
+    for rec in parallel_map(run_robust_kernel_split, ((d, s, p_values, eps_grid, sigma) for d, s in tasks), n_jobs):
+        records.append(rec)
+        bar.step(f"{rec['dataset']} split {rec['split']}")
+    return sorted(records, key=lambda r: (r["dataset"], r["split"]))
 
 
 def summarize_robust_kernel(records: Sequence[dict]) -> list[dict]:
@@ -595,65 +372,3 @@ def summarize_robust_kernel(records: Sequence[dict]) -> list[dict]:
             row.update({f"{k} std": float(np.std(v, ddof=1)) if len(v) > 1 else 0.0 for k, v in acc.items()})
             rows.append(row)
     return rows
-
-
-def robust_kernel_markdown(rows: Sequence[dict], command: str, meta: dict) -> str:
-    """The (23K) section of ``robust.md``, between :data:`KERNEL_START` and :data:`KERNEL_END`."""
-    lines = [
-        KERNEL_START,
-        "## Robust kernel model (23K)",
-        "",
-        f"Produced by `{command}`",
-        "",
-        "- (23K) ([derivation](../robust_kernel.md)): (23) with p = 2 in the feature space of the Gaussian kernel, "
-        "one radius eps for every training point, feature-space radius rho = sqrt(2 - 2 exp(-R^2/(2 sigma^2))) with "
-        "R = eps n^max(0, 1/2 - 1/p) (the same model for p = 1 and p = 2); deterministic: (19), i.e. rho = 0; both "
-        "solved by Gurobi on the coordinates of the span of the training points (the builder's data), theta by "
-        "the rule of `tpm_models.models.recovery`, decision (20); Section 5's splits, nu/alpha in 0.1..0.9 selected "
-        "by clean training accuracy (first in grid order), alpha = 1;",
-        "- attacked: the exact worst case of decision (20) is not computed, but bracketed: *certified* counts a test "
-        "point when no point of the feature-space ball of radius rho around phi(x) changes its decision (exact "
-        "attack of `tpm_models/robust_experiments.py` on the coordinates; a lower bound on the attacked accuracy), "
-        "*search* when a projected-gradient attack in input space (`decision_attack_search`) does not move it (an "
-        "upper bound); cells read certified – search;",
-        f"- certified points that the search moved (a contradiction; must be 0): "
-        f"{sum(r['contradictions'] for r in rows)};",
-        *(f"- {k}: {v}" for k, v in meta.items()),
-        "- gain: (23K) − (19) under the same attack, paired on the same splits, mean ± standard error, by the search "
-        "and by the certified counts;",
-        "",
-        "| data | p | eps | rho | (23K) clean | (23K) attacked | (19) clean | (19) attacked | gain, search | "
-        "gain, certified |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        def cell(k, r=r):
-            return f"{r[k + ' mean']:.2f} ± {r[k + ' std']:.2f}"
-
-        def bracket(who, r=r):
-            return f"{r[who + ' certified mean']:.2f} – {r[who + ' search mean']:.2f}"
-
-        lines.append(f"| {r['dataset']} | {r['p']} | {r['eps']:g} | {r['rho']:.4f} | {cell('robust clean')} | "
-                     f"{bracket('robust')} | {cell('det clean')} | {bracket('det')} | "
-                     f"{r['gain search mean']:+.2f} ± {r['gain search se']:.2f} | "
-                     f"{r['gain certified mean']:+.2f} ± {r['gain certified se']:.2f} |")
-    return "\n".join([*lines, "", KERNEL_END])
-
-
-def kernel_section(text: str) -> str | None:
-    """The (23K) section of a ``robust.md`` text, markers included (``None`` if it has none)."""
-    if KERNEL_START in text and KERNEL_END in text:
-        return KERNEL_START + text.split(KERNEL_START, 1)[1].split(KERNEL_END, 1)[0] + KERNEL_END
-    return None
-
-
-def with_kernel_section(text: str, section: str | None) -> str:
-    """``text`` with its (23K) section replaced by ``section``, or ``section`` put before ``## Discussion``."""
-    if section is None:
-        return text
-    old = kernel_section(text)
-    if old is not None:
-        return text.replace(old, section)
-    head, sep, tail = text.partition("\n## Discussion\n")
-    return f"{head.rstrip()}\n\n{section}\n{sep}{tail}" if sep else f"{text.rstrip()}\n\n{section}\n"
-

@@ -5,8 +5,8 @@ The reference of an instance is (22) solved by cutting planes
 shares no code with the builders of (23)-(29) but the data handling; by Theorem 1 its
 optimum is the optimum of every model here. ::
 
-    python -m tpm_models.experiments.robust_survey                 # every installed capable solver
-    python -m tpm_models.experiments.robust_survey --solvers ipopt scip --csv rows.csv
+    tpm-models robust-survey                 # every installed capable solver
+    tpm-models robust-survey --solvers ipopt scip --csv rows.csv
 
 :func:`robust_survey` returns one row per (instance, solver), :func:`summarize` one row per
 (model, solver): solved, worst objective residual (relative to the sum of the objective's
@@ -16,12 +16,7 @@ cutting-plane ``w``, and the median and worst wall time of ``solve()`` (model bu
 
 from __future__ import annotations
 
-import argparse
-import logging
 import math
-import sys
-import time
-import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -30,7 +25,6 @@ import pandas as pd
 from tpm_models.checks.robust import GENERAL_P, ROBUST_PARAMETERS, rel_gap
 from tpm_models.checks.semi_infinite import solve_22_cutting_plane
 from tpm_models.data import load_dataset, min_max_scale
-from tpm_models.experiments.survey import markdown_table
 from tpm_models.models.registry import build
 from tpm_models.solvers.backends.registry import available_solvers, honoured_time_limit
 from tpm_models.solvers.common import NoOptimalSolutionError
@@ -104,28 +98,3 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
             "not solved": "; ".join(sorted(set(g.loc[g["termination"] != "optimal", "termination"]))),
         })
     return pd.DataFrame(out)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Survey every robust model with every installed capable solver; print a Markdown table."""
-    parser = argparse.ArgumentParser(prog="python -m tpm_models.experiments.robust_survey", description=main.__doc__)
-    parser.add_argument("--datasets", nargs="+", default=["iris", "wine"])
-    parser.add_argument("--solvers", nargs="+", default=None, help="default: every installed capable solver")
-    parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve (SCIP, Gurobi, ...)")
-    parser.add_argument("--csv", help="also write the raw rows to this CSV file")
-    args = parser.parse_args(argv)
-    logging.getLogger("tpm_models").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore")
-    start = time.perf_counter()
-    df = robust_survey(args.datasets, args.solvers, time_limit=args.time_limit,
-                       progress=lambda msg: print(f"  {msg}", file=sys.stderr, flush=True))
-    if args.csv:
-        df.to_csv(args.csv, index=False)
-    nu, alpha, eps = ROBUST_PARAMETERS
-    print(f"## Robust models, {', '.join(args.datasets)}, every class, nu={nu:g}, alpha={alpha:g}, eps={eps:g} "
-          f"({time.perf_counter() - start:.0f} s)\n")
-    print(markdown_table(summarize(df).set_index("model")))
-
-
-if __name__ == "__main__":
-    main()

@@ -4,8 +4,8 @@ Every installed QP backend of :mod:`tpm_models.solvers` is run on every instance
 grid (data set x class x alpha x nu/alpha x kernel) and compared with the others, so the
 default QP solver can be chosen from data (``docs/solvers.md``)::
 
-    python -m tpm_models.experiments.survey              # the paper grid on Iris and Wine, dual (16)
-    python -m tpm_models.experiments.survey --csv rows.csv
+    tpm-models survey              # the paper grid on Iris and Wine, dual (16)
+    tpm-models survey --csv rows.csv
 
 :func:`survey` returns one row per (instance, solver), :func:`summarize` one row per
 solver, :func:`rescaled` re-solves instances in the exactly rescaled form
@@ -14,12 +14,8 @@ solver, :func:`rescaled` re-solves instances in the exactly rescaled form
 
 from __future__ import annotations
 
-import argparse
-import logging
 import math
-import sys
 import time
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -342,68 +338,3 @@ def markdown_table(table: pd.DataFrame) -> str:
     for idx, row in table.astype(object).iterrows():
         lines.append("| " + " | ".join([str(idx)] + [fmt(v) for v in row.tolist()]) + " |")
     return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Survey the paper grid on Iris and Wine (dual (16)) and print Markdown tables."""
-    parser = argparse.ArgumentParser(prog="python -m tpm_models.experiments.survey", description=main.__doc__)
-    parser.add_argument("--datasets", nargs="+", default=["iris", "wine"])
-    parser.add_argument("--solvers", nargs="+", default=None, help="default: all installed")
-    parser.add_argument("--stride", type=int, default=3,
-                        help=f"run {', '.join(SLOW_SOLVERS)} on 1 instance in STRIDE (1 = full grid)")
-    parser.add_argument("--rescale-ratios", nargs="+", type=float, default=[0.1, 0.5, 0.9],
-                        help="nu/alpha values of the rescaling check (every alpha, class, data set)")
-    parser.add_argument("--csv", help="also write the raw rows to this CSV file")
-    args = parser.parse_args(argv)
-
-    logging.getLogger("tpm_models").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore")
-    solvers = args.solvers or available_solvers("QP")
-    strides = {s: args.stride for s in SLOW_SOLVERS if s in solvers}
-
-    def progress(done: int, total: int) -> None:
-        if done % 50 == 0 or done == total:
-            print(f"  {done}/{total} instances", file=sys.stderr, flush=True)
-
-    start = time.perf_counter()
-    df = survey(datasets=args.datasets, solvers=solvers, progress=progress, strides=strides)
-    elapsed = time.perf_counter() - start
-    if args.csv:
-        df.to_csv(args.csv, index=False)
-
-    n_inst = df[INSTANCE].drop_duplicates().shape[0]
-    print(f"## Survey: dual (16), {', '.join(args.datasets)}, alpha = 2^-8..2^8, nu/alpha = 0.1..0.9, "
-          f"all classes: {n_inst} instances ({elapsed:.0f} s)\n")
-    if args.stride > 1 and strides:
-        print(f"{', '.join(strides)} ran on a deterministic 1-in-{args.stride} subsample of the grid "
-              f"(instances with alpha# + ratio# + class# divisible by {args.stride}); the other "
-              f"solvers on the full grid. The reference of an instance is the median optimal "
-              f"objective of the other solvers that ran on it.\n")
-    versions = df.groupby("solver", sort=False)["version"].first()
-    print("Versions: " + ", ".join(f"{s} {v}" for s, v in versions.items()) + "\n")
-    print(markdown_table(summarize(df)))
-    for solver in solvers:
-        g = df[df["solver"] == solver]
-        bad = ~(g["termination"].eq(Termination.OPTIMAL.value) & (g["rel_err"] <= ACCURATE))
-        if bad.any():
-            print(f"\n### {solver}: not accurate, by alpha\n")
-            print(markdown_table(failures_by_alpha(df, solver)))
-            msgs = g.loc[bad, "message"].value_counts()
-            print("\nmessages: " + "; ".join(f"{m!r} x{n}" for m, n in msgs.items()))
-            fail = g[bad & ~g["termination"].eq(Termination.OPTIMAL.value)]
-            if len(fail):
-                print(f"points returned by failed solves: point_rel_err median "
-                      f"{fail['point_rel_err'].median():.2g}, max violation median "
-                      f"{fail['max_violation'].median():.2g}")
-
-    if "highs" in solvers and args.rescale_ratios:
-        keys = df[["dataset", "cls", "alpha", "ratio"]].drop_duplicates()
-        keys = keys[np.isin(np.round(keys["ratio"], 6), np.round(args.rescale_ratios, 6))]
-        r = rescaled(df, keys.itertuples(index=False), solver="highs")
-        print(f"\n## HiGHS on the rescaled dual (nu' = 1, alpha' = alpha/nu): {len(r)} instances, "
-              f"nu/alpha in {args.rescale_ratios}, every alpha, class and data set\n")
-        print(markdown_table(summarize_rescaled(r)))
-
-
-if __name__ == "__main__":
-    main()

@@ -42,7 +42,7 @@ KKT point of the convex program to that accuracy: optimal), and :math:`x` must h
 :attr:`Polished.reason` says why. Faces are read again when Newton's method fails on the first reading
 (:func:`polish`).
 
-Measured (``python -m tpm_models.experiments.conic_survey``, ``docs/solvers.md``): on the 936 models of (23) and
+Measured (``tpm-models conic-survey``, ``docs/solvers.md``): on the 936 models of (23) and
 its twins (26)-(29), Clarabel's :math:`w` is within 1e-7 of the refined reference on 703, the polished one on all;
 the polish takes 2-7 ms (median), up to 0.4 s where the faces are read again.
 """

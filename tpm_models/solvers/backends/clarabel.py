@@ -29,7 +29,7 @@ same point), and that point is the best Clarabel reaches: see :data:`CLARABEL_AC
 
 CLARABEL_ACCEPT_TOL = 1e-8
 """An ``AlmostSolved`` point is taken as optimal when it meets 1e-8 (Clarabel's own default tolerances) by
-Clarabel's own tests (:func:`meets`). Measured on the 936 models of ``python -m tpm_models.experiments.conic_survey``
+Clarabel's own tests (:func:`meets`). Measured on the 936 models of ``tpm-models conic-survey``
 (``docs/solvers.md``): the point where a run at 1e-12 stalls has a ``w`` closer to the reference than the point a
 run at 1e-9 or 1e-8 reports ``Solved`` (an earlier stop on the same path), by up to a factor 400 (Iris class 0,
 (26), p = 3: 3.5e-8 against 1.3e-5): an interior point's ``w`` error is about the square root of its gap on

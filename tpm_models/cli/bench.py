@@ -1,0 +1,217 @@
+"""``tpm-models bench``: the timings of the fast path (per-QP solver times, one fit, every cell of Table 3), and
+``bench builders`` / ``estimators`` / ``scale`` / ``certificate`` / ``counterpart``
+(:mod:`tpm_models.experiments.bench`, :mod:`~tpm_models.experiments.bench_builders`,
+:mod:`~tpm_models.experiments.bench_estimators`, :mod:`~tpm_models.experiments.bench_scale`,
+:mod:`~tpm_models.experiments.bench_certificate`, :mod:`~tpm_models.experiments.bench_counterpart`).
+Benchmarks print numbers; nothing here asserts a speed."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import time
+
+import pandas as pd
+
+from tpm_models.cli.options import at_least_one, worker_count
+from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.experiments.bench import BENCH_KERNELS, fit_time, load, per_qp_times, pipeline_time
+from tpm_models.experiments.bench_builders import (
+    bench_builders,
+    bench_estimators,
+    builders_table,
+    estimators_table,
+    machine,
+)
+from tpm_models.experiments.bench_certificate import LARGE_MODELS, PAPER_MODELS, synthetic, time_solves
+from tpm_models.experiments.bench_counterpart import bench_counterpart
+from tpm_models.experiments.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
+from tpm_models.experiments.bench_estimators import MODELS as SCALED_MODELS
+from tpm_models.experiments.bench_estimators import bench_scaled, scaled_table
+from tpm_models.experiments.bench_scale import (
+    SCALE_MODELS,
+    accuracy_table,
+    bench_scale,
+    parse_models,
+    read_scale_reference,
+    scale_table,
+)
+from tpm_models.experiments.survey import markdown_table
+from tpm_models.experiments.table3 import CELLS, DATASETS, PAPER_TABLE3, RATIOS, Protocol, run_table3, summarize
+from tpm_models.models.norms import check_p
+
+
+def cmd_bench_builders(args: argparse.Namespace) -> int:
+    """``tpm-models bench builders``: :mod:`tpm_models.experiments.bench_builders` (Pyomo builders beside linopy)."""
+    print(f"tpm-models bench builders: {machine()}")
+    rows = bench_builders(args.sizes, linopy=not args.no_linopy, progress=None if args.quiet else print)
+    print(builders_table(rows))
+    return 0
+
+
+def cmd_bench_estimators(args: argparse.Namespace) -> int:
+    """``tpm-models bench estimators``: one-versus-all fits beside ``SVC(kernel="linear")`` on Iris and Wine;
+    with ``--sizes``, :mod:`tpm_models.experiments.bench_estimators` at those sizes and ``--kernel`` kernels."""
+    print(f"tpm-models bench estimators: {machine()}")
+    if args.sizes is None:
+        print(estimators_table(bench_estimators(args.repeats or 200)))
+        return 0
+    kernels = args.kernel if args.kernel is not None else list(SCALED_KERNELS)
+    unknown = [k for k in kernels if k not in SCALED_KERNELS]
+    if unknown:
+        raise SystemExit(f"bench estimators --kernel takes {' '.join(SCALED_KERNELS)}; got {' '.join(unknown)}")
+    models = args.models or list(SCALED_MODELS)
+    unknown = [m for m in models if m not in SCALED_MODELS]
+    if unknown:
+        print(f"tpm-models bench estimators: unknown --models {unknown}; choose from {list(SCALED_MODELS)}",
+              file=sys.stderr)
+        return 2
+    rows = bench_scaled(args.sizes, kernels, timeout=args.timeout, progress=None if args.quiet else print,
+                        models=models)
+    print(scaled_table(rows))
+    print(f"\n{machine()}")
+    return 0
+
+
+def cmd_bench_scale(args: argparse.Namespace) -> int:
+    """``tpm-models bench scale``: :mod:`tpm_models.experiments.bench_scale` (the models at scale beside cvxpy)."""
+    try:
+        models = parse_models(args.models) if args.models else SCALE_MODELS
+    except ValueError as exc:
+        print(f"tpm-models bench scale: {exc}", file=sys.stderr)
+        return 2
+    if not args.no_cvxpy and importlib.util.find_spec("cvxpy") is None:
+        print("tpm-models bench scale: cvxpy is not installed (pip install tpm-models[bench]), or pass --no-cvxpy",
+              file=sys.stderr)
+        return 2
+    print(f"tpm-models bench scale: {machine()}")
+    rows = bench_scale(args.sizes or [10_000, 100_000], models, cvxpy=not args.no_cvxpy, timeout=args.timeout,
+                       progress=None if args.quiet else print)
+    print(scale_table(rows))
+    print(f"({load()})")
+    if args.reference:
+        print("\nagainst the reference of (23) at the same p (docs/reference/cvxpy_scale.py):")
+        print(accuracy_table(rows, read_scale_reference(args.reference)))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+    return 0
+
+
+def cmd_bench_certificate(args: argparse.Namespace) -> int:
+    """``tpm-models bench certificate``: :mod:`tpm_models.experiments.bench_certificate` (what the certificate costs
+    inside ``solve()``), on Iris and Wine or, with ``--points``, a synthetic set of that size."""
+    if args.points is None:
+        sets = [(name, min_max_scale(load_dataset(name).X), load_dataset(name).y) for name in ("iris", "wine")]
+        models, solver = PAPER_MODELS, "default"
+    else:
+        sets = [(f"synthetic {args.points}", *synthetic(args.points))]
+        models, solver = LARGE_MODELS, "clarabel"
+    for name, X, y in sets:
+        for eq, seconds, cert, level in time_solves(X, y, models, solver, args.repeats or 5):
+            print(f"({eq}) {name}: solve {seconds * 1e3:9.1f} ms, certificate {cert * 1e3:8.1f} ms "
+                  f"({100 * cert / seconds:4.1f}%), {level}")
+    return 0
+
+
+def cmd_bench_counterpart(args: argparse.Namespace) -> int:
+    """``tpm-models bench counterpart``: :mod:`tpm_models.experiments.bench_counterpart` (the derivation of (15)'s
+    counterpart at ``--sizes`` points against solving it)."""
+    rows = bench_counterpart(args.sizes or [10_000, 100_000], check_p(args.p), args.solver or "clarabel")
+    print(markdown_table(pd.DataFrame(rows).set_index("points")))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "certificate":
+        return cmd_bench_certificate(args)
+    if args.what == "counterpart":
+        return cmd_bench_counterpart(args)
+    if args.what == "scale":
+        return cmd_bench_scale(args)
+    if args.what == "builders":
+        args.sizes = args.sizes or [10_000, 100_000]
+        return cmd_bench_builders(args)
+    if args.what == "estimators":
+        return cmd_bench_estimators(args)
+    args.kernel = args.kernel or list(CELLS)
+    bad = [k for k in args.kernel if k not in CELLS]
+    if bad:
+        raise SystemExit(f"bench --kernel takes cells of Table 3 ({', '.join(CELLS)}); got {' '.join(bad)}")
+    print(f"tpm-models bench: {load()}")
+    if not args.no_solvers:
+        print(f"\nper-QP time on the (19) QPs of {args.qp_dataset} split 0 ({len(BENCH_KERNELS)} kernels x classes "
+              f"x {len(RATIOS)} values of nu/alpha):")
+        times = per_qp_times(args.qp_dataset)
+        fastest = min(v for k, v in times.items() if "pyomo" not in k)
+        for name, t in times.items():
+            print(f"  {name:<48} {t * 1e6:10.1f} us/QP   {t / fastest:6.2f} x fastest")
+        t = pipeline_time(args.qp_dataset)
+        print(f"  {'whole pipeline per QP (+ recovery, decision)':<48} {t * 1e6:10.1f} us/QP   "
+              f"{t / fastest:6.2f} x fastest")
+        med, best = fit_time()
+        print(f"\none multiclass fit on Iris (112 points, 3 classes, linear, fast path): median {med * 1e3:.3f} ms, "
+              f"min {best * 1e3:.3f} ms   ({load()})")
+    start = time.perf_counter()
+    run = run_table3(args.dataset, args.kernel, args.runs, Protocol(shortcuts=not args.no_shortcuts),
+                     n_jobs=args.jobs, progress=not args.quiet)
+    wall = time.perf_counter() - start
+    print(f"\nTable 3 cells, {args.runs} runs, --jobs {args.jobs}, shortcuts "
+          f"{'off' if args.no_shortcuts else 'on'}:")
+    print(f"{'data':<5} {'kernel':<16} {'QPs':>9} {'compute s':>10} {'QPs/s':>8} {'paper CPU s':>12} "
+          f"{'paper/ours':>10}")
+    for s in summarize(run):
+        pc = PAPER_TABLE3[(s.dataset, s.cell)][2]
+        ratio = f"{pc / s.seconds:10.0f}" if pc else f"{'—':>10}"
+        print(f"{s.dataset:<5} {s.cell:<16} {s.qps:>9} {s.seconds:>10.2f} {s.qps / s.seconds:>8.0f} "
+              f"{(f'{pc:.2f}' if pc else '—'):>12} {ratio}")
+    print(f"\nwall time {wall:.1f} s for {len(run.records)} splits (incl. process start-up), {load()}")
+    return 0
+
+
+def add_parsers(sub) -> None:
+    """Register ``bench``."""
+    b = sub.add_parser("bench", help="time the fast path (per-QP solver times, one fit, every cell of Table 3); "
+                       "'bench builders': Pyomo builders beside linopy; 'bench estimators': fits beside SVC")
+    b.add_argument("what", nargs="?", default="table3",
+                   choices=["table3", "builders", "estimators", "scale", "certificate", "counterpart"],
+                   help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
+                   "build/.lp/.nl seconds and peak memory beside linopy; estimators: Iris/Wine one-versus-all fits "
+                   "beside scikit-learn's SVC(kernel='linear'), or with --sizes synthetic sets of those sizes "
+                   "beside SVC and LinearSVC; scale: (15), (23), (26)-(29) at --sizes points built and solved by "
+                   "the default solver beside cvxpy + Clarabel, each in a fresh process; certificate: what the "
+                   "certificate costs inside solve() (Iris and Wine, or --points); counterpart: the derivation of "
+                   "(15)'s counterpart at --sizes points against solving it")
+    b.add_argument("--sizes", nargs="+", type=int, default=None,
+                   help="bench builders, bench scale: numbers of points (default 10000 100000); bench estimators: "
+                   "numbers of points of the synthetic sets (none: Iris and Wine)")
+    b.add_argument("--models", nargs="+", metavar="MODEL",
+                   help="bench scale: models EQ[:P], e.g. 15 23:1.5 26:1.5 27 28 29 (default: those of issue 24); "
+                   f"bench estimators --sizes: which of {', '.join(SCALED_MODELS)} to fit (default all)")
+    b.add_argument("--no-cvxpy", action="store_true", help="bench scale: skip cvxpy + Clarabel")
+    b.add_argument("--timeout", type=float, default=3600.0,
+                   help="bench scale: seconds per process; bench estimators --sizes: seconds per fit")
+    b.add_argument("--json", help="bench scale: also write the rows to this JSON file")
+    b.add_argument("--reference", help="bench scale: the CSV of docs/reference/cvxpy_scale.py, to print the accuracy")
+    b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
+    b.add_argument("--repeats", type=int, default=None,
+                   help="bench estimators: fits per median (default 200); bench certificate: solves per model (5)")
+    b.add_argument("--points", type=int, default=None,
+                   help="bench certificate: a synthetic set of this size (default: Iris and Wine)")
+    b.add_argument("--p", default="2", help="bench counterpart: the norm of (21)")
+    b.add_argument("--solver", default=None, help="bench counterpart: the solver of both counterparts (clarabel)")
+    b.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
+    b.add_argument("--kernel", nargs="+", default=None, metavar="CELL",
+                   help=f"cells of Table 3: {', '.join(CELLS)} (default all); bench estimators --sizes: "
+                   f"{' '.join(SCALED_KERNELS)}")
+    b.add_argument("--runs", type=at_least_one, default=100)
+    b.add_argument("--jobs", type=worker_count, default=2, help="worker processes (joblib)")
+    b.add_argument("--no-shortcuts", action="store_true", help="solve every alpha and every gamma (errata 7, 10 off)")
+    b.add_argument("--no-solvers", action="store_true", help="skip the per-QP solver comparison and the fit time")
+    b.add_argument("--qp-dataset", default="iris", choices=list(DATASETS))
+    b.add_argument("--quiet", action="store_true", help="no progress lines")
+    b.set_defaults(func=cmd_bench)
+
+

@@ -1,0 +1,181 @@
+"""A run of Table 3: every (data set, cell, split) as an independent task (``joblib``, or Dask through joblib's
+backend: :func:`dask_backend`), each finished split appended to the results store at once
+(:class:`Table3Store`, the rules of :mod:`tpm_models.experiments.store`), a resumed run reusing the records of
+the same configuration."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tpm_models.experiments.parallel import Progress, parallel_map
+from tpm_models.experiments.run_info import run_metadata
+from tpm_models.experiments.store import ResultStore
+from tpm_models.experiments.table3.grid import RESULT_FIELDS, SplitTask, run_split
+from tpm_models.experiments.table3.protocol import (
+    ALL_CELLS,
+    CELLS,
+    DATASETS,
+    Protocol,
+    check_cells,
+    check_datasets,
+    config_of,
+    dataset_arrays,
+)
+
+
+class Table3Store(ResultStore):
+    """The results store of Table 3: one record per (data set, cell, split)."""
+
+    key_names = ("data set", "cell", "split")
+    result_fields = RESULT_FIELDS
+
+
+@dataclass
+class RunResult:
+    """Records by key, and what the run did."""
+
+    records: dict[tuple[str, str, int], dict]
+    computed: int
+    reused: int
+    corrupt: int
+    stale: int
+    wall_seconds: float
+    datasets: list[str]
+    cells: list[str]
+    runs: int
+    protocol: Protocol
+
+
+def run_table3(
+    datasets: Sequence[str] = DATASETS,
+    cells: Sequence[str] = tuple(CELLS),
+    runs: int = 100,
+    protocol: Protocol | None = None,
+    n_jobs: int | None = 1,
+    store: str | Path | None = None,
+    resume: bool = False,
+    progress: bool = True,
+) -> RunResult:
+    """Run (or resume) the experiments of Table 3 for every (data set, cell, split ``0..runs-1``).
+
+    ``n_jobs`` is joblib's (``None``: the active ``joblib.parallel_config``, e.g. Dask). With a ``store``,
+    every finished split is appended to it at once; ``resume=True`` reuses its valid records of the same
+    configuration, and without it an existing store is an error.
+    """
+    protocol = protocol or Protocol()
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
+    cell_specs = check_cells(cells)
+    datasets = check_datasets(datasets)
+    start = time.perf_counter()
+    result_store = Table3Store(store) if store is not None else None
+    have: dict[tuple[str, str, int], list[dict]] = {}
+    corrupt = stale = 0
+    tasks: list[SplitTask] = []
+    out: dict[tuple[str, str, int], dict] = {}
+    if result_store is not None:
+        if result_store.path.exists() and not resume:
+            raise ValueError(f"the results store {result_store.path} exists: pass resume=True (--resume) to reuse "
+                             "its records, or remove it (--fresh)")
+        records, bad = result_store.check_recognised()
+        result_store.path.parent.mkdir(parents=True, exist_ok=True)
+        result_store.lock()
+        try:
+            records, bad = result_store.check_recognised()  # again, now that no other run writes
+            corrupt = len(bad)
+            if bad:
+                aside = result_store.set_aside(bad)
+                print(f"table3: {corrupt} corrupt or truncated line(s) in {result_store.path} (a run stopped "
+                      f"mid-line?): moved to {aside}, their splits are recomputed", file=sys.stderr)
+                result_store.rewrite(records)
+        except BaseException:
+            result_store.unlock()
+            raise
+        for rec in records:
+            have.setdefault(tuple(rec["key"]), []).append(rec)
+    for name in datasets:
+        X, y, sha = dataset_arrays(name)
+        for cell in cell_specs:
+            config = config_of(sha, cell, protocol)
+            for split in range(runs):
+                key = (name, cell.name, split)
+                rec = next((r for r in have.get(key, []) if r["config"] == config), None)
+                if rec is not None:
+                    out[key] = rec
+                    continue
+                stale += key in have  # records of this split, but of another configuration
+                tasks.append(SplitTask(name, cell.name, split, protocol, X, y, config))
+    wanted = {(d, c.name, s) for d in datasets for c in cell_specs for s in range(runs)}
+    reused = len(out)
+    # the costliest cells first, so that the last tasks are short ones
+    tasks.sort(key=lambda t: -len(ALL_CELLS[t.cell].params))
+    bar = Progress(len(tasks), enabled=progress)
+    try:
+        for rec in parallel_map(run_split, ((t,) for t in tasks), n_jobs) if tasks else ():
+            if result_store is not None:
+                result_store.append(rec)
+            key = tuple(rec["key"])
+            out[key] = rec
+            bar.step(f"{key[0]} {key[1]} split {key[2]}")
+    except KeyboardInterrupt:
+        written = len(out) - reused
+        raise KeyboardInterrupt(f"{written} new record(s) written to {result_store.path}, complete; --resume goes on"
+                                if result_store is not None else f"{written} split(s) computed, no store") from None
+    finally:
+        if result_store is not None:
+            result_store.unlock()
+    out = {k: out[k] for k in sorted(wanted)}
+    return RunResult(out, len(tasks), reused, corrupt, stale, time.perf_counter() - start, list(datasets),
+                     [c.name for c in cell_specs], runs, protocol)
+
+
+@contextlib.contextmanager
+def dask_backend(address: str = "local", n_workers: int = 2, processes: bool = True) -> Iterator[object]:
+    """``joblib.parallel_config(backend="dask")`` with a ``distributed.Client``: of the scheduler at
+    ``address``, or of a new ``distributed.LocalCluster`` for ``address="local"``."""
+    import logging
+
+    from distributed import Client, LocalCluster
+    from joblib import parallel_config
+
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # the scheduler's and workers' INFO lines
+    cluster = None
+    if address == "local":
+        where = {"host": "127.0.0.1"} if processes else {}  # threads talk in-process (inproc://), no host
+        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=processes, **where,
+                               dashboard_address=None, scheduler_kwargs={"dashboard": False},
+                               silence_logs=logging.ERROR)
+        client = Client(cluster)
+    else:
+        client = Client(address)
+    try:
+        with parallel_config(backend="dask"):
+            yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        quiet.setLevel(level)
+
+
+
+def run_with_metadata(datasets: Sequence[str], cells: Sequence[str], runs: int, protocol: Protocol, jobs: int,
+                      dask: str | None = None, store: str | Path | None = None, resume: bool = False,
+                      progress: bool = True) -> tuple[RunResult, dict[str, str]]:
+    """:func:`run_table3` in ``jobs`` worker processes, or on Dask (``dask``: a scheduler address, or ``"local"``
+    for a local cluster of ``jobs`` workers), and the metadata of its report
+    (:func:`tpm_models.experiments.run_info.run_metadata`)."""
+    load_before = os.getloadavg()
+    context = dask_backend(dask, n_workers=jobs) if dask else contextlib.nullcontext()
+    with context:
+        run = run_table3(datasets, cells, runs, protocol, n_jobs=None if dask else jobs, store=store, resume=resume,
+                         progress=progress)
+    return run, run_metadata(load_before, run.computed, run.reused)
