@@ -1,6 +1,9 @@
 """How the rows and the objective of a Pyomo model are recognised as cones (:class:`ShapeReader`), for
 :func:`tpm_models.solvers.conic.conic_form` (the standard form and its data: :mod:`tpm_models.solvers.cones`).
 
+The module is one concern over ~500 lines: :class:`ShapeReader`'s recognisers share its state (the epigraph
+variables of distinct atoms, the rows read once per solve), so splitting them would pass that state between modules.
+
 Rows recognised (how a cone is recognised)
 ------------------------------------------
 A row is read by ``generate_standard_repn`` into linear, quadratic and nonlinear parts; it is
