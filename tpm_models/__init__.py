@@ -5,7 +5,15 @@ with solvers, checks that tie the formulations together, and the paper's experim
 The package is layered (``docs/architecture.md``); each layer imports only those below it::
 
     cli -> plots -> experiments -> learn -> checks -> export -> solvers -> models -> kernels, data, validation
+
+The scikit-learn classifiers (:class:`TPMSVMOneVsAll` and the others of :mod:`tpm_models.learn`) are importable
+from here too, but loaded on first use (a module ``__getattr__``, PEP 562): ``import tpm_models`` and
+``from tpm_models import build, solve`` do not import scikit-learn or pandas, which cost about 2.4 s of a 3.2 s
+import (issue 24; ``docs/bench-scale.md``).
 """
+
+import importlib
+from typing import TYPE_CHECKING
 
 from tpm_models.data import Dataset, load_dataset, min_max_scale, one_vs_rest, stratified_split
 from tpm_models.kernels import Kernel
@@ -14,13 +22,43 @@ from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError, Termination
 from tpm_models.solvers.dispatch import solve
 
+if TYPE_CHECKING:  # the lazy names below, for type checkers and the architecture test
+    from tpm_models.learn.estimators import TPMSVM, RobustTPMSVMOneVsAll, TPMSVMOneVsAll
+    from tpm_models.learn.robust_kernel import RobustKernelTPMSVMOneVsAll
+
+_LAZY = {
+    "TPMSVM": "tpm_models.learn.estimators",
+    "TPMSVMOneVsAll": "tpm_models.learn.estimators",
+    "RobustTPMSVMOneVsAll": "tpm_models.learn.estimators",
+    "RobustKernelTPMSVMOneVsAll": "tpm_models.learn.robust_kernel",
+}
+"""Names loaded on first access, with their module: importing them costs scikit-learn (about 1.6 s)."""
+
+
+def __getattr__(name: str) -> object:
+    """The lazy names of :data:`_LAZY`, imported on first access (PEP 562) for load cost, not to dodge a cycle."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
     "MODELS",
     "Dataset",
     "Kernel",
     "NoOptimalSolutionError",
+    "RobustKernelTPMSVMOneVsAll",
+    "RobustTPMSVMOneVsAll",
     "SolveResult",
     "SolverUnavailableError",
+    "TPMSVM",
+    "TPMSVMOneVsAll",
     "Termination",
     "available_solvers",
     "build",

@@ -15,12 +15,18 @@ import csv
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from sklearn.model_selection import train_test_split
 
 from tpm_models.validation import check_features, sorted_classes
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas (about 0.6 s) and sklearn.model_selection (about 2 s) are imported by the functions that use them
+# (load_dataset, read_table, stratified_split), not here: ``import tpm_models`` and ``build()`` + ``solve()`` do not
+# need them, and paid 2.4 s of a 3.2 s import for them (issue 24). A deferred import for load cost, not for a cycle.
 
 SHIPPED = ("iris", "wine", "digits", "penguins", "vehicle")
 """The data sets shipped in ``tpm_models/datasets`` (provenance, licences and checksums: its ``README.md``)."""
@@ -68,6 +74,8 @@ def load_dataset(name_or_path: str | Path, header: bool = True, delimiter: str |
     ``x1..xn, label``); a file of one column whose first line holds another delimiter is refused with its name
     (``delimiter=`` reads it).
     """
+    import pandas as pd  # deferred for load cost: see the note at the imports
+
     key = str(name_or_path)
     if key in SHIPPED:
         with resources.as_file(resources.files("tpm_models") / "datasets" / f"{key}.csv") as p:
@@ -130,6 +138,8 @@ def read_table(path: Path, header: bool = True, delimiter: str | None = None) ->
     names than the rows have fields (pandas would make the first column the index, or drop a feature), a first line
     of numbers (a file without a header: ``header=False``), a file of one column whose first line holds another
     delimiter (``delimiter=``)."""
+    import pandas as pd  # deferred for load cost: see the note at the imports
+
     sep = "," if delimiter is None else delimiter
     try:
         with open(path, newline="") as fh:
@@ -190,6 +200,8 @@ def stratified_split(
 
     Class proportions are kept in both parts; the same ``seed`` gives the same split.
     """
+    from sklearn.model_selection import train_test_split  # deferred for load cost: see the note at the imports
+
     if not 0.0 < test_size < 1.0:
         raise ValueError(f"test_size must lie in (0, 1), got {test_size}")
     index = np.arange(len(y))

@@ -1,9 +1,39 @@
 """scikit-learn classifiers built on the models (:mod:`.estimators`, :mod:`.robust_kernel`), the
 dense fast paths of the experiments (:mod:`.fastqp` for the QPs of Section 5, :mod:`.fastconic` for (23)) and
 the scalable path of the estimators (:mod:`.decomposition`: the duals by decomposition, no :math:`m\\times m`
-array)."""
+array).
 
-from tpm_models.learn.estimators import TPMSVM, RobustTPMSVMOneVsAll, TPMSVMOneVsAll
-from tpm_models.learn.robust_kernel import RobustKernelTPMSVMOneVsAll
+The classifiers are loaded on first access (a module ``__getattr__``, PEP 562), so that importing a module of this
+package that does not need scikit-learn (:mod:`.fastqp`, :mod:`.fastconic`) does not import it: a deferred import
+for load cost (issue 24), not to dodge a cycle."""
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the lazy names below, for type checkers and the architecture test
+    from tpm_models.learn.estimators import TPMSVM, RobustTPMSVMOneVsAll, TPMSVMOneVsAll
+    from tpm_models.learn.robust_kernel import RobustKernelTPMSVMOneVsAll
+
+_LAZY = {
+    "TPMSVM": "tpm_models.learn.estimators",
+    "TPMSVMOneVsAll": "tpm_models.learn.estimators",
+    "RobustTPMSVMOneVsAll": "tpm_models.learn.estimators",
+    "RobustKernelTPMSVMOneVsAll": "tpm_models.learn.robust_kernel",
+}
+"""Names loaded on first access, with their module."""
+
+
+def __getattr__(name: str) -> object:
+    """The lazy names of :data:`_LAZY`, imported on first access (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = ["TPMSVM", "RobustKernelTPMSVMOneVsAll", "RobustTPMSVMOneVsAll", "TPMSVMOneVsAll"]
