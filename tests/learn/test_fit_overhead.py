@@ -1,19 +1,26 @@
-"""The dense path's plane (:func:`tpm_models.learn.one_vs_all.fit_dense_plane`), which computes every Gram block
+"""What the small-set fit no longer does (issue 25), checked against the path it replaced.
+
+The dense path's plane (:func:`tpm_models.learn.one_vs_all.fit_dense_plane`), which computes every Gram block
 once, against the path it replaced: the same dual solution handed to
 :func:`tpm_models.models.recovery.recover` (which recomputes the blocks for the scores and for
 :math:`\\langle w,w\\rangle`). For the linear kernel :math:`\\langle w,w\\rangle` is also checked against
 :math:`\\|w\\|^2` of the explicit :math:`w` of (17).
 
 Tolerances: the two paths do the same floating-point operations on the same blocks, so they agree to rounding
-(1e-12 relative, far below any solver tolerance); theta's free set must be the same set."""
+(1e-12 relative, far below any solver tolerance); theta's free set must be the same set.
+
+Labels of the dtype kinds :data:`tpm_models.learn.base.LABEL_KINDS` skip ``check_classification_targets``: the
+truth is scikit-learn's ``type_of_target``, which calls them binary or multiclass."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.utils.multiclass import type_of_target
 
 from tpm_models import Kernel
 from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.learn.base import LABEL_KINDS
 from tpm_models.learn.one_vs_all import TPMSVMOneVsAll, fit_dense_plane
 from tpm_models.models.recovery import expansion_w_w, recover
 from tpm_models.models.shapes import kernel_dual_matrices
@@ -59,3 +66,19 @@ def test_w_w_is_computed_once_and_the_given_value_is_used():
     plane = recover(X[y == 0], X[y != 0], clf.planes_[0].lam, 0.5, 1.0, kernel)
     first = plane.w_w
     assert "w_w" in plane.__dict__ and plane.w_w is first  # cached on the (frozen) plane after the first call
+
+
+@pytest.mark.parametrize("y", [np.array([3, 3, 7]), np.array([0, 1]), np.array([5, 5]), np.array([True, False, True]),
+                               np.array([2, 9, 4], dtype=np.uint8), np.array(["a", "b", "c"]), np.array(["x", "x"]),
+                               np.array([-1, 1, -1], dtype=np.int8)])
+def test_the_label_kinds_that_skip_the_target_check_are_always_classes(y):
+    assert y.dtype.kind in LABEL_KINDS
+    assert type_of_target(y) in ("binary", "multiclass")
+
+
+def test_continuous_and_byte_labels_are_still_refused():
+    X = np.arange(8.0).reshape(4, 2)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        TPMSVMOneVsAll().fit(X, [0.5, 1.5, 2.25, 0.125])
+    with pytest.raises(TypeError, match="bytes"):
+        TPMSVMOneVsAll().fit(X, np.array([b"a", b"b", b"a", b"b"]))
