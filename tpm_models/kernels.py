@@ -40,6 +40,12 @@ DENSE_MEMORY_FRACTION = 0.5
 """The share of the memory available (``MemAvailable``) a dense matrix may take before it is refused."""
 
 
+DENSE_CHECK_MIN_BYTES = 64 * 2**20
+"""Estimates of at most this many bytes (64 MiB) are not held against the memory available: reading it
+(``/proc/meminfo``) costs more than computing a small Gram block, and such a block fits on any machine that runs
+the library. Larger ones are checked by :func:`check_dense_memory` before their allocation."""
+
+
 class TooLargeError(ValueError):
     """A dense matrix that cannot fit in memory, refused before its allocation (the message says what to do)."""
 
@@ -65,8 +71,11 @@ def check_dense_memory(rows: int, cols: int, what: str, arrays: int = 1, instead
     """Refuse (:class:`TooLargeError`) a dense ``rows x cols`` float64 matrix whose computation needs more than
     :data:`DENSE_MEMORY_FRACTION` of the memory available: its size, the estimate (``arrays`` of them alive at
     once), and what to do ``instead``. Returns the estimate in bytes. ``available``: the bytes to hold it
-    against (default :func:`available_memory`, what the machine has free now)."""
+    against (default :func:`available_memory`, what the machine has free now, read only for an estimate above
+    :data:`DENSE_CHECK_MIN_BYTES`)."""
     need = int(rows) * int(cols) * 8 * int(arrays)
+    if available is None and need <= DENSE_CHECK_MIN_BYTES:
+        return need
     have = available_memory() if available is None else available
     if have is not None and need > DENSE_MEMORY_FRACTION * have:
         raise TooLargeError(

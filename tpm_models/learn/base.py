@@ -12,6 +12,12 @@ from tpm_models.validation import check_features
 
 # --------------------------------------------------------------------------- shared base
 
+LABEL_KINDS = "biuU"
+"""NumPy dtype kinds (bool, integer, unsigned, str) whose 1-D arrays scikit-learn's ``type_of_target`` calls
+``"binary"`` or ``"multiclass"`` in every case: ``fit`` checks the targets (``check_classification_targets``,
+which rejects continuous or multi-output ``y``) only for the other kinds (float, object), where the check can
+fail (it was the larger part of the data checks of a Wine fit)."""
+
 
 class TPMClassifierBase(ClassifierMixin, BaseEstimator):
     """Data checks shared by the classifiers (the parameter checks are in
@@ -21,7 +27,8 @@ class TPMClassifierBase(ClassifierMixin, BaseEstimator):
         """``X`` as a finite float array, ``classes_`` (sorted) and the class index of every row."""
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=2)
         X = check_features(X)  # our message for NaN / inf: where, and what to do
-        check_classification_targets(y)
+        if y.dtype.kind not in LABEL_KINDS:  # 1-D integer, bool or string labels are classes already
+            check_classification_targets(y)
         classes, y_idx = np.unique(y, return_inverse=True)
         return X, classes, y_idx
 

@@ -22,7 +22,8 @@ from tpm_models.models.multiclass import build_dual_16, build_dual_19, recover_1
 from tpm_models.models.recovery import (
     FREE_TOL,
     Hyperplane,
-    recover,
+    expansion_w_w,
+    kkt_theta,
 )
 from tpm_models.models.shapes import kernel_dual_matrices
 from tpm_models.solvers import solve_matrices
@@ -163,9 +164,7 @@ class TPMSVMOneVsAll(OneVsAllBase):
         """(16)/(19) and (17)/(20) for class ``c`` on the dense or the Pyomo path."""
         if backend == "dense":  # multiclass.dual_19_qp and recover_17 without re-validating the data
             own = y_idx == c
-            X_c, X_minus_c = X[own], X[~own]
-            lam = solve_matrices(kernel_dual_matrices(kernel, X_c, X_minus_c, nu, alpha), solver).values["x"]
-            return recover(X_c, X_minus_c, lam, nu, alpha, kernel, sign=1, free_tol=free_tol)
+            return fit_dense_plane(kernel, X[own], X[~own], nu, alpha, solver, free_tol)
         if kernel.name == "linear":
             dual = build_dual_16(X, y_idx, c, nu, alpha)
         else:
@@ -187,3 +186,25 @@ class TPMSVMOneVsAll(OneVsAllBase):
         return np.column_stack([
             np.full(len(X), np.inf) if d else np.abs(h.distance(X)) for h, d in zip(self.planes_, self.degenerate_)
         ])
+
+
+def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: float, alpha: float, solver: str,
+                    free_tol: float = FREE_TOL) -> Hyperplane:
+    """The dense path for one class: the dual (16)/(19) of ``X_own`` (:math:`X_c`) against ``X_other``
+    (:math:`X_{-c}`) from :func:`tpm_models.models.shapes.kernel_dual_matrices` by
+    :func:`tpm_models.solvers.solve_matrices`, then (17)/(20) with :math:`\\theta` by errata 5.
+
+    The numbers of :func:`tpm_models.models.recovery.recover` (same blocks, same arithmetic: the same
+    :math:`\\theta`, ``free`` and :math:`\\langle w,w\\rangle` to the last bit), but every Gram block is computed
+    once: :math:`K(X_c,X_c)` is the dual's ``P``, reused for the scores
+    :math:`s_i = \\lambda^\\top K(X_c,x^i) - \\frac{\\nu}{m_{-c}}e^\\top K(X_{-c},x^i)` and for
+    :math:`\\langle w,w\\rangle` (:func:`tpm_models.models.recovery.expansion_w_w`, stored in the plane, so neither
+    ``fit`` nor ``predict`` computes it again)."""
+    qp = kernel_dual_matrices(kernel, X_own, X_other, nu, alpha)
+    lam = solve_matrices(qp, solver).values["x"]
+    a = nu / len(X_other)
+    gram_own_other = kernel.gram(X_own, X_other)
+    s = qp.P @ lam - a * gram_own_other.sum(axis=1)  # Hyperplane.w_phi(X_own); qp.P is K(X_own, X_own)
+    theta, interval, free, rule = kkt_theta(-s, lam, alpha / len(X_own), 1, free_tol)
+    w_w = expansion_w_w(lam, a, qp.P, gram_own_other, kernel.gram(X_other, X_other))
+    return Hyperplane(kernel, X_own, X_other, lam, a, 1, theta, interval, free, rule, w_w)

@@ -32,7 +32,8 @@ end when the other end is infinite, which happens only at :math:`\\nu = \\alpha`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -80,6 +81,9 @@ class Hyperplane:
         Positions in ``own`` of the free multipliers :math:`\\mathcal N`.
     theta_rule : str
         ``"mean over N"`` or ``"midpoint of KKT interval"`` (or ``"finite end of KKT interval"``).
+    w_w_value : float or None
+        :math:`\\langle w,w\\rangle` when the fit computed it from the Gram blocks it had
+        (:func:`expansion_w_w`); None: :attr:`w_w` computes it, once.
     """
 
     kernel: Kernel
@@ -92,6 +96,7 @@ class Hyperplane:
     theta_interval: tuple[float, float]
     free: np.ndarray
     theta_rule: str
+    w_w_value: float | None = field(default=None, compare=False, repr=False)
 
     @property
     def coef(self) -> np.ndarray:
@@ -114,17 +119,15 @@ class Hyperplane:
             - self.nu_over_m_other * self.kernel.gram(X, self.other).sum(axis=1)
         )
 
-    @property
+    @cached_property
     def w_w(self) -> float:
-        """:math:`\\langle w,w\\rangle` by the corrected last display of Section 3.2 (errata 4)."""
-        k, lam, a = self.kernel, self.lam, self.nu_over_m_other
-        e = np.ones(len(self.other))
-        value = (
-            lam @ k.gram(self.own, self.own) @ lam
-            - 2.0 * a * lam @ k.gram(self.own, self.other) @ e
-            + a**2 * e @ k.gram(self.other, self.other) @ e
-        )
-        return float(value)
+        """:math:`\\langle w,w\\rangle` by the corrected last display of Section 3.2 (errata 4)
+        (:func:`expansion_w_w`); ``w_w_value`` if the fit gave it, else computed once from the Gram blocks."""
+        if self.w_w_value is not None:
+            return self.w_w_value
+        k = self.kernel
+        return expansion_w_w(self.lam, self.nu_over_m_other, k.gram(self.own, self.own),
+                             k.gram(self.own, self.other), k.gram(self.other, self.other))
 
     @property
     def norm_w(self) -> float:
@@ -141,6 +144,24 @@ class Hyperplane:
         if norm == 0.0:
             raise ValueError("w = 0: the hyperplane is degenerate and has no distance")
         return self.score(X) / norm
+
+
+def expansion_w_w(lam: np.ndarray, nu_over_m_other: float, gram_own: np.ndarray, gram_own_other: np.ndarray,
+                  gram_other: np.ndarray) -> float:
+    """:math:`\\langle w,w\\rangle` of the expansion of the module docstring (errata 4, the corrected last
+    display of Section 3.2), with :math:`a = \\nu/m_{other}`:
+
+    .. math::
+        \\lambda^\\top K(X_{own},X_{own})\\lambda - 2a\\,\\lambda^\\top K(X_{own},X_{other})e
+        + a^2 e^\\top K(X_{other},X_{other})e.
+
+    ``gram_own``, ``gram_own_other``, ``gram_other``: the three blocks as :meth:`Kernel.gram` computes them
+    (points as rows). :attr:`Hyperplane.w_w` and the estimators, which have the first two from the fit,
+    compute it here, with the same arithmetic."""
+    e = np.ones(gram_other.shape[0])
+    a = nu_over_m_other
+    value = lam @ gram_own @ lam - 2.0 * a * lam @ gram_own_other @ e + a**2 * e @ gram_other @ e
+    return float(value)
 
 
 def recover(

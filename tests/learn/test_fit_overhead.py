@@ -1,0 +1,84 @@
+"""What the small-set fit no longer does (issue 25), checked against the path it replaced.
+
+The dense path's plane (:func:`tpm_models.learn.one_vs_all.fit_dense_plane`), which computes every Gram block
+once, against the path it replaced: the same dual solution handed to
+:func:`tpm_models.models.recovery.recover` (which recomputes the blocks for the scores and for
+:math:`\\langle w,w\\rangle`). For the linear kernel :math:`\\langle w,w\\rangle` is also checked against
+:math:`\\|w\\|^2` of the explicit :math:`w` of (17).
+
+Tolerances: the two paths do the same floating-point operations on the same blocks, so they agree to rounding
+(1e-12 relative, far below any solver tolerance); theta's free set must be the same set.
+
+Labels of the dtype kinds :data:`tpm_models.learn.base.LABEL_KINDS` skip ``check_classification_targets``: the
+truth is scikit-learn's ``type_of_target``, which calls them binary or multiclass."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.utils.multiclass import type_of_target
+
+from tpm_models import Kernel
+from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.learn.base import LABEL_KINDS
+from tpm_models.learn.one_vs_all import TPMSVMOneVsAll, fit_dense_plane
+from tpm_models.models.recovery import expansion_w_w, recover
+from tpm_models.models.shapes import kernel_dual_matrices
+from tpm_models.solvers import solve_matrices
+
+KERNELS = [Kernel("linear"), Kernel("gaussian", sigma=0.5), Kernel("inhom-poly", degree=2, gamma=1.0)]
+
+
+@pytest.mark.parametrize("dataset", ["iris", "wine"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=str)
+@pytest.mark.parametrize("nu,alpha", [(0.5, 1.0), (0.2, 0.4)])
+def test_the_dense_plane_is_the_recovered_plane(dataset, kernel, nu, alpha):
+    d = load_dataset(dataset)
+    X, y = min_max_scale(d.X), d.y
+    for c in np.unique(y):
+        own, other = X[y == c], X[y != c]
+        plane = fit_dense_plane(kernel, own, other, nu, alpha, "default")
+        lam = solve_matrices(kernel_dual_matrices(kernel, own, other, nu, alpha)).values["x"]
+        np.testing.assert_array_equal(plane.lam, lam)  # the same QP, the same solver: the same solution
+        truth = recover(own, other, lam, nu, alpha, kernel)
+        assert truth.w_w_value is None  # recover leaves <w,w> to the plane, from its own three blocks
+        np.testing.assert_allclose(plane.theta, truth.theta, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(plane.theta_interval, truth.theta_interval, rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(plane.free, truth.free)
+        assert plane.theta_rule == truth.theta_rule
+        np.testing.assert_allclose(plane.w_w, truth.w_w, rtol=1e-12)
+        if kernel.name == "linear":
+            np.testing.assert_allclose(plane.w_w, truth.w @ truth.w, rtol=1e-10)
+        Z = X[::7]
+        np.testing.assert_allclose(plane.distance(Z), truth.distance(Z), rtol=1e-10, atol=1e-12)
+
+
+def test_w_w_is_computed_once_and_the_given_value_is_used():
+    d = load_dataset("iris")
+    X, y = min_max_scale(d.X), d.y
+    kernel = Kernel("gaussian", sigma=0.5)
+    clf = TPMSVMOneVsAll(kernel="gaussian", sigma=0.5, backend="dense").fit(X, y)
+    for c, h in enumerate(clf.planes_):
+        own, other = X[y == c], X[y != c]
+        blocks = kernel.gram(own, own), kernel.gram(own, other), kernel.gram(other, other)
+        np.testing.assert_allclose(h.w_w, expansion_w_w(h.lam, h.nu_over_m_other, *blocks), rtol=1e-12)
+        assert h.w_w_value == h.w_w  # stored by the fit: predict does not recompute it
+    plane = recover(X[y == 0], X[y != 0], clf.planes_[0].lam, 0.5, 1.0, kernel)
+    first = plane.w_w
+    assert "w_w" in plane.__dict__ and plane.w_w is first  # cached on the (frozen) plane after the first call
+
+
+@pytest.mark.parametrize("y", [np.array([3, 3, 7]), np.array([0, 1]), np.array([5, 5]), np.array([True, False, True]),
+                               np.array([2, 9, 4], dtype=np.uint8), np.array(["a", "b", "c"]), np.array(["x", "x"]),
+                               np.array([-1, 1, -1], dtype=np.int8)])
+def test_the_label_kinds_that_skip_the_target_check_are_always_classes(y):
+    assert y.dtype.kind in LABEL_KINDS
+    assert type_of_target(y) in ("binary", "multiclass")
+
+
+def test_continuous_and_byte_labels_are_still_refused():
+    X = np.arange(8.0).reshape(4, 2)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        TPMSVMOneVsAll().fit(X, [0.5, 1.5, 2.25, 0.125])
+    with pytest.raises(TypeError, match="bytes"):
+        TPMSVMOneVsAll().fit(X, np.array([b"a", b"b", b"a", b"b"]))
