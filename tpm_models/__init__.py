@@ -12,11 +12,11 @@ from here too, but loaded on first use (a module ``__getattr__``, PEP 562): ``im
 import (issue 24; ``docs/bench-scale.md``).
 """
 
-import importlib
 from typing import TYPE_CHECKING
 
 from tpm_models.data import Dataset, load_dataset, min_max_scale, one_vs_rest, stratified_split
 from tpm_models.kernels import Kernel
+from tpm_models.lazy import lazy_attributes
 from tpm_models.models import MODELS, build, model_info, register_model, register_robustified, robust_counterpart
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError, Termination
@@ -35,17 +35,7 @@ _LAZY = {
 """Names loaded on first access, with their module: importing them costs scikit-learn (about 1.6 s)."""
 
 
-def __getattr__(name: str) -> object:
-    """The lazy names of :data:`_LAZY`, imported on first access (PEP 562) for load cost, not to dodge a cycle."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = [

@@ -9,8 +9,9 @@ The names re-exported from :mod:`.table3` are loaded on first access (a module `
 importing one experiment (``tpm_models.experiments.bench_scale``) does not import Table 3's stack (scikit-learn,
 pandas, the classifiers): a deferred import for load cost (issue 24), not to dodge a cycle."""
 
-import importlib
 from typing import TYPE_CHECKING
+
+from tpm_models.lazy import lazy_attributes
 
 if TYPE_CHECKING:  # the lazy names below, for type checkers and the architecture test
     from tpm_models.experiments.table3 import Protocol, RunResult, run_table3, summarize, write_table3
@@ -20,17 +21,7 @@ _LAZY = {name: "tpm_models.experiments.table3"
 """Names loaded on first access, with their module."""
 
 
-def __getattr__(name: str) -> object:
-    """The lazy names of :data:`_LAZY`, imported on first access (PEP 562)."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = ["Protocol", "RunResult", "run_table3", "summarize", "write_table3"]

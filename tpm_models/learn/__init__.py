@@ -7,8 +7,9 @@ The classifiers are loaded on first access (a module ``__getattr__``, PEP 562), 
 package that does not need scikit-learn (:mod:`.fastqp`, :mod:`.fastconic`) does not import it: a deferred import
 for load cost (issue 24), not to dodge a cycle."""
 
-import importlib
 from typing import TYPE_CHECKING
+
+from tpm_models.lazy import lazy_attributes
 
 if TYPE_CHECKING:  # the lazy names below, for type checkers and the architecture test
     from tpm_models.learn.estimators import TPMSVM, RobustTPMSVMOneVsAll, TPMSVMOneVsAll
@@ -23,17 +24,7 @@ _LAZY = {
 """Names loaded on first access, with their module."""
 
 
-def __getattr__(name: str) -> object:
-    """The lazy names of :data:`_LAZY`, imported on first access (PEP 562)."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = ["TPMSVM", "RobustKernelTPMSVMOneVsAll", "RobustTPMSVMOneVsAll", "TPMSVMOneVsAll"]
