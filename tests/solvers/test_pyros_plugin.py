@@ -12,6 +12,10 @@ import math
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
+from pyomo.contrib.solver.common.results import SolutionStatus
+from pyomo.contrib.solver.common.results import TerminationCondition as TC
+from pyomo.contrib.solver.common.util import IncompatibleModelError, NoDualsError, NoOptimalSolutionError
 from pyomo.opt import SolverStatus, TerminationCondition
 
 from tpm_models.checks.robust import rel_gap
@@ -47,16 +51,66 @@ def values(m):
     return np.array([m.x[i].value for i in range(3)] + [m.y.value])
 
 
-def test_plugin_is_a_pyomo_solver():
+def test_plugin_is_a_pyomo_solver_in_both_factories():
     opt = pyo.SolverFactory("tpm_ipopt")
-    assert type(opt) is ip.CasadiIpopt
+    assert type(opt) is ip.LegacyCasadiIpopt and isinstance(opt, ip.CasadiIpopt)
     assert opt.available() and opt.license_is_valid() and opt.warm_start_capable()
     version = opt.version()
     assert len(version) == 4 and version[0] == 3  # Ipopt 3.x, from casadi's bundled library
     with pyo.SolverFactory("tpm_ipopt") as ctx:
         assert ctx.available(exception_flag=False)
-    with pytest.raises(TypeError, match="unknown keyword"):
+    with pytest.raises(TypeError, match="no_such_option"):
         opt.solve(small_qp(), no_such_option=1)
+    new = ContribSolverFactory("tpm_ipopt")
+    assert type(new) is ip.CasadiIpopt and new.available() and new.version() == version
+    with pytest.raises(ValueError, match="no_such_option"):
+        new.solve(small_qp(), no_such_option=1)
+
+
+@pytest.mark.parametrize("build_model", [small_qp, small_qcqp])
+def test_new_interface_results_against_the_ipopt_backend(build_model):
+    """Pyomo's contrib.solver contract: why it stopped, what the point is, the objective and its bound, the
+    point loaded and the duals from the loader, against solve(model, "ipopt")."""
+    r = solve(build_model(), "ipopt")
+    m = build_model()
+    res = ContribSolverFactory("tpm_ipopt").solve(m)
+    assert res.termination_condition == TC.convergenceCriteriaSatisfied
+    assert res.solution_status == SolutionStatus.optimal  # certified convex: a KKT point is a minimum
+    assert res.incumbent_objective == pytest.approx(r.objective, rel=1e-10)
+    assert res.objective_bound == res.incumbent_objective
+    assert pyo.value(m.obj) == pytest.approx(r.objective, rel=1e-10)
+    assert res.extra_info.ipopt_status == "Solve_Succeeded" and res.extra_info.certified_convex is True
+    with pytest.raises(NoDualsError, match="import Suffix"):  # row "single" went to Ipopt as a bound
+        res.solution_loader.get_duals()
+    m = build_model()
+    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    res = ContribSolverFactory("tpm_ipopt").solve(m, load_solutions=False)
+    assert m.x[0].value is None  # not loaded
+    duals = res.solution_loader.get_duals()
+    for name in ("row", "single") + (("disc",) if hasattr(m, "disc") else ()):
+        assert duals[getattr(m, name)] == pytest.approx(r.duals[name], abs=1e-7)
+    res.solution_loader.load_solution()
+    np.testing.assert_allclose(values(m), [r.values["x"][i] for i in range(3)] + [r.values["y"]], atol=1e-7)
+    assert m.dual[m.row] == pytest.approx(r.duals["row"], abs=1e-7)
+
+
+def test_new_interface_never_calls_an_uncertified_point_optimal():
+    """Maximising a convex function: Ipopt converges to a KKT point that is not certified. Pyomo's default
+    raises; asked not to, the point is ``feasible`` with no objective bound, and loaded."""
+    def concave_max():
+        m = pyo.ConcreteModel()
+        m.x = pyo.Var(bounds=(-1, 2), initialize=0.5)
+        m.obj = pyo.Objective(expr=m.x**2, sense=pyo.maximize)
+        return m
+
+    with pytest.raises(NoOptimalSolutionError, match="not certified convex"):
+        ContribSolverFactory("tpm_ipopt").solve(concave_max())
+    m = concave_max()
+    res = ContribSolverFactory("tpm_ipopt").solve(m, raise_exception_on_nonoptimal_result=False)
+    assert res.termination_condition == TC.convergenceCriteriaSatisfied
+    assert res.solution_status == SolutionStatus.feasible
+    assert res.objective_bound == math.inf  # maximisation: no bound
+    assert m.x.value is not None and res.incumbent_objective == pytest.approx(m.x.value**2, rel=1e-12)
 
 
 @pytest.mark.parametrize("build_model", [small_qp, small_qcqp])
@@ -134,12 +188,23 @@ def test_nonconvex_and_failed_solves_are_not_reported_optimal(caplog):
     m.c = pyo.Constraint(expr=m.x**2 <= 4)
     res = pyo.SolverFactory("tpm_ipopt").solve(m)
     assert res.solver.termination_condition == TerminationCondition.infeasible
+    res = ContribSolverFactory("tpm_ipopt").solve(m, raise_exception_on_nonoptimal_result=False)
+    assert res.termination_condition == TC.provenInfeasible and res.incumbent_objective is None
+    # an infeasibility that is not certified (a nonconvex row) does not say infeasible to PyROS
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-1, 1), initialize=0.5)
+    m.obj = pyo.Objective(expr=m.x)
+    m.far = pyo.Constraint(expr=m.x**2 >= 4)
+    res = pyo.SolverFactory("tpm_ipopt").solve(m)
+    assert res.solver.termination_condition == TerminationCondition.other
+    assert ContribSolverFactory("tpm_ipopt").solve(
+        m, raise_exception_on_nonoptimal_result=False).termination_condition == TC.locallyInfeasible
     # integer variables are refused
     m = small_qp()
     m.z = pyo.Var(domain=pyo.Binary)
     m.zrow = pyo.Constraint(expr=m.z <= m.y)
-    res = pyo.SolverFactory("tpm_ipopt").solve(m)
-    assert res.solver.termination_condition == TerminationCondition.invalidProblem
+    with pytest.raises(IncompatibleModelError, match="integer"):
+        pyo.SolverFactory("tpm_ipopt").solve(m)
 
 
 def test_the_row_cache_follows_fixing_and_parameters():

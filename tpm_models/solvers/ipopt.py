@@ -10,9 +10,11 @@ multipliers back onto the Pyomo constraints. When an ``ipopt`` executable is on 
 ``PATH`` (idaes-pse or conda installs), :mod:`tpm_models.solvers` uses it through
 Pyomo instead.
 
-:class:`CasadiIpopt` makes the same bridge a Pyomo solver, ``SolverFactory("tpm_ipopt")``
-(registered on import of this module), for Pyomo code that takes solver objects: PyROS's
-subsolvers (:func:`tpm_models.checks.semi_infinite.solve_22_pyros`).
+:class:`CasadiIpopt` makes the same bridge a Pyomo solver on Pyomo's ``contrib.solver`` interface
+(``Results`` with ``TerminationCondition`` and ``SolutionStatus``), registered on import of this
+module as ``tpm_ipopt`` in that factory and, through Pyomo's ``LegacySolverWrapper``, in
+``pyo.SolverFactory`` (:class:`LegacyCasadiIpopt`), for Pyomo code that takes solver objects:
+PyROS's subsolvers (:func:`tpm_models.checks.semi_infinite.solve_22_pyros`).
 
 Multipliers: CasADi's Lagrangian is :math:`f + \\lambda_g^\\top g + \\lambda_x^\\top x` for the
 minimised :math:`f`, so :math:`\\partial f^\\star/\\partial(\\text{bound of } g) = -\\lambda_g`; the
@@ -21,6 +23,8 @@ model's dual (``tpm_models.solvers`` convention) is ``-sense * lam_g``.
 
 from __future__ import annotations
 
+import datetime
+import functools
 import glob
 import importlib.util
 import logging
@@ -32,9 +36,21 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.common.collections import Bunch
-from pyomo.common.errors import ApplicationError
-from pyomo.opt import SolverFactory
+from pyomo.common.collections import ComponentMap
+from pyomo.common.config import Bool, ConfigValue
+from pyomo.contrib.solver.common.base import Availability, LegacySolverWrapper, SolverBase
+from pyomo.contrib.solver.common.config import SolverConfig
+from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
+from pyomo.contrib.solver.common.results import Results, SolutionStatus, TerminationCondition
+from pyomo.contrib.solver.common.solution_loader import SolutionLoader
+from pyomo.contrib.solver.common.util import (
+    IncompatibleModelError,
+    NoDualsError,
+    NoOptimalSolutionError,
+    NoSolutionError,
+)
+from pyomo.opt import SolverStatus as LegacySolverStatus
+from pyomo.opt import TerminationCondition as LegacyTC
 
 from tpm_models.solvers.nlp_reading import (  # noqa: F401  to_casadi, convexity: importable from here too
     CONVEXITY_MAX_DIM,
@@ -220,8 +236,9 @@ def run(model: pyo.ConcreteModel, time_limit: float | None, iteration_limit: int
 # --------------------------------------------------------------------------- Pyomo plugin
 
 
+@functools.cache
 def ipopt_version() -> tuple[int, int, int, int]:
-    """Version of the Ipopt library bundled in the casadi wheel (from its file name)."""
+    """Version of the Ipopt library bundled in the casadi wheel (from its file name; read once)."""
     import casadi as ca
 
     for path in glob.glob(os.path.join(os.path.dirname(ca.__file__), "libipopt.so.*.*.*")) + glob.glob(
@@ -233,189 +250,222 @@ def ipopt_version() -> tuple[int, int, int, int]:
     return (0, 0, 0, 0)
 
 
-_PYOMO_STATUS = {
-    # Ipopt status: (solver status, termination condition, solution status)
-    "Maximum_Iterations_Exceeded": ("aborted", "maxIterations", "stoppedByLimit"),
-    "Maximum_CpuTime_Exceeded": ("aborted", "maxTimeLimit", "stoppedByLimit"),
-    "Maximum_WallTime_Exceeded": ("aborted", "maxTimeLimit", "stoppedByLimit"),
-    "Diverging_Iterates": ("warning", "unbounded", "unbounded"),
-    "User_Requested_Stop": ("aborted", "userInterrupt", "other"),
-    "Invalid_Problem_Definition": ("error", "invalidProblem", "error"),
-    "Invalid_Option": ("error", "error", "error"),
-    "Invalid_Number_Detected": ("error", "solverFailure", "error"),
-    "Not_Enough_Degrees_Of_Freedom": ("error", "invalidProblem", "error"),
+IPOPT_TERMINATION = {
+    "Maximum_Iterations_Exceeded": TerminationCondition.iterationLimit,
+    "Maximum_CpuTime_Exceeded": TerminationCondition.maxTimeLimit,
+    "Maximum_WallTime_Exceeded": TerminationCondition.maxTimeLimit,
+    "User_Requested_Stop": TerminationCondition.interrupted,
+    "Search_Direction_Becomes_Too_Small": TerminationCondition.minStepLength,
+    "Invalid_Problem_Definition": TerminationCondition.error,
+    "Invalid_Option": TerminationCondition.error,
+    "Invalid_Number_Detected": TerminationCondition.error,
+    "Not_Enough_Degrees_Of_Freedom": TerminationCondition.error,
+    "Restoration_Failed": TerminationCondition.error,
+    "Error_In_Step_Computation": TerminationCondition.error,
 }
-"""How Ipopt statuses other than success and infeasibility map to Pyomo's (the rest:
-``warning``/``other``). ``Solved_To_Acceptable_Level`` is ``other``, never optimal: it
-relaxes every tolerance."""
+"""Why Ipopt stopped, for its statuses other than success and infeasibility (the rest, among them
+``Solved_To_Acceptable_Level`` and ``Diverging_Iterates``: ``unknown``, never a claim of optimality or
+unboundedness Ipopt cannot prove)."""
 
 PLUGIN_NAME = "tpm_ipopt"
-_IGNORED_KWDS = {"symbolic_solver_labels", "keepfiles", "report_timing", "logfile", "solnfile", "solver_io",
-                 "suffixes", "type", "executable", "validate"}
 
 
-@SolverFactory.register(PLUGIN_NAME, doc="Ipopt bundled with casadi, exact derivatives (tpm_models.solvers.ipopt)")
-class CasadiIpopt:
-    """A Pyomo (``SolverFactory``) solver around :func:`solve_nlp`, for Pyomo code that wants
-    an Ipopt solver object (PyROS's subsolvers) on a machine without an ``ipopt`` executable::
+def termination(status: str, convex: bool | None) -> tuple[TerminationCondition, SolutionStatus]:
+    """Pyomo's (why it stopped, what the point is) for Ipopt's return ``status``: a KKT point
+    (``Solve_Succeeded``) is ``optimal`` only when ``convex`` (certified convex QCQP: a KKT point is a global
+    minimum), else ``feasible``; an infeasibility is ``provenInfeasible`` only when certified convex, else
+    ``locallyInfeasible``; every other stop leaves the point ``unknown``."""
+    if status == "Solve_Succeeded":
+        return (TerminationCondition.convergenceCriteriaSatisfied,
+                SolutionStatus.optimal if convex else SolutionStatus.feasible)
+    if status == "Infeasible_Problem_Detected":
+        return (TerminationCondition.provenInfeasible if convex else TerminationCondition.locallyInfeasible,
+                SolutionStatus.infeasible)
+    return IPOPT_TERMINATION.get(status, TerminationCondition.unknown), SolutionStatus.unknown
 
-        opt = pyo.SolverFactory("tpm_ipopt")
-        opt.options["max_wall_time"] = 60   # any Ipopt option
-        results = opt.solve(model, tee=False, load_solutions=True)
 
-    ``solve`` returns a :class:`pyomo.opt.SolverResults` whose solution carries the primal
-    point (and duals / reduced costs if the model has an import ``dual`` / ``rc`` suffix),
-    and loads it if ``load_solutions`` (only when optimal; otherwise the model is left as it
-    was and a warning is logged). Ipopt starts from the model's current values
-    (``warmstart=False``, to the constructor or to ``solve``: from :data:`COLD_START`). Only
-    the variables of the active objective and rows are handed to Ipopt; without a ``dual``
-    or ``rc`` suffix, rows of one variable become bounds; rows are kept translated between
-    solves of the same model (:class:`RowCache`). The Ipopt options are
-    :data:`IPOPT_OPTIONS` (tolerances 1e-12) updated by ``options``; PyROS cannot pass this
-    plugin its remaining time (it only knows the options of the executables it ships for),
-    so set ``max_wall_time``. ``symbolic_solver_labels``, ``keepfiles`` and such keywords
-    are accepted and ignored.
+class CasadiIpoptConfig(SolverConfig):
+    """Pyomo's solver options (``tee``, ``load_solutions``, ``raise_exception_on_nonoptimal_result``,
+    ``time_limit`` as Ipopt's ``max_wall_time``, ``solver_options`` as Ipopt options over
+    :data:`IPOPT_OPTIONS`) and two of this plugin."""
 
-    Ipopt finds KKT points, so ``Solve_Succeeded`` is reported ``locallyOptimal``, except when
-    :func:`convexity` certifies the solved model a convex QCQP from its exact quadratic
-    forms: then it is ``globallyOptimal`` (a KKT point of a convex problem is a global
-    minimum) and ``Infeasible_Problem_Detected`` is ``infeasible`` (uncertified:
-    ``other``). ``certify_convex=False`` turns the check off (always ``locallyOptimal``).
+    def __init__(self, description=None, doc=None, implicit=False, implicit_domain=None, visibility=0):
+        super().__init__(description=description, doc=doc, implicit=implicit, implicit_domain=implicit_domain,
+                         visibility=visibility)
+        self.certify_convex: bool = self.declare("certify_convex", ConfigValue(
+            domain=Bool, default=True,
+            description="Check each solved model for a convex QCQP (convexity); off: never optimal, "
+                        "only feasible."))
+        self.warmstart: bool = self.declare("warmstart", ConfigValue(
+            domain=Bool, default=True,
+            description="Start from the variables' values (COLD_START where unset); off: COLD_START "
+                        "everywhere."))
+
+
+class NLPSolutionLoader(SolutionLoader):
+    """The point, duals and reduced costs of one :class:`NLPSolution`, for Pyomo's ``Results``. Only a
+    converged point (``optimal`` or ``feasible``) is loadable; duals of rows handed to Ipopt as bounds do
+    not exist (``NoDualsError``)."""
+
+    def __init__(self, model, sol: NLPSolution, converged: bool):
+        self._pyomo_model = model  # SolutionLoader.load_import_suffixes reads this name
+        self.sol = sol
+        self.converged = converged
+
+    def get_number_of_solutions(self) -> int:
+        return int(self.converged)
+
+    def _check(self, what: str) -> None:
+        if not self.converged:
+            raise NoSolutionError(f"{PLUGIN_NAME}: no {what}: Ipopt ended {self.sol.status}")
+
+    def get_vars(self, vars_to_load=None) -> ComponentMap:
+        self._check("point")
+        values = ComponentMap(zip(self.sol.variables, map(float, self.sol.x)))
+        return values if vars_to_load is None else ComponentMap((v, values[v]) for v in vars_to_load)
+
+    def get_duals(self, cons_to_load=None) -> dict:
+        self._check("duals")
+        duals = dict(zip(self.sol.constraints, map(float, self.sol.duals)))
+        wanted = duals if cons_to_load is None else {c: duals[c] for c in cons_to_load}
+        if any(math.isnan(d) for d in wanted.values()):
+            raise NoDualsError(f"{PLUGIN_NAME}: rows of one variable went to Ipopt as bounds; declare an "
+                               "import Suffix 'dual' on the model before solving to keep them rows")
+        return wanted
+
+    def get_reduced_costs(self, vars_to_load=None) -> ComponentMap:
+        self._check("reduced costs")
+        rcs = ComponentMap(zip(self.sol.variables, map(float, self.sol.reduced_costs)))
+        return rcs if vars_to_load is None else ComponentMap((v, rcs[v]) for v in vars_to_load)
+
+    def load_import_suffixes(self) -> None:
+        """Pyomo's, except that without a converged point the suffixes are left as they were."""
+        if self.converged:
+            super().load_import_suffixes()
+
+
+class CasadiIpopt(SolverBase):
+    """:func:`solve_nlp` as a Pyomo solver (``pyomo.contrib.solver`` interface), for Pyomo code that wants
+    an Ipopt solver object on a machine without an ``ipopt`` executable: PyROS's subsolvers
+    (:func:`tpm_models.checks.semi_infinite.solve_22_pyros`)::
+
+        from pyomo.contrib.solver.common.factory import SolverFactory
+        results = SolverFactory("tpm_ipopt").solve(model, solver_options={"max_iter": 500})
+        results.termination_condition, results.solution_status, results.incumbent_objective
+
+    Importing this module registers it under ``tpm_ipopt`` in that factory and, through Pyomo's
+    ``LegacySolverWrapper``, in ``pyo.SolverFactory`` (:class:`LegacyCasadiIpopt`, which PyROS calls).
+
+    Ipopt finds KKT points, so a ``Solve_Succeeded`` point is ``SolutionStatus.optimal`` (with
+    ``objective_bound`` equal to the objective) only when :func:`convexity` certifies the solved model a
+    convex QCQP from its exact quadratic forms; otherwise it is ``feasible`` (bound: none) and, as Pyomo's
+    ``raise_exception_on_nonoptimal_result`` defaults to True, raises ``NoOptimalSolutionError`` unless that
+    is turned off. ``load_solutions`` loads a converged point only; after any other stop the model is left
+    as it was and a warning is logged. Integer variables raise ``IncompatibleModelError``.
+
+    Ipopt starts from the model's current values (``warmstart``) and gets only the variables of the active
+    objective and rows; without a ``dual`` or ``rc`` import suffix, rows of one variable become bounds. Rows
+    are kept translated between solves of the same model (:class:`RowCache`). PyROS cannot pass this plugin
+    its remaining time (it only knows the executables it ships for): set ``max_wall_time``.
     """
 
-    name = PLUGIN_NAME
+    CONFIG = CasadiIpoptConfig()
 
-    def __init__(self, certify_convex: bool = True, warmstart: bool = True, options: dict | None = None, **kwds):
-        unknown = set(kwds) - _IGNORED_KWDS - {"solver"}
-        if unknown:
-            raise TypeError(f"{PLUGIN_NAME}: unknown keyword(s) {sorted(unknown)}")
-        self.options = Bunch()
-        self.options.update(options or {})
-        self.certify_convex = certify_convex
-        self.warmstart = warmstart
+    def __init__(self, **kwds):
+        super().__init__(**kwds)
         self.solves = 0
         """Number of :meth:`solve` calls so far."""
-        self._last = None
+        self.last_results: Results | None = None
+        """The :class:`pyomo.contrib.solver.common.results.Results` of the last solve."""
         self._cache = RowCache()
 
-    def available(self, exception_flag: bool = True) -> bool:
-        ok = importlib.util.find_spec("casadi") is not None
-        if not ok and exception_flag:
-            raise ApplicationError(f"{PLUGIN_NAME} needs casadi (pip install casadi)")
-        return ok
-
-    def license_is_valid(self) -> bool:
-        return True
+    def available(self) -> Availability:
+        return Availability.FullLicense if importlib.util.find_spec("casadi") else Availability.NotFound
 
     def version(self) -> tuple[int, int, int, int]:
         return ipopt_version()
 
-    def warm_start_capable(self) -> bool:
-        return True
-
-    def set_options(self, options) -> None:
-        """``"key=value ..."`` strings or a dict, like Pyomo's solvers."""
-        if isinstance(options, str):
-            for item in options.split():
-                key, _, value = item.partition("=")
-                self.options[key] = value
-        else:
-            self.options.update(options)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-    def solve(self, model, tee: bool = False, load_solutions: bool = True, options: dict | None = None,
-              timelimit: float | None = None, warmstart: bool | None = None, **kwds):
-        from pyomo.core.base.label import NumericLabeler
-        from pyomo.core.expr.symbol_map import SymbolMap
-        from pyomo.opt import ProblemSense, Solution, SolutionStatus, SolverResults, SolverStatus
-        from pyomo.opt import TerminationCondition as TC
-
-        unknown = set(kwds) - _IGNORED_KWDS
-        if unknown:
-            raise TypeError(f"{PLUGIN_NAME}.solve: unknown keyword(s) {sorted(unknown)}")
-        ipopt_options = {**self.options, **(options or {})}
-        if timelimit:
-            ipopt_options["max_wall_time"] = float(timelimit)
-        results = SolverResults()
-        results.solver.name = f"{PLUGIN_NAME} (Ipopt {'.'.join(map(str, self.version()[:3]))} via casadi)"
+    def solve(self, model, **kwds) -> Results:
+        config = self.config(value=kwds, preserve_implicit=True)
+        started = datetime.datetime.now(datetime.UTC)
         integer = [v.name for v in model.component_data_objects(pyo.Var, descend_into=True)
                    if not v.fixed and not v.is_continuous()]
         if integer:
-            results.solver.status = SolverStatus.error
-            results.solver.termination_condition = TC.invalidProblem
-            results.solver.message = f"Ipopt takes no integer variables ({integer[:3]}...)"
-            return results
-        want_dual, want_rc = _import_suffix(model, "dual"), _import_suffix(model, "rc")
-        sol = solve_nlp(model, options=ipopt_options, tee=tee, referenced_only=True,
-                        check_convexity=self.certify_convex, cache=self._cache,
-                        rows_to_bounds=not (want_dual or want_rc),
-                        warm_start=self.warmstart if warmstart is None else warmstart)
+            raise IncompatibleModelError(f"{PLUGIN_NAME}: Ipopt takes no integer variables ({integer[:3]}...)")
+        ipopt_options = dict(config.solver_options.value())
+        if config.time_limit:
+            ipopt_options["max_wall_time"] = float(config.time_limit)
+        want_suffix = any(isinstance(s, pyo.Suffix) and s.import_enabled() and s.local_name in ("dual", "rc")
+                          for s in model.component_objects(pyo.Suffix, active=True, descend_into=True))
+        sol = solve_nlp(model, options=ipopt_options, tee=bool(config.tee), referenced_only=True,
+                        check_convexity=config.certify_convex, cache=self._cache, rows_to_bounds=not want_suffix,
+                        warm_start=config.warmstart)
         self.solves += 1
-        self._last = sol
-        objective = next(model.component_data_objects(pyo.Objective, active=True))
-        if sol.status == "Solve_Succeeded":
-            status, tc, solution_status = (("ok", "globallyOptimal", "globallyOptimal") if sol.convex
-                                           else ("ok", "locallyOptimal", "locallyOptimal"))
-        elif sol.status == "Infeasible_Problem_Detected":
-            status, tc, solution_status = ("ok", "infeasible", "infeasible") if sol.convex \
-                else ("warning", "other", "other")
-        else:
-            status, tc, solution_status = _PYOMO_STATUS.get(sol.status, ("warning", "other", "other"))
+        tc, status = termination(sol.status, sol.convex)
+        converged = status in (SolutionStatus.optimal, SolutionStatus.feasible)
         certified = {True: "certified convex QCQP", False: f"not certified convex: {sol.note}",
                      None: "convexity not checked"}[sol.convex]
-        results.solver.status = getattr(SolverStatus, status)
-        results.solver.termination_condition = getattr(TC, tc)
-        results.solver.message = f"Ipopt {sol.status} after {sol.iterations} iterations; {certified}"
-        results.solver.wallclock_time = sol.seconds
-        results.problem.name = model.name
-        results.problem.number_of_variables = len(sol.variables)
-        results.problem.number_of_constraints = len(sol.constraints)
-        results.problem.number_of_objectives = 1
-        minimize = objective.sense == pyo.minimize
-        results.problem.sense = ProblemSense.minimize if minimize else ProblemSense.maximize
-        if tc in ("globallyOptimal", "locallyOptimal"):
-            if minimize:
-                results.problem.upper_bound = sol.objective
+        results = Results()
+        results.solver_name = PLUGIN_NAME
+        results.solver_version = self.version()
+        results.solver_config = config
+        results.termination_condition = tc
+        results.solution_status = status
+        results.solution_loader = NLPSolutionLoader(model, sol, converged)
+        if converged:
+            minimize = next(model.component_data_objects(pyo.Objective, active=True)).sense == pyo.minimize
+            results.incumbent_objective = sol.objective
+            results.objective_bound = sol.objective if status == SolutionStatus.optimal else (
+                -math.inf if minimize else math.inf)
+        results.extra_info.ipopt_status = sol.status
+        results.extra_info.iteration_count = sol.iterations
+        results.extra_info.certified_convex = sol.convex
+        results.extra_info.message = f"Ipopt {sol.status} after {sol.iterations} iterations; {certified}"
+        results.timing_info.start_timestamp = started
+        results.timing_info.wall_time = sol.seconds
+        self.last_results = results
+        if config.raise_exception_on_nonoptimal_result and status != SolutionStatus.optimal:
+            raise NoOptimalSolutionError(f"{PLUGIN_NAME}: {results.extra_info.message}")
+        if config.load_solutions:
+            if converged:
+                results.solution_loader.load_vars()
             else:
-                results.problem.lower_bound = sol.objective
-        if tc == "globallyOptimal":
-            results.problem.lower_bound = results.problem.upper_bound = sol.objective
-
-        symbol_map = SymbolMap()
-        labeler = NumericLabeler("x")
-        symbol_map.default_labeler = labeler
-        soln = Solution()
-        soln.status = getattr(SolutionStatus, solution_status)
-        for v, value, rc in zip(sol.variables, sol.x, sol.reduced_costs):
-            entry = {"Value": float(value), "Rc": float(rc)} if want_rc else {"Value": float(value)}
-            soln.variable[symbol_map.getSymbol(v, labeler)] = entry
-        soln.objective[symbol_map.getSymbol(objective, labeler)] = {"Value": sol.objective}
-        if want_dual:
-            for con, dual in zip(sol.constraints, sol.duals):
-                soln.constraint[symbol_map.getSymbol(con, labeler)] = {"Dual": float(dual)}
-        results.solution.insert(soln)
-        results._smap_id = id(symbol_map)
-        results._smap = symbol_map
-
-        if load_solutions:
-            if tc in ("globallyOptimal", "locallyOptimal"):
-                if hasattr(model, "solutions"):
-                    model.solutions.load_from(results)
-                    results._smap_id = None
-                    results.solution.clear()
-                else:  # a sub-block: set the values directly
-                    for v, value in zip(sol.variables, sol.x):
-                        v.set_value(float(value), skip_validation=True)
-            else:
-                log.warning("%s: no solution loaded into %s (%s)", PLUGIN_NAME, model.name, results.solver.message)
+                log.warning("%s: no solution loaded into %s (%s)", PLUGIN_NAME, model.name,
+                            results.extra_info.message)
         return results
 
 
-def _import_suffix(model, name: str) -> bool:
-    suffix = model.component(name)
-    return isinstance(suffix, pyo.Suffix) and suffix.import_enabled()
+LEGACY_TERMINATION = {
+    (TerminationCondition.convergenceCriteriaSatisfied, SolutionStatus.optimal): LegacyTC.globallyOptimal,
+    (TerminationCondition.convergenceCriteriaSatisfied, SolutionStatus.feasible): LegacyTC.locallyOptimal,
+    (TerminationCondition.locallyInfeasible, SolutionStatus.infeasible): LegacyTC.other,
+}
+"""Where this plugin's legacy termination condition is sharper than Pyomo's ``LegacySolverWrapper`` mapping
+(which calls every converged point ``optimal`` and every infeasibility ``infeasible``): PyROS accepts only
+``optimal``/``globallyOptimal`` from a global solver, so an uncertified KKT point must say ``locallyOptimal``
+and an uncertified infeasibility must not end PyROS as robust infeasible."""
+
+
+class LegacyCasadiIpopt(LegacySolverWrapper, CasadiIpopt):
+    """:class:`CasadiIpopt` in ``pyo.SolverFactory("tpm_ipopt")`` (Pyomo's legacy interface: ``options``,
+    ``solve(model, tee, load_solutions, timelimit, options)`` returning a ``SolverResults`` that
+    ``model.solutions.load_from`` takes), with the termination conditions of :data:`LEGACY_TERMINATION` and
+    Ipopt's status, iterations and certificate in ``results.solver.message``."""
+
+    def solve(self, model, *args, **kwds):
+        legacy = super().solve(model, *args, **kwds)
+        results = self.last_results
+        sharper = LEGACY_TERMINATION.get((results.termination_condition, results.solution_status))
+        if sharper is not None:
+            legacy.solver.termination_condition = sharper
+            legacy.solver.status = LegacySolverStatus.ok if sharper != LegacyTC.other else LegacySolverStatus.warning
+        legacy.solver.message = results.extra_info.message
+        return legacy
+
+    def warm_start_capable(self) -> bool:
+        return True
+
+
+ContribSolverFactory.register(
+    PLUGIN_NAME, doc="Ipopt bundled with casadi, exact derivatives (tpm_models.solvers.ipopt)",
+)(CasadiIpopt, LegacyCasadiIpopt)
