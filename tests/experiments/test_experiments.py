@@ -424,3 +424,31 @@ def test_run_metadata_names_a_package_that_is_not_installed():
     assert "no_such_package_27 not installed" in meta["machine"]
     assert "load average (1, 5, 15 min) before / after" not in meta  # nothing computed: no load to report
     assert meta["records reused from the store"].startswith("3 of 3")
+
+
+def test_a_worker_reuses_gram_matrices_and_splits_without_changing_them():
+    """cached_gram / cached_split (what one worker keeps between the splits and cells of Table 3) equal
+    Kernel.gram and split_indices, are read-only (a caller cannot change what the next split gets), and the
+    Gram cache keeps at most GRAM_CACHE matrices, keyed by kernel and points."""
+    from tpm_models.experiments.table3 import grid
+    from tpm_models.experiments.table3.protocol import Protocol, dataset_arrays, split_indices
+
+    X, y, _ = dataset_arrays("iris")
+    for sigma in (0.5, 2.0):
+        k = Kernel("gaussian", sigma=sigma)
+        K = grid.cached_gram(k, X)
+        assert np.array_equal(K, k.gram(X, X)) and not K.flags.writeable
+        assert grid.cached_gram(k, X) is K
+    assert not np.array_equal(grid.cached_gram(Kernel("gaussian", sigma=0.5), X),
+                              grid.cached_gram(Kernel("gaussian", sigma=0.5), X[::-1]))
+    first = grid.cached_gram(Kernel("linear"), X)
+    for g in range(grid.GRAM_CACHE):  # the least recently used goes first
+        grid.cached_gram(Kernel("inhom-poly", degree=2, gamma=1.0 + g), X[:10])
+    assert grid.cached_gram(Kernel("linear"), X) is not first
+    for split in (0, 7):
+        for protocol in (Protocol(), Protocol(seed=3, test_size=0.4)):
+            train, test = grid.cached_split(y, split, protocol)
+            want_train, want_test = split_indices(y, split, protocol)
+            assert np.array_equal(train, want_train) and np.array_equal(test, want_test)
+            assert not train.flags.writeable and not test.flags.writeable
+            assert grid.cached_split(y.copy(), split, protocol)[0] is train

@@ -330,6 +330,42 @@ def test_a_solve_stopped_by_its_cap_within_accept_tol_is_returned_with_a_warning
     assert d @ kernel.gram(own, own) @ d <= 2.0 * res.gap * nu + 1e-12
 
 
+@pytest.mark.parametrize("max_outer", [1, 3, 10])
+def test_what_the_gap_certifies_for_w_and_theta_holds_against_libsvm(max_outer):
+    """The module docstring's reading of a gap, checked where the gap is large (solves stopped early, accepted
+    with accept_tol=1): :math:`\\|w-w^*\\| \\le` ``w_bound``; the :math:`\\theta` of errata 5's rule is within
+    ``gap`` of the primal's optimal :math:`\\theta` for this :math:`w` and within ``theta_bound`` of the optimal
+    one for :math:`w^*` (both from :func:`theta_interval_primal`, the primal in :math:`\\theta` alone, on
+    libsvm's optimum); decision values within :math:`\\sqrt{2\\,\\text{gap}\\,\\nu\\,k(x,x)}` + ``theta_bound``."""
+    from tpm_models.models.recovery import FREE_TOL, kkt_theta, theta_interval_primal
+
+    kernel, own, other, own_sums, q, nu = _flat_gaussian_dual()
+    with pytest.warns(DecompositionWarning):
+        res = solve_decomposition(kernel, own, own_sums, q, nu, 1.0, working_set=8, max_outer=max_outer,
+                                  accept_tol=1.0)
+    assert res.nu == nu and res.kappa == 1.0 and res.gap > 0
+    lam_star = _libsvm_lam(kernel, own, other, nu, 1.0)
+    K = kernel.gram(own, own)
+    d = res.lam - lam_star
+    assert np.sqrt(max(d @ K @ d, 0.0)) <= res.w_bound + 1e-9
+    G, G_star = K @ res.lam + q, K @ lam_star + q  # the scores <w, phi(x^i)>, recomputed here
+    theta = kkt_theta(-G, res.lam, 1.0 / len(own), 1, FREE_TOL)[0]
+
+    def distance(t, interval):
+        return max(interval[0] - t, t - interval[1], 0.0)
+
+    assert distance(theta, theta_interval_primal(-G, nu, 1.0)) <= res.gap + 1e-9
+    assert distance(theta, theta_interval_primal(-G_star, nu, 1.0)) <= res.theta_bound + 1e-9
+    # decision values at new points: <w, phi(x)> = K(x, X_own) lam - a K(x, X_other) e
+    X_new = np.random.default_rng(3).random((200, own.shape[1]))
+    a = nu / len(other)
+    shift = kernel.gram(X_new, own) @ d
+    theta_star = np.clip(theta, *theta_interval_primal(-G_star, nu, 1.0))
+    values = kernel.gram(X_new, own) @ res.lam - a * kernel.gram(X_new, other).sum(axis=1) + theta
+    values_star = values - shift - theta + theta_star
+    assert np.abs(values - values_star).max() <= res.w_bound * 1.0 + res.theta_bound + 1e-9  # k(x, x) = 1
+
+
 def test_a_solve_stopped_by_its_cap_beyond_accept_tol_raises():
     kernel, own, _, own_sums, q, nu = _flat_gaussian_dual()
     with pytest.raises(DecompositionError, match=r"cap of 3 subproblems with the KKT gap .* \(accept_tol"):

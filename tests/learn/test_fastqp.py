@@ -161,3 +161,44 @@ def test_degenerate_hyperplane_is_never_nearest_like_the_estimator(iris):
         assert flags == [False, False, False, True] == list(map(bool, slow.degenerate_))
         assert np.isinf(fast.distances(X)[:, 3]).all()
         np.testing.assert_array_equal(fast.predict(X), slow.predict(X))
+
+
+def _theta_rule_by_hand(minus_s, lam, upper, sign, free_tol):
+    """Errata 5 written out point by point (the table of tpm_models.models.recovery's docstring)."""
+    tol = free_tol * upper
+    free = [i for i in range(len(lam)) if tol < lam[i] < upper - tol]
+    below = [minus_s[i] for i in range(len(lam)) if (lam[i] < upper - tol if sign == 1 else lam[i] > tol)]
+    above = [minus_s[i] for i in range(len(lam)) if (lam[i] > tol if sign == 1 else lam[i] < upper - tol)]
+    lo, hi = (max(below) if below else -np.inf), (min(above) if above else np.inf)
+    if free:
+        return sum(minus_s[i] for i in free) / len(free), (lo, hi), free, "mean over N"
+    if np.isfinite(lo) and np.isfinite(hi):
+        return 0.5 * (lo + hi), (lo, hi), free, "midpoint of KKT interval"
+    return (lo if np.isfinite(lo) else hi), (lo, hi), free, "finite end of KKT interval"
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_kkt_thetas_is_the_theta_rule_for_every_column(sign):
+    """kkt_thetas (the fast path's recovery, all parameter columns at once) and kkt_theta (one column, the dense
+    recovery's) against the rule written out point by point: every case of the table (free points, none, a
+    bound set empty), multipliers on and within free_tol of the bounds. Intervals, free sets and rules are
+    exact; theta is a mean, summed here in another order: to 1e-14."""
+    from tpm_models.models.recovery import FREE_TOL, kkt_theta, kkt_thetas
+
+    rng = np.random.default_rng(7)
+    for m, k in [(1, 3), (5, 9), (40, 9), (200, 4)]:
+        upper = rng.uniform(0.01, 1.0, k)
+        lam = np.empty((m, k))
+        for j in range(k):
+            u = upper[j]
+            choices = [0.0, u, 0.5 * u, 1e-3 * FREE_TOL * u, u * (1 - 1e-3 * FREE_TOL), 2.0 * FREE_TOL * u]
+            lam[:, j] = rng.choice(choices, size=m) if j % 3 else rng.uniform(0.0, u, m)
+        lam[:, 0] = 0.0  # no free point, and for sign = -1 no point bounded below
+        lam[:, 1] = np.where(np.arange(m) % 2, upper[1], 0.0)  # no free point: the midpoint (m > 1)
+        minus_s = rng.normal(size=(m, k))
+        got = kkt_thetas(minus_s, lam, upper, sign, FREE_TOL)
+        for j in range(k):
+            want = _theta_rule_by_hand(minus_s[:, j], lam[:, j], upper[j], sign, FREE_TOL)
+            for theta, interval, free, rule in (got[j], kkt_theta(minus_s[:, j], lam[:, j], upper[j], sign)):
+                assert interval == want[1] and list(free) == want[2] and rule == want[3]
+                assert theta == pytest.approx(want[0], rel=1e-14, abs=1e-14)

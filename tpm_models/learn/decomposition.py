@@ -34,13 +34,27 @@ holds :math:`K_{oo}`.
 * **Stop.** The KKT conditions hold with the multiplier :math:`\\rho` of :math:`e^\\top\\lambda=\\nu`
   (:math:`-\\rho = \\theta`) when :math:`\\max_{I_{low}} G \\le \\min_{I_{up}} G`; the solver stops when the
   violation ``gap`` :math:`= \\max_{I_{low}} G - \\min_{I_{up}} G \\le` ``tol`` :math:`\\cdot\\,\\nu\\kappa`,
-  :math:`\\kappa = \\max_i k(x^i, x^i)`. What that means: every own point's score is within the stopping
-  gap of the KKT conditions, so the interval of :math:`\\theta` of errata 5
-  (:func:`tpm_models.models.recovery.kkt_theta`) is exact up to ``gap`` (it can be inverted by at most
-  ``gap``), and the objective is within ``gap`` :math:`\\cdot\\,\\nu` of the optimum
-  (:math:`f(\\lambda) - f^* \\le \\nabla f(\\lambda)^\\top(\\lambda - \\lambda^*) \\le \\text{gap}\\,\\nu`),
-  so :math:`\\|w - w^*\\|^2 \\le 2\\,\\text{gap}\\,\\nu` (:math:`f` is :math:`\\tfrac12\\|w\\|^2` plus a
-  constant on the feasible set, and :math:`w \\mapsto \\tfrac12\\|w\\|^2` is 1-strongly convex).
+  :math:`\\kappa = \\max_i k(x^i, x^i)`. What that means (all absolute; :attr:`DecompositionResult.w_bound`
+  and :attr:`DecompositionResult.theta_bound` give the numbers):
+
+  - the objective is within ``gap`` :math:`\\cdot\\,\\nu` of the optimum
+    (:math:`f(\\lambda) - f^* \\le \\nabla f(\\lambda)^\\top(\\lambda - \\lambda^*) \\le \\text{gap}\\,\\nu`),
+    so :math:`\\|w - w^*\\|^2 \\le 2\\,\\text{gap}\\,\\nu` (:math:`f` is :math:`\\tfrac12\\|w\\|^2` plus a
+    constant on the feasible set, and :math:`f(\\lambda)-f^* \\ge \\tfrac12\\|w-w^*\\|^2` there);
+  - the interval of :math:`\\theta` of errata 5 (:func:`tpm_models.models.recovery.kkt_theta`) is inverted by
+    exactly ``gap`` (its ends are :math:`-\\min_{I_{up}}G` and :math:`-\\max_{I_{low}}G`), and the
+    :math:`\\theta` chosen in it is within ``gap`` of a :math:`\\theta` optimal for this :math:`w` (the primal's
+    slopes in :math:`\\theta` change sign in it, as :math:`e^\\top\\lambda=\\nu`);
+  - the scores :math:`G_i` are within :math:`\\|w-w^*\\|\\sqrt\\kappa` of the optimal ones, and the optimal
+    :math:`\\theta` for a :math:`w` moves no more than the scores do (order statistics,
+    :func:`tpm_models.models.recovery.theta_interval_primal`), so :math:`\\theta` is within
+    ``gap`` :math:`+\\sqrt{2\\,\\text{gap}\\,\\nu\\kappa}` of a :math:`\\theta` optimal for :math:`w^*`,
+    and a decision value :math:`\\langle w,\\varphi(x)\\rangle+\\theta` within
+    :math:`\\sqrt{2\\,\\text{gap}\\,\\nu\\, k(x,x)}` + ``theta_bound`` of the optimal one.
+
+  The bound on :math:`w` is absolute: when :math:`\\|w\\|` is itself as small as it (classes with the same
+  distribution), the normal stop does not determine :math:`w`'s direction; :data:`W_REL_TOL` is applied at the
+  cap only.
 * **Cap.** After ``max_outer`` subproblems (:data:`OUTER_PER_POINT`) the solution is returned with
   ``converged=False`` and a :class:`DecompositionWarning` if its gap is within :data:`ACCEPT_GAP_TOL`
   :math:`\\cdot\\,\\nu\\kappa` (the bounds above, with the gap reached), else
@@ -168,7 +182,8 @@ class DecompositionResult:
     :math:`\\max_{I_{low}}G - \\min_{I_{up}}G` (absolute); ``tol``: the absolute tolerance it met;
     ``iterations``: subproblems solved; ``rows``: kernel rows computed; ``seconds``: wall time;
     ``converged``: whether ``gap <= tol`` (False: stopped at the cap within :data:`ACCEPT_GAP_TOL`, with a
-    :class:`DecompositionWarning`)."""
+    :class:`DecompositionWarning`); ``nu`` and ``kappa``: :math:`\\nu` and
+    :math:`\\kappa = \\max_i k(x^i,x^i)` over the own points, for :attr:`w_bound` and :attr:`theta_bound`."""
 
     lam: np.ndarray
     gradient: np.ndarray
@@ -178,6 +193,22 @@ class DecompositionResult:
     rows: int
     seconds: float
     converged: bool = True
+    nu: float = float("nan")
+    kappa: float = float("nan")
+
+    @property
+    def w_bound(self) -> float:
+        """What the gap certifies for :math:`w`: :math:`\\|w-w^*\\| \\le \\sqrt{2\\,\\text{gap}\\,\\nu}` for the
+        optimum :math:`w^*` (module docstring). Absolute: compare it with :math:`\\|w\\|`."""
+        return float(np.sqrt(2.0 * self.gap * self.nu))
+
+    @property
+    def theta_bound(self) -> float:
+        """What the gap certifies for :math:`\\theta` (errata 5's rule on this :math:`\\lambda`): within
+        ``gap`` of a :math:`\\theta` optimal for this :math:`w`, so within
+        ``gap`` :math:`+ \\sqrt{2\\,\\text{gap}\\,\\nu\\kappa}` of one optimal for :math:`w^*` (module
+        docstring)."""
+        return float(self.gap + np.sqrt(2.0 * self.gap * self.nu * self.kappa))
 
     def objective(self, r: np.ndarray, a: float) -> float:
         """The dual's objective as printed (a maximisation, without the constant of errata 1):
@@ -332,7 +363,8 @@ def solve_decomposition(
                        + "; raise max_outer for the tighter tolerance")
             log.warning(message)
             warnings.warn(message, DecompositionWarning, stacklevel=2)
-            return DecompositionResult(lam, G, gap, tol_abs, iterations, rows.computed, seconds, converged=False)
+            return DecompositionResult(lam, G, gap, tol_abs, iterations, rows.computed, seconds, converged=False,
+                                       nu=nu, kappa=kappa)
         B = np.arange(m) if m <= working_set else _select(lam, G, u, working_set)
         K_B = rows.rows(B)  # (|B|, m)
         K_BB = K_B[:, B]
@@ -348,4 +380,4 @@ def solve_decomposition(
     seconds = time.perf_counter() - start
     log.debug("decomposition: m=%d, %d subproblems, %d kernel rows, gap %.3g, %.3f s", m, iterations,
               rows.computed, gap, seconds)
-    return DecompositionResult(lam, G, gap, tol_abs, iterations, rows.computed, seconds)
+    return DecompositionResult(lam, G, gap, tol_abs, iterations, rows.computed, seconds, nu=nu, kappa=kappa)

@@ -25,25 +25,23 @@ from tpm_models.models.recovery import FREE_TOL, kkt_theta
 
 @functools.cache
 def _threadpools() -> ThreadpoolController:
-    """The process's BLAS thread pools, found once (``threadpoolctl`` reads the loaded libraries: ~10 ms)."""
+    """The process's BLAS thread pools, found once per process (``threadpoolctl`` reads every loaded library)."""
     return ThreadpoolController()
 
 
-ONE_THREAD_MIN_POINTS = {"linear": 2000, "other": 500}
-"""From this many points on (the linear kernel, other kernels), :func:`fit_planes` and :func:`plane_distances`
-run BLAS on one thread. Below it they leave BLAS alone: finding the thread pools (``threadpoolctl`` reads every
-loaded library, once per process, ~25 ms) costs more than it saves there. Other kernels reach that point
-sooner: their sums cost :math:`m^2` kernel entries where the linear kernel's cost :math:`mn`
-(``docs/bench-estimators.md``)."""
+ONE_THREAD_MIN_POINTS = 2000
+"""From this many points on, :func:`fit_planes` and :func:`plane_distances` run BLAS on one thread; below it
+they leave BLAS alone. Finding the thread pools (``threadpoolctl`` reads every loaded library, once per
+process) costs 25-40 ms, as much as a whole Gaussian fit at 1,000 points, so the one-thread limit only pays
+from a size where the products it shortens take longer than that (``docs/bench-estimators.md``)."""
 
 
-def one_blas_thread(m: int, kernel: Kernel | None = None):
-    """A context in which BLAS runs on one thread when ``m`` reaches :data:`ONE_THREAD_MIN_POINTS` for
-    ``kernel`` (:func:`fit_planes`, :func:`plane_distances`): their products are a working set's rows or one
-    kernel block, too small for BLAS threads to pay (multithreaded OpenBLAS is slower on them when the cores
-    are shared, ``docs/bench-estimators.md``)."""
-    linear = kernel is None or kernel.name == "linear"
-    if m < ONE_THREAD_MIN_POINTS["linear" if linear else "other"]:
+def one_blas_thread(m: int):
+    """A context in which BLAS runs on one thread when ``m`` reaches :data:`ONE_THREAD_MIN_POINTS`
+    (:func:`fit_planes`, :func:`plane_distances`): their products are a working set's rows or one kernel
+    block, too small for BLAS threads to pay (multithreaded OpenBLAS is slower on them when the cores are
+    shared, ``docs/bench-estimators.md``)."""
+    if m < ONE_THREAD_MIN_POINTS:
         return contextlib.nullcontext()
     return _threadpools().limit(limits=1, user_api="blas")
 
@@ -134,7 +132,7 @@ def fit_planes(
     shared machine."""
     X = np.ascontiguousarray(X, dtype=float)
     groups = np.asarray(groups)
-    with one_blas_thread(len(X), kernel):
+    with one_blas_thread(len(X)):
         sums = group_kernel_sums(kernel, X, groups, n_groups)
         return [fit_plane(kernel, X, sums, groups, g, nu, alpha, sign, free_tol, **solver_options)
                 for g, nu, alpha, sign in specs]
@@ -148,7 +146,7 @@ def plane_distances(planes: Sequence[ExpansionPlane], X: np.ndarray) -> np.ndarr
     beta = np.column_stack([p.beta for p in planes])
     theta = np.array([p.theta for p in planes])
     norm = np.array([p.norm_w for p in planes])
-    with one_blas_thread(len(planes[0].X_train) + len(X), planes[0].kernel):
+    with one_blas_thread(len(planes[0].X_train) + len(X)):
         values = expansion_values(planes[0].kernel, planes[0].X_train, beta, X)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(norm > 0.0, (values + theta) / np.where(norm > 0.0, norm, 1.0), np.nan)

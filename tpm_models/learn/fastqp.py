@@ -20,8 +20,9 @@ previous working set). DAQP is run with the settings of ``solve(..., "daqp")``
 Recovery and decision are those of (20)/(18) with precomputed Gram rows:
 :math:`\\langle w_c,\\varphi(x)\\rangle = K(x, X_c)\\lambda_c - \\frac{\\nu_c}{m_{-c}}K(x, X_{-c})e_{-c}`,
 :math:`\\langle w_c, w_c\\rangle` by the corrected display (errata 4), and :math:`\\theta_c` by
-:func:`tpm_models.models.recovery.kkt_theta` -- the very function :func:`tpm_models.models.recovery.recover`
-(hence :func:`tpm_models.models.multiclass.recover_17`) uses (errata 5). Ties in (18) go to the lowest class.
+:func:`tpm_models.models.recovery.kkt_thetas` -- the rule :func:`tpm_models.models.recovery.recover`
+(hence :func:`tpm_models.models.multiclass.recover_17`) uses through :func:`~tpm_models.models.recovery.kkt_theta`,
+for all parameter columns at once (errata 5). Ties in (18) go to the lowest class.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tpm_models.kernels import Kernel
-from tpm_models.models.recovery import DEGENERATE_TOL, FREE_TOL, kkt_theta
+from tpm_models.models.recovery import DEGENERATE_TOL, FREE_TOL, kkt_thetas
 from tpm_models.models.shapes import dual_matrices
 from tpm_models.solvers.common import DENSE_QP_TOL, FEASIBILITY_TOL, ITERATION_LIMIT, OPTIMALITY_TOL
 from tpm_models.validation import check_features, check_labels, check_nu_alpha
@@ -100,6 +101,8 @@ class ClassDual:
         self.m_own, self.m_other = m, K_other_own.shape[0]
         self.P = np.ascontiguousarray(K_own)
         self.col_sums = K_other_own.sum(axis=0)
+        self._A = np.ones((1, m))  # e_c', and the bounds' rows for DAQP: x_l = 0 and the equality's sense
+        self._sense = np.concatenate([np.zeros(m), [5]]).astype(c_int)  # 5: equality, active and immutable
         self.qps = 0
         self.fallbacks = 0
         self._model = None
@@ -115,37 +118,42 @@ class ClassDual:
     def solve(self, nu: float, alpha: float) -> np.ndarray:
         """:math:`\\lambda_c` of (19) at :math:`(\\nu, \\alpha)`; raises :class:`FastQPError` unless optimal
         and feasible to ``FEASIBILITY_TOL``."""
-        dm = self.matrices(nu, alpha)
+        nu, alpha = check_nu_alpha(nu, alpha)
         if self.solver == "piqp":
-            lam = self._solve_piqp(dm)
+            lam = self._solve_piqp(self.matrices(nu, alpha))
         else:
             try:
-                lam = self._solve_daqp(dm)
+                lam = self._solve_daqp(nu, alpha)
             except FastQPError:
-                lam = self._solve_piqp(dm)
+                lam = self._solve_piqp(self.matrices(nu, alpha))
                 self.fallbacks += 1
         self.qps += 1
-        violation = max(abs(lam.sum() - dm.b[0]), float(np.max(dm.x_l - lam)), float(np.max(lam - dm.x_u)))
+        # the constraints of matrices(nu, alpha): e'lam = nu, 0 <= lam <= alpha/m
+        violation = max(abs(lam.sum() - nu), -float(lam.min()), float(lam.max()) - alpha / self.m_own)
         if not np.isfinite(lam).all() or violation > FEASIBILITY_TOL:
             raise FastQPError(f"{self.solver} returned a point violating (19)'s constraints by {violation:.3g}")
         return lam
 
-    def _solve_daqp(self, dm: DualMatrices) -> np.ndarray:
+    def _solve_daqp(self, nu: float, alpha: float) -> np.ndarray:
+        """DAQP on :meth:`matrices` ``(nu, alpha)``: its bounds are :math:`0 \\le \\lambda \\le \\alpha/m_c`
+        and the equality row :math:`e^\\top\\lambda = \\nu` (lower = upper)."""
         import daqp
 
         m = self.m_own
-        upper = np.concatenate([dm.x_u, dm.b])
-        lower = np.concatenate([dm.x_l, dm.b])
+        q = -(nu / self.m_other) * self.col_sums
+        upper = np.full(m + 1, alpha / m)
+        upper[m] = nu
+        lower = np.zeros(m + 1)
+        lower[m] = nu
         for attempt in ("warm", "cold"):
             if self._model is None or attempt == "cold":
                 self._model = daqp.Model()
                 self._model.settings = DAQP_SETTINGS
-                sense = np.concatenate([np.zeros(m), [5]]).astype(c_int)  # 5: equality, active and immutable
-                flag, _ = self._model.setup(self.P, dm.q, dm.A, upper, lower, sense)
+                flag, _ = self._model.setup(self.P, q, self._A, upper, lower, self._sense)
                 if flag < 0:
                     raise FastQPError(f"DAQP setup failed with exit flag {flag}")
             else:
-                self._model.update(f=dm.q, bupper=upper, blower=lower)
+                self._model.update(f=q, bupper=upper, blower=lower)
             x, _, exitflag, _ = self._model.solve()
             if exitflag in (1, 2):  # optimal / soft optimal
                 return np.array(x, dtype=float)
@@ -213,19 +221,20 @@ def recover_planes(
 ) -> Planes:
     """(17)/(20) for the columns of ``lam`` (one per :math:`(\\nu_j, \\alpha_j)`), from the Gram matrix ``K``
     whose rows and columns are indexed like ``own``/``other``; :math:`\\theta` by
-    :func:`tpm_models.models.recovery.kkt_theta` (the rule of :func:`tpm_models.models.recovery.recover`)."""
+    :func:`tpm_models.models.recovery.kkt_thetas` (the rule of :func:`tpm_models.models.recovery.recover`)."""
     lam = np.asarray(lam, dtype=float).reshape(len(own), -1)
     a = np.asarray(nu, dtype=float) / len(other)
     alpha = np.asarray(alpha, dtype=float)
     K_oo = K[np.ix_(own, own)]
     r_own = K[np.ix_(own, other)].sum(axis=1)
+    K_other = K[np.ix_(other, other)]
     K_lam = K_oo @ lam
     minus_s = -(K_lam - np.outer(r_own, a))
-    rules = [kkt_theta(minus_s[:, j], lam[:, j], alpha[j] / len(own), 1, free_tol) for j in range(lam.shape[1])]
-    total_other = K[np.ix_(other, other)].sum()
+    rules = kkt_thetas(minus_s, lam, alpha / len(own), 1, free_tol)
+    total_other = K_other.sum()
     w_w = np.einsum("ij,ij->j", lam, K_lam) - 2.0 * a * (r_own @ lam) + a**2 * total_other
     # w = 0 (DEGENERATE_TOL): |w| <= tol * nu * max_i |phi(x^i)| over the training points
-    phi_max = np.sqrt(np.abs(np.concatenate([np.diag(K_oo), np.diag(K[np.ix_(other, other)])])).max())
+    phi_max = np.sqrt(np.abs(np.concatenate([np.diag(K_oo), np.diag(K_other)])).max())
     degenerate = np.sqrt(np.maximum(w_w, 0.0)) <= DEGENERATE_TOL * np.asarray(nu, dtype=float) * phi_max
     return Planes(own, other, lam, a, np.array([r[0] for r in rules]), [r[1] for r in rules],
                   [r[2] for r in rules], [r[3] for r in rules], w_w, degenerate)

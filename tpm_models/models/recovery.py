@@ -200,23 +200,41 @@ def kkt_theta(
     """The module's :math:`\\theta` rule from the own points' :math:`-s_i` and multipliers in ``[0, upper]``.
 
     Returns ``(theta, theta_interval, free, theta_rule)`` as stored in :class:`Hyperplane`;
-    :func:`recover` and the fast path (:mod:`tpm_models.learn.fastqp`) both call it.
+    :func:`recover` and the fast path (:mod:`tpm_models.learn.fastqp`) both call it (the latter through
+    :func:`kkt_thetas`, the same rule for several dual solutions at once).
     """
+    minus_s, lam = np.asarray(minus_s, dtype=float), np.asarray(lam, dtype=float)
+    return kkt_thetas(minus_s[:, None], lam[:, None], np.array([upper], dtype=float), sign, free_tol)[0]
+
+
+def kkt_thetas(
+    minus_s: np.ndarray, lam: np.ndarray, upper: np.ndarray, sign: int = 1, free_tol: float = FREE_TOL
+) -> list[tuple[float, tuple[float, float], np.ndarray, str]]:
+    """:func:`kkt_theta` for each column ``j`` of ``minus_s`` and ``lam`` (shape ``(m, k)``), with bound
+    ``upper[j]``: one ``(theta, theta_interval, free, theta_rule)`` per column, the numbers :func:`kkt_theta`
+    gives column by column (the same comparisons, the maximum and minimum over the same entries, the mean over
+    the same free entries in the same order), with the array work done once for all columns."""
+    upper = np.asarray(upper, dtype=float)
     tol = free_tol * upper
     above_zero, below_upper = lam > tol, lam < upper - tol
-    free = np.flatnonzero(above_zero & below_upper)
+    is_free = above_zero & below_upper
     # rows of the table in the module docstring
     bounded_below = below_upper if sign == 1 else above_zero
     bounded_above = above_zero if sign == 1 else below_upper
-    lo = float(minus_s[bounded_below].max()) if bounded_below.any() else -np.inf
-    hi = float(minus_s[bounded_above].min()) if bounded_above.any() else np.inf
-    if free.size:
-        theta, rule = float(minus_s[free].mean()), "mean over N"
-    elif np.isfinite(lo) and np.isfinite(hi):
-        theta, rule = 0.5 * (lo + hi), "midpoint of KKT interval"
-    else:
-        theta, rule = (lo if np.isfinite(lo) else hi), "finite end of KKT interval"
-    return theta, (lo, hi), free, rule
+    lows = np.where(bounded_below, minus_s, -np.inf).max(axis=0, initial=-np.inf)  # -inf: no such point
+    highs = np.where(bounded_above, minus_s, np.inf).min(axis=0, initial=np.inf)
+    out = []
+    for j in range(lam.shape[1]):
+        lo, hi = float(lows[j]), float(highs[j])
+        free = np.flatnonzero(is_free[:, j])
+        if free.size:  # the mean, as ndarray.mean computes it (the same sum, divided by the count)
+            theta, rule = float(minus_s[free, j].sum() / free.size), "mean over N"
+        elif np.isfinite(lo) and np.isfinite(hi):
+            theta, rule = 0.5 * (lo + hi), "midpoint of KKT interval"
+        else:
+            theta, rule = (lo if np.isfinite(lo) else hi), "finite end of KKT interval"
+        out.append((theta, (lo, hi), free, rule))
+    return out
 
 
 def theta_interval_primal(minus_s: np.ndarray, nu: float, alpha: float) -> tuple[float, float]:

@@ -8,7 +8,7 @@ import functools
 import hashlib
 import os
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -54,6 +54,46 @@ class SplitTask:
 
 
 
+GRAM_CACHE = 64
+"""Gram matrices a worker keeps (:func:`cached_gram`): a cell's kernels (9) for a few cells, at most 64 x 250 KB on
+the paper's data sets."""
+
+_grams: OrderedDict = OrderedDict()
+
+
+def cached_gram(kernel: Kernel, X: np.ndarray) -> np.ndarray:
+    """``kernel.gram(X, X)``, kept for the next split of the same cell: every split of a data set fits on the same
+    Gram matrix (the splits only choose its rows and columns). Read-only; the :data:`GRAM_CACHE` most recently used
+    are kept per process."""
+    key = (kernel, X.shape, X.strides, X.dtype.str, X.tobytes())
+    K = _grams.get(key)
+    if K is None:
+        K = kernel.gram(X, X)
+        K.flags.writeable = False
+        _grams[key] = K
+        if len(_grams) > GRAM_CACHE:
+            _grams.popitem(last=False)
+    else:
+        _grams.move_to_end(key)
+    return K
+
+
+@functools.lru_cache(maxsize=1024)
+def _split(y_bytes: bytes, y_dtype: str, split: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray]:
+    train, test = split_indices(np.frombuffer(y_bytes, dtype=y_dtype), split, protocol)
+    train.flags.writeable = test.flags.writeable = False
+    return train, test
+
+
+def cached_split(y: np.ndarray, split: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`split_indices`, computed once per process for each split of a data set (every cell of Table 3 uses
+    the same splits; scikit-learn's ``train_test_split`` costs milliseconds). Read-only arrays."""
+    y = np.ascontiguousarray(y)
+    if y.dtype.hasobject:  # no bytes to key on
+        return split_indices(y, split, protocol)
+    return _split(y.tobytes(), y.dtype.str, split, protocol)
+
+
 def grid_counts(
     X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, kernel: Kernel,
     alphas: Sequence[float], ratios: Sequence[float], solver: str = "daqp", free_tol: float = FREE_TOL,
@@ -61,7 +101,7 @@ def grid_counts(
 ) -> GridCounts:
     """The grid on one split: fitted on ``train``, counted on ``train`` and ``test``; with ``folds``
     (:func:`cv_folds`) also fitted on each fold's fit part and counted on its held-out part."""
-    K = kernel.gram(X, X)
+    K = cached_gram(kernel, X)
     alpha = np.repeat(np.asarray(alphas, dtype=float), len(ratios))
     nu = np.tile(np.asarray(ratios, dtype=float), len(alphas)) * alpha
     n_classes = int(y.max()) + 1
@@ -101,7 +141,7 @@ def run_split(task: SplitTask) -> dict:
     """Solve the whole grid of one (data set, cell, split) and return its store record."""
     start = time.perf_counter()
     cell, protocol = ALL_CELLS[task.cell], task.protocol
-    train, test = split_indices(task.y, task.split, protocol)
+    train, test = cached_split(task.y, task.split, protocol)
     folds = _folds(task, train)
     if cell.family == "svc":
         return _run_svc_split(task, cell, train, test, folds, start)
