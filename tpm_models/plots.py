@@ -18,6 +18,9 @@ Every figure function returns a :class:`matplotlib.figure.Figure` built without 
 the SVG ids are salted with :data:`SVG_HASHSALT` and neither file records a date or the
 matplotlib version. ``matplotlib`` is imported inside the functions only, so that the rest of
 the package does not load it.
+
+One concern over ~500 lines: the figures; they share the figure set-up, the colours and the reproducible
+:func:`save`.
 """
 
 from __future__ import annotations
