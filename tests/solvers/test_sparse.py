@@ -150,6 +150,8 @@ def test_default_falls_back_on_a_failure_and_says_so(iris, monkeypatch):
 def test_default_is_chosen_by_size(monkeypatch):
     assert registry.default_candidates("QP", 10) == DEFAULT["QP"]
     assert registry.default_candidates("QP", registry.LARGE_MODEL) == registry.DEFAULT_LARGE["QP"]
+    assert registry.default_candidates("QP", registry.HUGE_MODEL - 1) == registry.DEFAULT_LARGE["QP"]
+    assert registry.default_candidates("QP", registry.HUGE_MODEL)[0] == "clarabel"  # PIQP stalls at 250,021
     assert "daqp" not in registry.DEFAULT_LARGE["QP"]
 
 

@@ -127,16 +127,29 @@ sparse solver at that size, :mod:`tpm_models.solvers.backends.piqp`) then Clarab
 (dense active set) or HiGHS (its QP solver ended (15) at 10^4 points "unknown"). Measured: ``docs/bench-scale.md``."""
 
 
+HUGE_MODEL = 100_000
+"""Variables from which LP and QP go to Clarabel first (:data:`DEFAULT_HUGE`): PIQP's sparse solver took 1.8 s on
+(15) at 10^5 points (25,021 variables) but more than 9 CPU minutes at 10^6 points (250,021), where Clarabel solved
+it in 92 s, certified, at 2.8 GB peak (``docs/bench-scale.md``); the threshold lies between the two measured sizes."""
+
+DEFAULT_HUGE: dict[str, tuple[str, ...]] = {
+    "LP": ("clarabel", "piqp"), "QP": ("clarabel", "piqp"), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
+}
+"""The defaults of a model of at least :data:`HUGE_MODEL` variables: :data:`DEFAULT_LARGE` with Clarabel before
+PIQP."""
+
+
 def model_size(model: pyo.ConcreteModel) -> int:
     """The number of variables of ``model`` that are not fixed (the size :func:`default_candidates` reads)."""
     return sum(1 for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed)
 
 
 def default_candidates(kind: str, size: int) -> tuple[str, ...]:
-    """The defaults of a model of class ``kind`` and ``size`` variables, in order: :data:`DEFAULT_LARGE` from
-    :data:`LARGE_MODEL` variables on, else :data:`DEFAULT`; the first that takes the model solves it, the next ones
-    are the fallbacks of ``solve(model)`` when it fails (:func:`tpm_models.solvers.dispatch.solve`)."""
-    table = DEFAULT_LARGE if size >= LARGE_MODEL else DEFAULT
+    """The defaults of a model of class ``kind`` and ``size`` variables, in order: :data:`DEFAULT_HUGE` from
+    :data:`HUGE_MODEL` variables on, :data:`DEFAULT_LARGE` from :data:`LARGE_MODEL` on, else :data:`DEFAULT`; the
+    first that takes the model solves it, the next ones are the fallbacks of ``solve(model)`` when it fails
+    (:func:`tpm_models.solvers.dispatch.solve`)."""
+    table = DEFAULT_HUGE if size >= HUGE_MODEL else DEFAULT_LARGE if size >= LARGE_MODEL else DEFAULT
     return table.get(kind, ())
 
 
