@@ -63,7 +63,8 @@ CLARABEL_LAST_RESORT_TOL = 1e-6
 """When every run (:data:`CLARABEL_TOLS` and the rescue) stops short of :data:`CLARABEL_ACCEPT_TOL`, the best of
 their ``AlmostSolved`` points (by :func:`almost_residual`: its scaled primal and dual residuals and its duality gap
 relative to the objective) is taken when that is at most 1e-6 (the library's ``FEASIBILITY_TOL`` and
-``KKT_TOL``, :mod:`tpm_models.solvers.common`), and the message says so: it is then judged by the model's
+``KKT_TOL``, :mod:`tpm_models.solvers.common`) by the backend of ``solve()`` (not by the dense adapter
+:mod:`tpm_models.learn.fastconic`, which has no certificate), and the message says so: it is then judged by the model's
 certificate (:mod:`tpm_models.solvers.certificate`: feasibility, KKT conditions and a duality gap of at most
 ``GAP_TOL`` of the objective), as the points of every other backend are, instead of by Clarabel's 1e-8. Measured
 (``docs/bench-scale.md``): (26) at p = 1.5 on 10^5 points, where no run meets 1e-8 (the cone
@@ -212,13 +213,16 @@ def almost_residual(solution) -> float | None:
 
 
 def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None,
-                   polish_point: bool = CLARABEL_POLISH, options: dict | None = None) -> ClarabelRun:
+                   polish_point: bool = CLARABEL_POLISH, options: dict | None = None,
+                   judged_by_certificate: bool = False) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
     user's ``options`` over them), along :data:`CLARABEL_TOLS`;
     an optimal point (``"Solved"``, also for an ``AlmostSolved`` point that meets :data:`CLARABEL_ACCEPT_TOL`) is
     polished (:func:`tpm_models.solvers.polish.polish`) when ``polish_point``. The backend
-    (``solve(model, "clarabel")``) and the dense adapter :mod:`tpm_models.learn.fastconic` share it."""
+    (``solve(model, "clarabel")``) and the dense adapter :mod:`tpm_models.learn.fastconic` share it.
+    ``judged_by_certificate``: the caller certifies the point on the model (the backend does, through ``solve()``),
+    so the best ``AlmostSolved`` point may be taken when no run meets 1e-8 (:data:`CLARABEL_LAST_RESORT_TOL`)."""
     objects = [clarabel_cone(c) for c in cones]
     rescued, last_resort = False, None
     best: tuple[float, object, float] | None = None  # the best AlmostSolved point: (residual, solution, tol)
@@ -246,7 +250,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
             solution, status, rescued = again, "Solved", True
         else:
             keep_best(again, tol)
-            if best is not None and best[0] <= CLARABEL_LAST_RESORT_TOL:  # judged by the certificate (docstring)
+            if judged_by_certificate and best is not None and best[0] <= CLARABEL_LAST_RESORT_TOL:
                 last_resort, solution, tol = best
                 rescued = solution is again
                 status = "Solved"
@@ -283,13 +287,16 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
         soc = pow_as_soc(form)
         if soc is not form:
             form, note = soc, f"; power cones written as second-order cones ({form.A.shape[1]:,} columns)"
-    run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options)
+    rewritable = any(c.kind == "pow" for c in form.cones)  # a failure is followed by the second-order-cone form
+    run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options,
+                         judged_by_certificate=not rewritable)
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
     if termination in (Termination.NUMERICAL_ERROR, Termination.ERROR):
         soc = pow_as_soc(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs (powsoc)
         if soc is not form:
             first = run.message
-            run = clarabel_solve(soc.P, soc.q, soc.A, soc.b, soc.cones, time_limit, options=options)
+            run = clarabel_solve(soc.P, soc.q, soc.A, soc.b, soc.cones, time_limit, options=options,
+                                 judged_by_certificate=True)
             termination, form = CLARABEL_STATUS.get(run.status, Termination.ERROR), soc
             note = f"; power cones written as second-order cones after: {first}"
     if termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED) and run.x.size and np.isfinite(run.x).all():
