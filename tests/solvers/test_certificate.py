@@ -311,6 +311,61 @@ def test_an_ipopt_point_off_a_small_objective_is_not_reported_certified():
     assert "duality gap" in r.message
 
 
+def _cone_apex(c: tuple[float, ...], geq: bool = False, t_bounded: bool = True):
+    """min t + c'w s.t. ||w||_2 <= t (written sum(w_j^2) <= t^2, or t^2 - sum(w_j^2) >= 0), t >= 0, -1 <= w <= 1,
+    loaded at the cone's apex w = 0, t = 0. Closed form: the apex is optimal (objective 0) iff ||c||_2 <= 1 (then
+    t + c'w >= t - ||c|| ||w|| >= 0 on the cone); for ||c|| > 1, w = -c/||c||_inf, t = ||w||_2 is lower."""
+    m = pyo.ConcreteModel(name="cone apex")
+    m.J = pyo.RangeSet(0, len(c) - 1)
+    m.w = pyo.Var(m.J, bounds=(-1, 1), initialize=0.0)
+    m.t = pyo.Var(bounds=(0, None) if t_bounded else (None, None), initialize=0.0)
+    m.obj = pyo.Objective(expr=m.t + sum(c[j] * m.w[j] for j in m.J))
+    squares = sum(m.w[j] ** 2 for j in m.J)
+    m.cone = pyo.Constraint(expr=m.t**2 - squares >= 0 if geq else squares <= m.t**2)
+    return m
+
+
+@pytest.mark.parametrize("geq", [False, True])
+def test_an_optimum_at_a_cones_apex_is_certified_with_a_vector_multiplier(geq):
+    """At the apex of ||w|| <= t the row's gradient is 0 and no scalar multiplier exists (Clarabel's dual there is
+    a vector of the cone, NaN in the model's convention). With ||c||_2 = 0.9 the apex is the optimum (closed form,
+    :func:`_cone_apex`): certified, its multiplier read from the cone's normal cone. With ||c||_2 = 1.1 the apex is
+    not optimal (t = 1, w = -(0.6, 0.8) gives 1 - 1.1 < 0): the certificate fails, as no multiplier of the cone
+    cancels the gradient."""
+    c = (0.9 * 0.6, 0.9 * 0.8, 0.0)
+    m = _cone_apex(c, geq)
+    cert = certify(m, {m.cone: math.nan}, convex=True)
+    assert cert.certified and cert.stationarity <= 1e-15 and "apex" in cert.why
+    off = _cone_apex((1.1 * 0.6, 1.1 * 0.8, 0.0), geq)
+    cert = certify(off, {off.cone: math.nan}, convex=True)
+    # the nearest multiplier leaves (||c|| - 1) / 2 on t: the projection of u = (1, -c) onto the cone
+    assert not cert.passed and cert.stationarity == pytest.approx((1.1 - 1) / 2, rel=1e-9)
+
+
+def test_a_cones_apex_without_a_bound_that_picks_its_nappe_is_not_certified():
+    """Without t >= 0 the row sum(w_j^2) <= t^2 is the double cone |t| >= ||w||: the nappe is not known, no
+    multiplier is read, and the point stays "optimal, not certified"."""
+    m = _cone_apex((0.3, 0.4, 0.0), t_bounded=False)
+    cert = certify(m, {m.cone: math.nan}, convex=True)
+    assert cert.passed and not cert.certified and "dual is missing or NaN" in cert.why
+
+
+def test_29_at_its_optimum_w_0_is_certified():
+    """(29) on 2,000 points of the scale benchmark's data: its optimum is w = 0 (the cone t >= ||w||_2 at its apex),
+    which the certificate left "a dual is missing or NaN" before it read the apex's multiplier. Independent truth:
+    (23) at p = inf (the same optimum, the model of (29) without its cones) solved as a QP by PIQP."""
+    from tpm_models.experiments.bench_scale import scale_data  # scikit-learn's make_classification
+
+    X, y = scale_data(2000)
+    r = solve(build(29, X, y, 1, 0.3, 1.0, eps=0.02))
+    backend("piqp")
+    truth = solve(build(23, X, y, 1, 0.3, 1.0, eps=0.02, p=math.inf), "piqp")
+    assert r.certified and r.solution_status is SolutionStatus.OPTIMAL
+    assert abs(r.objective - truth.objective) <= 1e-10  # both ~0: absolute (|f| <= 1e-10 either way)
+    assert np.max(np.abs(np.asarray(r.values["w"]) - np.asarray(truth.values["w"]))) <= 1e-7
+    assert np.max(np.abs(np.asarray(r.values["w"]))) <= 1e-7
+
+
 def test_feasibility_is_relative_to_the_row():
     """1e-12 x + 1e-12 y >= 1e-12 at the origin is violated by 1e-12 absolute, by 1 relative to the row."""
     m, _ = tiny_row()

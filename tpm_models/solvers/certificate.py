@@ -33,11 +33,27 @@ on a model classified convex (:func:`tpm_models.solvers.structure.model_traits`,
 :func:`tpm_models.solvers.conic.why_not_conic`): for a convex model the KKT conditions are sufficient, so the
 point is optimal to these residuals. ``"local"``: KKT holds but the model is not classified convex (a local
 optimum). ``"feasible"``: no duals to check (a backend that gives none, a model with integer variables, a dual
-NaN at a cone's apex, a row not differentiable at the point), or duals that meet the KKT conditions only between
+NaN at a cone's apex that is not read as one (below), a row not differentiable at the point), or duals that meet the KKT
+conditions only between
 :data:`~tpm_models.solvers.common.KKT_TOL` and :data:`~tpm_models.solvers.common.KKT_FAIL_TOL`: the point is
 feasible, its optimality is the backend's word. ``"failed"``: a scaled violation above
 :data:`~tpm_models.solvers.common.FEASIBILITY_TOL`, or a KKT residual above ``KKT_FAIL_TOL``. Only ``"kkt"`` is
 *certified*; ``"local"`` and ``"feasible"`` are "optimal, not certified".
+
+A cone's apex
+-------------
+A quadratic row :math:`g(x) = (x - x_0)^\\top Q (x - x_0) \\le 0` with one negative eigenvalue of :math:`Q` (a
+second-order cone written as ``sum(w[j]**2) <= t**2``, with ``t >= 0``) has no scalar multiplier at its apex
+:math:`x = x_0`: :math:`\\nabla g(x_0) = 0`, and the conic backend's dual there (NaN in the model's convention,
+:data:`~tpm_models.solvers.cones.APEX_TOL`) is a vector of the dual cone. The optimum of (29) is such a point
+(:math:`w = 0`, so :math:`t = \\|w\\|_2 = 0`). There the set is the cone's nappe
+:math:`K_+ = \\{d : d^\\top Q d \\le 0\\}` on the side of an active bound of one of its variables (the bound must
+hold on the whole nappe and exclude the other: :func:`apex_cone`), and its normal cone is :math:`Q K_+`. The
+certificate takes as the row's multiplier the :math:`v = Qu`, :math:`u \\in K_+`, that cancels the stationarity
+residual on the row's columns as far as it can (:math:`u = -Q^{-1}r` projected onto :math:`K_+`), and measures what
+is left as any other residual: a point that is not optimal leaves a residual that no multiplier of the cone cancels,
+and fails as before. Such a row without an active bound that picks the nappe, or whose :math:`Q` has another signature
+or a zero eigenvalue, stays "a dual is missing or NaN".
 """
 
 from __future__ import annotations
@@ -49,8 +65,10 @@ import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.visitor import identify_variables
+from pyomo.repn import generate_standard_repn
 
-from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL
+from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
+from tpm_models.solvers.cones import APEX_TOL
 from tpm_models.solvers.gradients import atom_gradient, gradient, linear_body, objective_gradient
 from tpm_models.solvers.rows import read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
@@ -165,6 +183,84 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
     return _Rows(cons, body, lower, upper, constant, J, smooth)
 
 
+@dataclass
+class ApexCone:
+    """A quadratic row at its cone's apex (module docstring, "A cone's apex"): on its columns ``cols``,
+    :math:`Q` oriented so that the row reads :math:`d^\\top Q d \\le 0` (``lam``, ``V``: its eigenvalues and
+    eigenvectors, ``neg`` the index of the negative one), ``side`` (+1 or -1) the nappe :math:`\\pm\\eta_{neg} \\ge
+    \\|\\eta_{rest}\\|` in the coordinates :math:`\\eta = |\\Lambda|^{1/2} V^\\top d`, and ``offset``
+    :math:`x - x_0` on ``cols``."""
+
+    cols: np.ndarray
+    lam: np.ndarray
+    V: np.ndarray
+    neg: int
+    side: float
+    offset: np.ndarray
+
+    def multiplier(self, r: np.ndarray) -> np.ndarray:
+        """The :math:`v = Qu`, :math:`u \\in K_+`, nearest (in :math:`\\eta`) to cancelling ``r`` on ``cols``:
+        :math:`u = -Q^{-1} r` projected onto the nappe."""
+        root = np.sqrt(np.abs(self.lam))
+        eta = -root * (self.V.T @ r) / self.lam  # u = -Q^{-1} r in eta = |lam|^(1/2) V'u
+        a = self.side * eta[self.neg]
+        rest = np.delete(eta, self.neg)
+        norm = float(np.linalg.norm(rest))
+        if norm > a:  # outside the nappe: its projection (0 when inside the opposite nappe)
+            if norm <= -a:
+                eta[:] = 0.0
+            else:
+                eta = eta * ((a + norm) / 2 / norm)
+                eta[self.neg] = self.side * (a + norm) / 2
+        u = self.V @ (eta / root)
+        return self.V @ (self.lam * (self.V.T @ u))
+
+
+def apex_cone(con, gradient_row: np.ndarray, body: float, x: np.ndarray, col: dict, lb: np.ndarray,
+              ub: np.ndarray) -> ApexCone | None:
+    """``con`` read as a cone at its apex (module docstring, "A cone's apex"), or ``None`` when it is not one: its
+    gradient at ``x`` above :data:`~tpm_models.solvers.cones.APEX_TOL`, not a quadratic at one active side, a
+    :math:`Q` without exactly one negative eigenvalue and no zero one, or no active bound that picks the nappe."""
+    if float(np.linalg.norm(gradient_row)) >= APEX_TOL:
+        return None
+    lower, upper = con.lb, con.ub
+    if (lower is None) == (upper is None):  # an equality or a free row: no cone
+        return None
+    bound = float(upper if upper is not None else lower)
+    if abs(body - bound) > FEASIBILITY_TOL:
+        return None
+    repn = generate_standard_repn(con.body, quadratic=True)
+    if repn.nonlinear_expr is not None or not repn.quadratic_vars:
+        return None
+    try:
+        pairs = [(col[id(a)], col[id(b)], float(c)) for (a, b), c in zip(repn.quadratic_vars, repn.quadratic_coefs)]
+    except KeyError:  # a fixed variable in a product
+        return None
+    cols = np.array(sorted({k for i, j, _ in pairs for k in (i, j)}))
+    where = {c: k for k, c in enumerate(cols)}
+    Q = np.zeros((len(cols), len(cols)))
+    for i, j, c in pairs:
+        Q[where[i], where[j]] += c / 2
+        Q[where[j], where[i]] += c / 2
+    if upper is None:  # g >= bound: -g <= -bound
+        Q = -Q
+    lam, V = np.linalg.eigh(Q)
+    tol = PSD_TOL * max(1.0, float(np.abs(lam).max()))
+    if np.sum(lam < -tol) != 1 or np.any(np.abs(lam) <= tol):
+        return None
+    neg = int(np.argmin(lam))
+    T = V / np.sqrt(np.abs(lam))  # d = T eta
+    for k, j in enumerate(cols):  # an active bound d_j >= 0 (or <= 0) that holds on one whole nappe
+        for value, sign in ((lb[j], 1.0), (ub[j], -1.0)):
+            if np.isfinite(value) and abs(x[j] - value) <= APEX_TOL * max(1.0, abs(value)):
+                c = sign * T[k]
+                if abs(c[neg]) > float(np.linalg.norm(np.delete(c, neg))):
+                    grad_cols = np.asarray(gradient_row, dtype=float)[cols]
+                    offset = np.linalg.solve(2 * (Q if upper is not None else -Q), grad_cols)
+                    return ApexCone(cols, lam, V, neg, math.copysign(1.0, c[neg]), offset)
+    return None
+
+
 # ------------------------------------------------------------------------------------------- the certificate
 
 
@@ -245,9 +341,14 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         cert.why = "the backend gave no duals"
         return cert
     y = np.array([np.nan if duals.get(c) is None else float(duals[c]) for c in rows.cons])
-    if not np.isfinite(y).all():
-        cert.why = "a dual is missing or NaN (e.g. a cone's apex)"
-        return cert
+    apexes: list[ApexCone] = []
+    for i in np.flatnonzero(~np.isfinite(y)):  # a cone's apex (module docstring) or a dual that is missing
+        apex = apex_cone(rows.cons[i], rows.J[i].toarray().ravel(), float(rows.body[i]), x, col, lb, ub)
+        if apex is None:
+            cert.why = "a dual is missing or NaN (e.g. a cone's apex without an active bound that picks its nappe)"
+            return cert
+        apexes.append(apex)
+        y[i] = 0.0  # its multiplier is the vector of the cone's normal cone added to r below
     if not rows.smooth:
         cert.why = "a row is not differentiable at the point"
         return cert
@@ -263,6 +364,11 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     # objective) than as a stationarity error (|r_j|, relative to the gradient): a backend's error in the duals
     # is not taken for a multiplier of a bound the point is far from.
     r = sigma * (grad - rows.J.T @ y)
+    apex_gap = 0.0
+    for apex in apexes:  # each apex row's multiplier v in its normal cone, as far as it cancels r
+        v = apex.multiplier(r[apex.cols])
+        r[apex.cols] += v
+        apex_gap += abs(float(v @ apex.offset))
     f_scale = max(1.0, abs(f))
     dist_l = np.where(np.isfinite(lb), x - np.where(np.isfinite(lb), lb, 0.0), np.inf)
     dist_u = np.where(np.isfinite(ub), np.where(np.isfinite(ub), ub, 0.0) - x, np.inf)
@@ -291,6 +397,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     gap = float(np.abs(y) @ np.maximum(slack, 0.0))
     gap += float((z_l * np.where(z_l > 0, np.maximum(dist_l, 0.0), 0.0)).sum())
     gap += float((z_u * np.where(z_u > 0, np.maximum(dist_u, 0.0), 0.0)).sum())
+    gap += apex_gap
     cert.complementarity = gap / f_scale
 
     kkt = max(cert.stationarity, cert.dual_sign, cert.complementarity)
@@ -305,7 +412,8 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
                     f"(certified at {GAP_TOL:g}): the objective is accurate to that only")
         return cert
     if convex:
-        cert.level, cert.why = "kkt", "feasible, KKT conditions hold on a convex model"
+        cert.level, cert.why = "kkt", "feasible, KKT conditions hold on a convex model" + (
+            f" ({len(apexes)} row(s) at a cone's apex, with a multiplier of its normal cone)" if apexes else "")
     else:
         cert.level, cert.why = "local", "KKT conditions hold, but the model is not classified convex (a local optimum)"
     return cert
