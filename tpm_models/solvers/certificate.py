@@ -46,7 +46,7 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.visitor import identify_variables
 

@@ -8,7 +8,7 @@ objective are recognised as cones: :mod:`tpm_models.solvers.conic_shapes`. Their
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 import scipy.sparse as sp
 
 from tpm_models.solvers.common import PSD_TOL

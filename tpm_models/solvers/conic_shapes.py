@@ -56,7 +56,7 @@ import math
 import numbers
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 

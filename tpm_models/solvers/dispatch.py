@@ -52,7 +52,7 @@ import math
 import time
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.contrib.solver.common.util import IncompatibleModelError
 
 from tpm_models.solvers.backends.registry import default_candidates, model_size, prepared_backend

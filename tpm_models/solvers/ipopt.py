@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.common.collections import Bunch
 from pyomo.common.errors import ApplicationError
 from pyomo.opt import SolverFactory
@@ -259,7 +259,7 @@ class CasadiIpopt:
     """A Pyomo (``SolverFactory``) solver around :func:`solve_nlp`, for Pyomo code that wants
     an Ipopt solver object (PyROS's subsolvers) on a machine without an ``ipopt`` executable::
 
-        opt = pyo.SolverFactory("tpm_ipopt")
+        opt = SolverFactory("tpm_ipopt")
         opt.options["max_wall_time"] = 60   # any Ipopt option
         results = opt.solve(model, tee=False, load_solutions=True)
 
