@@ -106,3 +106,18 @@ def test_a_pyomo_interface_backend_loads_pyomo_environ_itself(solver):
             f"theirs = solve(model, {solver!r}).objective\n"
             "assert abs(theirs - ours) <= 1e-6 * max(1.0, abs(ours)), (theirs, ours)\n")
     assert loaded_after(code, ("pyomo.environ",)) == {"pyomo.environ": True}
+
+
+def test_a_built_model_writes_itself_without_pyomo_environ(tmp_path):
+    """Pyomo's writers are registered by ``tpm_models.models`` (``pyomo.repn.plugins.load()``), as
+    ``pyomo.environ`` would: ``model.write`` works in a process that never imported it, and writes (15)'s
+    objective and its rows (the truth: the LP format's section names and the model's row count)."""
+    target = tmp_path / "m15.lp"
+    code = (IRIS_MODEL.format(eq=15, extra="") + f"model.write({str(target)!r})\n"
+            "rows = sum(1 for _ in model.component_data_objects(__import__('pyomo.core').core.Constraint))\n"
+            f"open({str(tmp_path / 'rows.txt')!r}, 'w').write(str(rows))\n")
+    assert loaded_after(code, ("pyomo.environ",)) == {"pyomo.environ": False}
+    text = target.read_text()
+    assert "\nmin \n" in text and "\ns.t.\n" in text and text.rstrip().endswith("end")
+    rows = int((tmp_path / "rows.txt").read_text())
+    assert rows > 0 and text.count(":") >= rows  # every row is written with its label
