@@ -23,9 +23,9 @@ HEAVY = ("pandas", "sklearn")
 LAZY_PACKAGES = ("tpm_models", "tpm_models.learn", "tpm_models.experiments")
 
 
-def loaded_after(code: str) -> dict[str, bool]:
-    """Which of :data:`HEAVY` a fresh interpreter holds in ``sys.modules`` after running ``code``."""
-    probe = f"{code}\nimport json, sys\nprint(json.dumps({{m: m in sys.modules for m in {HEAVY!r}}}))"
+def loaded_after(code: str, modules: tuple[str, ...] = HEAVY) -> dict[str, bool]:
+    """Which of ``modules`` a fresh interpreter holds in ``sys.modules`` after running ``code``."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps({{m: m in sys.modules for m in {modules!r}}}))"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT,
                           timeout=120)
@@ -76,3 +76,48 @@ def test_every_lazy_name_resolves_and_is_listed(package):
     assert set(module.__all__) <= set(dir(module))
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         module.not_a_name  # noqa: B018
+
+
+# pyomo.environ imports every Pyomo plugin package (0.5-1 s of a process's start, docs/bench-scale.md); the models and
+# the default solvers (PIQP, Clarabel, DAQP, Ipopt through casadi) need only pyomo.core, and the backends reached
+# through Pyomo's own solver interfaces import it when first used (pyomo_interfaces.load_pyomo_solvers).
+IRIS_MODEL = ("from tpm_models import build, load_dataset, solve\n"
+              "data = load_dataset('iris')\n"
+              "model = build({eq}, data.X, data.y, 1, 0.3, 1.0{extra})\n")
+
+
+@pytest.mark.parametrize(("eq", "extra"), [(15, ""), (23, ", eps=0.02, p=2.0"), (27, ", eps=0.02")])
+def test_build_and_default_solve_do_not_load_pyomo_environ(eq, extra):
+    code = IRIS_MODEL.format(eq=eq, extra=extra) + "assert solve(model).certified\n"
+    assert loaded_after(code, ("pyomo.environ", "pyomo.core")) == {"pyomo.environ": False, "pyomo.core": True}
+
+
+@pytest.mark.parametrize("solver", ["highs", "gurobi"])
+def test_a_pyomo_interface_backend_loads_pyomo_environ_itself(solver):
+    """Control: a backend reached through Pyomo's ``SolverFactory`` (HiGHS: ``pyomo.contrib.solver``; Gurobi: the
+    direct interface) works in a process where nothing imported ``pyomo.environ``, and gives the default solver's
+    optimum (another solver: the truth here) of (15) on Iris, class 1."""
+    from tpm_models.solvers.backends import BACKENDS
+
+    if not BACKENDS[solver].available():
+        pytest.skip(f"{solver} is not installed here")
+    code = (IRIS_MODEL.format(eq=15, extra="") + "ours = solve(model).objective\n"
+            "assert 'pyomo.environ' not in __import__('sys').modules\n"
+            f"theirs = solve(model, {solver!r}).objective\n"
+            "assert abs(theirs - ours) <= 1e-6 * max(1.0, abs(ours)), (theirs, ours)\n")
+    assert loaded_after(code, ("pyomo.environ",)) == {"pyomo.environ": True}
+
+
+def test_a_built_model_writes_itself_without_pyomo_environ(tmp_path):
+    """Pyomo's writers are registered by ``tpm_models.models`` (``pyomo.repn.plugins.load()``), as
+    ``pyomo.environ`` would: ``model.write`` works in a process that never imported it, and writes (15)'s
+    objective and its rows (the truth: the LP format's section names and the model's row count)."""
+    target = tmp_path / "m15.lp"
+    code = (IRIS_MODEL.format(eq=15, extra="") + f"model.write({str(target)!r})\n"
+            "rows = sum(1 for _ in model.component_data_objects(__import__('pyomo.core').core.Constraint))\n"
+            f"open({str(tmp_path / 'rows.txt')!r}, 'w').write(str(rows))\n")
+    assert loaded_after(code, ("pyomo.environ",)) == {"pyomo.environ": False}
+    text = target.read_text()
+    assert "\nmin \n" in text and "\ns.t.\n" in text and text.rstrip().endswith("end")
+    rows = int((tmp_path / "rows.txt").read_text())
+    assert rows > 0 and text.count(":") >= rows  # every row is written with its label

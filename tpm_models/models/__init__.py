@@ -22,6 +22,8 @@ module               what it holds
 Importing this package registers every builder.
 """
 
+import pyomo.repn.plugins
+
 from tpm_models.models import binary, derived, multiclass, robust, robust_duals, robust_kernel, semi_infinite  # noqa: F401
 from tpm_models.models.counterpart import register_robustified, robust_counterpart
 from tpm_models.models.registry import (
@@ -40,6 +42,11 @@ from tpm_models.models.registry import (
     register_model,
     verifiable_keys,
 )
+
+# The builders import pyomo.core, not pyomo.environ (0.5-1 s of a process's start: docs/architecture.md); Pyomo's
+# model writers (``model.write("m.lp")``, ``.nl``, ``.mps``, ``.gms``) are registered here as pyomo.environ would
+# register them (its per-package ``load()``; 0.03 s), so a built model writes itself as before.
+pyomo.repn.plugins.load()
 
 __all__ = ["DERIVED_MODELS", "DUAL_MODELS", "KERNEL_MODELS", "MODELS", "REGISTRY", "USER_MODELS", "ModelInfo",
            "RegistryGroup", "all_models",

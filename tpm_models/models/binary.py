@@ -23,7 +23,7 @@ row 1 of the constraints    ``margin[i]``
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from tpm_models.kernels import Kernel
 from tpm_models.models import shapes

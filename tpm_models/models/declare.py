@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr.visitor import identify_variables
 
 from tpm_models.models.uncertainty import (

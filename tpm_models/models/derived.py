@@ -17,7 +17,7 @@ model and its uncertain data (``tpm-models verify --model 15R``), and keeps the 
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from tpm_models.models import shapes
 from tpm_models.models.counterpart import register_robustified

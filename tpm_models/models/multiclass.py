@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from tpm_models.kernels import Kernel
 from tpm_models.models import shapes

@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 
 def check_p(p: float) -> float:

@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from tpm_models.models import shapes
 from tpm_models.models.multiclass import class_sets

@@ -45,7 +45,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from tpm_models.kernels import Kernel
 from tpm_models.models.multiclass import class_sets

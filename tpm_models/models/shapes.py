@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 

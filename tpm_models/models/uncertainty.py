@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from scipy.optimize import linprog
 
 from tpm_models.models.norms import check_p, conjugate, norm, worst_case_delta

@@ -62,7 +62,7 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.visitor import identify_variables
 from pyomo.repn import generate_standard_repn

@@ -9,7 +9,7 @@ solver's error is relative to the terms, not to the small total.
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.repn import generate_standard_repn
 
 

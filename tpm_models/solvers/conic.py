@@ -8,7 +8,7 @@ objective are recognised as cones: :mod:`tpm_models.solvers.conic_shapes`. Their
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 import scipy.sparse as sp
 
 from tpm_models.solvers.common import PSD_TOL
@@ -52,24 +52,26 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
         duals[id(dual)] = dual
 
     data, ri, ci, b = [], [], [], np.zeros(len(rows))
-    array_rows, array_cols, array_data = [], [], []  # Builder.linear_constraint's rows: (columns, A entries)
+    linear_at, linear_k, linear_sign = [], [], []  # ShapeReader.linear_constraint's rows: (k, sign)
     for r, (row, constant) in enumerate(rows):  # s = constant + row'x  ->  A = -row, b = constant
         b[r] = constant
         if row.__class__ is tuple:
-            array_rows.append(r)
-            array_cols.append(row[0])
-            array_data.append(row[1])
+            linear_at.append(r)
+            linear_k.append(row[0])
+            linear_sign.append(row[1])
             continue
         for c, a in row.items():
             if a != 0.0:
                 ri.append(r)
                 ci.append(c)
                 data.append(-a)
-    if array_rows:
-        ri = np.concatenate([np.asarray(ri, dtype=np.int64),
-                             np.repeat(np.asarray(array_rows, dtype=np.int64), [len(c) for c in array_cols])])
-        ci = np.concatenate([np.asarray(ci, dtype=np.int64)] + [np.asarray(c, dtype=np.int64) for c in array_cols])
-        data = np.concatenate([np.asarray(data, dtype=float)] + [np.asarray(d, dtype=float) for d in array_data])
+    if linear_at:  # A's row r = sign * row k of the read rows' matrix, gathered in one product
+        picked = bld.linear.M[np.asarray(linear_k, dtype=np.int64)]
+        counts = np.diff(picked.indptr)
+        ri = np.concatenate([np.asarray(ri, dtype=np.int64), np.repeat(np.asarray(linear_at, dtype=np.int64), counts)])
+        ci = np.concatenate([np.asarray(ci, dtype=np.int64), picked.indices.astype(np.int64)])
+        data = np.concatenate([np.asarray(data, dtype=float),
+                               picked.data * np.repeat(np.asarray(linear_sign, dtype=float), counts)])
     A = sp.csc_matrix((data, (ri, ci)), shape=(len(rows), n))  # a repeated column's entries are summed
     A.eliminate_zeros()
 

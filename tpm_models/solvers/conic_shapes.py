@@ -56,7 +56,7 @@ import math
 import numbers
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
@@ -96,6 +96,7 @@ class ShapeReader:
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
         # the builders' linear rows, read once per solve (tpm_models.solvers.rows.one_reading)
         self.linear = read_rows(model, self.col, self.n)
+        self._sides: tuple[list, list] | None = None  # self.linear's lower and upper sides (linear_constraint)
         self.atom_rows = read_atom_rows(model, self.linear, self.col, self.n)  # the others, linear in nodes
         self.signs = sign_rows(model)  # variables kept >= 0 by a row of their own (``y >= 0`` as a constraint)
         self.concave: set[int] = set()  # hypograph columns (tau <= a concave atom): allowed on the concave side
@@ -345,25 +346,25 @@ class ShapeReader:
 
     def linear_constraint(self, con) -> bool:
         """A row read by :func:`tpm_models.solvers.rows.read_rows` (the builders' linear rows), added as
-        :meth:`constraint` would add it, its ``A`` coefficients kept as arrays (``(columns, A entries)``); ``False``
-        when the body is not such a row."""
+        :meth:`constraint` would add it, as ``((k, sign), constant)``: row ``k`` of the read rows' matrix times
+        ``sign`` is its ``A`` row (:func:`tpm_models.solvers.conic.conic_form` gathers them in one sparse product);
+        ``False`` when the body is not such a row."""
         k = self.linear.row_of.get(id(con))
         if k is None:
             return False
-        M = self.linear.M
-        start, end = M.indptr[k], M.indptr[k + 1]
-        cols, coefs = M.indices[start:end], M.data[start:end]
-        lower, upper = float(self.linear.lower[k]), float(self.linear.upper[k])  # sides minus the body's constant
+        if self._sides is None:  # the rows' sides as Python floats, once (numpy scalars are slow one at a time)
+            self._sides = (self.linear.lower.tolist(), self.linear.upper.tolist())
+        lower, upper = self._sides[0][k], self._sides[1][k]  # sides minus the body's constant
         dual = DualMap(con)
         if con.equality or lower == upper:
-            self.zero.append(((cols, coefs), lower))  # s = rhs - body = 0: A = a, b = rhs - const
+            self.zero.append(((k, 1.0), lower))  # s = rhs - body = 0: A = a, b = rhs - const
             self.pending.append((dual, "zero", [(len(self.zero) - 1, -1.0)]))
             return True
         if upper < math.inf:  # s = upper - body >= 0: A = a
-            self.nonneg.append(((cols, coefs), upper))
+            self.nonneg.append(((k, 1.0), upper))
             self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, -1.0)]))
         if lower > -math.inf:  # s = body - lower >= 0: A = -a
-            self.nonneg.append(((cols, -coefs), -lower))
+            self.nonneg.append(((k, -1.0), -lower))
             self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, 1.0)]))
         return True
 

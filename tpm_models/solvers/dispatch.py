@@ -52,7 +52,8 @@ import math
 import time
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
+from pyomo.common.gc_manager import PauseGC
 from pyomo.contrib.solver.common.util import IncompatibleModelError
 
 from tpm_models.solvers.backends.registry import default_candidates, model_size, prepared_backend
@@ -113,7 +114,10 @@ def solve(
     """
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
         raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
-    with one_reading():  # the linear rows are read once: for the class, the extraction and the certificate
+    # the linear rows are read once: for the class, the extraction and the certificate. Python's cyclic collector is
+    # paused (Pyomo's PauseGC, as the builders and Pyomo's writers do): every collection would walk the model's
+    # millions of live objects again, a third of the conic form's time on (28) at 10^4 points (docs/bench-scale.md)
+    with PauseGC(), one_reading():
         traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind)
         return _solve(model, solver, time_limit, raise_on_failure, warm_start, traits, options)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.base.var import VarData
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.common.collections import ComponentMap
 from pyomo.common.config import Bool, ConfigValue
 from pyomo.contrib.solver.common.base import Availability, LegacySolverWrapper, SolverBase

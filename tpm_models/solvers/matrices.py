@@ -15,7 +15,7 @@ Nothing is reformulated: the matrices are the model's coefficients.
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 import scipy.sparse as sp
 from pyomo.repn import generate_standard_repn
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.numvalue import native_numeric_types
 from pyomo.repn import generate_standard_repn

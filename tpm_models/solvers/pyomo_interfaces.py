@@ -5,6 +5,10 @@
 ``ipopt`` executable). Each returns a ``run(model, time_limit, options=None, prepared=None)`` for
 :func:`tpm_models.solvers.backends.register_backend`: ``options`` (the solver's own names) go over the library's
 settings.
+
+Pyomo registers these solvers when ``pyomo.environ`` is imported (:func:`load_pyomo_solvers`); the rest of the build
+and solve path needs only ``pyomo.core``, so ``pyomo.environ`` (0.5-1 s of a process's start) is imported when one
+of these backends is first used, not when :mod:`tpm_models` is.
 """
 
 from __future__ import annotations
@@ -18,11 +22,20 @@ import tempfile
 from collections.abc import Callable
 from unittest import mock
 
-import pyomo.environ as pyo
+import pyomo.core as pyo
+from pyomo.opt import SolverFactory
 
 from tpm_models.solvers.common import Termination
 
 log = logging.getLogger(__name__)
+
+
+def load_pyomo_solvers() -> None:
+    """Import ``pyomo.environ``, which registers Pyomo's solver interfaces (``SolverFactory("gurobi_direct")``,
+    ``pyomo.contrib.solver``'s ``"highs"``): called before any of them is looked up. Imported here and not at the
+    top of the module because it costs 0.5-1 s of every process's start and only these backends need it
+    (``docs/bench-scale.md``, "Import time"); importing it twice costs nothing."""
+    import pyomo.environ  # noqa: F401
 
 
 @contextlib.contextmanager
@@ -54,10 +67,11 @@ def contrib_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
     """Backends through Pyomo's newer solver interface (``pyomo.contrib.solver``)."""
 
     def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
-        from pyomo.contrib.solver.common.factory import SolverFactory
+        from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
         from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
 
-        opt = SolverFactory(pyomo_name)
+        load_pyomo_solvers()
+        opt = ContribSolverFactory(pyomo_name)
         kwargs = {"load_solutions": False, "raise_exception_on_nonoptimal_result": False,
                   "solver_options": {**settings(time_limit), **(options or {})}}
         if time_limit is not None:
@@ -98,7 +112,8 @@ def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
     def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
         from pyomo.opt import SolverStatus, TerminationCondition
 
-        opt = pyo.SolverFactory(pyomo_name)
+        load_pyomo_solvers()
+        opt = SolverFactory(pyomo_name)
         added = False
         rows = next(model.component_data_objects(pyo.Constraint, active=True, descend_into=True), None)
         if model.component("dual") is None and rows is not None:  # Xpress raises for duals of a model without rows

@@ -25,7 +25,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 import scipy.sparse as sp
 from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.param import ParamData, ScalarParam

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 

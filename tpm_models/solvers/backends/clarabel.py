@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import GAP_FLOOR, Termination

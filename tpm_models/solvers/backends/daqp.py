@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from tpm_models.qp import QPMatrices
 from tpm_models.solvers import common

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from tpm_models.solvers import common
 from tpm_models.solvers import ipopt as casadi_ipopt

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import functools
 
-import pyomo.environ as pyo
+import pyomo.core as pyo
+from pyomo.opt import SolverFactory
 
 from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import register_backend
-from tpm_models.solvers.pyomo_interfaces import legacy_runner
+from tpm_models.solvers.pyomo_interfaces import legacy_runner, load_pyomo_solvers
 
 
 @functools.cache
 def mosek_licensed() -> bool:
     """MOSEK needs a licence: Pyomo's ``license_is_valid`` checks one out (once per process)."""
-    return bool(pyo.SolverFactory("mosek_direct").license_is_valid())
+    load_pyomo_solvers()
+    return bool(SolverFactory("mosek_direct").license_is_valid())
 
 
 def mosek_refuses(model: pyo.ConcreteModel | None) -> str | None:

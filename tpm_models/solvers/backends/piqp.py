@@ -8,7 +8,7 @@ rows x columns is dense (dense, (15) at 10^4 points took 10 s, and 10^5 points d
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from tpm_models.qp import QPMatrices
 from tpm_models.solvers import common

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 
-import pyomo.environ as pyo
+import pyomo.core as pyo
 
 from tpm_models.solvers.common import SolverUnavailableError, Termination
 from tpm_models.solvers.matrices import NotAQPError
