@@ -36,6 +36,7 @@ from tpm_models.experiments.table3 import (
     svc_counts,
     write_table3,
 )
+from tpm_models.experiments.table3.report import paired_difference
 from tpm_models.models.multiclass import build_dual_19, predict_18, recover_17
 
 
@@ -452,3 +453,10 @@ def test_a_worker_reuses_gram_matrices_and_splits_without_changing_them():
             assert np.array_equal(train, want_train) and np.array_equal(test, want_test)
             assert not train.flags.writeable and not test.flags.writeable
             assert grid.cached_split(y.copy(), split, protocol)[0] is train
+
+
+def test_paired_difference_is_mean_and_standard_error_of_the_differences():
+    """By hand: differences 1, 2, 3 have mean 2 and standard error 1/sqrt(3) = 0.577 (2 > 2 x 0.577: bold)."""
+    assert paired_difference([1.0, 2.0, 3.0], [0.0, 0.0, 0.0]) == "**+2.00 ± 0.58**"
+    assert paired_difference([1.0, -1.0], [0.0, 0.0]) == "+0.00 ± 1.00"  # within 2 standard errors: plain
+    assert paired_difference([1.0, 2.0], [0.0]) == "—"  # not the same splits

@@ -139,6 +139,17 @@ def _selected_markdown(summaries: Sequence[CellSummary], columns: Sequence[str])
     return lines
 
 
+def paired_difference(acc: Sequence[float], base: Sequence[float]) -> str:
+    """``acc - base`` on the same splits as ``mean ± standard error`` (**bold** beyond 2 standard errors), or ``—``
+    when the two were not run on the same splits."""
+    if len(base) != len(acc):
+        return "—"
+    d = np.array(acc) - np.array(base)
+    se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else 0.0
+    text = f"{d.mean():+.2f} ± {se:.2f}"
+    return f"**{text}**" if se > 0 and abs(d.mean()) > 2 * se else text
+
+
 def _baseline_markdown(tpm: Sequence[CellSummary], svc: Sequence[CellSummary], columns: Sequence[str]) -> list[str]:
     """The SVC baseline under the same protocols, and the paired differences TPM − SVC on the same splits."""
     lines = [
@@ -171,13 +182,7 @@ def _baseline_markdown(tpm: Sequence[CellSummary], svc: Sequence[CellSummary], c
         for c in paired:
             for n in names:
                 b = next((x for x in svc if x.dataset == s.dataset and x.cell == n), None)
-                if b is None or len(b.acc[c]) != len(s.acc[c]):
-                    cols.append("—")
-                    continue
-                d = np.array(s.acc[c]) - np.array(b.acc[c])
-                se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else 0.0
-                text = f"{d.mean():+.2f} ± {se:.2f}"
-                cols.append(f"**{text}**" if se > 0 and abs(d.mean()) > 2 * se else text)
+                cols.append("—" if b is None else paired_difference(s.acc[c], b.acc[c]))
         lines.append(f"| {s.dataset} | {CELLS[s.cell].label} | " + " | ".join(cols) + " |")
     return lines
 
@@ -213,15 +218,7 @@ def _decisions_markdown(tpm: Sequence[CellSummary], others: Sequence[CellSummary
     ]
     for s in others:
         base = next((b for b in tpm if b.dataset == s.dataset and b.cell == s.cell.split("-", 1)[1]), None)
-        cols = []
-        for c in paired:
-            if base is None or len(base.acc[c]) != len(s.acc[c]):
-                cols.append("—")
-                continue
-            d = np.array(s.acc[c]) - np.array(base.acc[c])
-            se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else 0.0
-            text = f"{d.mean():+.2f} ± {se:.2f}"
-            cols.append(f"**{text}**" if se > 0 and abs(d.mean()) > 2 * se else text)
+        cols = ["—" if base is None else paired_difference(s.acc[c], base.acc[c]) for c in paired]
         lines.append(f"| {s.dataset} | {ALL_CELLS[s.cell].label} | " + " | ".join(cols) + " |")
     return lines
 
