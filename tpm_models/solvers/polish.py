@@ -81,11 +81,23 @@ POLISH_SWEEPS = 5
 """Ruiz equilibration sweeps of each Newton system (:func:`_equilibrate`)."""
 POLISH_RETRIES = 3
 """Readings of the faces tried after the first, each with one doubtful active row released (:func:`polish`)."""
+POLISH_RETRY_LIMIT = 5_000
+"""The retries of :data:`POLISH_RETRIES` are made only below this many unknowns (:math:`x` and :math:`z`). Each one
+is a Newton run, a sparse factorisation or more (0.4 s on 10^5 points), and none was measured to help at scale: a
+retry releases one row, for the one doubtful row of a small model (Wine, below), while (23) and (26) at p = 1.5 on
+10^4 and 10^5 points have five or more features whose rows read doubtful at once (``docs/solvers.md``, "The polish
+at scale"), and no other model of ``tpm-models bench scale`` needed a retry there."""
 POLISH_ATTEMPTS = 8
 """Newton runs at most per polish: the readings above, and readings with signs corrected after a run that solved
 its equations but left a row with the wrong sign."""
 POLISH_MIN_STEP = 2.0**-20
 """The shortest damped step tried: a shorter one ends the polish."""
+POLISH_STALL = 0.9
+"""A Newton run stops once a step leaves :math:`\\|F\\|_2` above 0.9 times what it was: on the right faces Newton's
+method converges fast from an interior point's optimum (quadratically, the equations being linear but for the cone
+faces), so a crawl means a misread face or a singular system, and its further steps cost a factorisation each for
+nothing. Measured: (23) at p = 1.5 on 10^5 points, a reading that kept :math:`\\|F\\|` at 1.2e-7 through its 20
+steps took 10 s; the polishes of the conic survey's 936 models are unchanged (``docs/solvers.md``)."""
 POLISH_ACCEPT = 1e-11
 """The largest KKT residual (:func:`kkt_residual`) of an accepted polished point."""
 POLISH_LARGE = 5_000
@@ -292,6 +304,8 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
         xk, zk, mu, F = x_new, z_new, mu_new, F_new
         if np.linalg.norm(F) > 0.5 * size and size <= 1e3 * floor:  # no longer converging: rounding
             break
+        if np.linalg.norm(F) > POLISH_STALL * size:  # a crawl: the faces or the system are wrong (POLISH_STALL)
+            break
     return _snap_bounds(A, b, f, xk), zk, first_dz, bool(np.linalg.norm(F) <= 1e3 * floor)
 
 
@@ -341,11 +355,12 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     :math:`b - Ax = s \\in \\mathcal K` (``P`` its upper triangle, as Clarabel takes it); see the module docstring.
 
     The faces are read off ``(s, z)`` (:func:`faces`). When Newton's method on them does not reach an accepted
-    point, the reading is retried (:data:`POLISH_RETRIES` times) with one active row read as inactive, in the
-    order of :func:`_doubtful_rows`: near a degenerate optimum (Wine class 1, (26) at p = 1.5, eps = 0.1: a bound
-    ``z_j >= 0`` where the optimal ``z_j`` is 4e-10, beside the row ``z_j >= tau`` and the power cone's
-    ``tau >= 0``) the interior point gives such a row a clearly positive multiplier. A run that solves its
-    equations but leaves a row with the wrong sign is followed by one with those rows moved
+    point, the reading is retried (:data:`POLISH_RETRIES` times, below :data:`POLISH_RETRY_LIMIT` unknowns) with one
+    active row read as inactive, in the order of :func:`_doubtful_rows`: near a degenerate optimum (Wine class 1,
+    (26) at p = 1.5, eps = 0.1: a bound ``z_j >= 0`` where the optimal ``z_j`` is 4e-10, beside the row
+    ``z_j >= tau`` and the power cone's ``tau >= 0``) the interior point gives such a row a clearly positive
+    multiplier. A run that solves its equations but leaves a row with the wrong sign is followed by one with those
+    rows moved
     (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
     :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most :data:`POLISH_ATTEMPTS` runs."""
     P = sp.csc_matrix(P)
@@ -369,7 +384,7 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
         except FloatingPointError:
             reasons.append("a boundary face at the edge of its cone")
             continue
-        if not attempt:
+        if not attempt and len(x0) + len(z0) < POLISH_RETRY_LIMIT:
             for k, i in _doubtful_rows(cones, first, z0, dz)[:POLISH_RETRIES]:
                 released = list(first)
                 released[k] = first[k].copy()
