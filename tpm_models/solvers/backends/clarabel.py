@@ -18,7 +18,7 @@ from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import GAP_FLOOR, Termination
 from tpm_models.solvers.conic import Cone, ConicForm, conic_form
 from tpm_models.solvers.polish import Polished, polish
-from tpm_models.solvers.powsoc import pow_as_soc
+from tpm_models.solvers.powsoc import dual_of_power_form, pow_as_soc_map
 from tpm_models.solvers.rows import model_evaluates
 
 CLARABEL_TOL = 1e-12
@@ -278,32 +278,53 @@ def _evaluates(model: pyo.ConcreteModel) -> bool:
     return model_evaluates(model)
 
 
+def polish_power_form(run: ClarabelRun, power: ConicForm, soc: ConicForm, back) -> ConicForm:
+    """Polish Clarabel's point of ``soc`` (:func:`~tpm_models.solvers.powsoc.pow_as_soc_map` of ``power``, ``back``
+    its map) on ``power``'s own cones, and return the form ``run``'s point is of: the polish's faces are then the
+    power cones' (:func:`~tpm_models.solvers.polish.polish`), not those of their trees of rotated cones, whose
+    rows near :math:`|w_j|` of 1e-6 read degenerate (``docs/solvers.md``, "The polish at scale"). When the polish
+    is refused, Clarabel's own point of ``soc`` is kept, and ``soc`` returned."""
+    x, z = dual_of_power_form(power, back, run.x, run.z)
+    run.polished = polish(power.P, power.q, power.A, power.b, power.cones, x, power.b - power.A @ x, z)
+    if not run.polished.accepted:
+        return soc
+    run.interior = (run.x, run.s, run.z)
+    run.x, run.z = run.polished.x, run.polished.z
+    run.s = power.b - power.A @ run.x
+    return power
+
+
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
                  prepared: ConicForm | None = None):
     """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the form built by the
-    refusal check, so it is built once per solve); duals by ``ConicForm.dual_values``."""
+    refusal check, so it is built once per solve); duals by ``ConicForm.dual_values``. A form whose power cones
+    were written as second-order cones is polished on its power cones (:func:`polish_power_form`)."""
     form = conic_form(model) if prepared is None else prepared
-    note = ""
+    power, back, note = form, None, ""
     if form.A.shape[1] >= POW_AS_SOC_COLUMNS:
-        soc = pow_as_soc(form)
+        soc, back = pow_as_soc_map(form)
         if soc is not form:
             form, note = soc, f"; power cones written as second-order cones ({form.A.shape[1]:,} columns)"
     rewritable = any(c.kind == "pow" for c in form.cones)  # a failure is followed by the second-order-cone form
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options,
-                         judged_by_certificate=not rewritable)
+                         judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None)
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
     if termination in (Termination.NUMERICAL_ERROR, Termination.ERROR):
-        soc = pow_as_soc(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs (powsoc)
+        soc, back = pow_as_soc_map(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs
         if soc is not form:
             first = run.message
             run = clarabel_solve(soc.P, soc.q, soc.A, soc.b, soc.cones, time_limit, options=options,
-                                 judged_by_certificate=True)
+                                 judged_by_certificate=True, polish_point=False)
             termination, form = CLARABEL_STATUS.get(run.status, Termination.ERROR), soc
             note = f"; power cones written as second-order cones after: {first}"
+    solved = form
+    if back is not None and form is not power and run.status == "Solved" and CLARABEL_POLISH:
+        form = polish_power_form(run, power, form, back)
     if termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED) and run.x.size and np.isfinite(run.x).all():
         _load(form.variables, run.x)  # a certificate is no point: left unloaded
         if run.interior is not None and form.n_aux and not _evaluates(model):  # atoms: sqrt, r**(1-q)
             run.unpolish("the polished point is where the model's rows cannot be evaluated (e.g. r**(1-q) at r = 0)")
+            form = solved  # Clarabel's own point is of the form it solved
             _load(form.variables, run.x)
     duals = None
     if termination is Termination.OPTIMAL:
