@@ -89,6 +89,13 @@ needed a retry there."""
 POLISH_ATTEMPTS = 8
 """Newton runs at most per polish: the readings above, and readings with signs corrected after a run that solved
 its equations but left a row with the wrong sign."""
+POLISH_HUGE = 50_000
+"""From this many unknowns on, :data:`POLISH_ATTEMPTS_HUGE` Newton runs at most."""
+POLISH_ATTEMPTS_HUGE = 2
+"""Newton runs at most from :data:`POLISH_HUGE` unknowns on: the first reading and one with its signs corrected.
+Each run costs a factorisation or more of 10^5 rows (0.45 s and up); measured on the ten models of
+``tpm-models bench scale`` at 10^5 points and (15), (28) at 10^6, every accepted polish was the first reading's,
+while (23) and (26) at p = 1.5 at 10^5 went through all eight runs and failed (8.8 s for (26))."""
 POLISH_MIN_STEP = 2.0**-20
 """The shortest damped step tried: a shorter one ends the polish."""
 POLISH_STALL = 0.9
@@ -413,7 +420,8 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     multiplier. A run that solves its equations but leaves a row with the wrong sign is followed by one with those
     rows moved
     (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
-    :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most :data:`POLISH_ATTEMPTS` runs."""
+    :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most :data:`POLISH_ATTEMPTS` runs
+    (:data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on)."""
     P = sp.csc_matrix(P)
     P_full = (P + P.T - sp.diags(P.diagonal())).tocsr()
     A = sp.csr_matrix(A)
@@ -426,7 +434,7 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     first = _release_implied_bounds(A, b, cones, faces(cones, s0, z0))
     readings: list[tuple[list, str]] = [(first, "")]
     reasons = []
-    for attempt in range(POLISH_ATTEMPTS):
+    for attempt in range(POLISH_ATTEMPTS if len(x0) + len(z0) < POLISH_HUGE else POLISH_ATTEMPTS_HUGE):
         if not readings:
             break
         blocks, how = readings.pop(0)

@@ -39,6 +39,14 @@ CLARABEL_TOLS: tuple[float, ...] = (CLARABEL_TOL, 1e-10, CLARABEL_ACCEPT_TOL)
 """The tolerances of the runs of :func:`clarabel_solve`, in turn while a run ends neither ``Solved`` nor with an
 accepted ``AlmostSolved`` point (a numerical error, insufficient progress)."""
 
+SOC_FORM_TOLS: tuple[float, ...] = (CLARABEL_TOL,)
+"""The runs before the rescue on a form whose power cones were written as second-order cones before the first run
+(from :data:`POW_AS_SOC_COLUMNS` columns on): the run at 1e-12 only. The runs at 1e-10 and 1e-8 of
+:data:`CLARABEL_TOLS` end 27 of the conic survey's 936 models (all small: they keep their power cones), but on the
+second-order-cone forms at scale none was measured to help: on (26) at p = 1.5 (``tpm-models bench scale``'s data)
+they stop ``AlmostSolved`` short of 1e-8 at 10^4 points (then the rescue run solves it) and on the very point of the
+run at 1e-12 at 10^5 (31 iterations, the same residuals), 2 s each; every other model there ends at the first run."""
+
 CLARABEL_REFINE_TOL = 1e-15
 """Clarabel's ``iterative_refinement_reltol`` and ``_abstol`` (defaults 1e-13, 1e-12): its KKT solves are refined
 to this, so that the runs at :data:`CLARABEL_TOL` end ``Solved`` on the robust models and duals of Iris and Wine
@@ -215,7 +223,7 @@ def almost_residual(solution) -> float | None:
 
 def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None,
                    polish_point: bool = CLARABEL_POLISH, options: dict | None = None,
-                   judged_by_certificate: bool = False) -> ClarabelRun:
+                   judged_by_certificate: bool = False, tols: tuple[float, ...] = CLARABEL_TOLS) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
     user's ``options`` over them), along :data:`CLARABEL_TOLS`;
@@ -223,7 +231,8 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     polished (:func:`tpm_models.solvers.polish.polish`) when ``polish_point``. The backend
     (``solve(model, "clarabel")``) and the dense adapter :mod:`tpm_models.learn.fastconic` share it.
     ``judged_by_certificate``: the caller certifies the point on the model (the backend does, through ``solve()``),
-    so the best ``AlmostSolved`` point may be taken when no run meets 1e-8 (:data:`CLARABEL_LAST_RESORT_TOL`)."""
+    so the best ``AlmostSolved`` point may be taken when no run meets 1e-8 (:data:`CLARABEL_LAST_RESORT_TOL`).
+    ``tols``: the tolerances of the runs before the rescue (:data:`CLARABEL_TOLS`; :data:`SOC_FORM_TOLS`)."""
     objects = [clarabel_cone(c) for c in cones]
     rescued, last_resort = False, None
     best: tuple[float, object, float] | None = None  # the best AlmostSolved point: (residual, solution, tol)
@@ -234,7 +243,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
         if residual is not None and (best is None or residual < best[0]):
             best = (residual, sol, at)
 
-    for tol in CLARABEL_TOLS:
+    for tol in tols:
         solution = _solve_at(P, q, A, b, objects, tol, time_limit, options)
         status = str(solution.status)
         if status == "Solved" or status == "AlmostSolved" and meets(solution, CLARABEL_ACCEPT_TOL):
@@ -307,7 +316,8 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
             form, note = soc, f"; power cones written as second-order cones ({form.A.shape[1]:,} columns)"
     rewritable = any(c.kind == "pow" for c in form.cones)  # a failure is followed by the second-order-cone form
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options,
-                         judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None)
+                         judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None,
+                         tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS)
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
     if termination in (Termination.NUMERICAL_ERROR, Termination.ERROR):
         soc, back = pow_as_soc_map(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs
