@@ -79,7 +79,9 @@ certificate (:mod:`tpm_models.solvers.certificate`: feasibility, KKT conditions 
 :math:`u \\ge \\|(t, v)\\|` near its ray at :math:`u \\approx v \\approx \\tfrac12`), the first run at 1e-12 stops with
 a primal residual of 1.1e-7, a dual residual of 3.5e-9 and a gap of 1.1e-13; certified, its objective 2.5e-8
 (relative) from cvxpy + Clarabel's optimum of (23) at p = 1.5 (the same optimum) and its w within 5e-10; the later
-runs stop farther (2e-6 to 8e-6)."""
+runs stop farther (2e-6 to 8e-6). Measured again on main 4dacf80 (why it differs from that run is not known):
+that run stops at residuals 6.0e-10 and 4.0e-8, its point 3.5e-7 from the optimum, and the certificate's gap test
+fails ("optimal, not certified"; ``docs/bench-scale.md``, "p = 1.5 and 10^6 points")."""
 
 POW_AS_SOC_COLUMNS = 2_000
 """From this many columns of the conic form on, its power cones are written as second-order cones
