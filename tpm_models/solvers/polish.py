@@ -418,8 +418,7 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     (26) at p = 1.5, eps = 0.1: a bound ``z_j >= 0`` where the optimal ``z_j`` is 4e-10, beside the row
     ``z_j >= tau`` and the power cone's ``tau >= 0``) the interior point gives such a row a clearly positive
     multiplier. A run that solves its equations but leaves a row with the wrong sign is followed by one with those
-    rows moved
-    (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
+    rows moved (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
     :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most :data:`POLISH_ATTEMPTS` runs
     (:data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on)."""
     P = sp.csc_matrix(P)

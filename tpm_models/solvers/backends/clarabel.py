@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyomo.core as pyo
+import scipy.sparse as sp
 
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import GAP_FLOOR, Termination
@@ -289,7 +290,7 @@ def _evaluates(model: pyo.ConcreteModel) -> bool:
     return model_evaluates(model)
 
 
-def polish_power_form(run: ClarabelRun, power: ConicForm, soc: ConicForm, back) -> ConicForm:
+def polish_power_form(run: ClarabelRun, power: ConicForm, soc: ConicForm, back: sp.csr_matrix) -> ConicForm:
     """Polish Clarabel's point of ``soc`` (:func:`~tpm_models.solvers.powsoc.pow_as_soc_map` of ``power``, ``back``
     its map) on ``power``'s own cones, and return the form ``run``'s point is of: the polish's faces are then the
     power cones' (:func:`~tpm_models.solvers.polish.polish`), not those of their trees of rotated cones, whose
