@@ -409,3 +409,31 @@ def test_cutting_plane_masters_of_22_on_clarabel(iris, p):
         r = solve(model, solver)
         assert rel_gap(cut.objective, r.objective, objective_scale(model)) <= OBJ_TOL, solver
         assert rel_dist(cut.w, np.asarray(r.values["w"])) <= W_TOL, solver
+
+
+def test_one_run_before_the_rescue_on_a_second_order_cone_form_keeps_the_point(monkeypatch):
+    """``SOC_FORM_TOLS``: on (26) at p = 1.5 on 10^4 points (its power cones written as second-order cones before the
+    first run), skipping the runs at 1e-10 and 1e-8 keeps the very point of the full sequence (they stop short of
+    1e-8 and the rescue run's point is the one kept, then polished), in two Clarabel runs instead of four."""
+    from tpm_models.experiments.bench_scale import scale_data
+
+    X, y = scale_data(10_000)
+    model = build(26, X, y, 1, NU, ALPHA, p=1.5, eps=0.02)
+    runs = {"n": 0}
+    solve_at = clarabel_backend._solve_at
+
+    def counted(*args, **kwargs):
+        runs["n"] += 1
+        return solve_at(*args, **kwargs)
+
+    monkeypatch.setattr(clarabel_backend, "_solve_at", counted)
+    results = {}
+    for tols in (clarabel_backend.SOC_FORM_TOLS, clarabel_backend.CLARABEL_TOLS):
+        monkeypatch.setattr(clarabel_backend, "SOC_FORM_TOLS", tols)
+        runs["n"] = 0
+        results[len(tols)] = (solve(model, "clarabel"), runs["n"])
+    (short, n_short), (full, n_full) = results[1], results[3]
+    assert (n_short, n_full) == (2, 4)
+    assert short.optimal and "with static regularisation" in short.message and "; polished:" in short.message
+    assert short.objective == full.objective
+    assert np.array_equal(short.values["w"], full.values["w"])

@@ -227,3 +227,30 @@ def test_clarabel_power_cones_are_rewritten_after_a_failure_below_the_size_thres
     assert "power cones written as second-order cones after:" in retried.message
     assert "columns)" in direct.message and "after:" not in direct.message
     assert rel_gap(direct.objective, retried.objective) <= 1e-9
+
+
+@pytest.mark.parametrize("eq,p", [(23, 1.5), (26, 3.0)])
+def test_a_dual_of_the_second_order_cone_form_maps_back_to_the_power_cones(iris, eq, p):
+    """``dual_of_power_form``: a point of ``pow_as_soc_map``'s form, read on the power cones' form, has the
+    same stationarity :math:`Px + q + A^\\top z` on that form's columns (an identity, to rounding), and at Clarabel's
+    optimum its power blocks' duals are in the dual cone (within Clarabel's 1e-8)."""
+    import scipy.sparse as sp
+
+    from tpm_models.solvers.backends.clarabel import clarabel_solve
+    from tpm_models.solvers.cone_faces import kkt_residual
+    from tpm_models.solvers.powsoc import dual_of_power_form, pow_as_soc_map
+
+    X, y = iris
+    form = conic_form(build(eq, X, y, 0, NU, ALPHA, p=p, eps=EPS))
+    soc, back = pow_as_soc_map(form)
+    run = clarabel_solve(soc.P, soc.q, soc.A, soc.b, soc.cones, polish_point=False)
+    x, z = dual_of_power_form(form, back, run.x, run.z)
+
+    def stationarity(f, x, z):
+        P = (f.P + f.P.T - sp.diags(f.P.diagonal())).tocsr()
+        return P @ x + f.q + f.A.T @ z
+
+    n = form.A.shape[1]
+    assert np.abs(stationarity(form, x, z) - stationarity(soc, run.x, run.z)[:n]).max() <= 1e-12
+    P = (form.P + form.P.T - sp.diags(form.P.diagonal())).tocsr()
+    assert kkt_residual(P, form.q, sp.csr_matrix(form.A), form.b, form.cones, x, z) <= 1e-7

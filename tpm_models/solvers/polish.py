@@ -80,17 +80,41 @@ POLISH_FLOOR = 1e-15
 POLISH_SWEEPS = 5
 """Ruiz equilibration sweeps of each Newton system (:func:`_equilibrate`)."""
 POLISH_RETRIES = 3
-"""Readings of the faces tried after the first, each with one doubtful active row released (:func:`polish`)."""
+"""Readings of the faces tried after the first, each with one doubtful active row released (:func:`polish`), below
+:data:`POLISH_LARGE` unknowns only: each is a Newton run, a sparse factorisation or more (0.4 s on 10^5 points), and
+none was measured to help at scale: a retry releases one row, for the one doubtful row of a small model (Wine,
+:func:`polish`), while (23) and (26) at p = 1.5 on 10^4 and 10^5 points have five or more features whose rows read
+doubtful at once (``docs/solvers.md``, "The polish at scale"), and no other model of ``tpm-models bench scale``
+needed a retry there."""
 POLISH_ATTEMPTS = 8
 """Newton runs at most per polish: the readings above, and readings with signs corrected after a run that solved
 its equations but left a row with the wrong sign."""
+POLISH_HUGE = 50_000
+"""From this many unknowns on, :data:`POLISH_ATTEMPTS_HUGE` Newton runs at most."""
+POLISH_ATTEMPTS_HUGE = 2
+"""Newton runs at most from :data:`POLISH_HUGE` unknowns on: the first reading and one with its signs corrected.
+Each run costs a factorisation or more of 10^5 rows (0.45 s and up); measured on the ten models of
+``tpm-models bench scale`` at 10^5 points and (15), (28) at 10^6, every accepted polish was the first reading's,
+while (23) and (26) at p = 1.5 at 10^5 went through all eight runs and failed (8.8 s for (26))."""
 POLISH_MIN_STEP = 2.0**-20
 """The shortest damped step tried: a shorter one ends the polish."""
+POLISH_STALL = 0.9
+"""A Newton run stops once a step leaves :math:`\\|F\\|_2` above 0.9 times what it was (above the rounding level of
+:data:`POLISH_FLOOR`): a crawl means a misread face or a singular system, and each further step costs a
+factorisation. Measured: (23) at p = 1.5 on 10^5 points, a reading that kept :math:`\\|F\\|` at 1.2e-7 through its
+20 steps took 10 s; the polishes of the conic survey's 936 models are unchanged (``docs/solvers.md``, "The polish at
+scale")."""
+POLISH_STALL_LARGE = 0.2
+""":data:`POLISH_STALL` from :data:`POLISH_LARGE` unknowns on: a run must converge faster than linearly at ratio
+1/4. Newton's method at a singular root crawls at ratio 1/2 or 1/4; on the conic survey's small models (Wine,
+p = 1.5) seven such runs of 12-15 steps end polished, and stopping them there loses 8 of its 936 polishes (so this
+holds at scale only), while on (23) at p = 1.5 on 10^5 points such runs took 20 steps of 0.45 s each and failed."""
 POLISH_ACCEPT = 1e-11
 """The largest KKT residual (:func:`kkt_residual`) of an accepted polished point."""
 POLISH_LARGE = 5_000
 """From this many unknowns on, a Newton step is factorised in the order of :func:`dense_last` (below it, SuperLU's
-own ordering, with which the polish was measured on Iris and Wine)."""
+own ordering, with which the polish was measured on Iris and Wine), no retries are made (:data:`POLISH_RETRIES`) and
+a run stops at :data:`POLISH_STALL_LARGE`."""
 
 POLISH_DENSE = 50
 """More nonzeros than this make a row or column of the Newton matrix *dense* for :func:`dense_last`."""
@@ -259,8 +283,9 @@ def _mu_start(f: _Faces, s: np.ndarray, z: np.ndarray) -> np.ndarray:
 def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Damped Newton on the equations of the faces ``blocks`` from ``(x0, z0)``: the last point reached (its
     bounds snapped, :func:`_snap_bounds`), the first full step's change of ``z``, and whether the equations hold
-    there to rounding (1e3 times :data:`POLISH_FLOOR`) (``FloatingPointError`` if the start is off a boundary's
-    domain)."""
+    there to rounding (1e3 times :data:`POLISH_FLOOR`), or, from :data:`POLISH_LARGE` unknowns on, the run stopped
+    crawling (:data:`POLISH_STALL_LARGE`), so that the signs are read there (``FloatingPointError`` if the start is
+    off a boundary's domain)."""
     f = _Faces(cones, blocks, b - A @ x0)
     xk, zk, mu = x0.copy(), z0.copy(), _mu_start(f, b - A @ x0, z0)
     nx, m = len(xk), len(zk)
@@ -268,6 +293,8 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
     F = _residual(P, q, A, b, f, xk, zk, mu)
     first_dz = np.zeros(m)
     floor = POLISH_FLOOR * max(1.0, float(np.max(np.abs(q), initial=0.0)), float(np.max(np.abs(b), initial=0.0)))
+    stall = POLISH_STALL if fixed.shape[0] < POLISH_LARGE else POLISH_STALL_LARGE
+    crawled = False
     for _ in range(POLISH_NEWTON):
         size = float(np.linalg.norm(F))
         if size <= floor:
@@ -292,7 +319,10 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
         xk, zk, mu, F = x_new, z_new, mu_new, F_new
         if np.linalg.norm(F) > 0.5 * size and size <= 1e3 * floor:  # no longer converging: rounding
             break
-    return _snap_bounds(A, b, f, xk), zk, first_dz, bool(np.linalg.norm(F) <= 1e3 * floor)
+        if np.linalg.norm(F) > stall * size and size > 1e3 * floor:  # a crawl: misread faces or a singular system
+            crawled = stall == POLISH_STALL_LARGE  # at scale: a row of the wrong sign crawls so (polish)
+            break
+    return _snap_bounds(A, b, f, xk), zk, first_dz, crawled or bool(np.linalg.norm(F) <= 1e3 * floor)
 
 
 def _doubtful_rows(cones, blocks, z: np.ndarray, dz: np.ndarray) -> list[tuple[int, int]]:
@@ -335,19 +365,62 @@ def _sign_corrections(cones, blocks: list, s: np.ndarray, z: np.ndarray) -> list
     return out if changed else None
 
 
+def _release_implied_bounds(A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Cone], blocks: list) -> list:
+    """``blocks`` with every active bound :math:`x_c \\ge 0` read inactive when two active rows already imply it:
+    a row :math:`x_c - y \\ge 0` read active, and :math:`y \\ge 0` from a cone block (its :math:`s_0`, or a power
+    cone's :math:`s_1`, is :math:`y`) read on its boundary or inside. That is the bound :math:`z_j \\ge 0` of the
+    perspective :math:`z_j \\ge \\tau_j` of (23)'s p-norm, :math:`(\\tau_j, r, a_j)` a power cone: with
+    :math:`|w_j|` of 1e-6, :math:`\\tau_j` is 1e-14 and all three read active, their multipliers are not unique and
+    the Newton system is singular (``docs/solvers.md``, "The polish at scale"). A released bound is still checked:
+    the polished point's KKT residual covers every row."""
+    starts = np.cumsum([0] + [c.dim for c in cones])
+    nnz = np.diff(A.indptr)
+
+    def single(r: int) -> int | None:  # the column c of a row s = x_c (b = 0, A = -e_c)
+        return int(A.indices[A.indptr[r]]) if nnz[r] == 1 and b[r] == 0 and A.data[A.indptr[r]] < 0 else None
+
+    in_cone = set()
+    for k, cone in enumerate(cones):
+        if cone.kind in ("soc", "pow") and blocks[k] in ("boundary", "interior"):
+            for j in (0, 1) if cone.kind == "pow" else (0,):
+                c = single(int(starts[k]) + j)
+                if c is not None:
+                    in_cone.add(c)
+    if not in_cone:
+        return blocks
+    above = set()  # x_c with an active row x_c - y >= 0, y >= 0 from a cone
+    nonneg = [k for k, cone in enumerate(cones) if cone.kind == "nonneg"]
+    for k in nonneg:
+        for r in int(starts[k]) + np.flatnonzero(blocks[k] & (nnz[starts[k]:starts[k + 1]] == 2)):
+            if b[r] == 0:
+                (c0, c1), (a0, a1) = A.indices[A.indptr[r]:A.indptr[r + 1]], A.data[A.indptr[r]:A.indptr[r + 1]]
+                if a0 == -1.0 and a1 == 1.0 and int(c1) in in_cone:
+                    above.add(int(c0))
+                elif a1 == -1.0 and a0 == 1.0 and int(c0) in in_cone:
+                    above.add(int(c1))
+    out = list(blocks)
+    for k in nonneg:
+        for i in np.flatnonzero(blocks[k]):
+            if single(int(starts[k]) + i) in above:
+                out[k] = out[k].copy() if out[k] is blocks[k] else out[k]
+                out[k][i] = False
+    return out
+
+
 def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Sequence[Cone],
            x: np.ndarray, s: np.ndarray, z: np.ndarray) -> Polished:
     """Polish the interior point ``(x, s, z)`` of :math:`\\min \\tfrac12x^\\top Px+q^\\top x` s.t.
     :math:`b - Ax = s \\in \\mathcal K` (``P`` its upper triangle, as Clarabel takes it); see the module docstring.
 
     The faces are read off ``(s, z)`` (:func:`faces`). When Newton's method on them does not reach an accepted
-    point, the reading is retried (:data:`POLISH_RETRIES` times) with one active row read as inactive, in the
-    order of :func:`_doubtful_rows`: near a degenerate optimum (Wine class 1, (26) at p = 1.5, eps = 0.1: a bound
-    ``z_j >= 0`` where the optimal ``z_j`` is 4e-10, beside the row ``z_j >= tau`` and the power cone's
-    ``tau >= 0``) the interior point gives such a row a clearly positive multiplier. A run that solves its
-    equations but leaves a row with the wrong sign is followed by one with those rows moved
-    (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
-    :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most :data:`POLISH_ATTEMPTS` runs."""
+    point, the reading is retried (:data:`POLISH_RETRIES` times, below :data:`POLISH_LARGE` unknowns) with one
+    active row read as inactive, in the order of :func:`_doubtful_rows`: near a degenerate optimum (Wine class 1,
+    (26) at p = 1.5, eps = 0.1: a bound ``z_j >= 0`` where the optimal ``z_j`` is 4e-10, beside the row
+    ``z_j >= tau`` and the power cone's ``tau >= 0``) the interior point gives such a row a clearly positive
+    multiplier. A run that solves its equations but leaves a row with the wrong sign is followed by one with those
+    rows moved (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
+    :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most :data:`POLISH_ATTEMPTS` runs
+    (:data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on)."""
     P = sp.csc_matrix(P)
     P_full = (P + P.T - sp.diags(P.diagonal())).tocsr()
     A = sp.csr_matrix(A)
@@ -357,10 +430,10 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     if not (np.isfinite(x0).all() and np.isfinite(z0).all() and np.isfinite(s0).all()):
         keep.reason = "the point is not finite"
         return keep
-    first = faces(cones, s0, z0)
+    first = _release_implied_bounds(A, b, cones, faces(cones, s0, z0))
     readings: list[tuple[list, str]] = [(first, "")]
     reasons = []
-    for attempt in range(POLISH_ATTEMPTS):
+    for attempt in range(POLISH_ATTEMPTS if len(x0) + len(z0) < POLISH_HUGE else POLISH_ATTEMPTS_HUGE):
         if not readings:
             break
         blocks, how = readings.pop(0)
@@ -369,7 +442,7 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
         except FloatingPointError:
             reasons.append("a boundary face at the edge of its cone")
             continue
-        if not attempt:
+        if not attempt and len(x0) + len(z0) < POLISH_LARGE:
             for k, i in _doubtful_rows(cones, first, z0, dz)[:POLISH_RETRIES]:
                 released = list(first)
                 released[k] = first[k].copy()

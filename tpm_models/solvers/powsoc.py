@@ -42,11 +42,19 @@ def rational(alpha: float) -> Fraction | None:
 def pow_as_soc(form: ConicForm) -> ConicForm:
     """``form`` with every power cone of a rational exponent written as second-order cones (module docstring);
     ``form`` itself when it has none."""
+    return pow_as_soc_map(form)[0]
+
+
+def pow_as_soc_map(form: ConicForm) -> tuple[ConicForm, sp.csr_matrix | None]:
+    """:func:`pow_as_soc`, and the map ``B`` back to ``form``'s rows: each new row, on ``form``'s own columns, is
+    ``B`` times ``form``'s rows (the power cones' :math:`s_0, s_1`), so a dual ``z`` of the new form gives ``form``
+    the dual ``z[:m] + B.T @ z[m:]`` with the same stationarity (:func:`dual_of_power_form`); ``None`` when
+    ``form`` has no power cone to write."""
     starts = np.cumsum([0] + [c.dim for c in form.cones])
     targets = [(k, int(starts[k]), rational(c.alpha)) for k, c in enumerate(form.cones) if c.kind == "pow"]
     targets = [t for t in targets if t[2] is not None]
     if not targets:
-        return form
+        return form, None
     A = sp.csr_matrix(form.A)
     m0, n0 = A.shape
     cols: list[str] = []
@@ -58,21 +66,23 @@ def pow_as_soc(form: ConicForm) -> ConicForm:
         cols.append(name)
         return n0 + len(cols) - 1
 
-    def row_handle(r: int) -> tuple[dict, float]:
+    def row_handle(r: int) -> tuple[dict, float, dict]:
         lo, hi = A.indptr[r], A.indptr[r + 1]
-        return dict(zip(A.indices[lo:hi].tolist(), A.data[lo:hi].tolist())), float(form.b[r])
+        return dict(zip(A.indices[lo:hi].tolist(), A.data[lo:hi].tolist())), float(form.b[r]), {r: 1.0}
 
-    def var_handle(c: int) -> tuple[dict, float]:  # s = x_c: b = 0, A = -e_c
-        return {c: -1.0}, 0.0
+    def var_handle(c: int) -> tuple[dict, float, dict]:  # s = x_c: b = 0, A = -e_c
+        return {c: -1.0}, 0.0, {}
 
-    def combine(y, z, sign: float) -> tuple[dict, float]:
-        out = dict(y[0])
+    def combine(y, z, sign: float) -> tuple[dict, float, dict]:
+        out, of = dict(y[0]), dict(y[2])
         for c, a in z[0].items():
             out[c] = out.get(c, 0.0) + sign * a
-        return out, y[1] + sign * z[1]
+        for r, a in z[2].items():
+            of[r] = of.get(r, 0.0) + sign * a
+        return out, y[1] + sign * z[1], of
 
     def rotated(g: int, y, z) -> None:  # g^2 <= y z  <=>  (y + z, y - z, 2 g) in SOC(3)
-        extra.extend([combine(y, z, 1.0), combine(y, z, -1.0), ({g: -2.0}, 0.0)])
+        extra.extend([combine(y, z, 1.0), combine(y, z, -1.0), ({g: -2.0}, 0.0, {})])
         extra_cones.append(Cone("soc", 3))
 
     cones = list(form.cones)
@@ -81,7 +91,7 @@ def pow_as_soc(form: ConicForm) -> ConicForm:
         sigma, rho = new_col(f"power cone {k}: sigma"), new_col(f"power cone {k}: rho")
         fixes.append((start + 2, sigma))  # s_2 - sigma = 0
         cones[k] = (Cone("nonneg", 2), Cone("zero", 1))
-        extra.extend([({rho: -1.0, sigma: 1.0}, 0.0), ({rho: -1.0, sigma: -1.0}, 0.0)])  # rho >= |sigma|
+        extra.extend([({rho: -1.0, sigma: 1.0}, 0.0, {}), ({rho: -1.0, sigma: -1.0}, 0.0, {})])  # rho >= |sigma|
         extra_cones.append(Cone("nonneg", 2))
         size = 1 << max(1, math.ceil(math.log2(d)))
         level = [row_handle(start)] * a + [row_handle(start + 1)] * (d - a) + [var_handle(rho)] * (size - d)
@@ -103,15 +113,28 @@ def pow_as_soc(form: ConicForm) -> ConicForm:
     for r, c in fixes:
         ri.append(r), ci.append(c), data.append(1.0)
     b = list(form.b)
-    for i, (row, rhs) in enumerate(extra):
+    back_r, back_c, back_d = [], [], []
+    for i, (row, rhs, of) in enumerate(extra):
         for c, a in row.items():
             ri.append(m0 + i), ci.append(c), data.append(a)
         b.append(rhs)
+        for r, a in of.items():
+            back_r.append(i), back_c.append(r), back_d.append(a)
     A_new = sp.csc_matrix((data, (ri, ci)), shape=(m0 + len(extra), n))
     A_new.eliminate_zeros()
     P = sp.csc_matrix(form.P)
     P_new = sp.csc_matrix((P.data, P.indices, np.concatenate([P.indptr, np.full(len(cols), P.indptr[-1])])),
                           shape=(n, n))
+    back = sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
     return replace(form, n_aux=form.n_aux + len(cols), P=P_new, q=np.concatenate([form.q, np.zeros(len(cols))]),
                    A=A_new, b=np.asarray(b, dtype=float), cones=flat + extra_cones,
-                   aux_names=list(form.aux_names) + cols)
+                   aux_names=list(form.aux_names) + cols), back
+
+
+def dual_of_power_form(form: ConicForm, back: sp.csr_matrix, x: np.ndarray, z: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """A primal-dual point ``(x, z)`` of :func:`pow_as_soc_map`'s form as one of ``form`` (its power cones'):
+    ``x`` on ``form``'s columns, and ``z[:m] + back.T @ z[m:]``, which keeps :math:`Px + q + A^\\top z` on those
+    columns unchanged."""
+    m0, n0 = form.A.shape
+    return np.asarray(x[:n0], dtype=float), np.asarray(z[:m0] + back.T @ z[m0:], dtype=float)

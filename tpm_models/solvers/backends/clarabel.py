@@ -13,12 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyomo.core as pyo
+import scipy.sparse as sp
 
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import GAP_FLOOR, Termination
 from tpm_models.solvers.conic import Cone, ConicForm, conic_form
 from tpm_models.solvers.polish import Polished, polish
-from tpm_models.solvers.powsoc import pow_as_soc
+from tpm_models.solvers.powsoc import dual_of_power_form, pow_as_soc_map
 from tpm_models.solvers.rows import model_evaluates
 
 CLARABEL_TOL = 1e-12
@@ -38,6 +39,14 @@ run at 1e-9 or 1e-8 reports ``Solved`` (an earlier stop on the same path), by up
 CLARABEL_TOLS: tuple[float, ...] = (CLARABEL_TOL, 1e-10, CLARABEL_ACCEPT_TOL)
 """The tolerances of the runs of :func:`clarabel_solve`, in turn while a run ends neither ``Solved`` nor with an
 accepted ``AlmostSolved`` point (a numerical error, insufficient progress)."""
+
+SOC_FORM_TOLS: tuple[float, ...] = (CLARABEL_TOL,)
+"""The runs before the rescue on a form whose power cones were written as second-order cones before the first run
+(from :data:`POW_AS_SOC_COLUMNS` columns on): the run at 1e-12 only. The runs at 1e-10 and 1e-8 of
+:data:`CLARABEL_TOLS` end 27 of the conic survey's 936 models (all small: they keep their power cones), but on the
+second-order-cone forms at scale none was measured to help: on (26) at p = 1.5 (``tpm-models bench scale``'s data)
+they stop ``AlmostSolved`` short of 1e-8 at 10^4 points (then the rescue run solves it) and on the very point of the
+run at 1e-12 at 10^5 (31 iterations, the same residuals), 2 s each; every other model there ends at the first run."""
 
 CLARABEL_REFINE_TOL = 1e-15
 """Clarabel's ``iterative_refinement_reltol`` and ``_abstol`` (defaults 1e-13, 1e-12): its KKT solves are refined
@@ -71,7 +80,9 @@ certificate (:mod:`tpm_models.solvers.certificate`: feasibility, KKT conditions 
 :math:`u \\ge \\|(t, v)\\|` near its ray at :math:`u \\approx v \\approx \\tfrac12`), the first run at 1e-12 stops with
 a primal residual of 1.1e-7, a dual residual of 3.5e-9 and a gap of 1.1e-13; certified, its objective 2.5e-8
 (relative) from cvxpy + Clarabel's optimum of (23) at p = 1.5 (the same optimum) and its w within 5e-10; the later
-runs stop farther (2e-6 to 8e-6)."""
+runs stop farther (2e-6 to 8e-6). Measured again on main 4dacf80 (why it differs from that run is not known):
+that run stops at residuals 6.0e-10 and 4.0e-8, its point 3.5e-7 from the optimum, and the certificate's gap test
+fails ("optimal, not certified"; ``docs/bench-scale.md``, "p = 1.5 and 10^6 points")."""
 
 POW_AS_SOC_COLUMNS = 2_000
 """From this many columns of the conic form on, its power cones are written as second-order cones
@@ -215,7 +226,7 @@ def almost_residual(solution) -> float | None:
 
 def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None,
                    polish_point: bool = CLARABEL_POLISH, options: dict | None = None,
-                   judged_by_certificate: bool = False) -> ClarabelRun:
+                   judged_by_certificate: bool = False, tols: tuple[float, ...] = CLARABEL_TOLS) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
     user's ``options`` over them), along :data:`CLARABEL_TOLS`;
@@ -223,7 +234,8 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     polished (:func:`tpm_models.solvers.polish.polish`) when ``polish_point``. The backend
     (``solve(model, "clarabel")``) and the dense adapter :mod:`tpm_models.learn.fastconic` share it.
     ``judged_by_certificate``: the caller certifies the point on the model (the backend does, through ``solve()``),
-    so the best ``AlmostSolved`` point may be taken when no run meets 1e-8 (:data:`CLARABEL_LAST_RESORT_TOL`)."""
+    so the best ``AlmostSolved`` point may be taken when no run meets 1e-8 (:data:`CLARABEL_LAST_RESORT_TOL`).
+    ``tols``: the tolerances of the runs before the rescue (:data:`CLARABEL_TOLS`; :data:`SOC_FORM_TOLS`)."""
     objects = [clarabel_cone(c) for c in cones]
     rescued, last_resort = False, None
     best: tuple[float, object, float] | None = None  # the best AlmostSolved point: (residual, solution, tol)
@@ -234,7 +246,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
         if residual is not None and (best is None or residual < best[0]):
             best = (residual, sol, at)
 
-    for tol in CLARABEL_TOLS:
+    for tol in tols:
         solution = _solve_at(P, q, A, b, objects, tol, time_limit, options)
         status = str(solution.status)
         if status == "Solved" or status == "AlmostSolved" and meets(solution, CLARABEL_ACCEPT_TOL):
@@ -278,32 +290,54 @@ def _evaluates(model: pyo.ConcreteModel) -> bool:
     return model_evaluates(model)
 
 
+def polish_power_form(run: ClarabelRun, power: ConicForm, soc: ConicForm, back: sp.csr_matrix) -> ConicForm:
+    """Polish Clarabel's point of ``soc`` (:func:`~tpm_models.solvers.powsoc.pow_as_soc_map` of ``power``, ``back``
+    its map) on ``power``'s own cones, and return the form ``run``'s point is of: the polish's faces are then the
+    power cones' (:func:`~tpm_models.solvers.polish.polish`), not those of their trees of rotated cones, whose
+    rows near :math:`|w_j|` of 1e-6 read degenerate (``docs/solvers.md``, "The polish at scale"). When the polish
+    is refused, Clarabel's own point of ``soc`` is kept, and ``soc`` returned."""
+    x, z = dual_of_power_form(power, back, run.x, run.z)
+    run.polished = polish(power.P, power.q, power.A, power.b, power.cones, x, power.b - power.A @ x, z)
+    if not run.polished.accepted:
+        return soc
+    run.interior = (run.x, run.s, run.z)
+    run.x, run.z = run.polished.x, run.polished.z
+    run.s = power.b - power.A @ run.x
+    return power
+
+
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
                  prepared: ConicForm | None = None):
     """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the form built by the
-    refusal check, so it is built once per solve); duals by ``ConicForm.dual_values``."""
+    refusal check, so it is built once per solve); duals by ``ConicForm.dual_values``. A form whose power cones
+    were written as second-order cones is polished on its power cones (:func:`polish_power_form`)."""
     form = conic_form(model) if prepared is None else prepared
-    note = ""
+    power, back, note = form, None, ""
     if form.A.shape[1] >= POW_AS_SOC_COLUMNS:
-        soc = pow_as_soc(form)
+        soc, back = pow_as_soc_map(form)
         if soc is not form:
             form, note = soc, f"; power cones written as second-order cones ({form.A.shape[1]:,} columns)"
     rewritable = any(c.kind == "pow" for c in form.cones)  # a failure is followed by the second-order-cone form
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options,
-                         judged_by_certificate=not rewritable)
+                         judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None,
+                         tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS)
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
     if termination in (Termination.NUMERICAL_ERROR, Termination.ERROR):
-        soc = pow_as_soc(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs (powsoc)
+        soc, back = pow_as_soc_map(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs
         if soc is not form:
             first = run.message
             run = clarabel_solve(soc.P, soc.q, soc.A, soc.b, soc.cones, time_limit, options=options,
-                                 judged_by_certificate=True)
+                                 judged_by_certificate=True, polish_point=False)
             termination, form = CLARABEL_STATUS.get(run.status, Termination.ERROR), soc
             note = f"; power cones written as second-order cones after: {first}"
+    solved = form
+    if back is not None and form is not power and run.status == "Solved" and CLARABEL_POLISH:
+        form = polish_power_form(run, power, form, back)
     if termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED) and run.x.size and np.isfinite(run.x).all():
         _load(form.variables, run.x)  # a certificate is no point: left unloaded
         if run.interior is not None and form.n_aux and not _evaluates(model):  # atoms: sqrt, r**(1-q)
             run.unpolish("the polished point is where the model's rows cannot be evaluated (e.g. r**(1-q) at r = 0)")
+            form = solved  # Clarabel's own point is of the form it solved
             _load(form.variables, run.x)
     duals = None
     if termination is Termination.OPTIMAL:
