@@ -336,7 +336,7 @@ def _sign_corrections(cones, blocks: list, s: np.ndarray, z: np.ndarray) -> list
 
 
 def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Sequence[Cone],
-           x: np.ndarray, s: np.ndarray, z: np.ndarray) -> Polished:
+           x: np.ndarray, s: np.ndarray, z: np.ndarray, attempts: int = POLISH_ATTEMPTS) -> Polished:
     """Polish the interior point ``(x, s, z)`` of :math:`\\min \\tfrac12x^\\top Px+q^\\top x` s.t.
     :math:`b - Ax = s \\in \\mathcal K` (``P`` its upper triangle, as Clarabel takes it); see the module docstring.
 
@@ -347,7 +347,8 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     ``tau >= 0``) the interior point gives such a row a clearly positive multiplier. A run that solves its
     equations but leaves a row with the wrong sign is followed by one with those rows moved
     (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
-    :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most :data:`POLISH_ATTEMPTS` runs."""
+    :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most ``attempts`` runs
+    (:data:`POLISH_ATTEMPTS`)."""
     P = sp.csc_matrix(P)
     P_full = (P + P.T - sp.diags(P.diagonal())).tocsr()
     A = sp.csr_matrix(A)
@@ -360,7 +361,7 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     first = faces(cones, s0, z0)
     readings: list[tuple[list, str]] = [(first, "")]
     reasons = []
-    for attempt in range(POLISH_ATTEMPTS):
+    for attempt in range(attempts):
         if not readings:
             break
         blocks, how = readings.pop(0)

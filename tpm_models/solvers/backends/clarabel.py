@@ -73,6 +73,19 @@ a primal residual of 1.1e-7, a dual residual of 3.5e-9 and a gap of 1.1e-13; cer
 (relative) from cvxpy + Clarabel's optimum of (23) at p = 1.5 (the same optimum) and its w within 5e-10; the later
 runs stop farther (2e-6 to 8e-6)."""
 
+CLARABEL_POLISH_ALMOST_TOL = 1e-6
+"""A run that stops ``AlmostSolved`` short of :data:`CLARABEL_ACCEPT_TOL`, with residuals (:func:`almost_residual`) at
+most 1e-6, is polished before the next run is made, inside ``solve()`` only (``judged_by_certificate``); when the
+polish is accepted (a KKT point of the conic program to :data:`~tpm_models.solvers.polish.POLISH_ACCEPT` = 1e-11, a
+thousand times tighter than 1e-8), that point is taken and the later runs are not made, and the message says so
+(the model's certificate then judges it as any other point). At most one such polish per solve, on the first reading
+of the faces only, and not on a form with power cones (written as second-order cones or not): there the polish fails
+on (23) and (26) at p = 1.5 from 10^4 points (``docs/bench-scale.md``), and trying it first cost (26) 0.36 s of
+CPU at 10^4 points (1.04 -> 1.40 s) for nothing. Measured
+(``docs/bench-scale.md``): (27) on 10^5 points, whose runs at 1e-12 and 1e-10 stop at the same point (dual residual
+2.7e-8) before the run at 1e-8 ends ``Solved``: two runs of about 2.2 s each are saved, and the polished point is
+the same optimum."""
+
 POW_AS_SOC_COLUMNS = 2_000
 """From this many columns of the conic form on, its power cones are written as second-order cones
 (:func:`tpm_models.solvers.powsoc.pow_as_soc`) before the first run; below, only after a run on them failed. Measured
@@ -215,7 +228,7 @@ def almost_residual(solution) -> float | None:
 
 def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None,
                    polish_point: bool = CLARABEL_POLISH, options: dict | None = None,
-                   judged_by_certificate: bool = False) -> ClarabelRun:
+                   judged_by_certificate: bool = False, polish_almost: bool = False) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
     user's ``options`` over them), along :data:`CLARABEL_TOLS`;
@@ -223,10 +236,13 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     polished (:func:`tpm_models.solvers.polish.polish`) when ``polish_point``. The backend
     (``solve(model, "clarabel")``) and the dense adapter :mod:`tpm_models.learn.fastconic` share it.
     ``judged_by_certificate``: the caller certifies the point on the model (the backend does, through ``solve()``),
-    so the best ``AlmostSolved`` point may be taken when no run meets 1e-8 (:data:`CLARABEL_LAST_RESORT_TOL`)."""
+    so the best ``AlmostSolved`` point may be taken when no run meets 1e-8 (:data:`CLARABEL_LAST_RESORT_TOL`), and
+    with ``polish_almost`` a point short of 1e-8 polished to a KKT point (:data:`CLARABEL_POLISH_ALMOST_TOL`)."""
     objects = [clarabel_cone(c) for c in cones]
     rescued, last_resort = False, None
     best: tuple[float, object, float] | None = None  # the best AlmostSolved point: (residual, solution, tol)
+    early: Polished | None = None  # an AlmostSolved point short of 1e-8, polished (CLARABEL_POLISH_ALMOST_TOL)
+    tried = not (polish_point and judged_by_certificate and polish_almost)
 
     def keep_best(sol, at: float) -> None:
         nonlocal best
@@ -243,6 +259,16 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
         if status in ("PrimalInfeasible", "DualInfeasible", "MaxTime"):
             break
         keep_best(solution, tol)
+        residual = almost_residual(solution)
+        if not tried and residual is not None and residual <= CLARABEL_POLISH_ALMOST_TOL:
+            tried = True
+            early = polish(P, q, A, b, cones, np.asarray(solution.x, dtype=float), np.asarray(solution.s, dtype=float),
+                           np.asarray(solution.z, dtype=float), attempts=1)
+            if early.accepted:
+                early.reason = f"short of {CLARABEL_ACCEPT_TOL:g} (residuals {residual:.1e}), " + early.reason
+                status = "Solved"
+                break
+            early = None
     else:  # every tolerance failed: once more with a larger regularisation (CLARABEL_RESCUE_REG)
         rescue = {"static_regularization_constant": CLARABEL_RESCUE_REG, **(options or {})}
         tol = CLARABEL_ACCEPT_TOL
@@ -259,12 +285,14 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
                       np.asarray(solution.z, dtype=float), status, str(solution.status), tol, int(solution.iterations),
                       float(solution.obj_val), float(solution.obj_val_dual), float(solution.r_dual), None)
     run.rescued, run.last_resort = rescued, last_resort
-    if status == "Solved" and polish_point:
+    if early is not None:
+        run.polished = early
+    elif status == "Solved" and polish_point:
         run.polished = polish(P, q, A, b, cones, run.x, run.s, run.z)
-        if run.polished.accepted:
-            run.interior = (run.x, run.s, run.z)
-            run.x, run.z = run.polished.x, run.polished.z
-            run.s = b - A @ run.x
+    if run.polished is not None and run.polished.accepted:
+        run.interior = (run.x, run.s, run.z)
+        run.x, run.z = run.polished.x, run.polished.z
+        run.s = b - A @ run.x
     return run
 
 
@@ -289,8 +317,9 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
         if soc is not form:
             form, note = soc, f"; power cones written as second-order cones ({form.A.shape[1]:,} columns)"
     rewritable = any(c.kind == "pow" for c in form.cones)  # a failure is followed by the second-order-cone form
+    almost = not (rewritable or note)  # not on the p-norms' power cones, where the polish fails (POLISH_ALMOST_TOL)
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options,
-                         judged_by_certificate=not rewritable)
+                         judged_by_certificate=not rewritable, polish_almost=almost)
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
     if termination in (Termination.NUMERICAL_ERROR, Termination.ERROR):
         soc = pow_as_soc(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs (powsoc)
