@@ -92,6 +92,12 @@ POLISH_LARGE = 5_000
 """From this many unknowns on, a Newton step is factorised in the order of :func:`dense_last` (below it, SuperLU's
 own ordering, with which the polish was measured on Iris and Wine)."""
 
+POLISH_REUSE = 1e-14
+"""From :data:`POLISH_LARGE` unknowns on, a Newton step is first solved with the factors of the run's first step (the
+Newton matrix changes only in the cone blocks' rows) and iterative refinement on its own matrix; that step is taken
+when its residual :math:`\\|J\\,step + F\\|_\\infty` is at most 1e-14 of :math:`\\max(1, \\|F\\|_\\infty)`, else the
+matrix is factorised. Each polished point is still judged by its KKT residual (:data:`POLISH_ACCEPT`)."""
+
 POLISH_DENSE = 50
 """More nonzeros than this make a row or column of the Newton matrix *dense* for :func:`dense_last`."""
 
@@ -218,33 +224,59 @@ def dense_last(M: sp.spmatrix) -> np.ndarray:
     return np.concatenate([np.flatnonzero(~dense), np.flatnonzero(dense)])
 
 
-def _newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray) -> np.ndarray | None:
-    """``J step = -F`` through the LU factors of the equilibrated ``J + POLISH_REG diag(reg)`` (:func:`_equilibrate`)
-    and iterative refinement on ``J`` itself."""
-    r, c = _equilibrate(J)
-    M = (sp.diags(r) @ J @ sp.diags(c) + sp.diags(POLISH_REG * reg)).tocsc()
-    perm = dense_last(M) if M.shape[0] >= POLISH_LARGE else None
-    try:
-        lu = spla.splu(M) if perm is None else spla.splu(M[perm][:, perm].tocsc(), permc_spec="NATURAL")
-    except RuntimeError:  # exactly singular even with the regularisation
-        return None
+class _Factors:
+    """The LU factors of one Newton matrix (:func:`_newton_step`), equilibrated and regularised, and their solve."""
 
-    def solve(rhs: np.ndarray) -> np.ndarray:
-        if perm is None:
-            return c * lu.solve(r * rhs)
+    def __init__(self, J: sp.csc_matrix, reg: np.ndarray):
+        self.r, self.c = _equilibrate(J)
+        M = (sp.diags(self.r) @ J @ sp.diags(self.c) + sp.diags(POLISH_REG * reg)).tocsc()
+        self.perm = dense_last(M) if M.shape[0] >= POLISH_LARGE else None
+        # RuntimeError: exactly singular even with the regularisation
+        self.lu = spla.splu(M) if self.perm is None else spla.splu(M[self.perm][:, self.perm].tocsc(),
+                                                                   permc_spec="NATURAL")
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        if self.perm is None:
+            return self.c * self.lu.solve(self.r * rhs)
         out = np.empty_like(rhs)
-        out[perm] = lu.solve((r * rhs)[perm])
-        return c * out
+        out[self.perm] = self.lu.solve((self.r * rhs)[self.perm])
+        return self.c * out
 
-    step = solve(-F)
+
+def _refine(J: sp.csc_matrix, F: np.ndarray, factors: _Factors) -> tuple[np.ndarray | None, float]:
+    """``J step = -F`` by ``factors`` and iterative refinement on ``J`` (:data:`POLISH_REFINE` steps at most): the
+    step (``None`` if not finite) and its residual :math:`\\|J\\,step + F\\|_\\infty / \\max(1, \\|F\\|_\\infty)`."""
+    scale = max(1.0, float(np.max(np.abs(F), initial=0.0)))
+    step = factors.solve(-F)
+    size = math.inf
     for _ in range(POLISH_REFINE):
         res = -F - J @ step
         if not np.isfinite(res).all():
-            return None
-        if np.max(np.abs(res), initial=0.0) <= 1e-17 * max(1.0, float(np.max(np.abs(F), initial=0.0))):
+            return None, math.inf
+        largest = float(np.max(np.abs(res), initial=0.0))
+        size = largest / scale
+        if largest <= 1e-17 * scale:
             break
-        step += solve(res)
-    return step if np.isfinite(step).all() else None
+        step += factors.solve(res)
+    return (step, size) if np.isfinite(step).all() else (None, math.inf)
+
+
+def _newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray, kept: list | None = None) -> np.ndarray | None:
+    """``J step = -F`` through the LU factors of the equilibrated ``J + POLISH_REG diag(reg)`` (:func:`_equilibrate`)
+    and iterative refinement on ``J`` itself. ``kept``: a list holding the factors of an earlier step of the same
+    Newton run (from :data:`POLISH_LARGE` unknowns on): they are tried first, as a preconditioner of the refinement
+    on this ``J``, and kept when the refined step meets :data:`POLISH_REUSE` (else ``J`` is factorised)."""
+    if kept:
+        step, size = _refine(J, F, kept[0])
+        if step is not None and size <= POLISH_REUSE:
+            return step
+    try:
+        factors = _Factors(J, reg)
+    except RuntimeError:  # exactly singular even with the regularisation
+        return None
+    if kept is not None and J.shape[0] >= POLISH_LARGE:
+        kept[:] = [factors]
+    return _refine(J, F, factors)[0]
 
 
 def _mu_start(f: _Faces, s: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -267,12 +299,13 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
     fixed, reg = _fixed_jacobian(P, A, f, nx, len(mu))
     F = _residual(P, q, A, b, f, xk, zk, mu)
     first_dz = np.zeros(m)
+    kept: list = []  # the factors of this run's first step, reused by the next ones (POLISH_REUSE)
     floor = POLISH_FLOOR * max(1.0, float(np.max(np.abs(q), initial=0.0)), float(np.max(np.abs(b), initial=0.0)))
     for _ in range(POLISH_NEWTON):
         size = float(np.linalg.norm(F))
         if size <= floor:
             break
-        step = _newton_step(_jacobian(A, f, b - A @ xk, mu, fixed), F, reg)
+        step = _newton_step(_jacobian(A, f, b - A @ xk, mu, fixed), F, reg, kept)
         if step is None:
             break
         if not first_dz.any():
