@@ -165,7 +165,7 @@ def _residual(P, q, A, b, f: _Faces, x, z, mu) -> np.ndarray:
     return F
 
 
-def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix) -> sp.csc_matrix:
+def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix) -> sp.csr_matrix:
     """``fixed`` (:func:`_fixed_jacobian`) plus the boundary blocks' terms at ``s = b - Ax`` and ``mu``."""
     n = fixed.shape[0]
     nx, m = n - f.m - len(mu), f.m
@@ -180,9 +180,9 @@ def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix)
         cols += [HA.col, np.full(d, nx + m + k), gA.col]
         vals += [HA.data, -g, gA.data]  # d/dmu (z - mu g) = -g
     if not rows:
-        return fixed.tocsc()
+        return fixed
     var = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
-    return (fixed + var).tocsc()
+    return fixed + var
 
 
 def _fixed_jacobian(P, A, f: _Faces, nx: int, nb: int) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -403,18 +403,18 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
         except FloatingPointError:
             reasons.append("a boundary face at the edge of its cone")
             continue
-        if not attempt:
-            for k, i in _doubtful_rows(cones, first, z0, dz)[:POLISH_RETRIES]:
-                released = list(first)
-                released[k] = first[k].copy()
-                released[k][i] = False
-                readings.append((released, f"active row {i} of block {k} read as inactive"))
         after = kkt_residual(P_full, q, A, b, cones, xk, zk)
         move = float(np.max(np.abs(xk - x0), initial=0.0)) / max(1.0, float(np.max(np.abs(x0), initial=0.0)))
         keep.residual_after = min(keep.residual_after, after)
         if after <= POLISH_ACCEPT and after < before and move <= POLISH_MAX_MOVE:
             retried = f" ({how})" if how else ""
             return Polished(xk, zk, True, before, after, f"KKT residual {before:.1e} -> {after:.1e}{retried}")
+        if not attempt and attempts > 1:  # the first reading failed: the readings to retry (read only now)
+            for k, i in _doubtful_rows(cones, first, z0, dz)[:POLISH_RETRIES]:
+                released = list(first)
+                released[k] = first[k].copy()
+                released[k][i] = False
+                readings.append((released, f"active row {i} of block {k} read as inactive"))
         if move > POLISH_MAX_MOVE:
             reasons.append(f"the polished point moved {move:.1e} (a face misread)")
         else:
