@@ -295,6 +295,7 @@ def test_unreachable_tolerances_are_never_optimal(monkeypatch, iris):
     monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16,))
     monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-16)
     monkeypatch.setattr(clarabel_backend, "CLARABEL_LAST_RESORT_TOL", 1e-16)  # no point meets what is asked
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_POLISH_ALMOST_TOL", 0.0)  # nor is polished to be taken
     r = solve(build(28, X, y, 0, NU, ALPHA, p=2, eps=0.02), "clarabel", raise_on_failure=False)
     assert not r.optimal and r.objective is None, r.message
 
@@ -308,11 +309,31 @@ def test_when_no_run_meets_its_tolerance_the_best_point_is_judged_by_the_certifi
     X, y = iris
     monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16,))
     monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-16)
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_POLISH_ALMOST_TOL", 0.0)  # the stalled point is not polished first
     model = build(28, X, y, 0, NU, ALPHA, p=2, eps=0.0)
     r = solve(model, "clarabel")
     assert "no run met 1e-16: the best point" in r.message and r.certified, r.message
     truth = solve(build(15, X, y, 0, NU, ALPHA), "piqp").objective
     assert rel_gap(r.objective, truth, objective_scale(model)) <= OBJ_TOL
+
+
+def test_an_almost_solved_point_polished_to_a_kkt_point_ends_the_runs():
+    """(27) on 5,000 points of the scale benchmark's data at eps = 0.005: Clarabel's run at 1e-12 stops
+    ``AlmostSolved`` short of 1e-8 (dual residual 1.1e-8); its point is polished (CLARABEL_POLISH_ALMOST_TOL) to a KKT
+    point and the runs at 1e-10 and 1e-8 are not made. Independent truth: (23) at p = 1 (the same optimum, Corollary
+    1), a QP solved by PIQP."""
+    clarabel()
+    if not S.BACKENDS["piqp"].available():
+        pytest.skip("piqp is not installed")
+    from tpm_models.experiments.bench_scale import scale_data  # scikit-learn's make_classification
+
+    X, y = scale_data(5000)
+    r = solve(build(27, X, y, 1, 0.3, 1.0, eps=0.005), "clarabel")
+    assert "polished: short of 1e-08" in r.message and r.certified, r.message
+    truth = solve(build(23, X, y, 1, 0.3, 1.0, eps=0.005, p=1.0), "piqp")
+    assert truth.certified
+    assert abs(r.objective - truth.objective) <= 1e-9 * abs(truth.objective)  # measured 1.8e-12
+    assert np.max(np.abs(np.asarray(r.values["w"]) - np.asarray(truth.values["w"]))) <= 1e-7  # measured 2.1e-12
 
 
 def _refused(kind):

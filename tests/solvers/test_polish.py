@@ -243,3 +243,33 @@ def test_p15_models_polish_on_their_power_cones_to_one_optimum():
     assert "power cones written as second-order cones" in r23.message  # polished on the power form, mapped back
     assert abs(r23.objective - r26.objective) <= 1e-11 * abs(r23.objective)
     assert np.max(np.abs(np.asarray(r23.values["w"]) - np.asarray(r26.values["w"]))) <= 1e-10
+
+
+def test_the_factors_of_a_large_newton_run_are_reused_for_the_same_point(monkeypatch):
+    """From POLISH_LARGE unknowns on, the Newton steps after the first are solved with the first step's factors and
+    iterative refinement on their own matrix (POLISH_REUSE). (28) on 10^4 points of the scale benchmark's data (about
+    7,500 unknowns), polished from Clarabel's point: one factorisation instead of one per step, and the same polished
+    point as with a factorisation per step (POLISH_REUSE = 0), to rounding; both are KKT points (POLISH_ACCEPT)."""
+    from tpm_models.experiments.bench_scale import scale_data  # scikit-learn's make_classification
+    from tpm_models.solvers import polish as polish_module
+
+    X, y = scale_data(10_000)
+    form = conic_form(build(28, X, y, 1, 0.3, 1.0, eps=0.02))
+    run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)
+    assert form.A.shape[0] + form.A.shape[1] >= polish_module.POLISH_LARGE
+    factorised = []
+    original = polish_module._Factors
+
+    class Counted(original):
+        def __init__(self, J, reg):
+            factorised.append(J.shape[0])
+            super().__init__(J, reg)
+
+    monkeypatch.setattr(polish_module, "_Factors", Counted)
+    reused = polish(form.P, form.q, form.A, form.b, form.cones, run.x, run.s, run.z)
+    once = len(factorised)
+    monkeypatch.setattr(polish_module, "POLISH_REUSE", 0.0)
+    fresh = polish(form.P, form.q, form.A, form.b, form.cones, run.x, run.s, run.z)
+    assert reused.accepted and fresh.accepted and reused.residual_after <= POLISH_ACCEPT
+    assert once == 1 and len(factorised) - once >= 2  # the fresh run factorised every step
+    assert np.max(np.abs(reused.x - fresh.x)) <= 1e-12 * max(1.0, float(np.max(np.abs(fresh.x))))

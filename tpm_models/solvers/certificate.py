@@ -54,6 +54,11 @@ residual on the row's columns as far as it can (:math:`u = -Q^{-1}r` projected o
 is left as any other residual: a point that is not optimal leaves a residual that no multiplier of the cone cancels,
 and fails as before. Such a row without an active bound that picks the nappe, or whose :math:`Q` has another signature
 or a zero eigenvalue, stays "a dual is missing or NaN".
+
+The perspective rows :math:`c\\,a^q r^{1-q} - d\\,z \\le 0` of a :math:`q`-norm at their power cone's apex
+(:math:`a = r = z = 0`, where :math:`r^{1-q}` has no derivative: (23) at p = 3 when its optimum is :math:`w = 0`) are
+read the same way, their multipliers taken from the cones' normal cones together, as they share :math:`r`
+(:mod:`tpm_models.solvers.power_apex`).
 """
 
 from __future__ import annotations
@@ -70,6 +75,7 @@ from pyomo.repn import generate_standard_repn
 from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
 from tpm_models.solvers.cones import APEX_TOL
 from tpm_models.solvers.gradients import atom_gradient, gradient, linear_body, objective_gradient
+from tpm_models.solvers.power_apex import power_apexes
 from tpm_models.solvers.rows import read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
 
@@ -127,8 +133,22 @@ class _Rows:
     upper: np.ndarray
     constant: np.ndarray
     J: sp.csr_matrix
-    smooth: bool
-    """Every row's gradient exists at the point."""
+    kinks: np.ndarray
+    """The rows whose gradient does not exist at the point (their ``J`` rows are 0)."""
+
+    @property
+    def smooth(self) -> bool:
+        """Every row's gradient exists at the point."""
+        return not self.kinks.any()
+
+
+def _value(con) -> float:
+    """The row's body at the point, ``inf`` where it cannot be evaluated (``0.0 ** -0.5``: a perspective at r = 0)."""
+    try:
+        value = pyo.value(con.body, exception=False)
+    except (ArithmeticError, ValueError):
+        return math.inf
+    return math.inf if value is None else float(value)
 
 
 def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray) -> _Rows:
@@ -143,7 +163,7 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
     ri: list[int] = []
     ci: list[int] = []
     data: list[float] = []
-    smooth = True
+    kinks = np.zeros(m, dtype=bool)
     atom_rows = read_atom_rows(model, linear, col, n)
     for i, con in enumerate(linear.others, start=m_lin):
         lo, up = con.lb, con.ub
@@ -159,17 +179,15 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
         elif atom_rows.get(id(con)) is not None:  # linear in nodes shared by many rows: each node's gradient once
             read = atom_gradient(atom_rows[id(con)], x, col, memo)
             if read is False:  # a node at a kink
-                value = pyo.value(con.body, exception=False)
-                body[i] = np.inf if value is None else float(value)
-                smooth = False
+                body[i] = _value(con)
+                kinks[i] = True
                 continue
         if terms is None:
             if read is None:
                 read = gradient(con.body, col, memo)
             if read is None:
-                value = pyo.value(con.body, exception=False)
-                body[i] = np.inf if value is None else float(value)
-                smooth = False
+                body[i] = _value(con)
+                kinks[i] = True
                 continue
             body[i], cols, coefs = read
         ri.extend([i - m_lin] * len(cols))
@@ -180,7 +198,8 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
         order = linear.in_model_order()
         cons = [cons[k] for k in order]
         J, body, lower, upper, constant = J[order], body[order], lower[order], upper[order], constant[order]
-    return _Rows(cons, body, lower, upper, constant, J, smooth)
+        kinks = kinks[order]
+    return _Rows(cons, body, lower, upper, constant, J, kinks)
 
 
 @dataclass
@@ -342,16 +361,20 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         return cert
     y = np.array([np.nan if duals.get(c) is None else float(duals[c]) for c in rows.cons])
     apexes: list[ApexCone] = []
-    for i in np.flatnonzero(~np.isfinite(y)):  # a cone's apex (module docstring) or a dual that is missing
+    for i in np.flatnonzero(~np.isfinite(y) & ~rows.kinks):  # a cone's apex (module docstring) or a missing dual
         apex = apex_cone(rows.cons[i], rows.J[i].toarray().ravel(), float(rows.body[i]), x, col, lb, ub)
         if apex is None:
             cert.why = "a dual is missing or NaN (e.g. a cone's apex without an active bound that picks its nappe)"
             return cert
         apexes.append(apex)
         y[i] = 0.0  # its multiplier is the vector of the cone's normal cone added to r below
-    if not rows.smooth:
-        cert.why = "a row is not differentiable at the point"
-        return cert
+    powers = None
+    if not rows.smooth:  # perspective rows at their power cone's apex (tpm_models.solvers.power_apex), or none
+        powers = power_apexes([rows.cons[i] for i in np.flatnonzero(rows.kinks)], x, col)
+        if powers is None:
+            cert.why = "a row is not differentiable at the point"
+            return cert
+        y[rows.kinks] = 0.0  # their multipliers are vectors of the cones' normal cones added to r below
     if read is None:
         cert.why = "the objective is not differentiable at the point"
         return cert
@@ -369,6 +392,10 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         v = apex.multiplier(r[apex.cols])
         r[apex.cols] += v
         apex_gap += abs(float(v @ apex.offset))
+    if powers is not None:
+        v, gap = powers.multiplier(r, x, np.isfinite(lb) & (lb == 0) & (np.abs(x) <= APEX_TOL))
+        r += v
+        apex_gap += gap
     f_scale = max(1.0, abs(f))
     dist_l = np.where(np.isfinite(lb), x - np.where(np.isfinite(lb), lb, 0.0), np.inf)
     dist_u = np.where(np.isfinite(ub), np.where(np.isfinite(ub), ub, 0.0) - x, np.inf)
@@ -401,6 +428,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     cert.complementarity = gap / f_scale
 
     kkt = max(cert.stationarity, cert.dual_sign, cert.complementarity)
+    n_powers = int(rows.kinks.sum())
     if kkt > KKT_FAIL_TOL:
         cert.level, cert.why = "failed", "the KKT conditions do not hold with the backend's duals"
         return cert
@@ -413,7 +441,8 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         return cert
     if convex:
         cert.level, cert.why = "kkt", "feasible, KKT conditions hold on a convex model" + (
-            f" ({len(apexes)} row(s) at a cone's apex, with a multiplier of its normal cone)" if apexes else "")
+            f" ({len(apexes) + n_powers} row(s) at a cone's apex, with a multiplier of its normal cone)"
+            if apexes or n_powers else "")
     else:
         cert.level, cert.why = "local", "KKT conditions hold, but the model is not classified convex (a local optimum)"
     return cert

@@ -116,6 +116,12 @@ POLISH_LARGE = 5_000
 own ordering, with which the polish was measured on Iris and Wine), no retries are made (:data:`POLISH_RETRIES`) and
 a run stops at :data:`POLISH_STALL_LARGE`."""
 
+POLISH_REUSE = 1e-14
+"""From :data:`POLISH_LARGE` unknowns on, a Newton step is first solved with the factors of the run's first step (the
+Newton matrix changes only in the cone blocks' rows) and iterative refinement on its own matrix; that step is taken
+when its residual :math:`\\|J\\,step + F\\|_\\infty` is at most 1e-14 of :math:`\\max(1, \\|F\\|_\\infty)`, else the
+matrix is factorised. Each polished point is still judged by its KKT residual (:data:`POLISH_ACCEPT`)."""
+
 POLISH_DENSE = 50
 """More nonzeros than this make a row or column of the Newton matrix *dense* for :func:`dense_last`."""
 
@@ -183,7 +189,7 @@ def _residual(P, q, A, b, f: _Faces, x, z, mu) -> np.ndarray:
     return F
 
 
-def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix) -> sp.csc_matrix:
+def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix) -> sp.csr_matrix:
     """``fixed`` (:func:`_fixed_jacobian`) plus the boundary blocks' terms at ``s = b - Ax`` and ``mu``."""
     n = fixed.shape[0]
     nx, m = n - f.m - len(mu), f.m
@@ -198,9 +204,9 @@ def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix)
         cols += [HA.col, np.full(d, nx + m + k), gA.col]
         vals += [HA.data, -g, gA.data]  # d/dmu (z - mu g) = -g
     if not rows:
-        return fixed.tocsc()
+        return fixed
     var = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
-    return (fixed + var).tocsc()
+    return fixed + var
 
 
 def _fixed_jacobian(P, A, f: _Faces, nx: int, nb: int) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -242,33 +248,59 @@ def dense_last(M: sp.spmatrix) -> np.ndarray:
     return np.concatenate([np.flatnonzero(~dense), np.flatnonzero(dense)])
 
 
-def _newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray) -> np.ndarray | None:
-    """``J step = -F`` through the LU factors of the equilibrated ``J + POLISH_REG diag(reg)`` (:func:`_equilibrate`)
-    and iterative refinement on ``J`` itself."""
-    r, c = _equilibrate(J)
-    M = (sp.diags(r) @ J @ sp.diags(c) + sp.diags(POLISH_REG * reg)).tocsc()
-    perm = dense_last(M) if M.shape[0] >= POLISH_LARGE else None
-    try:
-        lu = spla.splu(M) if perm is None else spla.splu(M[perm][:, perm].tocsc(), permc_spec="NATURAL")
-    except RuntimeError:  # exactly singular even with the regularisation
-        return None
+class _Factors:
+    """The LU factors of one Newton matrix (:func:`_newton_step`), equilibrated and regularised, and their solve."""
 
-    def solve(rhs: np.ndarray) -> np.ndarray:
-        if perm is None:
-            return c * lu.solve(r * rhs)
+    def __init__(self, J: sp.csc_matrix, reg: np.ndarray):
+        self.r, self.c = _equilibrate(J)
+        M = (sp.diags(self.r) @ J @ sp.diags(self.c) + sp.diags(POLISH_REG * reg)).tocsc()
+        self.perm = dense_last(M) if M.shape[0] >= POLISH_LARGE else None
+        # RuntimeError: exactly singular even with the regularisation
+        self.lu = spla.splu(M) if self.perm is None else spla.splu(M[self.perm][:, self.perm].tocsc(),
+                                                                   permc_spec="NATURAL")
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        if self.perm is None:
+            return self.c * self.lu.solve(self.r * rhs)
         out = np.empty_like(rhs)
-        out[perm] = lu.solve((r * rhs)[perm])
-        return c * out
+        out[self.perm] = self.lu.solve((self.r * rhs)[self.perm])
+        return self.c * out
 
-    step = solve(-F)
+
+def _refine(J: sp.csc_matrix, F: np.ndarray, factors: _Factors) -> tuple[np.ndarray | None, float]:
+    """``J step = -F`` by ``factors`` and iterative refinement on ``J`` (:data:`POLISH_REFINE` steps at most): the
+    step (``None`` if not finite) and its residual :math:`\\|J\\,step + F\\|_\\infty / \\max(1, \\|F\\|_\\infty)`."""
+    scale = max(1.0, float(np.max(np.abs(F), initial=0.0)))
+    step = factors.solve(-F)
+    size = math.inf
     for _ in range(POLISH_REFINE):
         res = -F - J @ step
         if not np.isfinite(res).all():
-            return None
-        if np.max(np.abs(res), initial=0.0) <= 1e-17 * max(1.0, float(np.max(np.abs(F), initial=0.0))):
+            return None, math.inf
+        largest = float(np.max(np.abs(res), initial=0.0))
+        size = largest / scale
+        if largest <= 1e-17 * scale:
             break
-        step += solve(res)
-    return step if np.isfinite(step).all() else None
+        step += factors.solve(res)
+    return (step, size) if np.isfinite(step).all() else (None, math.inf)
+
+
+def _newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray, kept: list | None = None) -> np.ndarray | None:
+    """``J step = -F`` through the LU factors of the equilibrated ``J + POLISH_REG diag(reg)`` (:func:`_equilibrate`)
+    and iterative refinement on ``J`` itself. ``kept``: a list holding the factors of an earlier step of the same
+    Newton run (from :data:`POLISH_LARGE` unknowns on): they are tried first, as a preconditioner of the refinement
+    on this ``J``, and kept when the refined step meets :data:`POLISH_REUSE` (else ``J`` is factorised)."""
+    if kept:
+        step, size = _refine(J, F, kept[0])
+        if step is not None and size <= POLISH_REUSE:
+            return step
+    try:
+        factors = _Factors(J, reg)
+    except RuntimeError:  # exactly singular even with the regularisation
+        return None
+    if kept is not None and J.shape[0] >= POLISH_LARGE:
+        kept[:] = [factors]
+    return _refine(J, F, factors)[0]
 
 
 def _mu_start(f: _Faces, s: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -292,6 +324,7 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
     fixed, reg = _fixed_jacobian(P, A, f, nx, len(mu))
     F = _residual(P, q, A, b, f, xk, zk, mu)
     first_dz = np.zeros(m)
+    kept: list = []  # the factors of this run's first step, reused by the next ones (POLISH_REUSE)
     floor = POLISH_FLOOR * max(1.0, float(np.max(np.abs(q), initial=0.0)), float(np.max(np.abs(b), initial=0.0)))
     stall = POLISH_STALL if fixed.shape[0] < POLISH_LARGE else POLISH_STALL_LARGE
     crawled = False
@@ -299,7 +332,7 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
         size = float(np.linalg.norm(F))
         if size <= floor:
             break
-        step = _newton_step(_jacobian(A, f, b - A @ xk, mu, fixed), F, reg)
+        step = _newton_step(_jacobian(A, f, b - A @ xk, mu, fixed), F, reg, kept)
         if step is None:
             break
         if not first_dz.any():
@@ -408,7 +441,7 @@ def _release_implied_bounds(A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Con
 
 
 def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Sequence[Cone],
-           x: np.ndarray, s: np.ndarray, z: np.ndarray) -> Polished:
+           x: np.ndarray, s: np.ndarray, z: np.ndarray, attempts: int | None = None) -> Polished:
     """Polish the interior point ``(x, s, z)`` of :math:`\\min \\tfrac12x^\\top Px+q^\\top x` s.t.
     :math:`b - Ax = s \\in \\mathcal K` (``P`` its upper triangle, as Clarabel takes it); see the module docstring.
 
@@ -419,8 +452,8 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     ``z_j >= tau`` and the power cone's ``tau >= 0``) the interior point gives such a row a clearly positive
     multiplier. A run that solves its equations but leaves a row with the wrong sign is followed by one with those
     rows moved (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
-    :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most :data:`POLISH_ATTEMPTS` runs
-    (:data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on)."""
+    :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most ``attempts`` runs (default
+    :data:`POLISH_ATTEMPTS`, :data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on)."""
     P = sp.csc_matrix(P)
     P_full = (P + P.T - sp.diags(P.diagonal())).tocsr()
     A = sp.csr_matrix(A)
@@ -433,7 +466,9 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     first = _release_implied_bounds(A, b, cones, faces(cones, s0, z0))
     readings: list[tuple[list, str]] = [(first, "")]
     reasons = []
-    for attempt in range(POLISH_ATTEMPTS if len(x0) + len(z0) < POLISH_HUGE else POLISH_ATTEMPTS_HUGE):
+    if attempts is None:
+        attempts = POLISH_ATTEMPTS if len(x0) + len(z0) < POLISH_HUGE else POLISH_ATTEMPTS_HUGE
+    for attempt in range(attempts):
         if not readings:
             break
         blocks, how = readings.pop(0)
@@ -442,18 +477,18 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
         except FloatingPointError:
             reasons.append("a boundary face at the edge of its cone")
             continue
-        if not attempt and len(x0) + len(z0) < POLISH_LARGE:
-            for k, i in _doubtful_rows(cones, first, z0, dz)[:POLISH_RETRIES]:
-                released = list(first)
-                released[k] = first[k].copy()
-                released[k][i] = False
-                readings.append((released, f"active row {i} of block {k} read as inactive"))
         after = kkt_residual(P_full, q, A, b, cones, xk, zk)
         move = float(np.max(np.abs(xk - x0), initial=0.0)) / max(1.0, float(np.max(np.abs(x0), initial=0.0)))
         keep.residual_after = min(keep.residual_after, after)
         if after <= POLISH_ACCEPT and after < before and move <= POLISH_MAX_MOVE:
             retried = f" ({how})" if how else ""
             return Polished(xk, zk, True, before, after, f"KKT residual {before:.1e} -> {after:.1e}{retried}")
+        if not attempt and attempts > 1 and len(x0) + len(z0) < POLISH_LARGE:  # the first reading failed: retries
+            for k, i in _doubtful_rows(cones, first, z0, dz)[:POLISH_RETRIES]:
+                released = list(first)
+                released[k] = first[k].copy()
+                released[k][i] = False
+                readings.append((released, f"active row {i} of block {k} read as inactive"))
         if move > POLISH_MAX_MOVE:
             reasons.append(f"the polished point moved {move:.1e} (a face misread)")
         else:

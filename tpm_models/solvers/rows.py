@@ -379,24 +379,40 @@ def model_violation(model: pyo.ConcreteModel) -> float:
 # ------------------------------------------------------------------- rows linear in shared nonlinear nodes
 
 
-def _walk_atoms(expr, scale: float, column: dict, cols: list, coefs: list, atoms: list) -> float:
+def _walk_atoms(expr, scale: float, column: dict, cols: list, coefs: list, atoms: list,
+                named: dict | None = None) -> float:
     """:func:`_walk` that keeps a term it cannot read linearly as an atom ``(scale, node)`` (``node`` with its
-    named-expression wrappers removed) instead of failing; returns the constant."""
+    named-expression wrappers removed) instead of failing; returns the constant. ``named``: the named expressions
+    already read as one atom, ``id -> (node, factor)`` (the :math:`m_{-c}` terms ``eps_i * norm_w`` of (23)'s
+    objective at p = 2 share one ``norm_w``: it is walked once, not once per point)."""
     cls = expr.__class__
     if cls is ne.SumExpression:
-        return sum(_walk_atoms(a, scale, column, cols, coefs, atoms) for a in expr.args)
+        if named is None:
+            named = {}
+        total = 0.0
+        for a in expr.args:
+            total += _walk_atoms(a, scale, column, cols, coefs, atoms, named)
+        return total
     if cls is ne.NegationExpression:
-        return _walk_atoms(expr.args[0], -scale, column, cols, coefs, atoms)
+        return _walk_atoms(expr.args[0], -scale, column, cols, coefs, atoms, named)
     if cls is ne.ProductExpression or cls is ne.MonomialTermExpression or cls is ne.DivisionExpression:
         a, b = expr.args
         if cls is not ne.DivisionExpression and _constant(a):
-            return _walk_atoms(b, scale * _coefficient(a), column, cols, coefs, atoms)
+            return _walk_atoms(b, scale * _coefficient(a), column, cols, coefs, atoms, named)
         if _constant(b):
             factor = _coefficient(b)
             return _walk_atoms(a, scale / factor if cls is ne.DivisionExpression else scale * factor,
-                               column, cols, coefs, atoms)
+                               column, cols, coefs, atoms, named)
     elif cls not in _VARIABLES and not _is_number(expr) and expr.is_named_expression_type():
-        return _walk_atoms(expr.expr, scale, column, cols, coefs, atoms)
+        known = None if named is None else named.get(id(expr))
+        if known is not None:
+            atoms.append((scale * known[1], known[0]))
+            return 0.0
+        start, first = len(cols), len(atoms)
+        const = _walk_atoms(expr.expr, scale, column, cols, coefs, atoms, named)
+        if named is not None and len(cols) == start and len(atoms) == first + 1 and const == 0.0 and scale != 0.0:
+            named[id(expr)] = (atoms[first][1], atoms[first][0] / scale)  # one atom: read as such from now on
+        return const
     start = len(cols)
     try:
         return _walk(expr, scale, column, cols, coefs)

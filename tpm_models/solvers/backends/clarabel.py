@@ -53,6 +53,16 @@ CLARABEL_REFINE_TOL = 1e-15
 to this, so that the runs at :data:`CLARABEL_TOL` end ``Solved`` on the robust models and duals of Iris and Wine
 (why: ``docs/solvers.md``, "Clarabel's settings")."""
 
+CLARABEL_REFINE_LARGE = 10_000
+"""From this many columns of the conic form on, Clarabel's own iterative refinement (1e-13 relative, 1e-12
+absolute) instead of :data:`CLARABEL_REFINE_TOL`. Measured on the models of ``tpm-models bench scale`` at 10^5 points
+(about 25,000 columns; Clarabel alone at 1e-12, CPU, two runs each, under the machine's lock, ``docs/bench-scale.md``):
+(28) 1.56 -> 1.41 s, (27) 2.17 -> 1.97 s (and its point now meets 1e-8), (29) 2.63 -> 2.54 s, (23) at p = 2
+1.37 -> 1.21 s, every one the same optimum after the polish (objective within 1e-11, ``w`` within 1e-16). Below,
+the robust models of Iris and Wine need 1e-15 to end ``Solved`` (``docs/solvers.md``). Not on a form with power cones
+(written as second-order cones or not), though (23) at p = 3 gains too (1.96 -> 1.73 s): (26) at p = 1.5 on 10^5
+points then ends on its last-resort point 2.1e-7 (relative) from the optimum, against 1.2e-8 at 1e-15."""
+
 CLARABEL_KTRATIO_TOL = 1e-7
 """Clarabel's ``tol_ktratio`` (default 1e-6): the kappa/tau ratio under which it calls a point optimal
 rather than a certificate of infeasibility."""
@@ -83,6 +93,19 @@ a primal residual of 1.1e-7, a dual residual of 3.5e-9 and a gap of 1.1e-13; cer
 runs stop farther (2e-6 to 8e-6). Measured again on main 4dacf80 (why it differs from that run is not known):
 that run stops at residuals 6.0e-10 and 4.0e-8, its point 3.5e-7 from the optimum, and the certificate's gap test
 fails ("optimal, not certified"; ``docs/bench-scale.md``, "p = 1.5 and 10^6 points")."""
+
+CLARABEL_POLISH_ALMOST_TOL = 1e-6
+"""A run that stops ``AlmostSolved`` short of :data:`CLARABEL_ACCEPT_TOL`, with residuals (:func:`almost_residual`) at
+most 1e-6, is polished before the next run is made, inside ``solve()`` only (``judged_by_certificate``); when the
+polish is accepted (a KKT point of the conic program to :data:`~tpm_models.solvers.polish.POLISH_ACCEPT` = 1e-11, a
+thousand times tighter than 1e-8), that point is taken and the later runs are not made, and the message says so
+(the model's certificate then judges it as any other point). At most one such polish per solve, on the first reading
+of the faces only, and not on a form with power cones (written as second-order cones or not): there the polish fails
+on (23) and (26) at p = 1.5 from 10^4 points (``docs/bench-scale.md``), and trying it first cost (26) 0.36 s of
+CPU at 10^4 points (1.04 -> 1.40 s) for nothing. Measured
+(``docs/bench-scale.md``): (27) on 10^5 points, whose runs at 1e-12 and 1e-10 stop at the same point (dual residual
+2.7e-8) before the run at 1e-8 ends ``Solved``: two runs of about 2.2 s each are saved, and the polished point is
+the same optimum."""
 
 POW_AS_SOC_COLUMNS = 2_000
 """From this many columns of the conic form on, its power cones are written as second-order cones
@@ -177,24 +200,28 @@ CLARABEL_STATUS = {
 """Clarabel's ``SolverStatus`` (by name) -> :class:`Termination`; any other status is ``ERROR``."""
 
 
-def clarabel_settings(tol: float, time_limit: float | None = None, options: dict | None = None) -> dict:
-    """The settings of one run of ``solve(model, "clarabel")`` at tolerance ``tol``: this module's constants, then
+def clarabel_settings(tol: float, time_limit: float | None = None, options: dict | None = None,
+                      columns: int = 0) -> dict:
+    """The settings of one run of ``solve(model, "clarabel")`` at tolerance ``tol`` on a form of ``columns``
+    columns: this module's constants (:data:`CLARABEL_REFINE_TOL` below :data:`CLARABEL_REFINE_LARGE` columns), then
     ``time_limit`` and the user's ``options`` (Clarabel's ``DefaultSettings`` names, e.g. ``max_iter``,
     ``tol_gap_rel``), which hold for every run of :data:`CLARABEL_TOLS`."""
     settings = {"verbose": False, "tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol, "tol_infeas_abs": tol,
                 "tol_infeas_rel": tol, "tol_ktratio": CLARABEL_KTRATIO_TOL,
-                "iterative_refinement_reltol": CLARABEL_REFINE_TOL, "iterative_refinement_abstol": CLARABEL_REFINE_TOL,
                 "static_regularization_constant": CLARABEL_STATIC_REG, "max_iter": CLARABEL_MAX_ITER}
+    if columns < CLARABEL_REFINE_LARGE:
+        settings["iterative_refinement_reltol"] = settings["iterative_refinement_abstol"] = CLARABEL_REFINE_TOL
     if time_limit is not None:
         settings["time_limit"] = float(time_limit)
     return {**settings, **(options or {})}
 
 
-def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None, options: dict | None = None):
+def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None, options: dict | None = None,
+              columns: int = 0):
     import clarabel
 
     settings = clarabel.DefaultSettings()
-    for key, value in clarabel_settings(tol, time_limit, options).items():
+    for key, value in clarabel_settings(tol, time_limit, options, columns).items():
         if not hasattr(settings, key):
             raise ValueError(f"Clarabel has no setting {key!r} (clarabel.DefaultSettings)")
         setattr(settings, key, value)
@@ -226,7 +253,8 @@ def almost_residual(solution) -> float | None:
 
 def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None,
                    polish_point: bool = CLARABEL_POLISH, options: dict | None = None,
-                   judged_by_certificate: bool = False, tols: tuple[float, ...] = CLARABEL_TOLS) -> ClarabelRun:
+                   judged_by_certificate: bool = False, tols: tuple[float, ...] = CLARABEL_TOLS,
+                   polish_almost: bool = False, columns: int = 0) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
     user's ``options`` over them), along :data:`CLARABEL_TOLS`;
@@ -234,11 +262,16 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     polished (:func:`tpm_models.solvers.polish.polish`) when ``polish_point``. The backend
     (``solve(model, "clarabel")``) and the dense adapter :mod:`tpm_models.learn.fastconic` share it.
     ``judged_by_certificate``: the caller certifies the point on the model (the backend does, through ``solve()``),
-    so the best ``AlmostSolved`` point may be taken when no run meets 1e-8 (:data:`CLARABEL_LAST_RESORT_TOL`).
-    ``tols``: the tolerances of the runs before the rescue (:data:`CLARABEL_TOLS`; :data:`SOC_FORM_TOLS`)."""
+    so the best ``AlmostSolved`` point may be taken when no run meets 1e-8 (:data:`CLARABEL_LAST_RESORT_TOL`), and
+    with ``polish_almost`` a point short of 1e-8 polished to a KKT point (:data:`CLARABEL_POLISH_ALMOST_TOL`).
+    ``tols``: the tolerances of the runs before the rescue (:data:`CLARABEL_TOLS`; :data:`SOC_FORM_TOLS`).
+    ``columns``: the size that picks the iterative refinement (:data:`CLARABEL_REFINE_LARGE`; 0: always
+    :data:`CLARABEL_REFINE_TOL`)."""
     objects = [clarabel_cone(c) for c in cones]
     rescued, last_resort = False, None
     best: tuple[float, object, float] | None = None  # the best AlmostSolved point: (residual, solution, tol)
+    early: Polished | None = None  # an AlmostSolved point short of 1e-8, polished (CLARABEL_POLISH_ALMOST_TOL)
+    tried = not (polish_point and judged_by_certificate and polish_almost)
 
     def keep_best(sol, at: float) -> None:
         nonlocal best
@@ -247,7 +280,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
             best = (residual, sol, at)
 
     for tol in tols:
-        solution = _solve_at(P, q, A, b, objects, tol, time_limit, options)
+        solution = _solve_at(P, q, A, b, objects, tol, time_limit, options, columns)
         status = str(solution.status)
         if status == "Solved" or status == "AlmostSolved" and meets(solution, CLARABEL_ACCEPT_TOL):
             status = "Solved"
@@ -255,10 +288,20 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
         if status in ("PrimalInfeasible", "DualInfeasible", "MaxTime"):
             break
         keep_best(solution, tol)
+        residual = almost_residual(solution)
+        if not tried and residual is not None and residual <= CLARABEL_POLISH_ALMOST_TOL:
+            tried = True
+            early = polish(P, q, A, b, cones, np.asarray(solution.x, dtype=float), np.asarray(solution.s, dtype=float),
+                           np.asarray(solution.z, dtype=float), attempts=1)
+            if early.accepted:
+                early.reason = f"short of {CLARABEL_ACCEPT_TOL:g} (residuals {residual:.1e}), " + early.reason
+                status = "Solved"
+                break
+            early = None
     else:  # every tolerance failed: once more with a larger regularisation (CLARABEL_RESCUE_REG)
         rescue = {"static_regularization_constant": CLARABEL_RESCUE_REG, **(options or {})}
         tol = CLARABEL_ACCEPT_TOL
-        again = _solve_at(P, q, A, b, objects, tol, time_limit, rescue)
+        again = _solve_at(P, q, A, b, objects, tol, time_limit, rescue, columns)
         if str(again.status) == "Solved" or str(again.status) == "AlmostSolved" and meets(again, tol):
             solution, status, rescued = again, "Solved", True
         else:
@@ -271,12 +314,14 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
                       np.asarray(solution.z, dtype=float), status, str(solution.status), tol, int(solution.iterations),
                       float(solution.obj_val), float(solution.obj_val_dual), float(solution.r_dual), None)
     run.rescued, run.last_resort = rescued, last_resort
-    if status == "Solved" and polish_point:
+    if early is not None:
+        run.polished = early
+    elif status == "Solved" and polish_point:
         run.polished = polish(P, q, A, b, cones, run.x, run.s, run.z)
-        if run.polished.accepted:
-            run.interior = (run.x, run.s, run.z)
-            run.x, run.z = run.polished.x, run.polished.z
-            run.s = b - A @ run.x
+    if run.polished is not None and run.polished.accepted:
+        run.interior = (run.x, run.s, run.z)
+        run.x, run.z = run.polished.x, run.polished.z
+        run.s = b - A @ run.x
     return run
 
 
@@ -318,9 +363,11 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
         if soc is not form:
             form, note = soc, f"; power cones written as second-order cones ({form.A.shape[1]:,} columns)"
     rewritable = any(c.kind == "pow" for c in form.cones)  # a failure is followed by the second-order-cone form
+    plain = not (rewritable or note)  # no power cones: the polish of an AlmostSolved point, the refinement by size
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options,
                          judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None,
-                         tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS)
+                         tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS, polish_almost=plain,
+                         columns=form.A.shape[1] if plain else 0)
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
     if termination in (Termination.NUMERICAL_ERROR, Termination.ERROR):
         soc, back = pow_as_soc_map(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs
