@@ -113,7 +113,10 @@ def cmd_bench_backends(args: argparse.Namespace) -> int:
     print(f"({load()})")
     rows = bench_backends.bench_backends(args.sizes or [1_000, 10_000, 100_000], models, args.solvers,
                                          args.time_limit or bench_backends.TIME_LIMIT, args.memory_gb,
-                                         args.store, args.resume, progress=None if args.quiet else print)
+                                         args.store, args.resume, progress=None if args.quiet else print,
+                                         run=not args.no_run)
+    print(bench_backends.pivot_table(rows))
+    print()
     print(bench_backends.backends_table(rows))
     print(f"({load()})")
     if args.json:
@@ -226,6 +229,7 @@ def add_parsers(sub) -> None:
                    help="bench backends: address-space limit of each solve's process")
     b.add_argument("--store", help="bench backends: append every row to this results store (JSON lines)")
     b.add_argument("--resume", action="store_true", help="bench backends: reuse the rows of an existing --store")
+    b.add_argument("--no-run", action="store_true", help="bench backends: print the rows --store holds, run nothing")
     b.add_argument("--no-cvxpy", action="store_true", help="bench scale: skip cvxpy + Clarabel")
     b.add_argument("--timeout", type=float, default=3600.0,
                    help="bench scale: seconds per process; bench estimators --sizes: seconds per fit")

@@ -219,11 +219,14 @@ def bench_backends(sizes: Sequence[int] = (1_000, 10_000, 100_000),
                    models: Sequence[tuple[int | str, float | None]] = SURVEY_MODELS,
                    solvers: Sequence[str] | None = None, time_limit: float = TIME_LIMIT,
                    memory_gb: float = MEMORY_LIMIT_GB, store: str | None = None, resume: bool = False,
-                   progress: Callable[[str], None] | None = print) -> list[dict]:
+                   progress: Callable[[str], None] | None = print, run: bool = True) -> list[dict]:
     """One row per (model, size, backend) (module docstring), sizes in increasing order; ``solvers``: only these
-    (default: every installed backend that takes the model's class)."""
+    (default: every installed backend that takes the model's class); ``run=False``: only the rows ``store`` holds."""
     config = _config(time_limit, memory_gb)
-    result_store, records = _open_store(store, resume) if store else (None, [])
+    if store and not run:  # read only: no lock, nothing written
+        result_store, records = None, BackendStore(store).check_recognised()[0]
+    else:
+        result_store, records = _open_store(store, resume) if store else (None, [])
     have = {tuple(r["key"]): r for r in records if r["config"] == config}
     rows: list[dict] = []
     try:
@@ -235,6 +238,8 @@ def bench_backends(sizes: Sequence[int] = (1_000, 10_000, 100_000),
                     rec = have.get((name, m, backend))
                     if rec is not None:
                         rows.append({**row, **rec["result"], "reused": True})
+                        continue
+                    if not run:
                         continue
                     skip = _skip_reason(key, m, backend, name, rows)
                     if progress:
@@ -310,4 +315,41 @@ def backends_table(rows: list[dict]) -> str:
                      f"| {r['status']} | {certified} | {_f(r.get('build'))} | "
                      f"{_f(r.get('solve'))} | {_f(r.get('peak_mb'), '{:.0f}')} | {_f(rel, '{:.1e}')} | "
                      f"{_f(dw, '{:.1e}')} | {note} |")
+    return "\n".join(lines)
+
+
+MARKS = {"timeout": "timeout", "licence limit": "licence", "refused": "refused", "not run": "—", "memory": "memory"}
+"""How :func:`pivot_table` writes a row that has no time to show."""
+
+
+def _cell(r: dict, ref: dict, default: str | None) -> str:
+    if r["status"] in MARKS:
+        return MARKS[r["status"]]
+    if r["status"] != "optimal":
+        return f"{_f(r.get('solve'), '{:.2f}')} {r['status']}".strip()
+    text = _f(r.get("solve"))
+    if not r.get("certified") and r["key"] != "22":
+        text += " u"
+    if r["backend"] != default and ref.get("objective") is not None and r.get("objective") is not None:
+        rel = abs(r["objective"] - ref["objective"]) / max(abs(ref["objective"]), ref.get("scale") or 0.0, 1e-300)
+        if rel > 1e-7:
+            text += f" ({rel:.0e})"
+    return f"**{text}**" if default == r["backend"] else text
+
+
+def pivot_table(rows: list[dict]) -> str:
+    """One line per (model, size), one column per backend: the seconds of ``solve()``; the default in bold; ``u``:
+    optimal but not certified; ``(3e-06)``: the objective's relative difference from the certified default when
+    above 1e-7; else the status (``timeout``, ``licence``, ``refused``, a failure, ``—``: not run)."""
+    refs = reference_rows(rows)
+    backends = list(dict.fromkeys(r["backend"] for r in rows))
+    cases = list(dict.fromkeys((r["model"], r["m"]) for r in rows))
+    lines = ["| model | m | variables | " + " | ".join(backends) + " |", "|" + "---|" * (3 + len(backends))]
+    for name, m in cases:
+        here = {r["backend"]: r for r in rows if r["model"] == name and r["m"] == m}
+        size = next((r["variables"] for r in here.values() if r.get("variables")), None)
+        ref = refs.get((name, m), {})
+        default = ref.get("default") if "cutting" not in name else None
+        cells = [_cell(here[b], ref, default) if b in here else "" for b in backends]
+        lines.append(f"| {name} | {m:,} | {_f(size, '{:,}')} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
