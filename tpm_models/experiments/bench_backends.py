@@ -241,9 +241,9 @@ def bench_backends(sizes: Sequence[int] = (1_000, 10_000, 100_000),
                     if rec is not None:
                         rows.append({**row, **rec["result"], "reused": True})
                         continue
-                    if not run:
-                        continue
                     skip = _skip_reason(key, m, backend, name, rows)
+                    if not run and not skip:
+                        continue
                     if progress:
                         progress(f"  {name} m={m} {backend}{': ' + skip if skip else ' ...'}")
                     result = ({"status": "not run", "certified": False, "objective": None, "message": skip} if skip
