@@ -324,6 +324,10 @@ MARKS = {"timeout": "timeout", "licence limit": "licence", "refused": "refused",
 """How :func:`pivot_table` writes a row that has no time to show."""
 
 
+COLUMNS = ("piqp", "clarabel", "daqp", "highs", "ipopt", "scip", "cplex", "gurobi", "xpress", "mosek")
+"""The columns of :func:`pivot_table`: the defaults first, then the others; a backend not named here comes last."""
+
+
 def _cell(r: dict, ref: dict, default: str | None) -> str:
     if r["status"] in MARKS:
         return MARKS[r["status"]]
@@ -344,7 +348,8 @@ def pivot_table(rows: list[dict]) -> str:
     optimal but not certified; ``(3e-06)``: the objective's relative difference from the certified default when
     above 1e-7; else the status (``timeout``, ``licence``, ``refused``, a failure, ``—``: not run)."""
     refs = reference_rows(rows)
-    backends = list(dict.fromkeys(r["backend"] for r in rows))
+    seen = list(dict.fromkeys(r["backend"] for r in rows))
+    backends = [b for b in COLUMNS if b in seen] + [b for b in seen if b not in COLUMNS]
     cases = list(dict.fromkeys((r["model"], r["m"]) for r in rows))
     lines = ["| model | m | variables | " + " | ".join(backends) + " |", "|" + "---|" * (3 + len(backends))]
     for name, m in cases:
