@@ -270,7 +270,9 @@ def _skip_reason(key: int | str, m: int, backend: str, name: str, rows: list[dic
 
 def reference_rows(rows: list[dict]) -> dict[tuple[str, int], dict]:
     """The reference of each (model, size): the default's row (the first of ``default_candidates`` with a row that is
-    not refused or not run) when it is certified; for (22), that of (23) at the same p."""
+    not refused or not run, or the next after a failure, as ``solve(model)`` falls back) when it is optimal and
+    certified (an uncertified default is no reference: the differences are left blank); for (22), that of (23) at the
+    same p."""
     by = {(r["model"], r["m"], r["backend"]): r for r in rows}
     out = {}
     for (name, m, _), r in by.items():
@@ -281,10 +283,10 @@ def reference_rows(rows: list[dict]) -> dict[tuple[str, int], dict]:
             row = by.get((name, m, cand))
             if row is None or row["status"] in ("refused", "not run"):
                 continue
-            if row["status"] == "optimal" and row["certified"]:
-                out[(name, m)] = {**row, "default": cand}
+            if row["status"] == "optimal":  # the default's answer; a reference only when certified
+                out[(name, m)] = {**row, "default": cand} if row["certified"] else {"default": cand}
                 break
-            out[(name, m)] = {"default": cand}  # the default failed: it falls back to the next candidate
+            out[(name, m)] = {"default": cand}  # the default failed: solve(model) falls back to the next candidate
     for r in rows:
         if r["key"] == "22":
             out[(r["model"], r["m"])] = out.get((label(23, r["p"]), r["m"]), {})
