@@ -7,6 +7,8 @@ the same optimum of (15) and (23) at p = 1 (objectives within 1e-8 relative, the
 reason; a store gives back the rows it holds without solving again."""
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -52,6 +54,16 @@ def test_two_backends_agree_and_the_store_gives_them_back(in_process, tmp_path, 
     again = bb.bench_backends([200], models, ["piqp", "clarabel"], time_limit=60, store=str(store), resume=True,
                               progress=None)
     assert [r["objective"] for r in again] == [r["objective"] for r in rows] and all(r["reused"] for r in again)
+
+    # the command prints the same rows from the store (--no-run: nothing solved), the summary first
+    done = subprocess.run([sys.executable, "-m", "tpm_models.cli", "bench", "backends", "--sizes", "200", "--models",
+                           "15", "23:1", "27", "--store", str(store), "--no-run", "--quiet",
+                           "--time-limit", "60"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    pivot, full = done.stdout.split("| model | m | variables | piqp | clarabel |")[1].split("| model | m | variables |")
+    assert f"| (15) | 200 | 70 | **{by[('(15)', 'piqp')]['solve']:.2f}** |" in pivot
+    assert "| (27) | 200 |" in pivot and "| (15) | 200 | 70 | clarabel | optimal | yes |" in full
 
 
 def test_a_refused_backend_is_a_row_with_its_reason():
