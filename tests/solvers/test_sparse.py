@@ -21,7 +21,7 @@ from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, Backend
 from tpm_models.solvers.common import NoOptimalSolutionError, Termination
 from tpm_models.solvers.compare import rel_gap
 from tpm_models.solvers.conic import conic_form
-from tpm_models.solvers.dispatch import solve
+from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.matrices import DenseTooLargeError, qp_matrices, sparse_qp_matrices
 from tpm_models.solvers.rows import model_violation
 from tpm_models.solvers.structure import max_violation
@@ -145,6 +145,18 @@ def test_default_falls_back_on_a_failure_and_says_so(iris, monkeypatch):
     monkeypatch.setitem(DEFAULT, "QP", ("broken",))  # nothing to fall back to: the failure itself
     with pytest.raises(NoOptimalSolutionError, match="made to fail"):
         solve(model)
+
+
+def test_a_community_edition_size_limit_is_a_licence_refusal(iris, monkeypatch):
+    """CPLEX's Community Edition ends a model past its size with error 1016 (seen on (15) at 10^4 points, ``tpm-models
+    bench backends``): a refusal by the licence, nothing solved, not a numerical error."""
+    def run(model, time_limit, options=None, prepared=None):
+        raise RuntimeError("CplexSolverError: CPLEX Error  1016: Community Edition. Problem size limits exceeded. "
+                           "Purchase at http://ibm.biz/error1016.")
+    monkeypatch.setitem(BACKENDS, "limited", Backend("limited", "numpy", frozenset({"QP"}), run))
+    X, y = iris
+    result = solve(build(15, X, y, 1, NU, ALPHA), "limited", raise_on_failure=False)
+    assert result.termination is Termination.REFUSED and is_licence_limit(result) and result.objective is None
 
 
 def test_default_is_chosen_by_size(monkeypatch):

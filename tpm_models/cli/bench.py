@@ -17,6 +17,7 @@ import pandas as pd
 
 from tpm_models.cli.options import at_least_one, worker_count
 from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.experiments import bench_backends
 from tpm_models.experiments.bench import BENCH_KERNELS, fit_time, load, per_qp_times, pipeline_time
 from tpm_models.experiments.bench_builders import (
     bench_builders,
@@ -100,6 +101,30 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_backends(args: argparse.Namespace) -> int:
+    """``tpm-models bench backends``: :mod:`tpm_models.experiments.bench_backends` (every installed backend on each
+    model and size, against the certified default)."""
+    try:
+        models = bench_backends.parse_models(args.models) if args.models else bench_backends.SURVEY_MODELS
+    except ValueError as exc:
+        print(f"tpm-models bench backends: {exc}", file=sys.stderr)
+        return 2
+    print(f"tpm-models bench backends: {machine()}")
+    print(f"({load()})")
+    rows = bench_backends.bench_backends(args.sizes or [1_000, 10_000, 100_000], models, args.solvers,
+                                         args.time_limit or bench_backends.TIME_LIMIT, args.memory_gb,
+                                         args.store, args.resume, progress=None if args.quiet else print,
+                                         run=not args.no_run)
+    print(bench_backends.pivot_table(rows))
+    print()
+    print(bench_backends.backends_table(rows))
+    print(f"({load()})")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+    return 0
+
+
 def cmd_bench_certificate(args: argparse.Namespace) -> int:
     """``tpm-models bench certificate``: :mod:`tpm_models.experiments.bench_certificate` (what the certificate costs
     inside ``solve()``), on Iris and Wine or, with ``--points``, a synthetic set of that size."""
@@ -131,6 +156,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return cmd_bench_counterpart(args)
     if args.what == "scale":
         return cmd_bench_scale(args)
+    if args.what == "backends":
+        return cmd_bench_backends(args)
     if args.what == "builders":
         args.sizes = args.sizes or [10_000, 100_000]
         return cmd_bench_builders(args)
@@ -176,12 +203,15 @@ def add_parsers(sub) -> None:
     b = sub.add_parser("bench", help="time the fast path (per-QP solver times, one fit, every cell of Table 3); "
                        "'bench builders': Pyomo builders beside linopy; 'bench estimators': fits beside SVC")
     b.add_argument("what", nargs="?", default="table3",
-                   choices=["table3", "builders", "estimators", "scale", "certificate", "counterpart"],
+                   choices=["table3", "builders", "estimators", "scale", "backends", "certificate", "counterpart"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
                    "build/.lp/.nl seconds and peak memory beside linopy; estimators: Iris/Wine one-versus-all fits "
                    "beside scikit-learn's SVC(kernel='linear'), or with --sizes synthetic sets of those sizes "
                    "beside SVC and LinearSVC; scale: (15), (23), (26)-(29) at --sizes points built and solved by "
-                   "the default solver beside cvxpy + Clarabel, each in a fresh process; certificate: what the "
+                   "the default solver beside cvxpy + Clarabel, each in a fresh process; backends: every installed "
+                   "backend that takes the model on (15), (23), (26)-(29), their duals and (22) by cutting planes "
+                   "at --sizes points (default 1000 10000 100000), against the certified default, each solve in a "
+                   "fresh process; certificate: what the "
                    "certificate costs inside solve() (Iris and Wine, or --points); counterpart: the derivation of "
                    "(15)'s counterpart at --sizes points against solving it")
     b.add_argument("--sizes", nargs="+", type=int, default=None,
@@ -189,11 +219,21 @@ def add_parsers(sub) -> None:
                    "numbers of points of the synthetic sets (none: Iris and Wine)")
     b.add_argument("--models", nargs="+", metavar="MODEL",
                    help="bench scale: models EQ[:P], e.g. 15 23:1.5 26:1.5 27 28 29 (default: those of issue 24); "
+                   "bench backends: also 16, 23D:P, 27D, 28D, 29D and 22:P (cutting planes); "
                    f"bench estimators --sizes: which of {', '.join(SCALED_MODELS)} to fit (default all)")
+    b.add_argument("--solvers", nargs="+", default=None,
+                   help="bench backends: only these backends (default: every installed one that takes the model)")
+    b.add_argument("--time-limit", type=float, default=None,
+                   help=f"bench backends: seconds per solve (default {bench_backends.TIME_LIMIT:g})")
+    b.add_argument("--memory-gb", type=float, default=bench_backends.MEMORY_LIMIT_GB,
+                   help="bench backends: address-space limit of each solve's process")
+    b.add_argument("--store", help="bench backends: append every row to this results store (JSON lines)")
+    b.add_argument("--resume", action="store_true", help="bench backends: reuse the rows of an existing --store")
+    b.add_argument("--no-run", action="store_true", help="bench backends: print the rows --store holds, run nothing")
     b.add_argument("--no-cvxpy", action="store_true", help="bench scale: skip cvxpy + Clarabel")
     b.add_argument("--timeout", type=float, default=3600.0,
                    help="bench scale: seconds per process; bench estimators --sizes: seconds per fit")
-    b.add_argument("--json", help="bench scale: also write the rows to this JSON file")
+    b.add_argument("--json", help="bench scale, backends: also write the rows to this JSON file")
     b.add_argument("--reference", help="bench scale: the CSV of docs/reference/cvxpy_scale.py, to print the accuracy")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
     b.add_argument("--repeats", type=int, default=None,

@@ -246,7 +246,10 @@ def _solution_status(termination: Termination, certificate: Certificate | None) 
 
 
 _LICENCE_WORDS = ("too many rows", "too many columns", "size-limited", "model too large", "licen",
-                  "restricted license", "promotional")
+                  "restricted license", "promotional", "problem size limits exceeded")
+"""Words of a size-limited licence's refusal in a solver's message (Gurobi's "Model too large for size-limited
+license", Xpress's "too many rows and columns", CPLEX's "Error 1016: Community Edition. Problem size limits
+exceeded")."""
 
 
 def is_licence_limit(result: SolveResult) -> bool:
