@@ -28,7 +28,7 @@ from tpm_models.learn import TPMSVM, TPMSVMOneVsAll
 from tpm_models.learn.decomposition import DecompositionError, DecompositionWarning, solve_decomposition
 from tpm_models.learn.estimators import DENSE_MAX_POINTS
 from tpm_models.learn.expansion import fit_planes
-from tpm_models.learn.kernel_sums import group_kernel_sums
+from tpm_models.learn.kernel_sums import SUM_BLOCK_ROWS, group_kernel_sums
 from tpm_models.models.binary import build_dual_4, build_dual_5, build_dual_12, build_dual_13
 from tpm_models.models.multiclass import build_dual_16, build_dual_19, build_primal_15
 from tpm_models.models.shapes import kernel_dual_matrices
@@ -242,6 +242,8 @@ def test_group_kernel_sums_equal_the_gram_matrix():
     K = kernel.gram(X, X)
     expected = np.column_stack([K[:, y == g].sum(axis=1) for g in range(3)])
     np.testing.assert_allclose(group_kernel_sums(kernel, X, y, 3, block_mb=0.01), expected, rtol=1e-12)
+    assert SUM_BLOCK_ROWS < len(X) < 3 * SUM_BLOCK_ROWS  # the default blocks: two whole ones and a part
+    np.testing.assert_allclose(group_kernel_sums(kernel, X, y, 3), expected, rtol=1e-12)
     np.testing.assert_allclose(group_kernel_sums(kernel, X, y, 3, rows=X[:7], block_mb=0.01), expected[:7],
                                rtol=1e-12)
 

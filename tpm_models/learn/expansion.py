@@ -10,40 +10,35 @@ rule of errata 5 (:func:`tpm_models.models.recovery.kkt_theta`, the dense path's
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from tpm_models.kernels import Kernel
+from tpm_models.learn import blas_threads
+from tpm_models.learn.blas_threads import cheap_blas_limit
 from tpm_models.learn.decomposition import DecompositionResult, solve_decomposition
 from tpm_models.learn.kernel_sums import expansion_values, group_kernel_sums
 from tpm_models.models.recovery import FREE_TOL, kkt_theta
 
-
-@functools.cache
-def _threadpools() -> ThreadpoolController:
-    """The process's BLAS thread pools, found once per process (``threadpoolctl`` reads every loaded library)."""
-    return ThreadpoolController()
-
-
 ONE_THREAD_MIN_POINTS = 2000
-"""From this many points on, :func:`fit_planes` and :func:`plane_distances` run BLAS on one thread; below it
-they leave BLAS alone. Finding the thread pools (``threadpoolctl`` reads every loaded library, once per
-process) costs 25-40 ms, as much as a whole Gaussian fit at 1,000 points, so the one-thread limit only pays
-from a size where the products it shortens take longer than that (``docs/bench-estimators.md``)."""
+"""When the BLAS threads can only be limited through ``threadpoolctl`` (numpy's BLAS is not OpenBLAS,
+:func:`tpm_models.learn.blas_threads.cheap_blas_limit`), :func:`fit_planes` and :func:`plane_distances` run
+BLAS on one thread from this many points on and leave it alone below: ``threadpoolctl``'s search of the
+loaded libraries costs 25-40 ms once per process, as much as a whole Gaussian fit at 1,000 points. With
+OpenBLAS the limit costs two C calls and applies at every size."""
 
 
-def one_blas_thread(m: int):
-    """A context in which BLAS runs on one thread when ``m`` reaches :data:`ONE_THREAD_MIN_POINTS`
-    (:func:`fit_planes`, :func:`plane_distances`): their products are a working set's rows or one kernel
-    block, too small for BLAS threads to pay (multithreaded OpenBLAS is slower on them when the cores are
+def one_blas_thread(m: int) -> contextlib.AbstractContextManager:
+    """A context in which BLAS runs on one thread (:func:`fit_planes`, :func:`plane_distances`): always when the
+    limit is cheap (:func:`tpm_models.learn.blas_threads.cheap_blas_limit`), else from
+    :data:`ONE_THREAD_MIN_POINTS` points on. Their products are a working set's rows or one kernel block, too
+    small for BLAS threads to pay (multithreaded OpenBLAS is several times slower on them when the cores are
     shared, ``docs/bench-estimators.md``)."""
-    if m < ONE_THREAD_MIN_POINTS:
+    if m < ONE_THREAD_MIN_POINTS and not cheap_blas_limit():
         return contextlib.nullcontext()
-    return _threadpools().limit(limits=1, user_api="blas")
+    return blas_threads.one_blas_thread()
 
 
 @dataclass(frozen=True)
@@ -127,8 +122,8 @@ def fit_planes(
     free_tol: float = FREE_TOL, **solver_options: object,
 ) -> list[ExpansionPlane]:
     """:func:`fit_plane` for each ``(own_group, nu, alpha, sign)`` of ``specs``, from one pass of
-    :func:`group_kernel_sums`. BLAS runs on one thread here (``threadpoolctl``): the products are small
-    (a working set's rows), and multithreaded OpenBLAS on such products is several times slower on a
+    :func:`group_kernel_sums`. BLAS runs on one thread here (:func:`one_blas_thread`): the products are
+    small (a working set's rows), and multithreaded OpenBLAS on such products is several times slower on a
     shared machine."""
     X = np.ascontiguousarray(X, dtype=float)
     groups = np.asarray(groups)

@@ -27,7 +27,6 @@ for all parameter columns at once (errata 5). Ties in (18) go to the lowest clas
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Sequence
 from ctypes import c_int
@@ -217,15 +216,17 @@ class Planes:
 
 def recover_planes(
     K: np.ndarray, own: np.ndarray, other: np.ndarray, lam: np.ndarray, nu: Sequence[float],
-    alpha: Sequence[float], free_tol: float = FREE_TOL,
+    alpha: Sequence[float], free_tol: float = FREE_TOL, K_own: np.ndarray | None = None, fallbacks: int = 0,
 ) -> Planes:
     """(17)/(20) for the columns of ``lam`` (one per :math:`(\\nu_j, \\alpha_j)`), from the Gram matrix ``K``
     whose rows and columns are indexed like ``own``/``other``; :math:`\\theta` by
-    :func:`tpm_models.models.recovery.kkt_thetas` (the rule of :func:`tpm_models.models.recovery.recover`)."""
+    :func:`tpm_models.models.recovery.kkt_thetas` (the rule of :func:`tpm_models.models.recovery.recover`).
+    ``K_own``: ``K[np.ix_(own, own)]`` when the caller has it (the dual's ``P``); ``fallbacks``: the
+    :attr:`Planes.fallbacks` to record."""
     lam = np.asarray(lam, dtype=float).reshape(len(own), -1)
     a = np.asarray(nu, dtype=float) / len(other)
     alpha = np.asarray(alpha, dtype=float)
-    K_oo = K[np.ix_(own, own)]
+    K_oo = K[np.ix_(own, own)] if K_own is None else K_own
     r_own = K[np.ix_(own, other)].sum(axis=1)
     K_other = K[np.ix_(other, other)]
     K_lam = K_oo @ lam
@@ -237,7 +238,7 @@ def recover_planes(
     phi_max = np.sqrt(np.abs(np.concatenate([np.diag(K_oo), np.diag(K_other)])).max())
     degenerate = np.sqrt(np.maximum(w_w, 0.0)) <= DEGENERATE_TOL * np.asarray(nu, dtype=float) * phi_max
     return Planes(own, other, lam, a, np.array([r[0] for r in rules]), [r[1] for r in rules],
-                  [r[2] for r in rules], [r[3] for r in rules], w_w, degenerate)
+                  [r[2] for r in rules], [r[3] for r in rules], w_w, degenerate, fallbacks)
 
 
 def fit_classes(
@@ -258,8 +259,7 @@ def fit_classes(
         dual = ClassDual(K[np.ix_(own, own)], K[np.ix_(other, own)], solver)
         lam = np.column_stack([dual.solve(v, a) for v, a in zip(nu, alpha)])
         qps += dual.qps
-        planes.append(dataclasses.replace(recover_planes(K, own, other, lam, nu, alpha, free_tol),
-                                          fallbacks=dual.fallbacks))
+        planes.append(recover_planes(K, own, other, lam, nu, alpha, free_tol, dual.P, dual.fallbacks))
     return planes, qps
 
 
