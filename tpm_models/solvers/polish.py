@@ -257,21 +257,18 @@ def _fixed_jacobian(P, A, f: _Faces, nx: int, nb: int) -> tuple[sp.csr_matrix, n
 def _equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray, np.ndarray]:
     """Ruiz scaling: ``r``, ``c`` with the rows and columns of ``diag(r) M diag(c)`` of largest entry near 1 (the
     power cones' Hessians near their edges reach 1e8 beside entries of 1)."""
-    R = sp.csr_matrix(M)
+    R, C = sp.csr_matrix(M), sp.csc_matrix(M)
     R.sum_duplicates()
-    n_rows, n_cols = R.shape
-    rows = np.repeat(np.arange(n_rows), np.diff(R.indptr))
-    cols, data = R.indices, np.abs(R.data)
-    by_col = np.argsort(cols, kind="stable")  # the entries in column order
-    col_starts = np.searchsorted(cols[by_col], np.arange(n_cols))
-    row_has, col_has = np.diff(R.indptr) > 0, np.bincount(cols, minlength=n_cols) > 0
-    r, c = np.ones(n_rows), np.ones(n_cols)
-    for _ in range(sweeps):
-        scaled = data * r[rows] * c[cols]
+    C.sum_duplicates()
+    row_data, col_data = np.abs(R.data), np.abs(C.data)
+    row_has, col_has = np.diff(R.indptr) > 0, np.diff(C.indptr) > 0
+    row_starts, col_starts = R.indptr[:-1][row_has], C.indptr[:-1][col_has]
+    r, c = np.ones(M.shape[0]), np.ones(M.shape[1])
+    for _ in range(sweeps):  # the largest |r_i m_ij c_j| of row i is r_i max_j |m_ij| c_j (and so for columns)
         row_max, col_max = np.ones_like(r), np.ones_like(c)
-        if scaled.size:
-            row_max[row_has] = np.maximum.reduceat(scaled, R.indptr[:-1][row_has])
-            col_max[col_has] = np.maximum.reduceat(scaled[by_col], col_starts[col_has])
+        if row_data.size:
+            row_max[row_has] = r[row_has] * np.maximum.reduceat(row_data * c[R.indices], row_starts)
+            col_max[col_has] = c[col_has] * np.maximum.reduceat(col_data * r[C.indices], col_starts)
         r /= np.sqrt(np.where(row_max > 0, row_max, 1.0))
         c /= np.sqrt(np.where(col_max > 0, col_max, 1.0))
     return r, c
