@@ -181,7 +181,8 @@ class _Faces:
         """The rows whose :math:`z_i` is an unknown of the Newton system (:func:`_reduce`): every row but the
         ``z_i = 0`` rows, whose step is :math:`-z_i`."""
         self.position = np.cumsum(free) - 1
-        """Row ``i`` of :attr:`z_unknown` is equation ``position[i]`` of the face rows of the Newton system."""
+        """For a row ``i`` of :attr:`z_unknown`, ``position[i]`` is its place among the face rows of the Newton
+        system."""
 
 
 def _residual(P, q, A, b, f: _Faces, x, z, mu) -> np.ndarray:
@@ -350,7 +351,7 @@ def _newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray, kept: list | 
 
 def _norm(v: np.ndarray) -> float:
     """:math:`\\|v\\|_2` by numpy's own loop, not BLAS: OpenBLAS's threads took 2.4 ms per product of 10^5 entries on a
-    loaded 2-core machine (the polish of (28) on 10^5 points: 0.08 of its 0.47 s), numpy's loop 0.04 ms."""
+    loaded 2-core machine (load 3-6; the polish of (28) on 10^5 points: 0.08 of its 0.47 s), numpy's loop 0.04 ms."""
     return math.sqrt(float(np.einsum("i,i->", v, v)))
 
 
