@@ -45,6 +45,10 @@ KKT point of the convex program to that accuracy: optimal), and :math:`x` must h
 Measured (``tpm-models conic-survey``, ``docs/solvers.md``): on the 936 models of (23) and
 its twins (26)-(29), Clarabel's :math:`w` is within 1e-7 of the refined reference on 703, the polished one on all;
 the polish takes 2-7 ms (median), up to 0.4 s where the faces are read again.
+
+One concern over ~500 lines: Newton's method on the faces read off a point; its equations, their Jacobian, the
+elimination of the rows :math:`z_i = 0` and the factorisation share the face structure (``_Faces``) and a run's
+factors, and about a third of its lines are the measured reasons of its constants.
 """
 
 from __future__ import annotations
@@ -171,6 +175,14 @@ class _Faces:
         self.m = start
         self.s_rows = np.concatenate(s_rows) if s_rows else np.zeros(0, dtype=int)
         self.z_rows = np.concatenate(z_rows) if z_rows else np.zeros(0, dtype=int)
+        free = np.ones(start, dtype=bool)
+        free[self.z_rows] = False
+        self.z_unknown = np.flatnonzero(free)
+        """The rows whose :math:`z_i` is an unknown of the Newton system (:func:`_reduce`): every row but the
+        ``z_i = 0`` rows, whose step is :math:`-z_i`."""
+        self.position = np.cumsum(free) - 1
+        """For a row ``i`` of :attr:`z_unknown`, ``position[i]`` is its place among the face rows of the Newton
+        system."""
 
 
 def _residual(P, q, A, b, f: _Faces, x, z, mu) -> np.ndarray:
@@ -189,10 +201,30 @@ def _residual(P, q, A, b, f: _Faces, x, z, mu) -> np.ndarray:
     return F
 
 
+def _reduce(A: sp.csr_matrix, f: _Faces, F: np.ndarray, nx: int) -> np.ndarray:
+    """The right-hand side of the Newton system without the rows :math:`z_i = 0` (:func:`_fixed_jacobian`): their
+    step is :math:`\\Delta z_i = -z_i = -F_i`, so their columns :math:`A_i^\\top \\Delta z_i` of the stationarity rows
+    move to the right: :math:`(F_x - A_Z^\\top F_Z,\\ F_{\\text{other face rows}},\\ F_h)`."""
+    m = f.m
+    F_z = np.zeros(m)
+    F_z[f.z_rows] = F[nx + f.z_rows]
+    return np.concatenate([F[:nx] - A.T @ F_z, F[nx + f.z_unknown], F[nx + m:]])
+
+
+def _expand(f: _Faces, F: np.ndarray, step: np.ndarray, nx: int) -> np.ndarray:
+    """The step of every unknown ``(x, z, mu)`` from the step of :func:`_reduce`'s system."""
+    k = len(f.z_unknown)
+    dz = np.empty(f.m)
+    dz[f.z_unknown] = step[nx:nx + k]
+    dz[f.z_rows] = -F[nx + f.z_rows]
+    return np.concatenate([step[:nx], dz, step[nx + k:]])
+
+
 def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix) -> sp.csr_matrix:
     """``fixed`` (:func:`_fixed_jacobian`) plus the boundary blocks' terms at ``s = b - Ax`` and ``mu``."""
     n = fixed.shape[0]
-    nx, m = n - f.m - len(mu), f.m
+    k_z = len(f.z_unknown)
+    nx = n - k_z - len(mu)
     rows, cols, vals = [], [], []
     for k, (start, d, cone, side) in enumerate(f.boundary):
         block = slice(start, start + d)
@@ -200,8 +232,9 @@ def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix)
         Ak = A[block]
         HA = sp.coo_matrix(mu[k] * (sp.csr_matrix(H) @ Ak))  # d/dx (z - mu g(s)) = mu H A_k, as ds/dx = -A_k
         gA = sp.coo_matrix(-(Ak.T @ g)[None, :])  # d/dx h(s) = -g'A_k
-        rows += [nx + start + HA.row, nx + start + np.arange(d), np.full(gA.nnz, nx + m + k)]
-        cols += [HA.col, np.full(d, nx + m + k), gA.col]
+        row = nx + int(f.position[start])  # a boundary block's rows are consecutive unknowns
+        rows += [row + HA.row, row + np.arange(d), np.full(gA.nnz, nx + k_z + k)]
+        cols += [HA.col, np.full(d, nx + k_z + k), gA.col]
         vals += [HA.data, -g, gA.data]  # d/dmu (z - mu g) = -g
     if not rows:
         return fixed
@@ -210,14 +243,18 @@ def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix)
 
 
 def _fixed_jacobian(P, A, f: _Faces, nx: int, nb: int) -> tuple[sp.csr_matrix, np.ndarray]:
-    """The Jacobian's terms that do not depend on the point, and the sign pattern of its regularisation."""
-    m = f.m
-    s_mask = np.zeros(m)
+    """The Jacobian's terms that do not depend on the point, and the sign pattern of its regularisation, in the
+    unknowns ``(x, z_i of the rows of f.z_unknown, mu)``: the rows :math:`z_i = 0` (every inactive row: half of
+    (28)'s at 10^5 points) are an identity block, eliminated exactly (:func:`_reduce`, :func:`_expand`), so the
+    matrix factorised is smaller by their rows and columns and by :math:`A_i^\\top` of each."""
+    s_mask = np.zeros(f.m)
     s_mask[f.s_rows] = 1.0
-    z_mask = np.ones(m) - s_mask  # z = 0 rows and the boundary blocks' z - mu g rows: identity on z
-    fixed = sp.bmat([[P, A.T, sp.csr_matrix((nx, nb))],
-                     [-(sp.diags(s_mask) @ A), sp.diags(z_mask), sp.csr_matrix((m, nb))],
-                     [sp.csr_matrix((nb, nx)), sp.csr_matrix((nb, m)), sp.csr_matrix((nb, nb))]], format="csr")
+    s_mask = s_mask[f.z_unknown]
+    k = len(f.z_unknown)
+    A_k = A[f.z_unknown]
+    fixed = sp.bmat([[P, A_k.T, sp.csr_matrix((nx, nb))],  # the boundary blocks' z - mu g rows: identity on z
+                     [-(sp.diags(s_mask) @ A_k), sp.diags(1.0 - s_mask), sp.csr_matrix((k, nb))],
+                     [sp.csr_matrix((nb, nx)), sp.csr_matrix((nb, k)), sp.csr_matrix((nb, nb))]], format="csr")
     reg = np.concatenate([np.ones(nx), -s_mask, -np.ones(nb)])
     return fixed, reg
 
@@ -225,14 +262,18 @@ def _fixed_jacobian(P, A, f: _Faces, nx: int, nb: int) -> tuple[sp.csr_matrix, n
 def _equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray, np.ndarray]:
     """Ruiz scaling: ``r``, ``c`` with the rows and columns of ``diag(r) M diag(c)`` of largest entry near 1 (the
     power cones' Hessians near their edges reach 1e8 beside entries of 1)."""
-    C = sp.coo_matrix(M)
-    rows, cols, data = C.row, C.col, np.abs(C.data)
+    R, C = sp.csr_matrix(M), sp.csc_matrix(M)
+    R.sum_duplicates()
+    C.sum_duplicates()
+    row_data, col_data = np.abs(R.data), np.abs(C.data)
+    row_has, col_has = np.diff(R.indptr) > 0, np.diff(C.indptr) > 0
+    row_starts, col_starts = R.indptr[:-1][row_has], C.indptr[:-1][col_has]
     r, c = np.ones(M.shape[0]), np.ones(M.shape[1])
-    for _ in range(sweeps):
-        scaled = data * r[rows] * c[cols]
-        row_max, col_max = np.zeros_like(r), np.zeros_like(c)
-        np.maximum.at(row_max, rows, scaled)
-        np.maximum.at(col_max, cols, scaled)
+    for _ in range(sweeps):  # the largest |r_i m_ij c_j| of row i is r_i max_j |m_ij| c_j (and so for columns)
+        row_max, col_max = np.ones_like(r), np.ones_like(c)
+        if row_data.size:
+            row_max[row_has] = r[row_has] * np.maximum.reduceat(row_data * c[R.indices], row_starts)
+            col_max[col_has] = c[col_has] * np.maximum.reduceat(col_data * r[C.indices], col_starts)
         r /= np.sqrt(np.where(row_max > 0, row_max, 1.0))
         c /= np.sqrt(np.where(col_max > 0, col_max, 1.0))
     return r, c
@@ -240,21 +281,25 @@ def _equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarra
 
 def dense_last(M: sp.spmatrix) -> np.ndarray:
     """A symmetric ordering of ``M``: the rows and columns with more than :data:`POLISH_DENSE` nonzeros (the
-    columns of :math:`w`, :math:`\theta`, :math:`t` that every margin row holds) last, the others in their order.
+    columns of :math:`w`, :math:`\\theta`, :math:`t` that every margin row holds) last, the others in their order.
     Each point's rows then eliminate with fill only in the dense block: on (28) at 10^5 points, 1.3 million
     nonzeros in the factors and 0.3 s, against 30 million and 4.5 s with SuperLU's own COLAMD ordering."""
     M = sp.csc_matrix(M)
-    dense = (np.diff(M.indptr) > POLISH_DENSE) | (np.diff(M.tocsr().indptr) > POLISH_DENSE)
+    dense = (np.diff(M.indptr) > POLISH_DENSE) | (np.bincount(M.indices, minlength=M.shape[0]) > POLISH_DENSE)
     return np.concatenate([np.flatnonzero(~dense), np.flatnonzero(dense)])
 
 
 class _Factors:
     """The LU factors of one Newton matrix (:func:`_newton_step`), equilibrated and regularised, and their solve."""
 
-    def __init__(self, J: sp.csc_matrix, reg: np.ndarray):
+    def __init__(self, J: sp.csc_matrix, reg: np.ndarray, large: bool = False):
         self.r, self.c = _equilibrate(J)
-        M = (sp.diags(self.r) @ J @ sp.diags(self.c) + sp.diags(POLISH_REG * reg)).tocsc()
-        self.perm = dense_last(M) if M.shape[0] >= POLISH_LARGE else None
+        J = sp.csr_matrix(J)
+        rows = np.repeat(np.arange(J.shape[0]), np.diff(J.indptr))  # diag(r) J diag(c), entry by entry
+        M = sp.csr_matrix(((J.data * self.r[rows]) * self.c[J.indices], J.indices, J.indptr), shape=J.shape)
+        M.eliminate_zeros()
+        M = (M + sp.diags(POLISH_REG * reg)).tocsc()
+        self.perm = dense_last(M) if large else None
         # RuntimeError: exactly singular even with the regularisation
         self.lu = spla.splu(M) if self.perm is None else spla.splu(M[self.perm][:, self.perm].tocsc(),
                                                                    permc_spec="NATURAL")
@@ -287,20 +332,27 @@ def _refine(J: sp.csc_matrix, F: np.ndarray, factors: _Factors) -> tuple[np.ndar
 
 def _newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray, kept: list | None = None) -> np.ndarray | None:
     """``J step = -F`` through the LU factors of the equilibrated ``J + POLISH_REG diag(reg)`` (:func:`_equilibrate`)
-    and iterative refinement on ``J`` itself. ``kept``: a list holding the factors of an earlier step of the same
-    Newton run (from :data:`POLISH_LARGE` unknowns on): they are tried first, as a preconditioner of the refinement
-    on this ``J``, and kept when the refined step meets :data:`POLISH_REUSE` (else ``J`` is factorised)."""
+    and iterative refinement on ``J`` itself. ``kept``: from :data:`POLISH_LARGE` unknowns on (else ``None``), a list
+    holding the factors of an earlier step of the same Newton run: they are tried first, as a preconditioner of the
+    refinement on this ``J``, and kept when the refined step meets :data:`POLISH_REUSE` (else ``J`` is factorised, in
+    the order of :func:`dense_last`)."""
     if kept:
         step, size = _refine(J, F, kept[0])
         if step is not None and size <= POLISH_REUSE:
             return step
     try:
-        factors = _Factors(J, reg)
+        factors = _Factors(J, reg, kept is not None)
     except RuntimeError:  # exactly singular even with the regularisation
         return None
-    if kept is not None and J.shape[0] >= POLISH_LARGE:
+    if kept is not None:
         kept[:] = [factors]
     return _refine(J, F, factors)[0]
+
+
+def _norm(v: np.ndarray) -> float:
+    """:math:`\\|v\\|_2` by numpy's own loop, not BLAS: OpenBLAS's threads took 2.4 ms per product of 10^5 entries on a
+    loaded 2-core machine (load 3-6; the polish of (28) on 10^5 points: 0.08 of its 0.47 s), numpy's loop 0.04 ms."""
+    return math.sqrt(float(np.einsum("i,i->", v, v)))
 
 
 def _mu_start(f: _Faces, s: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -321,20 +373,22 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
     f = _Faces(cones, blocks, b - A @ x0)
     xk, zk, mu = x0.copy(), z0.copy(), _mu_start(f, b - A @ x0, z0)
     nx, m = len(xk), len(zk)
+    large = nx + m + len(mu) >= POLISH_LARGE
     fixed, reg = _fixed_jacobian(P, A, f, nx, len(mu))
     F = _residual(P, q, A, b, f, xk, zk, mu)
     first_dz = np.zeros(m)
-    kept: list = []  # the factors of this run's first step, reused by the next ones (POLISH_REUSE)
+    kept: list | None = [] if large else None  # this run's first factors, reused by the next steps (POLISH_REUSE)
     floor = POLISH_FLOOR * max(1.0, float(np.max(np.abs(q), initial=0.0)), float(np.max(np.abs(b), initial=0.0)))
-    stall = POLISH_STALL if fixed.shape[0] < POLISH_LARGE else POLISH_STALL_LARGE
+    stall = POLISH_STALL_LARGE if large else POLISH_STALL
     crawled = False
     for _ in range(POLISH_NEWTON):
-        size = float(np.linalg.norm(F))
+        size = _norm(F)
         if size <= floor:
             break
-        step = _newton_step(_jacobian(A, f, b - A @ xk, mu, fixed), F, reg, kept)
-        if step is None:
+        reduced = _newton_step(_jacobian(A, f, b - A @ xk, mu, fixed), _reduce(A, f, F, nx), reg, kept)
+        if reduced is None:
             break
+        step = _expand(f, F, reduced, nx)
         if not first_dz.any():
             first_dz = step[nx:nx + m]
         t = 1.0
@@ -344,18 +398,18 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
                 F_new = _residual(P, q, A, b, f, x_new, z_new, mu_new)
             except FloatingPointError:
                 F_new = None
-            if F_new is not None and np.linalg.norm(F_new) < (1 - 1e-4 * t) * size:
+            if F_new is not None and _norm(F_new) < (1 - 1e-4 * t) * size:
                 break
             t /= 2
         else:
             break
         xk, zk, mu, F = x_new, z_new, mu_new, F_new
-        if np.linalg.norm(F) > 0.5 * size and size <= 1e3 * floor:  # no longer converging: rounding
+        if _norm(F) > 0.5 * size and size <= 1e3 * floor:  # no longer converging: rounding
             break
-        if np.linalg.norm(F) > stall * size and size > 1e3 * floor:  # a crawl: misread faces or a singular system
+        if _norm(F) > stall * size and size > 1e3 * floor:  # a crawl: misread faces or a singular system
             crawled = stall == POLISH_STALL_LARGE  # at scale: a row of the wrong sign crawls so (polish)
             break
-    return _snap_bounds(A, b, f, xk), zk, first_dz, crawled or bool(np.linalg.norm(F) <= 1e3 * floor)
+    return _snap_bounds(A, b, f, xk), zk, first_dz, crawled or bool(_norm(F) <= 1e3 * floor)
 
 
 def _doubtful_rows(cones, blocks, z: np.ndarray, dz: np.ndarray) -> list[tuple[int, int]]:

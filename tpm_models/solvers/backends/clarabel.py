@@ -26,7 +26,12 @@ CLARABEL_TOL = 1e-12
 """Clarabel's ``tol_gap_abs``, ``tol_gap_rel``, ``tol_feas``, ``tol_infeas_abs`` and ``tol_infeas_rel`` of the
 first run (its defaults are 1e-8). Most of this library's models stop ``AlmostSolved`` at 1e-12 (Clarabel's
 iterates stall: its runs at 1e-12, 1e-11, 1e-10 and 1e-9 follow the same path and the tighter ones stop at the
-same point), and that point is the best Clarabel reaches: see :data:`CLARABEL_ACCEPT_TOL`."""
+same point), and that point is the best Clarabel reaches: see :data:`CLARABEL_ACCEPT_TOL`. A first run at 1e-8 was
+measured at scale (``docs/bench-scale.md``, "Issue 24, Clarabel and the polish"): on the same path, it stops 0-2
+iterations earlier (at 10^5 points (28) 21 against 22, (29) 15 against 16, (15) 17 against 19; 0.1-0.2 s of 2-3 s),
+but (27) at 10^5 points then stops ``AlmostSolved`` short of 1e-8 (dual residual 3.7e-7) and its polish fails, as
+the polish of the point at 1e-8 of (29) and of (26) at p = 1.5 on 10^4 points does (their points at 1e-12 are
+polished): a whole run more and a failed polish (2.3 + 1.0 s on (27)) against 0.1-0.2 s saved elsewhere."""
 
 CLARABEL_ACCEPT_TOL = 1e-8
 """An ``AlmostSolved`` point is taken as optimal when it meets 1e-8 (Clarabel's own default tolerances) by
@@ -122,7 +127,10 @@ CLARABEL_POLISH = True
 """Polish every optimal point (:func:`tpm_models.solvers.polish.polish`). Measured on the 936 models of the conic
 survey (``docs/solvers.md``): Clarabel's :math:`w` is within 1e-7 of the reference on 703 of them, the polished
 :math:`w` on 933 (it is off by about the square root of the interior point's gap, 1e-6 at 1e-12, where the
-quadratic term is a cone), for 1-3 ms per model."""
+quadratic term is a cone), for 1-3 ms per model. Not skipped when Clarabel's point is already a KKT point to 1e-12
+(measured: a point of (23) on Iris at a KKT residual of 1.7e-13 has its w 1.1e-7 from the reference, and skipping the
+polish below 1e-12 left 11 of the survey's 936 models inaccurate and 3 not certified), nor at scale ((28) on 10^5
+points: Clarabel's point is 1.8e-7 (relative) from the polished optimum in objective; ``docs/bench-scale.md``)."""
 
 
 @dataclass
