@@ -4,8 +4,10 @@ paper's formula written here with numpy, in the paper's notation (points as colu
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+from pyomo.core.expr.compare import compare_expressions
 
 from tpm_models import Kernel, build
+from tpm_models.models.shapes import linear_row
 from tpm_models.solvers.matrices import qp_matrices
 
 NU, ALPHA = 0.3, 1.7
@@ -137,3 +139,21 @@ def test_qp_matrices_reproduce_the_objective(rng, iris):
         for var, value in zip(qp.variables, x):
             var.set_value(float(value), skip_validation=True)
         assert abs(qp.objective(x) - pyo.value(model.obj)) <= 1e-12 * max(1, abs(pyo.value(model.obj)))
+
+
+@pytest.mark.parametrize("eq, p, norm", [(23, 1.0, "norm_w"), (23, 3.0, "norm_w"), (26, 1.5, "r"), (27, 1.0, "s"),
+                                         (28, 2.0, "t")])
+def test_robust_rows_written_directly_are_the_operators_expressions(rng, eq, p, norm):
+    """The margin rows the robust builders write as one LinearExpression (``robust._robust_margin``, for a norm that
+    is a variable) are, node for node, what Pyomo's operators make of the row as the paper writes it,
+    x_i'w + theta - eps_i * norm + xi_i >= 0; a data coefficient of exactly 1 included (Pyomo writes the bare
+    variable)."""
+    X, y = _data(rng)
+    X[0, 1] = 1.0
+    model = build(eq, X, y, 0, NU, ALPHA, p=p, eps=np.linspace(0.0, 0.1, len(y)))
+    w = [model.w[j] for j in model.J]
+    r = model.component(norm)
+    for i in model.X_c:
+        written = linear_row([*X[i - 1].tolist(), 1], [*w, model.theta]) - model.eps[i] * r + model.xi[i] >= 0
+        assert compare_expressions(model.margin[i].expr, written), i
+        assert model.margin[i].body.__class__.__name__ == "LinearExpression"
