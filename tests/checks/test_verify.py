@@ -18,6 +18,9 @@ from tpm_models import build, solve
 from tpm_models.checks.robust import verify_model
 from tpm_models.checks.semi_infinite import uncertain_22
 from tpm_models.checks.verify import (
+    MASTER_FALLBACK,
+    MASTER_LARGE,
+    MASTER_LARGE_SOLVERS,
     OBJECTIVE_TOL,
     Box,
     Budget,
@@ -27,6 +30,7 @@ from tpm_models.checks.verify import (
     UncertainRow,
     UncertainTerm,
     evaluate_point,
+    master_solvers,
     rel_gap,
     solve_cutting_planes,
     solve_pyros,
@@ -405,3 +409,30 @@ def test_registry_counterpart_fields_checked():
         assert model_info("VT1").verifiable and model_info("VT1").nominal == 2 and "VT1" in verifiable_keys()
     finally:
         USER_MODELS.pop("VT1", None)
+
+
+def test_components_of_another_model_are_refused_even_with_the_same_names(iris):
+    """The view of the nominal model finds its components on the clone by identity (the clone's memo), so a row or a
+    coefficient of another model built from the same data (the same names ``w[1]``, ``margin[1]``) is refused; a
+    lookup by name would have taken them as the nominal model's own."""
+    X, y = subset(iris, 3)
+    m, other = build(15, X, y, 0, NU, ALPHA), build(15, X, y, 0, NU, ALPHA)
+    row = m.margin[next(iter(m.X_c))]
+    with pytest.raises(ValueError, match="not in the nominal model"):
+        solve_cutting_planes(m, [UncertainRow(row, [other.w[j] for j in other.J], NormBall(2, 0.1))])
+    with pytest.raises(ValueError, match="not a constraint of the nominal model"):
+        solve_cutting_planes(m, [UncertainRow(other.margin[next(iter(other.X_c))], [m.w[j] for j in m.J],
+                                              NormBall(2, 0.1))])
+
+
+def test_the_masters_go_to_clarabel_from_master_large_variables():
+    """``"default"`` masters: Clarabel from MASTER_LARGE variables (PIQP's masters of (22) stalled at 10^5 points,
+    docs/solvers.md), the QP default below; a solver the caller names is kept; Ipopt stays the last resort."""
+    small, large = pyo.ConcreteModel(), pyo.ConcreteModel()
+    small.x = pyo.Var(range(MASTER_LARGE - 1))
+    large.x = pyo.Var(range(MASTER_LARGE))
+    assert master_solvers(small, ["default"]) == ["default", *MASTER_FALLBACK]
+    if "clarabel" in available_solvers("QP"):
+        assert master_solvers(large, ["default"]) == [*MASTER_LARGE_SOLVERS, *MASTER_FALLBACK]
+        assert MASTER_LARGE_SOLVERS[0] == "clarabel"
+    assert master_solvers(large, ["piqp"]) == ["piqp"]
