@@ -20,6 +20,7 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.base.constraint import ConstraintData
 from pyomo.core.base.var import VarData
+from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 from pyomo.core.expr.visitor import identify_variables, replace_expressions
 
 from tpm_models.models.uncertainty import Uncertain, UncertainRow, UncertainTerm, UncertaintySet, nominal_objective
@@ -158,7 +159,7 @@ class SemiInfinite:
 
         ``at_point``: a dict shared by the calls made at one point (:meth:`support_at`)."""
         row, uset = item.row, item.uncertainty
-        body = float(pyo.value(row.body))
+        body = body_value(row.body)
         g = self.values_at(item.coefficients, at_point)
         worst, delta = -math.inf, None
         if row.lower is not None:
@@ -216,7 +217,7 @@ class SemiInfinite:
         for con in self.model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
             if id(con) in uncertain:
                 continue
-            body = float(pyo.value(con.body))
+            body = body_value(con.body)
             gaps = (([pyo.value(con.lower) - body] if con.lower is not None else [])
                     + ([body - pyo.value(con.upper)] if con.upper is not None else []))
             if gaps and max(gaps) > worst:
@@ -282,6 +283,36 @@ class SemiInfiniteSolution:
     @property
     def ok(self) -> bool:
         return self.termination in ("optimal", "robust_optimal")
+
+
+def body_value(expr) -> float:
+    """``float(pyo.value(expr))``, read directly when ``expr`` is a ``LinearExpression`` of variables, monomials and
+    numbers (the rows of the paper's models): each term's value as Pyomo computes it, summed in Pyomo's order
+    (``LinearExpression._apply_operation``), so the same float without the expression walker, a third of the
+    separation's time at :math:`10^4` points. Anything else, or a variable without a value, goes to ``pyo.value``."""
+    if expr.__class__ is not LinearExpression:
+        return float(pyo.value(expr))
+    values = []
+    for a in expr.args:
+        cls = a.__class__
+        if cls is MonomialTermExpression:
+            coef, var = a.args
+            x = var.value
+            if x is None:
+                return float(pyo.value(expr))
+            values.append((coef if coef.__class__ is float else pyo.value(coef)) * x)
+        elif cls is float or cls is int:
+            values.append(a)
+        elif a.is_variable_type():
+            if a.value is None:
+                return float(pyo.value(expr))
+            values.append(a.value)
+        else:
+            return float(pyo.value(expr))
+    if not values:
+        return 0.0
+    terms = iter(values)
+    return float(sum(terms, start=next(terms)))
 
 
 def scenario_sum(coefs: Sequence, delta: np.ndarray, weight: float = 1.0):
