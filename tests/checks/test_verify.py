@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+from pyomo.core.expr.compare import compare_expressions
 
 from tpm_models import build, solve
 from tpm_models.checks.robust import verify_model
@@ -33,6 +34,7 @@ from tpm_models.checks.verify import (
     evaluate_point,
     master_solvers,
     rel_gap,
+    scenario_sum,
     solve_cutting_planes,
     solve_pyros,
     verify,
@@ -452,3 +454,19 @@ def test_body_value_is_pyomos_value_to_the_last_bit(iris, rng, eq, kwargs):
     assert rows
     for row in rows:
         assert body_value(row.body) == pyo.value(row.body), row.name
+
+
+def test_scenario_sum_is_the_expression_of_pyomos_sum(iris, rng):
+    """A cut's a(x)'delta built directly (scenario_sum) is, node for node, the expression Python's sum() of Pyomo's
+    products makes: many terms, a coefficient of exactly 1 (the bare variable), one term, none, a weight."""
+    X, y = subset(iris, 3)
+    m = build(15, X, y, 0, NU, ALPHA)
+    w = [m.w[j] for j in m.J]
+    for delta, weight in ((rng.normal(size=4), 1.0), (np.array([1.0, 0.0, -2.5, 0.0]), 1.0),
+                          (np.array([0.0, 0.0, 0.3, 0.0]), 1.0), (np.zeros(4), 1.0), (rng.normal(size=4), 0.075)):
+        by_sum = sum(weight * float(d) * a for a, d in zip(w, delta) if d != 0)
+        built = scenario_sum(w, delta, weight)
+        if isinstance(by_sum, int):
+            assert built == by_sum == 0
+        else:
+            assert compare_expressions(built, by_sum), (delta, weight)

@@ -316,8 +316,17 @@ def body_value(expr) -> float:
 
 
 def scenario_sum(coefs: Sequence, delta: np.ndarray, weight: float = 1.0):
-    """:math:`\\omega\\,a(x)^\\top\\delta` for a fixed :math:`\\delta` (zero entries left out)."""
-    return sum(weight * float(d) * a for a, d in zip(coefs, delta) if d != 0)
+    """:math:`\\omega\\,a(x)^\\top\\delta` for a fixed :math:`\\delta` (zero entries left out).
+
+    When every coefficient is a variable (the paper's (22): ``w``) the expression is built as the one
+    ``LinearExpression`` Pyomo's ``sum()`` of the products makes (a coefficient 1 is the variable itself; a single
+    term is that term), without 20 additions' dispatch per cut: a fifth of the cutting planes' own time at
+    :math:`3 \\cdot 10^4` points."""
+    terms = [(weight * float(d), a) for a, d in zip(coefs, delta) if d != 0]
+    if not terms or any(c == 0 or not getattr(a, "is_variable_type", lambda: False)() for c, a in terms):
+        return sum(c * a for c, a in terms)
+    args = [a if c == 1 else MonomialTermExpression((c, a)) for c, a in terms]
+    return args[0] if len(args) == 1 else LinearExpression(args)
 
 
 def row_with(row: ConstraintData, extra) -> tuple:
