@@ -94,7 +94,7 @@ class SemiInfinite:
             else:
                 raise TypeError(f"uncertain item {k} is a {type(spec).__name__}, not an UncertainRow or UncertainTerm")
         self.variables = [v for v in self.model.component_objects(pyo.Var, descend_into=True)]
-        del self._copies, self._translated, shared, lists
+        del self._copies, self._translated
 
     def _on_clone(self, component):
         """The clone's copy of a component (or component data) of the nominal model; None if it is not one (a
