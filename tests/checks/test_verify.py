@@ -13,11 +13,15 @@ import math
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+from pyomo.core.expr.compare import compare_expressions
 
 from tpm_models import build, solve
 from tpm_models.checks.robust import verify_model
 from tpm_models.checks.semi_infinite import uncertain_22
 from tpm_models.checks.verify import (
+    MASTER_FALLBACK,
+    MASTER_LARGE,
+    MASTER_LARGE_SOLVERS,
     OBJECTIVE_TOL,
     Box,
     Budget,
@@ -26,8 +30,11 @@ from tpm_models.checks.verify import (
     Polyhedron,
     UncertainRow,
     UncertainTerm,
+    body_value,
     evaluate_point,
+    master_solvers,
     rel_gap,
+    scenario_sum,
     solve_cutting_planes,
     solve_pyros,
     verify,
@@ -405,3 +412,61 @@ def test_registry_counterpart_fields_checked():
         assert model_info("VT1").verifiable and model_info("VT1").nominal == 2 and "VT1" in verifiable_keys()
     finally:
         USER_MODELS.pop("VT1", None)
+
+
+def test_components_of_another_model_are_refused_even_with_the_same_names(iris):
+    """The view of the nominal model finds its components on the clone by identity (the clone's memo), so a row or a
+    coefficient of another model built from the same data (the same names ``w[1]``, ``margin[1]``) is refused; a
+    lookup by name would have taken them as the nominal model's own."""
+    X, y = subset(iris, 3)
+    m, other = build(15, X, y, 0, NU, ALPHA), build(15, X, y, 0, NU, ALPHA)
+    row = m.margin[next(iter(m.X_c))]
+    with pytest.raises(ValueError, match="not in the nominal model"):
+        solve_cutting_planes(m, [UncertainRow(row, [other.w[j] for j in other.J], NormBall(2, 0.1))])
+    with pytest.raises(ValueError, match="not a constraint of the nominal model"):
+        solve_cutting_planes(m, [UncertainRow(other.margin[next(iter(other.X_c))], [m.w[j] for j in m.J],
+                                              NormBall(2, 0.1))])
+
+
+def test_the_masters_go_to_clarabel_from_master_large_variables():
+    """``"default"`` masters: Clarabel from MASTER_LARGE variables (PIQP's masters of (22) stalled at 10^5 points,
+    docs/solvers.md), the QP default below; a solver the caller names is kept; Ipopt stays the last resort."""
+    small, large = pyo.ConcreteModel(), pyo.ConcreteModel()
+    small.x = pyo.Var(range(MASTER_LARGE - 1))
+    large.x = pyo.Var(range(MASTER_LARGE))
+    assert master_solvers(small, ["default"]) == ["default", *MASTER_FALLBACK]
+    if "clarabel" in available_solvers("QP"):
+        assert master_solvers(large, ["default"]) == [*MASTER_LARGE_SOLVERS, *MASTER_FALLBACK]
+        assert MASTER_LARGE_SOLVERS[0] == "clarabel"
+    assert master_solvers(large, ["piqp"]) == ["piqp"]
+
+
+@pytest.mark.parametrize("eq, kwargs", [(15, {}), (28, {"eps": EPS}), (23, {"p": 2.0, "eps": EPS})])
+def test_body_value_is_pyomos_value_to_the_last_bit(iris, rng, eq, kwargs):
+    """The separation reads a LinearExpression row's value term by term (body_value); Pyomo's own evaluation of every
+    row of (15), (28) (monomials with a parameter as coefficient) and (23) at p = 2 (nonlinear rows: Pyomo's walker)
+    is the truth, and the float must be the same one: the same products summed in the same order."""
+    X, y = subset(iris, 10)
+    model = build(eq, X, y, 0, NU, ALPHA, **kwargs)
+    for v in model.component_data_objects(pyo.Var):
+        v.set_value(float(rng.normal()), skip_validation=True)
+    rows = list(model.component_data_objects(pyo.Constraint))
+    assert rows
+    for row in rows:
+        assert body_value(row.body) == pyo.value(row.body), row.name
+
+
+def test_scenario_sum_is_the_expression_of_pyomos_sum(iris, rng):
+    """A cut's a(x)'delta built directly (scenario_sum) is, node for node, the expression Python's sum() of Pyomo's
+    products makes: many terms, a coefficient of exactly 1 (the bare variable), one term, none, a weight."""
+    X, y = subset(iris, 3)
+    m = build(15, X, y, 0, NU, ALPHA)
+    w = [m.w[j] for j in m.J]
+    for delta, weight in ((rng.normal(size=4), 1.0), (np.array([1.0, 0.0, -2.5, 0.0]), 1.0),
+                          (np.array([0.0, 0.0, 0.3, 0.0]), 1.0), (np.zeros(4), 1.0), (rng.normal(size=4), 0.075)):
+        by_sum = sum(weight * float(d) * a for a, d in zip(w, delta) if d != 0)
+        built = scenario_sum(w, delta, weight)
+        if isinstance(by_sum, int):
+            assert built == by_sum == 0
+        else:
+            assert compare_expressions(built, by_sum), (delta, weight)

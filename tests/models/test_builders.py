@@ -4,8 +4,11 @@ paper's formula written here with numpy, in the paper's notation (points as colu
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+from pyomo.core.expr.compare import compare_expressions
+from pyomo.core.expr.numeric_expr import NPV_SumExpression
 
 from tpm_models import Kernel, build
+from tpm_models.models.shapes import linear_row
 from tpm_models.solvers.matrices import qp_matrices
 
 NU, ALPHA = 0.3, 1.7
@@ -137,3 +140,33 @@ def test_qp_matrices_reproduce_the_objective(rng, iris):
         for var, value in zip(qp.variables, x):
             var.set_value(float(value), skip_validation=True)
         assert abs(qp.objective(x) - pyo.value(model.obj)) <= 1e-12 * max(1, abs(pyo.value(model.obj)))
+
+
+@pytest.mark.parametrize("eq, p, norm", [(23, 1.0, "norm_w"), (23, 3.0, "norm_w"), (26, 1.5, "r"), (27, 1.0, "s"),
+                                         (28, 2.0, "t")])
+def test_robust_rows_written_directly_are_the_operators_expressions(rng, eq, p, norm):
+    """The margin rows the robust builders write as one LinearExpression (``robust._robust_margin``, for a norm that
+    is a variable) are, node for node, what Pyomo's operators make of the row as the paper writes it,
+    x_i'w + theta - eps_i * norm + xi_i >= 0; a data coefficient of exactly 1 included (Pyomo writes the bare
+    variable); and so is the objective, but for its sum of eps_i over X_-c, built as one flat sum."""
+    X, y = _data(rng)
+    X[0, 1] = 1.0
+    model = build(eq, X, y, 0, NU, ALPHA, p=p, eps=np.linspace(0.0, 0.1, len(y)))
+    w = [model.w[j] for j in model.J]
+    r = model.component(norm)
+    for i in model.X_c:
+        written = linear_row([*X[i - 1].tolist(), 1], [*w, model.theta]) - model.eps[i] * r + model.xi[i] >= 0
+        assert compare_expressions(model.margin[i].expr, written), i
+        assert model.margin[i].body.__class__.__name__ == "LinearExpression"
+    # the objective as the operators write it, but for the sum of eps_i over X_-c: one flat NPV_SumExpression in the
+    # order of X_-c (Python's sum() of parameters makes a chain of m_-c two-term sums), whose value is the radii's
+    # sum in that order, to the last bit
+    other = list(model.X_minus_c)
+    eps_sum = NPV_SumExpression([model.eps[i] for i in other])
+    quadratic = 0.5 * sum(model.w[j] ** 2 for j in model.J) if eq == 23 else 0.5 * (model.u - model.v)
+    objective = (quadratic
+                 + model.nu / len(other) * (linear_row(X[np.asarray(other) - 1].sum(axis=0), w) + eps_sum * r)
+                 + model.nu * model.theta
+                 + model.alpha / len(model.X_c) * linear_row([1] * len(model.X_c), [model.xi[i] for i in model.X_c]))
+    assert compare_expressions(model.obj.expr, objective)
+    assert pyo.value(eps_sum) == sum(np.linspace(0.0, 0.1, len(y))[np.asarray(other) - 1].tolist())

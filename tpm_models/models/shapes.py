@@ -84,11 +84,16 @@ def linear_row(coefs, variables, constant: float = 0.0) -> LinearExpression:
     any other one a monomial -- a data coefficient 0.0 too, so the written model keeps its terms in
     every format (``.gms`` writes them; ``.lp``, ``.mps`` and ``.nl`` leave zero coefficients out).
     """
+    args = [constant] if constant else []
+    return LinearExpression(args + linear_terms(coefs, variables))
+
+
+def linear_terms(coefs, variables) -> list:
+    """The terms of :func:`linear_row` (without a constant): for a builder that appends terms of its own to a row
+    and makes it one ``LinearExpression`` the way Pyomo's operators would have made it."""
     if isinstance(coefs, np.ndarray):
         coefs = coefs.tolist()  # Python floats: numpy scalars are slow to compare and would leak into the model
-    args = [constant] if constant else []
-    args += [v if a == 1 else MonomialTermExpression((a, v)) for a, v in zip(coefs, variables)]
-    return LinearExpression(args)
+    return [v if a == 1 else MonomialTermExpression((a, v)) for a, v in zip(coefs, variables)]
 
 
 def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign: int) -> None:

@@ -68,8 +68,11 @@ function :func:`verify` (see :mod:`tpm_models.checks`); this package stays impor
 from tpm_models.checks.verify.cutting_planes import (
     CUT_TOL,
     MASTER_FALLBACK,
+    MASTER_LARGE,
+    MASTER_LARGE_SOLVERS,
     MAX_ROUNDS,
     Cut,
+    master_solvers,
     solve_cutting_planes,
     solve_master,
 )
@@ -80,6 +83,7 @@ from tpm_models.checks.verify.model import (
     SemiInfinite,
     SemiInfiniteSolution,
     TermOnClone,
+    body_value,
     evaluate_point,
     failure_summary,
     row_with,
@@ -131,14 +135,16 @@ from tpm_models.models.uncertainty import (
 from tpm_models.solvers.compare import objective_scale, rel_gap
 
 __all__ = [
-    "CUT_TOL", "FREE_PYROS_SUBSOLVERS", "GUROBI_BACKUP_OPTIONS", "MASTER_FALLBACK", "MAX_ROUNDS", "NOT_A_COUNTERPART",
+    "CUT_TOL", "FREE_PYROS_SUBSOLVERS", "GUROBI_BACKUP_OPTIONS", "MASTER_FALLBACK", "MASTER_LARGE",
+    "MASTER_LARGE_SOLVERS", "MAX_ROUNDS", "NOT_A_COUNTERPART",
     "OBJECTIVE_ATOL", "OBJECTIVE_TOL", "PYROS_FEASIBILITY_TOL", "PYROS_SUBSOLVERS", "PYROS_SUBSOLVER_NAMES",
     "SCIP_LP_RETRY_FACTOR", "SCIP_PYROS_FEASIBILITY_TOL", "SCIP_PYROS_OPTIONS", "SOLUTION_TOL", "SOPLEX_MIN_TOL",
     "UNDECIDED", "VERDICTS", "VERIFIED", "VIOLATION_TOL",
     "Box", "Budget", "Cut", "DropTimeAdjustmentWarning", "Ellipsoid", "Evaluation", "NormBall", "Polyhedron", "Round",
     "RowOnClone", "SemiInfinite", "SemiInfiniteSolution", "TermOnClone", "Uncertain", "UncertainRow",
     "UncertainTerm", "UncertaintySet", "Verification",
-    "counting", "evaluate_point", "failure_summary", "first_stage", "is_licence_refusal", "objective_scale",
+    "body_value", "counting", "evaluate_point", "failure_summary", "first_stage", "is_licence_refusal",
+    "master_solvers", "objective_scale",
     "pyros_logger", "pyros_options", "pyros_subsolver", "pyros_with_fallback", "rel_gap", "row_with",
     "scenario_sum", "solve_cutting_planes", "solve_master", "solve_pyros", "uncertain_data", "verify",
     "verify_counterpart", "verify_model", "witness_at",

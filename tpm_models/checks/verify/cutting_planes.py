@@ -28,7 +28,8 @@ from tpm_models.checks.verify.model import (
     scenario_sum,
 )
 from tpm_models.models.uncertainty import Uncertain
-from tpm_models.solvers import NoOptimalSolutionError, SolveResult, solve
+from tpm_models.solvers import NoOptimalSolutionError, SolveResult, available_solvers, solve
+from tpm_models.solvers.backends.registry import model_size
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,19 @@ MAX_ROUNDS = 500
 MASTER_FALLBACK = ("ipopt",)
 """Solvers :func:`solve_cutting_planes` tries, in order, on a master its ``"default"`` solver does not solve
 (a dense QP solver can stop at its iteration limit on a master late in the rounds)."""
+
+
+MASTER_LARGE = 50_000
+"""Variables from which the masters' ``"default"`` is Clarabel (:data:`MASTER_LARGE_SOLVERS`), not the QP default
+(PIQP below :data:`tpm_models.solvers.backends.registry.HUGE_MODEL`). Measured on (22) at :math:`p = 2`
+(``docs/solvers.md``, "(22) by cutting planes"; a master of (22) has :math:`m + n + 1` variables): at
+:math:`5 \\cdot 10^4` points PIQP's two masters took 1.4 and 2.0 s, Clarabel's 1.8 and 5.0 s; at
+:math:`7.5 \\cdot 10^4` points PIQP's cutting planes had not ended after 240 s where Clarabel's masters took 8 and
+15 s; at :math:`10^5` PIQP's second master had not returned after minutes. PIQP honours no time limit, so nothing
+would end it: the threshold takes the safe side from the last size where PIQP was seen to finish."""
+
+MASTER_LARGE_SOLVERS = ("clarabel",)
+"""The masters' solvers, in order, from :data:`MASTER_LARGE` variables on (then :data:`MASTER_FALLBACK`)."""
 
 
 class Cut(NamedTuple):
@@ -88,16 +102,15 @@ def solve_cutting_planes(
         m.verify_eta_cuts.add(m.verify_eta[k] - scenario_sum(term.coefficients, start_delta, term.weight) >= 0)
     si.objective.set_value(si.nominal_objective + sum(m.verify_eta[k] for k in range(len(si.terms))))
     history = []
-    solvers = [solver] if isinstance(solver, str) else list(solver)
-    if solvers == ["default"]:
-        solvers += [s for s in MASTER_FALLBACK if s != "default"]
+    solvers = master_solvers(m, [solver] if isinstance(solver, str) else list(solver))
     used = set()
     for rounds in range(1, max_rounds + 1):
         result = solve_master(m, solvers)
         used.add(result.solver)
-        cuts = [Cut(*si.row_worst(item), row=item) for item in si.rows]
+        at_point: dict = {}  # the supports at this round's point, shared by rows and terms of the same set
+        cuts = [Cut(*si.row_worst(item, at_point), row=item) for item in si.rows]
         for k, term in enumerate(si.terms):
-            worst, d = si.term_worst(term)
+            worst, d = si.term_worst(term, at_point)
             cuts.append(Cut(worst - m.verify_eta[k].value, d, term=k))
         violation = max((cut.violation for cut in cuts), default=0.0)
         history.append(Round(rounds, result.objective, violation))
@@ -121,6 +134,18 @@ def solve_cutting_planes(
                                       >= 0)
     raise RuntimeError(f"cutting planes did not reach a violation <= {tol:g} in {max_rounds} rounds "
                        f"(last {history[-1].violation:.3g}); raise max_rounds or tol")
+
+
+def master_solvers(m: pyo.ConcreteModel, solvers: list[str]) -> list[str]:
+    """The solvers the masters are tried with: ``solvers`` as given, unless it is ``["default"]``: then
+    :data:`MASTER_LARGE_SOLVERS` from :data:`MASTER_LARGE` variables (when Clarabel is installed), else the
+    default of the master's class and size, each followed by :data:`MASTER_FALLBACK`. The rounds add rows, not
+    variables, so the first master's size holds for all."""
+    if solvers != ["default"]:
+        return solvers
+    if model_size(m) >= MASTER_LARGE and "clarabel" in available_solvers("QP"):
+        solvers = list(MASTER_LARGE_SOLVERS)
+    return solvers + [s for s in MASTER_FALLBACK if s not in solvers]
 
 
 def solve_master(m: pyo.ConcreteModel, solvers: Sequence[str]) -> SolveResult:
