@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from tpm_models import Kernel
 from tpm_models.data import load_dataset, min_max_scale
-from tpm_models.learn.base import LABEL_KINDS
+from tpm_models.learn.base import LABEL_KINDS, plain_fit_arrays
 from tpm_models.learn.one_vs_all import TPMSVMOneVsAll, fit_dense_plane
 from tpm_models.models.recovery import expansion_w_w, recover
 from tpm_models.models.shapes import kernel_dual_matrices
@@ -82,3 +82,45 @@ def test_continuous_and_byte_labels_are_still_refused():
         TPMSVMOneVsAll().fit(X, [0.5, 1.5, 2.25, 0.125])
     with pytest.raises(TypeError, match="bytes"):
         TPMSVMOneVsAll().fit(X, np.array([b"a", b"b", b"a", b"b"]))
+
+
+X6 = np.array([[0.0, 0.0, 0.2], [0.1, 0.0, 0.1], [1.0, 1.0, 0.0], [0.9, 1.0, 0.1], [0.0, 1.0, 1.0], [0.1, 0.9, 1.0]])
+PLAIN = [
+    (X6, np.array([0, 0, 1, 1, 2, 2])),
+    (np.asfortranarray(X6), np.array(["b", "b", "a", "a", "c", "c"])),
+    (np.hstack([X6, X6])[:, ::2], np.array([True, True, False, False, False, False])),  # a strided view
+    (X6, np.array([9, 9, 3, 3, 3, 3], dtype=np.uint8)),
+]
+NOT_PLAIN = [
+    (np.arange(12.0).reshape(6, 2).tolist(), [0, 1, 0, 1, 2, 2]),  # lists
+    (np.arange(12, dtype=np.float32).reshape(6, 2), np.array([0, 1, 0, 1, 2, 2])),  # converted to float64
+    (np.arange(12.0).reshape(6, 2), np.array([0.0, 1.0, 0.0, 1.0, 2.0, 2.0])),  # float labels: the target check
+    (np.arange(12.0).reshape(6, 2), np.array([[0], [1], [0], [1], [2], [2]])),  # a column: raveled with a warning
+    (np.arange(12.0).reshape(6, 2), np.array([0, 1, 0, 1, 2])),  # lengths differ: scikit-learn's message
+    (np.arange(2.0).reshape(1, 2), np.array([0])),  # one sample: scikit-learn's message
+]
+
+
+@pytest.mark.parametrize("X, y", PLAIN)
+def test_plain_arrays_skip_validate_data_with_its_outcome(X, y):
+    """The truth is scikit-learn's validate_data on the same arrays: the same X (the very array), the same
+    labels and n_features_in_, no feature_names_in_, also after a fit on a data frame with column names."""
+    import pandas as pd
+    from sklearn.utils.validation import validate_data
+
+    assert plain_fit_arrays(X, y)
+    est = TPMSVMOneVsAll()
+    est.fit(pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]), y)
+    assert hasattr(est, "feature_names_in_")
+    Xv, classes, y_idx = est._validate_fit_data(X, y)
+    truth = TPMSVMOneVsAll()
+    Xt, yt = validate_data(truth, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=2)
+    assert Xv is X and Xt is X
+    np.testing.assert_array_equal(classes[y_idx], yt)
+    assert est.n_features_in_ == truth.n_features_in_ == X.shape[1]
+    assert not hasattr(est, "feature_names_in_") and not hasattr(truth, "feature_names_in_")
+
+
+@pytest.mark.parametrize("X, y", NOT_PLAIN)
+def test_other_inputs_still_go_through_validate_data(X, y):
+    assert not plain_fit_arrays(X, y)
