@@ -173,3 +173,27 @@ def test_bench_commands_print_their_tables(capsys):
     assert main(["bench", "estimators", "--repeats", "2"]) == 0
     out = capsys.readouterr().out
     assert "| iris | 150 x 4 |" in out and "| wine | 178 x 13 |" in out
+
+
+def test_bench_estimators_processes_prints_medians_over_processes(monkeypatch, capsys):
+    """Smoke test of ``tpm-models bench estimators --processes`` (numbers printed, never asserted). Each process's
+    work (small_fit_row) runs here instead of in a fresh interpreter (that route is the one --sizes uses, tested in
+    tests/learn/test_decomposition.py); what is checked is the alternation, the medians and the table."""
+    from tpm_models.cli import main
+    from tpm_models.experiments import bench_estimators
+
+    calls = []
+
+    def here(call, timeout):
+        calls.append(call)
+        return eval(call, vars(bench_estimators))  # the same call the fresh interpreter would make
+
+    monkeypatch.setattr(bench_estimators, "_run_code", here)
+    assert main(["bench", "estimators", "--processes", "2", "--repeats", "1", "--dataset", "iris", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert calls == ["small_fit_row('tpmsvm', 'iris', 1)", "small_fit_row('svc', 'iris', 1)"] * 2
+    row = next(line for line in out.splitlines() if line.startswith("| iris |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[:3] == ["iris", "150 x 4", "2"] and cells[5].endswith("x") and cells[8].endswith("x")
+    with pytest.raises(SystemExit, match="takes iris wine"):
+        main(["bench", "estimators", "--processes", "1", "--dataset", "digits"])
