@@ -15,6 +15,7 @@ import time
 
 import pandas as pd
 
+from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import at_least_one, worker_count
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments import bench_backends
@@ -209,8 +210,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def add_parsers(sub) -> None:
     """Register ``bench``."""
-    b = sub.add_parser("bench", help="time the fast path (per-QP solver times, one fit, every cell of Table 3); "
-                       "'bench builders': Pyomo builders beside linopy; 'bench estimators': fits beside SVC")
+    b = add_command(sub, "bench")
     b.add_argument("what", nargs="?", default="table3",
                    choices=["table3", "builders", "estimators", "scale", "backends", "certificate", "counterpart"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
