@@ -205,7 +205,7 @@ def solve_dense_dual(qp: QPMatrices, solver: str) -> np.ndarray:
     settings, the same arrays, hence the same iterates) and its point is taken on the checks
     :func:`~tpm_models.solvers.solve_matrices` makes: PIQP says solved, the point is finite, feasible to
     ``FEASIBILITY_TOL`` (:func:`tpm_models.solvers.dense.matrix_violation`) and its objective finite. That saves the
-    generic wrapper's 0.07 ms per class (a third of a Wine fit's overhead). Any other outcome, and any other
+    generic wrapper's 0.07 ms per class (a warm Wine fit takes 1.4 ms). Any other outcome, and any other
     solver, goes through :func:`~tpm_models.solvers.solve_matrices`, which returns its verified optimum or raises
     :class:`tpm_models.solvers.common.NoOptimalSolutionError` with what the solver returned."""
     if (default_solver("QP") if solver == "default" else solver) == "piqp":
