@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -96,8 +97,8 @@ def small_fit_row(model: str, dataset: str, repeats: int) -> dict:
             "n": X.shape[1]}
 
 
-def bench_small(datasets=("iris", "wine"), processes: int = 9, repeats: int = 50, timeout: float = 600.0,
-                progress=print) -> list[dict]:
+def bench_small(datasets: Sequence[str] = ("iris", "wine"), processes: int = 9, repeats: int = 50,
+                timeout: float = 600.0, progress: Callable[[str], object] | None = print) -> list[dict]:
     """For each data set, ``processes`` fresh processes per model, alternating ours and SVC
     (:func:`small_fit_row` in each); medians over the processes."""
     progress = progress or (lambda _: None)
