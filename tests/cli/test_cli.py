@@ -635,3 +635,37 @@ def test_check_model_on_an_infeasible_plugin_model_is_a_failed_row(bad_plugin, c
     captured = capsys.readouterr()
     assert code == 1 and "Traceback" not in captured.err
     assert "FAIL" in captured.out and "ended infeasible, no optimum to compare with" in captured.out
+
+
+def test_every_group_adds_exactly_its_commands_of_the_table():
+    """The table that lists the commands without importing their groups (tpm_models.cli.commands) against the
+    groups themselves: each group's add_parsers adds exactly the commands the table gives it, with the table's
+    help, and the parser of one command prints the same top-level help as the whole parser."""
+    import argparse
+    import importlib
+
+    from tpm_models.cli.commands import COMMAND_GROUPS, COMMANDS
+    from tpm_models.cli.main import command_of, parser
+
+    for group in COMMAND_GROUPS:
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"tpm_models.cli.{group}").add_parsers(sub)
+        assert list(sub.choices) == [n for n, c in COMMANDS.items() if c.group == group]
+    whole = parser().format_help()  # every group's commands with the help they give themselves (add_command)
+    assert parser([]).format_help() == whole == parser(["bench"]).format_help()  # stubs from the table alone
+    assert all(" ".join(c.help.split()) in " ".join(whole.split()) for c in COMMANDS.values())
+    assert command_of(["-v", "bench", "estimators", "--sizes", "10"]) == "bench" and command_of(["-h"]) is None
+
+
+def test_help_and_one_command_import_only_what_they_need():
+    """In a fresh interpreter (the truth: sys.modules), ``tpm-models --help`` imports no command group and
+    ``tpm-models models`` only its own; the control ``bench --help`` does import the bench group."""
+    code = ("import contextlib, io, json, sys\nfrom tpm_models.cli import main\n"
+            "def run(argv):\n    with contextlib.redirect_stdout(io.StringIO()):\n        try:\n"
+            "            main(argv)\n        except SystemExit:\n            pass\n"
+            "    return [g for g in ('models', 'checks', 'experiments', 'bench', 'surveys', 'export') "
+            "if 'tpm_models.cli.' + g in sys.modules]\n"
+            "print(json.dumps([run(['--help']), run(['models']), run(['bench', '--help'])]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [[], ["models"], ["models", "bench"]]

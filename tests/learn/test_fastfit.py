@@ -7,6 +7,8 @@ here from the paper -- Table 1's kernel formulas, :math:`P = K(X_o, X_o)`,
 :math:`0 \\le \\lambda \\le \\alpha/m_o`.
 """
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,6 @@ from tpm_models.kernels import Kernel
 from tpm_models.learn.estimators import TPMSVM, TPMSVMOneVsAll
 from tpm_models.models.binary import build_dual_4, build_dual_5, build_dual_12, build_dual_13, dual_qp
 from tpm_models.models.multiclass import build_dual_16, build_dual_19, dual_19_qp
-from tpm_models.solvers import MATRIX_SOLVERS, MatrixSolution
 from tpm_models.solvers.common import NoOptimalSolutionError, Termination
 from tpm_models.solvers.matrices import qp_matrices
 
@@ -119,22 +120,37 @@ def test_backend_is_validated(iris, params, match):
             cls(**params).fit(X, y == 0 if cls is TPMSVM else y)
 
 
-@pytest.mark.parametrize("termination, x", [
-    (Termination.ITERATION_LIMIT, None),  # the solver says so
-    (Termination.OPTIMAL, "infeasible"),  # the solver says optimal, the point violates e'lam = nu
+@pytest.mark.parametrize("status, x, termination", [
+    ("PIQP_MAX_ITER_REACHED", "nan", Termination.ITERATION_LIMIT),  # the solver says so
+    ("PIQP_SOLVED", "infeasible", Termination.NUMERICAL_ERROR),  # the solver says solved, the point breaks e'lam = nu
 ])
-def test_dense_route_never_returns_a_non_optimum(iris, monkeypatch, termination, x):
+@pytest.mark.parametrize("cls", [TPMSVMOneVsAll, TPMSVM])
+def test_dense_route_never_returns_a_non_optimum(iris, monkeypatch, status, x, termination, cls):
+    """PIQP itself is replaced, so both the estimators' direct call (learn.one_vs_all.solve_dense_dual) and the
+    checked route it falls back to (solve_matrices) see the fake: the fit raises with the fake's result."""
+    import piqp
+
     X, y = iris
+    real_settings = piqp.DenseSolver().settings
 
-    def fake(qp):
-        point = np.full(len(qp.q), 0.0) if x == "infeasible" else np.full(len(qp.q), np.nan)
-        return MatrixSolution(termination, point, np.zeros(1), np.zeros(0), "fake")
+    class FakePIQP:
+        settings = real_settings
 
-    monkeypatch.setitem(MATRIX_SOLVERS, "piqp", fake)
+        def setup(self, P, q, *rest):
+            self.n = len(q)
+
+        def solve(self):
+            return getattr(piqp, status)
+
+        @property
+        def result(self):
+            point = np.zeros(self.n) if x == "infeasible" else np.full(self.n, np.nan)
+            return SimpleNamespace(x=point, y=np.zeros(1), z_l=np.zeros(self.n), z_u=np.zeros(self.n))
+
+    monkeypatch.setattr(piqp, "DenseSolver", FakePIQP)
     with pytest.raises(NoOptimalSolutionError) as err:
-        TPMSVMOneVsAll(nu=NU, alpha=ALPHA).fit(X, y)
-    expected = Termination.NUMERICAL_ERROR if x == "infeasible" else termination
-    assert err.value.result.termination is expected
+        cls(nu=NU, alpha=ALPHA).fit(X, y == 0 if cls is TPMSVM else y)
+    assert err.value.result.termination is termination
 
 
 @pytest.mark.parametrize("name", list(KERNELS))
@@ -157,3 +173,27 @@ def test_bench_commands_print_their_tables(capsys):
     assert main(["bench", "estimators", "--repeats", "2"]) == 0
     out = capsys.readouterr().out
     assert "| iris | 150 x 4 |" in out and "| wine | 178 x 13 |" in out
+
+
+def test_bench_estimators_processes_prints_medians_over_processes(monkeypatch, capsys):
+    """Smoke test of ``tpm-models bench estimators --processes`` (numbers printed, never asserted). Each process's
+    work (small_fit_row) runs here instead of in a fresh interpreter (that route is the one --sizes uses, tested in
+    tests/learn/test_decomposition.py); what is checked is the alternation, the medians and the table."""
+    from tpm_models.cli import main
+    from tpm_models.experiments import bench_estimators
+
+    calls = []
+
+    def here(call, timeout):
+        calls.append(call)
+        return eval(call, vars(bench_estimators))  # the same call the fresh interpreter would make
+
+    monkeypatch.setattr(bench_estimators, "_run_code", here)
+    assert main(["bench", "estimators", "--processes", "2", "--repeats", "1", "--dataset", "iris", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert calls == ["small_fit_row('tpmsvm', 'iris', 1)", "small_fit_row('svc', 'iris', 1)"] * 2
+    row = next(line for line in out.splitlines() if line.startswith("| iris |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[:3] == ["iris", "150 x 4", "2"] and cells[5].endswith("x") and cells[8].endswith("x")
+    with pytest.raises(SystemExit, match="takes iris wine"):
+        main(["bench", "estimators", "--processes", "1", "--dataset", "digits"])

@@ -20,8 +20,10 @@ from sklearn.utils.multiclass import type_of_target
 
 from tpm_models import Kernel
 from tpm_models.data import load_dataset, min_max_scale
-from tpm_models.learn.base import LABEL_KINDS
-from tpm_models.learn.one_vs_all import TPMSVMOneVsAll, fit_dense_plane
+from tpm_models.learn.base import LABEL_KINDS, plain_fit_arrays
+from tpm_models.learn.binary import TPMSVM
+from tpm_models.learn.one_vs_all import TPMSVMOneVsAll, fit_dense_plane, solve_dense_dual
+from tpm_models.models.binary import recover_minus, recover_plus
 from tpm_models.models.recovery import expansion_w_w, recover
 from tpm_models.models.shapes import kernel_dual_matrices
 from tpm_models.solvers import solve_matrices
@@ -82,3 +84,83 @@ def test_continuous_and_byte_labels_are_still_refused():
         TPMSVMOneVsAll().fit(X, [0.5, 1.5, 2.25, 0.125])
     with pytest.raises(TypeError, match="bytes"):
         TPMSVMOneVsAll().fit(X, np.array([b"a", b"b", b"a", b"b"]))
+
+
+@pytest.mark.parametrize("dataset", ["iris", "wine"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=str)
+@pytest.mark.parametrize("nu,alpha", [(0.5, 1.0), (0.2, 0.4), (0.3, 0.3)])
+def test_the_direct_piqp_call_is_solve_matrices(dataset, kernel, nu, alpha):
+    """solve_dense_dual calls PIQP itself; the truth is the checked generic route, solve_matrices(qp, "piqp"): the
+    same settings and arrays give the same iterates, so lambda is equal to the last bit (no tolerance), for every
+    own set of one-versus-all and both of the binary duals (classes 0 and 1 of the set)."""
+    d = load_dataset(dataset)
+    X, y = min_max_scale(d.X), d.y
+    pairs = [(X[y == c], X[y != c]) for c in np.unique(y)] + [(X[y == 0], X[y == 1]), (X[y == 1], X[y == 0])]
+    for own, other in pairs:
+        qp = kernel_dual_matrices(kernel, own, other, nu, alpha)
+        lam = solve_dense_dual(qp, "default")
+        np.testing.assert_array_equal(lam, solve_matrices(qp, "piqp").values["x"])
+        np.testing.assert_array_equal(solve_dense_dual(qp, "piqp"), lam)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=str)
+def test_the_binary_dense_planes_are_the_recovered_planes(wine, kernel):
+    """TPMSVM's dense path (fit_dense_plane with sign -1 for (5)/(13)) against recover_plus/recover_minus on the
+    same lambda, which recompute every block (tolerances of the module docstring), and its predictions against the
+    Pyomo route's (the duals built by build_dual_4/5 or 12/13, solved by PIQP through solve()): identical."""
+    X, y = wine
+    y2 = np.where(y == 1, 1, -1)
+    params = {"kernel": kernel.name, **{k: v for k, v in vars(kernel).items() if k != "name" and v is not None}}
+    dense = TPMSVM(nu=0.3, **params).fit(X, y2)
+    pyomo = TPMSVM(nu=0.3, backend="pyomo", **params).fit(X, y2)
+    truths = (recover_plus(X, y2, dense.planes_[0].lam, 0.3, 1.0, kernel),
+              recover_minus(X, y2, dense.planes_[1].lam, 0.3, 1.0, kernel))
+    for plane, truth in zip(dense.planes_, truths):
+        assert plane.sign == truth.sign
+        np.testing.assert_allclose(plane.theta, truth.theta, rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(plane.free, truth.free)
+        np.testing.assert_allclose(plane.w_w, truth.w_w, rtol=1e-12)
+        np.testing.assert_allclose(plane.distance(X), truth.distance(X), rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(dense.predict(X), pyomo.predict(X))
+
+
+X6 = np.array([[0.0, 0.0, 0.2], [0.1, 0.0, 0.1], [1.0, 1.0, 0.0], [0.9, 1.0, 0.1], [0.0, 1.0, 1.0], [0.1, 0.9, 1.0]])
+PLAIN = [
+    (X6, np.array([0, 0, 1, 1, 2, 2])),
+    (np.asfortranarray(X6), np.array(["b", "b", "a", "a", "c", "c"])),
+    (np.hstack([X6, X6])[:, ::2], np.array([True, True, False, False, False, False])),  # a strided view
+    (X6, np.array([9, 9, 3, 3, 3, 3], dtype=np.uint8)),
+]
+NOT_PLAIN = [
+    (np.arange(12.0).reshape(6, 2).tolist(), [0, 1, 0, 1, 2, 2]),  # lists
+    (np.arange(12, dtype=np.float32).reshape(6, 2), np.array([0, 1, 0, 1, 2, 2])),  # converted to float64
+    (np.arange(12.0).reshape(6, 2), np.array([0.0, 1.0, 0.0, 1.0, 2.0, 2.0])),  # float labels: the target check
+    (np.arange(12.0).reshape(6, 2), np.array([[0], [1], [0], [1], [2], [2]])),  # a column: raveled with a warning
+    (np.arange(12.0).reshape(6, 2), np.array([0, 1, 0, 1, 2])),  # lengths differ: scikit-learn's message
+    (np.arange(2.0).reshape(1, 2), np.array([0])),  # one sample: scikit-learn's message
+]
+
+
+@pytest.mark.parametrize("X, y", PLAIN)
+def test_plain_arrays_skip_validate_data_with_its_outcome(X, y):
+    """The truth is scikit-learn's validate_data on the same arrays: the same X (the very array), the same
+    labels and n_features_in_, no feature_names_in_, also after a fit on a data frame with column names."""
+    import pandas as pd
+    from sklearn.utils.validation import validate_data
+
+    assert plain_fit_arrays(X, y)
+    est = TPMSVMOneVsAll()
+    est.fit(pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]), y)
+    assert hasattr(est, "feature_names_in_")
+    Xv, classes, y_idx = est._validate_fit_data(X, y)
+    truth = TPMSVMOneVsAll()
+    Xt, yt = validate_data(truth, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=2)
+    assert Xv is X and Xt is X
+    np.testing.assert_array_equal(classes[y_idx], yt)
+    assert est.n_features_in_ == truth.n_features_in_ == X.shape[1]
+    assert not hasattr(est, "feature_names_in_") and not hasattr(truth, "feature_names_in_")
+
+
+@pytest.mark.parametrize("X, y", NOT_PLAIN)
+def test_other_inputs_still_go_through_validate_data(X, y):
+    assert not plain_fit_arrays(X, y)

@@ -15,6 +15,7 @@ import time
 
 import pandas as pd
 
+from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import at_least_one, worker_count
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments import bench_backends
@@ -30,7 +31,7 @@ from tpm_models.experiments.bench_certificate import LARGE_MODELS, PAPER_MODELS,
 from tpm_models.experiments.bench_counterpart import bench_counterpart
 from tpm_models.experiments.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
 from tpm_models.experiments.bench_estimators import MODELS as SCALED_MODELS
-from tpm_models.experiments.bench_estimators import bench_scaled, scaled_table
+from tpm_models.experiments.bench_estimators import bench_scaled, bench_small, scaled_table, small_table
 from tpm_models.experiments.bench_scale import (
     SCALE_MODELS,
     accuracy_table,
@@ -56,6 +57,15 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
     """``tpm-models bench estimators``: one-versus-all fits beside ``SVC(kernel="linear")`` on Iris and Wine;
     with ``--sizes``, :mod:`tpm_models.experiments.bench_estimators` at those sizes and ``--kernel`` kernels."""
     print(f"tpm-models bench estimators: {machine()}")
+    if args.sizes is None and args.processes:
+        unknown = [d for d in args.dataset if d not in DATASETS]
+        if unknown:
+            raise SystemExit(f"bench estimators --dataset takes {' '.join(DATASETS)}; got {' '.join(unknown)}")
+        rows = bench_small(args.dataset, args.processes, 50 if args.repeats is None else args.repeats,
+                           progress=None if args.quiet else print)
+        print(small_table(rows))
+        print(f"\n{machine()}")
+        return 0
     if args.sizes is None:
         print(estimators_table(bench_estimators(args.repeats or 200)))
         return 0
@@ -200,8 +210,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def add_parsers(sub) -> None:
     """Register ``bench``."""
-    b = sub.add_parser("bench", help="time the fast path (per-QP solver times, one fit, every cell of Table 3); "
-                       "'bench builders': Pyomo builders beside linopy; 'bench estimators': fits beside SVC")
+    b = add_command(sub, "bench")
     b.add_argument("what", nargs="?", default="table3",
                    choices=["table3", "builders", "estimators", "scale", "backends", "certificate", "counterpart"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
@@ -237,12 +246,18 @@ def add_parsers(sub) -> None:
     b.add_argument("--reference", help="bench scale: the CSV of docs/reference/cvxpy_scale.py, to print the accuracy")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
     b.add_argument("--repeats", type=int, default=None,
-                   help="bench estimators: fits per median (default 200); bench certificate: solves per model (5)")
+                   help="bench estimators: fits per median (default 200; with --processes, 50 after the first fit "
+                   "of each process); bench certificate: solves per model (5)")
+    b.add_argument("--processes", type=int, default=0,
+                   help="bench estimators (Iris, Wine): fit in this many fresh processes per model and data set "
+                   "(--dataset), alternating ours and SVC: the first fit and the warm median of each, medians over "
+                   "the processes (default 0: every fit in this process)")
     b.add_argument("--points", type=int, default=None,
                    help="bench certificate: a synthetic set of this size (default: Iris and Wine)")
     b.add_argument("--p", default="2", help="bench counterpart: the norm of (21)")
     b.add_argument("--solver", default=None, help="bench counterpart: the solver of both counterparts (clarabel)")
-    b.add_argument("--dataset", nargs="+", default=list(DATASETS), help="iris, wine")
+    b.add_argument("--dataset", nargs="+", default=list(DATASETS),
+                   help="iris, wine (Table 3's cells; bench estimators --processes: the data sets)")
     b.add_argument("--kernel", nargs="+", default=None, metavar="CELL",
                    help=f"cells of Table 3: {', '.join(CELLS)} (default all); bench estimators --sizes: "
                    f"{' '.join(SCALED_KERNELS)}")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from tpm_models.checks.deterministic import CheckResult, failures
 from tpm_models.checks.registered import check_registered
+from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import add_kernel_options, kernel_from_args, model_key
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.checks_run import GROUPS, TieRun, TiesInterrupted, run_ties
@@ -145,7 +146,7 @@ def _positive_int(text: str) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """``check``."""
-    c = sub.add_parser("check", help="run every tie between the formulations")
+    c = add_command(sub, "check")
     c.add_argument("--dataset", nargs="+", default=["iris", "wine"])
     c.add_argument("--solver", default="default")
     c.add_argument("--cross-solvers", nargs="*", help="solvers compared on (15), (16) (default: all installed)")

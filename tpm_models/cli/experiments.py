@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from tpm_models.cli import bench
 from tpm_models.cli.checks import check_ties
+from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import at_least_one, worker_count
 from tpm_models.experiments.robust import (
     EPS_GRID,
@@ -142,8 +142,9 @@ def _common(p: argparse.ArgumentParser, runs: int, jobs: int) -> None:
 
 
 def add_parsers(sub) -> None:
-    """Register ``table3``, ``bench``, ``robust-table``, ``robust-kernel-table`` and ``reproduce``."""
-    t = sub.add_parser("table3", help="the experiments of Section 5 (Table 3)")
+    """Register ``table3``, ``robust-table``, ``robust-kernel-table`` and ``reproduce`` (``bench`` is
+    :mod:`tpm_models.cli.bench`'s own group)."""
+    t = add_command(sub, "table3")
     _common(t, runs=100, jobs=1)
     t.add_argument("--kernel", nargs="+", default=list(CELLS), choices=list(ALL_CELLS), metavar="CELL",
                    help=f"cells of Table 3: {', '.join(CELLS)} (default: all 14); baselines: {', '.join(BASELINES)}; "
@@ -155,10 +156,9 @@ def add_parsers(sub) -> None:
     t.add_argument("--out-dir", help="write table3.md and table3.csv here")
     t.set_defaults(func=cmd_table3)
 
-    bench.add_parsers(sub)
     add_robust_command(sub)
 
-    r = sub.add_parser("reproduce", help="the main job: every tie (check), then Table 3 (quick by default)")
+    r = add_command(sub, "reproduce")
     _common(r, runs=5, jobs=2)
     r.set_defaults(kernel=list(CELLS))
     r.add_argument("--out-dir", default="runs/reproduce", help="where the report, Table 3 and the store go")
@@ -197,7 +197,7 @@ def cmd_robust_table(args: argparse.Namespace) -> int:
 
 
 def add_robust_command(sub) -> None:
-    r = sub.add_parser("robust-table", help="robust vs deterministic, clean and adversarial test accuracy")
+    r = add_command(sub, "robust-table")
     r.add_argument("--dataset", nargs="+", default=["iris", "wine"])
     r.add_argument("--runs", type=at_least_one, default=100)
     r.add_argument("--jobs", type=worker_count, default=1)
@@ -235,8 +235,7 @@ def cmd_robust_kernel_table(args: argparse.Namespace) -> int:
 
 
 def add_robust_kernel_command(sub) -> None:
-    r = sub.add_parser("robust-kernel-table",
-                       help="robust kernel model (23K) vs (19), clean and attacked (certified / searched) accuracy")
+    r = add_command(sub, "robust-kernel-table")
     r.add_argument("--dataset", nargs="+", default=["iris", "wine"])
     r.add_argument("--runs", type=at_least_one, default=100)
     r.add_argument("--jobs", type=worker_count, default=1)

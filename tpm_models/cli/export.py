@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import add_model_options, class_of, dataset_from_args, kernel_from_args
 from tpm_models.data import min_max_scale
 from tpm_models.export.library import MANIFEST, check_library, generate_library
@@ -55,13 +56,13 @@ def cmd_export_library(args) -> int:
 
 def add_parsers(sub) -> None:
     """Register ``export`` and ``export-library`` on the ``tpm-models`` subparsers."""
-    e = sub.add_parser("export", help="build model EQ on a data set and write it as .lp/.mps/.nl/.gms/.cbf/.ptf")
+    e = add_command(sub, "export")
     add_model_options(e)
     e.add_argument("--format", choices=FORMATS, help="file format (default: from --out's extension)")
     e.add_argument("--out", required=True, help="file to write; a name ending in .gz is gzip-compressed")
     e.set_defaults(func=cmd_export)
 
-    lib = sub.add_parser("export-library", help="regenerate the formulations/ instance library and its manifest")
+    lib = add_command(sub, "export-library")
     lib.add_argument("--root", default="formulations", help="library folder (default: formulations)")
     lib.add_argument("--check", action="store_true",
                      help="do not write: compare the library with a fresh export (files, manifest structure)")

@@ -16,33 +16,51 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from tpm_models.cli import checks, experiments, export, models, plots, robustify, surveys, verify
+from tpm_models.cli.commands import COMMAND_GROUPS, COMMANDS
 from tpm_models.cli.options import load_plugins
 from tpm_models.experiments.run_info import command_line
 from tpm_models.solvers.common import SolverUnavailableError
 
+if TYPE_CHECKING:  # the groups, imported by name when a command runs (parser): here for type checkers and the
+    # layer test (tests/test_architecture.py) only
+    from tpm_models.cli import bench, checks, experiments, export, models, plots, robustify, surveys, verify  # noqa: F401
+
 EXIT_INTERRUPTED = 130
 """The exit code after Ctrl-C (128 + SIGINT, as a shell reports it)."""
 
-COMMAND_GROUPS = (models, checks, verify, robustify, export, plots, experiments, surveys)
-"""The modules that add the commands, in the order of ``tpm-models --help``."""
 
+def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``tpm-models`` argument parser: every command group adds its own sub-commands.
 
-def parser() -> argparse.ArgumentParser:
-    """The ``tpm-models`` argument parser: every command group adds its own sub-commands."""
+    ``commands``: only the groups of these commands are imported and add their options
+    (:data:`tpm_models.cli.commands.COMMANDS`); every other command is listed with its help and no options, so
+    ``tpm-models --help`` reads the same. ``None``: every group (the whole parser)."""
     p = argparse.ArgumentParser(prog="tpm-models", description=__doc__.split("\n")[0])
     p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE",
                    help="import a module or a .py file that registers models (tpm_models.register_model) "
                         "before the command runs; repeatable")
     sub = p.add_subparsers(dest="command", required=True)
+    wanted = set(COMMAND_GROUPS) if commands is None else {COMMANDS[c].group for c in commands if c in COMMANDS}
     for group in COMMAND_GROUPS:
-        group.add_parsers(sub)
+        if group in wanted:
+            importlib.import_module(f"tpm_models.cli.{group}").add_parsers(sub)
+        else:
+            for name in (n for n, c in COMMANDS.items() if c.group == group):
+                sub.add_parser(name, help=COMMANDS[name].help)
     return p
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command named on the command line ``argv`` (``--plugin`` and its value already removed): its first
+    word that is not an option, or ``None``."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -52,12 +70,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)  # "--p inf" is not "--plugin inf"
     first.add_argument("--plugin", action="append", default=[])
+    known, rest = first.parse_known_args(argv)
     try:
-        load_plugins(first.parse_known_args(argv)[0].plugin)
+        load_plugins(known.plugin)
     except ValueError as exc:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
-    args = parser().parse_args(argv)
+    command = command_of(rest)
+    args = parser([command] if command else []).parse_args(argv)
     args.command_line = command_line(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s")
     try:

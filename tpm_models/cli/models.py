@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
+from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import add_model_options, class_of, dataset_from_args, kernel_from_args
 from tpm_models.data import Dataset, min_max_scale
 from tpm_models.kernels import KERNELS
@@ -154,11 +155,11 @@ def cmd_solvers(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """``solve``, ``models`` and ``solvers``."""
-    s = sub.add_parser("solve", help="build model EQ on a data set and solve it")
+    s = add_command(sub, "solve")
     add_model_options(s)
     s.add_argument("--method", choices=("cutting-plane", "pyros"), help="(22): how to solve the semi-infinite model")
     s.add_argument("--solver", default="default", help=f"one of {sorted(BACKENDS)} or 'default'")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_solve)
-    sub.add_parser("models", help="list the models by equation number").set_defaults(func=cmd_models)
-    sub.add_parser("solvers", help="list the solver backends").set_defaults(func=cmd_solvers)
+    add_command(sub, "models").set_defaults(func=cmd_models)
+    add_command(sub, "solvers").set_defaults(func=cmd_solvers)

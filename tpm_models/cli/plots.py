@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tpm_models.cli.commands import add_command
 from tpm_models.plots import FIGURES, TABLE3_CSV, figure, read_table3, save
 from tpm_models.validation import check_output_path
 
@@ -30,7 +31,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register ``plot`` on the ``tpm-models`` subparsers."""
-    p = sub.add_parser("plot", help="draw a figure (Figure 1, Iris regions, Table 3) as PNG and SVG")
+    p = add_command(sub, "plot")
     p.add_argument("name", choices=[*FIGURES, "all"], metavar="NAME",
                    help=f"one of {', '.join(FIGURES)}, or all")
     p.add_argument("--out", help="output path without suffix (or with .png/.svg): writes PATH.png and PATH.svg")

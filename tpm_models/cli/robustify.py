@@ -25,6 +25,7 @@ import pyomo.environ as pyo
 from pyomo.core.expr.visitor import identify_variables
 
 from tpm_models.checks.verify import verify
+from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import class_of, model_key
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.export.writers import FORMATS, format_of, write
@@ -108,8 +109,7 @@ def cmd_robustify(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """``robustify``."""
-    r = sub.add_parser("robustify", help="derive the robust counterpart of a model (conic duality), write it, "
-                                         "optionally verify it")
+    r = add_command(sub, "robustify")
     r.add_argument("--model", type=model_key, required=True,
                    help="a nominal model (its rows made robust: --rows, --vars) or a model registered with "
                         "uncertain= (its declarations under --set)")

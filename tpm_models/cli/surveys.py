@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from tpm_models.cli.commands import add_command
 from tpm_models.experiments import conic_survey, pyros_table, robust_survey, survey
 from tpm_models.experiments.survey import markdown_table
 from tpm_models.solvers.backends.registry import available_solvers
@@ -139,7 +140,7 @@ def cmd_pyros_table(args: argparse.Namespace) -> int:
 
 def add_parsers(sub) -> None:
     """Register ``survey``, ``robust-survey``, ``conic-survey`` and ``pyros-table``."""
-    s = sub.add_parser("survey", help="every QP solver on the paper grid of dual (16), Iris and Wine (Markdown)")
+    s = add_command(sub, "survey")
     s.add_argument("--datasets", nargs="+", default=["iris", "wine"])
     s.add_argument("--solvers", nargs="+", default=None, help="default: all installed")
     s.add_argument("--stride", type=int, default=3,
@@ -149,14 +150,14 @@ def add_parsers(sub) -> None:
     s.add_argument("--csv", help="also write the raw rows to this CSV file")
     s.set_defaults(func=cmd_survey)
 
-    r = sub.add_parser("robust-survey", help="every robust model with every installed capable solver (Markdown)")
+    r = add_command(sub, "robust-survey")
     r.add_argument("--datasets", nargs="+", default=["iris", "wine"])
     r.add_argument("--solvers", nargs="+", default=None, help="default: every installed capable solver")
     r.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve (SCIP, Gurobi, ...)")
     r.add_argument("--csv", help="also write the raw rows to this CSV file")
     r.set_defaults(func=cmd_robust_survey)
 
-    c = sub.add_parser("conic-survey", help="(23) and its twins (26)-(29) against the cvxpy reference (Markdown)")
+    c = add_command(sub, "conic-survey")
     c.add_argument("--reference", default=str(conic_survey.REFERENCE), help="the CSV of docs/reference/cvxpy_23.py")
     c.add_argument("--solvers", nargs="+", default=None, help="default: every installed SOCP or NLP solver")
     c.add_argument("--datasets", nargs="+", default=list(conic_survey.DATASETS))
@@ -167,7 +168,7 @@ def add_parsers(sub) -> None:
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     c.set_defaults(func=cmd_conic_survey)
 
-    p = sub.add_parser("pyros-table", help="(22) by PyROS on whole data sets vs (23), appended to a CSV")
+    p = add_command(sub, "pyros-table")
     p.add_argument("--datasets", nargs="+", default=["iris", "wine"])
     p.add_argument("--classes", nargs="+", help="only these class labels (default: all)")
     p.add_argument("--p", nargs="+", default=["inf", "1", "2"], help="norms of (21): 1, 2, inf")

@@ -10,6 +10,7 @@ import argparse
 import numpy as np
 
 from tpm_models.checks.verify import NOT_A_COUNTERPART, UNDECIDED, VERIFIED, verify_model
+from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import (
     add_data_options,
     add_param_option,
@@ -50,8 +51,7 @@ def _shown(value: object) -> str:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """``verify``."""
-    v = sub.add_parser("verify", help="verify a registered robust counterpart against its semi-infinite model "
-                                      "(Theorem 1)")
+    v = add_command(sub, "verify")
     v.add_argument("--model", type=model_key, required=True,
                    help="the counterpart: 23, 26, 27, 28, 29, or a model a --plugin registers with nominal= and "
                         "uncertain= (docs/verify.md)")

@@ -12,6 +12,12 @@ On it, each in a fresh process:
 
 Each row: fit seconds (wall), peak memory of the fit (peak resident set size of the process minus its size
 before the fit, ``resource.getrusage``), test accuracy. Measured, never asserted.
+
+``tpm-models bench estimators --processes N`` (:func:`bench_small`): the paper's data sets (Iris, Wine, min-max
+scaled, all points) with ``TPMSVMOneVsAll()`` (its defaults: the dense path) beside ``SVC(kernel="linear")``, each
+model in ``N`` fresh processes per data set, alternating (ours, SVC, ours, ...). Each process times its first fit
+(what a script that fits once pays) and the median of ``--repeats`` further fits (:func:`small_fit_row`); the
+table gives the medians over the processes.
 """
 
 from __future__ import annotations
@@ -22,10 +28,11 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tpm_models.data import min_max_scale
+from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.learn import TPMSVMOneVsAll
 
 BENCH_SIGMA = 1.0
@@ -74,9 +81,71 @@ def fit_row(model: str, kernel: str, m: int) -> dict:
             "backend": getattr(est, "fit_backend_", None)}
 
 
+def small_fit_row(model: str, dataset: str, repeats: int) -> dict:
+    """In this process, on ``dataset`` (Iris or Wine, min-max scaled): seconds of the first ``fit`` of ``model``
+    (``"tpmsvm"``: ``TPMSVMOneVsAll()``; ``"svc"``: ``SVC(kernel="linear")``) and the median of ``repeats`` more
+    (only ``fit`` is timed: the imports and the construction are not)."""
+    d = load_dataset(dataset)
+    X, y = min_max_scale(d.X), d.y
+    times = []
+    for _ in range(1 + repeats):
+        est = TPMSVMOneVsAll() if model == "tpmsvm" else make_model("svc", "linear")  # imports: not timed
+        start = time.perf_counter()
+        est.fit(X, y)
+        times.append(time.perf_counter() - start)
+    return {"first": times[0], "warm": float(np.median(times[1:])) if repeats else None, "m": len(X),
+            "n": X.shape[1]}
+
+
+def bench_small(datasets: Sequence[str] = ("iris", "wine"), processes: int = 9, repeats: int = 50,
+                timeout: float = 600.0, progress: Callable[[str], object] | None = print) -> list[dict]:
+    """For each data set, ``processes`` fresh processes per model, alternating ours and SVC
+    (:func:`small_fit_row` in each); medians over the processes."""
+    progress = progress or (lambda _: None)
+    rows = []
+    for dataset in datasets:
+        runs = {"tpmsvm": [], "svc": []}
+        for i in range(processes):
+            for model in runs:
+                progress(f"  {dataset}: {model} process {i + 1}/{processes} ...")
+                runs[model].append(_run_code(f"small_fit_row({model!r}, {dataset!r}, {repeats})", timeout))
+        row = {"dataset": dataset, "processes": processes, "repeats": repeats}
+        for model, results in runs.items():
+            ok = [r for r in results if "first" in r]
+            if len(ok) < len(results):
+                row[model] = {"error": next(r["error"] for r in results if "error" in r)}
+                continue
+            row["m"], row["n"] = ok[0]["m"], ok[0]["n"]
+            row[model] = {"first": float(np.median([r["first"] for r in ok])),
+                          "warm": float(np.median([r["warm"] for r in ok])) if repeats else None}
+        rows.append(row)
+    return rows
+
+
+def small_table(rows: list[dict]) -> str:
+    """Markdown: first fit and warm fit (ms, medians over fresh processes) of ours and SVC, and the ratios."""
+    lines = ["| data | m x n | processes | TPMSVMOneVsAll() first fit ms | SVC first fit ms | ratio | "
+             "TPMSVMOneVsAll() warm fit ms | SVC warm fit ms | ratio |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ours, svc = r.get("tpmsvm", {}), r.get("svc", {})
+        cells = []
+        for key in ("first", "warm"):
+            a, b = ours.get(key), svc.get(key)
+            cells += [f"{a * 1e3:.2f}" if a else ours.get("error", "n/a"),
+                      f"{b * 1e3:.2f}" if b else svc.get("error", "n/a"), f"{a / b:.2f}x" if a and b else "n/a"]
+        size = f"{r['m']} x {r['n']}" if "m" in r else "n/a"
+        lines.append(f"| {r['dataset']} | {size} | {r['processes']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _in_subprocess(model: str, kernel: str, m: int, timeout: float) -> dict:
-    code = (f"import json; from tpm_models.experiments.bench_estimators import fit_row; "
-            f"print('RESULT' + json.dumps(fit_row({model!r}, {kernel!r}, {m})))")
+    return _run_code(f"fit_row({model!r}, {kernel!r}, {m})", timeout)
+
+
+def _run_code(call: str, timeout: float) -> dict:
+    """``call`` (a function of this module) in a fresh interpreter; its dict, or ``{"error": ...}``."""
+    code = (f"import json; from tpm_models.experiments.bench_estimators import {call.split('(')[0]}; "
+            f"print('RESULT' + json.dumps({call}))")
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

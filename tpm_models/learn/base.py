@@ -19,13 +19,31 @@ which rejects continuous or multi-output ``y``) only for the other kinds (float,
 fail (it was the larger part of the data checks of a Wine fit)."""
 
 
+def plain_fit_arrays(X: object, y: object) -> bool:
+    """Whether ``(X, y)`` are inputs that scikit-learn's ``validate_data(est, X, y, dtype=np.float64,
+    ensure_all_finite=False, ensure_min_samples=2)`` returns unchanged: exactly ``numpy.ndarray`` (no subclass,
+    no data frame), ``X`` 2-D float64 with at least 2 rows and 1 column, ``y`` 1-D of a kind in
+    :data:`LABEL_KINDS` (never NaN, never complex) and as long as ``X``. For them that call only sets
+    ``n_features_in_`` and removes ``feature_names_in_`` (an array has no column names), which
+    :meth:`TPMClassifierBase._validate_fit_data` does itself; every other input goes through ``validate_data``
+    (its conversions and its messages). On a Wine fit the call was 0.2 ms, a tenth of the whole fit."""
+    return (type(X) is np.ndarray and type(y) is np.ndarray and X.dtype == np.float64 and X.ndim == 2
+            and X.shape[0] >= 2 and X.shape[1] >= 1 and y.ndim == 1 and y.dtype.kind in LABEL_KINDS
+            and len(y) == X.shape[0])
+
+
 class TPMClassifierBase(ClassifierMixin, BaseEstimator):
     """Data checks shared by the classifiers (the parameter checks are in
     :mod:`tpm_models.learn.parameters`)."""
 
     def _validate_fit_data(self, X: object, y: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``X`` as a finite float array, ``classes_`` (sorted) and the class index of every row."""
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=2)
+        if plain_fit_arrays(X, y):  # what validate_data does to them, without its 0.2 ms of generic checks
+            self.n_features_in_ = X.shape[1]
+            if hasattr(self, "feature_names_in_"):  # a refit on an array: the names of an earlier fit go
+                del self.feature_names_in_
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=2)
         X = check_features(X)  # our message for NaN / inf: where, and what to do
         if y.dtype.kind not in LABEL_KINDS:  # 1-D integer, bool or string labels are classes already
             check_classification_targets(y)

@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from tpm_models.learn.base import TPMClassifierBase
 from tpm_models.learn.decomposition import DecompositionError
 from tpm_models.learn.expansion import ExpansionPlane, fit_planes, plane_distances
+from tpm_models.learn.one_vs_all import fit_dense_plane
 from tpm_models.learn.parameters import (
     check_backend,
     degenerate_planes,
@@ -29,8 +30,6 @@ from tpm_models.models.binary import (
 from tpm_models.models.recovery import (
     FREE_TOL,
 )
-from tpm_models.models.shapes import kernel_dual_matrices
-from tpm_models.solvers import solve_matrices
 from tpm_models.solvers.dispatch import solve
 from tpm_models.validation import check_free_tol, check_nu_alpha
 
@@ -199,10 +198,10 @@ class TPMSVM(TPMClassifierBase):
                                           free_tol))
             except DecompositionError as exc:
                 backend = dense_fallback(self.backend, exc)
-        if backend == "dense":  # dual_qp without re-validating the data
+        if backend == "dense":  # dual_qp and recover_plus/recover_minus without re-validating the data
             X_p, X_m = X[y_pm == 1], X[y_pm == -1]
-            lam_p, lam_m = (solve_matrices(kernel_dual_matrices(kernel, own, other, nu, alpha), solver).values["x"]
-                            for own, other, nu, alpha in ((X_p, X_m, nu_p, alpha_p), (X_m, X_p, nu_m, alpha_m)))
+            planes = (fit_dense_plane(kernel, X_p, X_m, nu_p, alpha_p, solver, free_tol, 1),
+                      fit_dense_plane(kernel, X_m, X_p, nu_m, alpha_m, solver, free_tol, -1))
         elif backend == "pyomo":
             if kernel.name == "linear":
                 duals = build_dual_4(X, y_pm, nu_p, alpha_p), build_dual_5(X, y_pm, nu_m, alpha_m)
@@ -210,7 +209,6 @@ class TPMSVM(TPMClassifierBase):
                 duals = (build_dual_12(X, y_pm, nu_p, alpha_p, kernel=kernel),
                          build_dual_13(X, y_pm, nu_m, alpha_m, kernel=kernel))
             lam_p, lam_m = (solve(model, solver).values["lam"] for model in duals)
-        if backend != "decomposition":
             planes = (
                 recover_plus(X, y_pm, lam_p, nu_p, alpha_p, kernel, free_tol),
                 recover_minus(X, y_pm, lam_m, nu_m, alpha_m, kernel, free_tol),

@@ -37,6 +37,7 @@ import numpy as np
 from tpm_models.kernels import Kernel
 from tpm_models.models.recovery import DEGENERATE_TOL, FREE_TOL, kkt_thetas
 from tpm_models.models.shapes import dual_matrices
+from tpm_models.solvers.backends.piqp import piqp_settings
 from tpm_models.solvers.common import DENSE_QP_TOL, FEASIBILITY_TOL, ITERATION_LIMIT, OPTIMALITY_TOL
 from tpm_models.validation import check_features, check_labels, check_nu_alpha
 
@@ -162,21 +163,29 @@ class ClassDual:
         import piqp
 
         if self._piqp is None:
-            s = piqp.DenseSolver()
-            st = s.settings
-            st.verbose = False
-            st.eps_abs = st.eps_rel = DENSE_QP_TOL
-            st.check_duality_gap = True
-            st.eps_duality_gap_abs = st.eps_duality_gap_rel = DENSE_QP_TOL
-            st.max_iter = ITERATION_LIMIT
-            s.setup(np.asfortranarray(self.P), dm.q, np.asfortranarray(dm.A), dm.b, None, None, None, dm.x_l, dm.x_u)
-            self._piqp = s
+            self._piqp = piqp_dense_solver(self.P, dm.q, dm.A, dm.b, dm.x_l, dm.x_u)
         else:
             self._piqp.update(c=dm.q, b=dm.b, x_u=dm.x_u)
         status = self._piqp.solve()
         if status != piqp.PIQP_SOLVED:
             raise FastQPError(f"PIQP did not solve (19): {status}")
         return np.array(self._piqp.result.x, dtype=float)
+
+
+def piqp_dense_solver(P: np.ndarray, q: np.ndarray, A: np.ndarray, b: np.ndarray, x_l: np.ndarray,
+                      x_u: np.ndarray) -> object:
+    """PIQP's ``DenseSolver`` set up (not yet solved) on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t.
+    :math:`Ax = b`, :math:`x_l \\le x \\le x_u` (finite bounds, no rows :math:`G`: the shape of the duals), with the
+    settings of ``solve(model, "piqp")`` (:func:`tpm_models.solvers.backends.piqp.piqp_settings`) and the arrays
+    as :func:`tpm_models.solvers.backends.piqp.piqp_matrices` hands them over: the same iterates as
+    ``solve_matrices(qp, "piqp")`` on these matrices, without its generic wrapper."""
+    import piqp
+
+    solver = piqp.DenseSolver()
+    for key, value in piqp_settings().items():
+        setattr(solver.settings, key, value)
+    solver.setup(np.asfortranarray(P), q, np.asfortranarray(A), b, None, None, None, x_l, x_u)
+    return solver
 
 
 @dataclass(frozen=True)
