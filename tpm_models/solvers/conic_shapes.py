@@ -62,7 +62,15 @@ from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.cones import Cone, DualMap, NotConicError
-from tpm_models.solvers.rows import atom_terms, linear_objective, objective_terms, read_atom_rows, read_rows
+from tpm_models.solvers.conic_rows import RowList, bound_rows, linear_rows
+from tpm_models.solvers.rows import (
+    atom_terms,
+    linear_objective,
+    objective_terms,
+    read_atom_rows,
+    read_rows,
+    variable_bounds,
+)
 from tpm_models.solvers.structure import sign_rows
 
 # --------------------------------------------------------------------------- expressions
@@ -74,6 +82,11 @@ def _const(e) -> bool:
 
 def _var(e) -> bool:
     return not isinstance(e, numbers.Number) and e.is_variable_type() and not e.fixed
+
+
+BATCH_ATOM_ROWS = True
+"""Read a row linear in atoms already met by :meth:`ShapeReader.atom_row` (arrays) rather than by dictionaries (the
+same row: ``tests/solvers/test_conic_rows.py``)."""
 
 
 class ShapeReader:
@@ -89,11 +102,14 @@ class ShapeReader:
         self.atoms: dict[tuple, int] = {}  # atom key -> its epigraph column
         # expression node -> its epigraph column: (23) repeats one norm node in m_-c + m_c terms
         self.nodes: dict[int, tuple[object, int]] = {}
-        # rows by cone kind: list of (dict col -> coef, constant) meaning s = constant + sum coef x
-        self.zero: list = []
-        self.nonneg: list = []
+        # rows by cone kind: (dict col -> coef, constant) meaning s = constant + sum coef x, and chunks of rows
+        # held as arrays (tpm_models.solvers.conic_rows)
+        self.zero = RowList()
+        self.nonneg = RowList()
         self.blocks: list[tuple[Cone, list]] = []  # soc / pow blocks
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
+        self.row_duals: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []  # chunks': (kind, owner, row, factor)
+        self.atom_duals: tuple[list, list, list] = ([], [], [])  # atom_row's rows: (constraint, nonneg row, factor)
         # the builders' linear rows, read once per solve (tpm_models.solvers.rows.one_reading)
         self.linear = read_rows(model, self.col, self.n)
         self._sides: tuple[list, list] | None = None  # self.linear's lower and upper sides (linear_constraint)
@@ -318,10 +334,8 @@ class ShapeReader:
                 return None
         cols, coefs, const, terms = read
         quad: dict = {}
-        lin: dict[int, float] = {}
         atoms: list = []
-        for c, a in zip(cols, coefs):
-            lin[c] = lin.get(c, 0.0) + a
+        lin = _summed(cols, coefs)
         try:
             for coef, node in terms:
                 known = self.nodes.get(id(node))
@@ -368,11 +382,53 @@ class ShapeReader:
             self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, 1.0)]))
         return True
 
+    def linear_rows(self, k0: int, k1: int) -> None:
+        """The read linear rows ``k0 <= k < k1`` (in model order, as :meth:`linear_constraint` would add them one
+        by one) added as two chunks of arrays, their duals as arrays
+        (:func:`tpm_models.solvers.conic_rows.linear_rows`)."""
+        if k1 <= k0:
+            return
+        zero, nonneg, zero_duals, nonneg_duals = linear_rows(self.linear.lower, self.linear.upper,
+                                                             self.linear.equality, k0, k1)
+        for kind, rows, chunk, (owner, factor) in (("zero", self.zero, zero, zero_duals),
+                                                    ("nonneg", self.nonneg, nonneg, nonneg_duals)):
+            self.row_duals.append((kind, owner, len(rows) + np.arange(len(chunk), dtype=np.int64), factor))
+            rows.add_chunk(chunk)
+
+    def atom_row(self, con, read: tuple) -> bool:
+        """A one-sided row linear in atoms already met (``read``: its :func:`tpm_models.solvers.rows.atom_terms`;
+        (23)'s margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i >= 0``) added as :meth:`constraint`
+        would add it, without its dictionaries: one ``nonneg`` row in a :class:`~tpm_models.solvers.conic_rows.
+        SparseRun`, its dual as arrays. ``False`` when the row is not such a row (then :meth:`constraint` reads it)."""
+        lower, _, upper = con.to_bounded_expression(True)
+        if (lower is None) == (upper is None):
+            return False
+        orient, bound = (1.0, float(upper)) if upper is not None else (-1.0, float(lower))
+        if not math.isfinite(bound):
+            return False
+        cols, coefs, const, terms = read
+        taus, weights = [], []
+        for coef, node in terms:
+            known = self.nodes.get(id(node))
+            if known is None or (orient * coef < 0) != (known[1] in self.concave):
+                return False  # a new node, or a term on the wrong side: constraint() reads it (or says why not)
+            taus.append(known[1])
+            weights.append(orient * coef)
+        # the row g = orient * (body - bound) <= 0 as s = -g >= 0: A = orient * (a, atoms' coefficients)
+        self.nonneg.append_sparse(cols + taus, ([orient * a for a in coefs] if orient != 1.0 else coefs) + weights,
+                                  -(orient * (const - bound)))
+        self.atom_duals[0].append(con)
+        self.atom_duals[1].append(len(self.nonneg) - 1)
+        self.atom_duals[2].append(-orient)
+        return True
+
     def constraint(self, con) -> None:
         if self.linear_constraint(con):
             return
-        where = f"constraint {con.name}"
         read = self.atom_rows.get(id(con))
+        if read is not None and BATCH_ATOM_ROWS and self.atom_row(con, read):
+            return
+        where = f"constraint {con.name}"
         fast = None if read is None else self.fast_parts(con.body, where, read)
         quad, lin, atoms, const = self.parts(con.body, where) if fast is None else fast
         lower = None if con.lower is None else float(pyo.value(con.lower))
@@ -463,10 +519,7 @@ class ShapeReader:
         sense = 1 if obj.sense == pyo.minimize else -1
         terms = linear_objective(self.model, obj, self.col, self.n)  # a linear objective ((26)-(29)), read fast
         if terms is not None:
-            lin: dict[int, float] = {}
-            for c, a in zip(terms[0], terms[1]):
-                lin[c] = lin.get(c, 0.0) + a
-            return sense, {}, lin, terms[2]
+            return sense, {}, _summed(terms[0], terms[1]), terms[2]
         read = objective_terms(self.model, obj, self.col, self.n)
         fast = None if read is None else self.fast_parts(obj.expr, "the objective", read)
         quad, lin, atoms, const = self.parts(obj.expr, "the objective") if fast is None else fast
@@ -477,16 +530,24 @@ class ShapeReader:
         return sense, quad, lin, const
 
     def bounds(self) -> None:
-        for k, v in enumerate(self.variables):
-            lb = None if v.lb is None else float(pyo.value(v.lb))
-            ub = None if v.ub is None else float(pyo.value(v.ub))
-            if lb is not None and ub is not None and lb == ub:
-                self.zero.append(({k: -1.0}, lb))  # s = lb - x = 0
-                continue
-            if lb is not None and math.isfinite(lb):
-                self.nonneg.append(({k: 1.0}, -lb))
-            if ub is not None and math.isfinite(ub):
-                self.nonneg.append(({k: -1.0}, ub))
+        """The variables' bounds, column by column (:func:`tpm_models.solvers.conic_rows.bound_rows`)."""
+        zero, nonneg = bound_rows(*variable_bounds(self.variables))
+        self.zero.add_chunk(zero)
+        self.nonneg.add_chunk(nonneg)
+
+
+def _summed(cols: list, coefs: list) -> dict[int, float]:
+    """``{column: sum of its coefficients}``, summed in the order of the terms (a loop adding them one by one; from
+    1,000 terms by ``np.bincount``, which adds them in the same order: (23)'s objective at p = 2 has 20 m_-c)."""
+    if len(cols) < 1000:
+        lin: dict[int, float] = {}
+        for c, a in zip(cols, coefs):
+            lin[c] = lin.get(c, 0.0) + a
+        return lin
+    index = np.asarray(cols, dtype=np.int64)
+    present = np.unique(index)
+    sums = np.bincount(index, weights=np.asarray(coefs, dtype=float))[present]
+    return dict(zip(present.tolist(), sums.tolist()))
 
 
 def _squares(quad: dict, lin: dict, const: float, where: str) -> tuple[list[dict], list[float], float]:
