@@ -1,5 +1,6 @@
-"""The conic form's rows read in bulk (:mod:`tpm_models.solvers.conic_rows`) against the same rows added one at a
-time.
+"""The conic form's rows read in bulk (:mod:`tpm_models.solvers.conic_rows`), and the certificate's rows linear in
+shared nodes read in bulk (:func:`tpm_models.solvers.gradients.atom_rows_gradient`), against the same rows read one at
+a time.
 
 Truth: :func:`conic_form` with the bulk readers switched off (``BATCH_LINEAR_ROWS``, ``BATCH_ATOM_ROWS``: every row
 through :meth:`ShapeReader.constraint`, one dictionary and one :class:`DualMap` per row) and the variables' bounds
@@ -13,11 +14,15 @@ import math
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+import scipy.sparse as sp
 
 from tpm_models import build
 from tpm_models.experiments.bench_scale import scale_data
-from tpm_models.solvers import conic, conic_shapes
+from tpm_models.solvers import certificate, conic, conic_shapes
+from tpm_models.solvers.backends.clarabel import run_clarabel
+from tpm_models.solvers.certificate import certify
 from tpm_models.solvers.conic import conic_form
+from tpm_models.solvers.gradients import atom_gradient
 
 NU, ALPHA, EPS = 0.3, 1.0, 0.02
 CASES = [(15, {}), (27, {"eps": EPS}), (28, {"eps": EPS}), (29, {"eps": EPS}), (26, {"p": 1.5, "eps": EPS})] + [
@@ -99,3 +104,50 @@ def test_bulk_rows_of_every_kind(monkeypatch, rng):
     bulk, single = conic_form(model := m), row_by_row_form(model, monkeypatch)
     assert len(bulk.duals) < len(single.duals)
     assert_identical(bulk, single, rng)
+
+
+def atom_rows_one_by_one(reads, x, col, memo, n):
+    """:func:`atom_rows_gradient` read row by row by :func:`atom_gradient` (how the certificate read them before)."""
+    values, status, ri, ci, data = np.zeros(len(reads)), np.zeros(len(reads), dtype=np.int8), [], [], []
+    for i, read in enumerate(reads):
+        got = atom_gradient(read, x, col, memo)
+        if got is False or got is None:
+            status[i] = 1 if got is False else 2
+            continue
+        values[i] = got[0]
+        ri += [i] * len(got[1])
+        ci += got[1]
+        data += got[2]
+    return values, sp.csr_matrix((data, (ri, ci)), shape=(len(reads), n)), status
+
+
+CERTIFIED = [(23, {"p": 2.0, "eps": EPS}), (23, {"p": 2.0, "eps": 0.0}), (26, {"p": 2.0, "eps": EPS}),
+             (23, {"p": 1.5, "eps": EPS}), (23, {"p": 3.0, "eps": EPS}), (28, {"eps": EPS}), (29, {"eps": EPS})]
+
+
+@pytest.mark.parametrize("eq,kw", CERTIFIED)
+def test_certificate_reads_atom_rows_in_bulk_as_one_by_one(points, monkeypatch, eq, kw):
+    """The certificate's rows linear in shared nodes read in bulk give the residuals and the verdict of the same rows
+    read one at a time, at Clarabel's optimum and at a point moved off it (not optimal: the same failure). A row's
+    value and gradient may be summed in another order (a few units in the last place of its terms), so the scaled
+    residuals (already relative to the rows' and the objective's sizes) agree to 1e-14 absolute, far below the
+    thresholds that judge them (``KKT_TOL``, ``FEASIBILITY_TOL``), and the objective to 1e-12 relative."""
+    X, y = points
+    model = build(eq, X, y, 1, NU, ALPHA, **kw)
+    _, duals, _ = run_clarabel(model, None)  # the point loaded in the model, the duals by constraint
+    for shift in (0.0, 1e-3):
+        for v in model.w.values():
+            v.set_value(v.value + shift)
+        bulk = certify(model, duals, True)
+        with monkeypatch.context() as mp:
+            mp.setattr(certificate, "atom_rows_gradient", atom_rows_one_by_one)
+            single = certify(model, duals, True)
+        assert (bulk.level, bulk.why) == (single.level, single.why)
+        if single.primal > 1e-12:  # below, the worst row is a tie of rounding errors
+            assert bulk.worst_row == single.worst_row
+        for name in ("primal", "stationarity", "complementarity", "dual_sign", "absolute"):
+            a, b = getattr(bulk, name), getattr(single, name)
+            assert (a is None and b is None) or abs(a - b) <= 1e-14, name
+        assert (bulk.objective is None and single.objective is None) or \
+            bulk.objective == pytest.approx(single.objective, rel=1e-12)
+    assert single.level == "failed"
