@@ -60,9 +60,8 @@ import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
-from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.cones import Cone, DualMap, NotConicError
-from tpm_models.solvers.conic_rows import RowList, bound_rows, linear_rows
+from tpm_models.solvers.conic_rows import RowList, bound_rows, linear_rows, squares, summed
 from tpm_models.solvers.rows import (
     atom_terms,
     linear_objective,
@@ -212,7 +211,7 @@ class ShapeReader:
         quad, lin, const = self.quadratic(arg, where)
         key = ("sqrt", tuple(sorted(quad.items())), tuple(sorted(lin.items())), const)
         if key not in self.atoms:
-            F, g0, c0 = _squares(quad, lin, const, where)
+            F, g0, c0 = squares(quad, lin, const, where)
             tau = self.new_col(f"sqrt atom {len(self.atoms)}")
             rows = [({tau: 1.0}, 0.0)] + [(row, g) for row, g in zip(F, g0)]
             if c0 > 0:
@@ -335,7 +334,7 @@ class ShapeReader:
         cols, coefs, const, terms = read
         quad: dict = {}
         atoms: list = []
-        lin = _summed(cols, coefs)
+        lin = summed(cols, coefs)
         try:
             for coef, node in terms:
                 known = self.nodes.get(id(node))
@@ -472,7 +471,7 @@ class ShapeReader:
             y_var = self.variables[y] if y < self.n else None
             if (y_var is not None and self.nonnegative(y_var) and y not in lin
                     and all(y not in k for k in others)):
-                F, g0, c0 = _squares(others, lin, const, where)
+                F, g0, c0 = squares(others, lin, const, where)
                 rows = [({y: math.sqrt(-quad[negative[0]])}, 0.0)] + list(zip(F, g0))
                 if c0 > 0:
                     rows.append(({}, math.sqrt(c0)))
@@ -481,7 +480,7 @@ class ShapeReader:
         if rotated is not None:
             return rotated
         # convex quadratic: |Fx|^2 <= u = -(l'x + c): (1 + u, 1 - u, 2Fx) in SOC
-        F, g0, c0 = _squares(quad, {}, 0.0, where)
+        F, g0, c0 = squares(quad, {}, 0.0, where)
         u_lin = {c: -a for c, a in lin.items()}
         rows = [(dict(u_lin), 1.0 - const), ({c: -a for c, a in u_lin.items()}, 1.0 + const)]
         rows += [({c: 2.0 * a for c, a in row.items()}, 0.0) for row in F]
@@ -503,7 +502,7 @@ class ShapeReader:
             if v is None or not self.nonnegative(v):
                 return None
         b = -quad[cross[0]]
-        F, g0, c0 = _squares(others, lin, const, where)
+        F, g0, c0 = squares(others, lin, const, where)
         rows = [({t: b, s: 1.0}, 0.0), ({t: b, s: -1.0}, 0.0)]
         rows += [({c: 2.0 * a for c, a in row.items()}, 2.0 * g) for row, g in zip(F, g0)]
         if c0 > 0:
@@ -519,7 +518,7 @@ class ShapeReader:
         sense = 1 if obj.sense == pyo.minimize else -1
         terms = linear_objective(self.model, obj, self.col, self.n)  # a linear objective ((26)-(29)), read fast
         if terms is not None:
-            return sense, {}, _summed(terms[0], terms[1]), terms[2]
+            return sense, {}, summed(terms[0], terms[1]), terms[2]
         read = objective_terms(self.model, obj, self.col, self.n)
         fast = None if read is None else self.fast_parts(obj.expr, "the objective", read)
         quad, lin, atoms, const = self.parts(obj.expr, "the objective") if fast is None else fast
@@ -534,56 +533,6 @@ class ShapeReader:
         zero, nonneg = bound_rows(*variable_bounds(self.variables))
         self.zero.add_chunk(zero)
         self.nonneg.add_chunk(nonneg)
-
-
-def _summed(cols: list, coefs: list) -> dict[int, float]:
-    """``{column: sum of its coefficients}``, summed in the order of the terms (a loop adding them one by one; from
-    1,000 terms by ``np.bincount``, which adds them in the same order: (23)'s objective at p = 2 has 20 m_-c)."""
-    if len(cols) < 1000:
-        lin: dict[int, float] = {}
-        for c, a in zip(cols, coefs):
-            lin[c] = lin.get(c, 0.0) + a
-        return lin
-    index = np.asarray(cols, dtype=np.int64)
-    present = np.unique(index)
-    sums = np.bincount(index, weights=np.asarray(coefs, dtype=float))[present]
-    return dict(zip(present.tolist(), sums.tolist()))
-
-
-def _squares(quad: dict, lin: dict, const: float, where: str) -> tuple[list[dict], list[float], float]:
-    """:math:`x^\\top Qx + l^\\top x + c = \\|Fx+g_0\\|^2 + c_0` with :math:`c_0 \\ge 0`: rows of
-    :math:`F` (dicts), :math:`g_0`, :math:`c_0`. Diagonal :math:`Q` without :math:`l`: :math:`F =
-    \\mathrm{diag}(\\sqrt{Q_{kk}})` exactly."""
-    cols = sorted({c for k in quad for c in k} | set(lin))
-    if all(i == j for i, j in quad) and not lin:
-        if any(a < 0 for a in quad.values()) or const < 0:
-            raise NotConicError(f"{where}: the quadratic is not a sum of squares plus a constant >= 0")
-        return [{i: math.sqrt(a)} for (i, _), a in sorted(quad.items()) if a > 0], \
-            [0.0] * sum(a > 0 for a in quad.values()), const
-    index = {c: k for k, c in enumerate(cols)}
-    Q = np.zeros((len(cols), len(cols)))
-    for (i, j), a in quad.items():
-        if i == j:
-            Q[index[i], index[i]] += a
-        else:
-            Q[index[i], index[j]] += a / 2
-            Q[index[j], index[i]] += a / 2
-    l_vec = np.array([lin.get(c, 0.0) for c in cols])
-    lam, V = np.linalg.eigh(Q)
-    top = max(float(np.abs(lam).max(initial=0.0)), 1.0)
-    if lam.size and lam.min() < -PSD_TOL * top:
-        raise NotConicError(f"{where}: the quadratic form is not convex (eigenvalue {lam.min():.3g})")
-    keep = lam > PSD_TOL * top
-    Vk, root = V[:, keep], np.sqrt(lam[keep])
-    F = root[:, None] * Vk.T
-    g0 = 0.5 * (Vk.T @ l_vec) / root
-    if np.linalg.norm(l_vec - 2 * F.T @ g0) > 1e-9 * (1 + np.linalg.norm(l_vec)):
-        raise NotConicError(f"{where}: a linear term outside the quadratic's range: not a sum of squares")
-    c0 = const - float(g0 @ g0)
-    if c0 < -1e-9 * (1 + abs(const)):
-        raise NotConicError(f"{where}: the quadratic can be negative: not a norm")
-    rows = [{cols[k]: float(a) for k, a in enumerate(row) if a != 0} for row in F]
-    return rows, [float(g) for g in g0], max(c0, 0.0)
 
 
 def _short(expr) -> str:

@@ -317,13 +317,20 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     position, other_position, atom_rows = [], [], {}
     # the terms as machine numbers (8 bytes each, no Python list of objects): at 10^6 points (15) holds 2.1e7 terms
     indptr, cols, coefs = array("q", [0]), array("q"), array("d")
-    inf = math.inf
+    inf, linear = math.inf, ne.LinearExpression
     for i, con in enumerate(model.component_data_objects(pyo.Constraint, active=True, descend_into=True)):
         start = len(cols)
         lo, body, up = con.to_bounded_expression(True)
         atoms: list = []
         try:
-            const = _walk_atoms(body, 1.0, column, cols, coefs, atoms)
+            const = None
+            if body.__class__ is linear:  # the builders' rows: read by _walk without the atom reader's dispatch
+                try:
+                    const = _walk(body, 1.0, column, cols, coefs)
+                except _NotLinear:
+                    del cols[start:], coefs[start:]
+            if const is None:
+                const = _walk_atoms(body, 1.0, column, cols, coefs, atoms)
         except (_NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
             atoms = None
         if atoms != []:  # not linear: the row goes to others, with its reading as linear in nodes if there is one
