@@ -414,8 +414,7 @@ class ShapeReader:
             taus.append(known[1])
             weights.append(orient * coef)
         # the row g = orient * (body - bound) <= 0 as s = -g >= 0: A = orient * (a, atoms' coefficients)
-        self.nonneg.append_sparse(cols + taus, ([orient * a for a in coefs] if orient != 1.0 else coefs) + weights,
-                                  -(orient * (const - bound)))
+        self.nonneg.append_sparse(list(cols) + taus, [orient * a for a in coefs] + weights, -(orient * (const - bound)))
         self.atom_duals[0].append(con)
         self.atom_duals[1].append(len(self.nonneg) - 1)
         self.atom_duals[2].append(-orient)
