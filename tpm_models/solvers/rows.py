@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
-import operator
 from array import array
 from dataclasses import dataclass
 
@@ -36,10 +35,6 @@ from pyomo.core.expr import numeric_expr as ne
 
 _PLAIN = (float, int)
 _VARIABLES = (VarData, ScalarVar)
-_MONOMIAL = frozenset({ne.MonomialTermExpression})
-_TERMS = frozenset({ne.MonomialTermExpression, VarData, ScalarVar})
-_FLOAT = frozenset({float})
-_ARGS = operator.attrgetter("_args_")
 
 
 def _is_number(x) -> bool:
@@ -100,19 +95,12 @@ def _walk(expr, scale: float, column: dict, cols: list, coefs: list) -> float:
     if cls is ne.LinearExpression:
         mono, get = ne.MonomialTermExpression, column.__getitem__
         args = expr.args
-        kinds = set(map(type, args))
-        if kinds <= _TERMS:  # the builders' rows: monomials and variables only, read in bulk
-            if not args:
-                cs, vs = (), ()
-            elif kinds <= _MONOMIAL:
-                cs, vs = zip(*map(_ARGS, args))
-            else:  # a variable's coefficient is 1 ((27)-(29): theta, xi_i)
-                cs, vs = zip(*[a._args_ if a.__class__ is mono else (1.0, a) for a in args])
-            if not set(map(type, cs)) <= _FLOAT:  # a parameter's coefficient (-eps_i * t of (27)-(29))
-                cs = [c if c.__class__ is float else _coefficient(c) for c in cs]
-            cols.extend(map(get, map(id, vs)))  # a fixed variable has no column: KeyError, the generic path
-            coefs.extend(cs if scale == 1.0 else [scale * c for c in cs])
-            return 0.0
+        if all(a.__class__ is mono for a in args):  # the builders' rows: monomials only, read in bulk
+            cs, vs = zip(*[a._args_ for a in args]) if args else ((), ())
+            if all(c.__class__ is float for c in cs):
+                cols.extend([get(id(v)) for v in vs])  # a fixed variable has no column: KeyError, the generic path
+                coefs.extend(cs if scale == 1.0 else [scale * c for c in cs])
+                return 0.0
         const = 0.0
         add_col, add_coef = cols.append, coefs.append
         first = len(coefs)
