@@ -152,7 +152,7 @@ def _row_names(form: ConicForm, names: list[str]) -> list[str]:
     m, n_model = form.A.shape[0], len(form.variables)
     labels: list[str | None] = [None] * m
     n_zero = form.cones[0].dim if form.cones and form.cones[0].kind == "zero" else 0
-    for d in form.duals:
+    for d in form.dual_maps():
         name = d.constraint.name
         for r, factor in d.rows:  # factor -1: a <= side (or an equality), +1: a >= side
             labels[r] = name if r < n_zero else f"{name} ({'<=' if factor < 0 else '>='})"

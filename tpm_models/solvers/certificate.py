@@ -74,7 +74,7 @@ from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
 from tpm_models.solvers.cones import APEX_TOL
-from tpm_models.solvers.gradients import atom_gradient, gradient, linear_body, objective_gradient
+from tpm_models.solvers.gradients import atom_rows_gradient, gradient, linear_body, objective_gradient
 from tpm_models.solvers.power_apex import power_apexes
 from tpm_models.solvers.rows import read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
@@ -165,26 +165,37 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
     data: list[float] = []
     kinks = np.zeros(m, dtype=bool)
     atom_rows = read_atom_rows(model, linear, col, n)
+    batch = [i for i, con in enumerate(linear.others, start=m_lin) if atom_rows.get(id(con)) is not None]
+    single = np.ones(m, dtype=bool)
+    bulk = None
+    if batch:  # rows linear in shared nodes ((23)'s margin rows at p = 2): each node's gradient once, in bulk
+        at = np.asarray(batch, dtype=np.int64)
+        values, J_atoms, status = atom_rows_gradient([atom_rows[id(cons[i])] for i in batch], x, col, memo, n)
+        ok = status == 0
+        body[at[ok]] = values[ok]
+        single[at[ok]] = False
+        for i in at[status == 1].tolist():  # a node at a kink
+            body[i] = _value(cons[i])
+            kinks[i] = True
+            single[i] = False
+        bulk = J_atoms.tocoo()
+        keep = ok[bulk.row]
+        bulk = ((at - m_lin)[bulk.row[keep]], bulk.col[keep], bulk.data[keep])
     for i, con in enumerate(linear.others, start=m_lin):
         lo, up = con.lb, con.ub
         if lo is not None:
             lower[i] = lo
         if up is not None:
             upper[i] = up
+        if not single[i]:
+            continue
         terms = linear_body(con.body, col)
         read = None
         if terms is not None:
             cols, coefs, constant[i], _ = terms
             body[i] = np.nan  # filled below from J
-        elif atom_rows.get(id(con)) is not None:  # linear in nodes shared by many rows: each node's gradient once
-            read = atom_gradient(atom_rows[id(con)], x, col, memo)
-            if read is False:  # a node at a kink
-                body[i] = _value(con)
-                kinks[i] = True
-                continue
         if terms is None:
-            if read is None:
-                read = gradient(con.body, col, memo)
+            read = gradient(con.body, col, memo)
             if read is None:
                 body[i] = _value(con)
                 kinks[i] = True
@@ -193,6 +204,10 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
         ri.extend([i - m_lin] * len(cols))
         ci.extend(cols)
         data.extend(coefs)
+    if bulk is not None:  # the bulk rows' entries in their rows
+        ri = np.concatenate([np.asarray(ri, dtype=np.int64), bulk[0]])
+        ci = np.concatenate([np.asarray(ci, dtype=np.int64), bulk[1]])
+        data = np.concatenate([np.asarray(data, dtype=float), bulk[2]])
     J = sp.vstack([linear.M, sp.csr_matrix((data, (ri, ci)), shape=(m - m_lin, n))], format="csr")
     if linear.others:  # back to the model's order (a tie of the worst row names the same row as before)
         order = linear.in_model_order()

@@ -92,6 +92,29 @@ class DualMap:
 
 
 @dataclass
+class RowDuals:
+    """The duals of many linear rows read at once (the builders' rows, one :class:`DualMap` each would be 10^6
+    objects at 10^6 points): ``constraints[k]``'s dual is ``sense * sum(factor[i] * z[row[i]])`` over the entries
+    ``i`` with ``owner[i] == k``, in entry order (0 for a row without entries: both sides infinite)."""
+
+    constraints: list
+    owner: np.ndarray
+    row: np.ndarray
+    factor: np.ndarray
+
+    def values(self, z: np.ndarray) -> np.ndarray:
+        """Each constraint's ``sum(factor * z[row])`` (before the sense), summed in entry order."""
+        return np.bincount(self.owner, weights=self.factor * z[self.row], minlength=len(self.constraints))
+
+    def maps(self) -> list[DualMap]:
+        """The same as one :class:`DualMap` per constraint."""
+        out = [DualMap(c) for c in self.constraints]
+        for k, r, f in zip(self.owner.tolist(), self.row.tolist(), self.factor.tolist()):
+            out[k].rows.append((r, f))
+        return out
+
+
+@dataclass
 class ConicForm:
     """A model in Clarabel's form (module docstring); rows ordered as ``cones``."""
 
@@ -106,10 +129,18 @@ class ConicForm:
     cones: list[Cone]
     duals: list[DualMap]
     aux_names: list[str]
+    row_duals: list[RowDuals] = field(default_factory=list)
+    """The duals of the rows read in bulk (the others: ``duals``)."""
+
+    def dual_maps(self) -> list[DualMap]:
+        """Every constraint's :class:`DualMap`: those of ``row_duals``, then ``duals``."""
+        return [d for rows in self.row_duals for d in rows.maps()] + list(self.duals)
 
     def dual_values(self, x: np.ndarray, z: np.ndarray) -> dict:
         """Duals by constraint data, in :mod:`tpm_models.solvers`' convention (module docstring)."""
         out = {}
+        for rows in self.row_duals:
+            out.update(zip(rows.constraints, (self.sense * rows.values(z)).tolist()))
         for d in self.duals:
             if d.cone_start is None:
                 value = sum(f * z[r] for r, f in d.rows)

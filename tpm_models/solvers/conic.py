@@ -2,7 +2,7 @@
 
 The standard form, its cones and the reading of the duals: :mod:`tpm_models.solvers.cones`; how each row and the
 objective are recognised as cones: :mod:`tpm_models.solvers.conic_shapes`. Their names (``Cone``, ``ConicForm``,
-``DualMap``, ``NotConicError``, ``APEX_TOL``) are importable from here too.
+``DualMap``, ``RowDuals``, ``NotConicError``, ``APEX_TOL``) are importable from here too.
 """
 
 from __future__ import annotations
@@ -12,11 +12,18 @@ import pyomo.core as pyo
 import scipy.sparse as sp
 
 from tpm_models.solvers.common import PSD_TOL
-from tpm_models.solvers.cones import APEX_TOL, Cone, ConicForm, DualMap, NotConicError
+from tpm_models.solvers.cones import APEX_TOL, Cone, ConicForm, DualMap, NotConicError, RowDuals
+from tpm_models.solvers.conic_rows import assemble
 from tpm_models.solvers.conic_shapes import ShapeReader
 
-__all__ = ["APEX_TOL", "PSD_TOL", "Cone", "ConicForm", "DualMap", "NotConicError", "ShapeReader", "conic_form",
-           "why_not_conic"]
+__all__ = ["APEX_TOL", "PSD_TOL", "Cone", "ConicForm", "DualMap", "NotConicError", "RowDuals", "ShapeReader",
+           "conic_form", "why_not_conic"]
+
+
+BATCH_LINEAR_ROWS = True
+"""Add the builders' linear rows (:func:`tpm_models.solvers.rows.read_rows`) to the form as chunks of arrays
+(:meth:`ShapeReader.linear_rows`) rather than row by row (:meth:`ShapeReader.linear_constraint`): the same rows, cones
+and duals (``tests/solvers/test_conic_rows.py``) without a Python object per row."""
 
 
 def conic_form(model: pyo.ConcreteModel) -> ConicForm:
@@ -24,24 +31,31 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
     or the objective is not one of the recognised shapes."""
     bld = ShapeReader(model)
     sense, quad, lin, q0 = bld.objective()
-    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        bld.constraint(con)
+    if BATCH_LINEAR_ROWS:  # the rows not read as linear in model order, the linear rows between them as chunks
+        done = 0
+        for j, (con, at) in enumerate(zip(bld.linear.others, bld.linear.other_position.tolist())):
+            bld.linear_rows(done, at - j)  # at - j: the linear rows before the j-th other row
+            done = at - j
+            bld.constraint(con)
+        bld.linear_rows(done, len(bld.linear.constraints))
+    else:
+        for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+            bld.constraint(con)
     bld.bounds()
     n = bld.n + len(bld.aux_names)
 
     # rows in cone order: zero, nonneg, then the soc / pow blocks
-    rows, cones = [], []
-    if bld.zero:
+    cones = []
+    if len(bld.zero):
         cones.append(Cone("zero", len(bld.zero)))
-        rows += bld.zero
-    if bld.nonneg:
+    if len(bld.nonneg):
         cones.append(Cone("nonneg", len(bld.nonneg)))
-        rows += bld.nonneg
     block_start = []
+    start = len(bld.zero) + len(bld.nonneg)
     for cone, block in bld.blocks:
-        block_start.append(len(rows))
+        block_start.append(start)
         cones.append(cone)
-        rows += block
+        start += len(block)
     offset = {"zero": 0, "nonneg": len(bld.zero)}
     duals: dict[int, DualMap] = {}
     for dual, kind, local in bld.pending:
@@ -50,30 +64,16 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
         else:
             dual.rows += [(offset[kind] + r, f) for r, f in local]
         duals[id(dual)] = dual
-
-    data, ri, ci, b = [], [], [], np.zeros(len(rows))
-    linear_at, linear_k, linear_sign = [], [], []  # ShapeReader.linear_constraint's rows: (k, sign)
-    for r, (row, constant) in enumerate(rows):  # s = constant + row'x  ->  A = -row, b = constant
-        b[r] = constant
-        if row.__class__ is tuple:
-            linear_at.append(r)
-            linear_k.append(row[0])
-            linear_sign.append(row[1])
-            continue
-        for c, a in row.items():
-            if a != 0.0:
-                ri.append(r)
-                ci.append(c)
-                data.append(-a)
-    if linear_at:  # A's row r = sign * row k of the read rows' matrix, gathered in one product
-        picked = bld.linear.M[np.asarray(linear_k, dtype=np.int64)]
-        counts = np.diff(picked.indptr)
-        ri = np.concatenate([np.asarray(ri, dtype=np.int64), np.repeat(np.asarray(linear_at, dtype=np.int64), counts)])
-        ci = np.concatenate([np.asarray(ci, dtype=np.int64), picked.indices.astype(np.int64)])
-        data = np.concatenate([np.asarray(data, dtype=float),
-                               picked.data * np.repeat(np.asarray(linear_sign, dtype=float), counts)])
-    A = sp.csc_matrix((data, (ri, ci)), shape=(len(rows), n))  # a repeated column's entries are summed
-    A.eliminate_zeros()
+    row_duals = []
+    if bld.row_duals:
+        row_duals.append(RowDuals(bld.linear.constraints, np.concatenate([o for _, o, _, _ in bld.row_duals]),
+                                  np.concatenate([offset[kind] + r for kind, _, r, _ in bld.row_duals]),
+                                  np.concatenate([f for _, _, _, f in bld.row_duals])))
+    if bld.atom_duals[0]:
+        cons, at, factor = bld.atom_duals
+        row_duals.append(RowDuals(cons, np.arange(len(cons), dtype=np.int64),
+                                  offset["nonneg"] + np.asarray(at, dtype=np.int64), np.asarray(factor, dtype=float)))
+    A, b = assemble([bld.zero, bld.nonneg] + [block for _, block in bld.blocks], bld.linear.M, n)
 
     q = np.zeros(n)
     for c, a in lin.items():
@@ -91,7 +91,7 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
         if lam.min() < -PSD_TOL * max(1.0, float(np.abs(lam).max())):
             raise NotConicError(f"the objective's quadratic part is not convex (eigenvalue {lam.min():.3g})")
     return ConicForm(bld.variables, len(bld.aux_names), P, q, sense * q0, sense, A, b, cones,
-                     list(duals.values()), bld.aux_names)
+                     list(duals.values()), bld.aux_names, row_duals)
 
 
 def why_not_conic(model: pyo.ConcreteModel) -> str | None:

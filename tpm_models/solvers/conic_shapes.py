@@ -60,9 +60,16 @@ import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
-from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.cones import Cone, DualMap, NotConicError
-from tpm_models.solvers.rows import atom_terms, linear_objective, objective_terms, read_atom_rows, read_rows
+from tpm_models.solvers.conic_rows import RowList, bound_rows, linear_rows, squares, summed
+from tpm_models.solvers.rows import (
+    atom_terms,
+    linear_objective,
+    objective_terms,
+    read_atom_rows,
+    read_rows,
+    variable_bounds,
+)
 from tpm_models.solvers.structure import sign_rows
 
 # --------------------------------------------------------------------------- expressions
@@ -74,6 +81,11 @@ def _const(e) -> bool:
 
 def _var(e) -> bool:
     return not isinstance(e, numbers.Number) and e.is_variable_type() and not e.fixed
+
+
+BATCH_ATOM_ROWS = True
+"""Read a row linear in atoms already met by :meth:`ShapeReader.atom_row` (arrays) rather than by dictionaries (the
+same row: ``tests/solvers/test_conic_rows.py``)."""
 
 
 class ShapeReader:
@@ -89,11 +101,14 @@ class ShapeReader:
         self.atoms: dict[tuple, int] = {}  # atom key -> its epigraph column
         # expression node -> its epigraph column: (23) repeats one norm node in m_-c + m_c terms
         self.nodes: dict[int, tuple[object, int]] = {}
-        # rows by cone kind: list of (dict col -> coef, constant) meaning s = constant + sum coef x
-        self.zero: list = []
-        self.nonneg: list = []
+        # rows by cone kind: (dict col -> coef, constant) meaning s = constant + sum coef x, and chunks of rows
+        # held as arrays (tpm_models.solvers.conic_rows)
+        self.zero = RowList()
+        self.nonneg = RowList()
         self.blocks: list[tuple[Cone, list]] = []  # soc / pow blocks
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
+        self.row_duals: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []  # chunks': (kind, owner, row, factor)
+        self.atom_duals: tuple[list, list, list] = ([], [], [])  # atom_row's rows: (constraint, nonneg row, factor)
         # the builders' linear rows, read once per solve (tpm_models.solvers.rows.one_reading)
         self.linear = read_rows(model, self.col, self.n)
         self._sides: tuple[list, list] | None = None  # self.linear's lower and upper sides (linear_constraint)
@@ -196,7 +211,7 @@ class ShapeReader:
         quad, lin, const = self.quadratic(arg, where)
         key = ("sqrt", tuple(sorted(quad.items())), tuple(sorted(lin.items())), const)
         if key not in self.atoms:
-            F, g0, c0 = _squares(quad, lin, const, where)
+            F, g0, c0 = squares(quad, lin, const, where)
             tau = self.new_col(f"sqrt atom {len(self.atoms)}")
             rows = [({tau: 1.0}, 0.0)] + [(row, g) for row, g in zip(F, g0)]
             if c0 > 0:
@@ -318,10 +333,8 @@ class ShapeReader:
                 return None
         cols, coefs, const, terms = read
         quad: dict = {}
-        lin: dict[int, float] = {}
         atoms: list = []
-        for c, a in zip(cols, coefs):
-            lin[c] = lin.get(c, 0.0) + a
+        lin = summed(cols, coefs)
         try:
             for coef, node in terms:
                 known = self.nodes.get(id(node))
@@ -368,11 +381,52 @@ class ShapeReader:
             self.pending.append((dual, "nonneg", [(len(self.nonneg) - 1, 1.0)]))
         return True
 
+    def linear_rows(self, k0: int, k1: int) -> None:
+        """The read linear rows ``k0 <= k < k1`` (in model order, as :meth:`linear_constraint` would add them one
+        by one) added as two chunks of arrays, their duals as arrays
+        (:func:`tpm_models.solvers.conic_rows.linear_rows`)."""
+        if k1 <= k0:
+            return
+        zero, nonneg, zero_duals, nonneg_duals = linear_rows(self.linear.lower, self.linear.upper,
+                                                             self.linear.equality, k0, k1)
+        for kind, rows, chunk, (owner, factor) in (("zero", self.zero, zero, zero_duals),
+                                                    ("nonneg", self.nonneg, nonneg, nonneg_duals)):
+            self.row_duals.append((kind, owner, len(rows) + np.arange(len(chunk), dtype=np.int64), factor))
+            rows.add_chunk(chunk)
+
+    def atom_row(self, con, read: tuple) -> bool:
+        """A one-sided row linear in atoms already met (``read``: its :func:`tpm_models.solvers.rows.atom_terms`;
+        (23)'s margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i >= 0``) added as :meth:`constraint`
+        would add it, without its dictionaries: one ``nonneg`` row in a :class:`~tpm_models.solvers.conic_rows.
+        SparseRun`, its dual as arrays. ``False`` when the row is not such a row (then :meth:`constraint` reads it)."""
+        lower, _, upper = con.to_bounded_expression(True)
+        if (lower is None) == (upper is None):
+            return False
+        orient, bound = (1.0, float(upper)) if upper is not None else (-1.0, float(lower))
+        if not math.isfinite(bound):
+            return False
+        cols, coefs, const, terms = read
+        taus, weights = [], []
+        for coef, node in terms:
+            known = self.nodes.get(id(node))
+            if known is None or (orient * coef < 0) != (known[1] in self.concave):
+                return False  # a new node, or a term on the wrong side: constraint() reads it (or says why not)
+            taus.append(known[1])
+            weights.append(orient * coef)
+        # the row g = orient * (body - bound) <= 0 as s = -g >= 0: A = orient * (a, atoms' coefficients)
+        self.nonneg.append_sparse(list(cols) + taus, [orient * a for a in coefs] + weights, -(orient * (const - bound)))
+        self.atom_duals[0].append(con)
+        self.atom_duals[1].append(len(self.nonneg) - 1)
+        self.atom_duals[2].append(-orient)
+        return True
+
     def constraint(self, con) -> None:
         if self.linear_constraint(con):
             return
-        where = f"constraint {con.name}"
         read = self.atom_rows.get(id(con))
+        if read is not None and BATCH_ATOM_ROWS and self.atom_row(con, read):
+            return
+        where = f"constraint {con.name}"
         fast = None if read is None else self.fast_parts(con.body, where, read)
         quad, lin, atoms, const = self.parts(con.body, where) if fast is None else fast
         lower = None if con.lower is None else float(pyo.value(con.lower))
@@ -416,7 +470,7 @@ class ShapeReader:
             y_var = self.variables[y] if y < self.n else None
             if (y_var is not None and self.nonnegative(y_var) and y not in lin
                     and all(y not in k for k in others)):
-                F, g0, c0 = _squares(others, lin, const, where)
+                F, g0, c0 = squares(others, lin, const, where)
                 rows = [({y: math.sqrt(-quad[negative[0]])}, 0.0)] + list(zip(F, g0))
                 if c0 > 0:
                     rows.append(({}, math.sqrt(c0)))
@@ -425,7 +479,7 @@ class ShapeReader:
         if rotated is not None:
             return rotated
         # convex quadratic: |Fx|^2 <= u = -(l'x + c): (1 + u, 1 - u, 2Fx) in SOC
-        F, g0, c0 = _squares(quad, {}, 0.0, where)
+        F, g0, c0 = squares(quad, {}, 0.0, where)
         u_lin = {c: -a for c, a in lin.items()}
         rows = [(dict(u_lin), 1.0 - const), ({c: -a for c, a in u_lin.items()}, 1.0 + const)]
         rows += [({c: 2.0 * a for c, a in row.items()}, 0.0) for row in F]
@@ -447,7 +501,7 @@ class ShapeReader:
             if v is None or not self.nonnegative(v):
                 return None
         b = -quad[cross[0]]
-        F, g0, c0 = _squares(others, lin, const, where)
+        F, g0, c0 = squares(others, lin, const, where)
         rows = [({t: b, s: 1.0}, 0.0), ({t: b, s: -1.0}, 0.0)]
         rows += [({c: 2.0 * a for c, a in row.items()}, 2.0 * g) for row, g in zip(F, g0)]
         if c0 > 0:
@@ -463,10 +517,7 @@ class ShapeReader:
         sense = 1 if obj.sense == pyo.minimize else -1
         terms = linear_objective(self.model, obj, self.col, self.n)  # a linear objective ((26)-(29)), read fast
         if terms is not None:
-            lin: dict[int, float] = {}
-            for c, a in zip(terms[0], terms[1]):
-                lin[c] = lin.get(c, 0.0) + a
-            return sense, {}, lin, terms[2]
+            return sense, {}, summed(terms[0], terms[1]), terms[2]
         read = objective_terms(self.model, obj, self.col, self.n)
         fast = None if read is None else self.fast_parts(obj.expr, "the objective", read)
         quad, lin, atoms, const = self.parts(obj.expr, "the objective") if fast is None else fast
@@ -477,52 +528,10 @@ class ShapeReader:
         return sense, quad, lin, const
 
     def bounds(self) -> None:
-        for k, v in enumerate(self.variables):
-            lb = None if v.lb is None else float(pyo.value(v.lb))
-            ub = None if v.ub is None else float(pyo.value(v.ub))
-            if lb is not None and ub is not None and lb == ub:
-                self.zero.append(({k: -1.0}, lb))  # s = lb - x = 0
-                continue
-            if lb is not None and math.isfinite(lb):
-                self.nonneg.append(({k: 1.0}, -lb))
-            if ub is not None and math.isfinite(ub):
-                self.nonneg.append(({k: -1.0}, ub))
-
-
-def _squares(quad: dict, lin: dict, const: float, where: str) -> tuple[list[dict], list[float], float]:
-    """:math:`x^\\top Qx + l^\\top x + c = \\|Fx+g_0\\|^2 + c_0` with :math:`c_0 \\ge 0`: rows of
-    :math:`F` (dicts), :math:`g_0`, :math:`c_0`. Diagonal :math:`Q` without :math:`l`: :math:`F =
-    \\mathrm{diag}(\\sqrt{Q_{kk}})` exactly."""
-    cols = sorted({c for k in quad for c in k} | set(lin))
-    if all(i == j for i, j in quad) and not lin:
-        if any(a < 0 for a in quad.values()) or const < 0:
-            raise NotConicError(f"{where}: the quadratic is not a sum of squares plus a constant >= 0")
-        return [{i: math.sqrt(a)} for (i, _), a in sorted(quad.items()) if a > 0], \
-            [0.0] * sum(a > 0 for a in quad.values()), const
-    index = {c: k for k, c in enumerate(cols)}
-    Q = np.zeros((len(cols), len(cols)))
-    for (i, j), a in quad.items():
-        if i == j:
-            Q[index[i], index[i]] += a
-        else:
-            Q[index[i], index[j]] += a / 2
-            Q[index[j], index[i]] += a / 2
-    l_vec = np.array([lin.get(c, 0.0) for c in cols])
-    lam, V = np.linalg.eigh(Q)
-    top = max(float(np.abs(lam).max(initial=0.0)), 1.0)
-    if lam.size and lam.min() < -PSD_TOL * top:
-        raise NotConicError(f"{where}: the quadratic form is not convex (eigenvalue {lam.min():.3g})")
-    keep = lam > PSD_TOL * top
-    Vk, root = V[:, keep], np.sqrt(lam[keep])
-    F = root[:, None] * Vk.T
-    g0 = 0.5 * (Vk.T @ l_vec) / root
-    if np.linalg.norm(l_vec - 2 * F.T @ g0) > 1e-9 * (1 + np.linalg.norm(l_vec)):
-        raise NotConicError(f"{where}: a linear term outside the quadratic's range: not a sum of squares")
-    c0 = const - float(g0 @ g0)
-    if c0 < -1e-9 * (1 + abs(const)):
-        raise NotConicError(f"{where}: the quadratic can be negative: not a norm")
-    rows = [{cols[k]: float(a) for k, a in enumerate(row) if a != 0} for row in F]
-    return rows, [float(g) for g in g0], max(c0, 0.0)
+        """The variables' bounds, column by column (:func:`tpm_models.solvers.conic_rows.bound_rows`)."""
+        zero, nonneg = bound_rows(*variable_bounds(self.variables))
+        self.zero.add_chunk(zero)
+        self.nonneg.add_chunk(nonneg)
 
 
 def _short(expr) -> str:

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pyomo.core as pyo
+import scipy.sparse as sp
 from pyomo.core.base.var import VarData
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
@@ -203,6 +204,69 @@ def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict):
     if not (math.isfinite(value) and all(math.isfinite(d) for d in grad.values())):
         return None
     return value, list(grad), list(grad.values())
+
+
+def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int
+                       ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
+    """:func:`atom_gradient` of many rows at once (``reads``: their :func:`tpm_models.solvers.rows.atom_terms`; (23)'s
+    margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i``, one per point, sharing one node): each distinct
+    node differentiated once, the rows' values :math:`c + a^\top x + C v` and Jacobian :math:`L + C G` (:math:`L` the
+    linear parts, :math:`C` the nodes' coefficients, :math:`v`, :math:`G` the nodes' values and gradients) as sparse
+    products. Returns the values, the Jacobian's rows and each row's status: 0 read, 1 at a kink of a node
+    (:func:`atom_gradient`'s ``False``), 2 not read so (a node :func:`_forward` does not differentiate, or a value or
+    derivative that is not finite: :func:`atom_gradient`'s ``None``)."""
+    m = len(reads)
+    indptr, cols, coefs, const = [0], [], [], np.empty(m)
+    crow, cnode, ccoef = [], [], []
+    nodes: dict[int, int] = {}
+    node_list: list = []
+    for i, (c_i, a_i, k_i, atoms) in enumerate(reads):
+        cols.extend(c_i)
+        coefs.extend(a_i)
+        indptr.append(len(cols))
+        const[i] = k_i
+        for c, node in atoms:
+            j = nodes.get(id(node))
+            if j is None:
+                j = nodes[id(node)] = len(node_list)
+                node_list.append(node)
+            crow.append(i)
+            cnode.append(j)
+            ccoef.append(c)
+    status = np.zeros(m, dtype=np.int8)
+    value = np.zeros(len(node_list))
+    gr, gc, gd = [], [], []
+    node_status = np.zeros(len(node_list), dtype=np.int8)
+    for j, node in enumerate(node_list):
+        try:
+            v, g = _forward(node, col, memo)
+        except Kink:
+            node_status[j] = 1
+            continue
+        except (NotDifferentiable, ArithmeticError, ValueError):
+            node_status[j] = 2
+            continue
+        value[j] = v
+        gr.extend([j] * len(g))
+        gc.extend(g)
+        gd.extend(g.values())
+    crow_a, cnode_a = np.asarray(crow, dtype=np.int64), np.asarray(cnode, dtype=np.int64)
+    np.maximum.at(status, crow_a, node_status[cnode_a])
+    L = sp.csr_matrix((np.asarray(coefs, dtype=float), np.asarray(cols, dtype=np.int64),
+                       np.asarray(indptr, dtype=np.int64)), shape=(m, n))
+    L.sum_duplicates()
+    C = sp.csr_matrix((np.asarray(ccoef, dtype=float), (crow_a, cnode_a)), shape=(m, len(node_list)))
+    G = sp.csr_matrix((np.asarray(gd, dtype=float), (np.asarray(gr, dtype=np.int64), np.asarray(gc, dtype=np.int64))),
+                      shape=(len(node_list), n))
+    with np.errstate(invalid="ignore", over="ignore"):
+        values = const + L @ x + C @ value
+        J = (L + C @ G).tocsr()
+    bad = ~np.isfinite(values)
+    finite = np.isfinite(J.data)
+    if not finite.all():
+        bad[np.repeat(np.arange(m), np.diff(J.indptr))[~finite]] = True
+    status[(status == 0) & bad] = 2
+    return values, J, status
 
 
 def _atom_objective(model, objective, col: dict, n: int, memo: dict, x: np.ndarray):

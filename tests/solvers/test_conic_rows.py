@@ -1,0 +1,153 @@
+"""The conic form's rows read in bulk (:mod:`tpm_models.solvers.conic_rows`), and the certificate's rows linear in
+shared nodes read in bulk (:func:`tpm_models.solvers.gradients.atom_rows_gradient`), against the same rows read one at
+a time.
+
+Truth: :func:`conic_form` with the bulk readers switched off (``BATCH_LINEAR_ROWS``, ``BATCH_ATOM_ROWS``: every row
+through :meth:`ShapeReader.constraint`, one dictionary and one :class:`DualMap` per row) and the variables' bounds
+added by the loop below (the bounds as they were read before the bulk reader). Only the bookkeeping changed, so the
+two forms must be *bit-identical*: the same cones, the same :math:`A` (pattern and every number), :math:`b`,
+:math:`P`, :math:`q`, the same dual map of every constraint and the same dual values at a random point.
+"""
+
+import math
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+import scipy.sparse as sp
+
+from tpm_models import build
+from tpm_models.experiments.bench_scale import scale_data
+from tpm_models.solvers import certificate, conic, conic_shapes
+from tpm_models.solvers.backends.clarabel import run_clarabel
+from tpm_models.solvers.certificate import certify
+from tpm_models.solvers.conic import conic_form
+from tpm_models.solvers.gradients import atom_gradient
+
+NU, ALPHA, EPS = 0.3, 1.0, 0.02
+CASES = [(15, {}), (27, {"eps": EPS}), (28, {"eps": EPS}), (29, {"eps": EPS}), (26, {"p": 1.5, "eps": EPS})] + [
+    (23, {"p": p, "eps": EPS}) for p in (1.0, 1.5, 2.0, 3.0, math.inf)]
+
+
+def bounds_one_by_one(self) -> None:
+    """The variables' bounds added column by column, as :meth:`ShapeReader.bounds` did before it read them as arrays."""
+    for k, v in enumerate(self.variables):
+        lb = None if v.lb is None else float(pyo.value(v.lb))
+        ub = None if v.ub is None else float(pyo.value(v.ub))
+        if lb is not None and ub is not None and lb == ub:
+            self.zero.append(({k: -1.0}, lb))
+            continue
+        if lb is not None and math.isfinite(lb):
+            self.nonneg.append(({k: 1.0}, -lb))
+        if ub is not None and math.isfinite(ub):
+            self.nonneg.append(({k: -1.0}, ub))
+
+
+def row_by_row_form(model, monkeypatch):
+    with monkeypatch.context() as mp:
+        mp.setattr(conic, "BATCH_LINEAR_ROWS", False)
+        mp.setattr(conic_shapes, "BATCH_ATOM_ROWS", False)
+        mp.setattr(conic_shapes.ShapeReader, "bounds", bounds_one_by_one)
+        return conic_form(model)
+
+
+def assert_identical(bulk, single, rng) -> None:
+    assert bulk.cones == single.cones and bulk.variables == single.variables and bulk.n_aux == single.n_aux
+    for name in ("indptr", "indices", "data"):
+        a, b = getattr(bulk.A, name), getattr(single.A, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert (bulk.P != single.P).nnz == 0 and np.array_equal(bulk.q, single.q) and bulk.q0 == single.q0
+    assert np.array_equal(bulk.b, single.b)
+    maps = {id(d.constraint): (d.rows, d.cone_start, d.cone_dim) for d in single.dual_maps()}
+    assert {id(d.constraint): (d.rows, d.cone_start, d.cone_dim) for d in bulk.dual_maps()} == maps
+    x, z = rng.normal(size=bulk.A.shape[1]), rng.normal(size=bulk.A.shape[0])
+    got, want = bulk.dual_values(x, z), single.dual_values(x, z)
+    assert got.keys() == want.keys()
+    assert all(got[c] == want[c] or (math.isnan(got[c]) and math.isnan(want[c])) for c in want)
+
+
+@pytest.fixture(scope="module")
+def points():
+    return scale_data(300)
+
+
+@pytest.mark.parametrize("eq,kw", CASES)
+def test_bulk_rows_are_the_rows_read_one_by_one(points, monkeypatch, rng, eq, kw):
+    X, y = points
+    model = build(eq, X, y, 1, NU, ALPHA, **kw)
+    bulk, single = conic_form(model), row_by_row_form(model, monkeypatch)
+    if eq != 15:
+        assert len(bulk.duals) < len(single.duals)  # the bulk readers took rows
+    assert_identical(bulk, single, rng)
+
+
+def test_bulk_rows_of_every_kind(monkeypatch, rng):
+    """Equalities, ranged rows, rows with equal sides, a fixed-by-bounds variable, upper bounds, a second-order cone
+    and rows linear in a shared norm on either side, in an interleaved order."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(4), bounds=(-2, 3))
+    m.y = pyo.Var(bounds=(1.5, 1.5))
+    m.t = pyo.Var(within=pyo.NonNegativeReals)
+    m.u = pyo.Var(bounds=(None, 4))
+    m.norm = pyo.Expression(expr=pyo.sqrt(sum(m.x[j] ** 2 for j in range(4)) + 1))
+    m.eq = pyo.Constraint(expr=m.x[0] + 2 * m.x[1] == 1)
+    m.ranged = pyo.Constraint(expr=pyo.inequality(-1, m.x[2] - m.x[3] + 0.5, 2))
+    m.same = pyo.Constraint(expr=pyo.inequality(0.25, m.x[1] + m.u, 0.25))
+    m.a1 = pyo.Constraint(expr=m.x[0] + 0.5 * m.norm <= 4)
+    m.a2 = pyo.Constraint(expr=m.t - 2 * m.norm + m.x[1] >= -1)
+    m.mid = pyo.Constraint(expr=m.x[3] - m.u <= 1)
+    m.a3 = pyo.Constraint(expr=3 - m.norm * 0.25 + m.x[2] >= 0)
+    m.a4 = pyo.Constraint(expr=m.norm + m.x[0] + m.x[0] <= 6)
+    m.cone = pyo.Constraint(expr=m.x[0] ** 2 + m.x[1] ** 2 <= m.t**2)
+    m.last = pyo.Constraint(expr=m.y + m.t >= 0)
+    m.obj = pyo.Objective(expr=m.t + m.norm - m.u)
+    bulk, single = conic_form(model := m), row_by_row_form(model, monkeypatch)
+    assert len(bulk.duals) < len(single.duals)
+    assert_identical(bulk, single, rng)
+
+
+def atom_rows_one_by_one(reads, x, col, memo, n):
+    """:func:`atom_rows_gradient` read row by row by :func:`atom_gradient` (how the certificate read them before)."""
+    values, status, ri, ci, data = np.zeros(len(reads)), np.zeros(len(reads), dtype=np.int8), [], [], []
+    for i, read in enumerate(reads):
+        got = atom_gradient(read, x, col, memo)
+        if got is False or got is None:
+            status[i] = 1 if got is False else 2
+            continue
+        values[i] = got[0]
+        ri += [i] * len(got[1])
+        ci += got[1]
+        data += got[2]
+    return values, sp.csr_matrix((data, (ri, ci)), shape=(len(reads), n)), status
+
+
+CERTIFIED = [(23, {"p": 2.0, "eps": EPS}), (23, {"p": 2.0, "eps": 0.0}), (26, {"p": 2.0, "eps": EPS}),
+             (23, {"p": 1.5, "eps": EPS}), (23, {"p": 3.0, "eps": EPS}), (28, {"eps": EPS}), (29, {"eps": EPS})]
+
+
+@pytest.mark.parametrize("eq,kw", CERTIFIED)
+def test_certificate_reads_atom_rows_in_bulk_as_one_by_one(points, monkeypatch, eq, kw):
+    """The certificate's rows linear in shared nodes read in bulk give the residuals and the verdict of the same rows
+    read one at a time, at Clarabel's optimum and at a point moved off it (not optimal: the same failure). A row's
+    value and gradient may be summed in another order (a few units in the last place of its terms), so the scaled
+    residuals (already relative to the rows' and the objective's sizes) agree to 1e-14 absolute, far below the
+    thresholds that judge them (``KKT_TOL``, ``FEASIBILITY_TOL``), and the objective to 1e-12 relative."""
+    X, y = points
+    model = build(eq, X, y, 1, NU, ALPHA, **kw)
+    _, duals, _ = run_clarabel(model, None)  # the point loaded in the model, the duals by constraint
+    for shift in (0.0, 1e-3):
+        for v in model.w.values():
+            v.set_value(v.value + shift)
+        bulk = certify(model, duals, True)
+        with monkeypatch.context() as mp:
+            mp.setattr(certificate, "atom_rows_gradient", atom_rows_one_by_one)
+            single = certify(model, duals, True)
+        assert (bulk.level, bulk.why) == (single.level, single.why)
+        if single.primal > 1e-12:  # below, the worst row is a tie of rounding errors
+            assert bulk.worst_row == single.worst_row
+        for name in ("primal", "stationarity", "complementarity", "dual_sign", "absolute"):
+            a, b = getattr(bulk, name), getattr(single, name)
+            assert (a is None and b is None) or abs(a - b) <= 1e-14, name
+        assert (bulk.objective is None and single.objective is None) or \
+            bulk.objective == pytest.approx(single.objective, rel=1e-12)
+    assert single.level == "failed"
