@@ -212,10 +212,21 @@ def solve_dense_dual(qp: QPMatrices, solver: str) -> np.ndarray:
         dense = piqp_dense_solver(qp.P, qp.q, qp.A, qp.b, qp.x_l, qp.x_u)
         if dense.solve() == piqp.PIQP_SOLVED:
             lam = np.array(dense.result.x, dtype=float)
-            if (np.isfinite(lam).all() and matrix_violation(qp, lam) <= FEASIBILITY_TOL
+            if (np.isfinite(lam).all() and dual_violation(qp, lam) <= FEASIBILITY_TOL
                     and math.isfinite(qp.objective(lam))):
                 return lam
     return solve_matrices(qp, solver).values["x"]
+
+
+def dual_violation(qp: QPMatrices, lam: np.ndarray) -> float:
+    """:func:`tpm_models.solvers.dense.matrix_violation` of a finite ``lam``, the same number: for a dual of
+    :func:`tpm_models.models.shapes.dual_matrices` (no rows :math:`G`) the largest of :math:`|A\\lambda - b|`,
+    :math:`x_l - \\lambda` and :math:`\\lambda - x_u` (and 0), by the same expressions; a QP with rows :math:`G`
+    goes to ``matrix_violation`` itself."""
+    if qp.G.shape[0]:
+        return matrix_violation(qp, lam)
+    return max(0.0, float(np.max(np.abs(qp.A @ lam - qp.b))), float(np.max(qp.x_l - lam)),
+               float(np.max(lam - qp.x_u)))
 
 
 def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: float, alpha: float, solver: str,
@@ -237,7 +248,9 @@ def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: 
     lam = solve_dense_dual(qp, solver)
     a = nu / len(X_other)
     gram_own_other = gram_other_own.T
-    s = sign * (qp.P @ lam - a * gram_own_other.sum(axis=1))  # Hyperplane.w_phi(X_own); qp.P is K(X_own, X_own)
+    # Hyperplane.w_phi(X_own) = sign (K(X_own,X_own) lam - a K(X_own,X_other) e) = sign (P lam + q): qp.q is
+    # -a K(X_other,X_own)'e, the same column sums times the same -a, so the same bits as writing it out
+    s = sign * (qp.P @ lam + qp.q)
     theta, interval, free, rule = kkt_theta(-s, lam, alpha / len(X_own), sign, free_tol)
     w_w = expansion_w_w(lam, a, qp.P, gram_own_other, kernel.gram(X_other, X_other))
     return Hyperplane(kernel, X_own, X_other, lam, a, sign, theta, interval, free, rule, w_w)
