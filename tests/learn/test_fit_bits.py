@@ -99,5 +99,8 @@ def test_dual_violation_is_matrix_violation():
     for lam in points:
         assert dual_violation(qp, lam) == matrix_violation(qp, lam)
     assert dual_violation(qp, points[0]) < 1e-15 and dual_violation(qp, points[5]) > 0.3
+    for bad in (np.nan, np.inf, -np.inf):  # never feasible: inf, as matrix_violation says
+        assert dual_violation(qp, np.r_[points[0][:-1], bad]) == matrix_violation(qp, np.r_[points[0][:-1], bad]) \
+            == np.inf
     qp.G, qp.h_l, qp.h_u = np.ones((1, 30)), np.array([1.0]), np.array([2.0])
     assert dual_violation(qp, points[0]) == matrix_violation(qp, points[0]) == pytest.approx(0.6)

@@ -204,26 +204,26 @@ def solve_dense_dual(qp: QPMatrices, solver: str) -> np.ndarray:
     For PIQP (the default) the solver is called here (:func:`tpm_models.learn.fastqp.piqp_dense_solver`: the same
     settings, the same arrays, hence the same iterates) and its point is taken on the checks
     :func:`~tpm_models.solvers.solve_matrices` makes: PIQP says solved, the point is finite, feasible to
-    ``FEASIBILITY_TOL`` (:func:`tpm_models.solvers.dense.matrix_violation`) and its objective finite. That saves the
-    generic wrapper's 0.07 ms per class (a warm Wine fit takes 1.4 ms). Any other outcome, and any other
+    ``FEASIBILITY_TOL`` (:func:`dual_violation`: the number of :func:`tpm_models.solvers.dense.matrix_violation`)
+    and its objective finite. That saves the generic wrapper's 0.07 ms per class (a warm Wine fit took 1.4 ms).
+    Any other outcome, and any other
     solver, goes through :func:`~tpm_models.solvers.solve_matrices`, which returns its verified optimum or raises
     :class:`tpm_models.solvers.common.NoOptimalSolutionError` with what the solver returned."""
     if (default_solver("QP") if solver == "default" else solver) == "piqp":
         dense = piqp_dense_solver(qp.P, qp.q, qp.A, qp.b, qp.x_l, qp.x_u)
         if dense.solve() == piqp.PIQP_SOLVED:
             lam = np.array(dense.result.x, dtype=float)
-            if (np.isfinite(lam).all() and dual_violation(qp, lam) <= FEASIBILITY_TOL
-                    and math.isfinite(qp.objective(lam))):
+            if dual_violation(qp, lam) <= FEASIBILITY_TOL and math.isfinite(qp.objective(lam)):  # inf: not finite
                 return lam
     return solve_matrices(qp, solver).values["x"]
 
 
 def dual_violation(qp: QPMatrices, lam: np.ndarray) -> float:
-    """:func:`tpm_models.solvers.dense.matrix_violation` of a finite ``lam``, the same number: for a dual of
-    :func:`tpm_models.models.shapes.dual_matrices` (no rows :math:`G`) the largest of :math:`|A\\lambda - b|`,
-    :math:`x_l - \\lambda` and :math:`\\lambda - x_u` (and 0), by the same expressions; a QP with rows :math:`G`
-    goes to ``matrix_violation`` itself."""
-    if qp.G.shape[0]:
+    """:func:`tpm_models.solvers.dense.matrix_violation`, the same number: ``inf`` if ``lam`` is not finite, else
+    for a dual of :func:`tpm_models.models.shapes.dual_matrices` (no rows :math:`G`) the largest of
+    :math:`|A\\lambda - b|`, :math:`x_l - \\lambda` and :math:`\\lambda - x_u` (and 0), by the same expressions;
+    a QP with rows :math:`G` goes to ``matrix_violation`` itself."""
+    if qp.G.shape[0] or not np.isfinite(lam).all():
         return matrix_violation(qp, lam)
     return max(0.0, float(np.max(np.abs(qp.A @ lam - qp.b))), float(np.max(qp.x_l - lam)),
                float(np.max(lam - qp.x_u)))
