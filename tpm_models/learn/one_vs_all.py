@@ -225,8 +225,9 @@ def dual_violation(qp: QPMatrices, lam: np.ndarray) -> float:
     a QP with rows :math:`G` goes to ``matrix_violation`` itself."""
     if qp.G.shape[0] or not np.isfinite(lam).all():
         return matrix_violation(qp, lam)
-    return max(0.0, float(np.max(np.abs(qp.A @ lam - qp.b))), float(np.max(qp.x_l - lam)),
-               float(np.max(lam - qp.x_u)))
+    largest = np.maximum.reduce  # what np.max calls, without its Python wrapper
+    return max(0.0, float(largest(np.abs(qp.A @ lam - qp.b))), float(largest(qp.x_l - lam)),
+               float(largest(lam - qp.x_u)))
 
 
 def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: float, alpha: float, solver: str,
@@ -250,7 +251,10 @@ def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: 
     gram_own_other = gram_other_own.T
     # Hyperplane.w_phi(X_own) = sign (K(X_own,X_own) lam - a K(X_own,X_other) e) = sign (P lam + q): qp.q is
     # -a K(X_other,X_own)'e, the same column sums times the same -a, so the same bits as writing it out
-    s = sign * (qp.P @ lam + qp.q)
-    theta, interval, free, rule = kkt_theta(-s, lam, alpha / len(X_own), sign, free_tol)
+    minus_s = qp.P @ lam
+    minus_s += qp.q  # in place: the same sums, two arrays fewer
+    if sign == 1:
+        np.negative(minus_s, out=minus_s)  # -s; for sign = -1, s = -(P lam + q) and -s is P lam + q itself
+    theta, interval, free, rule = kkt_theta(minus_s, lam, alpha / len(X_own), sign, free_tol)
     w_w = expansion_w_w(lam, a, qp.P, gram_own_other, kernel.gram(X_other, X_other))
     return Hyperplane(kernel, X_own, X_other, lam, a, sign, theta, interval, free, rule, w_w)

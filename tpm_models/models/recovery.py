@@ -209,11 +209,12 @@ def kkt_theta(
     tol = free_tol * upper
     above_zero, below_upper = lam > tol, lam < upper - tol
     bounded_below, bounded_above = (below_upper, above_zero) if sign == 1 else (above_zero, below_upper)
-    lo = float(np.max(minus_s[bounded_below], initial=-np.inf))  # -inf: no such point
-    hi = float(np.min(minus_s[bounded_above], initial=np.inf))
-    free = np.flatnonzero(above_zero & below_upper)
+    # the ufuncs' own reductions: what np.max, np.min and ndarray.sum call, without their Python wrappers
+    lo = float(np.maximum.reduce(minus_s[bounded_below], initial=-np.inf))  # -inf: no such point
+    hi = float(np.minimum.reduce(minus_s[bounded_above], initial=np.inf))
+    free = (above_zero & below_upper).nonzero()[0]
     if free.size:  # the mean, as ndarray.mean computes it (the same sum, divided by the count)
-        return float(minus_s[free].sum() / free.size), (lo, hi), free, "mean over N"
+        return float(np.add.reduce(minus_s[free]) / free.size), (lo, hi), free, "mean over N"
     if math.isfinite(lo) and math.isfinite(hi):
         return 0.5 * (lo + hi), (lo, hi), free, "midpoint of KKT interval"
     return (lo if math.isfinite(lo) else hi), (lo, hi), free, "finite end of KKT interval"
