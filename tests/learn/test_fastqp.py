@@ -199,6 +199,10 @@ def test_kkt_thetas_is_the_theta_rule_for_every_column(sign):
         got = kkt_thetas(minus_s, lam, upper, sign, FREE_TOL)
         for j in range(k):
             want = _theta_rule_by_hand(minus_s[:, j], lam[:, j], upper[j], sign, FREE_TOL)
-            for theta, interval, free, rule in (got[j], kkt_theta(minus_s[:, j], lam[:, j], upper[j], sign)):
+            one = kkt_theta(minus_s[:, j], lam[:, j], upper[j], sign)
+            for theta, interval, free, rule in (got[j], one):
                 assert interval == want[1] and list(free) == want[2] and rule == want[3]
                 assert theta == pytest.approx(want[0], rel=1e-14, abs=1e-14)
+            # kkt_theta works on the one column itself: the same comparisons and the same sum, so the same bits
+            assert one[0] == got[j][0] and one[1] == got[j][1] and one[3] == got[j][3]
+            np.testing.assert_array_equal(one[2], got[j][2])

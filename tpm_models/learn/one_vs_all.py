@@ -204,18 +204,30 @@ def solve_dense_dual(qp: QPMatrices, solver: str) -> np.ndarray:
     For PIQP (the default) the solver is called here (:func:`tpm_models.learn.fastqp.piqp_dense_solver`: the same
     settings, the same arrays, hence the same iterates) and its point is taken on the checks
     :func:`~tpm_models.solvers.solve_matrices` makes: PIQP says solved, the point is finite, feasible to
-    ``FEASIBILITY_TOL`` (:func:`tpm_models.solvers.dense.matrix_violation`) and its objective finite. That saves the
-    generic wrapper's 0.07 ms per class (a warm Wine fit takes 1.4 ms). Any other outcome, and any other
+    ``FEASIBILITY_TOL`` (:func:`dual_violation`: the number of :func:`tpm_models.solvers.dense.matrix_violation`)
+    and its objective finite. That saves the generic wrapper's 0.07 ms per class (a warm Wine fit took 1.4 ms).
+    Any other outcome, and any other
     solver, goes through :func:`~tpm_models.solvers.solve_matrices`, which returns its verified optimum or raises
     :class:`tpm_models.solvers.common.NoOptimalSolutionError` with what the solver returned."""
     if (default_solver("QP") if solver == "default" else solver) == "piqp":
         dense = piqp_dense_solver(qp.P, qp.q, qp.A, qp.b, qp.x_l, qp.x_u)
         if dense.solve() == piqp.PIQP_SOLVED:
             lam = np.array(dense.result.x, dtype=float)
-            if (np.isfinite(lam).all() and matrix_violation(qp, lam) <= FEASIBILITY_TOL
-                    and math.isfinite(qp.objective(lam))):
+            if dual_violation(qp, lam) <= FEASIBILITY_TOL and math.isfinite(qp.objective(lam)):  # inf: not finite
                 return lam
     return solve_matrices(qp, solver).values["x"]
+
+
+def dual_violation(qp: QPMatrices, lam: np.ndarray) -> float:
+    """:func:`tpm_models.solvers.dense.matrix_violation`, the same number: ``inf`` if ``lam`` is not finite, else
+    for a dual of :func:`tpm_models.models.shapes.dual_matrices` (no rows :math:`G`) the largest of
+    :math:`|A\\lambda - b|`, :math:`x_l - \\lambda` and :math:`\\lambda - x_u` (and 0), by the same expressions;
+    a QP with rows :math:`G` goes to ``matrix_violation`` itself."""
+    if qp.G.shape[0] or not np.isfinite(lam).all():
+        return matrix_violation(qp, lam)
+    largest = np.maximum.reduce  # what np.max calls, without its Python wrapper
+    return max(0.0, float(largest(np.abs(qp.A @ lam - qp.b))), float(largest(qp.x_l - lam)),
+               float(largest(lam - qp.x_u)))
 
 
 def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: float, alpha: float, solver: str,
@@ -237,7 +249,12 @@ def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: 
     lam = solve_dense_dual(qp, solver)
     a = nu / len(X_other)
     gram_own_other = gram_other_own.T
-    s = sign * (qp.P @ lam - a * gram_own_other.sum(axis=1))  # Hyperplane.w_phi(X_own); qp.P is K(X_own, X_own)
-    theta, interval, free, rule = kkt_theta(-s, lam, alpha / len(X_own), sign, free_tol)
+    # Hyperplane.w_phi(X_own) = sign (K(X_own,X_own) lam - a K(X_own,X_other) e) = sign (P lam + q): qp.q is
+    # -a K(X_other,X_own)'e, the same column sums times the same -a, so the same bits as writing it out
+    minus_s = qp.P @ lam
+    minus_s += qp.q  # in place: the same sums, two arrays fewer
+    if sign == 1:
+        np.negative(minus_s, out=minus_s)  # -s; for sign = -1, s = -(P lam + q) and -s is P lam + q itself
+    theta, interval, free, rule = kkt_theta(minus_s, lam, alpha / len(X_own), sign, free_tol)
     w_w = expansion_w_w(lam, a, qp.P, gram_own_other, kernel.gram(X_other, X_other))
     return Hyperplane(kernel, X_own, X_other, lam, a, sign, theta, interval, free, rule, w_w)

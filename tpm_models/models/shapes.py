@@ -223,9 +223,11 @@ def dual_matrices(gram_own: np.ndarray, gram_other_own: np.ndarray, nu: float, a
     The Pyomo builders write their objective from these very numbers, and the estimators solve
     them directly (no Pyomo model): ``qp_matrices(build_dual_19(...))`` equals
     ``dual_matrices(...)``. ``variables`` and the constraint lists are empty (no Pyomo components).
+    ``P`` is ``gram_own`` itself when that is a float array (no copy: the blocks are made for the dual; do not
+    change them while the matrices are in use).
     """
     nu, alpha = check_nu_alpha(nu, alpha)
-    P = np.array(gram_own, dtype=float)
+    P = np.asarray(gram_own, dtype=float)
     G_oo = np.asarray(gram_other_own, dtype=float)
     m_own = P.shape[0]
     if P.shape != (m_own, m_own) or G_oo.ndim != 2 or G_oo.shape[1] != m_own or m_own == 0 or G_oo.shape[0] == 0:

@@ -1,0 +1,106 @@
+"""The dense fit's shortcuts (issue 25, the last tenth of a Wine fit) give the same bits as the arithmetic they
+replaced.
+
+The truth is the plane computed the way the dense path computed it before, written out here from public
+functions: the Gram blocks, a copy of :math:`K(X_{own},X_{own})` as ``P`` (``dual_matrices`` copied it), the dual
+solved by the checked generic route ``solve_matrices(qp, "piqp")``, the scores
+:math:`\\sigma(P\\lambda - a K(X_{own},X_{other})e)`, :math:`\\theta` by ``kkt_thetas`` on one column (the 2-D rule
+``kkt_theta`` used to call) and :math:`\\langle w,w\\rangle` by ``expansion_w_w`` on the three blocks. The
+shortcuts are exact rewritings (the scores are :math:`\\sigma(P\\lambda + q)`, and :math:`q` is :math:`-a` times
+the same column sums; ``kkt_theta`` makes the same comparisons and the same sum on one column; the
+feasibility check evaluates the same expressions without the empty rows :math:`G`), so every number is compared
+with no tolerance: :math:`\\lambda`, :math:`\\theta`, its interval, the free set, the rule, :math:`\\langle
+w,w\\rangle` and the distances, on four shipped sets, three kernels and three :math:`(\\nu,\\alpha)` (one with
+:math:`\\nu=\\alpha`, where :math:`\\theta` is the finite end of its interval)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tpm_models import Kernel
+from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.learn.binary import TPMSVM
+from tpm_models.learn.one_vs_all import TPMSVMOneVsAll, dual_violation
+from tpm_models.models.recovery import FREE_TOL, Hyperplane, expansion_w_w, kkt_thetas
+from tpm_models.models.shapes import dual_matrices, gram_blocks
+from tpm_models.solvers import solve_matrices
+from tpm_models.solvers.dense import matrix_violation
+
+KERNELS = {"linear": {"kernel": "linear"}, "gaussian": {"kernel": "gaussian", "sigma": 0.5},
+           "inhom-poly": {"kernel": "inhom-poly", "degree": 2, "gamma": 1.0}}
+
+
+def reference_plane(kernel: Kernel, own: np.ndarray, other: np.ndarray, nu: float, alpha: float,
+                    sign: int = 1) -> Hyperplane:
+    """The dense plane by the arithmetic of the path before the shortcuts (module docstring)."""
+    gram_own, gram_other_own = gram_blocks(kernel, own, other)
+    qp = dual_matrices(gram_own.copy(), gram_other_own, nu, alpha)
+    lam = solve_matrices(qp, "piqp").values["x"]
+    a = nu / len(other)
+    s = sign * (qp.P @ lam - a * gram_other_own.T.sum(axis=1))
+    theta, interval, free, rule = kkt_thetas(-s[:, None], lam[:, None], np.array([alpha / len(own)]), sign,
+                                             FREE_TOL)[0]
+    w_w = expansion_w_w(lam, a, qp.P, gram_other_own.T, kernel.gram(other, other))
+    return Hyperplane(kernel, own, other, lam, a, sign, theta, interval, free, rule, w_w)
+
+
+def assert_same_plane(plane: Hyperplane, truth: Hyperplane, Z: np.ndarray) -> None:
+    np.testing.assert_array_equal(plane.lam, truth.lam)
+    assert plane.sign == truth.sign and plane.nu_over_m_other == truth.nu_over_m_other
+    assert plane.theta == truth.theta and plane.theta_interval == truth.theta_interval
+    np.testing.assert_array_equal(plane.free, truth.free)
+    assert plane.theta_rule == truth.theta_rule
+    assert plane.w_w == truth.w_w
+    np.testing.assert_array_equal(plane.distance(Z), truth.distance(Z))
+
+
+def shipped(name: str) -> tuple[np.ndarray, np.ndarray]:
+    d = load_dataset(name)
+    X, y = min_max_scale(d.X), d.y
+    return (X[::3], y[::3]) if name == "vehicle" else (X, y)  # vehicle: 282 points, 4 classes of about 70
+
+
+@pytest.mark.parametrize("dataset", ["iris", "wine", "penguins", "vehicle"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=str)
+@pytest.mark.parametrize("nu,alpha", [(0.5, 1.0), (0.2, 0.4), (0.3, 0.3)])
+def test_the_one_vs_all_fit_has_the_bits_of_the_replaced_arithmetic(dataset, kernel, nu, alpha):
+    X, y = shipped(dataset)
+    clf = TPMSVMOneVsAll(nu=nu, alpha=alpha, backend="dense", **KERNELS[kernel]).fit(X, y)
+    Z = X[::5]
+    for c, plane in enumerate(clf.planes_):
+        assert_same_plane(plane, reference_plane(clf.kernel_, X[y == c], X[y != c], nu, alpha), Z)
+
+
+@pytest.mark.parametrize("dataset", ["iris", "wine"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=str)
+def test_the_binary_fit_has_the_bits_of_the_replaced_arithmetic(dataset, kernel):
+    """TPMSVM's two planes ((4)/(12) with sign +1, (5)/(13) with sign -1, other parameters on each side)."""
+    X, y = shipped(dataset)
+    y2 = np.where(y == 1, 1, -1)
+    clf = TPMSVM(nu_plus=0.3, alpha_plus=1.0, nu_minus=0.2, alpha_minus=0.5, backend="dense",
+                 **KERNELS[kernel]).fit(X, y2)
+    X_p, X_m = X[y2 == 1], X[y2 == -1]
+    truths = (reference_plane(clf.kernel_, X_p, X_m, 0.3, 1.0, 1), reference_plane(clf.kernel_, X_m, X_p, 0.2, 0.5, -1))
+    for plane, truth in zip(clf.planes_, truths):
+        assert_same_plane(plane, truth, X[::4])
+
+
+def test_dual_violation_is_matrix_violation():
+    """The feasibility number of the direct PIQP call against the generic one, on feasible, infeasible and
+    bound-breaking points of a dual (equal as numbers: the same expressions), and a QP with rows G is handed to
+    matrix_violation itself."""
+    rng = np.random.default_rng(3)
+    own, other = rng.normal(size=(30, 4)), rng.normal(size=(50, 4))
+    qp = dual_matrices(*gram_blocks(Kernel(), own, other), 0.4, 1.0)
+    upper = 1.0 / 30
+    points = [np.full(30, 0.4 / 30), rng.uniform(0, upper, 30), rng.uniform(-upper, 2 * upper, 30),
+              np.zeros(30), np.full(30, upper), np.r_[np.full(29, 0.0), 0.4]]
+    for lam in points:
+        assert dual_violation(qp, lam) == matrix_violation(qp, lam)
+    assert dual_violation(qp, points[0]) < 1e-15 and dual_violation(qp, points[5]) > 0.3
+    for bad in (np.nan, np.inf, -np.inf):  # never feasible: inf, as matrix_violation says
+        assert dual_violation(qp, np.r_[points[0][:-1], bad]) == matrix_violation(qp, np.r_[points[0][:-1], bad]) \
+            == np.inf
+    qp.G, qp.h_l, qp.h_u = np.ones((1, 30)), np.array([1.0]), np.array([2.0])
+    assert dual_violation(qp, points[0]) == matrix_violation(qp, points[0]) == pytest.approx(0.6)
