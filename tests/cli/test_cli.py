@@ -2,6 +2,7 @@
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -669,3 +670,18 @@ def test_help_and_one_command_import_only_what_they_need():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == [[], ["models"], ["models", "bench"]]
+
+
+def test_output_to_a_closed_pipe_ends_quietly_with_the_shells_code():
+    """``tpm-models models | head -1``: when the reader has gone, the command stops with exit code 141 (128 +
+    SIGPIPE, what a shell reports) and writes nothing to stderr; before, it printed "tpm-models: error: Broken
+    pipe" (exit 1). The pipe's read end is closed before the process starts, so every write fails: no race."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        run = subprocess.run([sys.executable, "-m", "tpm_models.cli", "models"], stdout=write_end,
+                             stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert run.returncode == 141, run.stderr
+    assert run.stderr == ""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -33,6 +34,9 @@ if TYPE_CHECKING:  # the groups, imported by name when a command runs (parser): 
 
 EXIT_INTERRUPTED = 130
 """The exit code after Ctrl-C (128 + SIGINT, as a shell reports it)."""
+EXIT_BROKEN_PIPE = 141
+"""The exit code when the reader of the output went away (``tpm-models solvers | head``): 128 + SIGPIPE, as a
+shell reports a command killed by it."""
 
 
 def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -63,6 +67,18 @@ def command_of(argv: Sequence[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def _silence_stdout() -> None:
+    """Point standard output at ``os.devnull``, so that the interpreter's last flush of what could not be written
+    raises no second ``BrokenPipeError`` at exit (Python's documentation, "Note on SIGPIPE")."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture): nothing is flushed to a pipe
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``tpm-models`` on ``argv`` (default ``sys.argv[1:]``); every error is one line on stderr and a non-zero
     exit, never a traceback. The command line is recorded here, once, as ``args.command_line`` (the reports that
@@ -81,7 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.command_line = command_line(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s")
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe is found here, not in the interpreter's flush at exit
+        return code
     except (ValueError, SolverUnavailableError) as exc:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
@@ -89,6 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         said = f": {exc}" if str(exc) else ""
         print(f"\ntpm-models: interrupted{said}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader stopped reading (| head): nothing is wrong, nothing to say
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except OSError as exc:  # a file that could not be read or written: say which and why, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"tpm-models: error: {where}{exc.strerror or exc}", file=sys.stderr)
