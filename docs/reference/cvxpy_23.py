@@ -28,8 +28,8 @@ interior point's active set). HiGHS's and DAQP's QP solvers (through cvxpy) were
 9e-8 and 5e-6 off where Clarabel, PIQP and Gurobi (through the library) agreed to 1e-11.
 
 One row per instance: the objective, theta, w (space-separated, repr precision), Clarabel's status, the tolerance
-of the run kept and its residual, and ``refined``: ``newton <KKT residual>`` (polished), ``qp <KKT residual>`` (the QP's polished point),
-or "" (Clarabel's point).
+of the run kept and its residual, and ``refined``: ``newton <KKT residual>`` (polished), ``qp <KKT residual>``
+(the QP's polished point), or "" (Clarabel's point).
 """
 
 from __future__ import annotations
