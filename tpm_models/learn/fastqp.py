@@ -32,7 +32,9 @@ from collections.abc import Sequence
 from ctypes import c_int
 from dataclasses import dataclass
 
+import daqp
 import numpy as np
+import piqp
 
 from tpm_models.kernels import Kernel
 from tpm_models.models.recovery import DEGENERATE_TOL, FREE_TOL, kkt_thetas
@@ -137,8 +139,6 @@ class ClassDual:
     def _solve_daqp(self, nu: float, alpha: float) -> np.ndarray:
         """DAQP on :meth:`matrices` ``(nu, alpha)``: its bounds are :math:`0 \\le \\lambda \\le \\alpha/m_c`
         and the equality row :math:`e^\\top\\lambda = \\nu` (lower = upper)."""
-        import daqp
-
         m = self.m_own
         q = -(nu / self.m_other) * self.col_sums
         upper = np.full(m + 1, alpha / m)
@@ -160,8 +160,6 @@ class ClassDual:
         raise FastQPError(f"DAQP did not solve (19): exit flag {exitflag}")
 
     def _solve_piqp(self, dm: DualMatrices) -> np.ndarray:
-        import piqp
-
         if self._piqp is None:
             self._piqp = piqp_dense_solver(self.P, dm.q, dm.A, dm.b, dm.x_l, dm.x_u)
         else:
@@ -179,8 +177,6 @@ def piqp_dense_solver(P: np.ndarray, q: np.ndarray, A: np.ndarray, b: np.ndarray
     settings of ``solve(model, "piqp")`` (:func:`tpm_models.solvers.backends.piqp.piqp_settings`) and the arrays
     as :func:`tpm_models.solvers.backends.piqp.piqp_matrices` hands them over: the same iterates as
     ``solve_matrices(qp, "piqp")`` on these matrices, without its generic wrapper."""
-    import piqp
-
     solver = piqp.DenseSolver()
     for key, value in piqp_settings().items():
         setattr(solver.settings, key, value)
