@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+import scipy.sparse as sp
 
 from tpm_models import Kernel, build
 from tpm_models import solvers as S
@@ -23,7 +24,7 @@ from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.backends import clarabel as clarabel_backend
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError, Termination
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
-from tpm_models.solvers.conic import NotConicError, conic_form
+from tpm_models.solvers.conic import Cone, NotConicError, conic_form
 from tpm_models.solvers.dispatch import solve
 
 NU, ALPHA = 0.3, 1.0
@@ -432,14 +433,16 @@ def test_cutting_plane_masters_of_22_on_clarabel(iris, p):
         assert rel_dist(cut.w, np.asarray(r.values["w"])) <= W_TOL, solver
 
 
-def test_one_run_before_the_rescue_on_a_second_order_cone_form_keeps_the_point(monkeypatch):
-    """``SOC_FORM_TOLS``: on (26) at p = 1.5 on 10^4 points (its power cones written as second-order cones before the
-    first run), skipping the runs at 1e-10 and 1e-8 keeps the very point of the full sequence (they stop short of
-    1e-8 and the rescue run's point is the one kept, then polished), in two Clarabel runs instead of four."""
+def test_implied_bounds_left_out_polish_the_p15_models_at_scale_to_one_optimum(monkeypatch):
+    """``DROP_IMPLIED_BOUNDS``: (23) and (26) at p = 1.5 on 10^4 points (power cones written as second-order cones
+    before the first run). Clarabel's run without the 41 implied bounds is polished on the power cones, (26)'s from
+    its first run's point short of 1e-8 (before: four runs, the rescue run's point polished), and both agree with
+    each other ((26) writes (23)'s 1/2||w||^2 with a cone: one optimum) and with (23) solved on the whole form, the
+    bounds kept, to rounding: objectives within 1e-11 (relative; before, Clarabel's own points were 1e-8 apart),
+    w within 1e-10 (its entries are about 1e-3)."""
     from tpm_models.experiments.bench_scale import scale_data
 
     X, y = scale_data(10_000)
-    model = build(26, X, y, 1, NU, ALPHA, p=1.5, eps=0.02)
     runs = {"n": 0}
     solve_at = clarabel_backend._solve_at
 
@@ -449,12 +452,51 @@ def test_one_run_before_the_rescue_on_a_second_order_cone_form_keeps_the_point(m
 
     monkeypatch.setattr(clarabel_backend, "_solve_at", counted)
     results = {}
-    for tols in (clarabel_backend.SOC_FORM_TOLS, clarabel_backend.CLARABEL_TOLS):
-        monkeypatch.setattr(clarabel_backend, "SOC_FORM_TOLS", tols)
+    for eq in (23, 26):
         runs["n"] = 0
-        results[len(tols)] = (solve(model, "clarabel"), runs["n"])
-    (short, n_short), (full, n_full) = results[1], results[3]
-    assert (n_short, n_full) == (2, 4)
-    assert short.optimal and "with static regularisation" in short.message and "; polished:" in short.message
-    assert short.objective == full.objective
-    assert np.array_equal(short.values["w"], full.values["w"])
+        results[eq] = solve(build(eq, X, y, 1, NU, ALPHA, p=1.5, eps=0.02), "clarabel")
+        assert runs["n"] == 1, results[eq].message
+    monkeypatch.setattr(clarabel_backend, "DROP_IMPLIED_BOUNDS", False)
+    whole = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=0.02), "clarabel")
+    assert "implied bounds" not in whole.message
+    for r in (results[23], results[26], whole):
+        assert r.optimal and "; polished:" in r.message and r.certified, r.message
+    assert "41 implied bounds left out" in results[23].message
+    assert "; polished: short of 1e-08" in results[26].message
+    for r in (results[26], whole):
+        assert abs(r.objective - results[23].objective) <= 1e-11 * abs(results[23].objective)
+        assert np.max(np.abs(np.asarray(r.values["w"]) - np.asarray(results[23].values["w"]))) <= 1e-10
+
+
+def test_implied_bounds_are_the_bounds_other_rows_imply():
+    """``powsoc.implied_bounds`` on a hand-written form, columns x0..x7, every bound ``x_c >= 0`` a row ``s = x_c``:
+    x0, x1 are a power cone's s_0, s_1 (implied), x2 >= x0 (implied through the cone), x3 >= |x4| (implied), x4
+    (a free w: kept), x5 >= x6 with x6 in no cone (kept), x6 (kept), x7 a second-order cone's s_0 (kept: such bounds
+    stay, ``DROP_IMPLIED_BOUNDS``). Left out, the rows of the other cones keep their order and the cones their kinds."""
+    from tpm_models.solvers.powsoc import implied_bounds, without_rows
+
+    n = 8
+    rows, b = [], []
+
+    def row(entries: dict, rhs: float = 0.0) -> None:  # s = rhs - a'x
+        a = np.zeros(n)
+        for c, v in entries.items():
+            a[c] = v
+        rows.append(a), b.append(rhs)
+
+    for c in range(n):
+        row({c: -1.0})  # 0..7: the bounds
+    row({2: -1.0, 0: 1.0})  # 8: x2 - x0 >= 0
+    row({3: -2.0, 4: 1.0}), row({3: -1.0, 4: -3.0})  # 9, 10: 2 x3 >= x4, x3 >= -3 x4
+    row({5: -1.0, 6: 1.0})  # 11: x5 - x6 >= 0
+    row({7: -1.0}, 0.5)  # 12: not a bound (b != 0)
+    row({0: -1.0}), row({1: -1.0}), row({4: -1.0})  # 13-15: the power cone (x0, x1, x4)
+    row({7: -1.0}), row({6: -1.0})  # 16, 17: the second-order cone (x7, x6)
+    A = sp.csr_matrix(np.array(rows))
+    cones = [Cone("nonneg", 13), Cone("pow", 3, 0.5), Cone("soc", 2)]
+    dropped = implied_bounds(A, np.array(b), cones)
+    assert dropped.tolist() == [0, 1, 2, 3]
+    A2, b2, cones2, kept = without_rows(A, np.array(b), cones, dropped)
+    assert kept.tolist() == list(range(4, 18)) and [(c.kind, c.dim) for c in cones2] == [
+        ("nonneg", 9), ("pow", 3), ("soc", 2)]
+    assert np.array_equal(A2.toarray(), A.toarray()[4:]) and b2.tolist() == b[4:]

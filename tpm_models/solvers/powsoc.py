@@ -138,3 +138,64 @@ def dual_of_power_form(form: ConicForm, back: sp.csr_matrix, x: np.ndarray, z: n
     columns unchanged."""
     m0, n0 = form.A.shape
     return np.asarray(x[:n0], dtype=float), np.asarray(z[:m0] + back.T @ z[m0:], dtype=float)
+
+
+def implied_bounds(A: sp.spmatrix, b: np.ndarray, cones: list[Cone]) -> np.ndarray:
+    """The bound rows :math:`x_c \\ge 0` of ``cones``' ``nonneg`` blocks (one nonzero, negative, and :math:`b = 0`)
+    that the other rows imply, in increasing order:
+
+    * :math:`x_c` is a power cone's :math:`s_0` or :math:`s_1` on its own;
+    * a row :math:`\\alpha x_c - \\beta y \\ge 0` (:math:`\\alpha, \\beta > 0`, :math:`b = 0`) with :math:`y \\ge 0`
+      from a power cone as above: the bound :math:`z_j \\ge 0` beside :math:`z_j \\ge \\tau_j` of (23)'s perspective
+      rows;
+    * two rows :math:`\\alpha x_c - \\beta w \\ge 0` and :math:`\\alpha' x_c + \\beta' w \\ge 0`: :math:`x_c \\ge |w|`
+      up to scale, the bound :math:`a_j \\ge 0` beside :math:`a_j \\ge \\pm w_j`.
+
+    Each implication uses rows of two or more nonzeros and cones only, never another bound, so every row returned can
+    be dropped at once and the feasible set stays the same (:func:`without_rows`). The bounds a second-order cone
+    implies (its :math:`s_0`: (26)'s :math:`t, u \\ge 0`) are kept: left out too, Clarabel's point of (26) at p = 1.5
+    on 10^5 points was no longer polished (measured, ``docs/bench-scale.md``)."""
+    A = sp.csr_matrix(A)
+    nnz = np.diff(A.indptr)
+    starts = np.cumsum([0] + [c.dim for c in cones])
+    first = A.indices[np.minimum(A.indptr[:-1], max(A.nnz - 1, 0))] if A.nnz else np.zeros(len(b), dtype=int)
+    lead = A.data[np.minimum(A.indptr[:-1], max(A.nnz - 1, 0))] if A.nnz else np.zeros(len(b))
+    alone = (nnz == 1) & (b == 0) & (lead < 0)  # s_r = |a| x_c
+    in_cone = np.zeros(A.shape[1], dtype=bool)
+    nonneg = np.zeros(len(b), dtype=bool)
+    for k, cone in enumerate(cones):
+        if cone.kind == "nonneg":
+            nonneg[starts[k]:starts[k + 1]] = True
+        elif cone.kind == "pow":
+            for r in (starts[k], starts[k] + 1):
+                if alone[r]:
+                    in_cone[first[r]] = True
+    implied = in_cone.copy()
+    pairs = np.flatnonzero(nonneg & (nnz == 2) & (b == 0))
+    if pairs.size:
+        at = A.indptr[pairs]
+        c0, c1, a0, a1 = A.indices[at], A.indices[at + 1], A.data[at], A.data[at + 1]
+        lower = np.full(A.shape[1], 0, dtype=np.int8)  # bit 1: x_c >= k w, bit 2: x_c >= -k w (k > 0)
+        for c, w, ac, aw in ((c0, c1, a0, a1), (c1, c0, a1, a0)):
+            over = ac < 0  # s = |ac| x_c - aw w >= 0
+            above_cone = over & (aw > 0) & in_cone[w]
+            implied[c[above_cone]] = True
+            np.bitwise_or.at(lower, c[over & (aw > 0)], 1)
+            np.bitwise_or.at(lower, c[over & (aw < 0)], 2)
+        implied |= lower == 3
+    return np.flatnonzero(alone & nonneg & implied[first])
+
+
+def without_rows(A: sp.spmatrix, b: np.ndarray, cones: list[Cone], rows: np.ndarray
+                 ) -> tuple[sp.csc_matrix, np.ndarray, list[Cone], np.ndarray]:
+    """``A``, ``b`` and ``cones`` without ``rows`` (rows of ``nonneg`` blocks), and the rows kept."""
+    keep = np.ones(len(b), dtype=bool)
+    keep[rows] = False
+    out, start = [], 0
+    for cone in cones:
+        dim = int(keep[start:start + cone.dim].sum()) if cone.kind == "nonneg" else cone.dim
+        if dim:
+            out.append(Cone("nonneg", dim) if cone.kind == "nonneg" else cone)
+        start += cone.dim
+    kept = np.flatnonzero(keep)
+    return sp.csc_matrix(sp.csr_matrix(A)[kept]), np.asarray(b, dtype=float)[kept], out, kept

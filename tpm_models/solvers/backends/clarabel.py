@@ -19,7 +19,7 @@ from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import GAP_FLOOR, Termination
 from tpm_models.solvers.conic import Cone, ConicForm, conic_form
 from tpm_models.solvers.polish import Polished, polish
-from tpm_models.solvers.powsoc import dual_of_power_form, pow_as_soc_map
+from tpm_models.solvers.powsoc import dual_of_power_form, implied_bounds, pow_as_soc_map, without_rows
 from tpm_models.solvers.rows import model_evaluates
 
 CLARABEL_TOL = 1e-12
@@ -118,6 +118,18 @@ POW_AS_SOC_COLUMNS = 2_000
 (``docs/solvers.md``, "Power cones as second-order cones"): Clarabel's power cones fail on every model with a p-norm
 at p = 1.5 or 3 from 10^4 points (about 2,550 columns for (23)) and solve at 3,000 points (about 770 columns), so
 at scale the failed runs are skipped (each costs a full interior-point run)."""
+
+DROP_IMPLIED_BOUNDS = True
+"""On a form whose power cones were written as second-order cones before the first run (from
+:data:`POW_AS_SOC_COLUMNS` columns on), Clarabel's run leaves out the bound rows that other rows imply
+(:func:`tpm_models.solvers.powsoc.implied_bounds`: (23)'s and (26)'s :math:`z_j \\ge 0` beside
+:math:`z_j \\ge \\tau_j`, :math:`a_j \\ge 0` beside :math:`a_j \\ge \\pm w_j`, 41 rows at p = 1.5); the feasible set is
+the same, and the point is of the whole form with :math:`z = 0` on those rows, polished and certified on it. Near
+:math:`w_j = 0` such a bound and the rows implying it are active together, their multipliers are not unique, and the
+polish's readings give them the wrong signs. Measured (``docs/bench-scale.md``, "Issue 24, Clarabel, the polish and
+the certificate"): (23) at p = 1.5 on 10^5 points 39 -> 35 iterations and polished (before: refused, its point
+3e-8 from the optimum), (26) at p = 1.5 on 10^5 points polished and certified (before: "optimal, not certified"),
+(23) at p = 1.5 on 10^4 points one Newton run of the polish instead of eight."""
 
 CLARABEL_MAX_ITER = 500
 """Iteration cap of Clarabel (default 200); it needs < 50 on this library's models."""
@@ -262,7 +274,7 @@ def almost_residual(solution) -> float | None:
 def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None,
                    polish_point: bool = CLARABEL_POLISH, options: dict | None = None,
                    judged_by_certificate: bool = False, tols: tuple[float, ...] = CLARABEL_TOLS,
-                   polish_almost: bool = False, columns: int = 0) -> ClarabelRun:
+                   polish_almost: bool = False, columns: int = 0, almost=None) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
     user's ``options`` over them), along :data:`CLARABEL_TOLS`;
@@ -274,12 +286,14 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     with ``polish_almost`` a point short of 1e-8 polished to a KKT point (:data:`CLARABEL_POLISH_ALMOST_TOL`).
     ``tols``: the tolerances of the runs before the rescue (:data:`CLARABEL_TOLS`; :data:`SOC_FORM_TOLS`).
     ``columns``: the size that picks the iterative refinement (:data:`CLARABEL_REFINE_LARGE`; 0: always
-    :data:`CLARABEL_REFINE_TOL`)."""
+    :data:`CLARABEL_REFINE_TOL`). ``almost(x, s, z) -> Polished``: with ``polish_almost``, the polish of such a point
+    on another form (:func:`run_clarabel`: on the power cones of a form written as second-order cones); its accepted
+    point is then left in ``polished`` for the caller, and ``x``, ``s``, ``z`` stay Clarabel's."""
     objects = [clarabel_cone(c) for c in cones]
     rescued, last_resort = False, None
     best: tuple[float, object, float] | None = None  # the best AlmostSolved point: (residual, solution, tol)
     early: Polished | None = None  # an AlmostSolved point short of 1e-8, polished (CLARABEL_POLISH_ALMOST_TOL)
-    tried = not (polish_point and judged_by_certificate and polish_almost)
+    tried = not ((polish_point or almost is not None) and judged_by_certificate and polish_almost)
 
     def keep_best(sol, at: float) -> None:
         nonlocal best
@@ -299,8 +313,9 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
         residual = almost_residual(solution)
         if not tried and residual is not None and residual <= CLARABEL_POLISH_ALMOST_TOL:
             tried = True
-            early = polish(P, q, A, b, cones, np.asarray(solution.x, dtype=float), np.asarray(solution.s, dtype=float),
-                           np.asarray(solution.z, dtype=float), attempts=1)
+            point = (np.asarray(solution.x, dtype=float), np.asarray(solution.s, dtype=float),
+                     np.asarray(solution.z, dtype=float))
+            early = polish(P, q, A, b, cones, *point, attempts=1) if almost is None else almost(*point)
             if early.accepted:
                 early.reason = f"short of {CLARABEL_ACCEPT_TOL:g} (residuals {residual:.1e}), " + early.reason
                 status = "Solved"
@@ -326,7 +341,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
         run.polished = early
     elif status == "Solved" and polish_point:
         run.polished = polish(P, q, A, b, cones, run.x, run.s, run.z)
-    if run.polished is not None and run.polished.accepted:
+    if run.polished is not None and run.polished.accepted and not (early is not None and almost is not None):
         run.interior = (run.x, run.s, run.z)
         run.x, run.z = run.polished.x, run.polished.z
         run.s = b - A @ run.x
@@ -343,20 +358,42 @@ def _evaluates(model: pyo.ConcreteModel) -> bool:
     return model_evaluates(model)
 
 
-def polish_power_form(run: ClarabelRun, power: ConicForm, soc: ConicForm, back: sp.csr_matrix) -> ConicForm:
+def polish_power_form(run: ClarabelRun, power: ConicForm, soc: ConicForm, back: sp.csr_matrix,
+                      polished: Polished | None = None) -> ConicForm:
     """Polish Clarabel's point of ``soc`` (:func:`~tpm_models.solvers.powsoc.pow_as_soc_map` of ``power``, ``back``
     its map) on ``power``'s own cones, and return the form ``run``'s point is of: the polish's faces are then the
     power cones' (:func:`~tpm_models.solvers.polish.polish`), not those of their trees of rotated cones, whose
     rows near :math:`|w_j|` of 1e-6 read degenerate (``docs/solvers.md``, "The polish at scale"). When the polish
-    is refused, Clarabel's own point of ``soc`` is kept, and ``soc`` returned."""
-    x, z = dual_of_power_form(power, back, run.x, run.z)
-    run.polished = polish(power.P, power.q, power.A, power.b, power.cones, x, power.b - power.A @ x, z)
+    is refused, Clarabel's own point of ``soc`` is kept, and ``soc`` returned. ``polished``: that polish, made
+    already (of an ``AlmostSolved`` point, :func:`clarabel_solve`'s ``almost``)."""
+    if polished is None:
+        x, z = dual_of_power_form(power, back, run.x, run.z)
+        polished = polish(power.P, power.q, power.A, power.b, power.cones, x, power.b - power.A @ x, z)
+    run.polished = polished
     if not run.polished.accepted:
         return soc
     run.interior = (run.x, run.s, run.z)
     run.x, run.z = run.polished.x, run.polished.z
     run.s = power.b - power.A @ run.x
     return power
+
+
+def whole_z(form: ConicForm, kept: np.ndarray | None, z: np.ndarray) -> np.ndarray:
+    """A dual of ``form`` from one of its rows ``kept`` (:func:`~tpm_models.solvers.powsoc.without_rows`): 0 on the
+    others."""
+    if kept is None:
+        return z
+    out = np.zeros(form.A.shape[0])
+    out[kept] = z
+    return out
+
+
+def on_power_cones(power: ConicForm, soc: ConicForm, back: sp.csr_matrix, x: np.ndarray, z: np.ndarray,
+                   kept: np.ndarray | None) -> Polished:
+    """The polish on ``power``'s cones of a point ``(x, z)`` of ``soc`` (:func:`polish_power_form`), ``z`` on ``soc``'s
+    rows ``kept`` (all when ``None``)."""
+    xp, zp = dual_of_power_form(power, back, x, whole_z(soc, kept, z))
+    return polish(power.P, power.q, power.A, power.b, power.cones, xp, power.b - power.A @ xp, zp)
 
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
@@ -372,10 +409,19 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
             form, note = soc, f"; power cones written as second-order cones ({form.A.shape[1]:,} columns)"
     rewritable = any(c.kind == "pow" for c in form.cones)  # a failure is followed by the second-order-cone form
     plain = not (rewritable or note)  # no power cones: the polish of an AlmostSolved point, the refinement by size
-    run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, time_limit, options=options,
+    A, b, cones, kept = form.A, form.b, form.cones, None
+    dropped = implied_bounds(power.A, power.b, power.cones) if back is not None and DROP_IMPLIED_BOUNDS else None
+    if dropped is not None and dropped.size:  # the same feasible set (implied_bounds); their z is 0
+        A, b, cones, kept = without_rows(A, b, cones, dropped)
+        note += f"; {dropped.size} implied bounds left out of Clarabel's run"
+    run = clarabel_solve(form.P, form.q, A, b, cones, time_limit, options=options,
                          judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None,
-                         tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS, polish_almost=plain,
-                         columns=form.A.shape[1] if plain else 0)
+                         tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS, polish_almost=plain or back is not None,
+                         columns=form.A.shape[1] if plain else 0,
+                         almost=None if back is None else lambda x, s, z: on_power_cones(power, form, back, x, z, kept))
+    early = run.polished  # an AlmostSolved point polished on the power cones (CLARABEL_POLISH_ALMOST_TOL)
+    if kept is not None:  # the point of the whole form: z = 0 on the rows left out
+        run.z, run.s = whole_z(form, kept, run.z), form.b - form.A @ run.x
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)
     if termination in (Termination.NUMERICAL_ERROR, Termination.ERROR):
         soc, back = pow_as_soc_map(form)  # Clarabel's power cones stall at 10^4 points: the same cones as SOCs
@@ -387,7 +433,7 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
             note = f"; power cones written as second-order cones after: {first}"
     solved = form
     if back is not None and form is not power and run.status == "Solved" and CLARABEL_POLISH:
-        form = polish_power_form(run, power, form, back)
+        form = polish_power_form(run, power, form, back, early)
     if termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED) and run.x.size and np.isfinite(run.x).all():
         _load(form.variables, run.x)  # a certificate is no point: left unloaded
         if run.interior is not None and form.n_aux and not _evaluates(model):  # atoms: sqrt, r**(1-q)
