@@ -108,26 +108,25 @@ def pow_as_soc_map(form: ConicForm) -> tuple[ConicForm, sp.csr_matrix | None]:
     for c in cones:
         flat.extend(c if isinstance(c, tuple) else (c,))
     n = n0 + len(cols)
-    C = A.tocoo()
-    ri, ci, data = C.row.tolist(), C.col.tolist(), C.data.tolist()
-    for r, c in fixes:
-        ri.append(r), ci.append(c), data.append(1.0)
-    b = list(form.b)
+    fix_r, fix_c = (np.array(v, dtype=np.int64) for v in zip(*fixes))  # +1 at (row, sigma): s_2 - sigma = 0
+    fixed = sp.csr_matrix((np.ones(len(fixes)), (fix_r, fix_c - n0)), shape=(m0, len(cols)))
+    new_r, new_c, new_d = [], [], []
     back_r, back_c, back_d = [], [], []
-    for i, (row, rhs, of) in enumerate(extra):
+    for i, (row, _, of) in enumerate(extra):
         for c, a in row.items():
-            ri.append(m0 + i), ci.append(c), data.append(a)
-        b.append(rhs)
+            new_r.append(i), new_c.append(c), new_d.append(a)
         for r, a in of.items():
             back_r.append(i), back_c.append(r), back_d.append(a)
-    A_new = sp.csc_matrix((data, (ri, ci)), shape=(m0 + len(extra), n))
+    below = sp.csr_matrix((new_d, (new_r, new_c)), shape=(len(extra), n))
+    A_new = sp.vstack([sp.hstack([A, fixed], format="csr"), below], format="csc")
     A_new.eliminate_zeros()
+    b = np.concatenate([np.asarray(form.b, dtype=float), np.array([rhs for _, rhs, _ in extra], dtype=float)])
     P = sp.csc_matrix(form.P)
     P_new = sp.csc_matrix((P.data, P.indices, np.concatenate([P.indptr, np.full(len(cols), P.indptr[-1])])),
                           shape=(n, n))
     back = sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
     return replace(form, n_aux=form.n_aux + len(cols), P=P_new, q=np.concatenate([form.q, np.zeros(len(cols))]),
-                   A=A_new, b=np.asarray(b, dtype=float), cones=flat + extra_cones,
+                   A=A_new, b=b, cones=flat + extra_cones,
                    aux_names=list(form.aux_names) + cols), back
 
 
