@@ -180,6 +180,11 @@ class _Faces:
         self.z_unknown = np.flatnonzero(free)
         """The rows whose :math:`z_i` is an unknown of the Newton system (:func:`_reduce`): every row but the
         ``z_i = 0`` rows, whose step is :math:`-z_i`."""
+        self.boundary_rows: np.ndarray | None = None
+        """The rows of the boundary blocks, their block (``boundary_block``) and their rows of :math:`A`
+        (``boundary_A``): read by the first :func:`_jacobian`."""
+        self.boundary_block: np.ndarray | None = None
+        self.boundary_A: sp.csr_matrix | None = None
         self.position = np.cumsum(free) - 1
         """For a row ``i`` of :attr:`z_unknown`, ``position[i]`` is its place among the face rows of the Newton
         system."""
@@ -221,24 +226,33 @@ def _expand(f: _Faces, F: np.ndarray, step: np.ndarray, nx: int) -> np.ndarray:
 
 
 def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix) -> sp.csr_matrix:
-    """``fixed`` (:func:`_fixed_jacobian`) plus the boundary blocks' terms at ``s = b - Ax`` and ``mu``."""
-    n = fixed.shape[0]
-    k_z = len(f.z_unknown)
-    nx = n - k_z - len(mu)
-    rows, cols, vals = [], [], []
-    for k, (start, d, cone, side) in enumerate(f.boundary):
-        block = slice(start, start + d)
-        _, g, H = boundary_function(cone, s[block], side)
-        Ak = A[block]
-        HA = sp.coo_matrix(mu[k] * (sp.csr_matrix(H) @ Ak))  # d/dx (z - mu g(s)) = mu H A_k, as ds/dx = -A_k
-        gA = sp.coo_matrix(-(Ak.T @ g)[None, :])  # d/dx h(s) = -g'A_k
-        row = nx + int(f.position[start])  # a boundary block's rows are consecutive unknowns
-        rows += [row + HA.row, row + np.arange(d), np.full(gA.nnz, nx + k_z + k)]
-        cols += [HA.col, np.full(d, nx + k_z + k), gA.col]
-        vals += [HA.data, -g, gA.data]  # d/dmu (z - mu g) = -g
-    if not rows:
+    """``fixed`` (:func:`_fixed_jacobian`) plus the boundary blocks' terms at ``s = b - Ax`` and ``mu``, in one sparse
+    assembly: on the boundary rows :math:`A_B` (read once per reading of the faces), the rows
+    :math:`\\mu_k H_k A_k` of every block (one product of block-diagonal :math:`H` and :math:`A_B`), the columns
+    :math:`-g_k` and the rows :math:`-g_k^\\top A_k` (one product :math:`A_B^\\top G`)."""
+    if not f.boundary:
         return fixed
-    var = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+    n = fixed.shape[0]
+    k_z, nb = len(f.z_unknown), len(mu)
+    nx = n - k_z - nb
+    if f.boundary_rows is None:  # the boundary blocks' rows of A, and the block of each
+        f.boundary_rows = np.concatenate([np.arange(start, start + d) for start, d, _, _ in f.boundary])
+        f.boundary_block = np.repeat(np.arange(nb), [d for _, d, _, _ in f.boundary])
+        f.boundary_A = sp.csr_matrix(A[f.boundary_rows])
+    gs, Hs = [], []
+    for start, d, cone, side in f.boundary:
+        _, g, H = boundary_function(cone, s[start:start + d], side)
+        gs.append(g), Hs.append(H)
+    g = np.concatenate(gs)
+    HA = sp.coo_matrix(sp.block_diag(Hs, format="csr") @ f.boundary_A)  # d/dx (z - mu g(s)) = mu H A_k
+    HA.data *= mu[f.boundary_block[HA.row]]
+    G = sp.csr_matrix((g, (np.arange(len(g)), f.boundary_block)), shape=(len(g), nb))
+    gA = sp.coo_matrix(-(f.boundary_A.T @ G).T)  # d/dx h(s) = -g'A_k
+    gA.eliminate_zeros()
+    rows = nx + f.position[f.boundary_rows]  # a boundary block's rows are consecutive unknowns
+    var = sp.csr_matrix((np.concatenate([HA.data, -g, gA.data]),
+                         (np.concatenate([rows[HA.row], rows, nx + k_z + gA.row]),
+                          np.concatenate([HA.col, nx + k_z + f.boundary_block, gA.col]))), shape=(n, n))
     return fixed + var
 
 
