@@ -51,7 +51,9 @@ SOC_FORM_TOLS: tuple[float, ...] = (CLARABEL_TOL,)
 :data:`CLARABEL_TOLS` end 27 of the conic survey's 936 models (all small: they keep their power cones), but on the
 second-order-cone forms at scale none was measured to help: on (26) at p = 1.5 (``tpm-models bench scale``'s data)
 they stop ``AlmostSolved`` short of 1e-8 at 10^4 points (then the rescue run solves it) and on the very point of the
-run at 1e-12 at 10^5 (31 iterations, the same residuals), 2 s each; every other model there ends at the first run."""
+run at 1e-12 at 10^5 (31 iterations, the same residuals), 2 s each; every other model there ends at the first run.
+Since the implied bounds are left out (:data:`DROP_IMPLIED_BOUNDS`), a point short of 1e-8 is first polished on the
+power cones (:data:`CLARABEL_POLISH_ALMOST_TOL`), and the rescue run is made only when that polish fails."""
 
 CLARABEL_REFINE_TOL = 1e-15
 """Clarabel's ``iterative_refinement_reltol`` and ``_abstol`` (defaults 1e-13, 1e-12): its KKT solves are refined
@@ -105,9 +107,11 @@ most 1e-6, is polished before the next run is made, inside ``solve()`` only (``j
 polish is accepted (a KKT point of the conic program to :data:`~tpm_models.solvers.polish.POLISH_ACCEPT` = 1e-11, a
 thousand times tighter than 1e-8), that point is taken and the later runs are not made, and the message says so
 (the model's certificate then judges it as any other point). At most one such polish per solve, on the first reading
-of the faces only, and not on a form with power cones (written as second-order cones or not): there the polish fails
-on (23) and (26) at p = 1.5 from 10^4 points (``docs/bench-scale.md``), and trying it first cost (26) 0.36 s of
-CPU at 10^4 points (1.04 -> 1.40 s) for nothing. Measured
+of the faces only, and not on a form with power cones read as they are (below :data:`POW_AS_SOC_COLUMNS`). On a form
+whose power cones were written as second-order cones up front, the point is polished on the power cones
+(:func:`on_power_cones`, two readings at most): with the implied bounds left out (:data:`DROP_IMPLIED_BOUNDS`), (26)
+at p = 1.5 stops short of 1e-8 at 10^4 points (residuals 9.3e-8) and its point is polished there, one Clarabel run
+instead of four (before, with the bounds kept, that polish failed and cost 0.36 s). Measured
 (``docs/bench-scale.md``): (27) on 10^5 points, whose runs at 1e-12 and 1e-10 stop at the same point (dual residual
 2.7e-8) before the run at 1e-8 ends ``Solved``: two runs of about 2.2 s each are saved, and the polished point is
 the same optimum."""
