@@ -472,10 +472,12 @@ def test_implied_bounds_are_the_bounds_other_rows_imply():
     """``powsoc.implied_bounds`` on a hand-written form, columns x0..x7, every bound ``x_c >= 0`` a row ``s = x_c``:
     x0, x1 are a power cone's s_0, s_1 (implied), x2 >= x0 (implied through the cone), x3 >= |x4| (implied), x4
     (a free w: kept), x5 >= x6 with x6 in no cone (kept), x6 (kept), x7 a second-order cone's s_0 (kept: such bounds
-    stay, ``DROP_IMPLIED_BOUNDS``). Left out, the rows of the other cones keep their order and the cones their kinds."""
+    stay, ``DROP_IMPLIED_BOUNDS``); x8 >= x4 and x8 >= -x6 (kept: max(x4, -x6) can be negative, the two rows must
+    bound one column from both sides). Left out, the rows of the other cones keep their order and the cones their
+    kinds."""
     from tpm_models.solvers.powsoc import implied_bounds, without_rows
 
-    n = 8
+    n = 9
     rows, b = [], []
 
     def row(entries: dict, rhs: float = 0.0) -> None:  # s = rhs - a'x
@@ -484,19 +486,20 @@ def test_implied_bounds_are_the_bounds_other_rows_imply():
             a[c] = v
         rows.append(a), b.append(rhs)
 
-    for c in range(n):
-        row({c: -1.0})  # 0..7: the bounds
+    for c in range(8):
+        row({c: -1.0})  # 0..7: the bounds of x0..x7 (x8's: row 13)
     row({2: -1.0, 0: 1.0})  # 8: x2 - x0 >= 0
     row({3: -2.0, 4: 1.0}), row({3: -1.0, 4: -3.0})  # 9, 10: 2 x3 >= x4, x3 >= -3 x4
     row({5: -1.0, 6: 1.0})  # 11: x5 - x6 >= 0
     row({7: -1.0}, 0.5)  # 12: not a bound (b != 0)
-    row({0: -1.0}), row({1: -1.0}), row({4: -1.0})  # 13-15: the power cone (x0, x1, x4)
-    row({7: -1.0}), row({6: -1.0})  # 16, 17: the second-order cone (x7, x6)
+    row({8: -1.0}), row({8: -1.0, 4: 1.0}), row({8: -1.0, 6: -1.0})  # 13-15: x8 >= 0, x8 >= x4, x8 >= -x6
+    row({0: -1.0}), row({1: -1.0}), row({4: -1.0})  # 16-18: the power cone (x0, x1, x4)
+    row({7: -1.0}), row({6: -1.0})  # 19, 20: the second-order cone (x7, x6)
     A = sp.csr_matrix(np.array(rows))
-    cones = [Cone("nonneg", 13), Cone("pow", 3, 0.5), Cone("soc", 2)]
+    cones = [Cone("nonneg", 16), Cone("pow", 3, 0.5), Cone("soc", 2)]
     dropped = implied_bounds(A, np.array(b), cones)
     assert dropped.tolist() == [0, 1, 2, 3]
     A2, b2, cones2, kept = without_rows(A, np.array(b), cones, dropped)
-    assert kept.tolist() == list(range(4, 18)) and [(c.kind, c.dim) for c in cones2] == [
-        ("nonneg", 9), ("pow", 3), ("soc", 2)]
+    assert kept.tolist() == list(range(4, 21)) and [(c.kind, c.dim) for c in cones2] == [
+        ("nonneg", 12), ("pow", 3), ("soc", 2)]
     assert np.array_equal(A2.toarray(), A.toarray()[4:]) and b2.tolist() == b[4:]

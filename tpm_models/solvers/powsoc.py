@@ -174,14 +174,15 @@ def implied_bounds(A: sp.spmatrix, b: np.ndarray, cones: list[Cone]) -> np.ndarr
     if pairs.size:
         at = A.indptr[pairs]
         c0, c1, a0, a1 = A.indices[at], A.indices[at + 1], A.data[at], A.data[at + 1]
-        lower = np.full(A.shape[1], 0, dtype=np.int8)  # bit 1: x_c >= k w, bit 2: x_c >= -k w (k > 0)
+        n = A.shape[1]
+        above, below = [], []  # the pairs (c, w) of rows x_c >= k w and of rows x_c >= -k w (k > 0), as c n + w
         for c, w, ac, aw in ((c0, c1, a0, a1), (c1, c0, a1, a0)):
             over = ac < 0  # s = |ac| x_c - aw w >= 0
-            above_cone = over & (aw > 0) & in_cone[w]
-            implied[c[above_cone]] = True
-            np.bitwise_or.at(lower, c[over & (aw > 0)], 1)
-            np.bitwise_or.at(lower, c[over & (aw < 0)], 2)
-        implied |= lower == 3
+            implied[c[over & (aw > 0) & in_cone[w]]] = True
+            above.append(c[over & (aw > 0)].astype(np.int64) * n + w[over & (aw > 0)])
+            below.append(c[over & (aw < 0)].astype(np.int64) * n + w[over & (aw < 0)])
+        both = np.intersect1d(np.concatenate(above), np.concatenate(below))  # x_c >= |w| up to scale: one w
+        implied[both // n] = True
     return np.flatnonzero(alone & nonneg & implied[first])
 
 
