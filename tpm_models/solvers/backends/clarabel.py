@@ -422,7 +422,8 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
                          judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None,
                          tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS, polish_almost=plain or back is not None,
                          columns=form.A.shape[1] if plain else 0,
-                         almost=None if back is None else lambda x, s, z: on_power_cones(power, form, back, x, z, kept))
+                         almost=None if back is None or not CLARABEL_POLISH else
+                         lambda x, s, z: on_power_cones(power, form, back, x, z, kept))
     early = run.polished  # an AlmostSolved point polished on the power cones (CLARABEL_POLISH_ALMOST_TOL)
     if kept is not None:  # the point of the whole form: z = 0 on the rows left out
         run.z, run.s = whole_z(form, kept, run.z), form.b - form.A @ run.x
