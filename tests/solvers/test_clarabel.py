@@ -503,3 +503,17 @@ def test_implied_bounds_are_the_bounds_other_rows_imply():
     assert kept.tolist() == list(range(4, 21)) and [(c.kind, c.dim) for c in cones2] == [
         ("nonneg", 12), ("pow", 3), ("soc", 2)]
     assert np.array_equal(A2.toarray(), A.toarray()[4:]) and b2.tolist() == b[4:]
+
+
+def test_without_the_polish_a_point_short_of_1e8_is_not_taken(monkeypatch):
+    """With ``CLARABEL_POLISH`` off, the point of (26) at p = 1.5 on 10^4 points that stops short of 1e-8 is not
+    polished on the power cones nor taken: the rescue run (static regularisation 1e-7) meets 1e-8 and its point is
+    certified, within 1e-7 (relative, the issue's target for a point at Clarabel's 1e-8) of (23)'s polished optimum."""
+    from tpm_models.experiments.bench_scale import scale_data
+
+    X, y = scale_data(10_000)
+    truth = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=0.02), "clarabel")
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_POLISH", False)
+    r = solve(build(26, X, y, 1, NU, ALPHA, p=1.5, eps=0.02), "clarabel")
+    assert r.certified and "polished" not in r.message and "with static regularisation" in r.message, r.message
+    assert abs(r.objective - truth.objective) <= 1e-7 * abs(truth.objective)
