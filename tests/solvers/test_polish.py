@@ -275,14 +275,17 @@ def test_the_factors_of_a_large_newton_run_are_reused_for_the_same_point(monkeyp
     assert np.max(np.abs(reused.x - fresh.x)) <= 1e-12 * max(1.0, float(np.max(np.abs(fresh.x))))
 
 
+@pytest.mark.parametrize("pin", [False, True])
 @pytest.mark.parametrize("eq, kwargs", [(28, {}), (29, {}), (26, {"p": 1.5})])
-def test_the_newton_step_without_the_z_rows_solves_the_whole_newton_system(eq, kwargs):
+def test_the_newton_step_without_the_z_rows_solves_the_whole_newton_system(eq, kwargs, pin):
     """The polish's Newton matrix leaves out the rows z_i = 0 of the inactive rows and interior cones (their step is
-    -z_i, eliminated exactly: polish._reduce, polish._expand). The step it gives must solve the Newton system of
-    every equation, checked against the directional derivative of the residual F itself (central differences along
-    the step, an independent truth: no Jacobian written by hand). Tolerance 1e-5 of max|F|: the central difference
-    moves the point by 1e-5 and leaves a second-order error of about 1e-7 of max|F| on these models; dropping the
-    coupling A_Z' dz_Z of the eliminated rows leaves 5e-3 to 2."""
+    -z_i, eliminated exactly: polish._reduce, polish._expand), and with ``pin`` (as from POLISH_LARGE unknowns on)
+    also the active rows of one entry s_i = b_i - a_i x_j (the bounds xi_i >= 0), their column x_j held at
+    b_i / a_i and the stationarity row of x_j, which gives dz_i back (_Faces.pin). The step it gives must solve the
+    Newton system of every equation, checked against the directional derivative of the residual F itself (central
+    differences along the step, an independent truth: no Jacobian written by hand). Tolerance 1e-5 of max|F|: the
+    central difference moves the point by 1e-5 and leaves a second-order error of about 1e-7 of max|F| on these
+    models; dropping the coupling A_Z' dz_Z of the eliminated rows leaves 5e-3 to 2."""
     from tpm_models.experiments.bench_scale import scale_data
     from tpm_models.solvers import polish as polish_module
     from tpm_models.solvers.cone_faces import faces
@@ -297,15 +300,58 @@ def test_the_newton_step_without_the_z_rows_solves_the_whole_newton_system(eq, k
     mu = polish_module._mu_start(f, run.s, run.z)
     nx, m = len(run.x), len(run.z)
     assert len(f.z_rows) > 0 and len(f.boundary) > 0  # rows eliminated, and cone faces' nonlinear rows
+    x = run.x.copy()
+    if pin:
+        f.pin(A, nx)
+        assert len(f.pin_rows) > 50  # the active bounds xi_i >= 0
+        x[f.pin_cols] = form.b[f.pin_rows] / f.pin_coef  # as polish._newton holds them
 
     def residual(u):
         return polish_module._residual(P, form.q, A, form.b, f, u[:nx], u[nx:nx + m], u[nx + m:])
 
-    F = residual(np.concatenate([run.x, run.z, mu]))
+    F = residual(np.concatenate([x, run.z, mu]))
     fixed, reg = polish_module._fixed_jacobian(P, A, f, nx, len(mu))
-    J = polish_module._jacobian(A, f, run.s, mu, fixed)
-    assert J.shape[0] == nx + m - len(f.z_rows) + len(mu)
-    step = polish_module._expand(f, F, polish_module._newton_step(J, polish_module._reduce(A, f, F, nx), reg), nx)
-    u, h = np.concatenate([run.x, run.z, mu]), 1e-5 / np.max(np.abs(step))
+    J = polish_module._jacobian(A, f, form.b - A @ x, mu, fixed)
+    assert J.shape[0] == nx + m - len(f.z_rows) - 2 * len(f.pin_rows) + len(mu)
+    step = polish_module._expand(f, F, polish_module._newton_step(J, polish_module._reduce(A, f, F, nx), reg), nx,
+                                 P, A)
+    assert not step[f.pin_cols].any()
+    u, h = np.concatenate([x, run.z, mu]), 1e-5 / np.max(np.abs(step))
     derivative = (residual(u + h * step) - residual(u - h * step)) / (2 * h)  # J_full @ step
     assert np.max(np.abs(derivative + F)) <= 1e-5 * np.max(np.abs(F))
+
+
+def test_pinned_bounds_polish_large_models_to_the_same_point(monkeypatch):
+    """From POLISH_LARGE unknowns on, the active rows of one entry (the bounds xi_i >= 0) are pinned and leave the
+    Newton system with their columns (POLISH_PIN): on (28) at 10^6 points that system went from 749,892 unknowns
+    and 68 million nonzeros in its LU factors to 250,000 and 10 s to 1 s (docs/bench-scale.md). (28) and (29) on
+    10^4 points of the scale benchmark's data (about 7,500 unknowns), polished from Clarabel's point with and without
+    the pins: both accepted, KKT points (POLISH_ACCEPT) of a smaller Newton matrix, x the same to 1e-12 (relative to
+    max|x|: both solve the same equations to rounding; the z of (29), whose optimum w = 0 leaves the multipliers of
+    its active rows not unique, may differ by more, and is judged by the KKT residual)."""
+    from tpm_models.experiments.bench_scale import scale_data
+    from tpm_models.solvers import polish as polish_module
+
+    X, y = scale_data(10_000)
+    factorised = []
+    original = polish_module._Factors
+
+    class Counted(original):
+        def __init__(self, J, *args):
+            factorised.append(J.shape[0])
+            super().__init__(J, *args)
+
+    monkeypatch.setattr(polish_module, "_Factors", Counted)
+    for eq in (28, 29):
+        form = conic_form(build(eq, X, y, 1, 0.3, 1.0, eps=0.02))
+        run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)
+        assert form.A.shape[0] + form.A.shape[1] >= polish_module.POLISH_LARGE
+        results = {}
+        for pin in (True, False):
+            monkeypatch.setattr(polish_module, "POLISH_PIN", pin)
+            factorised.clear()
+            results[pin] = polish(form.P, form.q, form.A, form.b, form.cones, run.x, run.s, run.z), max(factorised)
+        (pinned, size_pinned), (whole, size_whole) = results[True], results[False]
+        assert pinned.accepted and whole.accepted and pinned.residual_after <= POLISH_ACCEPT
+        assert size_pinned <= size_whole - 2 * 1_000  # at least 1,000 active bounds left, with their columns
+        assert np.max(np.abs(pinned.x - whole.x)) <= 1e-12 * max(1.0, float(np.max(np.abs(whole.x))))

@@ -126,6 +126,13 @@ Newton matrix changes only in the cone blocks' rows) and iterative refinement on
 when its residual :math:`\\|J\\,step + F\\|_\\infty` is at most 1e-14 of :math:`\\max(1, \\|F\\|_\\infty)`, else the
 matrix is factorised. Each polished point is still judged by its KKT residual (:data:`POLISH_ACCEPT`)."""
 
+POLISH_PIN = True
+"""From :data:`POLISH_LARGE` unknowns on, the columns of the active rows of one entry (active bounds) are pinned at
+their bounds and leave the Newton system with those rows (:meth:`_Faces.pin`). Measured on (28) at 10^6 points
+(``docs/bench-scale.md``): 749,892 unknowns and 68 million nonzeros in the LU factors (10 s, +2 GB, the process's
+peak) -> about 250,000 unknowns (1.1 s, +0.35 GB), the same polished x; below :data:`POLISH_LARGE` not used (the
+conic survey's polishes stay as measured)."""
+
 POLISH_DENSE = 50
 """More nonzeros than this make a row or column of the Newton matrix *dense* for :func:`dense_last`."""
 
@@ -188,6 +195,51 @@ class _Faces:
         self.position = np.cumsum(free) - 1
         """For a row ``i`` of :attr:`z_unknown`, ``position[i]`` is its place among the face rows of the Newton
         system."""
+        self.pin_rows = self.pin_cols = np.zeros(0, dtype=np.int64)
+        self.pin_coef = np.zeros(0)
+        self.x_kept: np.ndarray | None = None
+        """The columns whose :math:`x_j` is an unknown of the Newton system (``None``: every column)."""
+        self.x_map: np.ndarray | None = None
+        """For a column ``j``, its place among :attr:`x_kept` (-1 for a pinned column)."""
+
+    def pin(self, A: sp.csr_matrix, nx: int) -> None:
+        """Pin the columns of the active rows of one entry, :math:`s_i = b_i - a_i x_j = 0` (an active bound
+        :math:`\\xi_i \\ge 0`: half of (28)'s rows at 10^6 points): :math:`x_j = b_i / a_i` is then held, so the
+        row and the column :math:`x_j` leave the Newton system (:func:`_fixed_jacobian`), as does the stationarity
+        row of :math:`x_j`, which gives :math:`\\Delta z_i` back (:func:`_expand`). One row per column (the last,
+        the one :func:`_snap_bounds` sets); not a column of a boundary block, whose step the line search damps."""
+        rows = self.s_rows[np.diff(A.indptr)[self.s_rows] == 1]
+        cols, coef = A.indices[A.indptr[rows]].astype(np.int64), A.data[A.indptr[rows]]
+        keep = coef != 0
+        if self.boundary:
+            block_rows = np.concatenate([np.arange(start, start + d) for start, d, _, _ in self.boundary])
+            keep &= ~np.isin(cols, A[block_rows].indices)
+        rows, cols, coef = rows[keep], cols[keep], coef[keep]
+        _, last = np.unique(cols[::-1], return_index=True)
+        chosen = np.sort(len(cols) - 1 - last)
+        if not len(chosen):
+            return
+        self.pin_rows, self.pin_cols, self.pin_coef = rows[chosen], cols[chosen], coef[chosen]
+        x_map = np.zeros(nx, dtype=np.int64)
+        x_map[self.pin_cols] = -1
+        self.x_kept = np.flatnonzero(x_map == 0)
+        x_map[self.x_kept] = np.arange(len(self.x_kept))
+        self.x_map = x_map
+        free = np.zeros(self.m, dtype=bool)
+        free[self.z_unknown] = True
+        free[self.pin_rows] = False
+        self.z_unknown = np.flatnonzero(free)
+        self.position = np.cumsum(free) - 1
+
+    def columns(self, M: sp.csr_matrix) -> sp.csr_matrix:
+        """``M`` without the pinned columns (columns renumbered as :attr:`x_kept`)."""
+        if self.x_map is None:
+            return M
+        M = sp.csr_matrix(M)
+        new = self.x_map[M.indices]
+        kept = np.flatnonzero(new >= 0)
+        return sp.csr_matrix((M.data[kept], new[kept], np.searchsorted(kept, M.indptr)),
+                             shape=(M.shape[0], len(self.x_kept)))
 
 
 def _residual(P, q, A, b, f: _Faces, x, z, mu) -> np.ndarray:
@@ -213,16 +265,28 @@ def _reduce(A: sp.csr_matrix, f: _Faces, F: np.ndarray, nx: int) -> np.ndarray:
     m = f.m
     F_z = np.zeros(m)
     F_z[f.z_rows] = F[nx + f.z_rows]
-    return np.concatenate([F[:nx] - A.T @ F_z, F[nx + f.z_unknown], F[nx + m:]])
+    F_x = F[:nx] - A.T @ F_z
+    return np.concatenate([F_x if f.x_kept is None else F_x[f.x_kept], F[nx + f.z_unknown], F[nx + m:]])
 
 
-def _expand(f: _Faces, F: np.ndarray, step: np.ndarray, nx: int) -> np.ndarray:
-    """The step of every unknown ``(x, z, mu)`` from the step of :func:`_reduce`'s system."""
+def _expand(f: _Faces, F: np.ndarray, step: np.ndarray, nx: int, P: sp.csr_matrix | None = None,
+            A: sp.csr_matrix | None = None) -> np.ndarray:
+    """The step of every unknown ``(x, z, mu)`` from the step of :func:`_reduce`'s system; with pinned columns
+    (:meth:`_Faces.pin`, then ``P`` and ``A`` are needed) :math:`\\Delta x_j = 0` and :math:`\\Delta z_i` of the
+    pinning row from the stationarity row :math:`j`: :math:`F_{x_j} + (P\\Delta x + A^\\top\\Delta z)_j = 0`."""
     k = len(f.z_unknown)
+    kx = nx if f.x_kept is None else len(f.x_kept)
     dz = np.empty(f.m)
-    dz[f.z_unknown] = step[nx:nx + k]
+    dz[f.z_unknown] = step[kx:kx + k]
     dz[f.z_rows] = -F[nx + f.z_rows]
-    return np.concatenate([step[:nx], dz, step[nx + k:]])
+    if f.x_kept is None:
+        return np.concatenate([step[:nx], dz, step[nx + k:]])
+    dx = np.zeros(nx)
+    dx[f.x_kept] = step[:kx]
+    dz[f.pin_rows] = 0.0
+    stationarity = F[:nx][f.pin_cols] + (P @ dx)[f.pin_cols] + (A.T @ dz)[f.pin_cols]
+    dz[f.pin_rows] = -stationarity / f.pin_coef  # the pinning row's a_i is the only entry of z_i in row j
+    return np.concatenate([dx, dz, step[kx + k:]])
 
 
 def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix) -> sp.csr_matrix:
@@ -238,7 +302,7 @@ def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix)
     if f.boundary_rows is None:  # the boundary blocks' rows of A, and the block of each
         f.boundary_rows = np.concatenate([np.arange(start, start + d) for start, d, _, _ in f.boundary])
         f.boundary_block = np.repeat(np.arange(nb), [d for _, d, _, _ in f.boundary])
-        f.boundary_A = sp.csr_matrix(A[f.boundary_rows])
+        f.boundary_A = f.columns(sp.csr_matrix(A[f.boundary_rows]))  # a pinned column is in no boundary block
     gs, Hs = [], []
     for start, d, cone, side in f.boundary:
         _, g, H = boundary_function(cone, s[start:start + d], side)
@@ -265,7 +329,10 @@ def _fixed_jacobian(P, A, f: _Faces, nx: int, nb: int) -> tuple[sp.csr_matrix, n
     s_mask[f.s_rows] = 1.0
     s_mask = s_mask[f.z_unknown]
     k = len(f.z_unknown)
-    A_k = A[f.z_unknown]
+    A_k = f.columns(A[f.z_unknown])
+    if f.x_kept is not None:  # the pinned columns and their stationarity rows leave too (_Faces.pin)
+        P = sp.csr_matrix(P)[f.x_kept][:, f.x_kept]
+        nx = len(f.x_kept)
     fixed = sp.bmat([[P, A_k.T, sp.csr_matrix((nx, nb))],  # the boundary blocks' z - mu g rows: identity on z
                      [-(sp.diags(s_mask) @ A_k), sp.diags(1.0 - s_mask), sp.csr_matrix((k, nb))],
                      [sp.csr_matrix((nb, nx)), sp.csr_matrix((nb, k)), sp.csr_matrix((nb, nb))]], format="csr")
@@ -388,6 +455,9 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
     xk, zk, mu = x0.copy(), z0.copy(), _mu_start(f, b - A @ x0, z0)
     nx, m = len(xk), len(zk)
     large = nx + m + len(mu) >= POLISH_LARGE
+    if large and POLISH_PIN:
+        f.pin(A, nx)
+        xk[f.pin_cols] = b[f.pin_rows] / f.pin_coef
     fixed, reg = _fixed_jacobian(P, A, f, nx, len(mu))
     F = _residual(P, q, A, b, f, xk, zk, mu)
     first_dz = np.zeros(m)
@@ -402,7 +472,7 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
         reduced = _newton_step(_jacobian(A, f, b - A @ xk, mu, fixed), _reduce(A, f, F, nx), reg, kept)
         if reduced is None:
             break
-        step = _expand(f, F, reduced, nx)
+        step = _expand(f, F, reduced, nx, P, A)
         if not first_dz.any():
             first_dz = step[nx:nx + m]
         t = 1.0
@@ -443,10 +513,11 @@ def _snap_bounds(A: sp.csr_matrix, b: np.ndarray, f: _Faces, x: np.ndarray) -> n
     """``x`` with every variable of an active bound row (``s = 0`` on a row of one nonzero) set exactly to its bound:
     Newton leaves it at the bound up to rounding, possibly outside (a ``-1e-19`` under ``a**1.5`` is complex)."""
     x = x.copy()
-    counts = np.diff(A.indptr)
-    for i in f.s_rows[counts[f.s_rows] == 1]:
-        j, a = A.indices[A.indptr[i]], A.data[A.indptr[i]]
-        x[j] = b[i] / a
+    rows = f.s_rows[np.diff(A.indptr)[f.s_rows] == 1]
+    cols = A.indices[A.indptr[rows]]
+    _, last = np.unique(cols[::-1], return_index=True)  # a column of several such rows: the last one's bound
+    rows = rows[len(rows) - 1 - last]
+    x[A.indices[A.indptr[rows]]] = b[rows] / A.data[A.indptr[rows]]
     return x
 
 
@@ -500,11 +571,19 @@ def _release_implied_bounds(A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Con
                 elif a1 == -1.0 and a0 == 1.0 and int(c0) in in_cone:
                     above.add(int(c1))
     out = list(blocks)
-    for k in nonneg:
-        for i in np.flatnonzero(blocks[k]):
-            if single(int(starts[k]) + i) in above:
-                out[k] = out[k].copy() if out[k] is blocks[k] else out[k]
-                out[k][i] = False
+    if not above:
+        return out
+    targets = np.fromiter(above, dtype=np.int64, count=len(above))
+    for k in nonneg:  # the active rows s = x_c (single(r), vectorised) of a column c in above
+        active = np.flatnonzero(blocks[k])
+        rows = int(starts[k]) + active
+        one = nnz[rows] == 1
+        active, rows = active[one], rows[one]
+        first = A.indptr[rows]
+        hit = active[(b[rows] == 0) & (A.data[first] < 0) & np.isin(A.indices[first], targets)]
+        if hit.size:
+            out[k] = blocks[k].copy()
+            out[k][hit] = False
     return out
 
 
