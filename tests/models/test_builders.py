@@ -170,3 +170,21 @@ def test_robust_rows_written_directly_are_the_operators_expressions(rng, eq, p, 
                  + model.alpha / len(model.X_c) * linear_row([1] * len(model.X_c), [model.xi[i] for i in model.X_c]))
     assert compare_expressions(model.obj.expr, objective)
     assert pyo.value(eps_sum) == sum(np.linspace(0.0, 0.1, len(y))[np.asarray(other) - 1].tolist())
+
+
+@pytest.mark.parametrize("eq", [16, 4, 5])
+def test_dense_dual_objective_built_directly_is_the_operators_expression(rng, eq):
+    """The dense duals' quadratic term (``shapes.quadratic_sum``, built without Pyomo's operators) is, node for node,
+    what the operators make of the paper's -1/2 sum_a sum_b K_ab lam_a lam_b + nu/m_o e'K(other, own) lam, with
+    Gram entries of exactly 1 (the variable itself) and 0 (a monomial kept): two unit vectors of disjoint support
+    in each class."""
+    X, y = _data(rng, m=12, n=3, classes=2)
+    X[[0, 1]], X[[2, 3]] = [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]  # points 0, 2 of class 0 and 1, 3 of class 1
+    model = build(eq, X, y, 0, NU, ALPHA)
+    own = [i - 1 for i in model.lam]
+    other = [i for i in range(len(y)) if i not in own]
+    K = X[own] @ X[own].T
+    lam = [model.lam[i + 1] for i in own]
+    expected = (-0.5 * sum(K[a, b] * lam[a] * lam[b] for a in range(len(own)) for b in range(len(own)))
+                + model.nu / len(other) * linear_row((X[other] @ X[own].T).sum(axis=0), lam))
+    assert compare_expressions(model.obj.expr, expected)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from pyomo.core.expr.compare import compare_expressions
 
 from tpm_models import build, solve
 from tpm_models import solvers as S
@@ -219,3 +220,54 @@ def test_eps_zero_is_16(wine, eq, p):
 def test_check_rows_pass(iris):
     rows = check_robust_duals(*iris, 0, NU, ALPHA, EPS, "iris", multiplier_solvers=(), general_p=(3.0,))
     assert len(rows) == 8 + 9 + 12 and all(r.passed for r in rows), [r for r in rows if not r.passed]
+
+
+@pytest.mark.parametrize("eq, p", [("27D", 1.0), ("28D", 2.0), ("29D", math.inf), ("23D", 1.0), ("23D", 2.0),
+                                   ("23D", math.inf), ("23D", 1.5)])
+def test_dual_rows_written_from_numbers_are_the_operators_expressions(rng, eq, p):
+    """The duals' rows and objective, written as one ``LinearExpression`` per :math:`(X_c\\lambda)_j` from the
+    numbers (``robust_duals._x_lam``, ``_radius_terms``: no ``Param`` ``x[i, j]``), are, node for node and float for
+    float, what Pyomo's operators make of the equations as the paper writes them, point by point: sum over
+    :math:`\\mathcal X_c` of :math:`x_{ij}\\lambda_i`, of :math:`\\varepsilon_i\\lambda_i`, and over :math:`\\mathcal
+    X_{-c}` of :math:`x_{ij}` and :math:`\\varepsilon_i` (the old builders' expressions, whose ``x[i, j]`` and
+    ``eps[i]`` were immutable: numbers in the expression). The data hold an exact 0 and 1 (Pyomo keeps ``0.0*lam``
+    and writes ``1*lam`` as the variable), and one radius is 1."""
+    X = rng.random((30, 4))
+    X[0, 1], X[3, 2] = 0.0, 1.0
+    y = np.arange(30) % 3
+    eps = np.linspace(0.0, 0.1, 30)
+    eps[3] = 1.0
+    model = build(eq, X, y, 0, NU, ALPHA, p=p, eps=eps)
+    own, other = list(model.X_c), list(model.X_minus_c)
+    assert model.component("x") is None  # the data are the rows' numbers
+    lam = model.lam
+
+    def x_lam(j):
+        return sum(float(X[i - 1, j - 1]) * lam[i] for i in own)
+
+    def a_xbar(j):
+        return model.nu / len(other) * sum(float(X[i - 1, j - 1]) for i in other)
+
+    constant = model.nu / len(other) * sum(float(eps[i - 1]) for i in other)
+    lam_part = sum(float(eps[i - 1]) * lam[i] for i in own)
+    rows = {"sum_lam": {None: sum(lam[i] for i in own) == model.nu}}
+    if eq in SOCP:
+        z, pi_p, pi_m = model.z, model.component("pi_plus"), model.component("pi_minus")
+        rows["stat_w"] = {j: (z[j] + x_lam(j) == a_xbar(j)) if eq == "28D" else
+                          (z[j] + x_lam(j) - pi_p[j] + pi_m[j] == a_xbar(j)) for j in model.J}
+        if eq == "28D":
+            rows["stat_t"] = {None: model.tau + model.sigma - lam_part == constant}
+        elif eq == "27D":
+            rows["stat_s"] = {None: sum(pi_p[j] + pi_m[j] for j in model.J) - lam_part <= constant}
+        else:
+            rows["stat_s"] = {j: pi_p[j] + pi_m[j] - lam_part == constant for j in model.J}
+        objective = model.mu
+    else:
+        rows["radius"] = {None: model.r - lam_part == constant}
+        beta = model.beta
+        objective = (-0.5 * sum((x_lam(j) + beta[j]) ** 2 for j in model.J)
+                     + sum(a_xbar(j) * (x_lam(j) + beta[j]) for j in model.J))
+    for name, expected in rows.items():
+        for index, expr in expected.items():
+            assert compare_expressions(model.component(name)[index].expr, expr), (name, index)
+    assert compare_expressions(model.obj.expr, objective)

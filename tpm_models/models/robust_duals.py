@@ -46,9 +46,11 @@ Constants: opt(27) = opt(27D), opt(28) = opt(28D), opt(29) = opt(29D) exactly (t
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pyomo.core as pyo
+from pyomo.core.expr.numeric_expr import LinearExpression
 
 from tpm_models.models import shapes
 from tpm_models.models.multiclass import class_sets
@@ -61,41 +63,73 @@ DUAL_EQUATIONS = ("23D", "27D", "28D", "29D")
 """The registry keys of the duals built here (``tpm_models.models.registry.DUAL_MODELS``)."""
 
 
-def _dual_skeleton(title: str, X, y, c, nu, alpha, eps) -> tuple[pyo.ConcreteModel, bool]:
-    """Sets, data ``x[i, j]``, ``nu``, ``alpha``, ``eps[i]`` and ``lam[i]``; second value: every
-    :math:`\\varepsilon_i` is 0."""
+@dataclass(frozen=True)
+class DualData:
+    """The numbers the rows of the duals are written from: :math:`X_c` (row ``a`` is the ``a``-th point of
+    :math:`\\mathcal X_c`, the order of ``lam``), the column sums :math:`X_{-c}e` and the radii of
+    :math:`\\mathcal X_c` and :math:`\\mathcal X_{-c}` in the order of their sets; ``lam``: the variables
+    ``lam[i]`` in the order of :math:`\\mathcal X_c` (the rows' columns, looked up once)."""
+
+    own: np.ndarray
+    other_sum: np.ndarray
+    own_radii: list[float]
+    other_radii: list[float]
+    lam: list
+
+
+def _dual_skeleton(title: str, X, y, c, nu, alpha, eps) -> tuple[pyo.ConcreteModel, bool, DualData]:
+    """Sets, ``nu``, ``alpha``, ``eps[i]``, ``lam[i]`` and ``sum_lam``; second value: every :math:`\\varepsilon_i`
+    is 0; third: the numbers of the rows.
+
+    The data :math:`x_{ij}` are the rows' coefficients, not a ``Param`` (as in the primal builders,
+    ``shapes.skeleton(data_name=None)``): an immutable ``Param`` ``x[i, j]`` only stored the numbers its
+    expressions held already, and was most of the build (6 of 7 s at :math:`10^4` points, 2 million entries at
+    :math:`10^5`)."""
     X, own, other, nu, alpha = class_sets(X, y, c, nu, alpha)
     radii = check_radii(eps, X.shape[0])
-    m = shapes.skeleton(f"{title}, class {c}", X, own, other, nu, alpha)
+    m = shapes.skeleton(f"{title}, class {c}", X, own, other, nu, alpha, data_name=None)
     used = sorted(own[1] + other[1])
-    m.eps = pyo.Param(used, initialize={i: float(radii[i - 1]) for i in used},
+    # one entry per point: from a number when every radius is the same, else by a rule (Pyomo then skips the check
+    # of each index that a dict's keys get), as the primal builders do
+    values = radii.tolist()
+    same = bool(len(values)) and all(r == values[0] for r in values)
+    m.eps = pyo.Param(used, initialize=values[0] if same else (lambda _, i: values[i - 1]),
                       doc="eps[i] >= 0: radius of U_p(x^i) (21), fixed at build")
     m.lam = pyo.Var(m.X_c, bounds=(0, m.alpha / len(m.X_c)), doc="lam[i] in [0, alpha/m_c]: multiplier of margin[i]")
-    m.sum_lam = pyo.Constraint(expr=sum(m.lam[i] for i in m.X_c) == m.nu, doc="e'lam = nu (stationarity in theta)")
-    return m, not any(radii[i - 1] for i in used)
+    lam = [m.lam[i] for i in m.X_c]
+    m.sum_lam = pyo.Constraint(expr=shapes.linear_row([1] * len(lam), lam) == m.nu,
+                               doc="e'lam = nu (stationarity in theta)")
+    own_rows, other_rows = np.asarray(own[1]) - 1, np.asarray(other[1]) - 1
+    # X_-c e summed over axis 0 adds the points one after another in the order of X_-c, as a sum over the set does
+    data = DualData(X[own_rows], X[other_rows].sum(axis=0), [values[i] for i in own_rows.tolist()],
+                    [values[i] for i in other_rows.tolist()], lam)
+    return m, not any(radii[i - 1] for i in used), data
 
 
-def _x_lam(m: pyo.ConcreteModel, j: int) -> pyo.Expression:
-    """:math:`(X_c\\lambda)_j = \\sum_{i\\in\\mathcal X_c} x_{ij}\\lambda_i`."""
-    return sum(m.x[i, j] * m.lam[i] for i in m.X_c)
+def _x_lam(m: pyo.ConcreteModel, data: DualData, j: int) -> LinearExpression:
+    """:math:`(X_c\\lambda)_j = \\sum_{i\\in\\mathcal X_c} x_{ij}\\lambda_i`, as one ``LinearExpression``: the terms
+    Pyomo's operators make of ``sum(x_ij * lam[i] for i in X_c)`` (``shapes.linear_terms``)."""
+    return LinearExpression(shapes.linear_terms(data.own[:, j - 1], data.lam))
 
 
-def _a_xbar(m: pyo.ConcreteModel, j: int) -> pyo.Expression:
+def _a_xbar(m: pyo.ConcreteModel, data: DualData, j: int) -> pyo.Expression:
     """:math:`\\frac{\\nu}{m_{-c}}(X_{-c}e)_j = \\frac{\\nu}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}} x_{ij}`."""
-    return m.nu / len(m.X_minus_c) * sum(m.x[i, j] for i in m.X_minus_c)
+    return m.nu / len(m.X_minus_c) * float(data.other_sum[j - 1])
 
 
-def _radius_terms(m: pyo.ConcreteModel) -> tuple[pyo.Expression, pyo.Expression]:
+def _radius_terms(m: pyo.ConcreteModel, data: DualData) -> tuple[pyo.Expression, pyo.Expression]:
     """The constant :math:`\\frac{\\nu}{m_{-c}}\\sum_{\\mathcal X_{-c}}\\varepsilon_i` and the :math:`\\lambda`
-    part :math:`\\sum_{\\mathcal X_c}\\varepsilon_i\\lambda_i` of the radius :math:`r(\\lambda)` of the dual ball."""
-    return (m.nu / len(m.X_minus_c) * sum(m.eps[i] for i in m.X_minus_c),
-            sum(m.eps[i] * m.lam[i] for i in m.X_c))
+    part :math:`\\sum_{\\mathcal X_c}\\varepsilon_i\\lambda_i` of the radius :math:`r(\\lambda)` of the dual ball (one
+    ``LinearExpression``, the terms of ``sum(eps[i] * lam[i] for i in X_c)``)."""
+    return (m.nu / len(m.X_minus_c) * sum(data.other_radii),
+            LinearExpression(shapes.linear_terms(data.own_radii, data.lam)))
 
 
-def _conic_dual(title: str, X, y, c, nu, alpha, eps, norm_var: str) -> tuple[pyo.ConcreteModel, bool]:
+def _conic_dual(title: str, X, y, c, nu, alpha, eps, norm_var: str) -> tuple[pyo.ConcreteModel, bool, DualData]:
     """The part shared by (27D), (28D), (29D); ``norm_var`` is the primal variable that carries
-    :math:`\\|w\\|_{p'}` (``"s"`` or ``"t"``). Second value: every :math:`\\varepsilon_i` is 0."""
-    m, nominal = _dual_skeleton(title, X, y, c, nu, alpha, eps)
+    :math:`\\|w\\|_{p'}` (``"s"`` or ``"t"``). Second value: every :math:`\\varepsilon_i` is 0; third: the numbers
+    of the rows."""
+    m, nominal, data = _dual_skeleton(title, X, y, c, nu, alpha, eps)
     m.mu = pyo.Var(doc="mu: multiplier of u_plus_v (u + v = 1)")
     m.tau = pyo.Var(domain=pyo.NonNegativeReals, doc="tau: (tau, z) in L^{n+1}, multiplier of cone_t")
     m.z = pyo.Var(m.J, doc="z[j]: (tau, z) in L^{n+1}, multiplier of cone_t")
@@ -103,8 +137,8 @@ def _conic_dual(title: str, X, y, c, nu, alpha, eps, norm_var: str) -> tuple[pyo
     m.sigma = pyo.Var(doc="sigma: (rho, sigma, zeta) in L^3, multiplier of cone_u")
     m.zeta = pyo.Var(doc="zeta: (rho, sigma, zeta) in L^3, multiplier of cone_u")
     m.obj = pyo.Objective(expr=m.mu, sense=pyo.maximize)
-    constant, lam_part = _radius_terms(m)
     if norm_var == "t":  # (28): t carries |w|_2 in the objective and the margin rows
+        constant, lam_part = _radius_terms(m, data)
         m.stat_t = pyo.Constraint(expr=m.tau + m.sigma - lam_part == constant,
                                   doc="tau + sigma = nu/m_-c sum eps_i + sum_c eps_i lam_i (stationarity in t)")
     else:
@@ -113,10 +147,10 @@ def _conic_dual(title: str, X, y, c, nu, alpha, eps, norm_var: str) -> tuple[pyo
     m.stat_v = pyo.Constraint(expr=m.zeta + m.mu == -0.5, doc="zeta + mu = -1/2 (stationarity in v)")
     m.cone_tau = pyo.Constraint(expr=sum(m.z[j] ** 2 for j in m.J) <= m.tau**2, doc="tau >= |z|_2")
     m.cone_rho = pyo.Constraint(expr=m.sigma**2 + m.zeta**2 <= m.rho**2, doc="rho >= sqrt(sigma^2 + zeta^2)")
-    return m, nominal
+    return m, nominal, data
 
 
-def _pi(m: pyo.ConcreteModel, nominal: bool) -> None:
+def _pi(m: pyo.ConcreteModel, data: DualData, nominal: bool) -> None:
     """:math:`\\pi^\\pm \\ge 0` and ``stat_w[j]`` of (27D), (29D). ``nominal`` (every
     :math:`\\varepsilon_i = 0`): the rows ``stat_s`` force :math:`\\pi^\\pm = 0`, a set without interior
     on which Ipopt stopped (``Search_Direction_Becomes_Too_Small``, (29D), Wine class 1); the
@@ -126,12 +160,14 @@ def _pi(m: pyo.ConcreteModel, nominal: bool) -> None:
     if nominal:
         m.pi_plus.fix(0.0)
         m.pi_minus.fix(0.0)
-    m.stat_w = pyo.Constraint(m.J, rule=lambda m, j: m.z[j] + _x_lam(m, j) - m.pi_plus[j] + m.pi_minus[j]
-                              == _a_xbar(m, j), doc="z + X_c lam - pi+ + pi- = nu/m_-c X_-c e (stationarity in w)")
+    m.stat_w = pyo.Constraint(m.J, rule=lambda m, j: m.z[j] + _x_lam(m, data, j) - m.pi_plus[j] + m.pi_minus[j]
+                              == _a_xbar(m, data, j),
+                              doc="z + X_c lam - pi+ + pi- = nu/m_-c X_-c e (stationarity in w)")
 
 
 @register_model("27D", family="multiclass", model_class="SOCP", role="dual", primal=27, robust_p=(1,), group="dual",
                 summary="conic dual of (27), p = 1; opt(27) = opt")
+@shapes.paused_gc
 def build_dual_27(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = 1.0,
     eps: float | np.ndarray,
@@ -170,11 +206,11 @@ def build_dual_27(
     """
     if check_p(p) != 1.0:
         raise ValueError(f"(27D) is the dual of the SOCP for p = 1; for p = {p:g} use (28D), (29D) or (23D)")
-    m, nominal = _conic_dual("(27D) conic dual of (27), p=1", X, y, c, nu, alpha, eps, "s")
-    _pi(m, nominal)
+    m, nominal, data = _conic_dual("(27D) conic dual of (27), p=1", X, y, c, nu, alpha, eps, "s")
+    _pi(m, data, nominal)
     if nominal:
         return m
-    constant, lam_part = _radius_terms(m)
+    constant, lam_part = _radius_terms(m, data)
     m.stat_s = pyo.Constraint(expr=sum(m.pi_plus[j] + m.pi_minus[j] for j in m.J) - lam_part <= constant,
                               doc="e'(pi+ + pi-) <= nu/m_-c sum eps_i + sum_c eps_i lam_i (stationarity in s >= 0)")
     return m
@@ -182,6 +218,7 @@ def build_dual_27(
 
 @register_model("28D", family="multiclass", model_class="SOCP", role="dual", primal=28, robust_p=(2,), group="dual",
                 summary="conic dual of (28), p = 2; opt(28) = opt")
+@shapes.paused_gc
 def build_dual_28(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = 2.0,
     eps: float | np.ndarray,
@@ -210,14 +247,15 @@ def build_dual_28(
     """
     if check_p(p) != 2.0:
         raise ValueError(f"(28D) is the dual of the SOCP for p = 2; for p = {p:g} use (27D), (29D) or (23D)")
-    m, _ = _conic_dual("(28D) conic dual of (28), p=2", X, y, c, nu, alpha, eps, "t")
-    m.stat_w = pyo.Constraint(m.J, rule=lambda m, j: m.z[j] + _x_lam(m, j) == _a_xbar(m, j),
+    m, _, data = _conic_dual("(28D) conic dual of (28), p=2", X, y, c, nu, alpha, eps, "t")
+    m.stat_w = pyo.Constraint(m.J, rule=lambda m, j: m.z[j] + _x_lam(m, data, j) == _a_xbar(m, data, j),
                               doc="z + X_c lam = nu/m_-c X_-c e (stationarity in w)")
     return m
 
 
 @register_model("29D", family="multiclass", model_class="SOCP", role="dual", primal=29, robust_p=(math.inf,),
                 group="dual", summary="conic dual of (29), p = inf; opt(29) = opt")
+@shapes.paused_gc
 def build_dual_29(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float = math.inf,
     eps: float | np.ndarray,
@@ -245,11 +283,11 @@ def build_dual_29(
     """
     if not math.isinf(check_p(p)):
         raise ValueError(f"(29D) is the dual of the SOCP for p = inf; for p = {p:g} use (27D), (28D) or (23D)")
-    m, nominal = _conic_dual("(29D) conic dual of (29), p=inf", X, y, c, nu, alpha, eps, "s")
-    _pi(m, nominal)
+    m, nominal, data = _conic_dual("(29D) conic dual of (29), p=inf", X, y, c, nu, alpha, eps, "s")
+    _pi(m, data, nominal)
     if nominal:
         return m
-    constant, lam_part = _radius_terms(m)
+    constant, lam_part = _radius_terms(m, data)
     m.stat_s = pyo.Constraint(m.J, rule=lambda m, j: m.pi_plus[j] + m.pi_minus[j] - lam_part == constant,
                               doc="pi+_j + pi-_j = nu/m_-c sum eps_i + sum_c eps_i lam_i (stationarity in s_j)")
     return m
@@ -264,6 +302,7 @@ def constant_of_23d(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: f
 @register_model("23D", family="multiclass", model_class="NLP", role="dual", primal=23, robust_p=(),
                 omitted_constant=constant_of_23d, group="dual",
                 summary="dual of (23), any p: (16) + beta in a p-ball (QP at p = 1, inf; SOCP at p = 2)")
+@shapes.paused_gc
 def build_dual_23(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, p: float, eps: float | np.ndarray
 ) -> pyo.ConcreteModel:
@@ -305,18 +344,18 @@ def build_dual_23(
     term for term (the perspective rows are undefined at :math:`r=0`).
     """
     p = check_p(p)
-    m, nominal = _dual_skeleton(f"(23D) dual of (23), p={p:g}", X, y, c, nu, alpha, eps)
+    m, nominal, data = _dual_skeleton(f"(23D) dual of (23), p={p:g}", X, y, c, nu, alpha, eps)
     m.p = pyo.Param(initialize=p, doc="p of the uncertainty set (21): the norm of the ball")
     m.beta = pyo.Var(m.J, doc="beta[j]: w = X_c lam - nu/m_-c X_-c e + beta")
     m.obj = pyo.Objective(
-        expr=-0.5 * sum((_x_lam(m, j) + m.beta[j]) ** 2 for j in m.J)
-        + sum(_a_xbar(m, j) * (_x_lam(m, j) + m.beta[j]) for j in m.J),
+        expr=-0.5 * sum((_x_lam(m, data, j) + m.beta[j]) ** 2 for j in m.J)
+        + sum(_a_xbar(m, data, j) * (_x_lam(m, data, j) + m.beta[j]) for j in m.J),
         sense=pyo.maximize,
     )
     if nominal:
         m.beta.fix(0.0)
         return m
-    constant, lam_part = _radius_terms(m)
+    constant, lam_part = _radius_terms(m, data)
     m.r = pyo.Var(domain=pyo.NonNegativeReals, doc="r = r(lam): radius of the ball of beta")
     m.radius = pyo.Constraint(expr=m.r - lam_part == constant, doc="r = nu/m_-c sum eps_i + sum_c eps_i lam_i")
     if math.isinf(p):

@@ -22,7 +22,7 @@ import functools
 import numpy as np
 import pyomo.core as pyo
 from pyomo.common.gc_manager import PauseGC
-from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
+from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression, ProductExpression, SumExpression
 
 from tpm_models.kernels import GRAM_ARRAYS, Kernel, check_dense_memory
 from tpm_models.qp import QPMatrices
@@ -181,15 +181,25 @@ def dual(
     m_own = len(own_idx)
     m.lam = pyo.Var(X_own, bounds=(0, m.alpha / m_own), doc="lam[i] in [0, alpha/m]")
     lam = [m.lam[i] for i in X_own]
-    P = qp.P
     col_sums = np.asarray(gram_other_own, dtype=float).sum(axis=0)  # K(other,own)'e: q = -(nu/m_o) col_sums
     m.obj = pyo.Objective(
-        expr=-0.5 * sum(P[a, b] * lam[a] * lam[b] for a in range(m_own) for b in range(m_own))
-        + m.nu / len(other_idx) * linear_row(col_sums, lam),
+        expr=-0.5 * quadratic_sum(qp.P, lam) + m.nu / len(other_idx) * linear_row(col_sums, lam),
         sense=pyo.maximize,
     )
     m.sum_lam = pyo.Constraint(expr=linear_row([1] * m_own, lam) == m.nu, doc="e'lam = nu")
     return m
+
+
+def quadratic_sum(P: np.ndarray, variables: list) -> pyo.Expression:
+    """:math:`\\sum_a\\sum_b P_{ab}v_av_b` (row by row) as the one ``SumExpression`` Pyomo's operators make of
+    ``sum(P[a, b] * v[a] * v[b] for a ... for b ...)``, built directly: each term the ``ProductExpression`` of
+    ``P[a, b] * v[a]`` (the variable itself for a coefficient 1, else a monomial -- 0.0 too, as
+    :func:`linear_terms`) and ``v[b]``. The operators' dispatch was most of the build of a dense dual ((16) at
+    :math:`10^4` points: :math:`m_c^2` = 6.25 million terms)."""
+    rows = np.asarray(P, dtype=float).tolist()
+    terms = [ProductExpression((v_a if p == 1 else MonomialTermExpression((p, v_a)), v_b))
+             for row, v_a in zip(rows, variables) for p, v_b in zip(row, variables)]
+    return terms[0] if len(terms) == 1 else SumExpression(terms)
 
 
 def dual_constant(other: np.ndarray, nu: float, kernel: Kernel | None = None) -> float:
