@@ -193,3 +193,14 @@ def test_valid_boundaries_accepted():
     Kernel("hom-poly", degree=2.0)  # integral float
     Kernel("gaussian", sigma=1e-3)
     Kernel("sigmoid", a=-1.0, b=-2.0)  # a, b are any reals
+
+
+@pytest.mark.parametrize(("name", "params"), CASES, ids=[f"{n}-{p}" for n, p in CASES])
+def test_gram_sum_equals_double_loop_sum(name, params):
+    """e'K(P, Q)e without the matrix (the linear kernel's closed form, the others by blocks of 2 rows here) is the sum
+    of the double loop's entries; 1e-12 relative: the same terms added in another order."""
+    k = Kernel(name, **params)
+    for P, Q in ((A, B), (B, A), (A, A)):
+        truth = _loop_gram(name, params, P, Q).sum()
+        for chunk in (None, 2):
+            assert k.gram_sum(P, Q, chunk) == pytest.approx(truth, rel=1e-12, abs=1e-12)

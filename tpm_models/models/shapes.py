@@ -210,7 +210,7 @@ def dual_constant(other: np.ndarray, nu: float, kernel: Kernel | None = None) ->
     """
     kernel = kernel or Kernel()
     a = nu / len(other)
-    return float(-0.5 * a**2 * kernel.gram(other, other).sum())
+    return float(-0.5 * a**2 * kernel.gram_sum(other, other))  # no m_o x m_o matrix (Kernel.gram_sum)
 
 
 def dual_matrices(gram_own: np.ndarray, gram_other_own: np.ndarray, nu: float, alpha: float) -> QPMatrices:
