@@ -24,6 +24,7 @@ import math
 import numbers
 from array import array
 from dataclasses import dataclass
+from itertools import chain, islice
 
 import numpy as np
 import pyomo.core as pyo
@@ -32,6 +33,8 @@ from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.param import ParamData, ScalarParam
 from pyomo.core.base.var import ScalarVar, VarData
 from pyomo.core.expr import numeric_expr as ne
+
+from tpm_models.models.row_blocks import RowBlock, row_blocks
 
 _PLAIN = (float, int)
 _VARIABLES = (VarData, ScalarVar)
@@ -301,13 +304,62 @@ def linear_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) 
     return terms[0], terms[1], terms[2]
 
 
+BULK_BLOCKS = True
+"""Read the builders' recorded rows (:mod:`tpm_models.models.row_blocks`) in one numpy pass each; ``False``: walk
+every row (the tests compare the two readings)."""
+
+
+def _append(buffer: array, values: np.ndarray) -> None:
+    """Append ``values`` (of the buffer's type) to the ``array.array`` ``buffer`` without a Python object a term."""
+    buffer.frombytes(memoryview(np.ascontiguousarray(values)).cast("B"))
+
+
+def _block_terms(block: RowBlock, rows: list, column: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """:meth:`RowBlock.read` of ``rows``, kept only when its first and last rows are also what the walk reads (a
+    record that does not match its rows is the builder's error: its rows are then walked)."""
+    read = block.read(rows, column)
+    if read is None:
+        return None
+    cols, coefs = read
+    for k in {0, len(rows) - 1}:
+        lo, body, up = rows[k].to_bounded_expression(True)
+        walked = atom_terms(body, column)
+        a, b = block.indptr[k], block.indptr[k + 1]
+        if (walked is None or walked[3] or walked[0] != cols[a:b].tolist() or walked[1] != coefs[a:b].tolist()
+                or (-math.inf if lo is None else float(lo) - walked[2]) != block.lower[k]
+                or (math.inf if up is None else float(up) - walked[2]) != block.upper[k]
+                or bool(rows[k].equality) != block.equality):
+            return None
+    return read
+
+
 def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     constraints, others, lower, upper, equality = [], [], [], [], []
     position, other_position, atom_rows = [], [], {}
     # the terms as machine numbers (8 bytes each, no Python list of objects): at 10^6 points (15) holds 2.1e7 terms
     indptr, cols, coefs = array("q", [0]), array("q"), array("d")
     inf, linear = math.inf, ne.LinearExpression
-    for i, con in enumerate(model.component_data_objects(pyo.Constraint, active=True, descend_into=True)):
+    starts = {id(b.rows[0]): b for b in row_blocks(model) if b.rows} if BULK_BLOCKS else {}
+    rows = iter(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
+    i = -1
+    while (con := next(rows, None)) is not None:
+        i += 1
+        block = starts.get(id(con)) if starts else None
+        if block is not None:  # a recorded block: read in one pass if the record holds for the model as it is now
+            chunk = [con, *islice(rows, len(block.rows) - 1)]
+            read = _block_terms(block, chunk, column)
+            if read is not None:
+                _append(indptr, block.indptr[1:] + len(cols))
+                _append(cols, read[0])
+                _append(coefs, read[1])
+                constraints.extend(chunk)
+                lower.extend(block.lower.tolist())
+                upper.extend(block.upper.tolist())
+                equality.extend([block.equality] * len(chunk))
+                position.extend(range(i, i + len(chunk)))
+                i += len(chunk) - 1
+                continue
+            rows = chain(chunk[1:], rows)  # the rest of the chunk is read row by row, as any row
         start = len(cols)
         lo, body, up = con.to_bounded_expression(True)
         atoms: list = []
