@@ -44,7 +44,7 @@ def cases() -> list:
 
 CASES = cases()
 RECORDED = [(15, {}), (28, {"p": 2.0, "eps": EPS}), (29, {"p": math.inf, "eps": EPS}),
-            (23, {"p": math.inf, "eps": EPS})]
+            (23, {"p": math.inf, "eps": EPS}), (23, {"p": 2.0, "eps": EPS})]
 
 
 def small(iris):
@@ -90,7 +90,13 @@ def assert_same(a, b) -> None:
         assert np.array_equal(getattr(a.M, name), getattr(b.M, name)), name
     assert np.array_equal(a.lower, b.lower) and np.array_equal(a.upper, b.upper)
     assert np.array_equal(a.equality, b.equality)
-    assert set(a.atom_rows) == set(b.atom_rows)
+    assert list(a.atom_rows) == list(b.atom_rows)
+    for key, read in a.atom_rows.items():  # the rows linear in nodes: terms, constant, (coefficient, the same node)
+        other = b.atom_rows[key]
+        assert (read is None) == (other is None)
+        if read is not None:
+            assert list(read[0]) == list(other[0]) and list(read[1]) == list(other[1]) and read[2] == other[2]
+            assert [(c, id(node)) for c, node in read[3]] == [(c, id(node)) for c, node in other[3]]
 
 
 @pytest.mark.parametrize("eq,kw", CASES, ids=[f"{k}-{kw.get('p', '')}" for k, kw in CASES])
@@ -104,12 +110,13 @@ def test_every_builder_reads_the_same_rows_in_bulk(iris, monkeypatch, eq, kw):
     assert_same(read_rows(model, *columns(model)), walked(model, monkeypatch))
 
 
-def test_the_margin_rows_are_recorded_where_they_are_linear(iris):
+def test_the_margin_rows_are_recorded(iris):
     X, y = small(iris)
     for eq, kw in [*RECORDED, (2, {}), (3, {}), (27, {"eps": EPS}), (26, {"p": 1.5, "eps": EPS})]:
         blocks = row_blocks(build(eq, X, y, 1, NU, ALPHA, **kw))
         assert len(blocks) == 1 and blocks[0].rows[0].parent_component().local_name == "margin", eq
-    assert row_blocks(build(23, X, y, 1, NU, ALPHA, p=2.0, eps=EPS)) == []  # eps_i * sqrt(...): not linear
+        # (23) at p = 2: eps_i * sqrt(...) read as one node beside the linear terms, the others linear
+        assert (blocks[0].atom is not None) == (eq == 23 and kw["p"] == 2.0), eq
 
 
 def repn_rows(model) -> dict:
@@ -200,7 +207,7 @@ CHANGES = [change_eps, set_value, deactivate, deactivate_all, fix, fix_row_varia
 
 
 @pytest.mark.parametrize("change", CHANGES, ids=[c.__name__ for c in CHANGES])
-@pytest.mark.parametrize("eq,kw", RECORDED, ids=[f"{k}" if k != 23 else "23-inf" for k, _ in RECORDED])
+@pytest.mark.parametrize("eq,kw", RECORDED, ids=[f"{k}-{kw.get('p', '')}" for k, kw in RECORDED])
 def test_a_changed_model_reads_as_the_walk_reads_it(iris, monkeypatch, change, eq, kw):
     X, y = small(iris)
     model = build(eq, X, y, 1, NU, ALPHA, **kw)
@@ -209,7 +216,10 @@ def test_a_changed_model_reads_as_the_walk_reads_it(iris, monkeypatch, change, e
     model = change(model) or model
     bulk = read_rows(model, *columns(model))
     assert_same(bulk, walked(model, monkeypatch))
-    if change is change_eps:  # the new values are read, not the recorded ones: against Pyomo's own reading
+    if change is change_eps and eq == 23 and kw["p"] == 2.0:  # rows linear in norm_w: its coefficient is -eps_i
+        for i, con in zip(list(model.margin)[:10], list(model.margin.values())[:10]):
+            assert bulk.atom_rows[id(con)][3][0][0] == -pyo.value(model.eps[i])
+    elif change is change_eps:  # the new values are read, not the recorded ones: against Pyomo's own reading
         truth = repn_rows(model)
         mine = as_named(model, bulk)
         assert mine.keys() == truth.keys()
@@ -231,11 +241,12 @@ def test_a_record_is_kept_only_while_it_holds(iris, monkeypatch, change, taken):
     assert bulk_blocks_read(model, monkeypatch) == taken
 
 
-def test_a_named_expression_changed_after_the_build_is_walked(iris, monkeypatch):
-    """(23) at p = inf reads its rows through the named expression norm_w: set to another sum, the rows change."""
+@pytest.mark.parametrize("p", [math.inf, 2.0])
+def test_a_named_expression_changed_after_the_build_is_walked(iris, monkeypatch, p):
+    """(23) at p = inf and 2 reads its rows through the named expression norm_w: set anew, the rows change."""
     X, y = small(iris)
-    model = build(23, X, y, 1, NU, ALPHA, p=math.inf, eps=EPS)
-    model.norm_w.set_value(2 * model.abs_w[1] + model.abs_w[2])
+    model = build(23, X, y, 1, NU, ALPHA, p=p, eps=EPS)
+    model.norm_w.set_value(2 * model.w[1] + model.w[2] if p == 2.0 else 2 * model.abs_w[1] + model.abs_w[2])
     assert bulk_blocks_read(model, monkeypatch) == 0
     assert_same(read_rows(model, *columns(model)), walked(model, monkeypatch))
 

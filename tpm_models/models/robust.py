@@ -111,9 +111,9 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
     When the norm is a variable (``s``, ``t``, ``r``, ``norm_w``) the row is written as the one ``LinearExpression``
     Pyomo's operators make of ``linear_row(...) - eps[i] * norm + xi[i]`` (the same terms, in the same order, with
     :math:`-\\varepsilon_i` as the negation of the parameter), without the operators' dispatch: a tenth of the build
-    at :math:`10^5` points (``tests/models/test_builders.py`` compares the two expressions). When the norm is linear
-    (a variable, a sum of variables, or a named expression of one) the rows are recorded
-    (:func:`tpm_models.models.shapes.record_margin`): a solver reads them in one numpy pass."""
+    at :math:`10^5` points (``tests/models/test_builders.py`` compares the two expressions). The rows are recorded
+    (:func:`tpm_models.models.shapes.record_margin`: the norm a variable, a sum of variables, or a named expression,
+    read as one node beside the linear terms when it is not linear): a solver reads them in one numpy pass."""
     w = [m.w[j] for j in m.J]
     points = data.points  # a row's floats made when it is written: tolist() of all points would double the data
     doc = "x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right"
@@ -134,16 +134,19 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
         )
     named = [norm] if norm.is_named_expression_type() else []
     terms = norm.expr if named else norm
+    atom = None
     if norm.is_variable_type():
         norm_vars = [norm]
     elif terms.__class__ is LinearExpression and all(hasattr(a, "is_variable_type") and a.is_variable_type()
                                                      for a in terms.args):
         norm_vars = list(terms.args)
-    else:  # (23) at p = 2: the rows hold eps_i * sqrt(...), not linear; read by the walk
+    elif named:  # (23) at p = 2: the rows hold -eps_i * norm_w, norm_w = sqrt(...) an atom beside the linear terms
+        norm_vars, atom = [], norm
+    else:
         return
     own = np.asarray(list(m.X_c), dtype=int)
     shapes.record_margin(m.margin, points[own - 1], w, m.theta, [m.xi[i] for i in m.X_c], 1.0, norm=norm_vars,
-                         eps=[m.eps[i] for i in m.X_c], named=named)
+                         eps=[m.eps[i] for i in m.X_c], named=named, atom=atom)
 
 
 def _cones(m: pyo.ConcreteModel) -> None:

@@ -67,12 +67,18 @@ class RowBlock:
     param_factor: np.ndarray
     named: list
     """``(named expression, its expression as built)`` for each named expression the rows read through."""
+    atom: object = None
+    """A named expression each row holds once as a term ``atom_factor * params[atom_param_of[k]].value * atom.expr``
+    beside its linear terms ((23)'s margin rows at p = 2: ``-eps_i * norm_w``), or ``None``: the rows are linear."""
+    atom_param_of: np.ndarray | None = None
+    atom_factor: float = 1.0
 
-    def read(self, rows: Sequence, column: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(columns, coefficients)`` of every term (CSR order, ``indptr``) for ``rows``, the model's active rows at
-        the block's place now, with columns by ``column[id(var)]``; ``None`` unless the record still holds (the same
-        rows, active, with their expressions as built, the named expressions unchanged, every variable a column, every
-        parameter a number)."""
+    def read(self, rows: Sequence, column: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray, list | None] | None:
+        """``(columns, coefficients, atom coefficients)`` of every linear term (CSR order, ``indptr``) for ``rows``, the
+        model's active rows at the block's place now, with columns by ``column[id(var)]``, and each row's coefficient
+        of :attr:`atom` (``None`` without one); ``None`` unless the record still holds (the same rows, active, with
+        their expressions as built, the named expressions unchanged, every variable a column, every parameter a
+        number)."""
         if len(rows) != len(self.rows) or not all(map(operator.is_, rows, self.rows)):
             return None
         if not all(map(_ACTIVE, rows)) or not all(map(operator.is_, map(_EXPR, rows), self.exprs)):
@@ -83,21 +89,27 @@ class RowBlock:
             cols = np.array([column[id(v)] for v in self.variables], dtype=np.int64)
         except KeyError:  # a fixed or deleted variable: not a column
             return None
-        coefs = self.coefs
+        coefs, atoms = self.coefs, None
         if self.params:
             values = [p.value for p in self.params]
             if not set(map(type, values)) <= _NUMBER_TYPES:  # None, an expression...: the walk decides
                 return None
-            coefs = coefs.copy()
-            coefs[self.param_at] = self.param_factor * np.array(values, dtype=float)[self.param_of]
-        return cols[self.slots], coefs
+            values = np.array(values, dtype=float)
+            if len(self.param_at):
+                coefs = coefs.copy()
+                coefs[self.param_at] = self.param_factor * values[self.param_of]
+            if self.atom is not None:
+                atoms = (self.atom_factor * values[self.atom_param_of]).tolist()
+        return cols[self.slots], coefs, atoms
 
 
 def record_rows(component, variables: list, indptr, slots, coefs, lower, upper, *, equality: bool = False,
-                params: Sequence = (), param_at=(), param_of=(), param_factor=(), named: Sequence = ()) -> RowBlock:
+                params: Sequence = (), param_at=(), param_of=(), param_factor=(), named: Sequence = (),
+                atom=None, atom_param_of=(), atom_factor: float = 1.0) -> RowBlock:
     """Record the rows of the built constraint ``component`` (every row it holds, in its order) as the arrays they were
     written from (:class:`RowBlock`; ``lower``, ``upper``: one number for every row, or one per row) on the model that
-    holds it. The caller promises that the arrays are its rows' terms, in the order written."""
+    holds it. The caller promises that the arrays are its rows' terms, in the order written (an ``atom`` term, a
+    named expression that is also in ``named``, where the walk meets it among them)."""
     rows = list(component.values())
     indptr = np.asarray(indptr, dtype=np.int64)
     slots = np.asarray(slots, dtype=np.int64 if len(variables) > np.iinfo(np.int32).max else np.int32)
@@ -111,10 +123,16 @@ def record_rows(component, variables: list, indptr, slots, coefs, lower, upper, 
     if len(param_of) != len(param_at) or len(param_factor) != len(param_at) or \
             (len(param_of) and (param_of.min() < 0 or param_of.max() >= len(params))):
         raise ValueError(f"the record of {component.name} does not fit its {len(params)} parameters")
+    if atom is not None:
+        atom_param_of = np.asarray(atom_param_of, dtype=np.int64)
+        if atom_param_of.shape != (k,) or all(e is not atom for e in named) or \
+                (k and (atom_param_of.min() < 0 or atom_param_of.max() >= len(params))):
+            raise ValueError(f"the record of {component.name}: its atom needs one parameter a row and to be named")
     block = RowBlock(rows, [r.expr for r in rows], list(variables), indptr, slots, coefs,
                      np.broadcast_to(np.asarray(lower, dtype=float), (k,)).copy(),
                      np.broadcast_to(np.asarray(upper, dtype=float), (k,)).copy(), bool(equality), list(params),
-                     param_at, param_of, np.asarray(param_factor, dtype=float), [(e, e.expr) for e in named])
+                     param_at, param_of, np.asarray(param_factor, dtype=float), [(e, e.expr) for e in named], atom,
+                     None if atom is None else atom_param_of, float(atom_factor))
     model = component.model()
     blocks = getattr(model, ATTRIBUTE, None)
     if blocks is None:

@@ -98,12 +98,13 @@ def linear_terms(coefs, variables) -> list:
 
 
 def record_margin(component, points: np.ndarray, w: list, theta, xi: list, sign: float, *, norm: list = (),
-                  eps: list = (), named: list = ()) -> RowBlock:
+                  eps: list = (), named: list = (), atom=None) -> RowBlock:
     """Record the margin rows ``component`` (:mod:`tpm_models.models.row_blocks`) as written: row ``k`` is
     :math:`\\sum_j` ``points[k, j] * w[j] + theta`` :math:`- \\varepsilon_k \\sum_l` ``norm[l]`` ``+ sign * xi[k]``
     :math:`\\ge 0` (``sign = +1``; :math:`\\le 0` for ``sign = -1``), ``eps[k]`` the mutable parameter of row ``k``
     (no such term when ``norm`` is empty), the terms in this order; ``named``: the named expressions the rows read
-    ``norm`` through."""
+    ``norm`` through. ``atom``: a named expression (in ``named``) each row holds as ``- eps[k] * atom`` instead of
+    ``norm`` ((23) at p = 2: ``norm_w``, a square root)."""
     k, n, t = len(xi), len(w), len(norm)
     width = n + 2 + t
     slots = np.empty((k, width), dtype=np.int32 if k + width < 2**31 else np.int64)
@@ -117,8 +118,9 @@ def record_margin(component, points: np.ndarray, w: list, theta, xi: list, sign:
     param_at = (np.arange(k)[:, None] * width + n + 1 + np.arange(t)).ravel()
     return record_rows(component, [*w, theta, *norm, *xi], np.arange(k + 1) * width, slots.ravel(), coefs.ravel(),
                        0.0 if sign > 0 else -np.inf, np.inf if sign > 0 else 0.0,
-                       params=list(eps) if t else [], param_at=param_at, param_of=np.repeat(np.arange(k), t),
-                       param_factor=np.full(len(param_at), -1.0), named=named)
+                       params=list(eps) if t or atom is not None else [], param_at=param_at,
+                       param_of=np.repeat(np.arange(k), t), param_factor=np.full(len(param_at), -1.0), named=named,
+                       atom=atom, atom_param_of=np.arange(k), atom_factor=-1.0)
 
 
 def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign: int) -> None:

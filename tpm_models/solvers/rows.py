@@ -314,21 +314,26 @@ def _append(buffer: array, values: np.ndarray) -> None:
     buffer.frombytes(memoryview(np.ascontiguousarray(values)).cast("B"))
 
 
-def _block_terms(block: RowBlock, rows: list, column: dict) -> tuple[np.ndarray, np.ndarray] | None:
+def _block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
     """:meth:`RowBlock.read` of ``rows``, kept only when its first and last rows are also what the walk reads (a
     record that does not match its rows is the builder's error: its rows are then walked)."""
     read = block.read(rows, column)
     if read is None:
         return None
-    cols, coefs = read
+    cols, coefs, atoms = read
     for k in {0, len(rows) - 1}:
         lo, body, up = rows[k].to_bounded_expression(True)
         walked = atom_terms(body, column)
         a, b = block.indptr[k], block.indptr[k + 1]
-        if (walked is None or walked[3] or walked[0] != cols[a:b].tolist() or walked[1] != coefs[a:b].tolist()
-                or (-math.inf if lo is None else float(lo) - walked[2]) != block.lower[k]
-                or (math.inf if up is None else float(up) - walked[2]) != block.upper[k]
-                or bool(rows[k].equality) != block.equality):
+        if walked is None or walked[0] != cols[a:b].tolist() or walked[1] != coefs[a:b].tolist() \
+                or bool(rows[k].equality) != block.equality:
+            return None
+        if atoms is None:
+            if walked[3] or (-math.inf if lo is None else float(lo) - walked[2]) != block.lower[k] \
+                    or (math.inf if up is None else float(up) - walked[2]) != block.upper[k]:
+                return None
+        elif walked[2] != 0.0 or len(walked[3]) != 1 or walked[3][0][0] != atoms[k] \
+                or walked[3][0][1] is not block.atom.expr:
             return None
     return read
 
@@ -348,6 +353,16 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
         if block is not None:  # a recorded block: read in one pass if the record holds for the model as it is now
             chunk = [con, *islice(rows, len(block.rows) - 1)]
             read = _block_terms(block, chunk, column)
+            if read is not None and read[2] is not None:  # rows linear in one node each: to others, as read
+                node, bounds = block.atom.expr, block.indptr.tolist()
+                col_bytes, coef_bytes = read[0].astype(np.int64).tobytes(), read[1].tobytes()
+                for k, (row, a, b) in enumerate(zip(chunk, bounds, bounds[1:])):
+                    atom_rows[id(row)] = (array("q", col_bytes[8 * a:8 * b]), array("d", coef_bytes[8 * a:8 * b]),
+                                          0.0, [(read[2][k], node)])
+                others.extend(chunk)
+                other_position.extend(range(i, i + len(chunk)))
+                i += len(chunk) - 1
+                continue
             if read is not None:
                 _append(indptr, block.indptr[1:] + len(cols))
                 _append(cols, read[0])
