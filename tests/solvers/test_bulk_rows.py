@@ -260,3 +260,26 @@ def test_a_record_that_does_not_match_its_rows_is_not_used(iris, monkeypatch):
     block.coefs[-3] += 1.0  # theta of the last row
     assert bulk_blocks_read(model, monkeypatch) == 0
     assert_same(read_rows(model, *columns(model)), walked(model, monkeypatch))
+
+
+def test_a_users_builder_records_its_rows_as_the_docs_show(monkeypatch, rng):
+    """docs/architecture.md, "How a solver reads your rows": a user's block recorded with ``record_rows`` is read in
+    one pass, the same as walked; a row added beside it without a record is walked."""
+    from tpm_models.models.row_blocks import record_rows
+    from tpm_models.models.shapes import linear_row
+
+    k, n = 40, 6
+    A, b = rng.normal(size=(k, n)), rng.normal(size=k)
+    A[3, 2], A[5, 1] = 1.0, 0.0  # a coefficient 1 is written as the variable itself, a 0 kept as a term
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(n))
+    x = [m.x[j] for j in range(n)]
+    m.rows = pyo.Constraint(range(k), rule=lambda m, i: linear_row(A[i].tolist(), x) >= b[i])
+    record_rows(m.rows, x, indptr=np.arange(k + 1) * n, slots=np.tile(np.arange(n), k), coefs=A.ravel(), lower=b,
+                upper=np.inf)
+    m.other = pyo.Constraint(expr=m.x[0] + 2 * m.x[1] <= 4)
+    m.obj = pyo.Objective(expr=m.x[0])
+    assert bulk_blocks_read(m, monkeypatch) == 1
+    read = read_rows(m, *columns(m))
+    assert_same(read, walked(m, monkeypatch))
+    assert np.array_equal(read.M[:k].toarray(), np.where(A == 0, 0.0, A)) and np.array_equal(read.lower[:k], b)

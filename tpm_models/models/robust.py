@@ -145,7 +145,7 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
     else:
         return
     own = np.asarray(list(m.X_c), dtype=int)
-    shapes.record_margin(m.margin, points[own - 1], w, m.theta, [m.xi[i] for i in m.X_c], 1.0, norm=norm_vars,
+    shapes.record_margin(m.margin, points, own - 1, w, m.theta, [m.xi[i] for i in m.X_c], 1.0, norm=norm_vars,
                          eps=[m.eps[i] for i in m.X_c], named=named, atom=atom)
 
 

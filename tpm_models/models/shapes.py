@@ -97,20 +97,24 @@ def linear_terms(coefs, variables) -> list:
     return [v if a == 1 else MonomialTermExpression((a, v)) for a, v in zip(coefs, variables)]
 
 
-def record_margin(component, points: np.ndarray, w: list, theta, xi: list, sign: float, *, norm: list = (),
-                  eps: list = (), named: list = (), atom=None) -> RowBlock:
+def record_margin(component, points: np.ndarray, rows: np.ndarray, w: list, theta, xi: list, sign: float, *,
+                  norm: list = (), eps: list = (), named: list = (), atom=None) -> RowBlock:
     """Record the margin rows ``component`` (:mod:`tpm_models.models.row_blocks`) as written: row ``k`` is
-    :math:`\\sum_j` ``points[k, j] * w[j] + theta`` :math:`- \\varepsilon_k \\sum_l` ``norm[l]`` ``+ sign * xi[k]``
-    :math:`\\ge 0` (``sign = +1``; :math:`\\le 0` for ``sign = -1``), ``eps[k]`` the mutable parameter of row ``k``
-    (no such term when ``norm`` is empty), the terms in this order; ``named``: the named expressions the rows read
-    ``norm`` through. ``atom``: a named expression (in ``named``) each row holds as ``- eps[k] * atom`` instead of
-    ``norm`` ((23) at p = 2: ``norm_w``, a square root)."""
+
+    .. math::
+        \\sum_j p_{r_k j} w_j + \\theta - \\varepsilon_k \\sum_l \\text{norm}_l + \\text{sign}\\,\\xi_k \\ge 0
+
+    (:math:`\\le 0` for ``sign = -1``), :math:`p_{r_k j}` = ``points[rows[k], j]``, ``eps[k]`` the mutable parameter
+    of row ``k`` (no such term when ``norm`` is empty), the terms in this order; ``named``: the named expressions
+    the rows read ``norm`` through; ``atom``: a named expression (in ``named``) each row holds as
+    ``- eps[k] * atom`` instead of ``norm`` ((23) at p = 2: ``norm_w``, a square root)."""
     k, n, t = len(xi), len(w), len(norm)
     width = n + 2 + t
     slots = np.empty((k, width), dtype=np.int32 if k + width < 2**31 else np.int64)
     coefs = np.empty((k, width))
     slots[:, :n] = np.arange(n)
-    coefs[:, :n] = points
+    for start in range(0, k, 1 << 16):  # the points copied by blocks: no second copy of X_c at once
+        coefs[start:start + (1 << 16), :n] = points[rows[start:start + (1 << 16)]]
     slots[:, n], coefs[:, n] = n, 1.0
     slots[:, n + 1:n + 1 + t] = n + 1 + np.arange(t)
     coefs[:, n + 1:n + 1 + t] = 0.0  # -eps_k: read from the parameter when the rows are read
@@ -160,7 +164,7 @@ def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign
             doc=f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0",
         )
     rows = np.asarray(list(X_own), dtype=int) - 1
-    record_margin(m.margin, points[rows], w, m.theta, [m.xi[i] for i in X_own], sign)
+    record_margin(m.margin, points, rows, w, m.theta, [m.xi[i] for i in X_own], sign)
 
 
 def primal_plus(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray) -> None:
