@@ -67,7 +67,7 @@ def walked(model, monkeypatch):
 def bulk_blocks_read(model, monkeypatch) -> int:
     """How many recorded blocks :func:`read_rows` took in one pass."""
     taken = []
-    original = rows_module._block_terms
+    original = rows_module.block_terms
 
     def counting(block, rows, column):
         out = original(block, rows, column)
@@ -75,7 +75,7 @@ def bulk_blocks_read(model, monkeypatch) -> int:
         return out
 
     with monkeypatch.context() as mp:
-        mp.setattr(rows_module, "_block_terms", counting)
+        mp.setattr(rows_module, "block_terms", counting)
         read_rows(model, *columns(model))
     return sum(taken)
 

@@ -6,7 +6,10 @@ or as a short sum of such expressions, parameter-times-variable terms and variab
 directly from its argument lists (the way :mod:`tpm_models.export.lp_text` reads a row), a few
 microseconds a row where ``generate_standard_repn`` takes 30-100; :func:`read_rows` reads every row of a
 model that way and returns the rows it could not read (a quadratic or nonlinear body, a node it does not
-know) for the caller's generic path.
+know) for the caller's generic path. A block of rows its builder recorded (:mod:`tpm_models.models.row_blocks`:
+the margin rows of (2), (3), (10), (11), (15), (23), (26)-(29)) is read in one numpy pass instead
+(:func:`block_terms`), while the record still holds for the model as it is now; the same arrays to the bit
+(``tests/solvers/test_bulk_rows.py``).
 
 What a body is read into: the columns (``column[id(var)]``), coefficients and the constant, with a
 repeated variable's coefficients added (as ``generate_standard_repn`` adds them) and no term dropped;
@@ -314,7 +317,7 @@ def _append(buffer: array, values: np.ndarray) -> None:
     buffer.frombytes(memoryview(np.ascontiguousarray(values)).cast("B"))
 
 
-def _block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
+def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
     """:meth:`RowBlock.read` of ``rows``, kept only when its first and last rows are also what the walk reads (a
     record that does not match its rows is the builder's error: its rows are then walked)."""
     read = block.read(rows, column)
@@ -352,7 +355,7 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
         block = starts.get(id(con)) if starts else None
         if block is not None:  # a recorded block: read in one pass if the record holds for the model as it is now
             chunk = [con, *islice(rows, len(block.rows) - 1)]
-            read = _block_terms(block, chunk, column)
+            read = block_terms(block, chunk, column)
             if read is not None and read[2] is not None:  # rows linear in one node each: to others, as read
                 node, bounds = block.atom.expr, block.indptr.tolist()
                 col_bytes, coef_bytes = read[0].astype(np.int64).tobytes(), read[1].tobytes()
