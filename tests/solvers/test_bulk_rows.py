@@ -18,7 +18,7 @@ from pyomo.repn import generate_standard_repn
 
 from tpm_models import Kernel, build
 from tpm_models.models.registry import all_models
-from tpm_models.models.row_blocks import row_blocks
+from tpm_models.models.row_blocks import discard_replaced, row_blocks
 from tpm_models.solvers import rows as rows_module
 from tpm_models.solvers.rows import read_rows
 
@@ -104,9 +104,10 @@ def test_every_builder_reads_the_same_rows_in_bulk(iris, monkeypatch, eq, kw):
     X, y = small(iris)
     model = build(eq, X, y, 1, NU, ALPHA, **kw)
     # every record holds on the model as built; the derived counterparts (robustify) set every margin row anew
-    # after (15)'s, (2)'s or (3)'s builder recorded it: those records are refused and the rows walked
-    expected = 0 if all_models()[eq].group == "derived" else len(row_blocks(model))
-    assert bulk_blocks_read(model, monkeypatch) == expected
+    # after (15)'s, (2)'s or (3)'s builder recorded it: those records are dropped, the rows walked
+    if all_models()[eq].group == "derived":
+        assert row_blocks(model) == []
+    assert bulk_blocks_read(model, monkeypatch) == len(row_blocks(model))
     assert_same(read_rows(model, *columns(model)), walked(model, monkeypatch))
 
 
@@ -249,6 +250,15 @@ def test_a_named_expression_changed_after_the_build_is_walked(iris, monkeypatch,
     model.norm_w.set_value(2 * model.w[1] + model.w[2] if p == 2.0 else 2 * model.abs_w[1] + model.abs_w[2])
     assert bulk_blocks_read(model, monkeypatch) == 0
     assert_same(read_rows(model, *columns(model)), walked(model, monkeypatch))
+
+
+def test_only_the_records_that_can_never_hold_again_are_discarded(iris):
+    X, y = small(iris)
+    for change, dropped in ((None, 0), (deactivate, 0), (change_eps, 0), (set_value, 1), (delete_one_row, 1)):
+        model = build(28, X, y, 1, NU, ALPHA, eps=EPS)
+        if change is not None:
+            change(model)
+        assert discard_replaced(model) == dropped and len(row_blocks(model)) == 1 - dropped, change
 
 
 def test_a_record_that_does_not_match_its_rows_is_not_used(iris, monkeypatch):

@@ -145,3 +145,16 @@ def record_rows(component, variables: list, indptr, slots, coefs, lower, upper, 
 def row_blocks(model) -> list[RowBlock]:
     """The records of the model that holds ``model`` (a model or one of its blocks), in the order recorded."""
     return getattr(model.model(), ATTRIBUTE, None) or []
+
+
+def discard_replaced(model) -> int:
+    """Drop the records of ``model`` that can never hold again: a row of the block deleted from its component or given
+    another expression (``set_value``, as :func:`tpm_models.models.counterpart.robust_counterpart` does to the rows it
+    makes robust), so that their arrays are not kept for nothing (keeping one would only cost memory: a record is
+    checked at every read). A deactivated row is kept (it may be activated again). Returns how many were dropped."""
+    blocks = row_blocks(model)
+    keep = [b for b in blocks if all(map(operator.is_, map(_EXPR, b.rows), b.exprs))
+            and all(r.parent_component() is not None for r in b.rows)]  # None: deleted from its component
+    dropped = len(blocks) - len(keep)
+    blocks[:] = keep
+    return dropped
