@@ -144,8 +144,8 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
         norm_vars, atom = [], norm
     else:
         return
-    own = np.asarray(list(m.X_c), dtype=int)
-    shapes.record_margin(m.margin, points, own - 1, w, m.theta, [m.xi[i] for i in m.X_c], 1.0, norm=norm_vars,
+    own = np.asarray(list(m.X_c), dtype=int)  # xi is indexed by X_c: its values in the rows' order
+    shapes.record_margin(m.margin, points, own - 1, w, m.theta, list(m.xi.values()), 1.0, norm=norm_vars,
                          eps=[m.eps[i] for i in m.X_c], named=named, atom=atom)
 
 

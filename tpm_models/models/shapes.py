@@ -164,7 +164,7 @@ def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign
             doc=f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0",
         )
     rows = np.asarray(list(X_own), dtype=int) - 1
-    record_margin(m.margin, points, rows, w, m.theta, [m.xi[i] for i in X_own], sign)
+    record_margin(m.margin, points, rows, w, m.theta, list(m.xi.values()), sign)  # xi indexed by X_own, in order
 
 
 def primal_plus(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray) -> None:
