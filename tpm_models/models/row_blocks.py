@@ -109,7 +109,9 @@ def record_rows(component, variables: list, indptr, slots, coefs, lower, upper, 
     """Record the rows of the built constraint ``component`` (every row it holds, in its order) as the arrays they were
     written from (:class:`RowBlock`; ``lower``, ``upper``: one number for every row, or one per row) on the model that
     holds it. The caller promises that the arrays are its rows' terms, in the order written (an ``atom`` term, a
-    named expression that is also in ``named``, where the walk meets it among them)."""
+    named expression that is also in ``named``, where the walk meets it among them), that every coefficient that can
+    change after the build (a mutable ``Param``) is named in ``params``, and that the sides are numbers, not
+    parameters (they are kept as recorded)."""
     rows = list(component.values())
     indptr = np.asarray(indptr, dtype=np.int64)
     slots = np.asarray(slots, dtype=np.int64 if len(variables) > np.iinfo(np.int32).max else np.int32)
