@@ -72,6 +72,7 @@ from pyomo.core.expr.visitor import identify_variables, replace_expressions
 from tpm_models.models import shapes
 from tpm_models.models.norms import add_pnorm_epigraph, conjugate
 from tpm_models.models.registry import model_info, register_model
+from tpm_models.models.row_blocks import discard_replaced
 from tpm_models.models.shapes import linear_row
 from tpm_models.models.uncertainty import (
     Box,
@@ -452,6 +453,7 @@ def robust_counterpart(
     for component, notes in build.notes.items():
         comp = m.component(component)
         comp.doc = ((comp.doc + "; ") if comp.doc else "") + "robust counterpart: " + "; ".join(notes)
+    discard_replaced(m)  # the records of the rows made robust (set anew) can never hold again
     return m
 
 

@@ -105,29 +105,48 @@ def _robust_objective(m: pyo.ConcreteModel, data: RobustData, quadratic, norm) -
     )
 
 
-def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> pyo.Constraint:
+def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
     """Rows ``margin[i]``: :math:`{x^i}^\\top w + \\theta - \\varepsilon_i\\|w\\|_{p'} + \\xi_i \\ge 0`.
 
     When the norm is a variable (``s``, ``t``, ``r``, ``norm_w``) the row is written as the one ``LinearExpression``
     Pyomo's operators make of ``linear_row(...) - eps[i] * norm + xi[i]`` (the same terms, in the same order, with
     :math:`-\\varepsilon_i` as the negation of the parameter), without the operators' dispatch: a tenth of the build
-    at :math:`10^5` points (``tests/models/test_builders.py`` compares the two expressions)."""
+    at :math:`10^5` points (``tests/models/test_builders.py`` compares the two expressions). The rows are recorded
+    (:func:`tpm_models.models.shapes.record_margin`: the norm a variable, a sum of variables, or a named expression,
+    read as one node beside the linear terms when it is not linear): a solver reads them in one numpy pass."""
     w = [m.w[j] for j in m.J]
     points = data.points  # a row's floats made when it is written: tolist() of all points would double the data
+    doc = "x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right"
     if norm.is_variable_type():
-        return pyo.Constraint(
+        m.margin = pyo.Constraint(
             m.X_c,
             rule=lambda m, i: LinearExpression(
                 [*shapes.linear_terms(points[i - 1], w), m.theta,
                  MonomialTermExpression((NPV_NegationExpression((m.eps[i],)), norm)), m.xi[i]]) >= 0,
-            doc="x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right",
+            doc=doc,
         )
-    return pyo.Constraint(
-        m.X_c,
-        rule=lambda m, i: shapes.linear_row([*points[i - 1].tolist(), 1], [*w, m.theta]) - m.eps[i] * norm
-        + m.xi[i] >= 0,
-        doc="x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right",
-    )
+    else:
+        m.margin = pyo.Constraint(
+            m.X_c,
+            rule=lambda m, i: shapes.linear_row([*points[i - 1].tolist(), 1], [*w, m.theta]) - m.eps[i] * norm
+            + m.xi[i] >= 0,
+            doc=doc,
+        )
+    named = [norm] if norm.is_named_expression_type() else []
+    terms = norm.expr if named else norm
+    atom = None
+    if norm.is_variable_type():
+        norm_vars = [norm]
+    elif terms.__class__ is LinearExpression and all(hasattr(a, "is_variable_type") and a.is_variable_type()
+                                                     for a in terms.args):
+        norm_vars = list(terms.args)
+    elif named:  # (23) at p = 2: the rows hold -eps_i * norm_w, norm_w = sqrt(...) an atom beside the linear terms
+        norm_vars, atom = [], norm
+    else:
+        return
+    own = np.asarray(list(m.X_c), dtype=int)  # xi is indexed by X_c: its values in the rows' order
+    shapes.record_margin(m.margin, points, own - 1, w, m.theta, list(m.xi.values()), 1.0, norm=norm_vars,
+                         eps=[m.eps[i] for i in m.X_c], named=named, atom=atom)
 
 
 def _cones(m: pyo.ConcreteModel) -> None:
@@ -216,7 +235,7 @@ def build_robust_23(
         _abs_w(m)
         m.norm_ge_abs_w = pnorm_epigraph(m, m.abs_w, m.norm_w, q)
     m.obj = _robust_objective(m, data, 0.5 * sum(m.w[j] ** 2 for j in m.J), m.norm_w)
-    m.margin = _robust_margin(m, data, m.norm_w)
+    _robust_margin(m, data, m.norm_w)
     return m
 
 
@@ -263,7 +282,7 @@ def build_robust_26(
     else:
         m.norm_r = pnorm_epigraph(m, m.a, m.r, q)
     m.obj = _robust_objective(m, data, 0.5 * (m.u - m.v), m.r)
-    m.margin = _robust_margin(m, data, m.r)
+    _robust_margin(m, data, m.r)
     return m
 
 
@@ -293,7 +312,7 @@ def build_socp_27(
     m.s_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.s + m.w[j] >= 0, doc="s_c >= -w_c,j")
     m.s_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.s - m.w[j] >= 0, doc="s_c >= w_c,j")
     m.obj = _robust_objective(m, data, 0.5 * (m.u - m.v), m.s)
-    m.margin = _robust_margin(m, data, m.s)
+    _robust_margin(m, data, m.s)
     return m
 
 
@@ -319,7 +338,7 @@ def build_socp_28(
     m, _, data = _robust_skeleton("(28) robust SOCP p=2", X, y, c, nu, alpha, 2.0, eps)
     _cones(m)
     m.obj = _robust_objective(m, data, 0.5 * (m.u - m.v), m.t)
-    m.margin = _robust_margin(m, data, m.t)
+    _robust_margin(m, data, m.t)
     return m
 
 
@@ -350,5 +369,5 @@ def build_socp_29(
     m.s_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.s[j] - m.w[j] >= 0, doc="s_c,j >= w_c,j")
     total = sum(m.s[j] for j in m.J)
     m.obj = _robust_objective(m, data, 0.5 * (m.u - m.v), total)
-    m.margin = _robust_margin(m, data, total)
+    _robust_margin(m, data, total)
     return m

@@ -25,6 +25,7 @@ from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression, ProductExpression, SumExpression
 
 from tpm_models.kernels import GRAM_ARRAYS, Kernel, check_dense_memory
+from tpm_models.models.row_blocks import RowBlock, record_rows
 from tpm_models.qp import QPMatrices
 from tpm_models.validation import check_nu_alpha
 
@@ -96,6 +97,36 @@ def linear_terms(coefs, variables) -> list:
     return [v if a == 1 else MonomialTermExpression((a, v)) for a, v in zip(coefs, variables)]
 
 
+def record_margin(component, points: np.ndarray, rows: np.ndarray, w: list, theta, xi: list, sign: float, *,
+                  norm: list = (), eps: list = (), named: list = (), atom=None) -> RowBlock:
+    """Record the margin rows ``component`` (:mod:`tpm_models.models.row_blocks`) as written: row ``k`` is
+
+    .. math::
+        \\sum_j p_{r_k j} w_j + \\theta - \\varepsilon_k \\sum_l \\text{norm}_l + \\text{sign}\\,\\xi_k \\ge 0
+
+    (:math:`\\le 0` for ``sign = -1``), :math:`p_{r_k j}` = ``points[rows[k], j]``, ``eps[k]`` the mutable parameter
+    of row ``k`` (no such term when ``norm`` is empty), the terms in this order; ``named``: the named expressions
+    the rows read ``norm`` through; ``atom``: a named expression (in ``named``) each row holds as
+    ``- eps[k] * atom`` instead of ``norm`` ((23) at p = 2: ``norm_w``, a square root)."""
+    k, n, t = len(xi), len(w), len(norm)
+    width = n + 2 + t
+    slots = np.empty((k, width), dtype=np.int32 if k + width < 2**31 else np.int64)
+    coefs = np.empty((k, width))
+    slots[:, :n] = np.arange(n)
+    for start in range(0, k, 1 << 16):  # the points copied by blocks: no second copy of X_c at once
+        coefs[start:start + (1 << 16), :n] = points[rows[start:start + (1 << 16)]]
+    slots[:, n], coefs[:, n] = n, 1.0
+    slots[:, n + 1:n + 1 + t] = n + 1 + np.arange(t)
+    coefs[:, n + 1:n + 1 + t] = 0.0  # -eps_k: read from the parameter when the rows are read
+    slots[:, -1], coefs[:, -1] = n + 1 + t + np.arange(k), float(sign)
+    param_at = (np.arange(k)[:, None] * width + n + 1 + np.arange(t)).ravel()
+    return record_rows(component, [*w, theta, *norm, *xi], np.arange(k + 1) * width, slots.ravel(), coefs.ravel(),
+                       0.0 if sign > 0 else -np.inf, np.inf if sign > 0 else 0.0,
+                       params=list(eps) if t or atom is not None else [], param_at=param_at,
+                       param_of=np.repeat(np.arange(k), t), param_factor=np.full(len(param_at), -1.0), named=named,
+                       atom=atom, atom_param_of=np.arange(k), atom_factor=-1.0)
+
+
 def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign: int) -> None:
     """(2)/(15) (``sign = +1``) and (3) (``sign = -1``), rows written directly from ``points`` (row ``i - 1``
     is :math:`x^i`).
@@ -132,6 +163,8 @@ def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign
             rule=lambda m, i: linear_row([*points[i - 1].tolist(), 1, -1], [*w, m.theta, m.xi[i]]) <= 0,
             doc=f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0",
         )
+    rows = np.asarray(list(X_own), dtype=int) - 1
+    record_margin(m.margin, points, rows, w, m.theta, list(m.xi.values()), sign)  # xi indexed by X_own, in order
 
 
 def primal_plus(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray) -> None:

@@ -6,7 +6,10 @@ or as a short sum of such expressions, parameter-times-variable terms and variab
 directly from its argument lists (the way :mod:`tpm_models.export.lp_text` reads a row), a few
 microseconds a row where ``generate_standard_repn`` takes 30-100; :func:`read_rows` reads every row of a
 model that way and returns the rows it could not read (a quadratic or nonlinear body, a node it does not
-know) for the caller's generic path.
+know) for the caller's generic path. A block of rows its builder recorded (:mod:`tpm_models.models.row_blocks`:
+the margin rows of (2), (3), (10), (11), (15), (23), (26)-(29)) is read in one numpy pass instead
+(:func:`block_terms`), while the record still holds for the model as it is now; the same arrays to the bit
+(``tests/solvers/test_bulk_rows.py``).
 
 What a body is read into: the columns (``column[id(var)]``), coefficients and the constant, with a
 repeated variable's coefficients added (as ``generate_standard_repn`` adds them) and no term dropped;
@@ -24,6 +27,7 @@ import math
 import numbers
 from array import array
 from dataclasses import dataclass
+from itertools import chain, islice
 
 import numpy as np
 import pyomo.core as pyo
@@ -32,6 +36,8 @@ from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.param import ParamData, ScalarParam
 from pyomo.core.base.var import ScalarVar, VarData
 from pyomo.core.expr import numeric_expr as ne
+
+from tpm_models.models.row_blocks import RowBlock, row_blocks
 
 _PLAIN = (float, int)
 _VARIABLES = (VarData, ScalarVar)
@@ -301,13 +307,81 @@ def linear_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) 
     return terms[0], terms[1], terms[2]
 
 
+BULK_BLOCKS = True
+"""Read the builders' recorded rows (:mod:`tpm_models.models.row_blocks`) in one numpy pass each; ``False``: walk
+every row (the tests compare the two readings)."""
+
+
+def _append(buffer: array, values: np.ndarray) -> None:
+    """Append ``values`` (of the buffer's type) to the ``array.array`` ``buffer`` without a Python object a term."""
+    buffer.frombytes(memoryview(np.ascontiguousarray(values)).cast("B"))
+
+
+def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
+    """:meth:`RowBlock.read` of ``rows``, kept only when its first and last rows are also what the walk reads (a
+    record that does not match its rows is the builder's error: its rows are then walked)."""
+    read = block.read(rows, column)
+    if read is None:
+        return None
+    cols, coefs, atoms = read
+    for k in {0, len(rows) - 1}:
+        lo, body, up = rows[k].to_bounded_expression(True)
+        walked = atom_terms(body, column)
+        a, b = block.indptr[k], block.indptr[k + 1]
+        if walked is None or walked[0] != cols[a:b].tolist() or walked[1] != coefs[a:b].tolist() \
+                or bool(rows[k].equality) != block.equality:
+            return None
+        if atoms is None:
+            if walked[3] or (-math.inf if lo is None else float(lo) - walked[2]) != block.lower[k] \
+                    or (math.inf if up is None else float(up) - walked[2]) != block.upper[k]:
+                return None
+        elif walked[2] != 0.0 or len(walked[3]) != 1 or walked[3][0][0] != atoms[k] \
+                or walked[3][0][1] is not block.atom.expr:
+            return None
+    return read
+
+
 def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     constraints, others, lower, upper, equality = [], [], [], [], []
     position, other_position, atom_rows = [], [], {}
     # the terms as machine numbers (8 bytes each, no Python list of objects): at 10^6 points (15) holds 2.1e7 terms
     indptr, cols, coefs = array("q", [0]), array("q"), array("d")
     inf, linear = math.inf, ne.LinearExpression
-    for i, con in enumerate(model.component_data_objects(pyo.Constraint, active=True, descend_into=True)):
+    starts = {id(b.rows[0]): b for b in row_blocks(model) if b.rows} if BULK_BLOCKS else {}
+    rows = iter(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
+    i = -1
+    while (con := next(rows, None)) is not None:
+        i += 1
+        block = starts.get(id(con)) if starts else None
+        if block is not None:  # a recorded block: read in one pass if the record holds for the model as it is now
+            chunk = [con, *islice(rows, len(block.rows) - 1)]
+            read = block_terms(block, chunk, column)
+            if read is not None and read[2] is not None:  # rows linear in one node each: to others, as read
+                node, bounds = block.atom.expr, block.indptr.tolist()
+                col_bytes, coef_bytes = read[0].astype(np.int64).tobytes(), read[1].tobytes()
+                for k, (row, a, b) in enumerate(zip(chunk, bounds, bounds[1:])):
+                    atom_rows[id(row)] = (array("q", col_bytes[8 * a:8 * b]), array("d", coef_bytes[8 * a:8 * b]),
+                                          0.0, [(read[2][k], node)])
+                others.extend(chunk)
+                other_position.extend(range(i, i + len(chunk)))
+                i += len(chunk) - 1
+                continue
+            if read is not None:
+                _append(indptr, block.indptr[1:] + len(cols))
+                block_cols, block_coefs, _ = read
+                del read
+                _append(cols, block_cols)
+                del block_cols  # one block's terms at a time beside the buffers: (15) at 10^6 has 5.5e6
+                _append(coefs, block_coefs)
+                del block_coefs
+                constraints.extend(chunk)
+                lower.extend(block.lower.tolist())
+                upper.extend(block.upper.tolist())
+                equality.extend([block.equality] * len(chunk))
+                position.extend(range(i, i + len(chunk)))
+                i += len(chunk) - 1
+                continue
+            rows = chain(chunk[1:], rows)  # the rest of the chunk is read row by row, as any row
         start = len(cols)
         lo, body, up = con.to_bounded_expression(True)
         atoms: list = []
