@@ -59,7 +59,7 @@ def skeleton(
     The builders whose rows are written with numeric coefficients (:func:`linear_row`) pass
     ``data_name=None``: at :math:`m = 10^5` points a ``Param`` holding every :math:`x_{ij}` costs more
     time and memory than the whole rest of the model. The models that refer to the data
-    symbolically ((22) by scenarios, the derived duals) keep it.
+    symbolically ((22) by scenarios and semi-infinite) keep it.
     """
     m = pyo.ConcreteModel(name=title)
     m.J = pyo.RangeSet(points.shape[1], doc="features j = 1..n")
