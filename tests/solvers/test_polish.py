@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from tpm_models import build, load_dataset, min_max_scale
 from tpm_models.learn import fastconic
-from tpm_models.solvers import available_solvers
+from tpm_models.solvers import available_solvers, newton_solve
 from tpm_models.solvers.backends.clarabel import clarabel_solve
 from tpm_models.solvers.compare import rel_dist
 from tpm_models.solvers.conic import Cone, conic_form
@@ -208,13 +208,13 @@ def test_a_crawling_newton_run_stops_without_changing_the_answer(monkeypatch):
     form = pow_as_soc(conic_form(build(23, X, y, 1, 0.3, 1.0, p=1.5, eps=0.02)))
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)
     steps = {"n": 0}
-    newton_step = polish_module._newton_step
+    newton_step = polish_module.newton_step
 
     def counted(*args):
         steps["n"] += 1
         return newton_step(*args)
 
-    monkeypatch.setattr(polish_module, "_newton_step", counted)
+    monkeypatch.setattr(polish_module, "newton_step", counted)
     results, default = {}, polish_module.POLISH_STALL
     for stall in (default, math.inf):
         monkeypatch.setattr(polish_module, "POLISH_STALL", stall)
@@ -245,6 +245,22 @@ def test_p15_models_polish_on_their_power_cones_to_one_optimum():
     assert np.max(np.abs(np.asarray(r23.values["w"]) - np.asarray(r26.values["w"]))) <= 1e-10
 
 
+
+def _count_factorisations(monkeypatch) -> list[int]:
+    """The sizes of the Newton matrices factorised from now on (:class:`~tpm_models.solvers.newton_solve.Factors`
+    counted), in a list that grows as the polish runs."""
+    factorised: list[int] = []
+    original = newton_solve.Factors
+
+    class Counted(original):
+        def __init__(self, J, *args):
+            factorised.append(J.shape[0])
+            super().__init__(J, *args)
+
+    monkeypatch.setattr(newton_solve, "Factors", Counted)
+    return factorised
+
+
 def test_the_factors_of_a_large_newton_run_are_reused_for_the_same_point(monkeypatch):
     """From POLISH_LARGE unknowns on, the Newton steps after the first are solved with the first step's factors and
     iterative refinement on their own matrix (POLISH_REUSE). (28) on 10^4 points of the scale benchmark's data (about
@@ -257,18 +273,10 @@ def test_the_factors_of_a_large_newton_run_are_reused_for_the_same_point(monkeyp
     form = conic_form(build(28, X, y, 1, 0.3, 1.0, eps=0.02))
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)
     assert form.A.shape[0] + form.A.shape[1] >= polish_module.POLISH_LARGE
-    factorised = []
-    original = polish_module._Factors
-
-    class Counted(original):
-        def __init__(self, J, *args):
-            factorised.append(J.shape[0])
-            super().__init__(J, *args)
-
-    monkeypatch.setattr(polish_module, "_Factors", Counted)
+    factorised = _count_factorisations(monkeypatch)
     reused = polish(form.P, form.q, form.A, form.b, form.cones, run.x, run.s, run.z)
     once = len(factorised)
-    monkeypatch.setattr(polish_module, "POLISH_REUSE", 0.0)
+    monkeypatch.setattr(newton_solve, "POLISH_REUSE", 0.0)
     fresh = polish(form.P, form.q, form.A, form.b, form.cones, run.x, run.s, run.z)
     assert reused.accepted and fresh.accepted and reused.residual_after <= POLISH_ACCEPT
     assert once == 1 and len(factorised) - once >= 2  # the fresh run factorised every step
@@ -313,7 +321,7 @@ def test_the_newton_step_without_the_z_rows_solves_the_whole_newton_system(eq, k
     fixed, reg = polish_module._fixed_jacobian(P, A, f, nx, len(mu))
     J = polish_module._jacobian(A, f, form.b - A @ x, mu, fixed)
     assert J.shape[0] == nx + m - len(f.z_rows) - 2 * len(f.pin_rows) + len(mu)
-    step = polish_module._expand(f, F, polish_module._newton_step(J, polish_module._reduce(A, f, F, nx), reg), nx,
+    step = polish_module._expand(f, F, polish_module.newton_step(J, polish_module._reduce(A, f, F, nx), reg), nx,
                                  P, A)
     assert not step[f.pin_cols].any()
     u, h = np.concatenate([x, run.z, mu]), 1e-5 / np.max(np.abs(step))
@@ -333,15 +341,7 @@ def test_pinned_bounds_polish_large_models_to_the_same_point(monkeypatch):
     from tpm_models.solvers import polish as polish_module
 
     X, y = scale_data(10_000)
-    factorised = []
-    original = polish_module._Factors
-
-    class Counted(original):
-        def __init__(self, J, *args):
-            factorised.append(J.shape[0])
-            super().__init__(J, *args)
-
-    monkeypatch.setattr(polish_module, "_Factors", Counted)
+    factorised = _count_factorisations(monkeypatch)
     for eq in (28, 29):
         form = conic_form(build(eq, X, y, 1, 0.3, 1.0, eps=0.02))
         run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)

@@ -59,7 +59,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from tpm_models.solvers.cone_faces import (  # noqa: F401  importable from here too
     FACE_ORTHOGONAL,
@@ -70,19 +69,22 @@ from tpm_models.solvers.cone_faces import (  # noqa: F401  importable from here 
     solve_for,
 )
 from tpm_models.solvers.cones import Cone
+from tpm_models.solvers.newton_solve import (  # noqa: F401  importable from here too
+    POLISH_DENSE,
+    POLISH_REFINE,
+    POLISH_REG,
+    POLISH_REUSE,
+    POLISH_SWEEPS,
+    dense_last,
+    newton_step,
+)
 
-POLISH_REG = 1e-9
-"""The proximal regularisation of each Newton system (removed by iterative refinement)."""
-POLISH_REFINE = 20
-"""Iterative refinement steps per Newton step at most."""
 POLISH_NEWTON = 20
 """Newton steps at most (the equations are linear but for the cone faces: quadratic convergence near the
 solution; damped steps farther away)."""
 POLISH_FLOOR = 1e-15
 """Newton stops once :math:`\\|F\\|_2` is below 1e-15 times the largest of 1, :math:`|q|` and :math:`|b|`
 (rounding), or once a step no longer halves it below 1e3 times that (rounding too)."""
-POLISH_SWEEPS = 5
-"""Ruiz equilibration sweeps of each Newton system (:func:`_equilibrate`)."""
 POLISH_RETRIES = 3
 """Readings of the faces tried after the first, each with one doubtful active row released (:func:`polish`), below
 :data:`POLISH_LARGE` unknowns only: each is a Newton run, a sparse factorisation or more (0.4 s on 10^5 points), and
@@ -120,21 +122,12 @@ POLISH_LARGE = 5_000
 own ordering, with which the polish was measured on Iris and Wine), no retries are made (:data:`POLISH_RETRIES`) and
 a run stops at :data:`POLISH_STALL_LARGE`."""
 
-POLISH_REUSE = 1e-14
-"""From :data:`POLISH_LARGE` unknowns on, a Newton step is first solved with the factors of the run's first step (the
-Newton matrix changes only in the cone blocks' rows) and iterative refinement on its own matrix; that step is taken
-when its residual :math:`\\|J\\,step + F\\|_\\infty` is at most 1e-14 of :math:`\\max(1, \\|F\\|_\\infty)`, else the
-matrix is factorised. Each polished point is still judged by its KKT residual (:data:`POLISH_ACCEPT`)."""
-
 POLISH_PIN = True
 """From :data:`POLISH_LARGE` unknowns on, the columns of the active rows of one entry (active bounds) are pinned at
 their bounds and leave the Newton system with those rows (:meth:`_Faces.pin`). Measured on (28) at 10^6 points
 (``docs/bench-scale.md``): 749,892 unknowns and 68 million nonzeros in the LU factors (10 s, +2 GB, the process's
 peak) -> about 250,000 unknowns (1.1 s, +0.35 GB), the same polished x; below :data:`POLISH_LARGE` not used (the
 conic survey's polishes stay as measured)."""
-
-POLISH_DENSE = 50
-"""More nonzeros than this make a row or column of the Newton matrix *dense* for :func:`dense_last`."""
 
 POLISH_MAX_MOVE = 1e-2
 """The largest move :math:`\\|x_{\\text{polished}} - x\\|_\\infty / \\max(1, \\|x\\|_\\infty)` accepted: a safety net
@@ -340,96 +333,6 @@ def _fixed_jacobian(P, A, f: _Faces, nx: int, nb: int) -> tuple[sp.csr_matrix, n
     return fixed, reg
 
 
-def _equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray, np.ndarray]:
-    """Ruiz scaling: ``r``, ``c`` with the rows and columns of ``diag(r) M diag(c)`` of largest entry near 1 (the
-    power cones' Hessians near their edges reach 1e8 beside entries of 1)."""
-    R, C = sp.csr_matrix(M), sp.csc_matrix(M)
-    R.sum_duplicates()
-    C.sum_duplicates()
-    row_data, col_data = np.abs(R.data), np.abs(C.data)
-    row_has, col_has = np.diff(R.indptr) > 0, np.diff(C.indptr) > 0
-    row_starts, col_starts = R.indptr[:-1][row_has], C.indptr[:-1][col_has]
-    r, c = np.ones(M.shape[0]), np.ones(M.shape[1])
-    for _ in range(sweeps):  # the largest |r_i m_ij c_j| of row i is r_i max_j |m_ij| c_j (and so for columns)
-        row_max, col_max = np.ones_like(r), np.ones_like(c)
-        if row_data.size:
-            row_max[row_has] = r[row_has] * np.maximum.reduceat(row_data * c[R.indices], row_starts)
-            col_max[col_has] = c[col_has] * np.maximum.reduceat(col_data * r[C.indices], col_starts)
-        r /= np.sqrt(np.where(row_max > 0, row_max, 1.0))
-        c /= np.sqrt(np.where(col_max > 0, col_max, 1.0))
-    return r, c
-
-
-def dense_last(M: sp.spmatrix) -> np.ndarray:
-    """A symmetric ordering of ``M``: the rows and columns with more than :data:`POLISH_DENSE` nonzeros (the
-    columns of :math:`w`, :math:`\\theta`, :math:`t` that every margin row holds) last, the others in their order.
-    Each point's rows then eliminate with fill only in the dense block: on (28) at 10^5 points, 1.3 million
-    nonzeros in the factors and 0.3 s, against 30 million and 4.5 s with SuperLU's own COLAMD ordering."""
-    M = sp.csc_matrix(M)
-    dense = (np.diff(M.indptr) > POLISH_DENSE) | (np.bincount(M.indices, minlength=M.shape[0]) > POLISH_DENSE)
-    return np.concatenate([np.flatnonzero(~dense), np.flatnonzero(dense)])
-
-
-class _Factors:
-    """The LU factors of one Newton matrix (:func:`_newton_step`), equilibrated and regularised, and their solve."""
-
-    def __init__(self, J: sp.csc_matrix, reg: np.ndarray, large: bool = False):
-        self.r, self.c = _equilibrate(J)
-        J = sp.csr_matrix(J)
-        rows = np.repeat(np.arange(J.shape[0]), np.diff(J.indptr))  # diag(r) J diag(c), entry by entry
-        M = sp.csr_matrix(((J.data * self.r[rows]) * self.c[J.indices], J.indices, J.indptr), shape=J.shape)
-        M.eliminate_zeros()
-        M = (M + sp.diags(POLISH_REG * reg)).tocsc()
-        self.perm = dense_last(M) if large else None
-        # RuntimeError: exactly singular even with the regularisation
-        self.lu = spla.splu(M) if self.perm is None else spla.splu(M[self.perm][:, self.perm].tocsc(),
-                                                                   permc_spec="NATURAL")
-
-    def solve(self, rhs: np.ndarray) -> np.ndarray:
-        if self.perm is None:
-            return self.c * self.lu.solve(self.r * rhs)
-        out = np.empty_like(rhs)
-        out[self.perm] = self.lu.solve((self.r * rhs)[self.perm])
-        return self.c * out
-
-
-def _refine(J: sp.csc_matrix, F: np.ndarray, factors: _Factors) -> tuple[np.ndarray | None, float]:
-    """``J step = -F`` by ``factors`` and iterative refinement on ``J`` (:data:`POLISH_REFINE` steps at most): the
-    step (``None`` if not finite) and its residual :math:`\\|J\\,step + F\\|_\\infty / \\max(1, \\|F\\|_\\infty)`."""
-    scale = max(1.0, float(np.max(np.abs(F), initial=0.0)))
-    step = factors.solve(-F)
-    size = math.inf
-    for _ in range(POLISH_REFINE):
-        res = -F - J @ step
-        if not np.isfinite(res).all():
-            return None, math.inf
-        largest = float(np.max(np.abs(res), initial=0.0))
-        size = largest / scale
-        if largest <= 1e-17 * scale:
-            break
-        step += factors.solve(res)
-    return (step, size) if np.isfinite(step).all() else (None, math.inf)
-
-
-def _newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray, kept: list | None = None) -> np.ndarray | None:
-    """``J step = -F`` through the LU factors of the equilibrated ``J + POLISH_REG diag(reg)`` (:func:`_equilibrate`)
-    and iterative refinement on ``J`` itself. ``kept``: from :data:`POLISH_LARGE` unknowns on (else ``None``), a list
-    holding the factors of an earlier step of the same Newton run: they are tried first, as a preconditioner of the
-    refinement on this ``J``, and kept when the refined step meets :data:`POLISH_REUSE` (else ``J`` is factorised, in
-    the order of :func:`dense_last`)."""
-    if kept:
-        step, size = _refine(J, F, kept[0])
-        if step is not None and size <= POLISH_REUSE:
-            return step
-    try:
-        factors = _Factors(J, reg, kept is not None)
-    except RuntimeError:  # exactly singular even with the regularisation
-        return None
-    if kept is not None:
-        kept[:] = [factors]
-    return _refine(J, F, factors)[0]
-
-
 def _norm(v: np.ndarray) -> float:
     """:math:`\\|v\\|_2` by numpy's own loop, not BLAS: OpenBLAS's threads took 2.4 ms per product of 10^5 entries on a
     loaded 2-core machine (load 3-6; the polish of (28) on 10^5 points: 0.08 of its 0.47 s), numpy's loop 0.04 ms."""
@@ -469,7 +372,7 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
         size = _norm(F)
         if size <= floor:
             break
-        reduced = _newton_step(_jacobian(A, f, b - A @ xk, mu, fixed), _reduce(A, f, F, nx), reg, kept)
+        reduced = newton_step(_jacobian(A, f, b - A @ xk, mu, fixed), _reduce(A, f, F, nx), reg, kept)
         if reduced is None:
             break
         step = _expand(f, F, reduced, nx, P, A)
