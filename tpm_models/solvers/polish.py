@@ -326,9 +326,14 @@ def _fixed_jacobian(P, A, f: _Faces, nx: int, nb: int) -> tuple[sp.csr_matrix, n
     if f.x_kept is not None:  # the pinned columns and their stationarity rows leave too (_Faces.pin)
         P = sp.csr_matrix(P)[f.x_kept][:, f.x_kept]
         nx = len(f.x_kept)
-    fixed = sp.bmat([[P, A_k.T, sp.csr_matrix((nx, nb))],  # the boundary blocks' z - mu g rows: identity on z
-                     [-(sp.diags(s_mask) @ A_k), sp.diags(1.0 - s_mask), sp.csr_matrix((k, nb))],
-                     [sp.csr_matrix((nb, nx)), sp.csr_matrix((nb, k)), sp.csr_matrix((nb, nb))]], format="csr")
+    below = A_k.copy()  # -diag(s_mask) A_k, its zero rows left out
+    below.data *= -np.repeat(s_mask, np.diff(A_k.indptr))
+    below.eliminate_zeros()
+    # by rows of compressed blocks (no COO conversion of the whole matrix: 0.09 -> 0.05 s on (29) at 10^5 points);
+    # the boundary blocks' rows z - mu g: identity on z
+    fixed = sp.vstack([sp.hstack([sp.csr_matrix(P), A_k.T.tocsr(), sp.csr_matrix((nx, nb))], format="csr"),
+                       sp.hstack([below, sp.diags(1.0 - s_mask, format="csr"), sp.csr_matrix((k, nb))], format="csr"),
+                       sp.csr_matrix((nb, nx + k + nb))], format="csr")
     reg = np.concatenate([np.ones(nx), -s_mask, -np.ones(nb)])
     return fixed, reg
 
