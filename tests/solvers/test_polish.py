@@ -405,3 +405,25 @@ def test_pinned_bounds_polish_large_models_to_the_same_point(monkeypatch):
         assert pinned.accepted and whole.accepted and pinned.residual_after <= POLISH_ACCEPT
         assert size_pinned <= size_whole - 2 * 1_000  # at least 1,000 active bounds left, with their columns
         assert np.max(np.abs(pinned.x - whole.x)) <= 1e-12 * max(1.0, float(np.max(np.abs(whole.x))))
+
+
+def test_a_singular_sparse_block_falls_back_to_the_whole_lu():
+    """newton_solve.Factors takes the Schur complement on the dense rows and columns only while the sparse block
+    factorises: here M_SS = diag(0, 1, ..., 1) is exactly singular (no regularisation), while the whole matrix
+    [[1, e_1' + 1e-3 e'], [e_1 + 1e-3 e, diag(0, 1, ..., 1)]] (row and column 0 dense: 60 entries) is not; the
+    factors fall back to the LU of the whole matrix, and the refined step solves J step = -F to 1e-14 (the
+    POLISH_REUSE bar), checked by the product with J."""
+    n = 61
+    J = sp.lil_matrix((n, n))
+    J[0, 0] = 1.0
+    J[0, 1:] = 1e-3
+    J[1:, 0] = 1e-3
+    J[0, 1] = J[1, 0] = 1.0
+    J.setdiag(np.r_[1.0, 0.0, np.ones(n - 2)])
+    J = sp.csr_matrix(J)
+    factors = newton_solve.Factors(J, np.zeros(n), large=True)
+    assert factors.sparse is None and factors.perm is not None  # not the Schur complement
+    F = np.linspace(-1.0, 1.0, n)
+    step, size = newton_solve.refine(J, F, factors)
+    assert step is not None and size <= 1e-14
+    assert np.max(np.abs(J @ step + F)) <= 1e-14

@@ -33,11 +33,15 @@ factorised. Each polished point is still judged by its KKT residual (``POLISH_AC
 
 POLISH_DENSE = 50
 """More nonzeros than this make a row or column of the Newton matrix *dense* for :func:`dense_last`."""
-POLISH_SCHUR = 200
+POLISH_SCHUR = 100
 """At most this many dense rows and columns (:data:`POLISH_DENSE`) are eliminated by a dense Schur complement
 (:meth:`Factors._schur`), from the polish's ``POLISH_LARGE`` unknowns on; more, or none, and the whole matrix is
-factorised in the order of :func:`dense_last`. The complement holds :math:`n_D^2` numbers and :math:`X` holds
-:math:`n_S n_D`: 41 dense unknowns on (29), 22 on (27), (28) and (23)."""
+factorised in the order of :func:`dense_last`. 41 dense unknowns on (29), 21-22 on (23), (26)-(28) at 10^5 points."""
+POLISH_SCHUR_SIZE = 10_000_000
+"""At most this many entries :math:`n_S n_D` in :math:`X = M_{SS}^{-1} M_{SD}` (:meth:`Factors._schur`: 80 MB; the
+equilibration holds five more arrays of that size, for a moment), else the whole matrix is factorised: (28) at
+10^6 points has 5.5 million (about 250,000 sparse unknowns, 22 dense), and its process's peak memory is Clarabel's
+run, unchanged (``docs/bench-scale.md``, "Issue 24, the polish at 10^5")."""
 
 
 def equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray, np.ndarray]:
@@ -110,8 +114,9 @@ def dense_last(M: sp.spmatrix) -> np.ndarray:
 class Factors:
     """The factors of one Newton matrix (:func:`newton_step`), equilibrated and regularised, and their solve: an LU
     of the whole matrix, or from ``large`` on, with 1 to :data:`POLISH_SCHUR` dense rows and columns
-    (:func:`dense_last`'s), the LU of the sparse block and the dense Schur complement of the dense one
-    (:meth:`_schur`); else the LU in the order of :func:`dense_last`."""
+    (:func:`dense_last`'s) and at most :data:`POLISH_SCHUR_SIZE` entries in :math:`X`, the LU of the sparse block and
+    the dense Schur complement of the dense one (:meth:`_schur`); else (or if the sparse block or the complement is
+    exactly singular) the LU in the order of :func:`dense_last`."""
 
     def __init__(self, J: sp.csc_matrix, reg: np.ndarray, large: bool = False):
         self.perm: np.ndarray | None = None
@@ -120,9 +125,13 @@ class Factors:
             J = sp.csr_matrix(J)
             J.sum_duplicates()
             dense = _dense(J)
-            if 0 < dense.sum() <= POLISH_SCHUR:
-                self._schur(J, POLISH_REG * reg, dense)
-                return
+            n_dense = int(dense.sum())
+            if 0 < n_dense <= POLISH_SCHUR and (len(dense) - n_dense) * n_dense <= POLISH_SCHUR_SIZE:
+                try:
+                    self._schur(J, POLISH_REG * reg, dense)
+                    return
+                except RuntimeError:  # M_SS or C exactly singular: the whole matrix, pivoting across the blocks
+                    self.sparse = None
         self.r, self.c = equilibrate(J)
         J = sp.csr_matrix(J)
         rows = np.repeat(np.arange(J.shape[0]), np.diff(J.indptr))  # diag(r) J diag(c), entry by entry
