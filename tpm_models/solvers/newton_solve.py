@@ -155,19 +155,20 @@ class Factors:
         n = J.shape[0]
         self.sparse, self.dense = S, D = np.flatnonzero(~dense), np.flatnonzero(dense)
         ns, nd = len(S), len(D)
-        place = np.empty(n, dtype=np.int64)
+        place = np.empty(n, dtype=np.int32)  # 32-bit indices and boolean masks: fewer and smaller new arrays
         place[S] = np.arange(ns)
         place[D] = np.arange(nd)
         J_S = J[S]  # the sparse rows: their dense columns as an array, the others sparse
-        rows = np.repeat(np.arange(ns), np.diff(J_S.indptr))
+        rows = np.repeat(np.arange(ns, dtype=np.int32), np.diff(J_S.indptr))
         to_dense = dense[J_S.indices]
-        k = np.flatnonzero(to_dense)
+        cols = place[J_S.indices]
         M_SD = np.zeros((ns, nd), order="F")  # column by column: its maxima (_equilibrate_blocks) and SuperLU's solve
-        M_SD[rows[k], place[J_S.indices[k]]] = J_S.data[k]
-        k = np.flatnonzero(~to_dense)
-        M_SS = sp.csr_matrix((J_S.data[k], place[J_S.indices[k]],
-                              np.concatenate([[0], np.cumsum(np.bincount(rows[k], minlength=ns))])), shape=(ns, ns))
-        del J_S, rows, to_dense, k
+        M_SD[rows[to_dense], cols[to_dense]] = J_S.data[to_dense]
+        to_sparse = ~to_dense
+        M_SS = sp.csr_matrix((J_S.data[to_sparse], cols[to_sparse],
+                              np.concatenate([[0], np.cumsum(np.bincount(rows[to_sparse], minlength=ns))])),
+                             shape=(ns, ns))
+        del J_S, rows, to_dense, to_sparse, cols
         J_D = J[D].toarray()  # the dense rows, whole
         M_DS, M_DD = J_D[:, S], J_D[:, D]
         del J_D
