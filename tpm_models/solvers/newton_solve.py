@@ -39,9 +39,9 @@ POLISH_SCHUR = 100
 factorised in the order of :func:`dense_last`. 41 dense unknowns on (29), 21-22 on (23), (26)-(28) at 10^5 points."""
 POLISH_SCHUR_SIZE = 10_000_000
 """At most this many entries :math:`n_S n_D` in :math:`X = M_{SS}^{-1} M_{SD}` (:meth:`Factors._schur`: 80 MB; the
-equilibration holds five more arrays of that size, for a moment), else the whole matrix is factorised: (28) at
-10^6 points has 5.5 million (about 250,000 sparse unknowns, 22 dense), and its process's peak memory is Clarabel's
-run, unchanged (``docs/bench-scale.md``, "Issue 24, the polish at 10^5")."""
+equilibration holds five more arrays of that size, for a moment), else the whole matrix is factorised. At 10^6
+points (15) has 3.1 million (149,969 sparse unknowns, 21 dense) and (28) 0.5 million (249,956 and 2); the peak
+memory of both processes is Clarabel's run, unchanged (``docs/bench-scale.md``, "Issue 24, the polish at 10^5")."""
 
 
 def equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray, np.ndarray]:
