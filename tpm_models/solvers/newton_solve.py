@@ -2,7 +2,8 @@
 through the LU factors of the Ruiz-equilibrated, regularised :math:`J + \\rho\\,\\mathrm{diag}(\\text{reg})`
 (:class:`Factors`) and iterative refinement on :math:`J` itself (:func:`refine`), so that the step is the one of
 :math:`J`, not of the regularised matrix; at scale the factors of a run's first step are reused by the next steps
-(:data:`POLISH_REUSE`) and the matrix is ordered with its dense rows and columns last (:func:`dense_last`).
+(:data:`POLISH_REUSE`), and the dense rows and columns are eliminated by a Schur complement (:meth:`Factors._schur`)
+or ordered last (:func:`dense_last`).
 
 One concern: factorising and solving a Newton system. What the system is (the faces, the residual, the Jacobian)
 is :mod:`tpm_models.solvers.polish`'s.

@@ -118,8 +118,9 @@ holds at scale only), while on (23) at p = 1.5 on 10^5 points such runs took 20 
 POLISH_ACCEPT = 1e-11
 """The largest KKT residual (:func:`kkt_residual`) of an accepted polished point."""
 POLISH_LARGE = 5_000
-"""From this many unknowns on, a Newton step is factorised in the order of :func:`dense_last` (below it, SuperLU's
-own ordering, with which the polish was measured on Iris and Wine), no retries are made (:data:`POLISH_RETRIES`) and
+"""From this many unknowns on, a Newton step is factorised with its dense rows and columns by a Schur complement, or
+in the order of :func:`dense_last` (``newton_solve.Factors``; below it, SuperLU's own ordering, with which the polish
+was measured on Iris and Wine), no retries are made (:data:`POLISH_RETRIES`) and
 a run stops at :data:`POLISH_STALL_LARGE`."""
 
 POLISH_PIN = True
