@@ -232,7 +232,7 @@ def newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray, kept: list | N
     and iterative refinement on ``J`` itself. ``kept``: a list (the polish passes one from ``POLISH_LARGE`` unknowns
     on, else ``None``) holding the factors of an earlier step of the same Newton run: they are tried first, as a
     preconditioner of the refinement on this ``J``, and kept when the refined step meets :data:`POLISH_REUSE` (else
-    ``J`` is factorised, in the order of :func:`dense_last`)."""
+    ``J`` is factorised, its dense rows and columns by a Schur complement or last: :class:`Factors`)."""
     if kept:
         step, size = refine(J, F, kept[0])
         if step is not None and size <= POLISH_REUSE:
