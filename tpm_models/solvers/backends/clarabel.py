@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import GAP_FLOOR, Termination
 from tpm_models.solvers.conic import Cone, ConicForm, conic_form
-from tpm_models.solvers.polish import Polished, polish
+from tpm_models.solvers.polish import POLISH_HUGE, Polished, polish
 from tpm_models.solvers.powsoc import dual_of_power_form, implied_bounds, pow_as_soc_map, without_rows
 from tpm_models.solvers.rows import model_evaluates
 
@@ -115,6 +115,17 @@ instead of four (before, with the bounds kept, that polish failed and cost 0.36 
 (``docs/bench-scale.md``): (27) on 10^5 points, whose runs at 1e-12 and 1e-10 stop at the same point (dual residual
 2.7e-8) before the run at 1e-8 ends ``Solved``: two runs of about 2.2 s each are saved, and the polished point is
 the same optimum."""
+
+POWER_POLISH_ATTEMPTS = 3
+"""The Newton runs of a polish on the power cones (:func:`on_power_cones`, :func:`polish_power_form`) from
+:data:`~tpm_models.solvers.polish.POLISH_HUGE` unknowns on, where the polish's own limit is
+:data:`~tpm_models.solvers.polish.POLISH_ATTEMPTS_HUGE` = 2 (below it, the polish's own limit holds): the first
+reading of the faces and two with their signs corrected. Measured (``docs/bench-scale.md``, "Issue 24, the
+p-norms' tree of cones"): (26) at p = 1.5 on 10^5 points stops ``AlmostSolved`` short of 1e-8 on the tree of
+:func:`~tpm_models.solvers.powsoc.pow_as_soc_map` (dual residual 1.3e-8); at its point a margin row with
+:math:`s` = 8.2e-9 and :math:`z` = 1.0e-8 reads active (inactive at the optimum, :math:`s` = 8.2e-9 there), the first
+correction moves it and another row, the second moves that one back: polished by the third run (three runs, 0.26 s),
+where a failed polish was followed by the rescue run (1.8 s)."""
 
 POW_AS_SOC_COLUMNS = 2_000
 """From this many columns of the conic form on, its power cones are written as second-order cones
@@ -372,7 +383,8 @@ def polish_power_form(run: ClarabelRun, power: ConicForm, soc: ConicForm, back: 
     already (of an ``AlmostSolved`` point, :func:`clarabel_solve`'s ``almost``)."""
     if polished is None:
         x, z = dual_of_power_form(power, back, run.x, run.z)
-        polished = polish(power.P, power.q, power.A, power.b, power.cones, x, power.b - power.A @ x, z)
+        polished = polish(power.P, power.q, power.A, power.b, power.cones, x, power.b - power.A @ x, z,
+                          attempts=power_polish_attempts(x, z))
     run.polished = polished
     if not run.polished.accepted:
         return soc
@@ -397,7 +409,14 @@ def on_power_cones(power: ConicForm, soc: ConicForm, back: sp.csr_matrix, x: np.
     """The polish on ``power``'s cones of a point ``(x, z)`` of ``soc`` (:func:`polish_power_form`), ``z`` on ``soc``'s
     rows ``kept`` (all when ``None``)."""
     xp, zp = dual_of_power_form(power, back, x, whole_z(soc, kept, z))
-    return polish(power.P, power.q, power.A, power.b, power.cones, xp, power.b - power.A @ xp, zp)
+    return polish(power.P, power.q, power.A, power.b, power.cones, xp, power.b - power.A @ xp, zp,
+                  attempts=power_polish_attempts(xp, zp))
+
+
+def power_polish_attempts(x: np.ndarray, z: np.ndarray) -> int | None:
+    """:data:`POWER_POLISH_ATTEMPTS` from :data:`~tpm_models.solvers.polish.POLISH_HUGE` unknowns on, else ``None``
+    (the polish's own limit)."""
+    return POWER_POLISH_ATTEMPTS if len(x) + len(z) >= POLISH_HUGE else None
 
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
