@@ -531,3 +531,29 @@ def test_without_the_polish_a_point_short_of_1e8_is_not_taken(monkeypatch):
     assert len(runs) == 2  # the run at 1e-12 (SOC_FORM_TOLS) and the rescue run
     assert abs(r.objective - truth.objective) <= 1e-7 * abs(truth.objective)
 
+
+@pytest.mark.parametrize("eq, p", [(23, 3.0), (26, 1.5)])
+def test_a_point_at_the_power_cones_apex_is_not_polished_and_is_certified(monkeypatch, eq, p):
+    """(23), (26) on 2,000 points of the scale benchmark's data with eps above 1/2 ||mean(X_-c) - mean(X_c)||_p: the
+    optimum is w = 0, objective 0 (closed form: ``test_certificate.py::test_the_robust_models_at_w_0_are_certified``),
+    where the perspective rows are at their power cones' apex. With the power cones written as second-order cones
+    (as from ``POW_AS_SOC_COLUMNS`` columns on), the polish on the power cones, which would put r = 0 exactly where
+    the rows have no value, is not made (no Newton run), and Clarabel's point is certified; with that test
+    (``apex_refused``) off, the polish is made, then refused, and the result is the same point."""
+    from tpm_models.experiments.bench_scale import scale_data
+
+    X, y = scale_data(2000)
+    d = X[y != 1].mean(axis=0) - X[y == 1].mean(axis=0)
+    eps = 0.6 * float(np.linalg.norm(d, p))
+    monkeypatch.setattr(clarabel_backend, "POW_AS_SOC_COLUMNS", 0)
+    calls = []
+    polish = clarabel_backend.polish
+    monkeypatch.setattr(clarabel_backend, "polish", lambda *a, **k: calls.append(1) or polish(*a, **k))
+    r = solve(build(eq, X, y, 1, NU, ALPHA, eps=eps, p=p), "clarabel")
+    assert "not polished: " + clarabel_backend.APEX_REASON in r.message and not calls, r.message
+    assert r.certified and abs(r.objective) <= 1e-10  # the closed form: 0 (absolute: the optimum is 0)
+    assert np.max(np.abs(r.values["w"])) <= 1e-7
+    monkeypatch.setattr(clarabel_backend, "apex_refused", lambda *a: False)
+    refused = solve(build(eq, X, y, 1, NU, ALPHA, eps=eps, p=p), "clarabel")
+    assert "not polished: the polished point is where" in refused.message and calls, refused.message
+    assert refused.objective == r.objective and np.array_equal(refused.values["w"], r.values["w"])

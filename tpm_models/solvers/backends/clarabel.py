@@ -9,6 +9,7 @@ its KKT residual is lower and at most 1e-11; else Clarabel's own point is kept. 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,7 @@ from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import GAP_FLOOR, Termination
 from tpm_models.solvers.conic import Cone, ConicForm, conic_form
 from tpm_models.solvers.polish import POLISH_HUGE, Polished, polish
+from tpm_models.solvers.power_apex import apex_point
 from tpm_models.solvers.powsoc import dual_of_power_form, implied_bounds, pow_as_soc_map, without_rows
 from tpm_models.solvers.rows import model_evaluates
 
@@ -419,6 +421,26 @@ def power_polish_attempts(x: np.ndarray, z: np.ndarray) -> int | None:
     return POWER_POLISH_ATTEMPTS if len(x) + len(z) >= POLISH_HUGE else None
 
 
+APEX_REASON = "the polish would put power cones at their apex, where the model's rows cannot be evaluated " \
+              "(e.g. r**(1-q) at r = 0)"
+"""The message of a point not polished by :func:`apex_refused`."""
+
+
+def apex_refused(model: pyo.ConcreteModel, power: ConicForm, back: sp.csr_matrix, run: ClarabelRun) -> bool:
+    """Whether the polish of ``run``'s point on ``power``'s cones (:func:`polish_power_form`) would be refused
+    because it puts power cones at their apex (:func:`~tpm_models.solvers.power_apex.apex_point`) where ``model``'s
+    rows have no value (a perspective :math:`c\\,a^q r^{1-q} \\le d z` at :math:`r = 0`): that polish is then not made
+    (measured, ``docs/bench-scale.md``: (23) at p = 3 on 10^5 points, 0.35-0.44 s of Newton runs whose point was
+    thrown away). Clarabel's own point is kept, as after the refusal, and the certificate reads its rows at the
+    apex (:mod:`tpm_models.solvers.power_apex`). Loads a point into ``model``'s variables."""
+    x, z = dual_of_power_form(power, back, run.x, run.z)
+    at_apex = apex_point(power, x, z)
+    if at_apex is None:
+        return False
+    _load(power.variables, at_apex)
+    return not _evaluates(model)
+
+
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
                  prepared: ConicForm | None = None):
     """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the form built by the
@@ -457,7 +479,10 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
             note = f"; power cones written as second-order cones after: {first}"
     solved = form
     if back is not None and form is not power and run.status == "Solved" and CLARABEL_POLISH:
-        form = polish_power_form(run, power, form, back, early)
+        if early is None and apex_refused(model, power, back, run):
+            run.polished = Polished(run.x, run.z, False, math.nan, math.nan, APEX_REASON)
+        else:
+            form = polish_power_form(run, power, form, back, early)
     if termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED) and run.x.size and np.isfinite(run.x).all():
         _load(form.variables, run.x)  # a certificate is no point: left unloaded
         if run.interior is not None and form.n_aux and not _evaluates(model):  # atoms: sqrt, r**(1-q)
