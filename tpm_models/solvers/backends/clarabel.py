@@ -5,7 +5,9 @@ models (23), (26) and (23D) for every p); any other row is refused before any so
 
 Every optimal point is then polished (:func:`tpm_models.solvers.polish.polish`: Newton's method on the
 optimality conditions of the cone faces Clarabel's point is on), and the polished point is used only when
-its KKT residual is lower and at most 1e-11; else Clarabel's own point is kept. The message says which."""
+its KKT residual is lower and at most 1e-11; else Clarabel's own point is kept. The message says which. A point
+whose power cones read at their apex, where the polished point would have no value in the model's rows, is not
+polished (:func:`apex_refused`)."""
 
 from __future__ import annotations
 
