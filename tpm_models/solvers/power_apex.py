@@ -200,7 +200,8 @@ def apex_point(form: ConicForm, x: np.ndarray, z: np.ndarray) -> np.ndarray | No
         return None
     A = sp.csr_matrix(form.A)
     rows = np.concatenate(rows)
-    rows = rows[(np.diff(A.indptr)[rows] == 1) & (A.data[np.minimum(A.indptr[rows], A.nnz - 1)] != 0)]
+    rows = rows[np.diff(A.indptr)[rows] == 1]
+    rows = rows[A.data[A.indptr[rows]] != 0]
     out = np.array(x, dtype=float)
     out[A.indices[A.indptr[rows]]] = np.asarray(form.b, dtype=float)[rows] / A.data[A.indptr[rows]]
     return out

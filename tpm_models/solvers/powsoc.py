@@ -12,10 +12,11 @@ A block :math:`(s_0, s_1, s_2) \\in \\mathcal K_{\\mathrm{pow}}(\\alpha)`, :math
 * :math:`\\rho \\ge \\sigma,\\ \\rho \\ge -\\sigma` (:math:`\\rho \\ge |s_2|`);
 * :math:`\\rho \\le (s_0^{a} s_1^{d-a} \\rho^{2^L-d})^{1/2^L}` (:math:`2^L \\ge d`), the geometric mean as a binary tree
   of rotated cones :math:`g^2 \\le y z` (:math:`\\|(y - z, 2g)\\|_2 \\le y + z`), one new column per inner node.
-  Equal leaves are paired first, without a cone (:math:`\\sqrt{y\\,y} = y`), as cvxpy's ``gm_constrs`` does: a
-  leaf taken :math:`c` times enters the tree once per bit of :math:`c`, so the tree has one rotated cone fewer than
-  the bits of :math:`a`, :math:`d - a` and :math:`2^L - d` (for :math:`\\alpha` = 1/3 or 2/3, the leaves
-  :math:`s_0, s_1, s_1, \\rho`: 2 cones, not 3; ``docs/solvers.md``, "Power cones as second-order cones").
+  Equal leaves are paired first, without a cone (:math:`\\sqrt{y\\,y} = y`): a leaf taken :math:`c` times enters
+  the tree once per bit of :math:`c`, so the tree has one rotated cone fewer than the bits of :math:`a`,
+  :math:`d - a` and :math:`2^L - d` (for :math:`\\alpha` = 1/3 or 2/3, the leaves :math:`s_0, s_1, s_1, \\rho` or
+  :math:`s_0, s_0, s_1, \\rho`: 2 cones, not 3), as many as cvxpy's ``pnorm`` writes (counted on its form;
+  ``docs/solvers.md``, "Power cones as second-order cones").
 
 Since :math:`\\rho \\ge 0`, :math:`\\rho^{2^L} \\le s_0^a s_1^{d-a} \\rho^{2^L - d}` is
 :math:`\\rho^d \\le s_0^a s_1^{d-a}`, the power cone's inequality. The new columns come after the form's own,
