@@ -12,6 +12,11 @@ A block :math:`(s_0, s_1, s_2) \\in \\mathcal K_{\\mathrm{pow}}(\\alpha)`, :math
 * :math:`\\rho \\ge \\sigma,\\ \\rho \\ge -\\sigma` (:math:`\\rho \\ge |s_2|`);
 * :math:`\\rho \\le (s_0^{a} s_1^{d-a} \\rho^{2^L-d})^{1/2^L}` (:math:`2^L \\ge d`), the geometric mean as a binary tree
   of rotated cones :math:`g^2 \\le y z` (:math:`\\|(y - z, 2g)\\|_2 \\le y + z`), one new column per inner node.
+  Equal leaves are paired first, without a cone (:math:`\\sqrt{y\\,y} = y`): a leaf taken :math:`c` times enters
+  the tree once per bit of :math:`c`, so the tree has one rotated cone fewer than the bits of :math:`a`,
+  :math:`d - a` and :math:`2^L - d` (for :math:`\\alpha` = 1/3 or 2/3, the leaves :math:`s_0, s_1, s_1, \\rho` or
+  :math:`s_0, s_0, s_1, \\rho`: 2 cones, not 3), as many as cvxpy's ``pnorm`` writes (counted on its form;
+  ``docs/solvers.md``, "Power cones as second-order cones").
 
 Since :math:`\\rho \\ge 0`, :math:`\\rho^{2^L} \\le s_0^a s_1^{d-a} \\rho^{2^L - d}` is
 :math:`\\rho^d \\le s_0^a s_1^{d-a}`, the power cone's inequality. The new columns come after the form's own,
@@ -94,15 +99,22 @@ def pow_as_soc_map(form: ConicForm) -> tuple[ConicForm, sp.csr_matrix | None]:
         extra.extend([({rho: -1.0, sigma: 1.0}, 0.0, {}), ({rho: -1.0, sigma: -1.0}, 0.0, {})])  # rho >= |sigma|
         extra_cones.append(Cone("nonneg", 2))
         size = 1 << max(1, math.ceil(math.log2(d)))
-        level = [row_handle(start)] * a + [row_handle(start + 1)] * (d - a) + [var_handle(rho)] * (size - d)
-        while len(level) > 2:
-            nxt = []
-            for y, z in zip(level[0::2], level[1::2]):
+        # the leaves as (handle, how many): s_0 a times, s_1 d - a times, rho 2^L - d times
+        level = [(row_handle(start), a), (row_handle(start + 1), d - a), (var_handle(rho), size - d)]
+        while sum(count for _, count in level) > 2:
+            nxt, single = [], []
+            for handle, count in level:
+                if count >= 2:  # sqrt(y y) = y: equal leaves pair into themselves, no cone
+                    nxt.append((handle, count // 2))
+                if count % 2:
+                    single.append(handle)
+            for y, z in zip(single[0::2], single[1::2]):  # an even number: the level's total is a power of 2
                 g = new_col(f"power cone {k}: mean node")
                 rotated(g, y, z)
-                nxt.append(var_handle(g))
+                nxt.append((var_handle(g), 1))
             level = nxt
-        rotated(rho, level[0], level[1])
+        y, z = [handle for handle, count in level for _ in range(count)]
+        rotated(rho, y, z)
 
     flat: list[Cone] = []
     for c in cones:

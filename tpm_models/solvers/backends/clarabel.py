@@ -5,10 +5,13 @@ models (23), (26) and (23D) for every p); any other row is refused before any so
 
 Every optimal point is then polished (:func:`tpm_models.solvers.polish.polish`: Newton's method on the
 optimality conditions of the cone faces Clarabel's point is on), and the polished point is used only when
-its KKT residual is lower and at most 1e-11; else Clarabel's own point is kept. The message says which."""
+its KKT residual is lower and at most 1e-11; else Clarabel's own point is kept. The message says which. A point
+whose power cones read at their apex, where the polished point would have no value in the model's rows, is not
+polished (:func:`apex_refused`)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +21,8 @@ import scipy.sparse as sp
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import GAP_FLOOR, Termination
 from tpm_models.solvers.conic import Cone, ConicForm, conic_form
-from tpm_models.solvers.polish import Polished, polish
+from tpm_models.solvers.polish import POLISH_HUGE, Polished, polish
+from tpm_models.solvers.power_apex import apex_point
 from tpm_models.solvers.powsoc import dual_of_power_form, implied_bounds, pow_as_soc_map, without_rows
 from tpm_models.solvers.rows import model_evaluates
 
@@ -115,6 +119,17 @@ instead of four (before, with the bounds kept, that polish failed and cost 0.36 
 (``docs/bench-scale.md``): (27) on 10^5 points, whose runs at 1e-12 and 1e-10 stop at the same point (dual residual
 2.7e-8) before the run at 1e-8 ends ``Solved``: two runs of about 2.2 s each are saved, and the polished point is
 the same optimum."""
+
+POWER_POLISH_ATTEMPTS = 3
+"""The Newton runs of a polish on the power cones (:func:`on_power_cones`, :func:`polish_power_form`) from
+:data:`~tpm_models.solvers.polish.POLISH_HUGE` unknowns on, where the polish's own limit is
+:data:`~tpm_models.solvers.polish.POLISH_ATTEMPTS_HUGE` = 2 (below it, the polish's own limit holds): the first
+reading of the faces and two with their signs corrected. Measured (``docs/bench-scale.md``, "Issue 24, the
+p-norms' tree of cones"): (26) at p = 1.5 on 10^5 points stops ``AlmostSolved`` short of 1e-8 on the tree of
+:func:`~tpm_models.solvers.powsoc.pow_as_soc_map` (dual residual 1.3e-8); at its point a margin row with
+:math:`s` = 8.2e-9 and :math:`z` = 1.0e-8 reads active (inactive at the optimum, :math:`s` = 8.2e-9 there), the first
+correction moves it and another row, the second moves that one back: polished by the third run (three runs, 0.26 s),
+where a failed polish was followed by the rescue run (1.8 s)."""
 
 POW_AS_SOC_COLUMNS = 2_000
 """From this many columns of the conic form on, its power cones are written as second-order cones
@@ -372,7 +387,8 @@ def polish_power_form(run: ClarabelRun, power: ConicForm, soc: ConicForm, back: 
     already (of an ``AlmostSolved`` point, :func:`clarabel_solve`'s ``almost``)."""
     if polished is None:
         x, z = dual_of_power_form(power, back, run.x, run.z)
-        polished = polish(power.P, power.q, power.A, power.b, power.cones, x, power.b - power.A @ x, z)
+        polished = polish(power.P, power.q, power.A, power.b, power.cones, x, power.b - power.A @ x, z,
+                          attempts=power_polish_attempts(x, z))
     run.polished = polished
     if not run.polished.accepted:
         return soc
@@ -397,7 +413,34 @@ def on_power_cones(power: ConicForm, soc: ConicForm, back: sp.csr_matrix, x: np.
     """The polish on ``power``'s cones of a point ``(x, z)`` of ``soc`` (:func:`polish_power_form`), ``z`` on ``soc``'s
     rows ``kept`` (all when ``None``)."""
     xp, zp = dual_of_power_form(power, back, x, whole_z(soc, kept, z))
-    return polish(power.P, power.q, power.A, power.b, power.cones, xp, power.b - power.A @ xp, zp)
+    return polish(power.P, power.q, power.A, power.b, power.cones, xp, power.b - power.A @ xp, zp,
+                  attempts=power_polish_attempts(xp, zp))
+
+
+def power_polish_attempts(x: np.ndarray, z: np.ndarray) -> int | None:
+    """:data:`POWER_POLISH_ATTEMPTS` from :data:`~tpm_models.solvers.polish.POLISH_HUGE` unknowns on, else ``None``
+    (the polish's own limit)."""
+    return POWER_POLISH_ATTEMPTS if len(x) + len(z) >= POLISH_HUGE else None
+
+
+APEX_REASON = "the polish would put power cones at their apex, where the model's rows cannot be evaluated " \
+              "(e.g. r**(1-q) at r = 0)"
+"""The message of a point not polished by :func:`apex_refused`."""
+
+
+def apex_refused(model: pyo.ConcreteModel, power: ConicForm, back: sp.csr_matrix, run: ClarabelRun) -> bool:
+    """Whether the polish of ``run``'s point on ``power``'s cones (:func:`polish_power_form`) would be refused
+    because it puts power cones at their apex (:func:`~tpm_models.solvers.power_apex.apex_point`) where ``model``'s
+    rows have no value (a perspective :math:`c\\,a^q r^{1-q} \\le d z` at :math:`r = 0`): that polish is then not made
+    (measured, ``docs/bench-scale.md``: (23) at p = 3 on 10^5 points, 0.35-0.44 s of Newton runs whose point was
+    thrown away). Clarabel's own point is kept, as after the refusal, and the certificate reads its rows at the
+    apex (:mod:`tpm_models.solvers.power_apex`). Loads a point into ``model``'s variables."""
+    x, z = dual_of_power_form(power, back, run.x, run.z)
+    at_apex = apex_point(power, x, z)
+    if at_apex is None:
+        return False
+    _load(power.variables, at_apex)
+    return not _evaluates(model)
 
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
@@ -438,7 +481,10 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
             note = f"; power cones written as second-order cones after: {first}"
     solved = form
     if back is not None and form is not power and run.status == "Solved" and CLARABEL_POLISH:
-        form = polish_power_form(run, power, form, back, early)
+        if early is None and apex_refused(model, power, back, run):
+            run.polished = Polished(run.x, run.z, False, math.nan, math.nan, APEX_REASON)
+        else:
+            form = polish_power_form(run, power, form, back, early)
     if termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED) and run.x.size and np.isfinite(run.x).all():
         _load(form.variables, run.x)  # a certificate is no point: left unloaded
         if run.interior is not None and form.n_aux and not _evaluates(model):  # atoms: sqrt, r**(1-q)
