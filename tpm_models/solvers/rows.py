@@ -25,8 +25,11 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import operator
 from array import array
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import reduce
 from itertools import chain, islice
 
 import numpy as np
@@ -37,7 +40,7 @@ from pyomo.core.base.param import ParamData, ScalarParam
 from pyomo.core.base.var import ScalarVar, VarData
 from pyomo.core.expr import numeric_expr as ne
 
-from tpm_models.models.row_blocks import RowBlock, row_blocks
+from tpm_models.models.row_blocks import RowBlock, param_values, row_blocks
 
 _PLAIN = (float, int)
 _VARIABLES = (VarData, ScalarVar)
@@ -79,7 +82,15 @@ def _constant(e) -> bool:
 
 
 def _param_sum(c) -> float | None:
-    """The value of a sum (nested sums included) of numbers and parameters, or ``None`` if it holds anything else."""
+    """The value of a sum (nested sums included) of numbers and parameters, or ``None`` if it holds anything else.
+    The terms are added last to first (the order of the walk below); a flat sum of parameters ((23)-(29)'s
+    ``sum_i eps_i``, 10^5 terms) is read in one pass (:func:`~tpm_models.models.row_blocks.param_values`) and added
+    in that order."""
+    args = c.args if c.__class__ is ne.NPV_SumExpression else None
+    if args is not None and len(args) > 16 and set(map(type, args)) <= {ParamData}:
+        values = param_values(args)
+        if set(map(type, values)) <= {float, int}:
+            return float(reduce(operator.add, reversed(values), 0.0))
     total, stack = 0.0, [c]
     while stack:
         e = stack.pop()
@@ -93,6 +104,15 @@ def _param_sum(c) -> float | None:
         else:
             return None
     return float(total)
+
+
+def constant_value(c) -> float:
+    """The value of ``c``, a number or an expression without variables, as :func:`_coefficient` reads a term's
+    coefficient (a sum of parameters in one pass); ``ValueError`` if it holds a variable."""
+    try:
+        return _coefficient(c)
+    except _NotLinear:
+        raise ValueError(f"{c} holds a variable") from None
 
 
 def _walk(expr, scale: float, column: dict, cols: list, coefs: list) -> float:
@@ -207,6 +227,60 @@ ANY_COLUMN = _AnyColumn()
 
 
 @dataclass
+class AtomBlock:
+    """Rows of a recorded block (:class:`~tpm_models.models.row_blocks.RowBlock` with an ``atom``) read in one pass:
+    ``lower[k] <= sum_t coefs_t x_{cols_t} + atom[k] * node <= upper[k]``, ``t`` in ``indptr[k]:indptr[k+1]`` (the
+    terms as written, a repeated column not summed), ``constraints[k]`` being ``others[start + k]`` of the
+    :class:`LinearRows` that holds it. Row ``k`` is what :func:`atom_terms` reads of its body (:meth:`row`)."""
+
+    start: int
+    constraints: list
+    indptr: np.ndarray
+    cols: np.ndarray
+    coefs: np.ndarray
+    atom: np.ndarray
+    node: object
+    lower: np.ndarray
+    upper: np.ndarray
+
+    def row(self, k: int) -> tuple:
+        """Row ``k`` as :func:`atom_terms` reads it: ``(columns, coefficients, 0.0, [(atom[k], node)])``."""
+        a, b = int(self.indptr[k]), int(self.indptr[k + 1])
+        return (array("q", self.cols[a:b].astype(np.int64).tobytes()), array("d", self.coefs[a:b].tobytes()), 0.0,
+                [(float(self.atom[k]), self.node)])
+
+    def linear(self, n: int) -> sp.csr_matrix:
+        """The rows' linear parts over ``n`` columns (a repeated column summed, a zero kept)."""
+        L = sp.csr_matrix((self.coefs, self.cols, self.indptr), shape=(len(self.constraints), n))
+        L.sum_duplicates()
+        return L
+
+
+class AtomRows(Mapping):
+    """``LinearRows.atom_rows``: the readings of the rows walked, kept, and those of the rows of
+    :class:`AtomBlock` s, made from the block's arrays when asked for (one Python object a row would cost more than
+    the rest of their reading); keys in the order of ``others``."""
+
+    def __init__(self, walked: dict, blocks: list, others: list):
+        self.walked, self.blocks, self.others = walked, blocks, others
+        self._where: dict | None = None
+
+    def __getitem__(self, key: int):
+        if key in self.walked:
+            return self.walked[key]
+        if self._where is None:
+            self._where = {id(con): (block, k) for block in self.blocks for k, con in enumerate(block.constraints)}
+        block, k = self._where[key]
+        return block.row(k)
+
+    def __iter__(self) -> Iterator[int]:
+        return (id(con) for con in self.others)
+
+    def __len__(self) -> int:
+        return len(self.others)
+
+
+@dataclass
 class LinearRows:
     """The linear rows of a model: ``lower <= M x <= upper`` (``-inf``/``inf`` for a missing side; an equality
     has ``lower == upper``), row ``k`` being ``constraints[k]``, and the rows left to a generic reader."""
@@ -225,10 +299,20 @@ class LinearRows:
     """Where ``others[k]`` stands among them."""
     row_of: dict
     """``id(constraint)`` -> its row ``k``."""
-    atom_rows: dict
+    atom_rows: Mapping
     """``id(constraint)`` -> :func:`atom_terms` of its body for each constraint in ``others`` (``None`` where it is
-    not read so), its columns and coefficients as ``array.array`` s (8 bytes a term; (23) at p = 2 has one such row
-    per point of X_c)."""
+    not read so), its columns and coefficients as ``array.array`` s (8 bytes a term); the rows of :attr:`atom_blocks`
+    made only when asked for (:class:`AtomRows`)."""
+    atom_blocks: list = field(default_factory=list)
+    """The recorded blocks of rows linear in one node ((23)'s margin rows at p = 2, one per point of X_c), read in
+    one pass (:class:`AtomBlock`): their rows are consecutive in ``others``."""
+
+    def in_blocks(self) -> np.ndarray:
+        """Which rows of ``others`` belong to one of :attr:`atom_blocks` (a mask over ``others``)."""
+        mask = np.zeros(len(self.others), dtype=bool)
+        for block in self.atom_blocks:
+            mask[block.start:block.start + len(block.constraints)] = True
+        return mask
 
     def in_model_order(self) -> np.ndarray:
         """The permutation putting the rows, then ``others``, back in the model's order: with it, ``order[i]`` is
@@ -336,14 +420,16 @@ def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
                     or (math.inf if up is None else float(up) - walked[2]) != block.upper[k]:
                 return None
         elif walked[2] != 0.0 or len(walked[3]) != 1 or walked[3][0][0] != atoms[k] \
-                or walked[3][0][1] is not block.atom.expr:
+                or walked[3][0][1] is not block.atom.expr \
+                or (-math.inf if lo is None else float(lo)) != block.lower[k] \
+                or (math.inf if up is None else float(up)) != block.upper[k]:
             return None
     return read
 
 
 def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     constraints, others, lower, upper, equality = [], [], [], [], []
-    position, other_position, atom_rows = [], [], {}
+    position, other_position, atom_rows, atom_blocks = [], [], {}, []
     # the terms as machine numbers (8 bytes each, no Python list of objects): at 10^6 points (15) holds 2.1e7 terms
     indptr, cols, coefs = array("q", [0]), array("q"), array("d")
     inf, linear = math.inf, ne.LinearExpression
@@ -356,12 +442,10 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
         if block is not None:  # a recorded block: read in one pass if the record holds for the model as it is now
             chunk = [con, *islice(rows, len(block.rows) - 1)]
             read = block_terms(block, chunk, column)
-            if read is not None and read[2] is not None:  # rows linear in one node each: to others, as read
-                node, bounds = block.atom.expr, block.indptr.tolist()
-                col_bytes, coef_bytes = read[0].astype(np.int64).tobytes(), read[1].tobytes()
-                for k, (row, a, b) in enumerate(zip(chunk, bounds, bounds[1:])):
-                    atom_rows[id(row)] = (array("q", col_bytes[8 * a:8 * b]), array("d", coef_bytes[8 * a:8 * b]),
-                                          0.0, [(read[2][k], node)])
+            if read is not None and read[2] is not None:  # rows linear in one node each: to others, as one block
+                atom_blocks.append(AtomBlock(len(others), chunk, block.indptr, read[0].astype(np.int64), read[1],
+                                             np.asarray(read[2], dtype=float), block.atom.expr, block.lower,
+                                             block.upper))
                 others.extend(chunk)
                 other_position.extend(range(i, i + len(chunk)))
                 i += len(chunk) - 1
@@ -414,14 +498,63 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     return LinearRows(constraints, M, np.array(lower, dtype=float), np.array(upper, dtype=float),
                       np.array(equality, dtype=bool), others, np.array(position, dtype=np.int64),
                       np.array(other_position, dtype=np.int64), {id(c): k for k, c in enumerate(constraints)},
-                      atom_rows)
+                      AtomRows(atom_rows, atom_blocks, others), atom_blocks)
+
+
+def model_variables(model: pyo.ConcreteModel) -> list:
+    """Every variable of the model, fixed or not, in model order (``component_data_objects``); read once per
+    :func:`one_reading`. The list is shared: copy it to change it."""
+    key = ("variables", id(model))
+    if _READINGS is not None and key in _READINGS:
+        return _READINGS[key]
+    variables = list(model.component_data_objects(pyo.Var, descend_into=True))
+    if _READINGS is not None:
+        _READINGS[key] = variables
+    return variables
+
+
+def free_variables(model: pyo.ConcreteModel) -> tuple[list, dict]:
+    """The model's unfixed variables in model order (``component_data_objects``) and their columns
+    ``{id(v): k}``, the numbering of :func:`read_rows`; read once per :func:`one_reading` (a solve reads them for the
+    class, the form, the reset of the values and the certificate). The list is shared: copy it to change it."""
+    key = ("free variables", id(model))
+    if _READINGS is not None and key in _READINGS:
+        return _READINGS[key]
+    variables = [v for v in model_variables(model) if not v.fixed]
+    out = (variables, {id(v): k for k, v in enumerate(variables)})
+    if _READINGS is not None:
+        _READINGS[key] = out
+    return out
 
 
 def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
-    """The lower and upper bounds of ``variables`` (``-inf``/``inf`` where absent)."""
-    lb = np.array([-math.inf if v.lb is None else v.lb for v in variables], dtype=float)
-    ub = np.array([math.inf if v.ub is None else v.ub for v in variables], dtype=float)
-    return lb, ub
+    """The lower and upper bounds of ``variables`` (``-inf``/``inf`` where absent: ``v.bounds``, one call a variable,
+    read once per :func:`one_reading` for the same list)."""
+    key = ("bounds", id(variables), len(variables))
+    if _READINGS is not None and key in _READINGS:
+        return _READINGS[key][0]
+    both = np.array([v.bounds for v in variables], dtype=float).reshape(-1, 2)  # None -> NaN (a bound is never NaN)
+    lb, ub = both[:, 0], both[:, 1]
+    lb[np.isnan(lb)] = -math.inf
+    ub[np.isnan(ub)] = math.inf
+    out = (np.ascontiguousarray(lb), np.ascontiguousarray(ub))
+    for bound in out:
+        bound.flags.writeable = False  # shared within a reading
+    if _READINGS is not None:
+        _READINGS[key] = (out, variables)  # the list kept alive: its id stays its own
+        return out
+    return out
+
+
+def integer_mask(variables: list) -> np.ndarray:
+    """Which of ``variables`` have an integer or binary domain (``not v.is_continuous()``), each distinct domain tested
+    once (the builders' 10^5 variables share a few)."""
+    domains = [v.domain for v in variables]
+    continuous: dict[int, bool] = {}
+    for v, d in zip(variables, domains):
+        if id(d) not in continuous:
+            continuous[id(d)] = v.is_continuous()
+    return np.array([not continuous[id(d)] for d in domains], dtype=bool)
 
 
 def values_array(variables: list) -> np.ndarray:
@@ -547,16 +680,23 @@ def model_evaluates(model: pyo.ConcreteModel) -> bool:
     """Whether every active row of ``model`` has a finite value at the loaded point: the linear rows always do
     (once the variables are finite), a row linear in nodes (:func:`atom_terms`) when each distinct node does
     (evaluated once), any other row by Pyomo's evaluation."""
-    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    variables, column = free_variables(model)
     x = values_array(variables)
     if not np.isfinite(x).all():
         return False
-    column = {id(v): k for k, v in enumerate(variables)}
     rows = read_rows(model, column, len(variables))
     atom_rows = read_atom_rows(model, rows, column, len(variables))
     seen: set[int] = set()
+    in_block = rows.in_blocks()
     try:
-        for con in rows.others:
+        for node in {id(block.node): block.node for block in rows.atom_blocks}.values():  # a block: its node once
+            value = pyo.value(node, exception=False)
+            if value is None or not math.isfinite(value):
+                return False
+            seen.add(id(node))
+        for con, blocked in zip(rows.others, in_block.tolist()):
+            if blocked:
+                continue
             read = atom_rows[id(con)]
             if read is None:
                 value = pyo.value(con.body, exception=False)
