@@ -293,3 +293,57 @@ def test_a_users_builder_records_its_rows_as_the_docs_show(monkeypatch, rng):
     read = read_rows(m, *columns(m))
     assert_same(read, walked(m, monkeypatch))
     assert np.array_equal(read.M[:k].toarray(), np.where(A == 0, 0.0, A)) and np.array_equal(read.lower[:k], b)
+
+
+def test_variables_bounds_and_domains_read_once_are_pyomos():
+    """``rows.variable_bounds`` (one ``v.bounds`` a variable) and ``rows.integer_mask`` (one test a domain) against
+    Pyomo's ``v.lb``, ``v.ub`` and ``v.is_continuous()`` of each variable: a domain tighter than a bound, a bound that
+    is a mutable parameter, infinite bounds given as numbers, integer and binary domains, a fixed variable."""
+    from tpm_models.solvers.rows import free_variables, integer_mask, one_reading, variable_bounds
+
+    m = pyo.ConcreteModel()
+    m.p = pyo.Param(initialize=2.5, mutable=True)
+    m.a = pyo.Var(range(3), within=pyo.NonNegativeReals, bounds=(-1, 4))
+    m.b = pyo.Var(bounds=(-math.inf, math.inf))
+    m.c = pyo.Var(within=pyo.Binary)
+    m.d = pyo.Var(range(2), within=pyo.Integers, bounds=(-3, m.p))
+    m.e = pyo.Var(bounds=(m.p, None))
+    m.f = pyo.Var(within=pyo.NonPositiveReals)
+    m.g = pyo.Var()
+    m.g.fix(1.0)
+    m.p = 3.5  # the bounds read now, not as built
+    with one_reading():
+        variables, column = free_variables(m)
+        assert [v.name for v in variables] == [v.name for v in m.component_data_objects(pyo.Var) if not v.fixed]
+        assert column == {id(v): k for k, v in enumerate(variables)}
+        lb, ub = variable_bounds(variables)
+        assert variable_bounds(variables)[0] is lb  # read once a solve
+    assert lb.tolist() == [-math.inf if v.lb is None else v.lb for v in variables]
+    assert ub.tolist() == [math.inf if v.ub is None else v.ub for v in variables]
+    assert integer_mask(variables).tolist() == [not v.is_continuous() for v in variables]
+
+
+def test_parameters_read_in_one_pass_are_their_values():
+    """``row_blocks.param_values`` and the sum of parameters (``rows.constant_value``) against ``p.value`` and
+    Pyomo's evaluation: numbers, an int, a value set after the build, an unset value (refused by the caller), and a
+    list that is not all ``ParamData``; the sum in the walk's order (last term first), so bit for bit."""
+    from functools import reduce
+
+    from tpm_models.models.row_blocks import param_values
+    from tpm_models.solvers.rows import constant_value
+
+    m = pyo.ConcreteModel()
+    m.eps = pyo.Param(range(50), initialize=lambda m, i: 0.1 * i + 1e-3, mutable=True)
+    m.s = pyo.Param(initialize=0.25, mutable=True)
+    m.eps[3] = 7
+    params = list(m.eps.values())
+    assert param_values(params) == [p.value for p in params]
+    assert param_values([m.s, *params]) == [m.s.value, *[p.value for p in params]]
+    total = sum(m.eps[i] for i in range(50))
+    assert constant_value(total) == reduce(lambda a, b: a + b, [p.value for p in reversed(params)], 0.0)
+    assert constant_value(total) == pytest.approx(pyo.value(total), rel=1e-15)
+    m.u = pyo.Param(range(20), mutable=True)
+    unset = sum(m.u[i] for i in range(20))
+    assert len(m.u) == 20 and not set(map(type, param_values(list(m.u.values())))) & {float, int}  # the caller refuses
+    with pytest.raises(ValueError):
+        constant_value(unset)
