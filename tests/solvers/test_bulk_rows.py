@@ -347,3 +347,24 @@ def test_parameters_read_in_one_pass_are_their_values():
     assert len(m.u) == 20 and not set(map(type, param_values(list(m.u.values())))) & {float, int}  # the caller refuses
     with pytest.raises(ValueError):
         constant_value(unset)
+
+
+def test_values_by_component_are_in_index_order():
+    """``values_of`` and ``component_values`` (a dense component read through ``values()``) against each component's
+    data read index by index: an index set not in sorted order, unset values (NaN), a scalar, a dual dictionary
+    without some rows (NaN)."""
+    from tpm_models.solvers.structure import component_values, values_of
+
+    m = pyo.ConcreteModel()
+    m.I = pyo.Set(initialize=[3, 1, 2], ordered=True)
+    m.x = pyo.Var(m.I)
+    m.y = pyo.Var()
+    m.z = pyo.Var(range(4), initialize=lambda m, i: 0.5 * i)
+    m.x[1] = 2.0
+    m.c = pyo.Constraint(m.I, rule=lambda m, i: m.x[i] >= i)
+    got = values_of(m)
+    assert list(got) == ["x", "y", "z"] and math.isnan(got["y"])
+    assert np.array_equal(got["x"], [np.nan if m.x[k].value is None else m.x[k].value for k in m.I], equal_nan=True)
+    assert np.array_equal(got["z"], [0.0, 0.5, 1.0, 1.5])
+    duals = {m.c[3]: -1.5, m.c[2]: 0.25}
+    assert np.array_equal(component_values(m, duals.get, pyo.Constraint)["c"], [-1.5, np.nan, 0.25], equal_nan=True)

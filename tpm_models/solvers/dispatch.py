@@ -53,7 +53,6 @@ import math
 import operator
 import time
 
-import numpy as np
 import pyomo.core as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.contrib.solver.common.util import IncompatibleModelError
@@ -223,11 +222,7 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
     duals = None
     if raw_duals is not None and termination is Termination.OPTIMAL:
 
-        def get(con):
-            value = raw_duals.get(con)
-            return np.nan if value is None else float(value)
-
-        duals = component_values(model, get, pyo.Constraint)
+        duals = component_values(model, raw_duals.get, pyo.Constraint)  # None (no dual) -> NaN
     return SolveResult(
         solver=backend.name,
         solver_version=backend.solver_version(),

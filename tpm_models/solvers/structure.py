@@ -6,6 +6,7 @@ Nothing here solves; :func:`tpm_models.solvers.dispatch.solve` and the checks us
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,6 +25,8 @@ from tpm_models.solvers.rows import (
     quadratic_objective,
     read_rows,
 )
+
+_VALUE = operator.attrgetter("value")
 
 
 def _structure(expr):
@@ -311,23 +314,24 @@ def _is_cone(con, repn, signs: set[int] = frozenset()) -> bool:
 
 def component_values(model: pyo.ConcreteModel, get: Callable, ctype) -> dict[str, float | np.ndarray]:
     """``get(data)`` of every component of type ``ctype`` by name: a float for a scalar component,
-    an array in index order otherwise (the layout of :class:`tpm_models.solvers.common.SolveResult`)."""
+    an array in index order otherwise (the layout of :class:`tpm_models.solvers.common.SolveResult`); NaN where
+    ``get`` returns ``None``."""
     out: dict[str, float | np.ndarray] = {}
     for comp in model.component_objects(ctype, active=None if ctype is pyo.Var else True, descend_into=True):
         if comp.is_indexed():
-            out[comp.local_name] = np.array([get(comp[k]) for k in comp.index_set()], dtype=float)
+            # a dense component's values() are its data in index order (its index set's order), read without a
+            # Python call an index; a sparse one by its indices
+            data = comp.values() if len(comp) == len(comp.index_set()) else (comp[k] for k in comp.index_set())
+            out[comp.local_name] = np.array(list(map(get, data)), dtype=float)  # None (unset) -> NaN
         else:
-            out[comp.local_name] = float(get(comp))
+            value = get(comp)
+            out[comp.local_name] = np.nan if value is None else float(value)
     return out
 
 
 def values_of(model: pyo.ConcreteModel) -> dict[str, float | np.ndarray]:
     """Current variable values by component name (NaN where unset)."""
-
-    def get(v):
-        return np.nan if v.value is None else float(v.value)
-
-    return component_values(model, get, pyo.Var)
+    return component_values(model, _VALUE, pyo.Var)
 
 
 def max_violation(model: pyo.ConcreteModel) -> float:
