@@ -44,7 +44,7 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
             if block is not None and bld.atom_block(block):  # its rows are consecutive in the model: no linear row
                 j += len(block.constraints)                    # between them
                 continue
-            bld.constraint(others[j])
+            bld.constraint(others[j], linear=False)  # not a linear row: others and the linear rows are disjoint
             j += 1
         bld.linear_rows(done, len(bld.linear.constraints))
     else:

@@ -458,8 +458,10 @@ class ShapeReader:
         self.atom_duals[2].extend((-orient).tolist())
         return True
 
-    def constraint(self, con) -> None:
-        if self.linear_constraint(con):
+    def constraint(self, con, linear: bool = True) -> None:
+        """Add the row ``con`` (module docstring); ``linear=False``: ``con`` is known not to be one of the read linear
+        rows (one of ``self.linear.others``), so it is not looked up among them."""
+        if linear and self.linear_constraint(con):
             return
         read = self.atom_rows.get(id(con))
         if read is not None and BATCH_ATOM_ROWS and self.atom_row(con, read):

@@ -43,6 +43,7 @@ from pyomo.core.expr import numeric_expr as ne
 from tpm_models.models.row_blocks import RowBlock, param_values, row_blocks
 
 _PLAIN = (float, int)
+_DOMAIN = operator.attrgetter("domain")
 _VARIABLES = (VarData, ScalarVar)
 
 
@@ -297,8 +298,6 @@ class LinearRows:
     """Where row ``k`` stands among the model's active constraints (``component_data_objects`` order)."""
     other_position: np.ndarray
     """Where ``others[k]`` stands among them."""
-    row_of: dict
-    """``id(constraint)`` -> its row ``k``."""
     atom_rows: Mapping
     """``id(constraint)`` -> :func:`atom_terms` of its body for each constraint in ``others`` (``None`` where it is
     not read so), its columns and coefficients as ``array.array`` s (8 bytes a term); the rows of :attr:`atom_blocks`
@@ -306,6 +305,15 @@ class LinearRows:
     atom_blocks: list = field(default_factory=list)
     """The recorded blocks of rows linear in one node ((23)'s margin rows at p = 2, one per point of X_c), read in
     one pass (:class:`AtomBlock`): their rows are consecutive in ``others``."""
+    _row_of: dict | None = field(default=None, repr=False)
+
+    @property
+    def row_of(self) -> dict:
+        """``id(constraint)`` -> its row ``k`` (made when first asked for: a solve of the builders' models that reads
+        the rows in chunks never asks)."""
+        if self._row_of is None:
+            self._row_of = {id(c): k for k, c in enumerate(self.constraints)}
+        return self._row_of
 
     def in_blocks(self) -> np.ndarray:
         """Which rows of ``others`` belong to one of :attr:`atom_blocks` (a mask over ``others``)."""
@@ -497,8 +505,7 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     M = to_csr(indptr, cols, coefs, (len(constraints), n))
     return LinearRows(constraints, M, np.array(lower, dtype=float), np.array(upper, dtype=float),
                       np.array(equality, dtype=bool), others, np.array(position, dtype=np.int64),
-                      np.array(other_position, dtype=np.int64), {id(c): k for k, c in enumerate(constraints)},
-                      AtomRows(atom_rows, atom_blocks, others), atom_blocks)
+                      np.array(other_position, dtype=np.int64), AtomRows(atom_rows, atom_blocks, others), atom_blocks)
 
 
 def model_variables(model: pyo.ConcreteModel) -> list:
@@ -549,12 +556,11 @@ def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
 def integer_mask(variables: list) -> np.ndarray:
     """Which of ``variables`` have an integer or binary domain (``not v.is_continuous()``), each distinct domain tested
     once (the builders' 10^5 variables share a few)."""
-    domains = [v.domain for v in variables]
-    continuous: dict[int, bool] = {}
-    for v, d in zip(variables, domains):
-        if id(d) not in continuous:
-            continuous[id(d)] = v.is_continuous()
-    return np.array([not continuous[id(d)] for d in domains], dtype=bool)
+    ids = list(map(id, map(_DOMAIN, variables)))
+    continuous = {key: v.is_continuous() for key, v in dict(zip(ids, variables)).items()}  # a variable a domain
+    if all(continuous.values()):
+        return np.zeros(len(variables), dtype=bool)
+    return np.array([not continuous[key] for key in ids], dtype=bool)
 
 
 def values_array(variables: list) -> np.ndarray:
