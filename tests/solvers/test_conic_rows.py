@@ -238,3 +238,26 @@ def test_an_atom_block_is_read_in_one_pass(points, monkeypatch):
     _set_value(model)
     conic_form(model)
     assert taken == []
+
+
+def test_a_cone_rows_dual_is_its_blocks_projection(points, rng):
+    """``ConicForm.dual_values`` of a quadratic row (its cone block's contribution ``A_b'z_b`` projected on the row's
+    gradient, ``cones.py``) against the block's rows sliced out of ``A`` (as it was read before), at a random point,
+    on (29)'s cone rows."""
+    X, y = points
+    form = conic_form(build(29, X, y, 1, NU, ALPHA, eps=EPS))
+    x, z = rng.normal(size=form.A.shape[1]), rng.normal(size=form.A.shape[0])
+    got = form.dual_values(x, z)
+    cones = [d for d in form.duals if d.cone_start is not None]
+    assert cones
+    for d in cones:
+        block = slice(d.cone_start, d.cone_start + d.cone_dim)
+        contribution = form.A[block, :].T @ z[block]
+        grad = np.zeros(len(x))
+        for (i, j), a in d.quad.items():
+            grad[i] += a * x[j]
+            grad[j] += a * x[i]
+        for j, a in d.lin.items():
+            grad[j] += a
+        want = form.sense * -d.orient * float(contribution @ grad) / float(grad @ grad)
+        assert got[d.constraint] == pytest.approx(want, rel=1e-14)

@@ -365,8 +365,10 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
 
     # primal: rows relative to their size, bounds relative to max(1, |bound|), integrality absolute
     size = np.zeros(len(rows.cons))
+    abs_J = abs(rows.J)  # |J|, taken once: the rows' sizes, the dual signs' scale and the stationarity's terms
+    row_norm = abs_J.max(axis=1).toarray().ravel() if rows.J.nnz else np.zeros(len(rows.cons))  # ||grad g_i||_inf
     if rows.J.nnz:
-        size = abs(rows.J).max(axis=1).toarray().ravel()
+        size = row_norm.copy()
     for side in (rows.lower, rows.upper):
         finite = np.isfinite(side)
         size[finite] = np.maximum(size[finite], np.abs(side[finite] - rows.constant[finite]))
@@ -398,7 +400,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     if duals is None:
         cert.why = "the backend gave no duals"
         return cert
-    y = np.array([np.nan if duals.get(c) is None else float(duals[c]) for c in rows.cons])
+    y = np.array(list(map(duals.get, rows.cons)), dtype=float).reshape(-1)  # a missing dual (None) -> NaN
     apexes: list[ApexCone] = []
     for i in np.flatnonzero(~np.isfinite(y) & ~rows.kinks):  # a cone's apex (module docstring) or a missing dual
         apex = apex_cone(rows.cons[i], rows.J[i].toarray().ravel(), float(rows.body[i]), x, col, lb, ub)
@@ -445,7 +447,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     # each component relative to the largest term it sums (|grad f_j| and the |J_ij y_i|): near a row that is not
     # differentiable at the boundary (a^q r^(1-q) as r -> 0) terms of 1e8 cancel, and their rounding is no
     # stationarity error
-    terms = np.abs(rows.J).T @ np.abs(y) if rows.J.nnz else np.zeros(n)
+    terms = abs_J.T @ np.abs(y) if rows.J.nnz else np.zeros(n)
     column_scale = np.maximum(np.maximum(scale, np.abs(grad)), terms)
     cert.stationarity = float((np.abs(r - z_l + z_u) / column_scale).max(initial=0.0))
 
@@ -457,7 +459,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     upper_side = has_hi & ~equality & ~lower_side
     wrong = np.where(lower_side, np.maximum(-sy, 0.0), 0.0) + np.where(upper_side, np.maximum(sy, 0.0), 0.0)
     wrong += np.where(~has_lo & ~has_hi, np.abs(y), 0.0)  # a free row has no multiplier
-    norm = abs(rows.J).max(axis=1).toarray().ravel() if rows.J.nnz else np.zeros(len(y))
+    norm = row_norm
     cert.dual_sign = float((wrong * np.maximum(norm, 1e-300)).max(initial=0.0)) / scale
     slack = np.where(lower_side, rows.body - rows.lower, 0.0) + np.where(upper_side, rows.upper - rows.body, 0.0)
     gap = float(np.abs(y) @ np.maximum(slack, 0.0))

@@ -146,7 +146,9 @@ class ConicForm:
                 value = sum(f * z[r] for r, f in d.rows)
             else:
                 block = slice(d.cone_start, d.cone_start + d.cone_dim)
-                contribution = self.A[block, :].T @ z[block]
+                z_block = np.zeros(len(z))
+                z_block[block] = z[block]
+                contribution = self.A.T @ z_block  # A_b'z_b without slicing rows of the CSC matrix A (a copy of A)
                 grad = np.zeros(len(x))
                 for (i, j), a in d.quad.items():
                     grad[i] += a * x[j]

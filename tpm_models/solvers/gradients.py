@@ -399,8 +399,7 @@ def objective_gradient(model, objective, col: dict, n: int, memo: dict,
     terms = linear_objective(model, objective, col, n)  # a linear objective ((26)-(29)): read fast
     if terms is not None:
         cols, coefs = np.asarray(terms[0], dtype=int), np.asarray(terms[1], dtype=float)
-        grad = np.zeros(n)
-        np.add.at(grad, cols, coefs)
+        grad = np.bincount(cols, weights=coefs, minlength=n).astype(float)  # np.add.at's sums, in the same order
         return float(terms[2] + coefs @ x[cols]), grad
     out: tuple[list, list, list, list, list] = ([], [], [], [], [])
     try:
