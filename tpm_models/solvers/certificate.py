@@ -462,7 +462,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     norm = row_norm
     cert.dual_sign = float((wrong * np.maximum(norm, 1e-300)).max(initial=0.0)) / scale
     slack = np.where(lower_side, rows.body - rows.lower, 0.0) + np.where(upper_side, rows.upper - rows.body, 0.0)
-    gap = float(np.abs(y) @ np.maximum(slack, 0.0))
+    gap = float(np.sum(np.abs(y) * np.maximum(slack, 0.0)))  # not BLAS's dot: its threads wake up for one product
     gap += float((z_l * np.where(z_l > 0, np.maximum(dist_l, 0.0), 0.0)).sum())
     gap += float((z_u * np.where(z_u > 0, np.maximum(dist_u, 0.0), 0.0)).sum())
     gap += apex_gap

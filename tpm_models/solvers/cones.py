@@ -155,7 +155,11 @@ class ConicForm:
                     grad[j] += a * x[i]
                 for j, a in d.lin.items():
                     grad[j] += a
-                norm2 = float(grad @ grad)
-                value = math.nan if norm2 < APEX_TOL**2 else -d.orient * float(contribution @ grad) / norm2
+                # the products on the row's own columns only (grad is 0 elsewhere): a dot product of all the form's
+                # columns goes to BLAS, whose threads wake up for each one (ms when the other core is busy)
+                cols = np.array(sorted({c for k in d.quad for c in k} | set(d.lin)), dtype=np.int64)
+                norm2 = float(np.sum(grad[cols] * grad[cols]))
+                value = math.nan if norm2 < APEX_TOL**2 else \
+                    -d.orient * float(np.sum(contribution[cols] * grad[cols])) / norm2
             out[d.constraint] = self.sense * float(value)
         return out

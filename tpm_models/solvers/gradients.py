@@ -413,7 +413,7 @@ def objective_gradient(model, objective, col: dict, n: int, memo: dict,
         np.add.at(grad, li, la)
         np.add.at(grad, qi, qa * x[qj])
         np.add.at(grad, qj, qa * x[qi])
-        return float(constant + la @ x[li] + qa @ (x[qi] * x[qj])), grad
+        return float(constant + np.sum(la * x[li]) + np.sum(qa * (x[qi] * x[qj]))), grad  # not BLAS (its threads)
     atoms = _atom_objective(model, objective, col, n, memo, x)
     if atoms is not False:
         return atoms
