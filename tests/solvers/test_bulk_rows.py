@@ -295,10 +295,12 @@ def test_a_users_builder_records_its_rows_as_the_docs_show(monkeypatch, rng):
     assert np.array_equal(read.M[:k].toarray(), np.where(A == 0, 0.0, A)) and np.array_equal(read.lower[:k], b)
 
 
-def test_variables_bounds_and_domains_read_once_are_pyomos():
+def test_variables_bounds_and_domains_read_once_are_pyomos(monkeypatch):
     """``rows.variable_bounds`` (one ``v.bounds`` a variable) and ``rows.integer_mask`` (one test a domain) against
     Pyomo's ``v.lb``, ``v.ub`` and ``v.is_continuous()`` of each variable: a domain tighter than a bound, a bound that
     is a mutable parameter, infinite bounds given as numbers, integer and binary domains, a fixed variable."""
+    from pyomo.core.base.var import VarData
+
     from tpm_models.solvers.rows import free_variables, integer_mask, one_reading, variable_bounds
 
     m = pyo.ConcreteModel()
@@ -321,6 +323,26 @@ def test_variables_bounds_and_domains_read_once_are_pyomos():
     assert lb.tolist() == [-math.inf if v.lb is None else v.lb for v in variables]
     assert ub.tolist() == [math.inf if v.ub is None else v.ub for v in variables]
     assert integer_mask(variables).tolist() == [not v.is_continuous() for v in variables]
+
+    # indexed variables only, numeric bounds: read from what each VarData stores, not by v.bounds
+    n = pyo.ConcreteModel()
+    n.a = pyo.Var(range(3), within=pyo.NonNegativeReals, bounds=(-1, 4))
+    n.b = pyo.Var(range(2), bounds=(-math.inf, math.inf))
+    n.c = pyo.Var(range(2), within=pyo.Binary, bounds=(0.5, None))
+    n.d = pyo.Var(range(2), within=pyo.RangeSet(-2, 5), bounds=(None, 7))
+    n.f = pyo.Var(range(2), within=pyo.NonPositiveReals, bounds=(-3, 2))
+    n.g = pyo.Var(range(2), bounds=(1, 1))
+    n.b[1].setub(2.5)
+    n.h = pyo.Var(within=pyo.NonNegativeReals)  # a scalar variable
+    free = list(n.component_data_objects(pyo.Var))
+    truth = ([-math.inf if v.lb is None else v.lb for v in free], [math.inf if v.ub is None else v.ub for v in free])
+    with monkeypatch.context() as mp:
+        mp.setattr(VarData, "bounds", property(lambda v: 1 / 0))  # not asked
+        stored = variable_bounds(free)
+    assert stored[0].tolist() == truth[0] and stored[1].tolist() == truth[1]
+    n.a[0].setlb(m.p)  # a Param bound: Pyomo's own reading (v.bounds)
+    free = list(n.component_data_objects(pyo.Var))
+    assert variable_bounds(free)[0].tolist() == [-math.inf if v.lb is None else v.lb for v in free]
 
 
 def test_parameters_read_in_one_pass_are_their_values():

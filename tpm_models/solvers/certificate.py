@@ -231,9 +231,9 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
         ci = np.concatenate([np.asarray(ci, dtype=np.int64)] + [e[1] for e in entries])
         data = np.concatenate([np.asarray(data, dtype=float)] + [e[2] for e in entries])
     J = sp.vstack([linear.M, sp.csr_matrix((data, (ri, ci)), shape=(m - m_lin, n))], format="csr")
-    if linear.others:  # back to the model's order (a tie of the worst row names the same row as before)
-        order = linear.in_model_order()
-        cons = [cons[k] for k in order]
+    order = linear.in_model_order() if linear.others else None
+    if order is not None and not (order == np.arange(len(order))).all():  # back to the model's order (a tie of the
+        cons = [cons[k] for k in order]                                     # worst row names the same row)
         J, body, lower, upper, constant = J[order], body[order], lower[order], upper[order], constant[order]
         kinks = kinks[order]
     return _Rows(cons, body, lower, upper, constant, J, kinks)

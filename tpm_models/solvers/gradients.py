@@ -17,7 +17,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 
 from tpm_models.solvers.common import FEASIBILITY_TOL
-from tpm_models.solvers.rows import constant_value, linear_objective, objective_terms
+from tpm_models.solvers.rows import constant_value, linear_objective, objective_terms, quadratic_objective
 
 
 def linear_body(body, col: dict):
@@ -401,6 +401,13 @@ def objective_gradient(model, objective, col: dict, n: int, memo: dict,
         cols, coefs = np.asarray(terms[0], dtype=int), np.asarray(terms[1], dtype=float)
         grad = np.bincount(cols, weights=coefs, minlength=n).astype(float)  # np.add.at's sums, in the same order
         return float(terms[2] + coefs @ x[cols]), grad
+    read = objective_terms(model, objective, col, n)
+    if read is not None and read[3] and quadratic_objective(model, objective, col, n) is None:
+        # a node that is not a product of two variables ((23)'s eps-weighted norm): not a quadratic, read as linear
+        # in its nodes (the term-by-term quadratic reading below would fail on that node)
+        atoms = _atom_objective(model, objective, col, n, memo, x)
+        if atoms is not False:
+            return atoms
     out: tuple[list, list, list, list, list] = ([], [], [], [], [])
     try:
         constant = _quadratic(objective.expr, 1.0, col, out)

@@ -44,6 +44,7 @@ from tpm_models.models.row_blocks import RowBlock, param_values, row_blocks
 
 _PLAIN = (float, int)
 _DOMAIN = operator.attrgetter("domain")
+_BOUND_TYPES = frozenset((float, int, type(None)))
 _VARIABLES = (VarData, ScalarVar)
 
 
@@ -540,17 +541,51 @@ def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
     key = ("bounds", id(variables), len(variables))
     if _READINGS is not None and key in _READINGS:
         return _READINGS[key][0]
-    both = np.array([v.bounds for v in variables], dtype=float).reshape(-1, 2)  # None -> NaN (a bound is never NaN)
-    lb, ub = both[:, 0], both[:, 1]
-    lb[np.isnan(lb)] = -math.inf
-    ub[np.isnan(ub)] = math.inf
-    out = (np.ascontiguousarray(lb), np.ascontiguousarray(ub))
+    out = _stored_bounds(variables)
+    if out is None:
+        both = np.array([v.bounds for v in variables], dtype=float).reshape(-1, 2)  # None -> NaN (never NaN else)
+        lb, ub = both[:, 0], both[:, 1]
+        lb[np.isnan(lb)] = -math.inf
+        ub[np.isnan(ub)] = math.inf
+        out = (np.ascontiguousarray(lb), np.ascontiguousarray(ub))
     for bound in out:
         bound.flags.writeable = False  # shared within a reading
     if _READINGS is not None:
         _READINGS[key] = (out, variables)  # the list kept alive: its id stays its own
         return out
     return out
+
+
+_STORED_LB, _STORED_UB, _STORED_DOMAIN = (operator.attrgetter(name) for name in ("_lb", "_ub", "_domain"))
+
+
+def _stored_bounds(variables: list) -> tuple[np.ndarray, np.ndarray] | None:
+    """``v.bounds`` of every variable (``-inf``/``inf`` where absent) from what a ``VarData`` stores (its bounds
+    as given, ``_lb``/``_ub``, and its domain, each distinct domain's bounds read once), as ``VarData.bounds`` resolves
+    them: a missing or infinite bound is the domain's, and of two bounds the tighter holds; ``None`` (then
+    ``v.bounds`` one at a time) unless every variable is a ``VarData`` or ``ScalarVar`` whose bounds are numbers or
+    missing (a ``Param`` bound, an invalid one: Pyomo's own reading decides)."""
+    if not variables or not set(map(type, variables)) <= {VarData, ScalarVar}:
+        return None
+    lower, upper = list(map(_STORED_LB, variables)), list(map(_STORED_UB, variables))
+    if not set(map(type, lower)) <= _BOUND_TYPES or not set(map(type, upper)) <= _BOUND_TYPES:
+        return None
+    lo, up = np.array(lower, dtype=float), np.array(upper, dtype=float)  # None -> NaN
+    if int(np.isnan(lo).sum()) != lower.count(None) or int(np.isnan(up).sum()) != upper.count(None) \
+            or (lo == math.inf).any() or (up == -math.inf).any():
+        return None  # a NaN or a bound on the wrong side of infinity: Pyomo raises, and says why
+    domains = list(map(_STORED_DOMAIN, variables))
+    _, first, inverse = np.unique(np.fromiter(map(id, domains), dtype=np.int64, count=len(domains)),
+                                  return_index=True, return_inverse=True)
+    table = np.array([domains[k].bounds() for k in first.tolist()], dtype=float).reshape(-1, 2)  # None -> NaN
+    d_lo, d_up = table[inverse.ravel(), 0], table[inverse.ravel(), 1]
+    lo[lo == -math.inf] = np.nan  # an infinite bound is no bound
+    up[up == math.inf] = np.nan
+    lb = np.where(np.isnan(lo), d_lo, np.where(np.isnan(d_lo), lo, np.maximum(lo, d_lo)))
+    ub = np.where(np.isnan(up), d_up, np.where(np.isnan(d_up), up, np.minimum(up, d_up)))
+    lb[np.isnan(lb)] = -math.inf
+    ub[np.isnan(ub)] = math.inf
+    return lb, ub
 
 
 def integer_mask(variables: list) -> np.ndarray:
