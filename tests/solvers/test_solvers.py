@@ -328,38 +328,3 @@ def test_a_refusal_inside_the_solver_is_refused_not_failed(monkeypatch, iris):
     X, y = _subset(iris)
     r = solve(build(16, X, y, 0, NU, ALPHA), "fake", raise_on_failure=False)
     assert r.termination is Termination.REFUSED and r.objective is None and r.duals is None
-
-
-def test_solve_moves_the_built_objects_to_the_oldest_generation_only():
-    """``dispatch.PROMOTE_TO_OLDEST``: an object made before ``solve()`` (as a model's components are) is in the
-    collector's oldest generation after it and nothing is left frozen; objects the process froze itself stay frozen,
-    and with the collector disabled nothing moves and it stays disabled. The solve's result is the same either way."""
-    import gc
-
-    def small_model():
-        m = pyo.ConcreteModel()
-        m.x = pyo.Var(bounds=(1, None))
-        m.obj = pyo.Objective(expr=m.x)
-        return m
-
-    marker = [object()]  # tracked by the collector, young
-    result = solve(small_model(), "clarabel")
-    assert gc.get_freeze_count() == 0 and any(o is marker for o in gc.get_objects(generation=2))
-    assert result.objective == pytest.approx(1.0, abs=1e-8)
-
-    probe = [object()]
-    gc.freeze()
-    try:
-        solve(small_model(), "clarabel")
-        assert gc.get_freeze_count() > 0  # the process's own frozen objects are not unfrozen
-        assert not any(o is probe for g in range(3) for o in gc.get_objects(generation=g))
-    finally:
-        gc.unfreeze()
-
-    gc.disable()
-    try:
-        young = [object()]
-        solve(small_model(), "clarabel")
-        assert not gc.isenabled() and any(o is young for o in gc.get_objects(generation=0))
-    finally:
-        gc.enable()

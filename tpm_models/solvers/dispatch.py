@@ -47,7 +47,6 @@ without exactly one active objective or a ``time_limit <= 0`` is a :class:`Model
 
 from __future__ import annotations
 
-import gc
 import logging
 import math
 import operator
@@ -84,18 +83,6 @@ log = logging.getLogger(__name__)
 _VALUE = operator.attrgetter("value")
 
 
-PROMOTE_TO_OLDEST = True
-"""At the start of :func:`solve`, move every object Python's cyclic collector tracks into its oldest generation
-(``gc.freeze()`` then ``gc.unfreeze()``: two list splices, no traversal), unless the collector is disabled or the
-process has frozen objects of its own (those stay frozen). A model built under Pyomo's ``PauseGC`` (the builders, as
-Pyomo's writers do) leaves its objects, 1.35 million at 10^5 points of (28), in the youngest generation: the first
-allocation after the build (in ``solve()``) then triggers a collection that traverses all of them, and a later one
-of the middle generation traverses them again (measured at 10^5 points of (28): 0.14 s at the start of ``solve()``,
-and 0.2-0.4 s more after it in a process that goes on allocating; ``docs/bench-scale.md``). The model lives as long as
-it is used, so it is moved where a long-lived object ends anyway; the only other effect is that cyclic garbage the
-process made before the call is freed at the next full collection rather than at a younger one."""
-
-
 def solve(
     model: pyo.ConcreteModel,
     solver: str = "default",
@@ -126,9 +113,6 @@ def solve(
     when it fails (any end but optimal, infeasible or unbounded) the next one that takes the model solves it
     again, and the result's message names each failure before it ("fallback after ...").
     """
-    if PROMOTE_TO_OLDEST and gc.isenabled() and not gc.get_freeze_count():
-        gc.freeze()  # before any allocation of this call: the objects built so far (the model) to the oldest
-        gc.unfreeze()  # generation in O(1), without the young generations' collections (PROMOTE_TO_OLDEST)
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
         raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
     # the linear rows are read once: for the class, the extraction and the certificate. Python's cyclic collector is
