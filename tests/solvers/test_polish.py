@@ -283,28 +283,25 @@ def test_the_factors_of_a_large_newton_run_are_reused_for_the_same_point(monkeyp
     assert np.max(np.abs(reused.x - fresh.x)) <= 1e-12 * max(1.0, float(np.max(np.abs(fresh.x))))
 
 
-@pytest.mark.parametrize("pin", [False, True])
-@pytest.mark.parametrize("eq, kwargs", [(28, {}), (29, {}), (26, {"p": 1.5})])
-def test_the_newton_step_without_the_z_rows_solves_the_whole_newton_system(eq, kwargs, pin):
-    """The polish's Newton matrix leaves out the rows z_i = 0 of the inactive rows and interior cones (their step is
-    -z_i, eliminated exactly: polish._reduce, polish._expand), and with ``pin`` (as from POLISH_LARGE unknowns on)
-    also the active rows of one entry s_i = b_i - a_i x_j (the bounds xi_i >= 0), their column x_j held at
-    b_i / a_i and the stationarity row of x_j, which gives dz_i back (_Faces.pin). The step it gives must solve the
-    Newton system of every equation, checked against the directional derivative of the residual F itself (central
-    differences along the step, an independent truth: no Jacobian written by hand). Tolerance 1e-5 of max|F|: the
-    central difference moves the point by 1e-5 and leaves a second-order error of about 1e-7 of max|F| on these
-    models; dropping the coupling A_Z' dz_Z of the eliminated rows leaves 5e-3 to 2."""
+def _newton_system(eq: int, kwargs: dict, pin: bool, points: int, release: bool = False):
+    """The polish's reduced Newton system at Clarabel's point of ``(eq)`` on ``points`` points of the scale
+    benchmark's data (``release``: the faces read as the polish reads them, the implied bounds released): the face
+    structure, the residual F of every equation as a function of ``u = (x, z, mu)``, the
+    point ``u``, F there, the reduced Jacobian and its regularisation's signs, and the matrices P (whole) and A."""
     from tpm_models.experiments.bench_scale import scale_data
     from tpm_models.solvers import polish as polish_module
     from tpm_models.solvers.cone_faces import faces
 
-    X, y = scale_data(300)
+    X, y = scale_data(points)
     form = conic_form(build(eq, X, y, 1, 0.3, 1.0, eps=0.02, **kwargs))
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)
     P = sp.csc_matrix(form.P)
     P = (P + P.T - sp.diags(P.diagonal())).tocsr()
     A = sp.csr_matrix(form.A)
-    f = polish_module._Faces(form.cones, faces(form.cones, run.s, run.z), run.s)
+    blocks = faces(form.cones, run.s, run.z)
+    if release:
+        blocks = polish_module._release_implied_bounds(A, form.b, form.cones, blocks)
+    f = polish_module._Faces(form.cones, blocks, run.s)
     mu = polish_module._mu_start(f, run.s, run.z)
     nx, m = len(run.x), len(run.z)
     assert len(f.z_rows) > 0 and len(f.boundary) > 0  # rows eliminated, and cone faces' nonlinear rows
@@ -317,16 +314,69 @@ def test_the_newton_step_without_the_z_rows_solves_the_whole_newton_system(eq, k
     def residual(u):
         return polish_module._residual(P, form.q, A, form.b, f, u[:nx], u[nx:nx + m], u[nx + m:])
 
-    F = residual(np.concatenate([x, run.z, mu]))
+    u = np.concatenate([x, run.z, mu])
     fixed, reg = polish_module._fixed_jacobian(P, A, f, nx, len(mu))
     J = polish_module._jacobian(A, f, form.b - A @ x, mu, fixed)
     assert J.shape[0] == nx + m - len(f.z_rows) - 2 * len(f.pin_rows) + len(mu)
+    return f, residual, u, residual(u), J, reg, P, A
+
+
+def _solves_the_whole_system(residual, u: np.ndarray, F: np.ndarray, step: np.ndarray) -> float:
+    """max|F'(u) step + F| / max|F|, F'(u) step by central differences along the step (no Jacobian written by
+    hand)."""
+    h = 1e-5 / np.max(np.abs(step))
+    derivative = (residual(u + h * step) - residual(u - h * step)) / (2 * h)
+    return float(np.max(np.abs(derivative + F)) / np.max(np.abs(F)))
+
+
+@pytest.mark.parametrize("pin", [False, True])
+@pytest.mark.parametrize("eq, kwargs", [(28, {}), (29, {}), (26, {"p": 1.5})])
+def test_the_newton_step_without_the_z_rows_solves_the_whole_newton_system(eq, kwargs, pin):
+    """The polish's Newton matrix leaves out the rows z_i = 0 of the inactive rows and interior cones (their step is
+    -z_i, eliminated exactly: polish._reduce, polish._expand), and with ``pin`` (as from POLISH_LARGE unknowns on)
+    also the active rows of one entry s_i = b_i - a_i x_j (the bounds xi_i >= 0), their column x_j held at
+    b_i / a_i and the stationarity row of x_j, which gives dz_i back (_Faces.pin). The step it gives must solve the
+    Newton system of every equation, checked against the directional derivative of the residual F itself (central
+    differences along the step, an independent truth: no Jacobian written by hand). Tolerance 1e-5 of max|F|: the
+    central difference moves the point by 1e-5 and leaves a second-order error of about 1e-7 of max|F| on these
+    models; dropping the coupling A_Z' dz_Z of the eliminated rows leaves 5e-3 to 2."""
+    from tpm_models.solvers import polish as polish_module
+
+    f, residual, u, F, J, reg, P, A = _newton_system(eq, kwargs, pin, 300)
+    nx = len(u) - f.m - len(f.boundary)
     step = polish_module._expand(f, F, polish_module.newton_step(J, polish_module._reduce(A, f, F, nx), reg), nx,
                                  P, A)
     assert not step[f.pin_cols].any()
-    u, h = np.concatenate([x, run.z, mu]), 1e-5 / np.max(np.abs(step))
-    derivative = (residual(u + h * step) - residual(u - h * step)) / (2 * h)  # J_full @ step
-    assert np.max(np.abs(derivative + F)) <= 1e-5 * np.max(np.abs(F))
+    assert _solves_the_whole_system(residual, u, F, step) <= 1e-5
+
+
+@pytest.mark.parametrize("eq, kwargs", [(28, {}), (29, {}), (26, {"p": 1.5})])
+def test_the_schur_factors_solve_the_same_newton_system(eq, kwargs):
+    """From POLISH_LARGE unknowns on, a Newton matrix with dense rows and columns (those of w, theta, s, t that every
+    active margin row holds) is factorised as the LU of its sparse block and the Schur complement of the dense one
+    (newton_solve.Factors._schur), equilibrated from its blocks. On 1,000 points (22 to 41 dense unknowns; the faces
+    read as the polish reads them: without, (26)'s implied bounds make J step = -F inconsistent for every
+    factorisation alike, residual 15): the
+    scaling is the whole matrix's Ruiz scaling (newton_solve.equilibrate) bit for bit; the step, refined on J,
+    solves J step = -F to 1e-14 of max|F| (POLISH_REUSE's bar), and, expanded, the Newton system of every equation
+    by central differences as in the test above (1e-5); where J is nonsingular ((28), (26)) it is the step of the
+    LU of the whole matrix to 1e-8 (relative, the conditioning of these systems; (29) at its optimum w = 0 has
+    multipliers that are not unique, so its steps may differ in those directions and only the equations judge)."""
+    from tpm_models.solvers import polish as polish_module
+
+    f, residual, u, F, J, reg, P, A = _newton_system(eq, kwargs, True, 1000, release=True)
+    nx = len(u) - f.m - len(f.boundary)
+    rhs = polish_module._reduce(A, f, F, nx)
+    schur = newton_solve.Factors(J, reg, large=True)
+    assert schur.sparse is not None and len(schur.dense) >= 20  # the Schur complement was taken
+    r, c = newton_solve.equilibrate(J)
+    assert np.array_equal(schur.r, r) and np.array_equal(schur.c, c)
+    step, size = newton_solve.refine(J, rhs, schur)
+    assert step is not None and size <= 1e-14
+    assert _solves_the_whole_system(residual, u, F, polish_module._expand(f, F, step, nx, P, A)) <= 1e-5
+    whole, _ = newton_solve.refine(J, rhs, newton_solve.Factors(J, reg))
+    if eq != 29:
+        assert np.max(np.abs(step - whole)) <= 1e-8 * np.max(np.abs(whole))
 
 
 def test_pinned_bounds_polish_large_models_to_the_same_point(monkeypatch):
@@ -355,3 +405,25 @@ def test_pinned_bounds_polish_large_models_to_the_same_point(monkeypatch):
         assert pinned.accepted and whole.accepted and pinned.residual_after <= POLISH_ACCEPT
         assert size_pinned <= size_whole - 2 * 1_000  # at least 1,000 active bounds left, with their columns
         assert np.max(np.abs(pinned.x - whole.x)) <= 1e-12 * max(1.0, float(np.max(np.abs(whole.x))))
+
+
+def test_a_singular_sparse_block_falls_back_to_the_whole_lu():
+    """newton_solve.Factors takes the Schur complement on the dense rows and columns only while the sparse block
+    factorises: here M_SS = diag(0, 1, ..., 1) is exactly singular (no regularisation), while the whole matrix
+    [[1, e_1' + 1e-3 e'], [e_1 + 1e-3 e, diag(0, 1, ..., 1)]] (row and column 0 dense: 60 entries) is not; the
+    factors fall back to the LU of the whole matrix, and the refined step solves J step = -F to 1e-14 (the
+    POLISH_REUSE bar), checked by the product with J."""
+    n = 61
+    J = sp.lil_matrix((n, n))
+    J[0, 0] = 1.0
+    J[0, 1:] = 1e-3
+    J[1:, 0] = 1e-3
+    J[0, 1] = J[1, 0] = 1.0
+    J.setdiag(np.r_[1.0, 0.0, np.ones(n - 2)])
+    J = sp.csr_matrix(J)
+    factors = newton_solve.Factors(J, np.zeros(n), large=True)
+    assert factors.sparse is None and factors.perm is not None  # not the Schur complement
+    F = np.linspace(-1.0, 1.0, n)
+    step, size = newton_solve.refine(J, F, factors)
+    assert step is not None and size <= 1e-14
+    assert np.max(np.abs(J @ step + F)) <= 1e-14

@@ -2,7 +2,8 @@
 through the LU factors of the Ruiz-equilibrated, regularised :math:`J + \\rho\\,\\mathrm{diag}(\\text{reg})`
 (:class:`Factors`) and iterative refinement on :math:`J` itself (:func:`refine`), so that the step is the one of
 :math:`J`, not of the regularised matrix; at scale the factors of a run's first step are reused by the next steps
-(:data:`POLISH_REUSE`) and the matrix is ordered with its dense rows and columns last (:func:`dense_last`).
+(:data:`POLISH_REUSE`), and the dense rows and columns are eliminated by a Schur complement (:meth:`Factors._schur`)
+or ordered last (:func:`dense_last`).
 
 One concern: factorising and solving a Newton system. What the system is (the faces, the residual, the Jacobian)
 is :mod:`tpm_models.solvers.polish`'s.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
@@ -32,6 +34,15 @@ factorised. Each polished point is still judged by its KKT residual (``POLISH_AC
 
 POLISH_DENSE = 50
 """More nonzeros than this make a row or column of the Newton matrix *dense* for :func:`dense_last`."""
+POLISH_SCHUR = 100
+"""At most this many dense rows and columns (:data:`POLISH_DENSE`) are eliminated by a dense Schur complement
+(:meth:`Factors._schur`), from the polish's ``POLISH_LARGE`` unknowns on; more, or none, and the whole matrix is
+factorised in the order of :func:`dense_last`. 41 dense unknowns on (29), 21-22 on (23), (26)-(28) at 10^5 points."""
+POLISH_SCHUR_SIZE = 10_000_000
+"""At most this many entries :math:`n_S n_D` in :math:`X = M_{SS}^{-1} M_{SD}` (:meth:`Factors._schur`: 80 MB; the
+equilibration holds five more arrays of that size, for a moment), else the whole matrix is factorised. At 10^6
+points (15) has 3.1 million (149,969 sparse unknowns, 21 dense) and (28) 0.5 million (249,956 and 2); the peak
+memory of both processes is Clarabel's run, unchanged (``docs/bench-scale.md``, "Issue 24, the polish at 10^5")."""
 
 
 def equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray, np.ndarray]:
@@ -54,20 +65,74 @@ def equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray
     return r, c
 
 
+def _equilibrate_blocks(M_SS: sp.csr_matrix, M_SD: np.ndarray, M_DS: np.ndarray, M_DD: np.ndarray,
+                        sweeps: int = POLISH_SWEEPS) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """:func:`equilibrate` of the matrix ``[[M_SS, M_SD], [M_DS, M_DD]]`` from its blocks (sparse, and three dense
+    arrays), the same products and maxima: ``((r_S, r_D), (c_S, c_D))``."""
+    R, C = sp.csr_matrix(M_SS), sp.csc_matrix(M_SS)
+    row_data, col_data = np.abs(R.data), np.abs(C.data)
+    row_has, col_has = np.diff(R.indptr) > 0, np.diff(C.indptr) > 0
+    row_starts, col_starts = R.indptr[:-1][row_has], C.indptr[:-1][col_has]
+    a_SD, a_DS, a_DD = np.abs(M_SD), np.abs(M_DS), np.abs(M_DD)
+    ns, nd = M_SD.shape
+    r_S, c_S, r_D, c_D = np.ones(ns), np.ones(ns), np.ones(nd), np.ones(nd)
+    t_SD, t_DS = np.empty_like(a_SD), np.empty_like(a_DS)  # the products, in place: no new array per sweep
+
+    def largest(a: np.ndarray, scale: np.ndarray, out: np.ndarray, axis: int) -> np.ndarray:
+        return np.multiply(a, scale, out=out).max(axis=axis, initial=0.0)
+
+    for _ in range(sweeps):  # the largest |r_i m_ij c_j| of row i is r_i max_j |m_ij| c_j (and so for columns)
+        row_S, col_S = np.zeros(ns), np.zeros(ns)
+        if row_data.size:
+            row_S[row_has] = np.maximum.reduceat(row_data * c_S[R.indices], row_starts)
+            col_S[col_has] = np.maximum.reduceat(col_data * r_S[C.indices], col_starts)
+        row_S = r_S * np.maximum(row_S, largest(a_SD, c_D, t_SD, 1))
+        col_S = c_S * np.maximum(col_S, largest(a_DS, r_D[:, None], t_DS, 0))
+        row_D = r_D * np.maximum(largest(a_DS, c_S, t_DS, 1), (a_DD * c_D).max(axis=1, initial=0.0))
+        col_D = c_D * np.maximum(largest(a_SD, r_S[:, None], t_SD, 0), (a_DD * r_D[:, None]).max(axis=0, initial=0.0))
+        r_S /= np.sqrt(np.where(row_S > 0, row_S, 1.0))
+        r_D /= np.sqrt(np.where(row_D > 0, row_D, 1.0))
+        c_S /= np.sqrt(np.where(col_S > 0, col_S, 1.0))
+        c_D /= np.sqrt(np.where(col_D > 0, col_D, 1.0))
+    return (r_S, r_D), (c_S, c_D)
+
+
+def _dense(M: sp.spmatrix) -> np.ndarray:
+    """The rows and columns (one mask: the ordering is symmetric) with more than :data:`POLISH_DENSE` nonzeros."""
+    M = sp.csr_matrix(M)
+    return (np.diff(M.indptr) > POLISH_DENSE) | (np.bincount(M.indices, minlength=M.shape[1]) > POLISH_DENSE)
+
+
 def dense_last(M: sp.spmatrix) -> np.ndarray:
     """A symmetric ordering of ``M``: the rows and columns with more than :data:`POLISH_DENSE` nonzeros (the
     columns of :math:`w`, :math:`\\theta`, :math:`t` that every margin row holds) last, the others in their order.
     Each point's rows then eliminate with fill only in the dense block: on (28) at 10^5 points, 1.3 million
     nonzeros in the factors and 0.3 s, against 30 million and 4.5 s with SuperLU's own COLAMD ordering."""
-    M = sp.csc_matrix(M)
-    dense = (np.diff(M.indptr) > POLISH_DENSE) | (np.bincount(M.indices, minlength=M.shape[0]) > POLISH_DENSE)
+    dense = _dense(M)
     return np.concatenate([np.flatnonzero(~dense), np.flatnonzero(dense)])
 
 
 class Factors:
-    """The LU factors of one Newton matrix (:func:`newton_step`), equilibrated and regularised, and their solve."""
+    """The factors of one Newton matrix (:func:`newton_step`), equilibrated and regularised, and their solve: an LU
+    of the whole matrix, or from ``large`` on, with 1 to :data:`POLISH_SCHUR` dense rows and columns
+    (:func:`dense_last`'s) and at most :data:`POLISH_SCHUR_SIZE` entries in :math:`X`, the LU of the sparse block and
+    the dense Schur complement of the dense one (:meth:`_schur`); else (or if the sparse block or the complement is
+    exactly singular) the LU in the order of :func:`dense_last`."""
 
     def __init__(self, J: sp.csc_matrix, reg: np.ndarray, large: bool = False):
+        self.perm: np.ndarray | None = None
+        self.sparse: np.ndarray | None = None
+        if large:
+            J = sp.csr_matrix(J)
+            J.sum_duplicates()
+            dense = _dense(J)
+            n_dense = int(dense.sum())
+            if 0 < n_dense <= POLISH_SCHUR and (len(dense) - n_dense) * n_dense <= POLISH_SCHUR_SIZE:
+                try:
+                    self._schur(J, POLISH_REG * reg, dense)
+                    return
+                except RuntimeError:  # M_SS or C exactly singular: the whole matrix, pivoting across the blocks
+                    self.sparse = None
         self.r, self.c = equilibrate(J)
         J = sp.csr_matrix(J)
         rows = np.repeat(np.arange(J.shape[0]), np.diff(J.indptr))  # diag(r) J diag(c), entry by entry
@@ -79,11 +144,68 @@ class Factors:
         self.lu = spla.splu(M) if self.perm is None else spla.splu(M[self.perm][:, self.perm].tocsc(),
                                                                    permc_spec="NATURAL")
 
+    def _schur(self, J: sp.csr_matrix, diagonal: np.ndarray, dense: np.ndarray) -> None:
+        """``J`` equilibrated (:func:`equilibrate`'s scaling, computed on the blocks: :func:`_equilibrate_blocks`)
+        plus ``diag(diagonal)``, in blocks, sparse ``S`` and dense ``D``: the LU of :math:`M_{SS}` (SuperLU, its own
+        ordering and pivoting), :math:`X = M_{SS}^{-1} M_{SD}` (one column per dense unknown) and the LU of the Schur
+        complement :math:`C = M_{DD} - M_{DS} X` (LAPACK, partial pivoting). Each point's rows of (29) at 10^5
+        points (42 nonzeros, all but :math:`z_i` in the 41 dense columns of :math:`w`, :math:`s`, :math:`\\theta`)
+        made the LU of the whole matrix pivot off the dense-last order: 3.1 million nonzeros in its factors and
+        0.21 s; :math:`M_{SS}` is then diagonal and :math:`C` 41 x 41 (``docs/bench-scale.md``, "Issue 24, the polish
+        at 10^5"). ``RuntimeError`` if :math:`M_{SS}` or :math:`C` is exactly singular (then so is the matrix)."""
+        n = J.shape[0]
+        self.sparse, self.dense = S, D = np.flatnonzero(~dense), np.flatnonzero(dense)
+        ns, nd = len(S), len(D)
+        place = np.empty(n, dtype=np.int32)  # 32-bit indices and boolean masks: fewer and smaller new arrays
+        place[S] = np.arange(ns)
+        place[D] = np.arange(nd)
+        J_S = J[S]  # the sparse rows: their dense columns as an array, the others sparse
+        rows = np.repeat(np.arange(ns, dtype=np.int32), np.diff(J_S.indptr))
+        to_dense = dense[J_S.indices]
+        cols = place[J_S.indices]
+        M_SD = np.zeros((ns, nd), order="F")  # column by column: its maxima (_equilibrate_blocks) and SuperLU's solve
+        M_SD[rows[to_dense], cols[to_dense]] = J_S.data[to_dense]
+        to_sparse = ~to_dense
+        M_SS = sp.csr_matrix((J_S.data[to_sparse], cols[to_sparse],
+                              np.concatenate([[0], np.cumsum(np.bincount(rows[to_sparse], minlength=ns))])),
+                             shape=(ns, ns))
+        del J_S, rows, to_dense, to_sparse, cols
+        J_D = J[D].toarray()  # the dense rows, whole
+        M_DS, M_DD = J_D[:, S], J_D[:, D]
+        del J_D
+        (r_S, r_D), (c_S, c_D) = _equilibrate_blocks(M_SS, M_SD, M_DS, M_DD)
+        self.r, self.c = np.empty(n), np.empty(n)
+        self.r[S], self.r[D], self.c[S], self.c[D] = r_S, r_D, c_S, c_D
+        M_SS.data *= r_S[np.repeat(np.arange(ns), np.diff(M_SS.indptr))] * c_S[M_SS.indices]
+        M_SS = (M_SS + sp.diags(diagonal[S])).tocsc()
+        M_SD *= r_S[:, None]
+        M_SD *= c_D
+        M_DS *= r_D[:, None]
+        M_DS *= c_S
+        M_DD *= r_D[:, None]
+        M_DD *= c_D
+        M_DD[np.arange(nd), np.arange(nd)] += diagonal[D]
+        self.lu = spla.splu(M_SS)
+        self.X = np.ascontiguousarray(self.lu.solve(M_SD))  # rows in memory order: X y by numpy's own loop (solve)
+        del M_SD
+        self.M_DS = M_DS
+        C = M_DD - np.einsum("ik,kj->ij", M_DS, self.X)  # not BLAS (polish._norm)
+        self.lu_C = scipy.linalg.lu_factor(C, check_finite=False)
+        if not np.all(np.diag(self.lu_C[0])):
+            raise RuntimeError("the Schur complement is exactly singular")
+
     def solve(self, rhs: np.ndarray) -> np.ndarray:
-        if self.perm is None:
-            return self.c * self.lu.solve(self.r * rhs)
+        rhs = self.r * rhs
         out = np.empty_like(rhs)
-        out[self.perm] = self.lu.solve((self.r * rhs)[self.perm])
+        if self.sparse is not None:  # block elimination: y_S = M_SS^-1 rhs_S, C y_D = rhs_D - M_DS y_S
+            y = self.lu.solve(rhs[self.sparse])
+            out[self.dense] = scipy.linalg.lu_solve(self.lu_C, rhs[self.dense] - np.einsum("ij,j->i", self.M_DS, y),
+                                                    check_finite=False)
+            out[self.sparse] = y - np.einsum("ij,j->i", self.X, out[self.dense])  # not BLAS: polish._norm
+        elif self.perm is None:
+            out = self.lu.solve(rhs)
+        else:
+            out[self.perm] = self.lu.solve(rhs[self.perm])
         return self.c * out
 
 
@@ -110,7 +232,7 @@ def newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray, kept: list | N
     and iterative refinement on ``J`` itself. ``kept``: a list (the polish passes one from ``POLISH_LARGE`` unknowns
     on, else ``None``) holding the factors of an earlier step of the same Newton run: they are tried first, as a
     preconditioner of the refinement on this ``J``, and kept when the refined step meets :data:`POLISH_REUSE` (else
-    ``J`` is factorised, in the order of :func:`dense_last`)."""
+    ``J`` is factorised, its dense rows and columns by a Schur complement or last: :class:`Factors`)."""
     if kept:
         step, size = refine(J, F, kept[0])
         if step is not None and size <= POLISH_REUSE:
