@@ -261,3 +261,19 @@ def test_a_cone_rows_dual_is_its_blocks_projection(points, rng):
             grad[j] += a
         want = form.sense * -d.orient * float(contribution @ grad) / float(grad @ grad)
         assert got[d.constraint] == pytest.approx(want, rel=1e-14)
+
+
+def test_an_atom_blocks_jacobian_leaves_its_arrays_alone():
+    """``AtomBlock.linear`` sums a repeated column and sorts the columns of a row without touching the block's arrays
+    (they may be a builder's record, read again at the next solve)."""
+    from tpm_models.solvers.rows import AtomBlock
+
+    indptr = np.array([0, 3, 5])
+    cols = np.array([2, 0, 2, 1, 0], dtype=np.int64)
+    coefs = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    block = AtomBlock(0, [None, None], indptr, cols, coefs, np.array([-1.0, -2.0]), None, np.zeros(2),
+                      np.full(2, np.inf))
+    L = block.linear(3)
+    assert L.toarray().tolist() == [[2.0, 0.0, 4.0], [5.0, 4.0, 0.0]]
+    assert cols.tolist() == [2, 0, 2, 1, 0] and coefs.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert indptr.tolist() == [0, 3, 5]

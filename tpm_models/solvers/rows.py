@@ -252,8 +252,9 @@ class AtomBlock:
                 [(float(self.atom[k]), self.node)])
 
     def linear(self, n: int) -> sp.csr_matrix:
-        """The rows' linear parts over ``n`` columns (a repeated column summed, a zero kept)."""
-        L = sp.csr_matrix((self.coefs, self.cols, self.indptr), shape=(len(self.constraints), n))
+        """The rows' linear parts over ``n`` columns (a repeated column summed, a zero kept). The arrays are copied:
+        ``sum_duplicates`` sorts in place, and they may be the builder's record."""
+        L = sp.csr_matrix((self.coefs, self.cols, self.indptr), shape=(len(self.constraints), n), copy=True)
         L.sum_duplicates()
         return L
 
