@@ -83,8 +83,9 @@ from tpm_models.solvers.gradients import (
     objective_gradient,
 )
 from tpm_models.solvers.power_apex import power_apexes
-from tpm_models.solvers.rows import free_variables, integer_mask, read_atom_rows, read_rows, variable_bounds
+from tpm_models.solvers.rows import read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
+from tpm_models.solvers.variables import free_variables, integer_mask, variable_bounds
 
 _VALUE = operator.attrgetter("value")
 
@@ -328,7 +329,7 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
 
     A row that holds a variable of another model (not among the model's own components) is read with that
     variable as one more column."""
-    variables, col = free_variables(model)  # read once per solve (rows.one_reading)
+    variables, col = free_variables(model)  # read once per solve (reading.one_reading)
     try:
         return _certify(model, variables, duals, convex, integers, col)
     except KeyError:  # a variable of another model: read again with every row's variables as columns
@@ -353,7 +354,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     if not np.isfinite(x).all():
         return Certificate(math.inf, level="failed", why="a variable is not finite")
     n = len(x)
-    lb, ub = variable_bounds(variables)  # read once per solve for the model's list (rows.one_reading)
+    lb, ub = variable_bounds(variables)  # read once per solve for the model's list (reading.one_reading)
 
     memo: dict = {}  # every node's value and gradient at x, shared by the rows and the objective
     rows = _rows(model, col, n, memo, x)

@@ -65,14 +65,13 @@ from tpm_models.solvers.conic_rows import RowList, SparseChunk, bound_rows, line
 from tpm_models.solvers.rows import (
     AtomBlock,
     atom_terms,
-    free_variables,
     linear_objective,
     objective_terms,
     read_atom_rows,
     read_rows,
-    variable_bounds,
 )
 from tpm_models.solvers.structure import sign_rows
+from tpm_models.solvers.variables import free_variables, variable_bounds
 
 # --------------------------------------------------------------------------- expressions
 
@@ -96,7 +95,7 @@ class ShapeReader:
 
     def __init__(self, model: pyo.ConcreteModel):
         self.model = model
-        self.variables, self.col = free_variables(model)  # read once per solve (rows.one_reading); not changed here
+        self.variables, self.col = free_variables(model)  # read once per solve (reading.one_reading); not changed here
         self.n = len(self.variables)
         self.aux_names: list[str] = []
         self.atoms: dict[tuple, int] = {}  # atom key -> its epigraph column
@@ -110,7 +109,7 @@ class ShapeReader:
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
         self.row_duals: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []  # chunks': (kind, owner, row, factor)
         self.atom_duals: tuple[list, list, list] = ([], [], [])  # atom_row's rows: (constraint, nonneg row, factor)
-        # the builders' linear rows, read once per solve (tpm_models.solvers.rows.one_reading)
+        # the builders' linear rows, read once per solve (tpm_models.solvers.reading.one_reading)
         self.linear = read_rows(model, self.col, self.n)
         self._sides: tuple[list, list] | None = None  # self.linear's lower and upper sides (linear_constraint)
         self.atom_rows = read_atom_rows(model, self.linear, self.col, self.n)  # the others, linear in nodes

@@ -68,7 +68,7 @@ from tpm_models.solvers.common import (
     Termination,
 )
 from tpm_models.solvers.conic import why_not_conic
-from tpm_models.solvers.rows import free_variables, model_variables, one_reading
+from tpm_models.solvers.reading import one_reading
 from tpm_models.solvers.structure import (
     ModelTraits,
     component_values,
@@ -78,6 +78,7 @@ from tpm_models.solvers.structure import (
     title,
     values_of,
 )
+from tpm_models.solvers.variables import free_variables, model_variables
 
 log = logging.getLogger(__name__)
 _VALUE = operator.attrgetter("value")
@@ -158,7 +159,7 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
          options: dict | None, traits: ModelTraits) -> SolveResult:
     """One backend's run on ``model``, checked: ``OPTIMAL`` only when the certificate on the model passes."""
     if not warm_start:
-        for v in free_variables(model)[0]:  # read once per solve (rows.one_reading)
+        for v in free_variables(model)[0]:  # read once per solve (reading.one_reading)
             v.set_value(None, skip_validation=True)
     start = time.perf_counter()
     try:

@@ -22,7 +22,6 @@ readers share one walk over Pyomo's expression nodes and its column numbering.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import numbers
 import operator
@@ -41,10 +40,13 @@ from pyomo.core.base.var import ScalarVar, VarData
 from pyomo.core.expr import numeric_expr as ne
 
 from tpm_models.models.row_blocks import RowBlock, param_values, row_blocks
+from tpm_models.solvers.reading import one_reading as one_reading
+from tpm_models.solvers.reading import remembered
+from tpm_models.solvers.variables import free_variables, values_array, variable_bounds
+from tpm_models.solvers.variables import integer_mask as integer_mask
+from tpm_models.solvers.variables import model_variables as model_variables
 
 _PLAIN = (float, int)
-_DOMAIN = operator.attrgetter("domain")
-_BOUND_TYPES = frozenset((float, int, type(None)))
 _VARIABLES = (VarData, ScalarVar)
 
 
@@ -348,48 +350,18 @@ def to_csr(indptr, cols, coefs, shape: tuple[int, int]) -> sp.csr_matrix:
     return M
 
 
-_READINGS: dict | None = None
-"""The readings of :func:`read_rows` kept inside :func:`one_reading` (``None`` outside)."""
-
-
-@contextlib.contextmanager
-def one_reading():
-    """Inside, :func:`read_rows` reads a model once: :func:`tpm_models.solvers.dispatch.solve` wraps one solve in it
-    (the matrices' extraction and the feasibility check of the point read the same rows). Outside, every call reads
-    the model afresh (a model may change between solves)."""
-    global _READINGS
-    outer = _READINGS
-    _READINGS = {} if outer is None else outer
-    try:
-        yield
-    finally:
-        _READINGS = outer
-
-
 def read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     """Every active constraint of ``model`` whose body :func:`linear_terms` reads, as :class:`LinearRows` over
     ``n`` columns (``column[id(var)]``, the model's unfixed variables in order); the others are returned in ``others``.
     Read once per :func:`one_reading`."""
-    key = (id(model), n)
-    if _READINGS is not None and key in _READINGS:
-        return _READINGS[key]
-    rows = _read_rows(model, column, n)
-    if _READINGS is not None:
-        _READINGS[key] = rows
-    return rows
+    return remembered((id(model), n), lambda: _read_rows(model, column, n))
 
 
 def objective_terms(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
     """:func:`atom_terms` of ``objective``'s expression (``objective`` an objective of ``model``, ``column`` and
     ``n`` as for :func:`read_rows`). Read once per :func:`one_reading` (the objectives of (23)-(29) hold
     ``sum_i eps_i`` and thousands of terms)."""
-    key = ("objective", id(model), id(objective), n)
-    if _READINGS is not None and key in _READINGS:
-        return _READINGS[key]
-    terms = atom_terms(objective.expr, column)
-    if _READINGS is not None:
-        _READINGS[key] = terms
-    return terms
+    return remembered(("objective", id(model), id(objective), n), lambda: atom_terms(objective.expr, column))
 
 
 def linear_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
@@ -508,100 +480,6 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     return LinearRows(constraints, M, np.array(lower, dtype=float), np.array(upper, dtype=float),
                       np.array(equality, dtype=bool), others, np.array(position, dtype=np.int64),
                       np.array(other_position, dtype=np.int64), AtomRows(atom_rows, atom_blocks, others), atom_blocks)
-
-
-def model_variables(model: pyo.ConcreteModel) -> list:
-    """Every variable of the model, fixed or not, in model order (``component_data_objects``); read once per
-    :func:`one_reading`. The list is shared: copy it to change it."""
-    key = ("variables", id(model))
-    if _READINGS is not None and key in _READINGS:
-        return _READINGS[key]
-    variables = list(model.component_data_objects(pyo.Var, descend_into=True))
-    if _READINGS is not None:
-        _READINGS[key] = variables
-    return variables
-
-
-def free_variables(model: pyo.ConcreteModel) -> tuple[list, dict]:
-    """The model's unfixed variables in model order (``component_data_objects``) and their columns
-    ``{id(v): k}``, the numbering of :func:`read_rows`; read once per :func:`one_reading` (a solve reads them for the
-    class, the form, the reset of the values and the certificate). The list is shared: copy it to change it."""
-    key = ("free variables", id(model))
-    if _READINGS is not None and key in _READINGS:
-        return _READINGS[key]
-    variables = [v for v in model_variables(model) if not v.fixed]
-    out = (variables, {id(v): k for k, v in enumerate(variables)})
-    if _READINGS is not None:
-        _READINGS[key] = out
-    return out
-
-
-def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
-    """The lower and upper bounds of ``variables`` (``-inf``/``inf`` where absent: ``v.bounds``, one call a variable,
-    read once per :func:`one_reading` for the same list)."""
-    key = ("bounds", id(variables), len(variables))
-    if _READINGS is not None and key in _READINGS:
-        return _READINGS[key][0]
-    out = _stored_bounds(variables)
-    if out is None:
-        both = np.array([v.bounds for v in variables], dtype=float).reshape(-1, 2)  # None -> NaN (never NaN else)
-        lb, ub = both[:, 0], both[:, 1]
-        lb[np.isnan(lb)] = -math.inf
-        ub[np.isnan(ub)] = math.inf
-        out = (np.ascontiguousarray(lb), np.ascontiguousarray(ub))
-    for bound in out:
-        bound.flags.writeable = False  # shared within a reading
-    if _READINGS is not None:
-        _READINGS[key] = (out, variables)  # the list kept alive: its id stays its own
-        return out
-    return out
-
-
-_STORED_LB, _STORED_UB, _STORED_DOMAIN = (operator.attrgetter(name) for name in ("_lb", "_ub", "_domain"))
-
-
-def _stored_bounds(variables: list) -> tuple[np.ndarray, np.ndarray] | None:
-    """``v.bounds`` of every variable (``-inf``/``inf`` where absent) from what a ``VarData`` stores (its bounds
-    as given, ``_lb``/``_ub``, and its domain, each distinct domain's bounds read once), as ``VarData.bounds`` resolves
-    them: a missing or infinite bound is the domain's, and of two bounds the tighter holds; ``None`` (then
-    ``v.bounds`` one at a time) unless every variable is a ``VarData`` or ``ScalarVar`` whose bounds are numbers or
-    missing (a ``Param`` bound, an invalid one: Pyomo's own reading decides)."""
-    if not variables or not set(map(type, variables)) <= {VarData, ScalarVar}:
-        return None
-    lower, upper = list(map(_STORED_LB, variables)), list(map(_STORED_UB, variables))
-    if not set(map(type, lower)) <= _BOUND_TYPES or not set(map(type, upper)) <= _BOUND_TYPES:
-        return None
-    lo, up = np.array(lower, dtype=float), np.array(upper, dtype=float)  # None -> NaN
-    if int(np.isnan(lo).sum()) != lower.count(None) or int(np.isnan(up).sum()) != upper.count(None) \
-            or (lo == math.inf).any() or (up == -math.inf).any():
-        return None  # a NaN or a bound on the wrong side of infinity: Pyomo raises, and says why
-    domains = list(map(_STORED_DOMAIN, variables))
-    _, first, inverse = np.unique(np.fromiter(map(id, domains), dtype=np.int64, count=len(domains)),
-                                  return_index=True, return_inverse=True)
-    table = np.array([domains[k].bounds() for k in first.tolist()], dtype=float).reshape(-1, 2)  # None -> NaN
-    d_lo, d_up = table[inverse.ravel(), 0], table[inverse.ravel(), 1]
-    lo[lo == -math.inf] = np.nan  # an infinite bound is no bound
-    up[up == math.inf] = np.nan
-    lb = np.where(np.isnan(lo), d_lo, np.where(np.isnan(d_lo), lo, np.maximum(lo, d_lo)))
-    ub = np.where(np.isnan(up), d_up, np.where(np.isnan(d_up), up, np.minimum(up, d_up)))
-    lb[np.isnan(lb)] = -math.inf
-    ub[np.isnan(ub)] = math.inf
-    return lb, ub
-
-
-def integer_mask(variables: list) -> np.ndarray:
-    """Which of ``variables`` have an integer or binary domain (``not v.is_continuous()``), each distinct domain tested
-    once (the builders' 10^5 variables share a few)."""
-    ids = list(map(id, map(_DOMAIN, variables)))
-    continuous = {key: v.is_continuous() for key, v in dict(zip(ids, variables)).items()}  # a variable a domain
-    if all(continuous.values()):
-        return np.zeros(len(variables), dtype=bool)
-    return np.array([not continuous[key] for key in ids], dtype=bool)
-
-
-def values_array(variables: list) -> np.ndarray:
-    """The current values of ``variables`` (NaN where unset)."""
-    return np.array([math.nan if v.value is None else v.value for v in variables], dtype=float)
 
 
 def rows_violation(rows: LinearRows, x: np.ndarray) -> float:
@@ -782,9 +660,11 @@ def quadratic_objective(model: pyo.ConcreteModel, objective, column: dict, n: in
     ``(i, j, a, linear columns, linear coefficients, const)`` (arrays; a square has ``i == j``), every term as written
     (a term of coefficient 0 is kept: what the objective holds); ``None`` when a node is not such a product (then
     Pyomo's ``generate_standard_repn`` reads it). Read once per :func:`one_reading`."""
-    key = ("quadratic objective", id(model), id(objective), n)
-    if _READINGS is not None and key in _READINGS:
-        return _READINGS[key]
+    return remembered(("quadratic objective", id(model), id(objective), n),
+                      lambda: _quadratic_objective(model, objective, column, n))
+
+
+def _quadratic_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
     out = None
     terms = objective_terms(model, objective, column, n)
     if terms is not None:
@@ -801,6 +681,4 @@ def quadratic_objective(model: pyo.ConcreteModel, objective, column: dict, n: in
                    np.asarray(terms[0], dtype=np.int64), np.asarray(terms[1], dtype=float), terms[2])
         except (_NotLinear, AttributeError, TypeError, ValueError):
             out = None
-    if _READINGS is not None:
-        _READINGS[key] = out
     return out

@@ -16,15 +16,8 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL, ModelError
-from tpm_models.solvers.rows import (
-    LinearRows,
-    free_variables,
-    integer_mask,
-    linear_objective,
-    objective_terms,
-    quadratic_objective,
-    read_rows,
-)
+from tpm_models.solvers.rows import LinearRows, linear_objective, objective_terms, quadratic_objective, read_rows
+from tpm_models.solvers.variables import free_variables, integer_mask
 
 _VALUE = operator.attrgetter("value")
 
@@ -79,7 +72,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     ``kind``: the class, when the caller has it: the rows are then not walked (an LP, QP or SOCP has no
     non-convex row; an NLP's convexity stays unknown), only the objective and the variables' domains are read."""
     objective = objective_of(model)
-    variables, column = free_variables(model)  # read once per solve (rows.one_reading)
+    variables, column = free_variables(model)  # read once per solve (reading.one_reading)
     integers = tuple(variables[k].name for k in np.flatnonzero(integer_mask(variables))[:5])
     nonconvex = None
     sense = 1.0 if objective.sense == pyo.minimize else -1.0
@@ -190,7 +183,7 @@ def _psd(repn, sign: float) -> bool:
 def free_rows(model: pyo.ConcreteModel, variables: list | None = None) -> LinearRows:
     """:func:`tpm_models.solvers.rows.read_rows` over the model's unfixed variables (in model order, or
     ``variables`` when the caller has that list): the linear rows read once per
-    :func:`~tpm_models.solvers.rows.one_reading`, the others left in ``others``."""
+    :func:`~tpm_models.solvers.reading.one_reading`, the others left in ``others``."""
     if variables is None:
         variables, column = free_variables(model)
         return read_rows(model, column, len(variables))

@@ -17,8 +17,8 @@ import pyomo.core as pyo
 
 from tpm_models.solvers.common import SolverUnavailableError, Termination
 from tpm_models.solvers.matrices import NotAQPError
-from tpm_models.solvers.rows import free_variables
 from tpm_models.solvers.structure import ModelTraits, model_traits, title
+from tpm_models.solvers.variables import free_variables
 from tpm_models.validation import MODEL_CLASSES as MODEL_CLASSES
 from tpm_models.validation import SOLVABLE_CLASSES
 
