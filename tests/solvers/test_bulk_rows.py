@@ -293,3 +293,100 @@ def test_a_users_builder_records_its_rows_as_the_docs_show(monkeypatch, rng):
     read = read_rows(m, *columns(m))
     assert_same(read, walked(m, monkeypatch))
     assert np.array_equal(read.M[:k].toarray(), np.where(A == 0, 0.0, A)) and np.array_equal(read.lower[:k], b)
+
+
+def test_variables_bounds_and_domains_read_once_are_pyomos(monkeypatch):
+    """``rows.variable_bounds`` (one ``v.bounds`` a variable) and ``rows.integer_mask`` (one test a domain) against
+    Pyomo's ``v.lb``, ``v.ub`` and ``v.is_continuous()`` of each variable: a domain tighter than a bound, a bound that
+    is a mutable parameter, infinite bounds given as numbers, integer and binary domains, a fixed variable."""
+    from pyomo.core.base.var import VarData
+
+    from tpm_models.solvers.rows import free_variables, integer_mask, one_reading, variable_bounds
+
+    m = pyo.ConcreteModel()
+    m.p = pyo.Param(initialize=2.5, mutable=True)
+    m.a = pyo.Var(range(3), within=pyo.NonNegativeReals, bounds=(-1, 4))
+    m.b = pyo.Var(bounds=(-math.inf, math.inf))
+    m.c = pyo.Var(within=pyo.Binary)
+    m.d = pyo.Var(range(2), within=pyo.Integers, bounds=(-3, m.p))
+    m.e = pyo.Var(bounds=(m.p, None))
+    m.f = pyo.Var(within=pyo.NonPositiveReals)
+    m.g = pyo.Var()
+    m.g.fix(1.0)
+    m.p = 3.5  # the bounds read now, not as built
+    with one_reading():
+        variables, column = free_variables(m)
+        assert [v.name for v in variables] == [v.name for v in m.component_data_objects(pyo.Var) if not v.fixed]
+        assert column == {id(v): k for k, v in enumerate(variables)}
+        lb, ub = variable_bounds(variables)
+        assert variable_bounds(variables)[0] is lb  # read once a solve
+    assert lb.tolist() == [-math.inf if v.lb is None else v.lb for v in variables]
+    assert ub.tolist() == [math.inf if v.ub is None else v.ub for v in variables]
+    assert integer_mask(variables).tolist() == [not v.is_continuous() for v in variables]
+
+    # indexed variables only, numeric bounds: read from what each VarData stores, not by v.bounds
+    n = pyo.ConcreteModel()
+    n.a = pyo.Var(range(3), within=pyo.NonNegativeReals, bounds=(-1, 4))
+    n.b = pyo.Var(range(2), bounds=(-math.inf, math.inf))
+    n.c = pyo.Var(range(2), within=pyo.Binary, bounds=(0.5, None))
+    n.d = pyo.Var(range(2), within=pyo.RangeSet(-2, 5), bounds=(None, 7))
+    n.f = pyo.Var(range(2), within=pyo.NonPositiveReals, bounds=(-3, 2))
+    n.g = pyo.Var(range(2), bounds=(1, 1))
+    n.b[1].setub(2.5)
+    n.h = pyo.Var(within=pyo.NonNegativeReals)  # a scalar variable
+    free = list(n.component_data_objects(pyo.Var))
+    truth = ([-math.inf if v.lb is None else v.lb for v in free], [math.inf if v.ub is None else v.ub for v in free])
+    with monkeypatch.context() as mp:
+        mp.setattr(VarData, "bounds", property(lambda v: 1 / 0))  # not asked
+        stored = variable_bounds(free)
+    assert stored[0].tolist() == truth[0] and stored[1].tolist() == truth[1]
+    n.a[0].setlb(m.p)  # a Param bound: Pyomo's own reading (v.bounds)
+    free = list(n.component_data_objects(pyo.Var))
+    assert variable_bounds(free)[0].tolist() == [-math.inf if v.lb is None else v.lb for v in free]
+
+
+def test_parameters_read_in_one_pass_are_their_values():
+    """``row_blocks.param_values`` and the sum of parameters (``rows.constant_value``) against ``p.value`` and
+    Pyomo's evaluation: numbers, an int, a value set after the build, an unset value (refused by the caller), and a
+    list that is not all ``ParamData``; the sum in the walk's order (last term first), so bit for bit."""
+    from functools import reduce
+
+    from tpm_models.models.row_blocks import param_values
+    from tpm_models.solvers.rows import constant_value
+
+    m = pyo.ConcreteModel()
+    m.eps = pyo.Param(range(50), initialize=lambda m, i: 0.1 * i + 1e-3, mutable=True)
+    m.s = pyo.Param(initialize=0.25, mutable=True)
+    m.eps[3] = 7
+    params = list(m.eps.values())
+    assert param_values(params) == [p.value for p in params]
+    assert param_values([m.s, *params]) == [m.s.value, *[p.value for p in params]]
+    total = sum(m.eps[i] for i in range(50))
+    assert constant_value(total) == reduce(lambda a, b: a + b, [p.value for p in reversed(params)], 0.0)
+    assert constant_value(total) == pytest.approx(pyo.value(total), rel=1e-15)
+    m.u = pyo.Param(range(20), mutable=True)
+    unset = sum(m.u[i] for i in range(20))
+    assert len(m.u) == 20 and not set(map(type, param_values(list(m.u.values())))) & {float, int}  # the caller refuses
+    with pytest.raises(ValueError):
+        constant_value(unset)
+
+
+def test_values_by_component_are_in_index_order():
+    """``values_of`` and ``component_values`` (a dense component read through ``values()``) against each component's
+    data read index by index: an index set not in sorted order, unset values (NaN), a scalar, a dual dictionary
+    without some rows (NaN)."""
+    from tpm_models.solvers.structure import component_values, values_of
+
+    m = pyo.ConcreteModel()
+    m.I = pyo.Set(initialize=[3, 1, 2], ordered=True)
+    m.x = pyo.Var(m.I)
+    m.y = pyo.Var()
+    m.z = pyo.Var(range(4), initialize=lambda m, i: 0.5 * i)
+    m.x[1] = 2.0
+    m.c = pyo.Constraint(m.I, rule=lambda m, i: m.x[i] >= i)
+    got = values_of(m)
+    assert list(got) == ["x", "y", "z"] and math.isnan(got["y"])
+    assert np.array_equal(got["x"], [np.nan if m.x[k].value is None else m.x[k].value for k in m.I], equal_nan=True)
+    assert np.array_equal(got["z"], [0.0, 0.5, 1.0, 1.5])
+    duals = {m.c[3]: -1.5, m.c[2]: 0.25}
+    assert np.array_equal(component_values(m, duals.get, pyo.Constraint)["c"], [-1.5, np.nan, 0.25], equal_nan=True)

@@ -3,7 +3,8 @@ shared nodes read in bulk (:func:`tpm_models.solvers.gradients.atom_rows_gradien
 a time.
 
 Truth: :func:`conic_form` with the bulk readers switched off (``BATCH_LINEAR_ROWS``, ``BATCH_ATOM_ROWS``: every row
-through :meth:`ShapeReader.constraint`, one dictionary and one :class:`DualMap` per row) and the variables' bounds
+through :meth:`ShapeReader.constraint`, one dictionary and one :class:`DualMap` per row; ``rows.BULK_BLOCKS``: every
+row read by walking its expression, not from the builder's record) and the variables' bounds
 added by the loop below (the bounds as they were read before the bulk reader). Only the bookkeeping changed, so the
 two forms must be *bit-identical*: the same cones, the same :math:`A` (pattern and every number), :math:`b`,
 :math:`P`, :math:`q`, the same dual map of every constraint and the same dual values at a random point.
@@ -18,7 +19,7 @@ import scipy.sparse as sp
 
 from tpm_models import build
 from tpm_models.experiments.bench_scale import scale_data
-from tpm_models.solvers import certificate, conic, conic_shapes
+from tpm_models.solvers import certificate, conic, conic_shapes, rows
 from tpm_models.solvers.backends.clarabel import run_clarabel
 from tpm_models.solvers.certificate import certify
 from tpm_models.solvers.conic import conic_form
@@ -45,6 +46,7 @@ def bounds_one_by_one(self) -> None:
 
 def row_by_row_form(model, monkeypatch):
     with monkeypatch.context() as mp:
+        mp.setattr(rows, "BULK_BLOCKS", False)  # every row read by walking its expression (no record)
         mp.setattr(conic, "BATCH_LINEAR_ROWS", False)
         mp.setattr(conic_shapes, "BATCH_ATOM_ROWS", False)
         mp.setattr(conic_shapes.ShapeReader, "bounds", bounds_one_by_one)
@@ -140,6 +142,7 @@ def test_certificate_reads_atom_rows_in_bulk_as_one_by_one(points, monkeypatch, 
             v.set_value(v.value + shift)
         bulk = certify(model, duals, True)
         with monkeypatch.context() as mp:
+            mp.setattr(rows, "BULK_BLOCKS", False)  # the rows walked, not read from the builder's record
             mp.setattr(certificate, "atom_rows_gradient", atom_rows_one_by_one)
             single = certify(model, duals, True)
         assert (bulk.level, bulk.why) == (single.level, single.why)
@@ -151,3 +154,126 @@ def test_certificate_reads_atom_rows_in_bulk_as_one_by_one(points, monkeypatch, 
         assert (bulk.objective is None and single.objective is None) or \
             bulk.objective == pytest.approx(single.objective, rel=1e-12)
     assert single.level == "failed"
+
+
+def _eps(model):
+    for k, i in enumerate(list(model.margin)[:7]):
+        model.eps[i] = 0.05 * (k + 1)
+
+
+def _set_value(model):
+    con = model.margin[list(model.margin)[3]]
+    con.set_value(con.body + 2 * model.theta >= 1)
+
+
+def _deactivate(model):
+    model.margin[list(model.margin)[5]].deactivate()
+
+
+def _fix_theta(model):
+    model.theta.fix(0.25)
+
+
+def _fix_xi(model):
+    model.xi[list(model.xi)[2]].fix(0.0)
+
+
+def _delete_row(model):
+    del model.margin[list(model.margin)[4]]
+
+
+def _add_rows(model):
+    model.extra = pyo.Constraint(expr=model.theta + model.w[1] <= 3)
+    model.extra_margin = pyo.Constraint(expr=model.margin[list(model.margin)[0]].body >= -1)
+
+
+def _clone(model):
+    return model.clone()
+
+
+ATOM_CHANGES = [None, _eps, _set_value, _deactivate, _fix_theta, _fix_xi, _delete_row, _add_rows, _clone]
+
+
+@pytest.mark.parametrize("change", ATOM_CHANGES, ids=[c.__name__ if c else "as-built" for c in ATOM_CHANGES])
+def test_a_block_of_atom_rows_is_its_rows_walked(points, monkeypatch, rng, change):
+    """(23) at p = 2: the margin rows ``x_i'w + theta - eps_i * norm_w + xi_i >= 0``, recorded by the builder, enter
+    the conic form as one block of arrays (``ShapeReader.atom_block``) and the certificate as one Jacobian
+    (``gradients.atom_block_gradient``), as built and after each kind of user change (then the record holds, or the
+    rows are walked). Truths: the form of every row walked and added one at a time (bit-identical), and the
+    certificate of every row walked and differentiated one at a time (residuals to 1e-14, as above)."""
+    X, y = points
+    model = build(23, X[:120], y[:120], 1, NU, ALPHA, p=2.0, eps=EPS)
+    if change is not None:
+        model = change(model) or model
+    assert_identical(conic_form(model), row_by_row_form(model, monkeypatch), rng)
+    _, duals, _ = run_clarabel(model, None)
+    bulk = certify(model, duals, True)
+    with monkeypatch.context() as mp:
+        mp.setattr(rows, "BULK_BLOCKS", False)
+        mp.setattr(certificate, "atom_rows_gradient", atom_rows_one_by_one)
+        single = certify(model, duals, True)
+    assert (bulk.level, bulk.why) == (single.level, single.why) and bulk.level == "kkt"
+    for name in ("primal", "stationarity", "complementarity", "dual_sign", "absolute"):
+        assert abs(getattr(bulk, name) - getattr(single, name)) <= 1e-14, name
+    assert bulk.objective == pytest.approx(single.objective, rel=1e-12)
+
+
+def test_an_atom_block_is_read_in_one_pass(points, monkeypatch):
+    """The block is taken as one (not row by row) on the model as built, and not after a change that breaks its
+    record (then its rows are walked and added one at a time)."""
+    X, y = points
+    taken = []
+    original = conic_shapes.ShapeReader.atom_block
+
+    def counting(self, block):
+        out = original(self, block)
+        taken.append((len(block.constraints), out))
+        return out
+
+    monkeypatch.setattr(conic_shapes.ShapeReader, "atom_block", counting)
+    model = build(23, X[:120], y[:120], 1, NU, ALPHA, p=2.0, eps=EPS)
+    conic_form(model)
+    assert taken == [(len(model.margin), True)]
+    taken.clear()
+    _set_value(model)
+    conic_form(model)
+    assert taken == []
+
+
+def test_a_cone_rows_dual_is_its_blocks_projection(points, rng):
+    """``ConicForm.dual_values`` of a quadratic row (its cone block's contribution ``A_b'z_b`` projected on the row's
+    gradient, ``cones.py``) against the block's rows sliced out of ``A`` (as it was read before), at a random point,
+    on (29)'s cone rows."""
+    X, y = points
+    form = conic_form(build(29, X, y, 1, NU, ALPHA, eps=EPS))
+    x, z = rng.normal(size=form.A.shape[1]), rng.normal(size=form.A.shape[0])
+    got = form.dual_values(x, z)
+    cones = [d for d in form.duals if d.cone_start is not None]
+    assert cones
+    for d in cones:
+        block = slice(d.cone_start, d.cone_start + d.cone_dim)
+        contribution = form.A[block, :].T @ z[block]
+        grad = np.zeros(len(x))
+        for (i, j), a in d.quad.items():
+            grad[i] += a * x[j]
+            grad[j] += a * x[i]
+        for j, a in d.lin.items():
+            grad[j] += a
+        want = form.sense * -d.orient * float(contribution @ grad) / float(grad @ grad)
+        assert got[d.constraint] == pytest.approx(want, rel=1e-14)
+
+
+def test_an_atom_blocks_jacobian_leaves_its_arrays_alone():
+    """``AtomBlock.linear`` sums a repeated column and sorts the columns of a row without touching the block's arrays
+    (they may be a builder's record, read again at the next solve)."""
+    from tpm_models.solvers.rows import AtomBlock
+
+    indptr = np.array([0, 3, 5])
+    cols = np.array([2, 0, 2, 1, 0], dtype=np.int64)
+    coefs = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    block = AtomBlock(0, [None, None], indptr, cols, coefs, np.array([-1.0, -2.0]), None, np.zeros(2),
+                      np.full(2, np.inf))
+    L = block.linear(3)
+    assert L.toarray().tolist() == [[2.0, 0.0, 4.0], [5.0, 4.0, 0.0]]
+    assert cols.tolist() == [2, 0, 2, 1, 0] and coefs.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert indptr.tolist() == [0, 3, 5]

@@ -7,6 +7,8 @@ module              what it holds
                     sign convention
 ``structure``       what a model holds (:func:`model_class`) and where its values stand
 ``rows``            a model's linear rows read into ``scipy.sparse`` in one pass; violations from them
+``variables``       a model's variables, their bounds and domains, read once per solve
+``reading``         :func:`one_reading`: what a solve reads of a model, read once
 ``matrices``        a Pyomo QP read into dense or sparse matrices (PIQP, DAQP, the fast paths)
 ``dense``           :func:`solve_matrices`: PIQP or DAQP on a QP in matrix form, no Pyomo model
 ``conic``           a Pyomo model read into Clarabel's cones

@@ -64,6 +64,7 @@ read the same way, their multipliers taken from the cones' normal cones together
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -74,10 +75,19 @@ from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
 from tpm_models.solvers.cones import APEX_TOL
-from tpm_models.solvers.gradients import atom_rows_gradient, gradient, linear_body, objective_gradient
+from tpm_models.solvers.gradients import (
+    atom_block_gradient,
+    atom_rows_gradient,
+    gradient,
+    linear_body,
+    objective_gradient,
+)
 from tpm_models.solvers.power_apex import power_apexes
 from tpm_models.solvers.rows import read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
+from tpm_models.solvers.variables import free_variables, integer_mask, variable_bounds
+
+_VALUE = operator.attrgetter("value")
 
 
 @dataclass
@@ -165,12 +175,13 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
     data: list[float] = []
     kinks = np.zeros(m, dtype=bool)
     atom_rows = read_atom_rows(model, linear, col, n)
-    batch = [i for i, con in enumerate(linear.others, start=m_lin) if atom_rows.get(id(con)) is not None]
+    in_block = linear.in_blocks().tolist()
+    batch = [i for i, (con, blocked) in enumerate(zip(linear.others, in_block), start=m_lin)
+             if not blocked and atom_rows.get(id(con)) is not None]
     single = np.ones(m, dtype=bool)
-    bulk = None
-    if batch:  # rows linear in shared nodes ((23)'s margin rows at p = 2): each node's gradient once, in bulk
-        at = np.asarray(batch, dtype=np.int64)
-        values, J_atoms, status = atom_rows_gradient([atom_rows[id(cons[i])] for i in batch], x, col, memo, n)
+    entries = []
+
+    def take(at: np.ndarray, values: np.ndarray, J_atoms: sp.csr_matrix, status: np.ndarray) -> None:
         ok = status == 0
         body[at[ok]] = values[ok]
         single[at[ok]] = False
@@ -178,10 +189,22 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
             body[i] = _value(cons[i])
             kinks[i] = True
             single[i] = False
-        bulk = J_atoms.tocoo()
-        keep = ok[bulk.row]
-        bulk = ((at - m_lin)[bulk.row[keep]], bulk.col[keep], bulk.data[keep])
-    for i, con in enumerate(linear.others, start=m_lin):
+        coo = J_atoms.tocoo()
+        keep = ok[coo.row]
+        entries.append(((at - m_lin)[coo.row[keep]], coo.col[keep], coo.data[keep]))
+
+    # rows linear in shared nodes ((23)'s margin rows at p = 2): each node's gradient once, in bulk; a recorded block
+    # of them from its arrays (the same numbers as its rows read one by one), its sides the record's
+    for block in linear.atom_blocks:
+        at = m_lin + block.start + np.arange(len(block.constraints), dtype=np.int64)
+        lower[at], upper[at] = block.lower, block.upper
+        take(at, *atom_block_gradient(block, x, col, memo, n))
+    if batch:
+        at = np.asarray(batch, dtype=np.int64)
+        take(at, *atom_rows_gradient([atom_rows[id(cons[i])] for i in batch], x, col, memo, n))
+    for i, (con, blocked) in enumerate(zip(linear.others, in_block), start=m_lin):
+        if blocked and not single[i]:
+            continue
         lo, up = con.lb, con.ub
         if lo is not None:
             lower[i] = lo
@@ -204,14 +227,14 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
         ri.extend([i - m_lin] * len(cols))
         ci.extend(cols)
         data.extend(coefs)
-    if bulk is not None:  # the bulk rows' entries in their rows
-        ri = np.concatenate([np.asarray(ri, dtype=np.int64), bulk[0]])
-        ci = np.concatenate([np.asarray(ci, dtype=np.int64), bulk[1]])
-        data = np.concatenate([np.asarray(data, dtype=float), bulk[2]])
+    if entries:  # the bulk rows' entries in their rows
+        ri = np.concatenate([np.asarray(ri, dtype=np.int64)] + [e[0] for e in entries])
+        ci = np.concatenate([np.asarray(ci, dtype=np.int64)] + [e[1] for e in entries])
+        data = np.concatenate([np.asarray(data, dtype=float)] + [e[2] for e in entries])
     J = sp.vstack([linear.M, sp.csr_matrix((data, (ri, ci)), shape=(m - m_lin, n))], format="csr")
-    if linear.others:  # back to the model's order (a tie of the worst row names the same row as before)
-        order = linear.in_model_order()
-        cons = [cons[k] for k in order]
+    order = linear.in_model_order() if linear.others else None
+    if order is not None and not (order == np.arange(len(order))).all():  # back to the model's order (a tie of the
+        cons = [cons[k] for k in order]                                     # worst row names the same row)
         J, body, lower, upper, constant = J[order], body[order], lower[order], upper[order], constant[order]
         kinks = kinks[order]
     return _Rows(cons, body, lower, upper, constant, J, kinks)
@@ -306,10 +329,11 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
 
     A row that holds a variable of another model (not among the model's own components) is read with that
     variable as one more column."""
-    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    variables, col = free_variables(model)  # read once per solve (reading.one_reading)
     try:
-        return _certify(model, variables, duals, convex, integers)
+        return _certify(model, variables, duals, convex, integers, col)
     except KeyError:  # a variable of another model: read again with every row's variables as columns
+        variables = list(variables)
         known = {id(v) for v in variables}
         for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
             for v in identify_variables(con.body, include_fixed=False):
@@ -320,16 +344,17 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
 
 
 def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, convex: bool,
-             integers: bool) -> Certificate:
-    if any(v.value is None for v in variables):
+             integers: bool, col: dict | None = None) -> Certificate:
+    values = list(map(_VALUE, variables))
+    if any(v is None for v in values):
         return Certificate(math.inf, level="failed", why="a variable has no value")
-    col = {id(v): k for k, v in enumerate(variables)}
-    x = np.array([float(v.value) for v in variables])
+    if col is None:
+        col = {id(v): k for k, v in enumerate(variables)}
+    x = np.array(values, dtype=float)
     if not np.isfinite(x).all():
         return Certificate(math.inf, level="failed", why="a variable is not finite")
     n = len(x)
-    lb = np.array([-np.inf if v.lb is None else float(v.lb) for v in variables])
-    ub = np.array([np.inf if v.ub is None else float(v.ub) for v in variables])
+    lb, ub = variable_bounds(variables)  # read once per solve for the model's list (reading.one_reading)
 
     memo: dict = {}  # every node's value and gradient at x, shared by the rows and the objective
     rows = _rows(model, col, n, memo, x)
@@ -341,8 +366,10 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
 
     # primal: rows relative to their size, bounds relative to max(1, |bound|), integrality absolute
     size = np.zeros(len(rows.cons))
+    abs_J = abs(rows.J)  # |J|, taken once: the rows' sizes, the dual signs' scale and the stationarity's terms
+    row_norm = abs_J.max(axis=1).toarray().ravel() if rows.J.nnz else np.zeros(len(rows.cons))  # ||grad g_i||_inf
     if rows.J.nnz:
-        size = abs(rows.J).max(axis=1).toarray().ravel()
+        size = row_norm.copy()
     for side in (rows.lower, rows.upper):
         finite = np.isfinite(side)
         size[finite] = np.maximum(size[finite], np.abs(side[finite] - rows.constant[finite]))
@@ -351,7 +378,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     row_viol = np.maximum(row_viol, 0.0) / size
     bound_viol = np.maximum(np.maximum(lb - x, x - ub), 0.0)
     bound_viol /= np.maximum(1.0, np.where(lb - x > 0, np.abs(lb), np.where(x - ub > 0, np.abs(ub), 1.0)))
-    integral = np.array([not v.is_continuous() for v in variables], dtype=bool)
+    integral = integer_mask(variables)
     int_viol = np.abs(x - np.round(x)) * integral
     absolute = max(float(np.maximum(rows.lower - rows.body, rows.body - rows.upper).max(initial=0.0)),
                    float(np.maximum(lb - x, x - ub).max(initial=0.0)), 0.0)
@@ -374,7 +401,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     if duals is None:
         cert.why = "the backend gave no duals"
         return cert
-    y = np.array([np.nan if duals.get(c) is None else float(duals[c]) for c in rows.cons])
+    y = np.array(list(map(duals.get, rows.cons)), dtype=float).reshape(-1)  # a missing dual (None) -> NaN
     apexes: list[ApexCone] = []
     for i in np.flatnonzero(~np.isfinite(y) & ~rows.kinks):  # a cone's apex (module docstring) or a missing dual
         apex = apex_cone(rows.cons[i], rows.J[i].toarray().ravel(), float(rows.body[i]), x, col, lb, ub)
@@ -421,7 +448,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     # each component relative to the largest term it sums (|grad f_j| and the |J_ij y_i|): near a row that is not
     # differentiable at the boundary (a^q r^(1-q) as r -> 0) terms of 1e8 cancel, and their rounding is no
     # stationarity error
-    terms = np.abs(rows.J).T @ np.abs(y) if rows.J.nnz else np.zeros(n)
+    terms = abs_J.T @ np.abs(y) if rows.J.nnz else np.zeros(n)
     column_scale = np.maximum(np.maximum(scale, np.abs(grad)), terms)
     cert.stationarity = float((np.abs(r - z_l + z_u) / column_scale).max(initial=0.0))
 
@@ -433,10 +460,10 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     upper_side = has_hi & ~equality & ~lower_side
     wrong = np.where(lower_side, np.maximum(-sy, 0.0), 0.0) + np.where(upper_side, np.maximum(sy, 0.0), 0.0)
     wrong += np.where(~has_lo & ~has_hi, np.abs(y), 0.0)  # a free row has no multiplier
-    norm = abs(rows.J).max(axis=1).toarray().ravel() if rows.J.nnz else np.zeros(len(y))
+    norm = row_norm
     cert.dual_sign = float((wrong * np.maximum(norm, 1e-300)).max(initial=0.0)) / scale
     slack = np.where(lower_side, rows.body - rows.lower, 0.0) + np.where(upper_side, rows.upper - rows.body, 0.0)
-    gap = float(np.abs(y) @ np.maximum(slack, 0.0))
+    gap = float(np.sum(np.abs(y) * np.maximum(slack, 0.0)))  # not BLAS's dot: its threads wake up for one product
     gap += float((z_l * np.where(z_l > 0, np.maximum(dist_l, 0.0), 0.0)).sum())
     gap += float((z_u * np.where(z_u > 0, np.maximum(dist_u, 0.0), 0.0)).sum())
     gap += apex_gap

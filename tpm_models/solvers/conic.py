@@ -11,6 +11,7 @@ import numpy as np
 import pyomo.core as pyo
 import scipy.sparse as sp
 
+from tpm_models.solvers import conic_shapes
 from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.cones import APEX_TOL, Cone, ConicForm, DualMap, NotConicError, RowDuals
 from tpm_models.solvers.conic_rows import assemble
@@ -32,11 +33,19 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
     bld = ShapeReader(model)
     sense, quad, lin, q0 = bld.objective()
     if BATCH_LINEAR_ROWS:  # the rows not read as linear in model order, the linear rows between them as chunks
-        done = 0
-        for j, (con, at) in enumerate(zip(bld.linear.others, bld.linear.other_position.tolist())):
+        others, positions = bld.linear.others, bld.linear.other_position.tolist()
+        blocks = {b.start: b for b in bld.linear.atom_blocks} if conic_shapes.BATCH_ATOM_ROWS else {}
+        done, j = 0, 0
+        while j < len(others):
+            at = positions[j]
             bld.linear_rows(done, at - j)  # at - j: the linear rows before the j-th other row
             done = at - j
-            bld.constraint(con)
+            block = blocks.get(j)
+            if block is not None and bld.atom_block(block):  # its rows are consecutive in the model: no linear row
+                j += len(block.constraints)                    # between them
+                continue
+            bld.constraint(others[j], linear=False)  # not a linear row: others and the linear rows are disjoint
+            j += 1
         bld.linear_rows(done, len(bld.linear.constraints))
     else:
         for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):

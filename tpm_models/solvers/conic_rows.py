@@ -62,6 +62,21 @@ class SparseRun:
         return len(self.const)
 
 
+@dataclass
+class SparseChunk:
+    """Rows :math:`s = c_i + a_i^\top x` given as CSR arrays (``indptr``, ``indices``, ``data``: the entries of
+    :math:`A = -a`, a repeated column summed), as a :class:`SparseRun` of the same rows would hold them: a block of
+    (23)'s margin rows at p = 2, read in one pass (:meth:`tpm_models.solvers.conic_shapes.ShapeReader.atom_block`)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    const: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.const)
+
+
 class RowList:
     """The rows of one cone kind in order: single rows and chunks (module docstring); ``len`` counts rows."""
 
@@ -86,7 +101,7 @@ class RowList:
         run.const.append(const)
         self.size += 1
 
-    def add_chunk(self, chunk: LinearChunk | ColumnChunk) -> None:
+    def add_chunk(self, chunk: LinearChunk | ColumnChunk | SparseChunk) -> None:
         if len(chunk):
             self.items.append(chunk)
             self.size += len(chunk)
@@ -158,8 +173,9 @@ def _single_rows(rows: list, M: sp.csr_matrix, n: int) -> sp.csr_matrix:
     return sp.csr_matrix((data_a, (ri_a, ci_a)), shape=(len(rows), n))
 
 
-def _chunk_rows(chunk: LinearChunk | ColumnChunk | SparseRun, M: sp.csr_matrix, n: int) -> sp.csr_matrix:
-    if isinstance(chunk, SparseRun):
+def _chunk_rows(chunk: LinearChunk | ColumnChunk | SparseRun | SparseChunk, M: sp.csr_matrix, n: int
+                ) -> sp.csr_matrix:
+    if isinstance(chunk, (SparseRun, SparseChunk)):
         block = sp.csr_matrix((np.asarray(chunk.data, dtype=float), np.asarray(chunk.indices, dtype=np.int64),
                                np.asarray(chunk.indptr, dtype=np.int64)), shape=(len(chunk), n))
         block.sum_duplicates()
@@ -187,7 +203,7 @@ def assemble(lists: list, M: sp.csr_matrix, n: int) -> tuple[sp.csc_matrix, np.n
 
     for rows in lists:
         for item in (rows.items if isinstance(rows, RowList) else rows):
-            if isinstance(item, (LinearChunk, ColumnChunk, SparseRun)):
+            if isinstance(item, (LinearChunk, ColumnChunk, SparseRun, SparseChunk)):
                 flush()
                 blocks.append(_chunk_rows(item, M, n))
                 consts.append(np.asarray(item.const, dtype=float))

@@ -61,16 +61,17 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.cones import Cone, DualMap, NotConicError
-from tpm_models.solvers.conic_rows import RowList, bound_rows, linear_rows, squares, summed
+from tpm_models.solvers.conic_rows import RowList, SparseChunk, bound_rows, linear_rows, squares, summed
 from tpm_models.solvers.rows import (
+    AtomBlock,
     atom_terms,
     linear_objective,
     objective_terms,
     read_atom_rows,
     read_rows,
-    variable_bounds,
 )
 from tpm_models.solvers.structure import sign_rows
+from tpm_models.solvers.variables import free_variables, variable_bounds
 
 # --------------------------------------------------------------------------- expressions
 
@@ -94,8 +95,7 @@ class ShapeReader:
 
     def __init__(self, model: pyo.ConcreteModel):
         self.model = model
-        self.variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
-        self.col = {id(v): k for k, v in enumerate(self.variables)}
+        self.variables, self.col = free_variables(model)  # read once per solve (reading.one_reading); not changed here
         self.n = len(self.variables)
         self.aux_names: list[str] = []
         self.atoms: dict[tuple, int] = {}  # atom key -> its epigraph column
@@ -109,7 +109,7 @@ class ShapeReader:
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
         self.row_duals: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []  # chunks': (kind, owner, row, factor)
         self.atom_duals: tuple[list, list, list] = ([], [], [])  # atom_row's rows: (constraint, nonneg row, factor)
-        # the builders' linear rows, read once per solve (tpm_models.solvers.rows.one_reading)
+        # the builders' linear rows, read once per solve (tpm_models.solvers.reading.one_reading)
         self.linear = read_rows(model, self.col, self.n)
         self._sides: tuple[list, list] | None = None  # self.linear's lower and upper sides (linear_constraint)
         self.atom_rows = read_atom_rows(model, self.linear, self.col, self.n)  # the others, linear in nodes
@@ -420,8 +420,47 @@ class ShapeReader:
         self.atom_duals[2].append(-orient)
         return True
 
-    def constraint(self, con) -> None:
-        if self.linear_constraint(con):
+    def atom_block(self, block: AtomBlock) -> bool:
+        """The rows of ``block`` (:class:`~tpm_models.solvers.rows.AtomBlock`: (23)'s margin rows at p = 2) added as
+        :meth:`atom_row` would add them one by one, as one :class:`~tpm_models.solvers.conic_rows.SparseChunk` of
+        ``nonneg`` rows, their duals as arrays; ``False`` (nothing added) unless every row is one-sided with a finite
+        side and the node is an atom already met, on the side of the row that keeps the row convex (then each row is
+        read by :meth:`constraint`)."""
+        known = self.nodes.get(id(block.node))
+        upper_side, lower_side = np.isfinite(block.upper), np.isfinite(block.lower)
+        if known is None or not (upper_side != lower_side).all() or \
+                np.isnan(block.upper).any() or np.isnan(block.lower).any():
+            return False
+        tau = known[1]
+        orient = np.where(upper_side, 1.0, -1.0)
+        bound = np.where(upper_side, block.upper, block.lower)
+        weights = orient * block.atom
+        if ((weights < 0) != (tau in self.concave)).any():
+            return False
+        # each row: its linear terms (times orient), then the epigraph column of the node (atom_row's order)
+        k = len(block.constraints)
+        counts = np.diff(block.indptr)
+        indptr = block.indptr + np.arange(k + 1, dtype=np.int64)
+        last = indptr[1:] - 1
+        indices = np.empty(indptr[-1], dtype=np.int64)
+        data = np.empty(indptr[-1])
+        linear = np.ones(indptr[-1], dtype=bool)
+        linear[last] = False
+        indices[linear] = block.cols
+        data[linear] = np.repeat(orient, counts) * block.coefs
+        indices[last] = tau
+        data[last] = weights
+        first = len(self.nonneg)
+        self.nonneg.add_chunk(SparseChunk(indptr, indices, data, -(orient * (0.0 - bound))))
+        self.atom_duals[0].extend(block.constraints)
+        self.atom_duals[1].extend(range(first, first + k))
+        self.atom_duals[2].extend((-orient).tolist())
+        return True
+
+    def constraint(self, con, linear: bool = True) -> None:
+        """Add the row ``con`` (module docstring); ``linear=False``: ``con`` is known not to be one of the read linear
+        rows (one of ``self.linear.others``), so it is not looked up among them."""
+        if linear and self.linear_constraint(con):
             return
         read = self.atom_rows.get(id(con))
         if read is not None and BATCH_ATOM_ROWS and self.atom_row(con, read):

@@ -49,9 +49,9 @@ from __future__ import annotations
 
 import logging
 import math
+import operator
 import time
 
-import numpy as np
 import pyomo.core as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.contrib.solver.common.util import IncompatibleModelError
@@ -68,7 +68,7 @@ from tpm_models.solvers.common import (
     Termination,
 )
 from tpm_models.solvers.conic import why_not_conic
-from tpm_models.solvers.rows import one_reading
+from tpm_models.solvers.reading import one_reading
 from tpm_models.solvers.structure import (
     ModelTraits,
     component_values,
@@ -78,8 +78,10 @@ from tpm_models.solvers.structure import (
     title,
     values_of,
 )
+from tpm_models.solvers.variables import free_variables, model_variables
 
 log = logging.getLogger(__name__)
+_VALUE = operator.attrgetter("value")
 
 
 def solve(
@@ -157,9 +159,8 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
          options: dict | None, traits: ModelTraits) -> SolveResult:
     """One backend's run on ``model``, checked: ``OPTIMAL`` only when the certificate on the model passes."""
     if not warm_start:
-        for v in model.component_data_objects(pyo.Var, descend_into=True):
-            if not v.fixed:
-                v.set_value(None, skip_validation=True)
+        for v in free_variables(model)[0]:  # read once per solve (reading.one_reading)
+            v.set_value(None, skip_validation=True)
     start = time.perf_counter()
     try:
         extra = {"options": options} if options else {}  # a user's backend may take (model, time_limit) only
@@ -178,7 +179,7 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
     solver_termination = termination
     values = values_of(model)
     certificate = None
-    if all(v.value is not None for v in model.component_data_objects(pyo.Var, descend_into=True)):
+    if None not in map(_VALUE, model_variables(model)):  # every variable, fixed or not, has a value
         certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
                               traits.convex or backend.proves_convexity, bool(traits.integers))
     objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
@@ -206,11 +207,7 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
     duals = None
     if raw_duals is not None and termination is Termination.OPTIMAL:
 
-        def get(con):
-            value = raw_duals.get(con)
-            return np.nan if value is None else float(value)
-
-        duals = component_values(model, get, pyo.Constraint)
+        duals = component_values(model, raw_duals.get, pyo.Constraint)  # None (no dual) -> NaN
     return SolveResult(
         solver=backend.name,
         solver_version=backend.solver_version(),

@@ -17,7 +17,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 
 from tpm_models.solvers.common import FEASIBILITY_TOL
-from tpm_models.solvers.rows import linear_objective, objective_terms
+from tpm_models.solvers.rows import constant_value, linear_objective, objective_terms, quadratic_objective
 
 
 def linear_body(body, col: dict):
@@ -233,6 +233,31 @@ def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int
             crow.append(i)
             cnode.append(j)
             ccoef.append(c)
+    L = sp.csr_matrix((np.asarray(coefs, dtype=float), np.asarray(cols, dtype=np.int64),
+                       np.asarray(indptr, dtype=np.int64)), shape=(m, n))
+    L.sum_duplicates()
+    return _linear_in_nodes(L, const, np.asarray(crow, dtype=np.int64), np.asarray(cnode, dtype=np.int64),
+                            np.asarray(ccoef, dtype=float), node_list, x, col, memo, n)
+
+
+def atom_block_gradient(block, x: np.ndarray, col: dict, memo: dict, n: int
+                        ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
+    """:func:`atom_rows_gradient` of the rows of ``block`` (a :class:`tpm_models.solvers.rows.AtomBlock`: row ``k``
+    is its linear terms plus ``atom[k] * node``) from its arrays, without a Python object a row: the same numbers."""
+    m = len(block.constraints)
+    L = block.linear(n)
+    rows = np.arange(m, dtype=np.int64)
+    return _linear_in_nodes(L, np.zeros(m), rows, np.zeros(m, dtype=np.int64), np.asarray(block.atom, dtype=float),
+                            [block.node], x, col, memo, n)
+
+
+def _linear_in_nodes(L: sp.csr_matrix, const: np.ndarray, crow: np.ndarray, cnode: np.ndarray, ccoef: np.ndarray,
+                     node_list: list, x: np.ndarray, col: dict, memo: dict, n: int
+                     ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
+    """Values :math:`c + Lx + Cv` and Jacobian :math:`L + CG` of rows linear in the nodes ``node_list`` (:math:`C`:
+    ``ccoef`` at ``(crow, cnode)``), each node differentiated once, and each row's status
+    (:func:`atom_rows_gradient`)."""
+    m = L.shape[0]
     status = np.zeros(m, dtype=np.int8)
     value = np.zeros(len(node_list))
     gr, gc, gd = [], [], []
@@ -250,12 +275,8 @@ def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int
         gr.extend([j] * len(g))
         gc.extend(g)
         gd.extend(g.values())
-    crow_a, cnode_a = np.asarray(crow, dtype=np.int64), np.asarray(cnode, dtype=np.int64)
-    np.maximum.at(status, crow_a, node_status[cnode_a])
-    L = sp.csr_matrix((np.asarray(coefs, dtype=float), np.asarray(cols, dtype=np.int64),
-                       np.asarray(indptr, dtype=np.int64)), shape=(m, n))
-    L.sum_duplicates()
-    C = sp.csr_matrix((np.asarray(ccoef, dtype=float), (crow_a, cnode_a)), shape=(m, len(node_list)))
+    np.maximum.at(status, crow, node_status[cnode])
+    C = sp.csr_matrix((ccoef, (crow, cnode)), shape=(m, len(node_list)))
     G = sp.csr_matrix((np.asarray(gd, dtype=float), (np.asarray(gr, dtype=np.int64), np.asarray(gc, dtype=np.int64))),
                       shape=(len(node_list), n))
     with np.errstate(invalid="ignore", over="ignore"):
@@ -337,9 +358,9 @@ def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list,
     if kind is ne.ProductExpression:
         a, b = expr.args
         if isinstance(a, (int, float)) or not a.is_potentially_variable():
-            return _quadratic(b, scale * float(pyo.value(a)), col, out)
+            return _quadratic(b, scale * constant_value(a), col, out)  # (23): sum_i eps_i, read in one pass
         if isinstance(b, (int, float)) or not b.is_potentially_variable():
-            return _quadratic(a, scale * float(pyo.value(b)), col, out)
+            return _quadratic(a, scale * constant_value(b), col, out)
         if type(a) is ne.MonomialTermExpression and b.is_variable_type() and not b.fixed and not a._args_[1].fixed:
             coef, u = a._args_
             out[0].append(col[id(u)])
@@ -378,9 +399,15 @@ def objective_gradient(model, objective, col: dict, n: int, memo: dict,
     terms = linear_objective(model, objective, col, n)  # a linear objective ((26)-(29)): read fast
     if terms is not None:
         cols, coefs = np.asarray(terms[0], dtype=int), np.asarray(terms[1], dtype=float)
-        grad = np.zeros(n)
-        np.add.at(grad, cols, coefs)
+        grad = np.bincount(cols, weights=coefs, minlength=n).astype(float)  # np.add.at's sums, in the same order
         return float(terms[2] + coefs @ x[cols]), grad
+    read = objective_terms(model, objective, col, n)
+    if read is not None and read[3] and quadratic_objective(model, objective, col, n) is None:
+        # a node that is not a product of two variables ((23)'s eps-weighted norm): not a quadratic, read as linear
+        # in its nodes (the term-by-term quadratic reading below would fail on that node)
+        atoms = _atom_objective(model, objective, col, n, memo, x)
+        if atoms is not False:
+            return atoms
     out: tuple[list, list, list, list, list] = ([], [], [], [], [])
     try:
         constant = _quadratic(objective.expr, 1.0, col, out)
@@ -393,7 +420,7 @@ def objective_gradient(model, objective, col: dict, n: int, memo: dict,
         np.add.at(grad, li, la)
         np.add.at(grad, qi, qa * x[qj])
         np.add.at(grad, qj, qa * x[qi])
-        return float(constant + la @ x[li] + qa @ (x[qi] * x[qj])), grad
+        return float(constant + np.sum(la * x[li]) + np.sum(qa * (x[qi] * x[qj]))), grad  # not BLAS (its threads)
     atoms = _atom_objective(model, objective, col, n, memo, x)
     if atoms is not False:
         return atoms

@@ -130,7 +130,7 @@ def sparse_qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
     column = {id(v): k for k, v in enumerate(variables)}
     n = len(variables)
 
-    read = quadratic_objective(model, objective, column, n)  # read once per solve (rows.one_reading)
+    read = quadratic_objective(model, objective, column, n)  # read once per solve (reading.one_reading)
     if read is not None:
         qi, qj, qa, lc, la, q0 = read
         square = qi == qj

@@ -22,11 +22,13 @@ readers share one walk over Pyomo's expression nodes and its column numbering.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import numbers
+import operator
 from array import array
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import reduce
 from itertools import chain, islice
 
 import numpy as np
@@ -37,7 +39,12 @@ from pyomo.core.base.param import ParamData, ScalarParam
 from pyomo.core.base.var import ScalarVar, VarData
 from pyomo.core.expr import numeric_expr as ne
 
-from tpm_models.models.row_blocks import RowBlock, row_blocks
+from tpm_models.models.row_blocks import RowBlock, param_values, row_blocks
+from tpm_models.solvers.reading import one_reading as one_reading
+from tpm_models.solvers.reading import remembered
+from tpm_models.solvers.variables import free_variables, values_array, variable_bounds
+from tpm_models.solvers.variables import integer_mask as integer_mask
+from tpm_models.solvers.variables import model_variables as model_variables
 
 _PLAIN = (float, int)
 _VARIABLES = (VarData, ScalarVar)
@@ -79,7 +86,15 @@ def _constant(e) -> bool:
 
 
 def _param_sum(c) -> float | None:
-    """The value of a sum (nested sums included) of numbers and parameters, or ``None`` if it holds anything else."""
+    """The value of a sum (nested sums included) of numbers and parameters, or ``None`` if it holds anything else.
+    The terms are added last to first (the order of the walk below); a flat sum of parameters ((23)-(29)'s
+    ``sum_i eps_i``, 10^5 terms) is read in one pass (:func:`~tpm_models.models.row_blocks.param_values`) and added
+    in that order."""
+    args = c.args if c.__class__ is ne.NPV_SumExpression else None
+    if args is not None and len(args) > 16 and set(map(type, args)) <= {ParamData}:
+        values = param_values(args)
+        if set(map(type, values)) <= {float, int}:
+            return float(reduce(operator.add, reversed(values), 0.0))
     total, stack = 0.0, [c]
     while stack:
         e = stack.pop()
@@ -93,6 +108,15 @@ def _param_sum(c) -> float | None:
         else:
             return None
     return float(total)
+
+
+def constant_value(c) -> float:
+    """The value of ``c``, a number or an expression without variables, as :func:`_coefficient` reads a term's
+    coefficient (a sum of parameters in one pass); ``ValueError`` if it holds a variable."""
+    try:
+        return _coefficient(c)
+    except _NotLinear:
+        raise ValueError(f"{c} holds a variable") from None
 
 
 def _walk(expr, scale: float, column: dict, cols: list, coefs: list) -> float:
@@ -207,6 +231,61 @@ ANY_COLUMN = _AnyColumn()
 
 
 @dataclass
+class AtomBlock:
+    """Rows of a recorded block (:class:`~tpm_models.models.row_blocks.RowBlock` with an ``atom``) read in one pass:
+    ``lower[k] <= sum_t coefs_t x_{cols_t} + atom[k] * node <= upper[k]``, ``t`` in ``indptr[k]:indptr[k+1]`` (the
+    terms as written, a repeated column not summed), ``constraints[k]`` being ``others[start + k]`` of the
+    :class:`LinearRows` that holds it. Row ``k`` is what :func:`atom_terms` reads of its body (:meth:`row`)."""
+
+    start: int
+    constraints: list
+    indptr: np.ndarray
+    cols: np.ndarray
+    coefs: np.ndarray
+    atom: np.ndarray
+    node: object
+    lower: np.ndarray
+    upper: np.ndarray
+
+    def row(self, k: int) -> tuple:
+        """Row ``k`` as :func:`atom_terms` reads it: ``(columns, coefficients, 0.0, [(atom[k], node)])``."""
+        a, b = int(self.indptr[k]), int(self.indptr[k + 1])
+        return (array("q", self.cols[a:b].astype(np.int64).tobytes()), array("d", self.coefs[a:b].tobytes()), 0.0,
+                [(float(self.atom[k]), self.node)])
+
+    def linear(self, n: int) -> sp.csr_matrix:
+        """The rows' linear parts over ``n`` columns (a repeated column summed, a zero kept). The arrays are copied:
+        ``sum_duplicates`` sorts in place, and they may be the builder's record."""
+        L = sp.csr_matrix((self.coefs, self.cols, self.indptr), shape=(len(self.constraints), n), copy=True)
+        L.sum_duplicates()
+        return L
+
+
+class AtomRows(Mapping):
+    """``LinearRows.atom_rows``: the readings of the rows walked, kept, and those of the rows of
+    :class:`AtomBlock` s, made from the block's arrays when asked for (one Python object a row would cost more than
+    the rest of their reading); keys in the order of ``others``."""
+
+    def __init__(self, walked: dict, blocks: list, others: list):
+        self.walked, self.blocks, self.others = walked, blocks, others
+        self._where: dict | None = None
+
+    def __getitem__(self, key: int):
+        if key in self.walked:
+            return self.walked[key]
+        if self._where is None:
+            self._where = {id(con): (block, k) for block in self.blocks for k, con in enumerate(block.constraints)}
+        block, k = self._where[key]
+        return block.row(k)
+
+    def __iter__(self) -> Iterator[int]:
+        return (id(con) for con in self.others)
+
+    def __len__(self) -> int:
+        return len(self.others)
+
+
+@dataclass
 class LinearRows:
     """The linear rows of a model: ``lower <= M x <= upper`` (``-inf``/``inf`` for a missing side; an equality
     has ``lower == upper``), row ``k`` being ``constraints[k]``, and the rows left to a generic reader."""
@@ -223,12 +302,29 @@ class LinearRows:
     """Where row ``k`` stands among the model's active constraints (``component_data_objects`` order)."""
     other_position: np.ndarray
     """Where ``others[k]`` stands among them."""
-    row_of: dict
-    """``id(constraint)`` -> its row ``k``."""
-    atom_rows: dict
+    atom_rows: Mapping
     """``id(constraint)`` -> :func:`atom_terms` of its body for each constraint in ``others`` (``None`` where it is
-    not read so), its columns and coefficients as ``array.array`` s (8 bytes a term; (23) at p = 2 has one such row
-    per point of X_c)."""
+    not read so), its columns and coefficients as ``array.array`` s (8 bytes a term); the rows of :attr:`atom_blocks`
+    made only when asked for (:class:`AtomRows`)."""
+    atom_blocks: list = field(default_factory=list)
+    """The recorded blocks of rows linear in one node ((23)'s margin rows at p = 2, one per point of X_c), read in
+    one pass (:class:`AtomBlock`): their rows are consecutive in ``others``."""
+    _row_of: dict | None = field(default=None, repr=False)
+
+    @property
+    def row_of(self) -> dict:
+        """``id(constraint)`` -> its row ``k`` (made when first asked for: a solve of the builders' models that reads
+        the rows in chunks never asks)."""
+        if self._row_of is None:
+            self._row_of = {id(c): k for k, c in enumerate(self.constraints)}
+        return self._row_of
+
+    def in_blocks(self) -> np.ndarray:
+        """Which rows of ``others`` belong to one of :attr:`atom_blocks` (a mask over ``others``)."""
+        mask = np.zeros(len(self.others), dtype=bool)
+        for block in self.atom_blocks:
+            mask[block.start:block.start + len(block.constraints)] = True
+        return mask
 
     def in_model_order(self) -> np.ndarray:
         """The permutation putting the rows, then ``others``, back in the model's order: with it, ``order[i]`` is
@@ -254,48 +350,18 @@ def to_csr(indptr, cols, coefs, shape: tuple[int, int]) -> sp.csr_matrix:
     return M
 
 
-_READINGS: dict | None = None
-"""The readings of :func:`read_rows` kept inside :func:`one_reading` (``None`` outside)."""
-
-
-@contextlib.contextmanager
-def one_reading():
-    """Inside, :func:`read_rows` reads a model once: :func:`tpm_models.solvers.dispatch.solve` wraps one solve in it
-    (the matrices' extraction and the feasibility check of the point read the same rows). Outside, every call reads
-    the model afresh (a model may change between solves)."""
-    global _READINGS
-    outer = _READINGS
-    _READINGS = {} if outer is None else outer
-    try:
-        yield
-    finally:
-        _READINGS = outer
-
-
 def read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     """Every active constraint of ``model`` whose body :func:`linear_terms` reads, as :class:`LinearRows` over
     ``n`` columns (``column[id(var)]``, the model's unfixed variables in order); the others are returned in ``others``.
     Read once per :func:`one_reading`."""
-    key = (id(model), n)
-    if _READINGS is not None and key in _READINGS:
-        return _READINGS[key]
-    rows = _read_rows(model, column, n)
-    if _READINGS is not None:
-        _READINGS[key] = rows
-    return rows
+    return remembered((id(model), n), lambda: _read_rows(model, column, n))
 
 
 def objective_terms(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
     """:func:`atom_terms` of ``objective``'s expression (``objective`` an objective of ``model``, ``column`` and
     ``n`` as for :func:`read_rows`). Read once per :func:`one_reading` (the objectives of (23)-(29) hold
     ``sum_i eps_i`` and thousands of terms)."""
-    key = ("objective", id(model), id(objective), n)
-    if _READINGS is not None and key in _READINGS:
-        return _READINGS[key]
-    terms = atom_terms(objective.expr, column)
-    if _READINGS is not None:
-        _READINGS[key] = terms
-    return terms
+    return remembered(("objective", id(model), id(objective), n), lambda: atom_terms(objective.expr, column))
 
 
 def linear_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
@@ -336,14 +402,16 @@ def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
                     or (math.inf if up is None else float(up) - walked[2]) != block.upper[k]:
                 return None
         elif walked[2] != 0.0 or len(walked[3]) != 1 or walked[3][0][0] != atoms[k] \
-                or walked[3][0][1] is not block.atom.expr:
+                or walked[3][0][1] is not block.atom.expr \
+                or (-math.inf if lo is None else float(lo)) != block.lower[k] \
+                or (math.inf if up is None else float(up)) != block.upper[k]:
             return None
     return read
 
 
 def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     constraints, others, lower, upper, equality = [], [], [], [], []
-    position, other_position, atom_rows = [], [], {}
+    position, other_position, atom_rows, atom_blocks = [], [], {}, []
     # the terms as machine numbers (8 bytes each, no Python list of objects): at 10^6 points (15) holds 2.1e7 terms
     indptr, cols, coefs = array("q", [0]), array("q"), array("d")
     inf, linear = math.inf, ne.LinearExpression
@@ -356,12 +424,10 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
         if block is not None:  # a recorded block: read in one pass if the record holds for the model as it is now
             chunk = [con, *islice(rows, len(block.rows) - 1)]
             read = block_terms(block, chunk, column)
-            if read is not None and read[2] is not None:  # rows linear in one node each: to others, as read
-                node, bounds = block.atom.expr, block.indptr.tolist()
-                col_bytes, coef_bytes = read[0].astype(np.int64).tobytes(), read[1].tobytes()
-                for k, (row, a, b) in enumerate(zip(chunk, bounds, bounds[1:])):
-                    atom_rows[id(row)] = (array("q", col_bytes[8 * a:8 * b]), array("d", coef_bytes[8 * a:8 * b]),
-                                          0.0, [(read[2][k], node)])
+            if read is not None and read[2] is not None:  # rows linear in one node each: to others, as one block
+                atom_blocks.append(AtomBlock(len(others), chunk, block.indptr, read[0].astype(np.int64), read[1],
+                                             np.asarray(read[2], dtype=float), block.atom.expr, block.lower,
+                                             block.upper))
                 others.extend(chunk)
                 other_position.extend(range(i, i + len(chunk)))
                 i += len(chunk) - 1
@@ -413,20 +479,7 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     M = to_csr(indptr, cols, coefs, (len(constraints), n))
     return LinearRows(constraints, M, np.array(lower, dtype=float), np.array(upper, dtype=float),
                       np.array(equality, dtype=bool), others, np.array(position, dtype=np.int64),
-                      np.array(other_position, dtype=np.int64), {id(c): k for k, c in enumerate(constraints)},
-                      atom_rows)
-
-
-def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
-    """The lower and upper bounds of ``variables`` (``-inf``/``inf`` where absent)."""
-    lb = np.array([-math.inf if v.lb is None else v.lb for v in variables], dtype=float)
-    ub = np.array([math.inf if v.ub is None else v.ub for v in variables], dtype=float)
-    return lb, ub
-
-
-def values_array(variables: list) -> np.ndarray:
-    """The current values of ``variables`` (NaN where unset)."""
-    return np.array([math.nan if v.value is None else v.value for v in variables], dtype=float)
+                      np.array(other_position, dtype=np.int64), AtomRows(atom_rows, atom_blocks, others), atom_blocks)
 
 
 def rows_violation(rows: LinearRows, x: np.ndarray) -> float:
@@ -547,16 +600,23 @@ def model_evaluates(model: pyo.ConcreteModel) -> bool:
     """Whether every active row of ``model`` has a finite value at the loaded point: the linear rows always do
     (once the variables are finite), a row linear in nodes (:func:`atom_terms`) when each distinct node does
     (evaluated once), any other row by Pyomo's evaluation."""
-    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    variables, column = free_variables(model)
     x = values_array(variables)
     if not np.isfinite(x).all():
         return False
-    column = {id(v): k for k, v in enumerate(variables)}
     rows = read_rows(model, column, len(variables))
     atom_rows = read_atom_rows(model, rows, column, len(variables))
     seen: set[int] = set()
+    in_block = rows.in_blocks()
     try:
-        for con in rows.others:
+        for node in {id(block.node): block.node for block in rows.atom_blocks}.values():  # a block: its node once
+            value = pyo.value(node, exception=False)
+            if value is None or not math.isfinite(value):
+                return False
+            seen.add(id(node))
+        for con, blocked in zip(rows.others, in_block.tolist()):
+            if blocked:
+                continue
             read = atom_rows[id(con)]
             if read is None:
                 value = pyo.value(con.body, exception=False)
@@ -600,9 +660,11 @@ def quadratic_objective(model: pyo.ConcreteModel, objective, column: dict, n: in
     ``(i, j, a, linear columns, linear coefficients, const)`` (arrays; a square has ``i == j``), every term as written
     (a term of coefficient 0 is kept: what the objective holds); ``None`` when a node is not such a product (then
     Pyomo's ``generate_standard_repn`` reads it). Read once per :func:`one_reading`."""
-    key = ("quadratic objective", id(model), id(objective), n)
-    if _READINGS is not None and key in _READINGS:
-        return _READINGS[key]
+    return remembered(("quadratic objective", id(model), id(objective), n),
+                      lambda: _quadratic_objective(model, objective, column, n))
+
+
+def _quadratic_objective(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:
     out = None
     terms = objective_terms(model, objective, column, n)
     if terms is not None:
@@ -619,6 +681,4 @@ def quadratic_objective(model: pyo.ConcreteModel, objective, column: dict, n: in
                    np.asarray(terms[0], dtype=np.int64), np.asarray(terms[1], dtype=float), terms[2])
         except (_NotLinear, AttributeError, TypeError, ValueError):
             out = None
-    if _READINGS is not None:
-        _READINGS[key] = out
     return out

@@ -6,6 +6,7 @@ Nothing here solves; :func:`tpm_models.solvers.dispatch.solve` and the checks us
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -16,6 +17,9 @@ from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL, ModelError
 from tpm_models.solvers.rows import LinearRows, linear_objective, objective_terms, quadratic_objective, read_rows
+from tpm_models.solvers.variables import free_variables, integer_mask
+
+_VALUE = operator.attrgetter("value")
 
 
 def _structure(expr):
@@ -68,13 +72,12 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     ``kind``: the class, when the caller has it: the rows are then not walked (an LP, QP or SOCP has no
     non-convex row; an NLP's convexity stays unknown), only the objective and the variables' domains are read."""
     objective = objective_of(model)
-    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
-    integers = tuple(v.name for v in variables if not v.is_continuous())[:5]
+    variables, column = free_variables(model)  # read once per solve (reading.one_reading)
+    integers = tuple(variables[k].name for k in np.flatnonzero(integer_mask(variables))[:5])
     nonconvex = None
     sense = 1.0 if objective.sense == pyo.minimize else -1.0
     # a nonlinear objective is an NLP whatever its quadratic part: its degree is read without the (slower)
     # standard representation, which (23)'s objective, one norm node in thousands of terms, makes costly
-    column = {id(v): k for k, v in enumerate(variables)}
     if isinstance(objective.expr, (int, float)) or \
             linear_objective(model, objective, column, len(variables)) is not None:
         degree = 1  # a linear objective ((26)-(29)), read fast: Pyomo's degree walk reads its 10^5 terms slowly
@@ -100,7 +103,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     kind = "NLP" if degree is None else None
     conic, general = False, degree is None
     signs: set[int] | None = None
-    for con in free_rows(model, variables).others:  # the linear rows: read fast, once per solve (solvers.rows)
+    for con in read_rows(model, column, len(variables)).others:  # the linear rows: read fast, once per solve
         repn = _structure(con.body)
         if repn.nonlinear_expr is not None:  # convexity unknown from here: the walk stops (a large NLP is long)
             kind, general = "NLP", True
@@ -180,9 +183,10 @@ def _psd(repn, sign: float) -> bool:
 def free_rows(model: pyo.ConcreteModel, variables: list | None = None) -> LinearRows:
     """:func:`tpm_models.solvers.rows.read_rows` over the model's unfixed variables (in model order, or
     ``variables`` when the caller has that list): the linear rows read once per
-    :func:`~tpm_models.solvers.rows.one_reading`, the others left in ``others``."""
+    :func:`~tpm_models.solvers.reading.one_reading`, the others left in ``others``."""
     if variables is None:
-        variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+        variables, column = free_variables(model)
+        return read_rows(model, column, len(variables))
     return read_rows(model, {id(v): k for k, v in enumerate(variables)}, len(variables))
 
 
@@ -190,13 +194,15 @@ def sign_rows(model: pyo.ConcreteModel) -> set[int]:
     """``id`` s of the variables that a row of their own keeps nonnegative (``y >= 0`` written as a constraint
     rather than a bound, ``a*y + c >= l`` with ``a > 0`` and ``l - c >= 0``): a cone's ``y`` may be bounded either
     way. The linear rows are read as one sparse matrix (:func:`free_rows`)."""
-    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
-    rows = free_rows(model, variables)
+    variables, column = free_variables(model)
+    rows = read_rows(model, column, len(variables))
     single = np.flatnonzero(np.diff(rows.M.indptr) == 1)
     a = rows.M.data[rows.M.indptr[single]]
     keeps = ((a > 0) & (rows.lower[single] >= 0)) | ((a < 0) & (rows.upper[single] <= 0))
     out: set[int] = {id(variables[j]) for j in rows.M.indices[rows.M.indptr[single[keeps]]]}
-    for con in rows.others:
+    for con, blocked in zip(rows.others, rows.in_blocks().tolist()):
+        if blocked:  # a row linear in a node (rows.AtomBlock): not a single variable's
+            continue
         body = con.body
         kind = type(body)
         if kind is ne.LinearExpression and len(body.args) == 1:
@@ -301,23 +307,24 @@ def _is_cone(con, repn, signs: set[int] = frozenset()) -> bool:
 
 def component_values(model: pyo.ConcreteModel, get: Callable, ctype) -> dict[str, float | np.ndarray]:
     """``get(data)`` of every component of type ``ctype`` by name: a float for a scalar component,
-    an array in index order otherwise (the layout of :class:`tpm_models.solvers.common.SolveResult`)."""
+    an array in index order otherwise (the layout of :class:`tpm_models.solvers.common.SolveResult`); NaN where
+    ``get`` returns ``None``."""
     out: dict[str, float | np.ndarray] = {}
     for comp in model.component_objects(ctype, active=None if ctype is pyo.Var else True, descend_into=True):
         if comp.is_indexed():
-            out[comp.local_name] = np.array([get(comp[k]) for k in comp.index_set()], dtype=float)
+            # a dense component's values() are its data in index order (its index set's order), read without a
+            # Python call an index; a sparse one by its indices
+            data = comp.values() if len(comp) == len(comp.index_set()) else (comp[k] for k in comp.index_set())
+            out[comp.local_name] = np.array(list(map(get, data)), dtype=float)  # None (unset) -> NaN
         else:
-            out[comp.local_name] = float(get(comp))
+            value = get(comp)
+            out[comp.local_name] = np.nan if value is None else float(value)
     return out
 
 
 def values_of(model: pyo.ConcreteModel) -> dict[str, float | np.ndarray]:
     """Current variable values by component name (NaN where unset)."""
-
-    def get(v):
-        return np.nan if v.value is None else float(v.value)
-
-    return component_values(model, get, pyo.Var)
+    return component_values(model, _VALUE, pyo.Var)
 
 
 def max_violation(model: pyo.ConcreteModel) -> float:

@@ -18,6 +18,7 @@ import pyomo.core as pyo
 from tpm_models.solvers.common import SolverUnavailableError, Termination
 from tpm_models.solvers.matrices import NotAQPError
 from tpm_models.solvers.structure import ModelTraits, model_traits, title
+from tpm_models.solvers.variables import free_variables
 from tpm_models.validation import MODEL_CLASSES as MODEL_CLASSES
 from tpm_models.validation import SOLVABLE_CLASSES
 
@@ -141,7 +142,7 @@ PIQP."""
 
 def model_size(model: pyo.ConcreteModel) -> int:
     """The number of variables of ``model`` that are not fixed (the size :func:`default_candidates` reads)."""
-    return sum(1 for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed)
+    return len(free_variables(model)[0])
 
 
 def default_candidates(kind: str, size: int) -> tuple[str, ...]:

@@ -1,0 +1,104 @@
+"""The variables of a Pyomo model as a solve reads them, once per solve
+(:func:`tpm_models.solvers.reading.one_reading`): the variables in model order and their columns, their bounds, which
+are integer, their values. At :math:`10^5` points
+the builders' models hold 25,000 variables; each reading is one pass (or a few C-level maps) over them.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+import pyomo.core as pyo
+from pyomo.core.base.var import ScalarVar, VarData
+
+from tpm_models.solvers.reading import remembered
+
+_DOMAIN = operator.attrgetter("domain")
+_BOUND_TYPES = frozenset((float, int, type(None)))
+
+
+def model_variables(model: pyo.ConcreteModel) -> list:
+    """Every variable of the model, fixed or not, in model order (``component_data_objects``); read once per
+    :func:`one_reading`. The list is shared: copy it to change it."""
+    return remembered(("variables", id(model)),
+                      lambda: list(model.component_data_objects(pyo.Var, descend_into=True)))
+
+
+def free_variables(model: pyo.ConcreteModel) -> tuple[list, dict]:
+    """The model's unfixed variables in model order (``component_data_objects``) and their columns
+    ``{id(v): k}``, the numbering of :func:`read_rows`; read once per :func:`one_reading` (a solve reads them for the
+    class, the form, the reset of the values and the certificate). The list is shared: copy it to change it."""
+    def read() -> tuple[list, dict]:
+        variables = [v for v in model_variables(model) if not v.fixed]
+        return variables, {id(v): k for k, v in enumerate(variables)}
+
+    return remembered(("free variables", id(model)), read)
+
+
+def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
+    """The lower and upper bounds of ``variables`` (``-inf``/``inf`` where absent: ``v.bounds``, one call a variable,
+    read once per :func:`one_reading` for the same list)."""
+    # the list kept with its bounds, so that its id stays its own while the reading lasts
+    return remembered(("bounds", id(variables), len(variables)), lambda: (_bounds(variables), variables))[0]
+
+
+def _bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
+    out = _stored_bounds(variables)
+    if out is None:
+        both = np.array([v.bounds for v in variables], dtype=float).reshape(-1, 2)  # None -> NaN (never NaN else)
+        lb, ub = both[:, 0], both[:, 1]
+        lb[np.isnan(lb)] = -math.inf
+        ub[np.isnan(ub)] = math.inf
+        out = (np.ascontiguousarray(lb), np.ascontiguousarray(ub))
+    for bound in out:
+        bound.flags.writeable = False  # shared within a reading
+    return out
+
+
+_STORED_LB, _STORED_UB, _STORED_DOMAIN = (operator.attrgetter(name) for name in ("_lb", "_ub", "_domain"))
+
+
+def _stored_bounds(variables: list) -> tuple[np.ndarray, np.ndarray] | None:
+    """``v.bounds`` of every variable (``-inf``/``inf`` where absent) from what a ``VarData`` stores (its bounds
+    as given, ``_lb``/``_ub``, and its domain, each distinct domain's bounds read once), as ``VarData.bounds`` resolves
+    them: a missing or infinite bound is the domain's, and of two bounds the tighter holds; ``None`` (then
+    ``v.bounds`` one at a time) unless every variable is a ``VarData`` or ``ScalarVar`` whose bounds are numbers or
+    missing (a ``Param`` bound, an invalid one: Pyomo's own reading decides)."""
+    if not variables or not set(map(type, variables)) <= {VarData, ScalarVar}:
+        return None
+    lower, upper = list(map(_STORED_LB, variables)), list(map(_STORED_UB, variables))
+    if not set(map(type, lower)) <= _BOUND_TYPES or not set(map(type, upper)) <= _BOUND_TYPES:
+        return None
+    lo, up = np.array(lower, dtype=float), np.array(upper, dtype=float)  # None -> NaN
+    if int(np.isnan(lo).sum()) != lower.count(None) or int(np.isnan(up).sum()) != upper.count(None) \
+            or (lo == math.inf).any() or (up == -math.inf).any():
+        return None  # a NaN or a bound on the wrong side of infinity: Pyomo raises, and says why
+    domains = list(map(_STORED_DOMAIN, variables))
+    _, first, inverse = np.unique(np.fromiter(map(id, domains), dtype=np.int64, count=len(domains)),
+                                  return_index=True, return_inverse=True)
+    table = np.array([domains[k].bounds() for k in first.tolist()], dtype=float).reshape(-1, 2)  # None -> NaN
+    d_lo, d_up = table[inverse.ravel(), 0], table[inverse.ravel(), 1]
+    lo[lo == -math.inf] = np.nan  # an infinite bound is no bound
+    up[up == math.inf] = np.nan
+    lb = np.where(np.isnan(lo), d_lo, np.where(np.isnan(d_lo), lo, np.maximum(lo, d_lo)))
+    ub = np.where(np.isnan(up), d_up, np.where(np.isnan(d_up), up, np.minimum(up, d_up)))
+    lb[np.isnan(lb)] = -math.inf
+    ub[np.isnan(ub)] = math.inf
+    return lb, ub
+
+
+def integer_mask(variables: list) -> np.ndarray:
+    """Which of ``variables`` have an integer or binary domain (``not v.is_continuous()``), each distinct domain tested
+    once (the builders' 10^5 variables share a few)."""
+    ids = list(map(id, map(_DOMAIN, variables)))
+    continuous = {key: v.is_continuous() for key, v in dict(zip(ids, variables)).items()}  # a variable a domain
+    if all(continuous.values()):
+        return np.zeros(len(variables), dtype=bool)
+    return np.array([not continuous[key] for key in ids], dtype=bool)
+
+
+def values_array(variables: list) -> np.ndarray:
+    """The current values of ``variables`` (NaN where unset)."""
+    return np.array([math.nan if v.value is None else v.value for v in variables], dtype=float)
