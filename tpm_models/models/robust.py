@@ -51,11 +51,14 @@ from tpm_models.models.semi_infinite import uncertain_22
 
 @dataclass(frozen=True)
 class RobustData:
-    """The numbers the rows of (23)-(29) are written from: the points (row ``i - 1`` is :math:`x^i`) and
-    the radii :math:`\\varepsilon_i` (21); and the model's parameters ``eps[i]`` at ``i - 1`` (read once)."""
+    """The numbers the rows of (23)-(29) are written from: the points (row ``i - 1`` is :math:`x^i`), the radii
+    :math:`\\varepsilon_i` (21), the rows of the points of :math:`\\mathcal X_c` and :math:`\\mathcal X_{-c}` (``i - 1``
+    for point ``i``, in the sets' order), and the model's parameters ``eps[i]`` at ``i - 1`` (read once)."""
 
     points: np.ndarray
     radii: np.ndarray
+    own: np.ndarray
+    other: np.ndarray
     eps: list
 
 
@@ -65,7 +68,7 @@ def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.Concre
     radii = check_radii(eps, X.shape[0])
     m = shapes.skeleton(f"{title}, class {c}, p={p:g}", X, own, other, nu, alpha, data_name=None)
     m.p = pyo.Param(initialize=p, doc="p of the uncertainty set (21)")
-    used = sorted(own[1] + other[1])
+    used = list(range(1, X.shape[0] + 1))  # every point: X_c and X_-c split them
     # a parameter, not a number: a row holds eps_i * |w| whatever eps_i is, so the model's class (and
     # the solvers that may take it) do not change at eps = 0 (tpm_models.solvers.model_class)
     # one ParamData per point is most of the build at 10^6 points: initialised from a number when every radius is
@@ -80,7 +83,8 @@ def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.Concre
     m.xi = pyo.Var(m.X_c, domain=pyo.NonNegativeReals, doc="xi_c,i >= 0")
     # the parameters eps[i] at i - 1 (eps is indexed by every point, 1..m in order), read once for the objective and
     # the rows
-    return m, p, RobustData(X, np.asarray(radii, dtype=float), list(m.eps.values()))
+    return m, p, RobustData(X, np.asarray(radii, dtype=float), np.asarray(own[1], dtype=int) - 1,
+                            np.asarray(other[1], dtype=int) - 1, list(m.eps.values()))
 
 
 def _robust_objective(m: pyo.ConcreteModel, data: RobustData, quadratic, norm) -> pyo.Objective:
@@ -97,7 +101,7 @@ def _robust_objective(m: pyo.ConcreteModel, data: RobustData, quadratic, norm) -
     :math:`m_{-c}` copies of the norm (0.5 s and 226 MB to build at :math:`10^5` points, and as long again to read in
     the solve); from column sums it is one.
     """
-    other = np.asarray(list(m.X_minus_c), dtype=int) - 1
+    other = data.other
     w = [m.w[j] for j in m.J]
     # sum_i eps_i in the order of X_-c, as the rows were summed, as one flat sum of the parameters: Python's
     # sum() made a chain of m_-c two-term sums (750,000 nodes at 10^6 points), the same value in the same order
@@ -130,8 +134,8 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
     (:func:`tpm_models.models.shapes.record_margin`: the norm a variable, a sum of variables, or a named expression,
     read as one node beside the linear terms when it is not linear): a solver reads them in one numpy pass."""
     w, theta = [m.w[j] for j in m.J], m.theta
-    own = np.asarray(list(m.X_c), dtype=int)
-    eps = [data.eps[i] for i in (own - 1).tolist()]
+    own = data.own
+    eps = [data.eps[i] for i in own.tolist()]
     xi = list(m.xi.values())  # xi is indexed by X_c: its values in the rows' order
     doc = "x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right"
     if norm.is_variable_type():
@@ -145,7 +149,7 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
                 (0, SumExpression([LinearExpression(terms), NegationExpression((ProductExpression((e, norm)),)), x])),
                 False)
     # the points' floats made a block of rows at a time: tolist() of all points would double the data
-    shapes.add_rows(m, "margin", m.X_c, map(row, shapes.data_terms(data.points, own - 1, w), eps, xi), doc)
+    shapes.add_rows(m, "margin", m.X_c, map(row, shapes.data_terms(data.points, own, w), eps, xi), doc)
     named = [norm] if norm.is_named_expression_type() else []
     terms = norm.expr if named else norm
     atom = None
@@ -158,7 +162,7 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
         norm_vars, atom = [], norm
     else:
         return
-    shapes.record_margin(m.margin, data.points, own - 1, w, theta, xi, 1.0, norm=norm_vars, eps=eps, named=named,
+    shapes.record_margin(m.margin, data.points, own, w, theta, xi, 1.0, norm=norm_vars, eps=eps, named=named,
                          atom=atom)
 
 
