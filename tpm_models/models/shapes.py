@@ -191,14 +191,12 @@ def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign
     # the inequality Pyomo's operators make of it, built directly (tests/models/test_builders.py compares them)
     rows = np.asarray(list(X_own), dtype=int) - 1
     if sign == 1:
-        def row(terms, x):
-            terms += (theta, x)
-            return InequalityExpression((0, LinearExpression(terms)), False)
+        def row(terms, x):  # lists joined with +, of their exact size (+= over-allocates: +5 % of the rows' memory)
+            return InequalityExpression((0, LinearExpression(terms + [theta, x])), False)
         doc = f"x_i'w + theta >= -xi_i for i in {own}, stored as x_i'w + theta + xi_i >= 0"
     else:
         def row(terms, x):
-            terms += (theta, MonomialTermExpression((-1, x)))
-            return InequalityExpression((LinearExpression(terms), 0), False)
+            return InequalityExpression((LinearExpression(terms + [theta, MonomialTermExpression((-1, x))]), 0), False)
         doc = f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0"
     add_rows(m, "margin", X_own, map(row, data_terms(points, rows, w), xi), doc)
     record_margin(m.margin, points, rows, w, theta, xi, sign)
