@@ -111,7 +111,7 @@ def data_terms(points: np.ndarray, rows: np.ndarray, variables: list) -> Iterato
 
     Made by blocks of :data:`DATA_BLOCK_ROWS` rows, each block's monomials in one ``map`` over its coefficients
     (the per-term test ``a == 1`` of :func:`linear_terms` replaced by one numpy comparison of the block): the same
-    terms, in a third less time at :math:`10^5` points (``docs/bench-scale.md``)."""
+    terms, in a third less time at :math:`10^5` points (``docs/bench-scale.md``, "Issue 24, the builders at scale")."""
     n = len(variables)
     for start in range(0, len(rows), DATA_BLOCK_ROWS):
         block = points[rows[start:start + DATA_BLOCK_ROWS]]
@@ -191,7 +191,7 @@ def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign
     # the inequality Pyomo's operators make of it, built directly (tests/models/test_builders.py compares them)
     rows = np.asarray(list(X_own), dtype=int) - 1
     if sign == 1:
-        def row(terms, x):  # lists joined with +, of their exact size (+= over-allocates: +5 % of the rows' memory)
+        def row(terms, x):  # lists joined with +, of their exact size (+= over-allocates, 40 bytes a row)
             return InequalityExpression((0, LinearExpression(terms + [theta, x])), False)
         doc = f"x_i'w + theta >= -xi_i for i in {own}, stored as x_i'w + theta + xi_i >= 0"
     else:
