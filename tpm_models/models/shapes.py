@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pyomo.core as pyo
@@ -122,7 +122,7 @@ def data_terms(points: np.ndarray, rows: np.ndarray, variables: list) -> Iterato
             yield terms[at:at + n]
 
 
-def add_rows(block: pyo.Block, name: str, index: pyo.Set, exprs, doc: str) -> pyo.Constraint:
+def add_rows(block: pyo.Block, name: str, index: pyo.Set, exprs: Iterable, doc: str) -> pyo.Constraint:
     """Add to ``block`` the ``Constraint`` ``name`` indexed by ``index`` whose row ``i`` is the ``k``-th relational
     expression of ``exprs`` (``i`` the ``k``-th member of ``index``): rows built beside the model, handed to Pyomo
     as they are, by the constraint's rule."""
