@@ -1,6 +1,8 @@
 """Each builder is its equation: objective and rows evaluated at random points equal the
 paper's formula written here with numpy, in the paper's notation (points as columns)."""
 
+import math
+
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -8,6 +10,7 @@ from pyomo.core.expr.compare import compare_expressions
 from pyomo.core.expr.numeric_expr import NPV_SumExpression
 
 from tpm_models import Kernel, build
+from tpm_models.models import shapes
 from tpm_models.models.shapes import linear_row
 from tpm_models.solvers.matrices import qp_matrices
 
@@ -142,34 +145,104 @@ def test_qp_matrices_reproduce_the_objective(rng, iris):
         assert abs(qp.objective(x) - pyo.value(model.obj)) <= 1e-12 * max(1, abs(pyo.value(model.obj)))
 
 
-@pytest.mark.parametrize("eq, p, norm", [(23, 1.0, "norm_w"), (23, 3.0, "norm_w"), (26, 1.5, "r"), (27, 1.0, "s"),
-                                         (28, 2.0, "t")])
-def test_robust_rows_written_directly_are_the_operators_expressions(rng, eq, p, norm):
-    """The margin rows the robust builders write as one LinearExpression (``robust._robust_margin``, for a norm that
-    is a variable) are, node for node, what Pyomo's operators make of the row as the paper writes it,
-    x_i'w + theta - eps_i * norm + xi_i >= 0; a data coefficient of exactly 1 included (Pyomo writes the bare
-    variable); and so is the objective, but for its sum of eps_i over X_-c, built as one flat sum."""
-    X, y = _data(rng)
-    X[0, 1] = 1.0
-    model = build(eq, X, y, 0, NU, ALPHA, p=p, eps=np.linspace(0.0, 0.1, len(y)))
+ROW_CASES = [(2, None), (3, None), (10, None), (11, None), (15, None), (23, 1.0), (23, 1.5), (23, 2.0), (23, 3.0),
+             (23, math.inf), (26, 1.0), (26, 1.5), (26, 2.0), (26, math.inf), (27, 1.0), (28, 2.0), (29, math.inf)]
+"""Every builder whose rows are written from the data without Pyomo's operators (``shapes.data_terms``), and each way
+its norm is written: (23)'s four (a variable for p = 1 and 1 < p < inf, a named sqrt for p = 2, a named sum for
+p = inf), (26)'s r for every p, (27)'s s, (28)'s t, (29)'s sum of s[j]."""
+
+
+def _operators_model(model, eq, F, own, other):
+    """The margin rows and the objective of ``model`` as Pyomo's operators write them from the paper, on the model's own
+    variables and parameters: row i is sum_j x_ij w_j + theta (+ or -) xi_i, minus eps_i * |w|_p' for the robust
+    models; (3), (11) are <= 0, the others >= 0."""
     w = [model.w[j] for j in model.J]
-    r = model.component(norm)
-    for i in model.X_c:
-        written = linear_row([*X[i - 1].tolist(), 1], [*w, model.theta]) - model.eps[i] * r + model.xi[i] >= 0
-        assert compare_expressions(model.margin[i].expr, written), i
-        assert model.margin[i].body.__class__.__name__ == "LinearExpression"
-    # the objective as the operators write it, but for the sum of eps_i over X_-c: one flat NPV_SumExpression in the
-    # order of X_-c (Python's sum() of parameters makes a chain of m_-c two-term sums), whose value is the radii's
-    # sum in that order, to the last bit
-    other = list(model.X_minus_c)
-    eps_sum = NPV_SumExpression([model.eps[i] for i in other])
-    quadratic = 0.5 * sum(model.w[j] ** 2 for j in model.J) if eq == 23 else 0.5 * (model.u - model.v)
-    objective = (quadratic
-                 + model.nu / len(other) * (linear_row(X[np.asarray(other) - 1].sum(axis=0), w) + eps_sum * r)
-                 + model.nu * model.theta
-                 + model.alpha / len(model.X_c) * linear_row([1] * len(model.X_c), [model.xi[i] for i in model.X_c]))
+    xi = [model.xi[i] for i in model.margin]
+    sign = -1 if eq in (3, 11) else 1
+    if eq in (2, 3, 10, 11, 15):
+        norm = None
+    elif eq == 23:
+        norm = model.norm_w
+    elif eq == 29:
+        norm = sum(model.s[j] for j in model.J)
+    else:
+        norm = model.component({26: "r", 27: "s", 28: "t"}[eq])
+    rows = []
+    for i, x in zip(model.margin, xi):
+        body = sum(float(a) * w_j for a, w_j in zip(F[i - 1], w)) + model.theta
+        if norm is not None:
+            body = body - model.eps[i] * norm
+        rows.append(body + x >= 0 if sign == 1 else body - x <= 0)
+    m_o = len(other)
+    nu_term = model.nu / m_o * sum(float(a) * w_j for a, w_j in zip(F[np.asarray(other) - 1].sum(axis=0), w))
+    if norm is not None:  # sum_i eps_i over X_-c is built as one flat sum (Python's sum() makes a chain of m_-c sums)
+        nu_term = model.nu / m_o * (sum(float(a) * w_j for a, w_j in zip(F[np.asarray(other) - 1].sum(axis=0), w))
+                                    + NPV_SumExpression([model.eps[i] for i in other]) * norm)
+    if eq in (26, 27, 28, 29):
+        quadratic = 0.5 * (model.u - model.v)
+    else:
+        quadratic = 0.5 * sum(model.w[j] ** 2 for j in model.J)
+    xi_term = model.alpha / len(xi) * sum(xi[1:], xi[0])
+    if norm is None:  # (2), (3), (10), (11), (15): quadratic +- (nu-term + nu theta) + xi-term
+        nu_part = nu_term + model.nu * model.theta
+        return rows, quadratic + (nu_part if sign == 1 else -nu_part) + xi_term
+    objective = quadratic + nu_term + model.nu * model.theta + xi_term
+    return rows, objective
+
+
+@pytest.mark.parametrize("radii", ["one", "per point"])
+@pytest.mark.parametrize("eq, p", ROW_CASES)
+def test_rows_written_directly_are_the_operators_expressions(rng, monkeypatch, eq, p, radii):
+    """The rows the builders write directly (``shapes.data_terms`` by blocks of rows, ``shapes.add_rows``) are, node
+    for node, what Pyomo's operators make of the paper's rows written from the numbers: a data coefficient of exactly 1
+    the bare variable, one of exactly 0 a monomial kept (the operators keep ``0.0 * w_j``), and blocks of two rows so
+    that every block boundary is crossed; the objective too. Their values at a random point are the equation's
+    (``F w + theta +- xi - eps |w|``, to 1e-12 relative: the same sums in another order). The radii are a mutable
+    Param ``eps[i]`` for every point 1..m (domain Any, the implicit one made explicit) whose value a row reads now."""
+    monkeypatch.setattr(shapes, "DATA_BLOCK_ROWS", 2)
+    X, y = _data(rng, m=17, n=3)
+    X[0, 1], X[3, 2], X[4, 0] = 1.0, 0.0, 1.0  # points 1, 4 and 5 are in class 0 (and 2, 3 are not)
+    X[1, 0] = 0.0
+    robust = p is not None
+    kernel = Kernel("hom-poly", degree=2) if eq in (10, 11) else None
+    eps = (0.05 if radii == "one" else np.linspace(0.0, 0.1, len(y))) if robust else None
+    if radii == "per point" and not robust:
+        pytest.skip("no radii")
+    model = build(eq, X, y, 0, NU, ALPHA, kernel, p=p, eps=eps)
+    F = kernel.feature_map(X) if kernel else X
+    own = list(model.margin)
+    other = [i for i in range(1, len(y) + 1) if i not in set(own)]
+    assert own == [i for i in range(1, len(y) + 1) if (y[i - 1] != 0) == (eq in (3, 11))]
+    rows, objective = _operators_model(model, eq, F, own, other)
+    for i, row in zip(own, rows):
+        assert compare_expressions(model.margin[i].expr, row), i
     assert compare_expressions(model.obj.expr, objective)
-    assert pyo.value(eps_sum) == sum(np.linspace(0.0, 0.1, len(y))[np.asarray(other) - 1].tolist())
+    # the values at a random point: the equation, whatever the nodes
+    for v in model.component_data_objects(pyo.Var):
+        v.set_value(float(rng.random() + 0.1), skip_validation=True)
+    w = np.array([model.w[j].value for j in model.J])
+    xi = np.array([model.xi[i].value for i in own])
+    lin = F[np.asarray(own) - 1] @ w + model.theta.value
+    expected = lin + xi if eq not in (3, 11) else lin - xi
+    if robust:
+        radius = np.broadcast_to(np.asarray(eps, dtype=float), (len(y),))[np.asarray(own) - 1]
+        expected = expected - radius * _norm_value(model, eq)
+        assert model.eps.mutable and model.eps.domain is pyo.Any
+        assert list(model.eps.index_set()) == list(range(1, len(y) + 1))
+        assert [model.eps[i].value for i in model.eps] == np.broadcast_to(eps, (len(y),)).tolist()
+    bodies = np.array([pyo.value(model.margin[i].body) for i in own])
+    np.testing.assert_allclose(bodies, expected, rtol=1e-12, atol=1e-15)
+    if robust:  # a row reads eps_i as it is now
+        model.eps[own[0]] = 0.5
+        assert pyo.value(model.margin[own[0]].body) == pytest.approx(
+            expected[0] + (radius[0] - 0.5) * _norm_value(model, eq), rel=1e-12)
+
+
+def _norm_value(model, eq):
+    """|w|_p' as the model's rows hold it at the current point: the norm variable, or the named expression's value."""
+    if eq == 29:
+        return sum(model.s[j].value for j in model.J)
+    return pyo.value(model.component({23: "norm_w", 26: "r", 27: "s", 28: "t"}[eq]))
 
 
 @pytest.mark.parametrize("eq", [16, 4, 5])

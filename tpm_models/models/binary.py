@@ -38,8 +38,8 @@ def binary_sets(X: np.ndarray, y: np.ndarray, nu: float, alpha: float):
     X = check_features(X)
     y = check_binary_labels(X, y)
     nu, alpha = check_nu_alpha(nu, alpha)
-    plus = [int(i) + 1 for i in np.flatnonzero(y == 1)]
-    minus = [int(i) + 1 for i in np.flatnonzero(y == -1)]
+    plus = (np.flatnonzero(y == 1) + 1).tolist()  # points numbered 1..m, as Python ints
+    minus = (np.flatnonzero(y == -1) + 1).tolist()
     return (
         X,
         ("X_plus", plus, "positive points (y_i = +1)"),

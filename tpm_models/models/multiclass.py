@@ -31,8 +31,8 @@ def class_sets(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float)
     y = check_labels(X, y)
     check_class(y, c)
     nu, alpha = check_nu_alpha(nu, alpha)
-    own = [int(i) + 1 for i in np.flatnonzero(y == c)]
-    other = [int(i) + 1 for i in np.flatnonzero(y != c)]
+    own = (np.flatnonzero(y == c) + 1).tolist()  # points numbered 1..m, as Python ints
+    other = (np.flatnonzero(y != c) + 1).tolist()
     return (
         X,
         ("X_c", own, f"points of class c = {c}"),

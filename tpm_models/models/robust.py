@@ -34,9 +34,13 @@ import pyomo.core as pyo
 from pyomo.core.expr.numeric_expr import (
     LinearExpression,
     MonomialTermExpression,
+    NegationExpression,
     NPV_NegationExpression,
     NPV_SumExpression,
+    ProductExpression,
+    SumExpression,
 )
+from pyomo.core.expr.relational_expr import InequalityExpression
 
 from tpm_models.models import shapes
 from tpm_models.models.multiclass import class_sets
@@ -47,11 +51,15 @@ from tpm_models.models.semi_infinite import uncertain_22
 
 @dataclass(frozen=True)
 class RobustData:
-    """The numbers the rows of (23)-(29) are written from: the points (row ``i - 1`` is :math:`x^i`) and
-    the radii :math:`\\varepsilon_i` (21)."""
+    """The numbers the rows of (23)-(29) are written from: the points (row ``i - 1`` is :math:`x^i`), the radii
+    :math:`\\varepsilon_i` (21), the rows of the points of :math:`\\mathcal X_c` and :math:`\\mathcal X_{-c}` (``i - 1``
+    for point ``i``, in the sets' order), and the model's parameters ``eps[i]`` at ``i - 1`` (read once)."""
 
     points: np.ndarray
     radii: np.ndarray
+    own: np.ndarray
+    other: np.ndarray
+    eps: list
 
 
 def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.ConcreteModel, float, RobustData]:
@@ -60,19 +68,25 @@ def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.Concre
     radii = check_radii(eps, X.shape[0])
     m = shapes.skeleton(f"{title}, class {c}, p={p:g}", X, own, other, nu, alpha, data_name=None)
     m.p = pyo.Param(initialize=p, doc="p of the uncertainty set (21)")
+    # every point 1..m (X_c and X_-c split them), as the very int objects of the sets: a range would make
+    # another m of them, kept by eps's index (+30 MB at 10^6 points)
     used = sorted(own[1] + other[1])
     # a parameter, not a number: a row holds eps_i * |w| whatever eps_i is, so the model's class (and
     # the solvers that may take it) do not change at eps = 0 (tpm_models.solvers.model_class)
     # one ParamData per point is most of the build at 10^6 points: initialised from a number when every radius is
-    # the same, else by a rule (Pyomo then skips the check of each index that a dict's keys get)
+    # the same, else by a rule (Pyomo then skips the check of each index that a dict's keys get); within=Any, the
+    # implicit domain said explicitly: Pyomo then does not test each value against Reals (half the Param's time)
     values = radii.tolist()
-    same = bool(len(values)) and all(r == values[0] for r in values)
+    same = bool(len(values)) and bool((radii == radii[0]).all())
     m.eps = pyo.Param(used, initialize=values[0] if same else (lambda _, i: values[i - 1]), mutable=True,
-                      doc="eps[i] >= 0: radius of U_p(x^i) (21)")
+                      within=pyo.Any, doc="eps[i] >= 0: radius of U_p(x^i) (21)")
     m.w = pyo.Var(m.J, doc="w_c")
     m.theta = pyo.Var(doc="theta_c")
     m.xi = pyo.Var(m.X_c, domain=pyo.NonNegativeReals, doc="xi_c,i >= 0")
-    return m, p, RobustData(X, np.asarray(radii, dtype=float))
+    # the parameters eps[i] at i - 1 (eps is indexed by every point, 1..m in order), read once for the objective and
+    # the rows
+    return m, p, RobustData(X, np.asarray(radii, dtype=float), np.asarray(own[1], dtype=int) - 1,
+                            np.asarray(other[1], dtype=int) - 1, list(m.eps.values()))
 
 
 def _robust_objective(m: pyo.ConcreteModel, data: RobustData, quadratic, norm) -> pyo.Objective:
@@ -89,18 +103,18 @@ def _robust_objective(m: pyo.ConcreteModel, data: RobustData, quadratic, norm) -
     :math:`m_{-c}` copies of the norm (0.5 s and 226 MB to build at :math:`10^5` points, and as long again to read in
     the solve); from column sums it is one.
     """
-    other = np.asarray(list(m.X_minus_c), dtype=int) - 1
+    other = data.other
     w = [m.w[j] for j in m.J]
     # sum_i eps_i in the order of X_-c, as the rows were summed, as one flat sum of the parameters: Python's
     # sum() made a chain of m_-c two-term sums (750,000 nodes at 10^6 points), the same value in the same order
-    eps_terms = [m.eps[i + 1] for i in other]
+    eps_terms = [data.eps[i] for i in other.tolist()]
     eps_sum = NPV_SumExpression(eps_terms) if len(eps_terms) > 1 else eps_terms[0]
     other_term = shapes.linear_row(data.points[other].sum(axis=0), w) + eps_sum * norm
     return pyo.Objective(
         expr=quadratic
         + m.nu / len(m.X_minus_c) * other_term
         + m.nu * m.theta
-        + m.alpha / len(m.X_c) * shapes.linear_row([1] * len(m.X_c), [m.xi[i] for i in m.X_c]),
+        + m.alpha / len(m.X_c) * shapes.linear_row([1] * len(m.X_c), list(m.xi.values())),
         sense=pyo.minimize,
     )
 
@@ -108,30 +122,35 @@ def _robust_objective(m: pyo.ConcreteModel, data: RobustData, quadratic, norm) -
 def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
     """Rows ``margin[i]``: :math:`{x^i}^\\top w + \\theta - \\varepsilon_i\\|w\\|_{p'} + \\xi_i \\ge 0`.
 
-    When the norm is a variable (``s``, ``t``, ``r``, ``norm_w``) the row is written as the one ``LinearExpression``
-    Pyomo's operators make of ``linear_row(...) - eps[i] * norm + xi[i]`` (the same terms, in the same order, with
-    :math:`-\\varepsilon_i` as the negation of the parameter), without the operators' dispatch: a tenth of the build
-    at :math:`10^5` points (``tests/models/test_builders.py`` compares the two expressions). The rows are recorded
+    Each row is the expression Pyomo's operators make of ``linear_row([*x_i, 1], [*w, theta]) - eps[i] * norm +
+    xi[i] >= 0`` (the same nodes, in the same order), built directly without the operators' dispatch:
+
+    * the norm a variable (``s``, ``t``, ``r``, ``norm_w``): one ``LinearExpression`` of the terms of ``x_i``
+      (:func:`tpm_models.models.shapes.data_terms`), ``theta``, :math:`-\\varepsilon_i` (the negation of the
+      parameter) times the norm, and ``xi[i]``;
+    * otherwise (a named expression, ``norm_w`` of (23) at :math:`p \\in \\{2, \\infty\\}`, or the sum of
+      ``s[j]`` of (29)): the sum of that ``LinearExpression`` of ``x_i`` and ``theta``, the negation of
+      :math:`\\varepsilon_i` times the norm, and ``xi[i]``.
+
+    ``tests/models/test_builders.py`` compares both to the operators' expressions. The rows are recorded
     (:func:`tpm_models.models.shapes.record_margin`: the norm a variable, a sum of variables, or a named expression,
     read as one node beside the linear terms when it is not linear): a solver reads them in one numpy pass."""
-    w = [m.w[j] for j in m.J]
-    points = data.points  # a row's floats made when it is written: tolist() of all points would double the data
+    w, theta = [m.w[j] for j in m.J], m.theta
+    own = data.own
+    eps = [data.eps[i] for i in own.tolist()]
+    xi = list(m.xi.values())  # xi is indexed by X_c: its values in the rows' order
     doc = "x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right"
     if norm.is_variable_type():
-        m.margin = pyo.Constraint(
-            m.X_c,
-            rule=lambda m, i: LinearExpression(
-                [*shapes.linear_terms(points[i - 1], w), m.theta,
-                 MonomialTermExpression((NPV_NegationExpression((m.eps[i],)), norm)), m.xi[i]]) >= 0,
-            doc=doc,
-        )
+        def row(terms, e, x):  # lists joined with +, of their exact size (+= and append over-allocate)
+            return InequalityExpression(
+                (0, LinearExpression(terms + [theta, MonomialTermExpression((NPV_NegationExpression((e,)), norm)), x])),
+                False)
     else:
-        m.margin = pyo.Constraint(
-            m.X_c,
-            rule=lambda m, i: shapes.linear_row([*points[i - 1].tolist(), 1], [*w, m.theta]) - m.eps[i] * norm
-            + m.xi[i] >= 0,
-            doc=doc,
-        )
+        def row(terms, e, x):
+            return InequalityExpression((0, SumExpression(
+                [LinearExpression(terms + [theta]), NegationExpression((ProductExpression((e, norm)),)), x])), False)
+    # the points' floats made a block of rows at a time: tolist() of all points would double the data
+    shapes.add_rows(m, "margin", m.X_c, map(row, shapes.data_terms(data.points, own, w), eps, xi), doc)
     named = [norm] if norm.is_named_expression_type() else []
     terms = norm.expr if named else norm
     atom = None
@@ -144,9 +163,8 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
         norm_vars, atom = [], norm
     else:
         return
-    own = np.asarray(list(m.X_c), dtype=int)  # xi is indexed by X_c: its values in the rows' order
-    shapes.record_margin(m.margin, points, own - 1, w, m.theta, list(m.xi.values()), 1.0, norm=norm_vars,
-                         eps=[m.eps[i] for i in m.X_c], named=named, atom=atom)
+    shapes.record_margin(m.margin, data.points, own, w, theta, xi, 1.0, norm=norm_vars, eps=eps, named=named,
+                         atom=atom)
 
 
 def _cones(m: pyo.ConcreteModel) -> None:
