@@ -301,7 +301,8 @@ def test_variables_bounds_and_domains_read_once_are_pyomos(monkeypatch):
     is a mutable parameter, infinite bounds given as numbers, integer and binary domains, a fixed variable."""
     from pyomo.core.base.var import VarData
 
-    from tpm_models.solvers.rows import free_variables, integer_mask, one_reading, variable_bounds
+    from tpm_models.solvers.rows import integer_mask, one_reading
+    from tpm_models.solvers.variables import free_variables, variable_bounds
 
     m = pyo.ConcreteModel()
     m.p = pyo.Param(initialize=2.5, mutable=True)

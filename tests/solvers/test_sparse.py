@@ -23,8 +23,8 @@ from tpm_models.solvers.compare import rel_gap
 from tpm_models.solvers.conic import conic_form
 from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.matrices import DenseTooLargeError, qp_matrices, sparse_qp_matrices
-from tpm_models.solvers.rows import model_violation
 from tpm_models.solvers.structure import max_violation
+from tpm_models.solvers.violation import model_violation
 
 NU, ALPHA, EPS = 0.3, 1.0, 0.02
 QP_CASES = [(15, {}), (16, {}), (23, {"p": 1.0, "eps": EPS}), (23, {"p": math.inf, "eps": EPS})]

@@ -6,7 +6,8 @@ module              what it holds
 ``common``          tolerances, :class:`SolveResult`, :class:`Termination`, the errors, the dual
                     sign convention
 ``structure``       what a model holds (:func:`model_class`) and where its values stand
-``rows``            a model's linear rows read into ``scipy.sparse`` in one pass; violations from them
+``rows``            a model's linear rows read into ``scipy.sparse`` in one pass
+``violation``       a model at its loaded point: the largest violation, whether its rows have values
 ``variables``       a model's variables, their bounds and domains, read once per solve
 ``reading``         :func:`one_reading`: what a solve reads of a model, read once
 ``matrices``        a Pyomo QP read into dense or sparse matrices (PIQP, DAQP, the fast paths)

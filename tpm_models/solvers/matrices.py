@@ -20,7 +20,8 @@ import scipy.sparse as sp
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.qp import QPMatrices
-from tpm_models.solvers.rows import quadratic_objective, read_rows, to_csr, variable_bounds
+from tpm_models.solvers.rows import quadratic_objective, read_rows, to_csr
+from tpm_models.solvers.variables import variable_bounds
 
 DENSE_MAX_BYTES = 2 * 1024**3
 """Largest dense matrix (bytes) :func:`qp_matrices` allocates: a model past it is refused before the allocation

@@ -16,7 +16,7 @@ repeated variable's coefficients added (as ``generate_standard_repn`` adds them)
 :func:`to_csr` sums duplicates and removes zero coefficients, so the matrix equals the one read by
 ``generate_standard_repn`` (``tests/solvers/test_sparse.py``: structure exact, numbers to 1e-12).
 
-One concern over ~500 lines: reading a model's bodies into sparse arrays; the linear, atom and quadratic
+One concern over ~600 lines: reading a model's bodies into sparse arrays; the linear, atom and quadratic
 readers share one walk over Pyomo's expression nodes and its column numbering.
 """
 
@@ -42,7 +42,6 @@ from pyomo.core.expr import numeric_expr as ne
 from tpm_models.models.row_blocks import RowBlock, param_values, row_blocks
 from tpm_models.solvers.reading import one_reading as one_reading
 from tpm_models.solvers.reading import remembered
-from tpm_models.solvers.variables import free_variables, values_array, variable_bounds
 from tpm_models.solvers.variables import integer_mask as integer_mask
 from tpm_models.solvers.variables import model_variables as model_variables
 
@@ -482,44 +481,6 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
                       np.array(other_position, dtype=np.int64), AtomRows(atom_rows, atom_blocks, others), atom_blocks)
 
 
-def rows_violation(rows: LinearRows, x: np.ndarray) -> float:
-    """Largest violation of the rows ``rows`` at ``x`` (absolute; ``inf`` if a row is not finite)."""
-    if not len(rows.constraints):
-        return 0.0
-    body = rows.M @ x
-    if not np.isfinite(body).all():
-        return math.inf
-    with np.errstate(invalid="ignore"):
-        worst = np.maximum(rows.lower - body, body - rows.upper)
-    return float(max(0.0, float(np.max(worst))))
-
-
-def model_violation(model: pyo.ConcreteModel) -> float:
-    """Largest violation of a constraint or variable bound of ``model`` at its current values, as
-    :func:`tpm_models.solvers.structure.max_violation` measures it, with the linear rows evaluated as one sparse
-    product (:func:`read_rows`) and only the others through Pyomo (``inf`` where a value is unset or not finite)."""
-    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True)]
-    x = values_array(variables)
-    if np.isnan(x).any():
-        return math.inf
-    lb, ub = variable_bounds(variables)
-    with np.errstate(invalid="ignore"):
-        worst = float(max(0.0, float(np.max(np.maximum(lb - x, x - ub), initial=0.0))))
-    free = [k for k, v in enumerate(variables) if not v.fixed]
-    column = {id(variables[k]): c for c, k in enumerate(free)}
-    rows = read_rows(model, column, len(free))
-    worst = max(worst, rows_violation(rows, x[free]))
-    for con in rows.others:
-        body = pyo.value(con.body, exception=False)
-        if body is None or not math.isfinite(body):
-            return math.inf
-        if con.lower is not None:
-            worst = max(worst, pyo.value(con.lower) - body)
-        if con.upper is not None:
-            worst = max(worst, body - pyo.value(con.upper))
-    return float(worst)
-
-
 # ------------------------------------------------------------------- rows linear in shared nonlinear nodes
 
 
@@ -594,44 +555,6 @@ def read_atom_rows(model: pyo.ConcreteModel, rows: LinearRows, column: dict, n: 
     """``id(constraint)`` -> :func:`atom_terms` of its body (``None`` where it is not read so) for every constraint
     in ``rows.others`` (``rows`` read by :func:`read_rows` with the same ``column``, ``n``, in the same walk)."""
     return rows.atom_rows
-
-
-def model_evaluates(model: pyo.ConcreteModel) -> bool:
-    """Whether every active row of ``model`` has a finite value at the loaded point: the linear rows always do
-    (once the variables are finite), a row linear in nodes (:func:`atom_terms`) when each distinct node does
-    (evaluated once), any other row by Pyomo's evaluation."""
-    variables, column = free_variables(model)
-    x = values_array(variables)
-    if not np.isfinite(x).all():
-        return False
-    rows = read_rows(model, column, len(variables))
-    atom_rows = read_atom_rows(model, rows, column, len(variables))
-    seen: set[int] = set()
-    in_block = rows.in_blocks()
-    try:
-        for node in {id(block.node): block.node for block in rows.atom_blocks}.values():  # a block: its node once
-            value = pyo.value(node, exception=False)
-            if value is None or not math.isfinite(value):
-                return False
-            seen.add(id(node))
-        for con, blocked in zip(rows.others, in_block.tolist()):
-            if blocked:
-                continue
-            read = atom_rows[id(con)]
-            if read is None:
-                value = pyo.value(con.body, exception=False)
-                if value is None or not math.isfinite(value):
-                    return False
-                continue
-            for _, node in read[3]:
-                if id(node) not in seen:
-                    value = pyo.value(node, exception=False)
-                    if value is None or not math.isfinite(value):
-                        return False
-                    seen.add(id(node))
-    except (ArithmeticError, ValueError, TypeError):
-        return False
-    return True
 
 
 def _product_term(node, column: dict) -> tuple[int, int, float] | None:

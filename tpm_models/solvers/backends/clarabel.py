@@ -24,7 +24,7 @@ from tpm_models.solvers.conic import Cone, ConicForm, conic_form
 from tpm_models.solvers.polish import POLISH_HUGE, Polished, polish
 from tpm_models.solvers.power_apex import apex_point
 from tpm_models.solvers.powsoc import dual_of_power_form, implied_bounds, pow_as_soc_map, without_rows
-from tpm_models.solvers.rows import model_evaluates
+from tpm_models.solvers.violation import model_evaluates
 
 CLARABEL_TOL = 1e-12
 """Clarabel's ``tol_gap_abs``, ``tol_gap_rel``, ``tol_feas``, ``tol_infeas_abs`` and ``tol_infeas_rel`` of the

@@ -1,0 +1,89 @@
+"""A model evaluated at its loaded point: the largest violation of its rows and bounds, and whether every active row
+has a value there, with the linear rows read once (:func:`tpm_models.solvers.rows.read_rows`) and evaluated as one
+sparse product, and only the other rows through Pyomo."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyomo.core as pyo
+
+from tpm_models.solvers.rows import LinearRows, read_atom_rows, read_rows
+from tpm_models.solvers.variables import free_variables, values_array, variable_bounds
+
+
+def rows_violation(rows: LinearRows, x: np.ndarray) -> float:
+    """Largest violation of the rows ``rows`` at ``x`` (absolute; ``inf`` if a row is not finite)."""
+    if not len(rows.constraints):
+        return 0.0
+    body = rows.M @ x
+    if not np.isfinite(body).all():
+        return math.inf
+    with np.errstate(invalid="ignore"):
+        worst = np.maximum(rows.lower - body, body - rows.upper)
+    return float(max(0.0, float(np.max(worst))))
+
+
+def model_violation(model: pyo.ConcreteModel) -> float:
+    """Largest violation of a constraint or variable bound of ``model`` at its current values, as
+    :func:`tpm_models.solvers.structure.max_violation` measures it, with the linear rows evaluated as one sparse
+    product (:func:`read_rows`) and only the others through Pyomo (``inf`` where a value is unset or not finite)."""
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True)]
+    x = values_array(variables)
+    if np.isnan(x).any():
+        return math.inf
+    lb, ub = variable_bounds(variables)
+    with np.errstate(invalid="ignore"):
+        worst = float(max(0.0, float(np.max(np.maximum(lb - x, x - ub), initial=0.0))))
+    free = [k for k, v in enumerate(variables) if not v.fixed]
+    column = {id(variables[k]): c for c, k in enumerate(free)}
+    rows = read_rows(model, column, len(free))
+    worst = max(worst, rows_violation(rows, x[free]))
+    for con in rows.others:
+        body = pyo.value(con.body, exception=False)
+        if body is None or not math.isfinite(body):
+            return math.inf
+        if con.lower is not None:
+            worst = max(worst, pyo.value(con.lower) - body)
+        if con.upper is not None:
+            worst = max(worst, body - pyo.value(con.upper))
+    return float(worst)
+
+
+def model_evaluates(model: pyo.ConcreteModel) -> bool:
+    """Whether every active row of ``model`` has a finite value at the loaded point: the linear rows always do
+    (once the variables are finite), a row linear in nodes (:func:`atom_terms`) when each distinct node does
+    (evaluated once), any other row by Pyomo's evaluation."""
+    variables, column = free_variables(model)
+    x = values_array(variables)
+    if not np.isfinite(x).all():
+        return False
+    rows = read_rows(model, column, len(variables))
+    atom_rows = read_atom_rows(model, rows, column, len(variables))
+    seen: set[int] = set()
+    in_block = rows.in_blocks()
+    try:
+        for node in {id(block.node): block.node for block in rows.atom_blocks}.values():  # a block: its node once
+            value = pyo.value(node, exception=False)
+            if value is None or not math.isfinite(value):
+                return False
+            seen.add(id(node))
+        for con, blocked in zip(rows.others, in_block.tolist()):
+            if blocked:
+                continue
+            read = atom_rows[id(con)]
+            if read is None:
+                value = pyo.value(con.body, exception=False)
+                if value is None or not math.isfinite(value):
+                    return False
+                continue
+            for _, node in read[3]:
+                if id(node) not in seen:
+                    value = pyo.value(node, exception=False)
+                    if value is None or not math.isfinite(value):
+                        return False
+                    seen.add(id(node))
+    except (ArithmeticError, ValueError, TypeError):
+        return False
+    return True
