@@ -15,6 +15,19 @@ import numpy as np
 import pyomo.environ as pyo
 import pytest
 from pyomo.repn import generate_standard_repn
+from user_edits import (
+    CHANGES,
+    add_row,
+    change_eps,
+    clone,
+    deactivate,
+    delete_one_row,
+    eps_none,
+    fix,
+    fix_row_variable,
+    rebuild_rows,
+    set_value,
+)
 
 from tpm_models import Kernel, build
 from tpm_models.models.registry import all_models
@@ -146,65 +159,6 @@ def as_named(model, read) -> dict:
                          read.lower[k], read.upper[k])
     return out
 
-
-def change_eps(model):
-    rows = list(model.margin)  # the points of X_c
-    for i, k in zip(rows[:7], range(7)):
-        model.eps[i] = 0.5 + k  # eps is mutable: the rows hold -eps_i
-    model.eps[rows[9]] = 3  # an int is a number too
-
-
-def set_value(model):
-    con = model.margin[list(model.margin)[3]]
-    con.set_value(con.body + 2 * model.theta >= 1)
-
-
-def deactivate(model):
-    model.margin[list(model.margin)[5]].deactivate()
-
-
-def deactivate_all(model):
-    model.margin.deactivate()
-
-
-def fix(model):
-    model.theta.fix(0.25)
-
-
-def fix_row_variable(model):
-    model.xi[list(model.xi)[2]].fix(0.0)
-
-
-def add_row(model):
-    model.extra = pyo.Constraint(expr=model.theta + model.w[1] <= 3)
-    model.extra_margin = pyo.Constraint(expr=model.margin[list(model.margin)[0]].body >= -1)
-
-
-def delete_rows(model):
-    model.del_component(model.margin)
-
-
-def delete_one_row(model):
-    del model.margin[list(model.margin)[4]]
-
-
-def eps_none(model):
-    model.eps[list(model.margin)[1]] = None
-
-
-def clone(model):
-    return model.clone()
-
-
-def rebuild_rows(model):
-    """The same component deleted and added back under another name: the same rows, still valid."""
-    margin = model.margin
-    model.del_component(margin)
-    model.again = margin
-
-
-CHANGES = [change_eps, set_value, deactivate, deactivate_all, fix, fix_row_variable, add_row, delete_rows,
-           delete_one_row, eps_none, clone, rebuild_rows]
 
 
 @pytest.mark.parametrize("change", CHANGES, ids=[c.__name__ for c in CHANGES])

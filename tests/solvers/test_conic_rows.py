@@ -16,6 +16,7 @@ import numpy as np
 import pyomo.environ as pyo
 import pytest
 import scipy.sparse as sp
+from user_edits import add_row, clone, deactivate, delete_one_row, fix, fix_row_variable, set_value
 
 from tpm_models import build
 from tpm_models.experiments.bench_scale import scale_data
@@ -161,37 +162,7 @@ def _eps(model):
         model.eps[i] = 0.05 * (k + 1)
 
 
-def _set_value(model):
-    con = model.margin[list(model.margin)[3]]
-    con.set_value(con.body + 2 * model.theta >= 1)
-
-
-def _deactivate(model):
-    model.margin[list(model.margin)[5]].deactivate()
-
-
-def _fix_theta(model):
-    model.theta.fix(0.25)
-
-
-def _fix_xi(model):
-    model.xi[list(model.xi)[2]].fix(0.0)
-
-
-def _delete_row(model):
-    del model.margin[list(model.margin)[4]]
-
-
-def _add_rows(model):
-    model.extra = pyo.Constraint(expr=model.theta + model.w[1] <= 3)
-    model.extra_margin = pyo.Constraint(expr=model.margin[list(model.margin)[0]].body >= -1)
-
-
-def _clone(model):
-    return model.clone()
-
-
-ATOM_CHANGES = [None, _eps, _set_value, _deactivate, _fix_theta, _fix_xi, _delete_row, _add_rows, _clone]
+ATOM_CHANGES = [None, _eps, set_value, deactivate, fix, fix_row_variable, delete_one_row, add_row, clone]
 
 
 @pytest.mark.parametrize("change", ATOM_CHANGES, ids=[c.__name__ if c else "as-built" for c in ATOM_CHANGES])
@@ -235,7 +206,7 @@ def test_an_atom_block_is_read_in_one_pass(points, monkeypatch):
     conic_form(model)
     assert taken == [(len(model.margin), True)]
     taken.clear()
-    _set_value(model)
+    set_value(model)
     conic_form(model)
     assert taken == []
 
