@@ -18,6 +18,7 @@ the duals of ``margin`` are then :math:`\\lambda` for (2), (10), (15) and
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 from collections.abc import Iterable, Iterator
 
@@ -27,6 +28,7 @@ from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression, ProductExpression, SumExpression
 from pyomo.core.expr.relational_expr import InequalityExpression
 
+from tpm_models.collector import to_oldest_generation
 from tpm_models.kernels import GRAM_ARRAYS, Kernel, check_dense_memory
 from tpm_models.models.row_blocks import RowBlock, record_rows
 from tpm_models.qp import QPMatrices
@@ -34,7 +36,9 @@ from tpm_models.validation import check_nu_alpha
 
 
 def paused_gc(builder):
-    """Run ``builder`` with Python's cyclic garbage collector paused (Pyomo's ``PauseGC``, as its writers do).
+    """Run ``builder`` with Python's cyclic garbage collector paused (Pyomo's ``PauseGC``, as its writers do), then
+    move a large model's objects to the collector's oldest generation
+    (:func:`tpm_models.collector.to_oldest_generation`).
 
     A model of :math:`10^5` rows is millions of small objects that are all alive; every collection
     pass would walk all of them again, which made building grow faster than the number of rows.
@@ -42,8 +46,13 @@ def paused_gc(builder):
 
     @functools.wraps(builder)
     def run(*args, **kwargs):
+        outermost = gc.isenabled()  # a builder called by another one leaves the move to the outer one
         with PauseGC():
-            return builder(*args, **kwargs)
+            try:
+                return builder(*args, **kwargs)
+            finally:
+                if outermost:
+                    to_oldest_generation()
 
     return run
 
