@@ -557,3 +557,30 @@ def test_a_point_at_the_power_cones_apex_is_not_polished_and_is_certified(monkey
     refused = solve(build(eq, X, y, 1, NU, ALPHA, eps=eps, p=p), "clarabel")
     assert "not polished: the polished point is where" in refused.message and calls, refused.message
     assert refused.objective == r.objective and np.array_equal(refused.values["w"], r.values["w"])
+
+
+@pytest.mark.parametrize("eq, p", [(23, 1.5), (23, 3.0), (26, 1.5)])
+def test_the_second_order_cone_forms_at_clarabels_own_refinement_keep_the_optimum(monkeypatch, eq, p):
+    """(23), (26) on 1,000 points of the scale benchmark's data (about 260 columns): the form whose power cones are
+    written as second-order cones, run with Clarabel's own iterative refinement (as from ``CLARABEL_REFINE_LARGE``
+    columns on, here lowered to 1), has the optimum of the form that keeps its power cones, run at the library's
+    1e-15 refinement (Clarabel solves it at that size; ``POW_AS_SOC_COLUMNS`` raised above it): both certified, the
+    objectives within 1e-8 (relative, the conic survey's target) and ``w`` within 1e-7."""
+    from tpm_models.experiments.bench_scale import scale_data
+
+    X, y = scale_data(1000)
+    monkeypatch.setattr(clarabel_backend, "POW_AS_SOC_COLUMNS", 10**9)
+    cones = solve(build(eq, X, y, 1, NU, ALPHA, eps=0.02, p=p), "clarabel")
+    assert "second-order cones" not in cones.message, cones.message
+    refinements = []
+    settings = clarabel_backend.clarabel_settings
+    monkeypatch.setattr(clarabel_backend, "clarabel_settings",
+                        lambda *a, **k: (lambda s: refinements.append("iterative_refinement_reltol" in s) or s)(
+                            settings(*a, **k)))
+    monkeypatch.setattr(clarabel_backend, "POW_AS_SOC_COLUMNS", 0)
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_REFINE_LARGE", 1)
+    socs = solve(build(eq, X, y, 1, NU, ALPHA, eps=0.02, p=p), "clarabel")
+    assert "written as second-order cones" in socs.message and refinements and not any(refinements), socs.message
+    assert cones.certified and socs.certified, (cones.message, socs.message)
+    assert abs(socs.objective - cones.objective) <= 1e-8 * abs(cones.objective)
+    assert np.max(np.abs(np.asarray(socs.values["w"]) - np.asarray(cones.values["w"]))) <= 1e-7

@@ -70,9 +70,15 @@ absolute) instead of :data:`CLARABEL_REFINE_TOL`. Measured on the models of ``tp
 (about 25,000 columns; Clarabel alone at 1e-12, CPU, two runs each, under the machine's lock, ``docs/bench-scale.md``):
 (28) 1.56 -> 1.41 s, (27) 2.17 -> 1.97 s (and its point now meets 1e-8), (29) 2.63 -> 2.54 s, (23) at p = 2
 1.37 -> 1.21 s, every one the same optimum after the polish (objective within 1e-11, ``w`` within 1e-16). Below,
-the robust models of Iris and Wine need 1e-15 to end ``Solved`` (``docs/solvers.md``). Not on a form with power cones
-(written as second-order cones or not), though (23) at p = 3 gains too (1.96 -> 1.73 s): (26) at p = 1.5 on 10^5
-points then ends on its last-resort point 2.1e-7 (relative) from the optimum, against 1.2e-8 at 1e-15."""
+the robust models of Iris and Wine need 1e-15 to end ``Solved`` (``docs/solvers.md``). Also on a form whose power
+cones were written as second-order cones before the first run (from :data:`POW_AS_SOC_COLUMNS` columns): measured
+again on the tree of cones of :func:`~tpm_models.solvers.powsoc.pow_as_soc_map` and with
+:data:`POWER_POLISH_ATTEMPTS` (``docs/bench-scale.md``, "The refinement on the second-order-cone forms"), Clarabel's
+run at 10^5 points (23) at p = 1.5 1.92 -> 1.87 s, at p = 3 2.12 -> 1.80 s, (26) at p = 3 1.90 -> 1.62 s, at
+10^6 points (23) at p = 1.5 36.0 -> 30.4 s, the same iterations within one, every point polished or certified as
+before. (Measured on the earlier tree, (26) at p = 1.5 on 10^5 points then ended on its last-resort point 2.1e-7
+from the optimum; it is now polished, to the same objective within 1e-12.) Not on a form that keeps its power
+cones (all below :data:`POW_AS_SOC_COLUMNS` columns)."""
 
 CLARABEL_KTRATIO_TOL = 1e-7
 """Clarabel's ``tol_ktratio`` (default 1e-6): the kappa/tau ratio under which it calls a point optimal
@@ -455,7 +461,7 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
         if soc is not form:
             form, note = soc, f"; power cones written as second-order cones ({form.A.shape[1]:,} columns)"
     rewritable = any(c.kind == "pow" for c in form.cones)  # a failure is followed by the second-order-cone form
-    plain = not (rewritable or note)  # no power cones: the polish of an AlmostSolved point, the refinement by size
+    plain = not (rewritable or note)  # no power cones: the polish of an AlmostSolved point
     A, b, cones, kept = form.A, form.b, form.cones, None
     dropped = implied_bounds(power.A, power.b, power.cones) if back is not None and DROP_IMPLIED_BOUNDS else None
     if dropped is not None and dropped.size:  # the same feasible set (implied_bounds); their z is 0
@@ -464,7 +470,7 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
     run = clarabel_solve(form.P, form.q, A, b, cones, time_limit, options=options,
                          judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None,
                          tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS, polish_almost=plain or back is not None,
-                         columns=form.A.shape[1] if plain else 0,
+                         columns=form.A.shape[1] if plain or back is not None else 0,
                          almost=None if back is None or not CLARABEL_POLISH else
                          lambda x, s, z: on_power_cones(power, form, back, x, z, kept))
     early = run.polished  # an AlmostSolved point polished on the power cones (CLARABEL_POLISH_ALMOST_TOL)
