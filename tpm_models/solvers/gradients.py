@@ -33,14 +33,14 @@ def linear_body(body, col: dict):
         kind = type(a)
         if kind is monomial:
             coef, v = a._args_
-            coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
+            coef = constant_value(coef)
         elif isinstance(a, (int, float)):
             constant += a
             continue
         elif a.is_variable_type():
             coef, v = 1.0, a
         elif not a.is_potentially_variable():
-            constant += float(pyo.value(a))
+            constant += constant_value(a)
             continue
         else:
             return None
@@ -92,7 +92,7 @@ def _forward(expr, col: dict, memo: dict) -> tuple[float, dict]:
             memo[key] = (expr, *out)  # the node is kept alive: its id cannot be reused by a temporary
             return out
     if not expr.is_potentially_variable():
-        out = (float(pyo.value(expr)), {})
+        out = (constant_value(expr), {})
     elif expr.is_variable_type():
         out = (float(expr.value), {} if expr.fixed else {col[key]: 1.0})
     elif expr.is_named_expression_type():
@@ -333,7 +333,12 @@ def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list,
     if kind is ne.SumExpression or kind is ne.LinearExpression:
         total = 0.0
         rows, cols, coefs = out[0], out[1], out[2]
+        lin_cols, lin_coefs = out[3], out[4]
         for a in expr.args:
+            if type(a) is VarData and not a.fixed:  # (23)'s sum_i xi_i, 10^4+ terms, read inline
+                lin_cols.append(col[id(a)])
+                lin_coefs.append(scale)
+                continue
             if type(a) is ne.ProductExpression:  # the duals' K_ij * lam_i * lam_j, read inline
                 m, v = a._args_
                 if type(m) is ne.MonomialTermExpression and isinstance(v, VarData) and not v.fixed:
@@ -341,13 +346,13 @@ def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list,
                     if not u.fixed:
                         rows.append(col[id(u)])
                         cols.append(col[id(v)])
-                        coefs.append(scale * (float(c) if isinstance(c, (float, int)) else float(pyo.value(c))))
+                        coefs.append(scale * constant_value(c))
                         continue
             total += _quadratic(a, scale, col, out)
         return total
     if kind is ne.MonomialTermExpression:
         coef, v = expr._args_
-        coef = float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))
+        coef = constant_value(coef)  # (23) at p != 2: (sum_i eps_i) * norm_w, 10^5 parameters
         if v.fixed:
             return scale * coef * v._value
         out[3].append(col[id(v)])
@@ -365,7 +370,7 @@ def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list,
             coef, u = a._args_
             out[0].append(col[id(u)])
             out[1].append(col[id(b)])
-            out[2].append(scale * (float(coef) if isinstance(coef, (float, int)) else float(pyo.value(coef))))
+            out[2].append(scale * constant_value(coef))
             return 0.0
         if a.is_variable_type() and b.is_variable_type() and not a.fixed and not b.fixed:
             out[0].append(col[id(a)])
@@ -382,7 +387,7 @@ def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list,
             return 0.0
         raise _NotQuadratic
     if not expr.is_potentially_variable():
-        return scale * float(pyo.value(expr))
+        return scale * constant_value(expr)
     if expr.is_variable_type():
         if expr.fixed:
             return scale * expr._value
