@@ -37,6 +37,21 @@ but (27) at 10^5 points then stops ``AlmostSolved`` short of 1e-8 (dual residual
 the polish of the point at 1e-8 of (29) and of (26) at p = 1.5 on 10^4 points does (their points at 1e-12 are
 polished): a whole run more and a failed polish (2.3 + 1.0 s on (27)) against 0.1-0.2 s saved elsewhere."""
 
+CLARABEL_FEAS_TOL = 1e-9
+"""Clarabel's ``tol_feas`` (its scaled primal and dual residuals) of a run at a tighter :data:`CLARABEL_TOL` on a
+form without power cones ((15), (23) at p = 2, (27)-(29) and their duals): the duality gap is still asked to 1e-12.
+At 1e-12 the residuals were the test no run met: Clarabel took one more step, found its residuals no better, and
+returned the point before that step, ``AlmostSolved`` (the step wasted, the same point). Measured
+(``docs/bench-scale.md``, "Issue 24, the collector, the refinement and the certificate's objective"): on
+``tpm-models bench scale``'s models at 10^4 points (28), (23) at p = 2 one iteration shorter, (27), (29) as long,
+every point the same before the polish (its KKT residual to the digit) and certified; at 10^5 points (23) at p = 2
+21 -> 19 and (27) 29 -> 28 iterations, the others as long, every result certified with the same objective. Not on the
+forms with power cones ((23) at p = 1.5, 3 and (26), also written as second-order cones): their optimum at
+:math:`w = 0` is at the cones' apex, where no polish is made, so Clarabel's point is the answer and its gap must be
+the 1e-12 of the certificate's floor (``GAP_FLOOR``): (26) at p = 3 on 2,000 points with a large ``eps`` stopped two
+iterations earlier at 1e-9, its objective 7.3e-13 for an optimum of 0 and its gap 1e-12, "not certified"
+(``tests/solvers/test_certificate.py``)."""
+
 CLARABEL_ACCEPT_TOL = 1e-8
 """An ``AlmostSolved`` point is taken as optimal when it meets 1e-8 (Clarabel's own default tolerances) by
 Clarabel's own tests (:func:`meets`). Measured on the 936 models of ``tpm-models conic-survey``
@@ -246,12 +261,14 @@ CLARABEL_STATUS = {
 
 
 def clarabel_settings(tol: float, time_limit: float | None = None, options: dict | None = None,
-                      columns: int = 0) -> dict:
+                      columns: int = 0, feas_tol: float | None = None) -> dict:
     """The settings of one run of ``solve(model, "clarabel")`` at tolerance ``tol`` on a form of ``columns``
     columns: this module's constants (:data:`CLARABEL_REFINE_TOL` below :data:`CLARABEL_REFINE_LARGE` columns), then
     ``time_limit`` and the user's ``options`` (Clarabel's ``DefaultSettings`` names, e.g. ``max_iter``,
-    ``tol_gap_rel``), which hold for every run of :data:`CLARABEL_TOLS`."""
-    settings = {"verbose": False, "tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol, "tol_infeas_abs": tol,
+    ``tol_gap_rel``), which hold for every run of :data:`CLARABEL_TOLS`. ``feas_tol``: a looser ``tol_feas`` than
+    ``tol`` (:data:`CLARABEL_FEAS_TOL`; ``None``: ``tol``)."""
+    settings = {"verbose": False, "tol_gap_abs": tol, "tol_gap_rel": tol,
+                "tol_feas": tol if feas_tol is None else max(tol, feas_tol), "tol_infeas_abs": tol,
                 "tol_infeas_rel": tol, "tol_ktratio": CLARABEL_KTRATIO_TOL,
                 "static_regularization_constant": CLARABEL_STATIC_REG, "max_iter": CLARABEL_MAX_ITER}
     if columns < CLARABEL_REFINE_LARGE:
@@ -262,11 +279,11 @@ def clarabel_settings(tol: float, time_limit: float | None = None, options: dict
 
 
 def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None, options: dict | None = None,
-              columns: int = 0):
+              columns: int = 0, feas_tol: float | None = None):
     import clarabel
 
     settings = clarabel.DefaultSettings()
-    for key, value in clarabel_settings(tol, time_limit, options, columns).items():
+    for key, value in clarabel_settings(tol, time_limit, options, columns, feas_tol).items():
         if not hasattr(settings, key):
             raise ValueError(f"Clarabel has no setting {key!r} (clarabel.DefaultSettings)")
         setattr(settings, key, value)
@@ -299,7 +316,8 @@ def almost_residual(solution) -> float | None:
 def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None,
                    polish_point: bool = CLARABEL_POLISH, options: dict | None = None,
                    judged_by_certificate: bool = False, tols: tuple[float, ...] = CLARABEL_TOLS,
-                   polish_almost: bool = False, columns: int = 0, almost=None) -> ClarabelRun:
+                   polish_almost: bool = False, columns: int = 0, almost=None,
+                   feas_tol: float | None = None) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
     user's ``options`` over them), along :data:`CLARABEL_TOLS`;
@@ -313,7 +331,8 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     ``columns``: the size that picks the iterative refinement (:data:`CLARABEL_REFINE_LARGE`; 0: always
     :data:`CLARABEL_REFINE_TOL`). ``almost(x, s, z) -> Polished``: with ``polish_almost``, the polish of such a point
     on another form (:func:`run_clarabel`: on the power cones of a form written as second-order cones); its accepted
-    point is then left in ``polished`` for the caller, and ``x``, ``s``, ``z`` stay Clarabel's."""
+    point is then left in ``polished`` for the caller, and ``x``, ``s``, ``z`` stay Clarabel's.
+    ``feas_tol``: :func:`clarabel_settings`'s, for every run."""
     objects = [clarabel_cone(c) for c in cones]
     rescued, last_resort = False, None
     best: tuple[float, object, float] | None = None  # the best AlmostSolved point: (residual, solution, tol)
@@ -327,7 +346,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
             best = (residual, sol, at)
 
     for tol in tols:
-        solution = _solve_at(P, q, A, b, objects, tol, time_limit, options, columns)
+        solution = _solve_at(P, q, A, b, objects, tol, time_limit, options, columns, feas_tol)
         status = str(solution.status)
         if status == "Solved" or status == "AlmostSolved" and meets(solution, CLARABEL_ACCEPT_TOL):
             status = "Solved"
@@ -471,6 +490,7 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
                          judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None,
                          tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS, polish_almost=plain or back is not None,
                          columns=form.A.shape[1] if plain or back is not None else 0,
+                         feas_tol=CLARABEL_FEAS_TOL if plain else None,
                          almost=None if back is None or not CLARABEL_POLISH else
                          lambda x, s, z: on_power_cones(power, form, back, x, z, kept))
     early = run.polished  # an AlmostSolved point polished on the power cones (CLARABEL_POLISH_ALMOST_TOL)
