@@ -88,12 +88,12 @@ absolute) instead of :data:`CLARABEL_REFINE_TOL`. Measured on the models of ``tp
 the robust models of Iris and Wine need 1e-15 to end ``Solved`` (``docs/solvers.md``). Also on a form whose power
 cones were written as second-order cones before the first run (from :data:`POW_AS_SOC_COLUMNS` columns): measured
 again on the tree of cones of :func:`~tpm_models.solvers.powsoc.pow_as_soc_map` and with
-:data:`POWER_POLISH_ATTEMPTS` (``docs/bench-scale.md``, "The refinement on the second-order-cone forms"), Clarabel's
-run at 10^5 points (23) at p = 1.5 1.92 -> 1.87 s, at p = 3 2.12 -> 1.80 s, (26) at p = 3 1.90 -> 1.62 s, at
-10^6 points (23) at p = 1.5 36.0 -> 30.4 s, the same iterations within one, every point polished or certified as
-before. (Measured on the earlier tree, (26) at p = 1.5 on 10^5 points then ended on its last-resort point 2.1e-7
-from the optimum; it is now polished, to the same objective within 1e-12.) Not on a form that keeps its power
-cones (all below :data:`POW_AS_SOC_COLUMNS` columns)."""
+:data:`POWER_POLISH_ATTEMPTS` (``docs/bench-scale.md``, "Issue 24, the collector, the refinement and the
+certificate's objective"), Clarabel's run at 10^5 points (23) at p = 1.5 1.92 -> 1.87 s, at p = 3 2.12 -> 1.80 s,
+(26) at p = 3 1.90 -> 1.62 s, at 10^6 points (23) at p = 1.5 36.0 -> 30.4 s, the same iterations within one, every
+point polished or certified as before. (Measured on the earlier tree, (26) at p = 1.5 on 10^5 points then ended
+on its last-resort point 2.1e-7 from the optimum; it is now polished, to the same objective within 1e-12.) Not on a
+form that keeps its power cones (all below :data:`POW_AS_SOC_COLUMNS` columns)."""
 
 CLARABEL_KTRATIO_TOL = 1e-7
 """Clarabel's ``tol_ktratio`` (default 1e-6): the kappa/tau ratio under which it calls a point optimal
