@@ -38,19 +38,29 @@ the polish of the point at 1e-8 of (29) and of (26) at p = 1.5 on 10^4 points do
 polished): a whole run more and a failed polish (2.3 + 1.0 s on (27)) against 0.1-0.2 s saved elsewhere."""
 
 CLARABEL_FEAS_TOL = 1e-9
-"""Clarabel's ``tol_feas`` (its scaled primal and dual residuals) of a run at a tighter :data:`CLARABEL_TOL` on a
-form without power cones ((15), (23) at p = 2, (27)-(29) and their duals): the duality gap is still asked to 1e-12.
-At 1e-12 the residuals were the test no run met: Clarabel took one more step, found its residuals no better, and
-returned the point before that step, ``AlmostSolved`` (the step wasted, the same point). Measured
-(``docs/bench-scale.md``, "Issue 24, the collector, the refinement and the certificate's objective"): on
-``tpm-models bench scale``'s models at 10^4 points (28), (23) at p = 2 one iteration shorter, (27), (29) as long,
-every point the same before the polish (its KKT residual to the digit) and certified; at 10^5 points (23) at p = 2
-21 -> 19 and (27) 29 -> 28 iterations, the others as long, every result certified with the same objective. Not on the
-forms with power cones ((23) at p = 1.5, 3 and (26), also written as second-order cones): their optimum at
-:math:`w = 0` is at the cones' apex, where no polish is made, so Clarabel's point is the answer and its gap must be
-the 1e-12 of the certificate's floor (``GAP_FLOOR``): (26) at p = 3 on 2,000 points with a large ``eps`` stopped two
-iterations earlier at 1e-9, its objective 7.3e-13 for an optimum of 0 and its gap 1e-12, "not certified"
-(``tests/solvers/test_certificate.py``)."""
+"""Clarabel's ``tol_feas`` (its scaled primal and dual residuals) of the run at :data:`CLARABEL_TOL` on a form
+without power cones ((15), (23) at p = 2, (27)-(29) and their duals) and on one whose power cones were written as
+second-order cones (:data:`POW_AS_SOC_COLUMNS`); the duality gap is still asked to 1e-12 (to
+:data:`CLARABEL_APEX_GAP_TOL` on the latter). At 1e-12 the residuals were the test no run met: Clarabel took one more
+step, found its residuals no better, and returned the point before that step, ``AlmostSolved`` (the step wasted, the
+same point). Measured (``docs/bench-scale.md``, "Issue 24, the collector, the refinement and the certificate's
+objective"): on ``tpm-models bench scale``'s models at 10^4 points (28), (23) at p = 1.5, 2 and 3 one iteration
+shorter, (26), (27), (29) as long, every point the same before the polish (its KKT residual to the digit) and
+certified; at 10^5 points (23) at p = 2 and 3 21 -> 19 and 30 -> 28, (23) at p = 1.5 and (27) one fewer, the others as
+long, every result certified with the same objective. Not on a form that keeps its power cones (below
+:data:`POW_AS_SOC_COLUMNS` columns): there (26) at p = 3 on 2,000 points with a large ``eps`` (optimum :math:`w = 0`,
+at the cones' apex, where no polish is made) stopped two iterations earlier, its objective 7.3e-13 for an optimum of
+0 and its gap above the certificate's floor ("optimal, not certified", ``tests/solvers/test_certificate.py``)."""
+
+CLARABEL_APEX_GAP_TOL = 1e-13
+"""Clarabel's ``tol_gap_abs`` and ``tol_gap_rel`` of the run on a form whose power cones were written as second-order
+cones, beside :data:`CLARABEL_FEAS_TOL`. There an optimum at :math:`w = 0` ((23), (26) with a large ``eps``) is at
+the power cones' apex, where no polish is made: Clarabel's point is the answer, and its duality gap must stay under
+the certificate's floor (``GAP_FLOOR``, 1e-12 absolute). Measured (``docs/bench-scale.md``, same section): the nine
+optima at :math:`w = 0` of the scale benchmark's data on these forms ((23), (26) at p = 1.5 and 3 on 5*10^4 and
+2*10^5 points, (23) at p = 3 on 10^5) end certified, or not, exactly as with 1e-12 for both, in 0-2 iterations fewer.
+On the four such optima on 2,000 points (their power cones kept, so neither setting applies there), residuals at
+1e-9 with the gap at 1e-12 left two of them "not certified", with the gap at 1e-13 none."""
 
 CLARABEL_ACCEPT_TOL = 1e-8
 """An ``AlmostSolved`` point is taken as optimal when it meets 1e-8 (Clarabel's own default tolerances) by
@@ -261,13 +271,15 @@ CLARABEL_STATUS = {
 
 
 def clarabel_settings(tol: float, time_limit: float | None = None, options: dict | None = None,
-                      columns: int = 0, feas_tol: float | None = None) -> dict:
+                      columns: int = 0, feas_tol: float | None = None, gap_tol: float | None = None) -> dict:
     """The settings of one run of ``solve(model, "clarabel")`` at tolerance ``tol`` on a form of ``columns``
     columns: this module's constants (:data:`CLARABEL_REFINE_TOL` below :data:`CLARABEL_REFINE_LARGE` columns), then
     ``time_limit`` and the user's ``options`` (Clarabel's ``DefaultSettings`` names, e.g. ``max_iter``,
     ``tol_gap_rel``), which hold for every run of :data:`CLARABEL_TOLS`. ``feas_tol``: a looser ``tol_feas`` than
-    ``tol`` (:data:`CLARABEL_FEAS_TOL`; ``None``: ``tol``)."""
-    settings = {"verbose": False, "tol_gap_abs": tol, "tol_gap_rel": tol,
+    ``tol`` (:data:`CLARABEL_FEAS_TOL`; ``None``: ``tol``); ``gap_tol``: a tighter duality gap than ``tol``
+    (:data:`CLARABEL_APEX_GAP_TOL`; ``None``: ``tol``)."""
+    gap = tol if gap_tol is None else min(tol, gap_tol)
+    settings = {"verbose": False, "tol_gap_abs": gap, "tol_gap_rel": gap,
                 "tol_feas": tol if feas_tol is None else max(tol, feas_tol), "tol_infeas_abs": tol,
                 "tol_infeas_rel": tol, "tol_ktratio": CLARABEL_KTRATIO_TOL,
                 "static_regularization_constant": CLARABEL_STATIC_REG, "max_iter": CLARABEL_MAX_ITER}
@@ -279,11 +291,11 @@ def clarabel_settings(tol: float, time_limit: float | None = None, options: dict
 
 
 def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None, options: dict | None = None,
-              columns: int = 0, feas_tol: float | None = None):
+              columns: int = 0, feas_tol: float | None = None, gap_tol: float | None = None):
     import clarabel
 
     settings = clarabel.DefaultSettings()
-    for key, value in clarabel_settings(tol, time_limit, options, columns, feas_tol).items():
+    for key, value in clarabel_settings(tol, time_limit, options, columns, feas_tol, gap_tol).items():
         if not hasattr(settings, key):
             raise ValueError(f"Clarabel has no setting {key!r} (clarabel.DefaultSettings)")
         setattr(settings, key, value)
@@ -317,7 +329,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
                    polish_point: bool = CLARABEL_POLISH, options: dict | None = None,
                    judged_by_certificate: bool = False, tols: tuple[float, ...] = CLARABEL_TOLS,
                    polish_almost: bool = False, columns: int = 0, almost=None,
-                   feas_tol: float | None = None) -> ClarabelRun:
+                   feas_tol: float | None = None, gap_tol: float | None = None) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
     user's ``options`` over them), along :data:`CLARABEL_TOLS`;
@@ -332,7 +344,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     :data:`CLARABEL_REFINE_TOL`). ``almost(x, s, z) -> Polished``: with ``polish_almost``, the polish of such a point
     on another form (:func:`run_clarabel`: on the power cones of a form written as second-order cones); its accepted
     point is then left in ``polished`` for the caller, and ``x``, ``s``, ``z`` stay Clarabel's.
-    ``feas_tol``: :func:`clarabel_settings`'s, for every run."""
+    ``feas_tol``, ``gap_tol``: :func:`clarabel_settings`'s, for every run before the rescue."""
     objects = [clarabel_cone(c) for c in cones]
     rescued, last_resort = False, None
     best: tuple[float, object, float] | None = None  # the best AlmostSolved point: (residual, solution, tol)
@@ -346,7 +358,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
             best = (residual, sol, at)
 
     for tol in tols:
-        solution = _solve_at(P, q, A, b, objects, tol, time_limit, options, columns, feas_tol)
+        solution = _solve_at(P, q, A, b, objects, tol, time_limit, options, columns, feas_tol, gap_tol)
         status = str(solution.status)
         if status == "Solved" or status == "AlmostSolved" and meets(solution, CLARABEL_ACCEPT_TOL):
             status = "Solved"
@@ -490,7 +502,8 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
                          judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None,
                          tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS, polish_almost=plain or back is not None,
                          columns=form.A.shape[1] if plain or back is not None else 0,
-                         feas_tol=CLARABEL_FEAS_TOL if plain else None,
+                         feas_tol=CLARABEL_FEAS_TOL if plain or back is not None else None,
+                         gap_tol=CLARABEL_APEX_GAP_TOL if back is not None else None,
                          almost=None if back is None or not CLARABEL_POLISH else
                          lambda x, s, z: on_power_cones(power, form, back, x, z, kept))
     early = run.polished  # an AlmostSolved point polished on the power cones (CLARABEL_POLISH_ALMOST_TOL)
