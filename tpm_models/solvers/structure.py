@@ -18,6 +18,7 @@ from pyomo.repn import generate_standard_repn
 from tpm_models.solvers.common import PSD_TOL, ModelError
 from tpm_models.solvers.rows import LinearRows, linear_objective, objective_terms, quadratic_objective, read_rows
 from tpm_models.solvers.variables import free_variables, integer_mask
+from tpm_models.solvers.violation import row_violation
 
 _VALUE = operator.attrgetter("value")
 
@@ -338,13 +339,7 @@ def max_violation(model: pyo.ConcreteModel) -> float:
         if v.ub is not None:
             worst = max(worst, v.value - v.ub)
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        body = pyo.value(con.body, exception=False)
-        if body is None or not math.isfinite(body):
-            return math.inf
-        if con.lower is not None:
-            worst = max(worst, pyo.value(con.lower) - body)
-        if con.upper is not None:
-            worst = max(worst, body - pyo.value(con.upper))
+        worst = max(worst, row_violation(con))
     return float(worst)
 
 

@@ -41,13 +41,21 @@ def model_violation(model: pyo.ConcreteModel) -> float:
     rows = read_rows(model, column, len(free))
     worst = max(worst, rows_violation(rows, x[free]))
     for con in rows.others:
-        body = pyo.value(con.body, exception=False)
-        if body is None or not math.isfinite(body):
-            return math.inf
-        if con.lower is not None:
-            worst = max(worst, pyo.value(con.lower) - body)
-        if con.upper is not None:
-            worst = max(worst, body - pyo.value(con.upper))
+        worst = max(worst, row_violation(con))
+    return float(worst)
+
+
+def row_violation(con) -> float:
+    """The violation of one constraint at the loaded point by Pyomo's evaluation of its body (absolute, 0 when it
+    holds; ``inf`` where the body has no finite value)."""
+    body = pyo.value(con.body, exception=False)
+    if body is None or not math.isfinite(body):
+        return math.inf
+    worst = 0.0
+    if con.lower is not None:
+        worst = max(worst, pyo.value(con.lower) - body)
+    if con.upper is not None:
+        worst = max(worst, body - pyo.value(con.upper))
     return float(worst)
 
 
