@@ -10,7 +10,7 @@ import numpy as np
 import pyomo.core as pyo
 
 from tpm_models.solvers.rows import LinearRows, read_atom_rows, read_rows
-from tpm_models.solvers.variables import free_variables, values_array, variable_bounds
+from tpm_models.solvers.variables import free_variables, model_variables, values_array, variable_bounds
 
 
 def rows_violation(rows: LinearRows, x: np.ndarray) -> float:
@@ -29,17 +29,16 @@ def model_violation(model: pyo.ConcreteModel) -> float:
     """Largest violation of a constraint or variable bound of ``model`` at its current values, as
     :func:`tpm_models.solvers.structure.max_violation` measures it, with the linear rows evaluated as one sparse
     product (:func:`read_rows`) and only the others through Pyomo (``inf`` where a value is unset or not finite)."""
-    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True)]
+    variables = model_variables(model)
     x = values_array(variables)
     if np.isnan(x).any():
         return math.inf
     lb, ub = variable_bounds(variables)
     with np.errstate(invalid="ignore"):
         worst = float(max(0.0, float(np.max(np.maximum(lb - x, x - ub), initial=0.0))))
-    free = [k for k, v in enumerate(variables) if not v.fixed]
-    column = {id(variables[k]): c for c, k in enumerate(free)}
+    free, column = free_variables(model)
     rows = read_rows(model, column, len(free))
-    worst = max(worst, rows_violation(rows, x[free]))
+    worst = max(worst, rows_violation(rows, values_array(free)))
     for con in rows.others:
         worst = max(worst, row_violation(con))
     return float(worst)
