@@ -405,13 +405,66 @@ def test_an_optimum_at_a_power_cones_apex_is_certified_with_vector_multipliers(q
     assert not cert.passed and max(cert.stationarity, cert.complementarity) > 1e-3
 
 
-@pytest.mark.parametrize("eq, p", [(23, 3.0), (23, 1.5), (26, 3.0)])
+def _norm_apex(c: tuple[float, ...], weights: tuple[float, ...], where: str, at: float = 0.0, root: str = "sqrt"):
+    """min h(a) - c'a (``where="objective"``), or min t - c'a s.t. t - h(a) >= 0 with the dual 1 on the row
+    (``"row"``), h(a) = sqrt(sum_j k_j a_j^2) (``weights`` k, written ``sqrt(...)`` or ``(...)**0.5``), -1 <= a <= 1,
+    loaded at a = ``at`` (every entry), t = h(a). Closed form: h is the norm ||K^(1/2) a||_2, whose dual norm is
+    ||K^(-1/2) c||_2 (Cauchy-Schwarz); a = 0 is optimal (objective 0) iff that is at most 1, and then the row's
+    multiplier is 1 (stationarity in t)."""
+    m = pyo.ConcreteModel(name=f"a Euclidean norm at zero, in the {where}")
+    m.J = pyo.RangeSet(0, len(c) - 1)
+    m.a = pyo.Var(m.J, bounds=(-1, 1), initialize=at)
+    inner = sum(k * m.a[j] ** 2 for j, k in zip(m.J, weights))
+    m.h = pyo.Expression(expr=pyo.sqrt(inner) if root == "sqrt" else inner**0.5)
+    if where == "objective":
+        m.obj = pyo.Objective(expr=m.h - sum(c[j] * m.a[j] for j in m.J))
+        return m, {}
+    m.t = pyo.Var(initialize=pyo.value(m.h))
+    m.obj = pyo.Objective(expr=m.t - sum(c[j] * m.a[j] for j in m.J))
+    m.cone = pyo.Constraint(expr=m.t - m.h >= 0)
+    return m, {m.cone: 1.0}
+
+
+@pytest.mark.parametrize("where", ["objective", "row"])
+@pytest.mark.parametrize("weights", [(1.0, 1.0, 1.0), (2.0, 1.0, 0.5)])
+def test_a_euclidean_norm_at_zero_is_certified_with_a_subgradient(where, weights):
+    """sqrt(sum_j k_j a_j^2) has no gradient at a = 0 ((23) at p = 2 when its optimum is w = 0 was "optimal, not
+    certified: a row is not differentiable at the point"). With the dual norm of c 0.9 the origin is the optimum
+    (closed form, :func:`_norm_apex`): certified, with a subgradient of the norm. With 1.1 it is not (a = K^(-1) c
+    scaled gives h(a) - c'a < 0): no subgradient cancels the gradient on a, and the certificate fails."""
+    k = np.array(weights)
+    base = np.array([0.5, -0.3, 0.2])
+    direction = base / np.linalg.norm(base / np.sqrt(k))  # ||K^(-1/2) c||_2 = 1
+    m, duals = _norm_apex(tuple(0.9 * direction), weights, where)
+    cert = certify(m, duals, convex=True)
+    assert cert.certified and cert.stationarity <= 1e-12 and "norm(s) at zero" in cert.why
+    m, duals = _norm_apex(tuple(1.1 * direction), weights, where)
+    cert = certify(m, duals, convex=True)
+    # what no subgradient cancels on a is left to a's bounds, 1 away: as a gap or as stationarity
+    assert not cert.passed and max(cert.stationarity, cert.complementarity) > 1e-3
+
+
+def test_a_point_near_a_norms_zero_is_not_certified_as_its_optimum():
+    """(sum_j a_j^2)**0.5 is read at a kink when its argument is within the feasibility tolerance of 0 (here a_j =
+    1e-6, the argument 3e-12): the point is then optimal only up to K (h(a) - g'a) with g the subgradient taken at 0
+    (the objective there is 1e-6 (sqrt(3) - c'e) = 1.2e-6 above the optimum 0). That gap is counted: not
+    certified; at a = 0 itself, certified."""
+    c = (0.3, 0.3, 0.3)
+    m, duals = _norm_apex(c, (1.0, 1.0, 1.0), "objective", at=1e-6, root="pow")
+    cert = certify(m, duals, convex=True)
+    assert not cert.certified and cert.complementarity > 1e-7
+    m, duals = _norm_apex(c, (1.0, 1.0, 1.0), "objective", at=0.0, root="pow")
+    assert certify(m, duals, convex=True).certified
+
+
+@pytest.mark.parametrize("eq, p", [(23, 3.0), (23, 1.5), (26, 3.0), (23, 2.0)])
 def test_the_robust_models_at_w_0_are_certified(eq, p):
     """(23) and (26) on 2,000 points of the scale benchmark's data with eps above 1/2 ||mean(X_-c) - mean(X_c)||_p:
     then w = 0 is the unique optimum and the objective is 0 (closed form: the terms in theta and xi are at least
     nu (-mean(X_c)'w + eps ||w||_p'), so the objective is at least 1/2||w||^2 + nu (2 eps - ||d||_p) ||w||_p' by
     Hölder). The perspective rows of ||w||_p' are then at their cones' apex; before their multipliers were read
-    from the normal cones, the point was "optimal, not certified"."""
+    from the normal cones, the point was "optimal, not certified". At p = 2 the rows and the objective hold
+    sqrt(sum_j w_j^2), which has no gradient at w = 0; before its subgradient was read, "optimal, not certified"."""
     from tpm_models.experiments.bench_scale import scale_data  # scikit-learn's make_classification
 
     X, y = scale_data(2000)

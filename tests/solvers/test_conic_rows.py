@@ -109,8 +109,9 @@ def test_bulk_rows_of_every_kind(monkeypatch, rng):
     assert_identical(bulk, single, rng)
 
 
-def atom_rows_one_by_one(reads, x, col, memo, n):
-    """:func:`atom_rows_gradient` read row by row by :func:`atom_gradient` (how the certificate read them before)."""
+def atom_rows_one_by_one(reads, x, col, memo, n, apexes=None):
+    """:func:`atom_rows_gradient` read row by row by :func:`atom_gradient` (how the certificate read them before; a
+    norm at zero stays a kink: none of these points is at one)."""
     values, status, ri, ci, data = np.zeros(len(reads)), np.zeros(len(reads), dtype=np.int8), [], [], []
     for i, read in enumerate(reads):
         got = atom_gradient(read, x, col, memo)

@@ -59,13 +59,18 @@ The perspective rows :math:`c\\,a^q r^{1-q} - d\\,z \\le 0` of a :math:`q`-norm 
 (:math:`a = r = z = 0`, where :math:`r^{1-q}` has no derivative: (23) at p = 3 when its optimum is :math:`w = 0`) are
 read the same way, their multipliers taken from the cones' normal cones together, as they share :math:`r`
 (:mod:`tpm_models.solvers.power_apex`).
+
+A Euclidean norm :math:`\\sqrt{\\sum_k a_k x_k^2}` at zero, a node of rows and an objective read as linear in it
+((23) at p = 2 when its optimum is :math:`w = 0`), is left out of their gradients; the Lagrangian's coefficient
+:math:`K` on it times a subgradient (an ellipsoid at 0) cancels the stationarity residual on its columns as far as it
+can (:mod:`tpm_models.solvers.norm_apex`).
 """
 
 from __future__ import annotations
 
 import math
 import operator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pyomo.core as pyo
@@ -145,6 +150,9 @@ class _Rows:
     J: sp.csr_matrix
     kinks: np.ndarray
     """The rows whose gradient does not exist at the point (their ``J`` rows are 0)."""
+    norms: list = field(default_factory=list)
+    """``(apex, rows, coefficients)``: a Euclidean norm at zero (:mod:`tpm_models.solvers.norm_apex`) held by
+    ``rows`` with those coefficients; their ``J`` rows are the rest of their gradient."""
 
     @property
     def smooth(self) -> bool:
@@ -180,8 +188,11 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
              if not blocked and atom_rows.get(id(con)) is not None]
     single = np.ones(m, dtype=bool)
     entries = []
+    norms: list = []
 
-    def take(at: np.ndarray, values: np.ndarray, J_atoms: sp.csr_matrix, status: np.ndarray) -> None:
+    def take(at: np.ndarray, values: np.ndarray, J_atoms: sp.csr_matrix, status: np.ndarray, found: list) -> None:
+        for apex, local, coefs in found:  # a norm at zero: the rows' J is the rest of their gradient
+            norms.append((apex, at[local], coefs))
         ok = status == 0
         body[at[ok]] = values[ok]
         single[at[ok]] = False
@@ -198,10 +209,12 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
     for block in linear.atom_blocks:
         at = m_lin + block.start + np.arange(len(block.constraints), dtype=np.int64)
         lower[at], upper[at] = block.lower, block.upper
-        take(at, *atom_block_gradient(block, x, col, memo, n))
+        found: list = []
+        take(at, *atom_block_gradient(block, x, col, memo, n, found), found)
     if batch:
         at = np.asarray(batch, dtype=np.int64)
-        take(at, *atom_rows_gradient([atom_rows[id(cons[i])] for i in batch], x, col, memo, n))
+        found = []
+        take(at, *atom_rows_gradient([atom_rows[id(cons[i])] for i in batch], x, col, memo, n, found), found)
     for i, (con, blocked) in enumerate(zip(linear.others, in_block), start=m_lin):
         if blocked and not single[i]:
             continue
@@ -237,7 +250,11 @@ def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray
         cons = [cons[k] for k in order]                                     # worst row names the same row)
         J, body, lower, upper, constant = J[order], body[order], lower[order], upper[order], constant[order]
         kinks = kinks[order]
-    return _Rows(cons, body, lower, upper, constant, J, kinks)
+        if norms:
+            position = np.empty(len(order), dtype=np.int64)
+            position[order] = np.arange(len(order))
+            norms = [(apex, position[at], coefs) for apex, at, coefs in norms]
+    return _Rows(cons, body, lower, upper, constant, J, kinks, norms)
 
 
 @dataclass
@@ -318,6 +335,17 @@ def apex_cone(con, gradient_row: np.ndarray, body: float, x: np.ndarray, col: di
     return None
 
 
+def _norm_terms(row_norms: list, objective_norms: list, y: np.ndarray, sigma: float) -> list:
+    """Each Euclidean norm at zero of the rows and the objective with its Lagrangian coefficient
+    :math:`K = \\sigma(c_f - \\sum_i y_i C_i)` (:mod:`tpm_models.solvers.norm_apex`), one entry a node."""
+    K: dict[int, list] = {}
+    for apex, c in objective_norms:
+        K.setdefault(id(apex.node), [apex, 0.0])[1] += sigma * c
+    for apex, at, coefs in row_norms:
+        K.setdefault(id(apex.node), [apex, 0.0])[1] -= sigma * float(np.sum(y[at] * coefs))
+    return [(apex, k) for apex, k in K.values()]
+
+
 # ------------------------------------------------------------------------------------------- the certificate
 
 
@@ -392,7 +420,8 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         cert.level, cert.why = "failed", f"the point violates {where} by {worst:.2g} (relative to its size)"
         return cert
     objective = objective_of(model)
-    read = objective_gradient(model, objective, col, n, memo, x)
+    objective_norms: list = []  # (apex, coefficient): a Euclidean norm at zero in the objective
+    read = objective_gradient(model, objective, col, n, memo, x, objective_norms)
     if read is not None:
         cert.objective = read[0]
     if integers:
@@ -437,6 +466,11 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     if powers is not None:
         v, gap = powers.multiplier(r, x, np.isfinite(lb) & (lb == 0) & (np.abs(x) <= APEX_TOL))
         r += v
+        apex_gap += gap
+    norms = _norm_terms(rows.norms, objective_norms, y, sigma)
+    for apex, K in norms:  # a Euclidean norm at zero: K times a subgradient, as far as it cancels r
+        v, gap = apex.multiplier(r, K, x)
+        r[apex.cols] += v
         apex_gap += gap
     f_scale = max(1.0, abs(f))
     dist_l = np.where(np.isfinite(lb), x - np.where(np.isfinite(lb), lb, 0.0), np.inf)
@@ -484,7 +518,8 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     if convex:
         cert.level, cert.why = "kkt", "feasible, KKT conditions hold on a convex model" + (
             f" ({len(apexes) + n_powers} row(s) at a cone's apex, with a multiplier of its normal cone)"
-            if apexes or n_powers else "")
+            if apexes or n_powers else "") + (
+            f" ({len(norms)} Euclidean norm(s) at zero, with a subgradient)" if norms else "")
     else:
         cert.level, cert.why = "local", "KKT conditions hold, but the model is not classified convex (a local optimum)"
     return cert

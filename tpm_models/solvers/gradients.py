@@ -17,6 +17,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 
 from tpm_models.solvers.common import FEASIBILITY_TOL
+from tpm_models.solvers.norm_apex import NormApex, norm_apex
 from tpm_models.solvers.rows import constant_value, linear_objective, objective_terms, quadratic_objective
 
 
@@ -206,7 +207,7 @@ def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict):
     return value, list(grad), list(grad.values())
 
 
-def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int
+def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int, apexes: list | None = None
                        ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
     """:func:`atom_gradient` of many rows at once (``reads``: their :func:`tpm_models.solvers.rows.atom_terms`; (23)'s
     margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i``, one per point, sharing one node): each distinct
@@ -214,7 +215,11 @@ def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int
     linear parts, :math:`C` the nodes' coefficients, :math:`v`, :math:`G` the nodes' values and gradients) as sparse
     products. Returns the values, the Jacobian's rows and each row's status: 0 read, 1 at a kink of a node
     (:func:`atom_gradient`'s ``False``), 2 not read so (a node :func:`_forward` does not differentiate, or a value or
-    derivative that is not finite: :func:`atom_gradient`'s ``None``)."""
+    derivative that is not finite: :func:`atom_gradient`'s ``None``).
+
+    ``apexes``: when a list, a node at a kink that is a Euclidean norm at zero (:func:`tpm_models.solvers.norm_apex.
+    norm_apex`) is left out of the rows' Jacobian instead (their smooth parts: status 0), and ``(apex, rows,
+    coefficients)`` is appended to it for the rows that hold it."""
     m = len(reads)
     indptr, cols, coefs, const = [0], [], [], np.empty(m)
     crow, cnode, ccoef = [], [], []
@@ -237,22 +242,23 @@ def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int
                        np.asarray(indptr, dtype=np.int64)), shape=(m, n))
     L.sum_duplicates()
     return _linear_in_nodes(L, const, np.asarray(crow, dtype=np.int64), np.asarray(cnode, dtype=np.int64),
-                            np.asarray(ccoef, dtype=float), node_list, x, col, memo, n)
+                            np.asarray(ccoef, dtype=float), node_list, x, col, memo, n, apexes)
 
 
-def atom_block_gradient(block, x: np.ndarray, col: dict, memo: dict, n: int
+def atom_block_gradient(block, x: np.ndarray, col: dict, memo: dict, n: int, apexes: list | None = None
                         ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
     """:func:`atom_rows_gradient` of the rows of ``block`` (a :class:`tpm_models.solvers.rows.AtomBlock`: row ``k``
-    is its linear terms plus ``atom[k] * node``) from its arrays, without a Python object a row: the same numbers."""
+    is its linear terms plus ``atom[k] * node``) from its arrays, without a Python object a row: the same numbers
+    (``apexes`` the same)."""
     m = len(block.constraints)
     L = block.linear(n)
     rows = np.arange(m, dtype=np.int64)
     return _linear_in_nodes(L, np.zeros(m), rows, np.zeros(m, dtype=np.int64), np.asarray(block.atom, dtype=float),
-                            [block.node], x, col, memo, n)
+                            [block.node], x, col, memo, n, apexes)
 
 
 def _linear_in_nodes(L: sp.csr_matrix, const: np.ndarray, crow: np.ndarray, cnode: np.ndarray, ccoef: np.ndarray,
-                     node_list: list, x: np.ndarray, col: dict, memo: dict, n: int
+                     node_list: list, x: np.ndarray, col: dict, memo: dict, n: int, apexes: list | None = None
                      ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
     """Values :math:`c + Lx + Cv` and Jacobian :math:`L + CG` of rows linear in the nodes ``node_list`` (:math:`C`:
     ``ccoef`` at ``(crow, cnode)``), each node differentiated once, and each row's status
@@ -262,11 +268,17 @@ def _linear_in_nodes(L: sp.csr_matrix, const: np.ndarray, crow: np.ndarray, cnod
     value = np.zeros(len(node_list))
     gr, gc, gd = [], [], []
     node_status = np.zeros(len(node_list), dtype=np.int8)
+    at_zero: list[tuple[int, NormApex]] = []
     for j, node in enumerate(node_list):
         try:
             v, g = _forward(node, col, memo)
         except Kink:
-            node_status[j] = 1
+            apex = norm_apex(node, col, x) if apexes is not None else None
+            if apex is None:
+                node_status[j] = 1
+            else:  # its value in the rows; its gradient left to the certificate (a subgradient)
+                value[j] = apex.value
+                at_zero.append((j, apex))
             continue
         except (NotDifferentiable, ArithmeticError, ValueError):
             node_status[j] = 2
@@ -287,13 +299,20 @@ def _linear_in_nodes(L: sp.csr_matrix, const: np.ndarray, crow: np.ndarray, cnod
     if not finite.all():
         bad[np.repeat(np.arange(m), np.diff(J.indptr))[~finite]] = True
     status[(status == 0) & bad] = 2
+    if at_zero:
+        Cc = C.tocsc()
+        for j, apex in at_zero:
+            rows, coefs = Cc.indices[Cc.indptr[j]:Cc.indptr[j + 1]], Cc.data[Cc.indptr[j]:Cc.indptr[j + 1]]
+            smooth = status[rows] == 0
+            apexes.append((apex, rows[smooth].astype(np.int64), coefs[smooth].astype(float)))
     return values, J, status
 
 
-def _atom_objective(model, objective, col: dict, n: int, memo: dict, x: np.ndarray):
+def _atom_objective(model, objective, col: dict, n: int, memo: dict, x: np.ndarray, apexes: list | None = None):
     """Value and gradient of an objective linear in nodes (:func:`tpm_models.solvers.rows.atom_terms`: (23)'s
     ``sum_i eps_i * norm_w`` and ``0.5 * w_j**2``), each distinct node differentiated once with its coefficients
-    summed; ``None`` at a kink of a node, ``False`` when the objective is not read so (then :func:`gradient`)."""
+    summed; ``None`` at a kink of a node, ``False`` when the objective is not read so (then :func:`gradient`).
+    ``apexes``: as in :func:`atom_rows_gradient`, ``(apex, coefficient)`` appended for a norm at zero."""
     read = objective_terms(model, objective, col, n)
     if read is None:
         return False
@@ -304,11 +323,17 @@ def _atom_objective(model, objective, col: dict, n: int, memo: dict, x: np.ndarr
     weights: dict[int, list] = {}
     for c, node in read[3]:
         weights.setdefault(id(node), [node, 0.0])[1] += c
+    at_zero = []  # handed to apexes only when the objective is read so
     for node, c in weights.values():
         try:
             v, g = _forward(node, col, memo)
         except Kink:
-            return None
+            apex = norm_apex(node, col, x) if apexes is not None else None
+            if apex is None:
+                return None
+            value += c * apex.value
+            at_zero.append((apex, c))
+            continue
         except (NotDifferentiable, ArithmeticError, ValueError):
             return False
         value += c * v
@@ -316,6 +341,8 @@ def _atom_objective(model, objective, col: dict, n: int, memo: dict, x: np.ndarr
             grad[k] += c * d
     if not (math.isfinite(value) and np.isfinite(grad).all()):
         return False
+    if at_zero:
+        apexes.extend(at_zero)
     return value, grad
 
 
@@ -399,8 +426,11 @@ def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list,
     raise _NotQuadratic
 
 
-def objective_gradient(model, objective, col: dict, n: int, memo: dict,
-                        x: np.ndarray) -> tuple[float, np.ndarray] | None:
+def objective_gradient(model, objective, col: dict, n: int, memo: dict, x: np.ndarray,
+                       apexes: list | None = None) -> tuple[float, np.ndarray] | None:
+    """The objective's value and gradient at ``x``; ``None`` where it has no derivative. ``apexes``: when a list, a
+    node of an objective linear in nodes that is a Euclidean norm at zero is left out of the gradient and ``(apex,
+    coefficient)`` appended to it (:func:`_atom_objective`)."""
     terms = linear_objective(model, objective, col, n)  # a linear objective ((26)-(29)): read fast
     if terms is not None:
         cols, coefs = np.asarray(terms[0], dtype=int), np.asarray(terms[1], dtype=float)
@@ -410,7 +440,7 @@ def objective_gradient(model, objective, col: dict, n: int, memo: dict,
     if read is not None and read[3] and quadratic_objective(model, objective, col, n) is None:
         # a node that is not a product of two variables ((23)'s eps-weighted norm): not a quadratic, read as linear
         # in its nodes (the term-by-term quadratic reading below would fail on that node)
-        atoms = _atom_objective(model, objective, col, n, memo, x)
+        atoms = _atom_objective(model, objective, col, n, memo, x, apexes)
         if atoms is not False:
             return atoms
     out: tuple[list, list, list, list, list] = ([], [], [], [], [])
@@ -426,7 +456,7 @@ def objective_gradient(model, objective, col: dict, n: int, memo: dict,
         np.add.at(grad, qi, qa * x[qj])
         np.add.at(grad, qj, qa * x[qi])
         return float(constant + np.sum(la * x[li]) + np.sum(qa * (x[qi] * x[qj]))), grad  # not BLAS (its threads)
-    atoms = _atom_objective(model, objective, col, n, memo, x)
+    atoms = _atom_objective(model, objective, col, n, memo, x, apexes)
     if atoms is not False:
         return atoms
     read = gradient(objective.expr, col, memo)
