@@ -157,6 +157,8 @@ def _node(expr, col: dict, memo: dict) -> tuple[float, dict]:
         value = f(va)
         if not ga:
             return value, {}
+        if expr.getname() == "sqrt" and abs(va) <= FEASIBILITY_TOL:  # at 0 to the backend's accuracy, as x**0.5
+            raise Kink(f"sqrt at {va:.1g}")  # above: ~1/sqrt(x) there says nothing about optimality
         d = df(va, value)
         if not math.isfinite(d):
             raise Kink(f"{expr.getname()} at {va:g}")
