@@ -539,7 +539,9 @@ def test_a_point_at_the_power_cones_apex_is_not_polished_and_is_certified(monkey
     where the perspective rows are at their power cones' apex. With the power cones written as second-order cones
     (as from ``POW_AS_SOC_COLUMNS`` columns on), the polish on the power cones, which would put r = 0 exactly where
     the rows have no value, is not made (no Newton run), and Clarabel's point is certified; with that test
-    (``apex_refused``) off, the polish is made, then refused, and the result is the same point."""
+    (``apex_refused``) off, the polish is made, its point at the apex exactly, and its perspectives' r moved to
+    ``APEX_NUDGE`` (where the rows have a value): certified too, at the closed form's 0 to 1e-15 (before the move,
+    that point was refused and Clarabel's kept)."""
     from tpm_models.experiments.bench_scale import scale_data
 
     X, y = scale_data(2000)
@@ -554,9 +556,28 @@ def test_a_point_at_the_power_cones_apex_is_not_polished_and_is_certified(monkey
     assert r.certified and abs(r.objective) <= 1e-10  # the closed form: 0 (absolute: the optimum is 0)
     assert np.max(np.abs(r.values["w"])) <= 1e-7
     monkeypatch.setattr(clarabel_backend, "apex_refused", lambda *a: False)
-    refused = solve(build(eq, X, y, 1, NU, ALPHA, eps=eps, p=p), "clarabel")
-    assert "not polished: the polished point is where" in refused.message and calls, refused.message
-    assert refused.objective == r.objective and np.array_equal(refused.values["w"], r.values["w"])
+    polished = solve(build(eq, X, y, 1, NU, ALPHA, eps=eps, p=p), "clarabel")
+    assert "polished: KKT" in polished.message and "their r set to 1e-14" in polished.message and calls
+    assert polished.certified and abs(polished.objective) <= 1e-15 and np.max(np.abs(polished.values["w"])) <= 1e-15
+
+
+def test_a_point_near_the_power_cones_apex_that_is_not_certified_is_polished_there(monkeypatch):
+    """(26) at p = 1.5 on 5*10^4 points of the scale benchmark's data (eps 0.02): its optimum is w = 0, where the
+    polish would put the perspective rows at their apex. Clarabel's own point has a perspective row 1e-10 off its
+    apex ("optimal, not certified: a row is not differentiable at the point"), so the polish is made and its point
+    moved into the cones (``nudged_apex``): certified. Truth: (23) at p = 1.5 on the same data, the same optimum
+    (the paper's (26) is (23) written with cones), certified at 0 to 1e-14; both at w = 0."""
+    from tpm_models.experiments.bench_scale import scale_data
+
+    X, y = scale_data(50_000)
+    r = solve(build(26, X, y, 1, NU, ALPHA, eps=0.02, p=1.5), "clarabel")
+    truth = solve(build(23, X, y, 1, NU, ALPHA, eps=0.02, p=1.5), "clarabel")
+    assert "their r set to 1e-14" in r.message and r.certified, r.message
+    assert truth.certified and abs(r.objective - truth.objective) <= 1e-14  # both ~0: absolute
+    assert np.max(np.abs(r.values["w"])) <= 1e-12 and np.max(np.abs(truth.values["w"])) <= 1e-9
+    monkeypatch.setattr(clarabel_backend, "apex_point_certified", lambda *a: True)  # Clarabel's own point kept
+    kept = solve(build(26, X, y, 1, NU, ALPHA, eps=0.02, p=1.5), "clarabel")
+    assert not kept.certified and "not polished: " + clarabel_backend.APEX_REASON in kept.message
 
 
 @pytest.mark.parametrize("eq, p", [(23, 1.5), (23, 3.0), (26, 1.5)])

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from tpm_models import build, load_dataset, min_max_scale
 from tpm_models.learn import fastconic
 from tpm_models.solvers import available_solvers, newton_solve
+from tpm_models.solvers.backends import clarabel as clarabel_backend
 from tpm_models.solvers.backends.clarabel import clarabel_solve
 from tpm_models.solvers.compare import rel_dist
 from tpm_models.solvers.conic import Cone, conic_form
@@ -88,14 +89,21 @@ def test_polished_socps_equal_the_active_set_qp(iris, p, eq, c, nu, alpha, eps):
     assert abs(r.objective - exact.objective) <= 1e-12 * max(1.0, abs(exact.objective))
 
 
-def test_polished_point_that_the_model_cannot_evaluate_is_not_used(iris):
+def test_polished_point_at_the_apex_is_moved_into_the_cones(iris, monkeypatch):
     """Iris class 1 at eps = 0.1: w = 0 is optimal (nothing to gain from a hyperplane), the polish puts the norm's
-    epigraph r at exactly 0, where the row a_j^q r^(1-q) <= z_j of (23) at p = 3 has no value: Clarabel's own point
-    (r > 0 by a hair) is used, and the message says why."""
+    epigraph r at exactly 0, where the row a_j^q r^(1-q) <= z_j of (23) at p = 3 has no value. That r is moved to
+    APEX_NUDGE (1e-14, ``power_apex.nudged_apex``), where the rows have a value: the polished point is used,
+    certified, w = 0 to 1e-15 (3e-21), its objective no worse than Clarabel's own point's. Without the move, that point (r > 0
+    by a hair) is used, and the message says why."""
     X, y = iris
     r = solve(build(23, X, y, 1, 0.2, 1.0, p=3.0, eps=0.1), "clarabel")
-    assert r.optimal and "not polished: the polished point is where the model's rows cannot be evaluated" in r.message
-    assert np.max(np.abs(r.values["w"])) <= 1e-8
+    assert r.certified and "polished: KKT" in r.message and "their r set to 1e-14" in r.message, r.message
+    assert np.max(np.abs(r.values["w"])) <= 1e-15
+    monkeypatch.setattr(clarabel_backend, "nudged_apex", lambda *a: None)
+    own = solve(build(23, X, y, 1, 0.2, 1.0, p=3.0, eps=0.1), "clarabel")
+    assert own.optimal and "not polished: the polished point is where the model's rows" in own.message
+    assert np.max(np.abs(own.values["w"])) <= 1e-8
+    assert r.objective <= own.objective + 1e-15  # the optimum is 0; both within 1e-15 of it or above
 
 
 def test_kkt_residual_of_a_polished_robust_model(iris):
