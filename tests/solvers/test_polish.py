@@ -93,8 +93,8 @@ def test_polished_point_at_the_apex_is_moved_into_the_cones(iris, monkeypatch):
     """Iris class 1 at eps = 0.1: w = 0 is optimal (nothing to gain from a hyperplane), the polish puts the norm's
     epigraph r at exactly 0, where the row a_j^q r^(1-q) <= z_j of (23) at p = 3 has no value. That r is moved to
     APEX_NUDGE (1e-14, ``power_apex.nudged_apex``), where the rows have a value: the polished point is used,
-    certified, w = 0 to 1e-15 (3e-21), its objective no worse than Clarabel's own point's. Without the move, that point (r > 0
-    by a hair) is used, and the message says why."""
+    certified, w = 0 to 1e-15 (3e-21), its objective no worse than Clarabel's own point's. Without the move, that
+    point (r > 0 by a hair) is used, and the message says why."""
     X, y = iris
     r = solve(build(23, X, y, 1, 0.2, 1.0, p=3.0, eps=0.1), "clarabel")
     assert r.certified and "polished: KKT" in r.message and "their r set to 1e-14" in r.message, r.message

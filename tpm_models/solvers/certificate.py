@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 import pyomo.core as pyo
@@ -88,6 +88,7 @@ from tpm_models.solvers.gradients import (
     objective_gradient,
 )
 from tpm_models.solvers.power_apex import power_apexes
+from tpm_models.solvers.reading import remembered
 from tpm_models.solvers.rows import read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
 from tpm_models.solvers.variables import free_variables, integer_mask, variable_bounds
@@ -356,10 +357,16 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
     classified convex (KKT then proves optimality). ``integers``: the model has integer variables (no KKT).
 
     A row that holds a variable of another model (not among the model's own components) is read with that
-    variable as one more column."""
+    variable as one more column. Within one solve (:func:`tpm_models.solvers.reading.one_reading`) a second
+    certificate of the same point with the same duals is the first one, copied (the backend asked it already:
+    :func:`tpm_models.solvers.backends.clarabel.apex_point_certified`)."""
     variables, col = free_variables(model)  # read once per solve (reading.one_reading)
+    last = remembered(("certificate", id(model)), dict)  # {} outside a solve: nothing kept
+    read = (list(map(_VALUE, variables)), None if duals is None else dict(duals), bool(convex), bool(integers))
+    if last.get("read") == read:
+        return replace(last["certificate"])
     try:
-        return _certify(model, variables, duals, convex, integers, col)
+        cert = _certify(model, variables, duals, convex, integers, col)
     except KeyError:  # a variable of another model: read again with every row's variables as columns
         variables = list(variables)
         known = {id(v) for v in variables}
@@ -368,7 +375,9 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
                 if id(v) not in known:
                     variables.append(v)
                     known.add(id(v))
-        return _certify(model, variables, duals, convex, integers)
+        cert = _certify(model, variables, duals, convex, integers)
+    last["read"], last["certificate"] = read, replace(cert)
+    return cert
 
 
 def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, convex: bool,
