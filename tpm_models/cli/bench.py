@@ -93,13 +93,17 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tpm-models bench scale: {exc}", file=sys.stderr)
         return 2
+    if args.seeds and min(args.seeds) < 0:
+        print(f"tpm-models bench scale: --seeds must be integers >= 0 (make_classification's random_state), got "
+              f"{min(args.seeds)}", file=sys.stderr)
+        return 2
     if not args.no_cvxpy and importlib.util.find_spec("cvxpy") is None:
         print("tpm-models bench scale: cvxpy is not installed (pip install tpm-models[bench]), or pass --no-cvxpy",
               file=sys.stderr)
         return 2
     print(f"tpm-models bench scale: {machine()}")
     rows = bench_scale(args.sizes or [10_000, 100_000], models, cvxpy=not args.no_cvxpy, timeout=args.timeout,
-                       progress=None if args.quiet else print)
+                       progress=None if args.quiet else print, seeds=args.seeds or [0])
     print(scale_table(rows))
     print(f"({load()})")
     if args.reference:
@@ -240,6 +244,8 @@ def add_parsers(sub) -> None:
     b.add_argument("--resume", action="store_true", help="bench backends: reuse the rows of an existing --store")
     b.add_argument("--no-run", action="store_true", help="bench backends: print the rows --store holds, run nothing")
     b.add_argument("--no-cvxpy", action="store_true", help="bench scale: skip cvxpy + Clarabel")
+    b.add_argument("--seeds", nargs="+", type=int, default=None,
+                   help="bench scale: the data drawn with each of these seeds of make_classification (default 0)")
     b.add_argument("--timeout", type=float, default=3600.0,
                    help="bench scale: seconds per process; bench estimators --sizes: seconds per fit")
     b.add_argument("--json", help="bench scale, backends: also write the rows to this JSON file")

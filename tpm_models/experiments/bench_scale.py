@@ -65,17 +65,18 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: kB
 
 
-def tpm_row(eq: int, p: float | None, m: int) -> dict:
-    """Build ``(eq)`` on :func:`scale_data` and solve it with the default solver (run in a fresh process by
+def tpm_row(eq: int, p: float | None, m: int, seed: int = 0) -> dict:
+    """Build ``(eq)`` on :func:`scale_data` (``seed``) and solve it with the default solver (run in a fresh process by
     :func:`bench_scale`)."""
-    X, y = scale_data(m)
+    X, y = scale_data(m, seed)
     start = time.perf_counter()
     model = build(eq, X, y, SCALE_CLASS, SCALE_NU, SCALE_ALPHA, **_kwargs(eq, p))
     built = time.perf_counter() - start
     start = time.perf_counter()
     result = solve(model, raise_on_failure=False)
     return {"build": built, "solve": time.perf_counter() - start, "objective": result.objective,
-            "status": result.termination.value, "solver": result.solver, "message": result.message[:300],
+            "status": result.termination.value, "certified": result.certified, "solver": result.solver,
+            "message": result.message[:300],
             "w": np.asarray(result.values.get("w", []), dtype=float).tolist(),
             "theta": result.values.get("theta")}
 
@@ -130,7 +131,7 @@ def cvxpy_problem(eq, p, X, y):
 
 if __name__ == "__main__":
     eq, p, m = int(sys.argv[1]), (None if sys.argv[2] == "None" else float(sys.argv[2])), int(sys.argv[3])
-    X, y = scale_data(m)
+    X, y = scale_data(m, int(sys.argv[4]) if len(sys.argv) > 4 else 0)
     t0 = time.perf_counter()
     problem, w, theta = cvxpy_problem(eq, p, X, y)
     built = time.perf_counter() - t0
@@ -147,15 +148,16 @@ if __name__ == "__main__":
 (``python -c CVXPY_SCRIPT eq p m``) so that its process imports cvxpy and not this library."""
 
 
-def run_row(tool: str, eq: int, p: float | None, m: int, timeout: float = 3600.0) -> dict:
-    """:func:`tpm_row` (``tool="tpm"``) or :data:`CVXPY_SCRIPT` (``"cvxpy"``) in a fresh interpreter: its result, its
-    wall time (imports included) and peak memory; ``{"error": ...}`` when it failed or ran out of time."""
+def run_row(tool: str, eq: int, p: float | None, m: int, timeout: float = 3600.0, seed: int = 0) -> dict:
+    """:func:`tpm_row` (``tool="tpm"``) or :data:`CVXPY_SCRIPT` (``"cvxpy"``) in a fresh interpreter, on
+    :func:`scale_data` (``seed``): its result, its wall time (imports included) and peak memory; ``{"error": ...}``
+    when it failed or ran out of time."""
     if tool == "cvxpy":
-        argv = [sys.executable, "-c", CVXPY_SCRIPT, str(eq), str(p), str(m)]
+        argv = [sys.executable, "-c", CVXPY_SCRIPT, str(eq), str(p), str(m), str(seed)]
     else:
         code = (f"import json, time, resource; start = time.perf_counter()\n"
                 f"from tpm_models.experiments.bench_scale import tpm_row\n"
-                f"out = tpm_row({eq}, {p!r}, {m}); out['wall'] = time.perf_counter() - start\n"
+                f"out = tpm_row({eq}, {p!r}, {m}, {seed}); out['wall'] = time.perf_counter() - start\n"
                 f"out['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0\n"
                 f"print('RESULT' + json.dumps(out))").replace("inf,", "float('inf'),")
         argv = [sys.executable, "-c", code]
@@ -170,18 +172,22 @@ def run_row(tool: str, eq: int, p: float | None, m: int, timeout: float = 3600.0
 
 
 def bench_scale(sizes=(10_000, 100_000), models=SCALE_MODELS, cvxpy: bool = True, timeout: float = 3600.0,
-                progress=print) -> list[dict]:
-    """One row per (model, size): tpm-models' numbers and cvxpy + Clarabel's (module docstring)."""
+                progress=print, seeds=(0,)) -> list[dict]:
+    """One row per (seed, model, size): tpm-models' numbers and cvxpy + Clarabel's (module docstring), on
+    :func:`scale_data` drawn with each of ``seeds``."""
     rows = []
     progress = progress or (lambda _: None)
-    for m in sizes:
-        for eq, p in models:
-            progress(f"  {label(eq, p)} m={m}: tpm-models ...")
-            row = {"model": label(eq, p), "eq": eq, "p": p, "m": m, "tpm": run_row("tpm", eq, p, m, timeout)}
-            if cvxpy:
-                progress(f"  {label(eq, p)} m={m}: cvxpy + clarabel ...")
-                row["cvxpy"] = run_row("cvxpy", eq, p, m, timeout)
-            rows.append(row)
+    for seed in seeds:
+        for m in sizes:
+            for eq, p in models:
+                name = label(eq, p) + (f" (seed {seed})" if seed else "")
+                progress(f"  {name} m={m}: tpm-models ...")
+                row = {"model": name, "eq": eq, "p": p, "m": m, "seed": seed,
+                       "tpm": run_row("tpm", eq, p, m, timeout, seed)}
+                if cvxpy:
+                    progress(f"  {name} m={m}: cvxpy + clarabel ...")
+                    row["cvxpy"] = run_row("cvxpy", eq, p, m, timeout, seed)
+                rows.append(row)
     return rows
 
 
@@ -211,6 +217,8 @@ def scale_table(rows: list[dict]) -> str:
         solver = t.get("solver", "")
         if t.get("status") not in (None, "optimal"):
             solver += f" ({t['status']})"
+        elif t.get("certified") is False:
+            solver += " (optimal, not certified)"
         if "fallback" in t.get("message", ""):
             solver += " (after a fallback)"
         lines.append(
@@ -258,6 +266,8 @@ def accuracy_table(rows: list[dict], reference: dict[tuple[int, float], dict]) -
     lines = ["| model | m | solver | objective rel. diff | max abs w diff | abs theta diff | reference refined |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
+        if r.get("seed", 0):  # the reference is of seed 0's data
+            continue
         p = REFERENCE_P.get(r["eq"], r["p"])
         ref, t = reference.get((r["m"], p)), r["tpm"]
         if ref is None or p is None or t.get("objective") is None or not t.get("w"):
