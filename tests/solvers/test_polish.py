@@ -106,6 +106,30 @@ def test_polished_point_at_the_apex_is_moved_into_the_cones(iris, monkeypatch):
     assert r.objective <= own.objective + 1e-15  # the optimum is 0; both within 1e-15 of it or above
 
 
+@pytest.mark.parametrize("c, nu", [(2, 0.1), (0, 1.0), (2, 1.0)])
+def test_a_cone_read_at_its_apex_with_a_dual_outside_is_read_inside(monkeypatch, c, nu):
+    """(29) on 10^4 points of the scale benchmark's data, class ``c`` against the rest, eps = 0.1: the optimum is
+    w = 0, where t >= |w|_2 is at its apex but carries no multiplier (t has no cost and the rows s_j >= +-w_j take
+    the residual on w). Read at the apex, the polished z of that cone was 6.1e-9 outside the dual cone, the polish
+    refused and the point "optimal, not certified" (objective 1e-12 for an optimum 0). Read inside (the correction
+    of signs, as for a nonneg row of the wrong sign): polished and certified. Truth: (23) at p = inf on the same data,
+    the same optimum, solved as a QP by PIQP; without the correction, not certified."""
+    from tpm_models.experiments.bench_scale import scale_data
+    from tpm_models.solvers import polish as polish_module
+
+    X, y = scale_data(10_000)
+    r = solve(build(29, X, y, c, nu, 1.0, eps=0.1), "clarabel")
+    if "piqp" not in available_solvers():
+        pytest.skip("piqp is not installed")
+    truth = solve(build(23, X, y, c, nu, 1.0, eps=0.1, p=math.inf), "piqp")
+    assert r.certified and "signs corrected" in r.message, r.message
+    assert truth.certified and abs(r.objective - truth.objective) <= 1e-12  # both 0 to 1e-12: absolute
+    assert np.max(np.abs(r.values["w"])) <= 1e-12
+    monkeypatch.setattr(polish_module, "outside_dual", lambda cone, z: 0.0)  # an apex never read inside: as before
+    before = solve(build(29, X, y, c, nu, 1.0, eps=0.1), "clarabel")
+    assert before.optimal and not before.certified, before.message
+
+
 def test_kkt_residual_of_a_polished_robust_model(iris):
     """The accepted point's KKT residual, recomputed here from the conic form, is the one reported (<= 1e-11)."""
     X, y = iris

@@ -92,6 +92,11 @@ def _in_cone_distance(kind: str, v: np.ndarray, alpha: float | None, dual: bool)
     return max(0.0, -h)
 
 
+def outside_dual(cone: Cone, z: np.ndarray) -> float:
+    """How far a block's dual ``z`` is outside the dual cone :math:`\\mathcal K^*` (0 inside)."""
+    return _in_cone_distance(cone.kind, z, cone.alpha, True)
+
+
 def kkt_residual(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Sequence[Cone],
                  x: np.ndarray, z: np.ndarray) -> float:
     """The largest of: :math:`\\|Px+q+A^\\top z\\|_\\infty`, the distance of :math:`s = b-Ax` outside

@@ -66,6 +66,7 @@ from tpm_models.solvers.cone_faces import (  # noqa: F401  importable from here 
     boundary_function,
     faces,
     kkt_residual,
+    outside_dual,
     solve_for,
 )
 from tpm_models.solvers.cones import Cone
@@ -433,15 +434,22 @@ def _snap_bounds(A: sp.csr_matrix, b: np.ndarray, f: _Faces, x: np.ndarray) -> n
 def _sign_corrections(cones, blocks: list, s: np.ndarray, z: np.ndarray) -> list | None:
     """``blocks`` with the ``nonneg`` rows whose sign is wrong at a solution of its equations moved to the other
     side (an inactive row with :math:`s_i < 0` made active, an active row with :math:`z_i < 0` inactive: one step
-    of an active-set method), or ``None`` when every sign is right."""
+    of an active-set method), and a cone read at its apex whose :math:`z` is outside the dual cone read inside
+    (:math:`z = 0`: (29) at an optimum :math:`w = 0` with :math:`\\varepsilon = 0.1`, where :math:`t \\ge \\|w\\|_2`
+    carries no multiplier, :math:`t` having no cost, and the rows :math:`s_j \\ge \\pm w_j` take the residual on
+    :math:`w`; read at the apex, its :math:`z` was 6.1e-9 outside); ``None`` when every sign is right."""
     out, start, changed = list(blocks), 0, False
     for k, cone in enumerate(cones):
+        sk, zk = s[start:start + cone.dim], z[start:start + cone.dim]
         if cone.kind == "nonneg":
-            sk, zk, face = s[start:start + cone.dim], z[start:start + cone.dim], blocks[k]
+            face = blocks[k]
             wrong = (~face & (sk < -POLISH_ACCEPT)) | (face & (zk < -POLISH_ACCEPT))
             if wrong.any():
                 out[k] = face ^ wrong
                 changed = True
+        elif blocks[k] == "apex" and outside_dual(cone, zk) > POLISH_ACCEPT:
+            out[k] = "interior"
+            changed = True
         start += cone.dim
     return out if changed else None
 
