@@ -468,6 +468,28 @@ def test_a_second_certificate_of_the_same_point_within_a_solve_is_the_first(monk
     assert len(reads) == 5
 
 
+def test_a_row_with_a_complex_value_has_none():
+    """Python's (-1e-20) ** -0.5 is complex: a perspective row a**1.5 * r**-0.5 at an interior point's r 1e-20 below
+    0 has no real value. Pyomo's evaluation returns the complex number; ``float()`` of it raised a TypeError out of
+    solve() ((23) at p = 3 on 10^5 points, class 2, nu = 1, eps = 0.1). It is read as no value (``real_value``
+    None, the row's violation inf, the model not evaluable), and the certificate fails the point instead of
+    raising."""
+    from tpm_models.solvers.violation import model_evaluates, real_value, row_violation
+
+    m = pyo.ConcreteModel()
+    m.a = pyo.Var(bounds=(0, None), initialize=0.0)
+    m.r = pyo.Var(bounds=(0, None), initialize=-1e-20)
+    m.z = pyo.Var(bounds=(0, None), initialize=0.0)
+    m.row = pyo.Constraint(expr=m.a**1.5 * m.r**-0.5 - m.z <= 0)
+    m.obj = pyo.Objective(expr=m.r + m.z)
+    assert isinstance(pyo.value(m.row.body), complex)  # what Pyomo gives
+    assert real_value(m.row.body) is None and row_violation(m.row) == math.inf and not model_evaluates(m)
+    cert = certify(m, {m.row: 0.0}, convex=True)
+    assert not cert.passed and cert.primal == math.inf
+    m.r.set_value(4.0)
+    assert real_value(m.row.body) == 0.0 and row_violation(m.row) == 0.0 and model_evaluates(m)
+
+
 def test_a_point_near_a_norms_zero_is_not_certified_as_its_optimum():
     """(sum_j a_j^2)**0.5 is read at a kink when its argument is within the feasibility tolerance of 0 (here a_j =
     1e-6, the argument 3e-12): the point is then optimal only up to K (h(a) - g'a) with g the subgradient taken at 0

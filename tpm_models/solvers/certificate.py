@@ -92,6 +92,7 @@ from tpm_models.solvers.reading import remembered
 from tpm_models.solvers.rows import read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
 from tpm_models.solvers.variables import free_variables, integer_mask, variable_bounds
+from tpm_models.solvers.violation import real_value
 
 _VALUE = operator.attrgetter("value")
 
@@ -162,12 +163,10 @@ class _Rows:
 
 
 def _value(con) -> float:
-    """The row's body at the point, ``inf`` where it cannot be evaluated (``0.0 ** -0.5``: a perspective at r = 0)."""
-    try:
-        value = pyo.value(con.body, exception=False)
-    except (ArithmeticError, ValueError):
-        return math.inf
-    return math.inf if value is None else float(value)
+    """The row's body at the point, ``inf`` where it has no real value (``0.0 ** -0.5``: a perspective at r = 0; a
+    complex one at r = -1e-20: :func:`tpm_models.solvers.violation.real_value`)."""
+    value = real_value(con.body)
+    return math.inf if value is None else value
 
 
 def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray) -> _Rows:

@@ -141,6 +141,8 @@ def _node(expr, col: dict, memo: dict) -> tuple[float, dict]:
         value = va**ve
         if ge:
             raise NotDifferentiable("a variable exponent")
+        if isinstance(value, complex):  # a negative base under a fractional power: no real value
+            raise ArithmeticError(f"{va:g}**{ve:g} has no real value")
         if not ga:
             return value, {}
         if abs(va) <= FEASIBILITY_TOL and ve < 1:  # at x = 0 to the backend's accuracy: a derivative of
