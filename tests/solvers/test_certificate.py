@@ -602,6 +602,25 @@ def test_a_failed_kkt_is_its_own_status(monkeypatch):
     assert "stationarity 1" in r.message and r.objective is None
 
 
+def test_an_objective_with_a_complex_value_is_a_numerical_error(monkeypatch):
+    """max x**0.5, 0 <= x <= 1, reported optimal at x = -1e-20 (within the bound's tolerance): the objective there is
+    complex in Python ((-1e-20) ** 0.5). The certificate reads no gradient (a kink at 0), so the solve read the
+    objective itself, and float() of the complex value raised a TypeError out of solve(); now it has no value and
+    the result says so (NUMERICAL_ERROR), as for any objective without a finite value."""
+
+    def run(model, time_limit):
+        model.x.set_value(-1e-20)
+        return Termination.OPTIMAL, {}, "claims optimal"
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    m.obj = pyo.Objective(expr=m.x**0.5, sense=pyo.maximize)
+    monkeypatch.setitem(S.BACKENDS, "fake", S.Backend("fake", "numpy", frozenset({"NLP"}), run))
+    r = solve(m, "fake", raise_on_failure=False)
+    assert r.termination is Termination.NUMERICAL_ERROR and r.objective is None
+    assert "reported optimal but the objective is None" in r.message
+
+
 # ------------------------------------------------------------------------------------------------- statuses
 
 

@@ -79,6 +79,7 @@ from tpm_models.solvers.structure import (
     values_of,
 )
 from tpm_models.solvers.variables import free_variables, model_variables
+from tpm_models.solvers.violation import real_value
 
 log = logging.getLogger(__name__)
 _VALUE = operator.attrgetter("value")
@@ -183,9 +184,8 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
         certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
                               traits.convex or backend.proves_convexity, bool(traits.integers))
     objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
-    if objective is None:
-        objective = pyo.value(objective_of(model), exception=False)
-    objective = float(objective) if objective is not None else None
+    if objective is None:  # not read by the certificate: Pyomo's value, None where it has no real one (violation)
+        objective = real_value(objective_of(model))
     if termination is Termination.OPTIMAL and (objective is None or not math.isfinite(objective)):
         termination = Termination.NUMERICAL_ERROR
         message = f"reported optimal but the objective is {objective}"
