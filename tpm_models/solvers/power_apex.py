@@ -198,13 +198,19 @@ def apex_point(form: ConicForm, x: np.ndarray, z: np.ndarray) -> np.ndarray | No
             if c.kind == "pow" and read[k] == "apex"]
     if not rows:
         return None
+    return with_slacks(form, x, np.concatenate(rows), 0.0)[0]
+
+
+def with_slacks(form: ConicForm, x: np.ndarray, rows: np.ndarray, slack: float) -> tuple[np.ndarray, int]:
+    """``x`` with the column of each of ``rows`` that is a row of one column :math:`s_i = b_i - a_i x_c` solved for
+    :math:`s_i` = ``slack``: :math:`x_c = (b_i - s_i) / a_i` (the other rows left alone), and how many were."""
     A = sp.csr_matrix(form.A)
-    rows = np.concatenate(rows)
+    rows = np.asarray(rows, dtype=np.int64)
     rows = rows[np.diff(A.indptr)[rows] == 1]
     rows = rows[A.data[A.indptr[rows]] != 0]
     out = np.array(x, dtype=float)
-    out[A.indices[A.indptr[rows]]] = np.asarray(form.b, dtype=float)[rows] / A.data[A.indptr[rows]]
-    return out
+    out[A.indices[A.indptr[rows]]] = (np.asarray(form.b, dtype=float)[rows] - slack) / A.data[A.indptr[rows]]
+    return out, len(rows)
 
 
 APEX_NUDGE = 1e-14
@@ -222,15 +228,7 @@ def nudged_apex(form: ConicForm, x: np.ndarray) -> np.ndarray | None:
     ((26) at p = 1.5 on 10^5 points of the scale benchmark's seed 1), where the model's rows cannot be evaluated."""
     starts = np.cumsum([0] + [c.dim for c in form.cones])
     s = np.asarray(form.b, dtype=float) - form.A @ x
-    A = sp.csr_matrix(form.A)
-    out = np.array(x, dtype=float)
-    moved = False
-    for k, cone in enumerate(form.cones):
-        if cone.kind != "pow" or np.abs(s[starts[k]:starts[k + 1]]).max() > APEX_TOL:
-            continue
-        row = starts[k] + 1
-        if A.indptr[row + 1] - A.indptr[row] != 1 or A.data[A.indptr[row]] == 0:
-            continue
-        out[A.indices[A.indptr[row]]] = (float(form.b[row]) - APEX_NUDGE) / A.data[A.indptr[row]]
-        moved = True
+    second = [starts[k] + 1 for k, cone in enumerate(form.cones)
+              if cone.kind == "pow" and np.abs(s[starts[k]:starts[k + 1]]).max() <= APEX_TOL]
+    out, moved = with_slacks(form, x, np.asarray(second, dtype=np.int64), APEX_NUDGE)
     return out if moved else None
