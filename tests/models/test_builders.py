@@ -10,7 +10,6 @@ from pyomo.core.expr.compare import compare_expressions
 from pyomo.core.expr.numeric_expr import NPV_SumExpression
 
 from tpm_models import Kernel, build
-from tpm_models.models import shapes
 from tpm_models.models.shapes import linear_row
 from tpm_models.solvers.matrices import qp_matrices
 
@@ -147,7 +146,8 @@ def test_qp_matrices_reproduce_the_objective(rng, iris):
 
 ROW_CASES = [(2, None), (3, None), (10, None), (11, None), (15, None), (23, 1.0), (23, 1.5), (23, 2.0), (23, 3.0),
              (23, math.inf), (26, 1.0), (26, 1.5), (26, 2.0), (26, math.inf), (27, 1.0), (28, 2.0), (29, math.inf)]
-"""Every builder whose rows are written from the data without Pyomo's operators (``shapes.data_terms``), and each way
+"""Every builder whose rows are written from the data without Pyomo's operators (the row makers of
+``tpm_models.models.lazy_rows``), and each way
 its norm is written: (23)'s four (a variable for p = 1 and 1 < p < inf, a named sqrt for p = 2, a named sum for
 p = inf), (26)'s r for every p, (27)'s s, (28)'s t, (29)'s sum of s[j]."""
 
@@ -192,14 +192,13 @@ def _operators_model(model, eq, F, own, other):
 
 @pytest.mark.parametrize("radii", ["one", "per point"])
 @pytest.mark.parametrize("eq, p", ROW_CASES)
-def test_rows_written_directly_are_the_operators_expressions(rng, monkeypatch, eq, p, radii):
-    """The rows the builders write directly (``shapes.data_terms`` by blocks of rows, ``shapes.add_rows``) are, node
-    for node, what Pyomo's operators make of the paper's rows written from the numbers: a data coefficient of exactly 1
-    the bare variable, one of exactly 0 a monomial kept (the operators keep ``0.0 * w_j``), and blocks of two rows so
-    that every block boundary is crossed; the objective too. Their values at a random point are the equation's
+def test_rows_written_directly_are_the_operators_expressions(rng, eq, p, radii):
+    """The rows the builders write directly (made on demand by ``shapes.PrimalMarginRow``, ``robust.RobustMarginRow``)
+    are, node for node, what Pyomo's operators make of the paper's rows written from the numbers: a data coefficient of
+    exactly 1 the bare variable, one of exactly 0 a monomial kept (the operators keep ``0.0 * w_j``); the objective
+    too. Their values at a random point are the equation's
     (``F w + theta +- xi - eps |w|``, to 1e-12 relative: the same sums in another order). The radii are a mutable
     Param ``eps[i]`` for every point 1..m (domain Any, the implicit one made explicit) whose value a row reads now."""
-    monkeypatch.setattr(shapes, "DATA_BLOCK_ROWS", 2)
     X, y = _data(rng, m=17, n=3)
     X[0, 1], X[3, 2], X[4, 0] = 1.0, 0.0, 1.0  # points 1, 4 and 5 are in class 0 (and 2, 3 are not)
     X[1, 0] = 0.0

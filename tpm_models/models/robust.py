@@ -43,6 +43,7 @@ from pyomo.core.expr.numeric_expr import (
 from pyomo.core.expr.relational_expr import InequalityExpression
 
 from tpm_models.models import shapes
+from tpm_models.models.lazy_rows import LazyRows, position
 from tpm_models.models.multiclass import class_sets
 from tpm_models.models.norms import add_pnorm_epigraph, check_p, check_radii, conjugate
 from tpm_models.models.registry import register_model
@@ -68,9 +69,10 @@ def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.Concre
     radii = check_radii(eps, X.shape[0])
     m = shapes.skeleton(f"{title}, class {c}, p={p:g}", X, own, other, nu, alpha, data_name=None)
     m.p = pyo.Param(initialize=p, doc="p of the uncertainty set (21)")
-    # every point 1..m (X_c and X_-c split them), as the very int objects of the sets: a range would make
-    # another m of them, kept by eps's index (+30 MB at 10^6 points)
-    used = sorted(own[1] + other[1])
+    # every point 1..m (X_c and X_-c split them): a RangeSet, which stores no members. A list of the sets' own ints
+    # (no new int objects) made an ordered Set of 10^6 members, 50 MB (25 more than the RangeSet's new ints): the
+    # peak of (28)'s solve at 10^6 points was 12 MB higher (docs/bench-scale.md, "Issue 24, the rows made on demand")
+    used = pyo.RangeSet(X.shape[0])
     # a parameter, not a number: a row holds eps_i * |w| whatever eps_i is, so the model's class (and
     # the solvers that may take it) do not change at eps = 0 (tpm_models.solvers.model_class)
     # one ParamData per point is most of the build at 10^6 points: initialised from a number when every radius is
@@ -119,14 +121,37 @@ def _robust_objective(m: pyo.ConcreteModel, data: RobustData, quadratic, norm) -
     )
 
 
+class RobustMarginRow:
+    """The row maker (:class:`tpm_models.models.lazy_rows.LazyRows`) of (23)-(29)'s margin rows: row ``i`` is
+    :math:`\\sum_j p_{kj} w_j + \\theta - \\varepsilon_i\\|w\\|_{p'} + \\xi_i \\ge 0`, ``p_k`` =
+    ``points[k]`` (the model's own, :func:`tpm_models.models.shapes.margin_coefficients`' first columns), ``i =
+    numbers[k]`` the point's number, ``eps[k]`` the row's mutable parameter, ``norm`` the model's norm (a variable, a
+    named expression or a sum of variables), written as :func:`_robust_margin` says."""
+
+    def __init__(self, numbers: np.ndarray, points: np.ndarray, w: list, theta, eps: list, norm, xi: list):
+        self.numbers, self.points, self.w, self.theta, self.eps, self.norm, self.xi = \
+            numbers, points, w, theta, eps, norm, xi
+
+    def __call__(self, i) -> InequalityExpression:
+        k = position(self.numbers, i)
+        terms, theta, norm, e = shapes.linear_terms(self.points[k], self.w), self.theta, self.norm, self.eps[k]
+        if norm.is_variable_type():
+            return InequalityExpression((0, LinearExpression(
+                terms + [theta, MonomialTermExpression((NPV_NegationExpression((e,)), norm)), self.xi[k]])), False)
+        return InequalityExpression((0, SumExpression(
+            [LinearExpression(terms + [theta]), NegationExpression((ProductExpression((e, norm)),)), self.xi[k]])),
+            False)
+
+
 def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
     """Rows ``margin[i]``: :math:`{x^i}^\\top w + \\theta - \\varepsilon_i\\|w\\|_{p'} + \\xi_i \\ge 0`.
 
     Each row is the expression Pyomo's operators make of ``linear_row([*x_i, 1], [*w, theta]) - eps[i] * norm +
-    xi[i] >= 0`` (the same nodes, in the same order), built directly without the operators' dispatch:
+    xi[i] >= 0`` (the same nodes, in the same order), made by :class:`RobustMarginRow` without the operators'
+    dispatch when the row is first read (:mod:`tpm_models.models.lazy_rows`):
 
     * the norm a variable (``s``, ``t``, ``r``, ``norm_w``): one ``LinearExpression`` of the terms of ``x_i``
-      (:func:`tpm_models.models.shapes.data_terms`), ``theta``, :math:`-\\varepsilon_i` (the negation of the
+      (:func:`tpm_models.models.shapes.linear_terms`), ``theta``, :math:`-\\varepsilon_i` (the negation of the
       parameter) times the norm, and ``xi[i]``;
     * otherwise (a named expression, ``norm_w`` of (23) at :math:`p \\in \\{2, \\infty\\}`, or the sum of
       ``s[j]`` of (29)): the sum of that ``LinearExpression`` of ``x_i`` and ``theta``, the negation of
@@ -139,18 +164,6 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
     own = data.own
     eps = [data.eps[i] for i in own.tolist()]
     xi = list(m.xi.values())  # xi is indexed by X_c: its values in the rows' order
-    doc = "x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right"
-    if norm.is_variable_type():
-        def row(terms, e, x):  # lists joined with +, of their exact size (+= and append over-allocate)
-            return InequalityExpression(
-                (0, LinearExpression(terms + [theta, MonomialTermExpression((NPV_NegationExpression((e,)), norm)), x])),
-                False)
-    else:
-        def row(terms, e, x):
-            return InequalityExpression((0, SumExpression(
-                [LinearExpression(terms + [theta]), NegationExpression((ProductExpression((e, norm)),)), x])), False)
-    # the points' floats made a block of rows at a time: tolist() of all points would double the data
-    shapes.add_rows(m, "margin", m.X_c, map(row, shapes.data_terms(data.points, own, w), eps, xi), doc)
     named = [norm] if norm.is_named_expression_type() else []
     terms = norm.expr if named else norm
     atom = None
@@ -162,9 +175,12 @@ def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
     elif named:  # (23) at p = 2: the rows hold -eps_i * norm_w, norm_w = sqrt(...) an atom beside the linear terms
         norm_vars, atom = [], norm
     else:
-        return
-    shapes.record_margin(m.margin, data.points, own, w, theta, xi, 1.0, norm=norm_vars, eps=eps, named=named,
-                         atom=atom)
+        norm_vars = None  # not recorded: the rows are read by walking them
+    coefs = shapes.margin_coefficients(data.points, own, len(norm_vars or ()), 1.0)
+    doc = "x_i'w + theta - eps_i*|w|_p' >= -xi_i, stored with the constant on the right"
+    m.margin = LazyRows(m.X_c, RobustMarginRow(own + 1, coefs[:, :len(w)], w, theta, eps, norm, xi), doc=doc)
+    if norm_vars is not None:
+        shapes.record_margin(m.margin, coefs, w, theta, xi, 1.0, norm=norm_vars, eps=eps, named=named, atom=atom)
 
 
 def _cones(m: pyo.ConcreteModel) -> None:

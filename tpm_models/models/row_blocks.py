@@ -15,7 +15,8 @@ and its factor, so that its value is read when the rows are read, never cached.
 
 A record is only a promise of the builder about the rows *as built*. :meth:`RowBlock.read` keeps it only when it
 still holds for the model as it is now: the rows are the ones recorded, in order, active, each holding the very
-relational expression it was built with (``con.set_value`` replaces it, and Pyomo's expressions are immutable), the
+relational expression it was built with (``con.set_value`` replaces it, and Pyomo's expressions are immutable; rows
+written on demand, :mod:`tpm_models.models.lazy_rows`, are not made to be checked), the
 named expressions it reads through unchanged, every variable still a column (not fixed, not deleted), and every
 parameter a number. Anything else returns ``None`` and the reader (:func:`tpm_models.solvers.rows.read_rows`) reads
 those rows by walking their expressions, as it reads every row nobody recorded. The records live on the model
@@ -34,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from pyomo.core.base.param import ParamData
+
+from tpm_models.models.lazy_rows import LazyRows, is_as_built
 
 ATTRIBUTE = "tpm_row_blocks"
 """The model's attribute holding its records (a list of :class:`RowBlock`; read it through :func:`row_blocks`)."""
@@ -62,8 +65,10 @@ class RowBlock:
 
     rows: list
     """The constraint data objects, in the order the model iterates them."""
-    exprs: list
-    """Each row's relational expression as built (``con.expr``)."""
+    exprs: list | None
+    """Each row's relational expression as built (``con.expr``), or ``None`` for rows written on demand
+    (:mod:`tpm_models.models.lazy_rows`): their expressions are made when read, and
+    :func:`~tpm_models.models.lazy_rows.is_as_built` tells that none was given another one."""
     variables: list
     """The block's columns (Pyomo variables); ``slots`` index this list."""
     indptr: np.ndarray
@@ -85,6 +90,12 @@ class RowBlock:
     atom_param_of: np.ndarray | None = None
     atom_factor: float = 1.0
 
+    def as_built(self) -> bool:
+        """True while every row holds the expression it was built with (made on demand or not yet made)."""
+        if self.exprs is None:
+            return is_as_built(self.rows)
+        return all(map(operator.is_, map(_EXPR, self.rows), self.exprs))
+
     def read(self, rows: Sequence, column: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray, list | None] | None:
         """``(columns, coefficients, atom coefficients)`` of every linear term (CSR order, ``indptr``) for ``rows``, the
         model's active rows at the block's place now, with columns by ``column[id(var)]``, and each row's coefficient
@@ -93,7 +104,7 @@ class RowBlock:
         number)."""
         if len(rows) != len(self.rows) or not all(map(operator.is_, rows, self.rows)):
             return None
-        if not all(map(_ACTIVE, rows)) or not all(map(operator.is_, map(_EXPR, rows), self.exprs)):
+        if not all(map(_ACTIVE, rows)) or not self.as_built():
             return None
         if not all(e.expr is built for e, built in self.named):
             return None
@@ -142,7 +153,8 @@ def record_rows(component, variables: list, indptr, slots, coefs, lower, upper, 
         if atom_param_of.shape != (k,) or all(e is not atom for e in named) or \
                 (k and (atom_param_of.min() < 0 or atom_param_of.max() >= len(params))):
             raise ValueError(f"the record of {component.name}: its atom needs one parameter a row and to be named")
-    block = RowBlock(rows, [r.expr for r in rows], list(variables), indptr, slots, coefs,
+    exprs = None if isinstance(component, LazyRows) else [r.expr for r in rows]  # not made to be recorded
+    block = RowBlock(rows, exprs, list(variables), indptr, slots, coefs,
                      np.broadcast_to(np.asarray(lower, dtype=float), (k,)).copy(),
                      np.broadcast_to(np.asarray(upper, dtype=float), (k,)).copy(), bool(equality), list(params),
                      param_at, param_of, np.asarray(param_factor, dtype=float), [(e, e.expr) for e in named], atom,
@@ -167,8 +179,8 @@ def discard_replaced(model) -> int:
     makes robust), so that their arrays are not kept for nothing (keeping one would only cost memory: a record is
     checked at every read). A deactivated row is kept (it may be activated again). Returns how many were dropped."""
     blocks = row_blocks(model)
-    keep = [b for b in blocks if all(map(operator.is_, map(_EXPR, b.rows), b.exprs))
-            and all(r.parent_component() is not None for r in b.rows)]  # None: deleted from its component
+    # parent_component() None: the row was deleted from its component
+    keep = [b for b in blocks if b.as_built() and all(r.parent_component() is not None for r in b.rows)]
     dropped = len(blocks) - len(keep)
     blocks[:] = keep
     return dropped

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import itertools
-from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pyomo.core as pyo
@@ -30,6 +28,7 @@ from pyomo.core.expr.relational_expr import InequalityExpression
 
 from tpm_models.collector import to_oldest_generation
 from tpm_models.kernels import GRAM_ARRAYS, Kernel, check_dense_memory
+from tpm_models.models.lazy_rows import LazyRows, position
 from tpm_models.models.row_blocks import RowBlock, record_rows
 from tpm_models.qp import QPMatrices
 from tpm_models.validation import check_nu_alpha
@@ -109,61 +108,65 @@ def linear_terms(coefs, variables) -> list:
     return [v if a == 1 else MonomialTermExpression((a, v)) for a, v in zip(coefs, variables)]
 
 
-DATA_BLOCK_ROWS = 4096
-"""Rows of the data :func:`data_terms` turns into terms at once (a block's floats and terms, not all of them)."""
+class PrimalMarginRow:
+    """The row maker (:class:`tpm_models.models.lazy_rows.LazyRows`) of the margin rows of (2), (10), (15)
+    (``sign = +1``) and (3), (11) (``sign = -1``): row ``i`` (``numbers[k]``, the point's number) is
+
+    .. math::
+        \\sum_j p_{kj} w_j + \\theta + \\xi_i \\ge 0 \\qquad (\\textstyle\\sum_j p_{kj} w_j + \\theta - \\xi_i \\le 0),
+
+    ``p_k`` = ``points[k]``, written as the one ``LinearExpression`` and the inequality Pyomo's operators make of
+    ``linear_row([*x_i, 1, sign], [*w, theta, xi_i]) >= 0`` (``<= 0``): a coefficient 1 is the variable itself, any
+    other one -- 0.0 too -- a monomial. ``points`` is the model's own (:func:`margin_coefficients`' first columns)."""
+
+    def __init__(self, numbers: np.ndarray, points: np.ndarray, w: list, theta, xi: list, sign: int):
+        self.numbers, self.points, self.w, self.theta, self.xi, self.sign = numbers, points, w, theta, xi, sign
+
+    def __call__(self, i) -> InequalityExpression:
+        k = position(self.numbers, i)
+        terms = linear_terms(self.points[k], self.w)
+        if self.sign == 1:
+            return InequalityExpression((0, LinearExpression(terms + [self.theta, self.xi[k]])), False)
+        return InequalityExpression(
+            (LinearExpression(terms + [self.theta, MonomialTermExpression((-1, self.xi[k]))]), 0), False)
 
 
-def data_terms(points: np.ndarray, rows: np.ndarray, variables: list) -> Iterator[list]:
-    """:func:`linear_terms` ``(points[r], variables)`` for each ``r`` in ``rows``, in order, each a new list: the
-    terms :math:`\\sum_j p_{rj} v_j` of the rows a builder writes from the data (a coefficient 1 the variable
-    itself, any other one -- 0.0 too -- a monomial).
-
-    Made by blocks of :data:`DATA_BLOCK_ROWS` rows, each block's monomials in one ``map`` over its coefficients
-    (the per-term test ``a == 1`` of :func:`linear_terms` replaced by one numpy comparison of the block): the same
-    terms, in a third less time at :math:`10^5` points (``docs/bench-scale.md``, "Issue 24, the builders at scale")."""
-    n = len(variables)
-    for start in range(0, len(rows), DATA_BLOCK_ROWS):
-        block = points[rows[start:start + DATA_BLOCK_ROWS]]
-        terms = list(map(MonomialTermExpression, zip(block.ravel().tolist(), itertools.cycle(variables))))
-        for r, j in zip(*np.nonzero(block == 1)):  # exactly 1: the variable itself, as Pyomo's operators write it
-            terms[int(r) * n + int(j)] = variables[j]
-        for at in range(0, len(terms), n):
-            yield terms[at:at + n]
+def margin_coefficients(points: np.ndarray, rows: np.ndarray, n_norm: int, sign: float) -> np.ndarray:
+    """The coefficients of the margin rows of the points ``rows`` (``points[rows[k]]`` is row ``k``'s :math:`x^i`) as
+    :func:`record_margin` records them, one row of ``n + 2 + n_norm`` a point: :math:`x^i`, 1 (:math:`\\theta`), 0
+    for each norm term (its :math:`-\\varepsilon_i` is read from the parameter), ``sign`` (:math:`\\xi_i`). A copy,
+    the model's own: the row makers read their points from its first ``n`` columns (one copy of the data for both)."""
+    k, n = len(rows), points.shape[1]
+    coefs = np.empty((k, n + 2 + n_norm))
+    for start in range(0, k, 1 << 16):  # the points copied by blocks: no second copy of X_c at once
+        coefs[start:start + (1 << 16), :n] = points[rows[start:start + (1 << 16)]]
+    coefs[:, n] = 1.0
+    coefs[:, n + 1:n + 1 + n_norm] = 0.0
+    coefs[:, -1] = float(sign)
+    return coefs
 
 
-def add_rows(block: pyo.Block, name: str, index: pyo.Set, exprs: Iterable, doc: str) -> pyo.Constraint:
-    """Add to ``block`` the ``Constraint`` ``name`` indexed by ``index`` whose row ``i`` is the ``k``-th relational
-    expression of ``exprs`` (``i`` the ``k``-th member of ``index``): rows built beside the model, handed to Pyomo
-    as they are, by the constraint's rule."""
-    by_index = dict(zip(index, exprs))
-    con = pyo.Constraint(index, rule=lambda _, i: by_index[i], doc=doc)
-    block.add_component(name, con)
-    by_index.clear()  # the rows are the constraint's now: its rule keeps no second reference to them
-    return con
-
-
-def record_margin(component, points: np.ndarray, rows: np.ndarray, w: list, theta, xi: list, sign: float, *,
+def record_margin(component, coefs: np.ndarray, w: list, theta, xi: list, sign: float, *,
                   norm: list = (), eps: list = (), named: list = (), atom=None) -> RowBlock:
     """Record the margin rows ``component`` (:mod:`tpm_models.models.row_blocks`) as written: row ``k`` is
 
     .. math::
-        \\sum_j p_{r_k j} w_j + \\theta - \\varepsilon_k \\sum_l \\text{norm}_l + \\text{sign}\\,\\xi_k \\ge 0
+        \\sum_j p_{kj} w_j + \\theta - \\varepsilon_k \\sum_l \\text{norm}_l + \\text{sign}\\,\\xi_k \\ge 0
 
-    (:math:`\\le 0` for ``sign = -1``), :math:`p_{r_k j}` = ``points[rows[k], j]``, ``eps[k]`` the mutable parameter
-    of row ``k`` (no such term when ``norm`` is empty), the terms in this order; ``named``: the named expressions
-    the rows read ``norm`` through; ``atom``: a named expression (in ``named``) each row holds as
-    ``- eps[k] * atom`` instead of ``norm`` ((23) at p = 2: ``norm_w``, a square root)."""
+    (:math:`\\le 0` for ``sign = -1``), ``coefs`` from :func:`margin_coefficients` (:math:`p_{kj}` its first
+    columns; kept as the record's, not copied), ``eps[k]`` the mutable parameter of row ``k`` (no such term when
+    ``norm`` is empty), the terms in this order; ``named``: the named expressions the rows read ``norm`` through;
+    ``atom``: a named expression (in ``named``) each row holds as ``- eps[k] * atom`` instead of ``norm`` ((23) at
+    p = 2: ``norm_w``, a square root)."""
     k, n, t = len(xi), len(w), len(norm)
     width = n + 2 + t
+    if coefs.shape != (k, width):
+        raise ValueError(f"margin coefficients of shape {coefs.shape} for {k} rows of {width} terms")
     slots = np.empty((k, width), dtype=np.int32 if k + width < 2**31 else np.int64)
-    coefs = np.empty((k, width))
     slots[:, :n] = np.arange(n)
-    for start in range(0, k, 1 << 16):  # the points copied by blocks: no second copy of X_c at once
-        coefs[start:start + (1 << 16), :n] = points[rows[start:start + (1 << 16)]]
-    slots[:, n], coefs[:, n] = n, 1.0
+    slots[:, n] = n
     slots[:, n + 1:n + 1 + t] = n + 1 + np.arange(t)
-    coefs[:, n + 1:n + 1 + t] = 0.0  # -eps_k: read from the parameter when the rows are read
-    slots[:, -1], coefs[:, -1] = n + 1 + t + np.arange(k), float(sign)
+    slots[:, -1] = n + 1 + t + np.arange(k)
     param_at = (np.arange(k)[:, None] * width + n + 1 + np.arange(t)).ravel()
     return record_rows(component, [*w, theta, *norm, *xi], np.arange(k + 1) * width, slots.ravel(), coefs.ravel(),
                        0.0 if sign > 0 else -np.inf, np.inf if sign > 0 else 0.0,
@@ -196,19 +199,15 @@ def _primal(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray, sign
         + m.alpha / len(X_own) * linear_row([1] * len(X_own), xi),
         sense=pyo.minimize,
     )
-    # row i: linear_row([*x_i, 1, sign], [*w, theta, xi_i]) >= 0 (<= 0 for sign = -1), the one LinearExpression and
-    # the inequality Pyomo's operators make of it, built directly (tests/models/test_builders.py compares them)
+    # row i: linear_row([*x_i, 1, sign], [*w, theta, xi_i]) >= 0 (<= 0 for sign = -1), made when first read
+    # (tests/models/test_builders.py compares it with the operators' row); the solve reads the record
     rows = np.asarray(list(X_own), dtype=int) - 1
-    if sign == 1:
-        def row(terms, x):  # lists joined with +, of their exact size (+= over-allocates, 40 bytes a row)
-            return InequalityExpression((0, LinearExpression(terms + [theta, x])), False)
-        doc = f"x_i'w + theta >= -xi_i for i in {own}, stored as x_i'w + theta + xi_i >= 0"
-    else:
-        def row(terms, x):
-            return InequalityExpression((LinearExpression(terms + [theta, MonomialTermExpression((-1, x))]), 0), False)
-        doc = f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0"
-    add_rows(m, "margin", X_own, map(row, data_terms(points, rows, w), xi), doc)
-    record_margin(m.margin, points, rows, w, theta, xi, sign)
+    doc = (f"x_i'w + theta >= -xi_i for i in {own}, stored as x_i'w + theta + xi_i >= 0" if sign == 1 else
+           f"x_j'w + theta <= xi_j for j in {own}, stored as x_j'w + theta - xi_j <= 0")
+    coefs = margin_coefficients(points, rows, 0, sign)
+    maker = PrimalMarginRow(rows + 1, coefs[:, :len(w)], w, theta, xi, sign)
+    m.add_component("margin", LazyRows(X_own, maker, doc=doc))
+    record_margin(m.margin, coefs, w, theta, xi, sign)
 
 
 def primal_plus(m: pyo.ConcreteModel, own: str, other: str, points: np.ndarray) -> None:
