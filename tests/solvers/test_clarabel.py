@@ -649,3 +649,32 @@ def test_the_feasibility_and_gap_tolerances_by_form(monkeypatch, eq, p, m, asked
     assert loose.certified and tight.certified, (loose.message, tight.message)
     assert abs(loose.objective - tight.objective) <= 1e-10 * abs(tight.objective)
     assert np.max(np.abs(np.asarray(loose.values["w"]) - np.asarray(tight.values["w"]))) <= 1e-8
+
+
+@pytest.mark.parametrize("eq, kw", [(28, {"eps": 0.05}), (23, {"p": 2.0, "eps": 0.05}), (15, {})])
+def test_rows_let_go_before_a_large_run_are_read_again_to_the_same_result(monkeypatch, iris, eq, kw):
+    """From ``FORGET_ROWS_LARGE`` rows of the form on (lowered here to 1), the rows' reading is let go before
+    Clarabel's run and read again by the certificate: the same optimum, duals and verdict as when it is kept, and one
+    more reading of the rows (counted)."""
+    from tpm_models.solvers import rows
+
+    X, y = iris
+    reads = []
+    real = rows._read_rows
+
+    def counted(*args):
+        reads.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(rows, "_read_rows", counted)
+    results = []
+    for large in (10**9, 1):
+        monkeypatch.setattr(clarabel_backend, "FORGET_ROWS_LARGE", large)
+        reads.clear()
+        results.append((solve(build(eq, X, y, 1, 0.3, 1.0, **kw), "clarabel"), len(reads)))
+    (kept, kept_reads), (again, again_reads) = results
+    assert again_reads == kept_reads + 1
+    assert kept.certified and again.certified
+    assert again.objective == kept.objective
+    assert again.duals.keys() == kept.duals.keys()
+    assert all(np.array_equal(np.asarray(again.duals[k]), np.asarray(kept.duals[k])) for k in kept.duals)

@@ -33,3 +33,9 @@ def remembered(key: Hashable, make: Callable):
     if key not in _READINGS:
         _READINGS[key] = make()
     return _READINGS[key]
+
+
+def forget(key: Hashable) -> bool:
+    """Drop what :func:`remembered` keeps under ``key`` (it is made again if asked for), so that a large reading is
+    not held while it is not needed; whether there was one."""
+    return _READINGS is not None and _READINGS.pop(key, None) is not None

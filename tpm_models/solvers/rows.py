@@ -40,8 +40,8 @@ from pyomo.core.base.var import ScalarVar, VarData
 from pyomo.core.expr import numeric_expr as ne
 
 from tpm_models.models.row_blocks import RowBlock, param_values, row_blocks
+from tpm_models.solvers.reading import forget, remembered
 from tpm_models.solvers.reading import one_reading as one_reading
-from tpm_models.solvers.reading import remembered
 from tpm_models.solvers.variables import integer_mask as integer_mask
 from tpm_models.solvers.variables import model_variables as model_variables
 
@@ -354,6 +354,12 @@ def read_rows(model: pyo.ConcreteModel, column: dict, n: int) -> LinearRows:
     ``n`` columns (``column[id(var)]``, the model's unfixed variables in order); the others are returned in ``others``.
     Read once per :func:`one_reading`."""
     return remembered((id(model), n), lambda: _read_rows(model, column, n))
+
+
+def forget_rows(model: pyo.ConcreteModel, n: int) -> bool:
+    """Let :func:`read_rows` of ``model`` over ``n`` columns go until it is read again (:func:`reading.forget`): a
+    solver's run at :math:`10^6` points need not hold the rows' matrix beside its own copy of them."""
+    return forget((id(model), n))
 
 
 def objective_terms(model: pyo.ConcreteModel, objective, column: dict, n: int) -> tuple | None:

@@ -27,6 +27,8 @@ from tpm_models.solvers.conic import Cone, ConicForm, conic_form
 from tpm_models.solvers.polish import POLISH_HUGE, Polished, polish
 from tpm_models.solvers.power_apex import APEX_NUDGE, apex_point, nudged_apex
 from tpm_models.solvers.powsoc import dual_of_power_form, implied_bounds, pow_as_soc_map, without_rows
+from tpm_models.solvers.rows import forget_rows
+from tpm_models.solvers.variables import free_variables
 from tpm_models.solvers.violation import model_evaluates
 
 CLARABEL_TOL = 1e-12
@@ -186,6 +188,14 @@ the certificate"): (23) at p = 1.5 on 10^5 points 39 -> 35 iterations and polish
 
 CLARABEL_MAX_ITER = 500
 """Iteration cap of Clarabel (default 200); it needs < 50 on this library's models."""
+
+
+FORGET_ROWS_LARGE = 250_000
+"""From this many rows of the conic form on, the model's rows as read (:func:`tpm_models.solvers.rows.read_rows`,
+the class reading's and the form's) are let go before Clarabel's run and read again by the certificate: (28) at
+:math:`10^6` points (500,000 rows) peaks 70 MB lower (1.74 -> 1.67 GB) for a second reading of 0.3 s in a 27 s solve.
+Below it the reading is kept (at :math:`10^5` points it would be 25 ms for 7 MB; ``docs/bench-scale.md``, "Issue 24,
+the rows made on demand")."""
 
 
 CLARABEL_POLISH = True
@@ -513,6 +523,8 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
     if dropped is not None and dropped.size:  # the same feasible set (implied_bounds); their z is 0
         A, b, cones, kept = without_rows(A, b, cones, dropped)
         note += f"; {dropped.size} implied bounds left out of Clarabel's run"
+    if form.A.shape[0] >= FORGET_ROWS_LARGE:  # not held beside Clarabel's copy; the certificate reads them again
+        forget_rows(model, len(free_variables(model)[0]))
     run = clarabel_solve(form.P, form.q, A, b, cones, time_limit, options=options,
                          judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None,
                          tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS, polish_almost=plain or back is not None,
