@@ -137,3 +137,27 @@ def test_a_refused_expression_leaves_the_row_as_built(rng):
     with pytest.raises(ValueError):
         row.set_value(None)
     assert type(row) is LazyRowData and is_as_built(list(model.margin.values()))
+
+
+class _AtLeastIndex:
+    """A user's row maker, as ``docs/architecture.md`` shows: row ``i`` is ``x[i] >= i``."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __call__(self, i):
+        return self.x[i] >= i
+
+
+def test_a_users_rows_on_a_list_index_are_made_when_read_and_solved():
+    """``LazyRows`` on an index given as a list (an anonymous set, built first): the rows are made when read, and a
+    solve (the rows walked: nobody recorded them) reaches the closed-form optimum min x_1 + x_3 = 1 + 3."""
+    model = pyo.ConcreteModel()
+    model.x = pyo.Var([1, 2, 3])
+    model.c = LazyRows([1, 3], _AtLeastIndex(model.x), doc="x_i >= i")
+    model.obj = pyo.Objective(expr=model.x[1] + model.x[3] + model.x[2] ** 2)
+    assert list(model.c) == [1, 3] and not any(con.made for con in model.c.values())
+    result = solve(model)
+    assert result.certified
+    assert result.objective == pytest.approx(4.0, abs=1e-7)
+    assert [pyo.value(model.x[i]) for i in (1, 3)] == pytest.approx([1.0, 3.0], abs=1e-7)

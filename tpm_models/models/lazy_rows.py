@@ -81,6 +81,8 @@ class LazyRows(IndexedConstraint):
         if self._constructed:
             return
         self._constructed = True
+        for anonymous in self._anonymous_sets or ():  # an index given as a list: built first, as Constraint does
+            anonymous.construct()
         self._data = {i: LazyRowData(self, i) for i in self.index_set()}
 
 
