@@ -505,7 +505,8 @@ def _release_implied_bounds(A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Con
 
 
 def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Sequence[Cone],
-           x: np.ndarray, s: np.ndarray, z: np.ndarray, attempts: int | None = None) -> Polished:
+           x: np.ndarray, s: np.ndarray, z: np.ndarray, attempts: int | None = None,
+           accept: float = POLISH_ACCEPT) -> Polished:
     """Polish the interior point ``(x, s, z)`` of :math:`\\min \\tfrac12x^\\top Px+q^\\top x` s.t.
     :math:`b - Ax = s \\in \\mathcal K` (``P`` its upper triangle, as Clarabel takes it); see the module docstring.
 
@@ -517,7 +518,8 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     multiplier. A run that solves its equations but leaves a row with the wrong sign is followed by one with those
     rows moved (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
     :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most ``attempts`` runs (default
-    :data:`POLISH_ATTEMPTS`, :data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on)."""
+    :data:`POLISH_ATTEMPTS`, :data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on). ``accept``: the largest
+    KKT residual of an accepted point (:data:`POLISH_ACCEPT`; a caller whose own point is worse may ask less)."""
     P = sp.csc_matrix(P)
     P_full = (P + P.T - sp.diags(P.diagonal())).tocsr()
     A = sp.csr_matrix(A)
@@ -544,7 +546,7 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
         after = kkt_residual(P_full, q, A, b, cones, xk, zk)
         move = float(np.max(np.abs(xk - x0), initial=0.0)) / max(1.0, float(np.max(np.abs(x0), initial=0.0)))
         keep.residual_after = min(keep.residual_after, after)
-        if after <= POLISH_ACCEPT and after < before and move <= POLISH_MAX_MOVE:
+        if after <= accept and after < before and move <= POLISH_MAX_MOVE:
             retried = f" ({how})" if how else ""
             return Polished(xk, zk, True, before, after, f"KKT residual {before:.1e} -> {after:.1e}{retried}")
         if not attempt and attempts > 1 and len(x0) + len(z0) < POLISH_LARGE:  # the first reading failed: retries
@@ -557,7 +559,7 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
             reasons.append(f"the polished point moved {move:.1e} (a face misread)")
         else:
             reasons.append(f"KKT residual {after:.1e} after polishing" + (
-                f", above {POLISH_ACCEPT:g}" if after > POLISH_ACCEPT else f", not below {before:.1e}"))
+                f", above {accept:g}" if after > accept else f", not below {before:.1e}"))
         corrected = _sign_corrections(cones, blocks, b - A @ xk, zk) if converged else None
         if corrected is not None:
             readings.insert(0, (corrected, (how + "; " if how else "") + "signs corrected"))
