@@ -142,10 +142,10 @@ that run stops at residuals 6.0e-10 and 4.0e-8, its point 3.5e-7 from the optimu
 fails ("optimal, not certified"; ``docs/bench-scale.md``, "p = 1.5 and 10^6 points")."""
 
 CLARABEL_POLISH_ALMOST_TOL = 1e-6
-"""A run that stops ``AlmostSolved`` short of :data:`CLARABEL_ACCEPT_TOL`, with residuals (:func:`almost_residual`) at
-most 1e-6, is polished before the next run is made, inside ``solve()`` only (``judged_by_certificate``); when the
-polish is accepted (a KKT point of the conic program to :data:`~tpm_models.solvers.polish.POLISH_ACCEPT` = 1e-11, a
-thousand times tighter than 1e-8), that point is taken and the later runs are not made, and the message says so
+"""A run that stops ``AlmostSolved`` short of :data:`CLARABEL_ACCEPT_TOL`, with residuals (:func:`almost_residuals`)
+at most 1e-6, is polished before the next run is made, inside ``solve()`` only (``judged_by_certificate``); when the
+polish is accepted (a KKT point of the conic program to :data:`CLARABEL_POLISH_ALMOST_ACCEPT`, the 1e-8 that
+Clarabel's point failed), that point is taken and the later runs are not made, and the message says so
 (the model's certificate then judges it as any other point). At most one such polish per solve, on the first reading
 of the faces only, and not on a form with power cones read as they are (below :data:`POW_AS_SOC_COLUMNS`). On a form
 whose power cones were written as second-order cones up front, the point is polished on the power cones
@@ -161,12 +161,13 @@ CLARABEL_POLISH_ALMOST_ACCEPT = CLARABEL_ACCEPT_TOL
 (:data:`CLARABEL_POLISH_ALMOST_TOL`), where the polish of a ``Solved`` point asks
 :data:`~tpm_models.solvers.polish.POLISH_ACCEPT` = 1e-11: that point is no alternative (it fails 1e-8), so a polished
 point that meets the 1e-8 it failed, and is better than it, is taken; the model's certificate judges it as any
-other. Measured (``docs/bench-scale.md``, "Issue 24, the rows made on demand"), on 10^5 points with nu = 0.1, at an
-optimum w = 0 where the multipliers are not unique and Clarabel stops at a dual residual of 1.5e-8 to 1.2e-7 at
-every tolerance: the polish leaves the cone t >= |w|_2 slightly outside (w of 2e-10, every other KKT condition to
-1e-15), KKT residual 4.1e-10 ((28), class 0), 1.7e-9 ((27), class 0), 2.0e-9 ((29), class 0). Refused at 1e-11, the
-default fell back to Ipopt (25 s, 6.3e-9 above the optimum) or kept Clarabel's point, "optimal, not certified";
-taken, each solve is 1.3-1.6 s and certified. The gate to try such a polish reads Clarabel's residuals only
+other. Measured (``docs/bench-scale.md``, "Issue 24, the optima at w = 0 with multipliers not unique"), on 10^5
+points with nu = 0.1, at an optimum w = 0 where the multipliers are not unique and Clarabel stops at a dual residual
+of 1.5e-8 to 1.4e-7 at every tolerance: the polish leaves the cone t >= |w|_2 slightly outside (w of 2e-10 to
+1e-9, every other KKT condition to 1e-15), KKT residual 4.1e-10 ((28), class 0), 1.7e-9 ((27), class 0), 2.0e-9
+((29), class 0), 7.8e-10 ((26) at p = 1.5, on the power cones). Refused at 1e-11, the default fell back to Ipopt
+(25-43 s, 6.3e-9 above the optimum) or kept Clarabel's point, "optimal, not certified"; taken, each solve is
+1.3-1.7 s and certified. The gate to try such a polish reads Clarabel's residuals only
 (:func:`almost_residuals`): the gap of a point at an optimum 0 (1.45e-12 of an objective of 2.9e-12) is what the
 polish mends."""
 
