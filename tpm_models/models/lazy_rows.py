@@ -59,11 +59,10 @@ class LazyRowData(ConstraintData):
         return super().to_bounded_expression(evaluate_bounds)
 
     def set_value(self, expr) -> None:
-        """Give the row another expression: it becomes an ordinary ``ConstraintData`` (not as built)."""
-        self.expr  # noqa: B018 -- the expression it held, should ConstraintData.set_value refuse the new one
+        """Give the row another expression: it becomes an ordinary ``ConstraintData`` (not as built). An expression
+        ``ConstraintData.set_value`` refuses leaves the row as it was (its expression still made on demand)."""
         ConstraintData.set_value(self, expr)
-        if self.__class__ is LazyRowData:  # not deleted (Constraint.Skip): a row of its own now
-            self.__class__ = ConstraintData
+        self.__class__ = ConstraintData
 
 
 class LazyRows(IndexedConstraint):

@@ -59,7 +59,7 @@ class NormApex:
 def _squares(expr, col: dict, weight: float, out: dict) -> bool:
     """Add ``weight * expr`` to ``out`` (column -> :math:`a_k`) when ``expr`` is a sum of ``c * v**2`` terms with
     ``c > 0`` (``v * v`` too); ``False`` otherwise."""
-    if expr.__class__ in (ne.SumExpression, ne.LinearExpression) or isinstance(expr, ne.SumExpression):
+    if isinstance(expr, ne.SumExpression):  # LinearExpression too (a subclass)
         return all(_squares(arg, col, weight, out) for arg in expr.args)
     if expr.__class__ in (ne.ProductExpression, ne.MonomialTermExpression) and isinstance(expr.args[0], (int, float)):
         c = float(expr.args[0])

@@ -353,14 +353,13 @@ def almost_residuals(solution) -> float | None:
 def almost_residual(solution) -> float | None:
     """The largest of Clarabel's scaled primal and dual residuals and the duality gap relative to the objective
     (0 at or below 1e-12 absolute, the certificate's ``GAP_FLOOR``) of an ``AlmostSolved`` point, else ``None``: the
-    measure of :data:`CLARABEL_LAST_RESORT_TOL`."""
-    p, d = float(solution.obj_val), float(solution.obj_val_dual)
-    if str(solution.status) != "AlmostSolved" or not (np.isfinite(p) and np.isfinite(d)):
+    measure of :data:`CLARABEL_LAST_RESORT_TOL` (:func:`almost_residuals` and the gap)."""
+    residuals = almost_residuals(solution)
+    if residuals is None:
         return None
+    p, d = float(solution.obj_val), float(solution.obj_val_dual)  # finite (almost_residuals)
     gap = abs(p - d)
-    relative_gap = 0.0 if gap <= GAP_FLOOR else gap / max(abs(p), abs(d))
-    residual = max(float(solution.r_prim), float(solution.r_dual), relative_gap)
-    return residual if np.isfinite(residual) else None
+    return max(residuals, 0.0 if gap <= GAP_FLOOR else gap / max(abs(p), abs(d)))
 
 
 def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None,
