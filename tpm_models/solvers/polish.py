@@ -40,7 +40,7 @@ distances, complementarity) must be below the interior point's and at most :data
 KKT point of the convex program to that accuracy: optimal), and :math:`x` must have moved by at most
 :data:`POLISH_MAX_MOVE` (a safety net). Otherwise the interior point is kept unchanged and
 :attr:`Polished.reason` says why. Faces are read again when Newton's method fails on the first reading
-(:func:`polish`).
+(:func:`polish`): with the ambiguous rows released, one doubtful row released, or the signs corrected.
 
 Measured (``tpm-models conic-survey``, ``docs/solvers.md``): on the 936 models of (23) and
 its twins (26)-(29), Clarabel's :math:`w` is within 1e-7 of the refined reference on 703, the polished one on all;
@@ -98,11 +98,25 @@ POLISH_ATTEMPTS = 8
 its equations but left a row with the wrong sign."""
 POLISH_HUGE = 50_000
 """From this many unknowns on, :data:`POLISH_ATTEMPTS_HUGE` Newton runs at most."""
-POLISH_ATTEMPTS_HUGE = 2
-"""Newton runs at most from :data:`POLISH_HUGE` unknowns on: the first reading and one with its signs corrected.
-Each run costs a factorisation or more of 10^5 rows (0.45 s and up); measured on the ten models of
-``tpm-models bench scale`` at 10^5 points and (15), (28) at 10^6, every accepted polish was the first reading's,
-while (23) and (26) at p = 1.5 at 10^5 went through all eight runs and failed (8.8 s for (26))."""
+POLISH_ATTEMPTS_HUGE = 3
+"""Newton runs at most from :data:`POLISH_HUGE` unknowns on: the first reading, the one with its ambiguous rows
+released (:data:`POLISH_AMBIGUOUS`) and one with signs corrected. Each run costs a factorisation or more of 10^5 rows
+(0.05-0.45 s); measured on the ten models of ``tpm-models bench scale`` at 10^5 points and (15), (28) at 10^6, every
+accepted polish was the first reading's, while (23) and (26) at p = 1.5 at 10^5 went through all eight runs and
+failed (8.8 s for (26)). It was 2 (no ambiguous reading); the second run now polishes (23) at p = 2 and (26)-(29)
+at 10^5 points with nu = 0.1, eps = 0, class 2 (:data:`POLISH_AMBIGUOUS`)."""
+POLISH_AMBIGUOUS = 10.0
+"""An active ``nonneg`` row (:math:`s_i < z_i`) whose :math:`s_i` is within this factor of :math:`z_i` is
+*ambiguous*: at a strictly complementary optimum an interior point's :math:`s_i z_i \\approx \\mu` with one of the two
+clearly larger, while a row that is active with a zero multiplier has both near :math:`\\sqrt\\mu`. When the first
+reading fails, one reading has every ambiguous row read inactive (:func:`_ambiguous_released`; the rows whose sign
+then come out wrong are moved back by a later reading, :func:`_sign_corrections`): the reading after the first from
+:data:`POLISH_LARGE` unknowns on, the last of the retries below. Measured on 10^5 points (``tpm-models bench
+scale``'s data, class 2, nu = 0.1, eps = 0, ``docs/bench-scale.md``): (28) reads 25,040 rows active, of which 2 with
+:math:`s_i` within a factor 10 of :math:`z_i`; on that reading Newton's residual stalls at 7.6e-10 (no point meets
+the equations) and the sign-corrected one fails too, so Clarabel's point (1.2e-7 from the optimum) was kept
+unpolished, as were those of (23) at p = 2, (26), (27) and (29) (2.3e-8 to 2.1e-7); with the ambiguous rows
+inactive Newton converges to 5e-17, every sign right, and each is polished to its KKT residual of 1e-17 to 1e-16."""
 POLISH_MIN_STEP = 2.0**-20
 """The shortest damped step tried: a shorter one ends the polish."""
 POLISH_STALL = 0.9
@@ -419,6 +433,21 @@ def _doubtful_rows(cones, blocks, z: np.ndarray, dz: np.ndarray) -> list[tuple[i
     return [(k, i) for _, k, i in sorted(out, reverse=True)]
 
 
+def _ambiguous_released(cones, blocks: list, s: np.ndarray, z: np.ndarray) -> tuple[list, int]:
+    """``blocks`` with every ambiguous active ``nonneg`` row (:data:`POLISH_AMBIGUOUS`: :math:`s_i \\ge z_i /`
+    ``POLISH_AMBIGUOUS``, at the interior point ``(s, z)``) read inactive, and how many there were."""
+    out, start, count = list(blocks), 0, 0
+    for k, cone in enumerate(cones):
+        if cone.kind == "nonneg":
+            sk, zk = s[start:start + cone.dim], z[start:start + cone.dim]
+            ambiguous = blocks[k] & (sk * POLISH_AMBIGUOUS >= zk)
+            if ambiguous.any():
+                out[k] = blocks[k] & ~ambiguous
+                count += int(ambiguous.sum())
+        start += cone.dim
+    return out, count
+
+
 def _snap_bounds(A: sp.csr_matrix, b: np.ndarray, f: _Faces, x: np.ndarray) -> np.ndarray:
     """``x`` with every variable of an active bound row (``s = 0`` on a row of one nonzero) set exactly to its bound:
     Newton leaves it at the bound up to rounding, possibly outside (a ``-1e-19`` under ``a**1.5`` is complex)."""
@@ -511,9 +540,11 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     :math:`b - Ax = s \\in \\mathcal K` (``P`` its upper triangle, as Clarabel takes it); see the module docstring.
 
     The faces are read off ``(s, z)`` (:func:`faces`). When Newton's method on them does not reach an accepted
-    point, the reading is retried (:data:`POLISH_RETRIES` times, below :data:`POLISH_LARGE` unknowns) with one
-    active row read as inactive, in the order of :func:`_doubtful_rows`: near a degenerate optimum (Wine class 1,
-    (26) at p = 1.5, eps = 0.1: a bound ``z_j >= 0`` where the optimal ``z_j`` is 4e-10, beside the row
+    point, the reading is retried with every ambiguous active row read as inactive (:data:`POLISH_AMBIGUOUS`: next
+    from :data:`POLISH_LARGE` unknowns on, last below) and, below :data:`POLISH_LARGE` unknowns
+    (:data:`POLISH_RETRIES` times), with one active row read as inactive, in the order of :func:`_doubtful_rows`:
+    near a degenerate optimum (Wine class 1, (26) at p = 1.5, eps = 0.1: a bound ``z_j >= 0`` where the optimal
+    ``z_j`` is 4e-10, beside the row
     ``z_j >= tau`` and the power cone's ``tau >= 0``) the interior point gives such a row a clearly positive
     multiplier. A run that solves its equations but leaves a row with the wrong sign is followed by one with those
     rows moved (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
@@ -563,5 +594,10 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
         corrected = _sign_corrections(cones, blocks, b - A @ xk, zk) if converged else None
         if corrected is not None:
             readings.insert(0, (corrected, (how + "; " if how else "") + "signs corrected"))
+        if not attempt and attempts > 1:  # the first reading failed: one with every ambiguous row released, next at
+            released, count = _ambiguous_released(cones, first, s0, z0)  # scale, after the others below it
+            if count:
+                readings.insert(0 if len(x0) + len(z0) >= POLISH_LARGE else len(readings),
+                                (released, f"{count} ambiguous active rows read as inactive"))
     keep.reason = reasons[0] + (f"; {len(reasons) - 1} other readings failed" if len(reasons) > 1 else "")
     return keep

@@ -173,8 +173,9 @@ polish mends."""
 
 POWER_POLISH_ATTEMPTS = 3
 """The Newton runs of a polish on the power cones (:func:`on_power_cones`, :func:`polish_power_form`) from
-:data:`~tpm_models.solvers.polish.POLISH_HUGE` unknowns on, where the polish's own limit is
-:data:`~tpm_models.solvers.polish.POLISH_ATTEMPTS_HUGE` = 2 (below it, the polish's own limit holds): the first
+:data:`~tpm_models.solvers.polish.POLISH_HUGE` unknowns on (below it, the polish's own limit holds), where the
+polish's own limit :data:`~tpm_models.solvers.polish.POLISH_ATTEMPTS_HUGE` was 2 when this was measured (it is 3
+since the reading with ambiguous rows released, :data:`~tpm_models.solvers.polish.POLISH_AMBIGUOUS`): the first
 reading of the faces and two with their signs corrected. Measured (``docs/bench-scale.md``, "Issue 24, the
 p-norms' tree of cones"): (26) at p = 1.5 on 10^5 points stops ``AlmostSolved`` short of 1e-8 on the tree of
 :func:`~tpm_models.solvers.powsoc.pow_as_soc_map` (dual residual 1.3e-8); at its point a margin row with
