@@ -13,7 +13,14 @@ import numpy as np
 import pytest
 
 from tpm_models import build
-from tpm_models.experiments.bench_scale import SCALE_MODELS, parse_models, run_row, scale_data, scale_table
+from tpm_models.experiments.bench_scale import (
+    SCALE_MODELS,
+    bytecode_cached,
+    parse_models,
+    run_row,
+    scale_data,
+    scale_table,
+)
 from tpm_models.solvers import solve
 
 
@@ -23,6 +30,24 @@ def test_parse_models():
         with pytest.raises(ValueError, match="give 15|needs p"):
             parse_models(bad)
     assert (26, 1.5) in SCALE_MODELS and len(SCALE_MODELS) == 10
+
+
+def test_bytecode_cached_counts_the_modules_whose_bytecode_is_current(tmp_path):
+    """Three modules: one compiled (py_compile, as compileall and pip write it), one never compiled, one compiled and
+    then edited (its bytecode older than its source): one of three cached."""
+    import os
+    import py_compile
+
+    for name in ("compiled", "never", "edited"):
+        (tmp_path / f"{name}.py").write_text("x = 1\n")
+    py_compile.compile(str(tmp_path / "compiled.py"))
+    py_compile.compile(str(tmp_path / "edited.py"))
+    edited = tmp_path / "edited.py"
+    later = os.stat(importlib.util.cache_from_source(str(edited))).st_mtime + 10
+    edited.write_text("x = 2\n")
+    os.utime(edited, (later, later))
+    assert bytecode_cached(tmp_path) == (1, 3)
+    assert bytecode_cached()[1] > 100  # the library's own modules
 
 
 def test_a_row_is_the_solve_of_the_same_model():

@@ -231,7 +231,8 @@ def test_a_crawling_newton_run_stops_without_changing_the_answer(monkeypatch):
     reading of the faces off Clarabel's point polishes it (docs/solvers.md, "The polish at scale"), and Clarabel's
     point is kept. Stopping each Newton run once it crawls (``POLISH_STALL``) keeps that answer exactly (the same
     point, the same refusal) for far fewer Newton steps than running every run to ``POLISH_NEWTON`` steps (100
-    there: five readings, the first, three with one doubtful row released and one with the ambiguous rows released). (Was (23) at p = 1.5 on 2,000 points of ``random_state=0``: on the tree with equal leaves paired,
+    there: five readings, the first, three with one doubtful row released and one with the ambiguous rows released).
+    (Was (23) at p = 1.5 on 2,000 points of ``random_state=0``: on the tree with equal leaves paired,
     ``powsoc``, Clarabel's point there is another, whose Newton runs end in 4 steps with or without the stop.)"""
     from tpm_models.experiments.bench_scale import scale_data
     from tpm_models.solvers import polish as polish_module

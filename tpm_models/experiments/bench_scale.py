@@ -18,12 +18,14 @@ same terms, equal to (23)'s at the optimum).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -63,6 +65,21 @@ def _kwargs(eq: int, p: float | None) -> dict:
 
 def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: kB
+
+
+def bytecode_cached(package_dir: str | Path | None = None) -> tuple[int, int]:
+    """``(cached, modules)``: how many of the ``.py`` modules under ``package_dir`` (default: this library's) have
+    bytecode cached beside them (``__pycache__``, as ``pip install`` and ``python -m compileall`` write it) that is
+    not older than their source. A module without it is compiled again by every process that imports it: an
+    editable checkout under ``PYTHONDONTWRITEBYTECODE=1`` compiled this library's modules at each start (0.1 s of
+    each process of the benchmark, where cvxpy's, installed by pip, are cached; ``docs/bench-scale.md``)."""
+    root = Path(package_dir) if package_dir is not None else Path(__file__).resolve().parents[1]
+    modules = sorted(root.rglob("*.py"))
+    cached = 0
+    for source in modules:
+        compiled = Path(importlib.util.cache_from_source(str(source)))
+        cached += compiled.exists() and compiled.stat().st_mtime >= source.stat().st_mtime
+    return cached, len(modules)
 
 
 def tpm_row(eq: int, p: float | None, m: int, seed: int = 0) -> dict:
