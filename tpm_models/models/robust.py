@@ -43,6 +43,7 @@ from pyomo.core.expr.numeric_expr import (
 from pyomo.core.expr.relational_expr import InequalityExpression
 
 from tpm_models.models import shapes
+from tpm_models.models.array_params import ArrayParam
 from tpm_models.models.lazy_rows import LazyRows, position
 from tpm_models.models.multiclass import class_sets
 from tpm_models.models.norms import add_pnorm_epigraph, check_p, check_radii, conjugate
@@ -75,13 +76,9 @@ def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.Concre
     used = pyo.RangeSet(X.shape[0])
     # a parameter, not a number: a row holds eps_i * |w| whatever eps_i is, so the model's class (and
     # the solvers that may take it) do not change at eps = 0 (tpm_models.solvers.model_class)
-    # one ParamData per point is most of the build at 10^6 points: initialised from a number when every radius is
-    # the same, else by a rule (Pyomo then skips the check of each index that a dict's keys get); within=Any, the
-    # implicit domain said explicitly: Pyomo then does not test each value against Reals (half the Param's time)
-    values = radii.tolist()
-    same = bool(len(values)) and bool((radii == radii[0]).all())
-    m.eps = pyo.Param(used, initialize=values[0] if same else (lambda _, i: values[i - 1]), mutable=True,
-                      within=pyo.Any, doc="eps[i] >= 0: radius of U_p(x^i) (21)")
+    # one mutable ParamData per point is most of the build at 10^6 points: made in one pass (ArrayParam; the radii
+    # checked by check_radii), not by Pyomo's per-index path
+    m.eps = ArrayParam(used, radii.tolist(), doc="eps[i] >= 0: radius of U_p(x^i) (21)")
     m.w = pyo.Var(m.J, doc="w_c")
     m.theta = pyo.Var(doc="theta_c")
     m.xi = pyo.Var(m.X_c, domain=pyo.NonNegativeReals, doc="xi_c,i >= 0")
