@@ -65,6 +65,18 @@ def test_an_array_param_is_copied_and_written_as_pyomos(tmp_path):
     assert out["ours"] == out["pyomos"]
 
 
+def test_equal_values_share_one_float_as_a_number_initialiser_gives():
+    """10^6 equal radii held as one float object, as ``initialize=0.02`` gives (24 MB less at 10^6 points); unequal
+    ones each their own, the values given."""
+    m = pyo.ConcreteModel()
+    m.same = ArrayParam(pyo.RangeSet(4), np.full(4, 0.02))
+    m.pyomos = pyo.Param(pyo.RangeSet(4), initialize=0.02, mutable=True, within=pyo.Any)
+    m.other = ArrayParam(pyo.RangeSet(3), np.array([0.0, 0.5, 2.0]))
+    assert len({id(d.value) for d in m.same.values()}) == len({id(d.value) for d in m.pyomos.values()}) == 1
+    assert [d.value for d in m.other.values()] == [0.0, 0.5, 2.0]
+    assert all(type(d.value) is float for d in m.other.values())
+
+
 def test_an_array_param_needs_one_value_an_index():
     m = pyo.ConcreteModel()
     with pytest.raises(ValueError, match="2 values for 3 indices"):

@@ -17,28 +17,33 @@ Pyomo's, item for item, and through the ``.lp`` writer). Measured (``docs/bench-
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
+import numpy as np
 import pyomo.core as pyo
 from pyomo.core.base.param import IndexedParam, ParamData
 
 
 class ArrayParam(IndexedParam):
     """``Param(index, mutable=True, within=Any)`` holding ``values[k]`` at the ``k``-th index of ``index`` (as many
-    values as indices, each a number)."""
+    values as indices, each a number; kept as Python floats, one float object for all when they are all equal, as
+    ``initialize=`` a number gives)."""
 
-    def __init__(self, index, values: Sequence[float], *, doc: str | None = None):
+    def __init__(self, index, values: Sequence[float] | np.ndarray, *, doc: str | None = None):
         super().__init__(index, mutable=True, within=pyo.Any, doc=doc)
-        self.values_given: list | None = list(values)
+        self.values_given: Sequence[float] | np.ndarray | None = values
 
     def construct(self, data=None) -> None:
         if self._constructed:
             return
         super().construct(data)  # Pyomo's own construction (its index set, no value yet: no rule was given)
-        values, self.values_given = self.values_given, None
+        given, self.values_given = np.asarray(self.values_given, dtype=float), None
         indices = list(self.index_set())
-        if len(values) != len(indices):
-            raise ValueError(f"ArrayParam {self.name}: {len(values)} values for {len(indices)} indices")
+        if len(given) != len(indices):
+            raise ValueError(f"ArrayParam {self.name}: {len(given)} values for {len(indices)} indices")
+        same = len(given) and bool((given == given[0]).all())  # one float object, not one a point (24 MB at 10^6)
+        values = itertools.repeat(float(given[0]), len(given)) if same else given.tolist()
         for index, value in zip(indices, values):
             made = ParamData(self)  # what Param's own path makes: ParamData(component), then its index and value
             made._index, made._value = index, value

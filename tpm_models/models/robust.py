@@ -78,7 +78,7 @@ def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.Concre
     # the solvers that may take it) do not change at eps = 0 (tpm_models.solvers.model_class)
     # one mutable ParamData per point is most of the build at 10^6 points: made in one pass (ArrayParam; the radii
     # checked by check_radii), not by Pyomo's per-index path
-    m.eps = ArrayParam(used, radii.tolist(), doc="eps[i] >= 0: radius of U_p(x^i) (21)")
+    m.eps = ArrayParam(used, radii, doc="eps[i] >= 0: radius of U_p(x^i) (21)")
     m.w = pyo.Var(m.J, doc="w_c")
     m.theta = pyo.Var(doc="theta_c")
     m.xi = pyo.Var(m.X_c, domain=pyo.NonNegativeReals, doc="xi_c,i >= 0")
