@@ -106,7 +106,7 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
     cached, modules = bytecode_cached()
     print(f"tpm_models' bytecode cached for {cached} of its {modules} modules" + (
         "" if cached == modules else ": the others are compiled again by each process, 0.1 s of its wall time when "
-        "none is cached (python -m compileall on the package, or make setup, caches them as pip install does)"))
+        "none is cached (python -m compileall on the package, or make bytecode, caches them as pip install does)"))
     rows = bench_scale(args.sizes or [10_000, 100_000], models, cvxpy=not args.no_cvxpy, timeout=args.timeout,
                        progress=None if args.quiet else print, seeds=args.seeds or [0])
     print(scale_table(rows))
