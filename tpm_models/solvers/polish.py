@@ -104,7 +104,12 @@ released (:data:`POLISH_AMBIGUOUS`) and one with signs corrected. Each run costs
 (0.05-0.45 s); measured on the ten models of ``tpm-models bench scale`` at 10^5 points and (15), (28) at 10^6, every
 accepted polish was the first reading's, while (23) and (26) at p = 1.5 at 10^5 went through all eight runs and
 failed (8.8 s for (26)). It was 2 (no ambiguous reading); the second run now polishes (23) at p = 2 and (26)-(29)
-at 10^5 points with nu = 0.1, eps = 0, class 2 (:data:`POLISH_AMBIGUOUS`)."""
+at 10^5 points with nu = 0.1, eps = 0, class 2 (:data:`POLISH_AMBIGUOUS`). The polish on the power cones of a form
+written as second-order cones (``clarabel.on_power_cones``) needs three as well, and had its own limit of 3 while this
+was 2: (26) at p = 1.5 on 10^5 points, its point short of 1e-8 on the tree of cones, is polished by its third run
+(a row with s = 8.2e-9 and z = 1.0e-8 read active, moved by the first sign correction and back by the second;
+``docs/bench-scale.md``, "Issue 24, the p-norms' tree of cones"), where a failed polish was followed by the rescue
+run (1.8 s)."""
 POLISH_AMBIGUOUS = 10.0
 """An active ``nonneg`` row (:math:`s_i < z_i`) whose :math:`s_i` is within this factor of :math:`z_i` is
 *ambiguous*: at a strictly complementary optimum an interior point's :math:`s_i z_i \\approx \\mu` with one of the two
@@ -544,13 +549,13 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     from :data:`POLISH_LARGE` unknowns on, last below) and, below :data:`POLISH_LARGE` unknowns
     (:data:`POLISH_RETRIES` times), with one active row read as inactive, in the order of :func:`_doubtful_rows`:
     near a degenerate optimum (Wine class 1, (26) at p = 1.5, eps = 0.1: a bound ``z_j >= 0`` where the optimal
-    ``z_j`` is 4e-10, beside the row
-    ``z_j >= tau`` and the power cone's ``tau >= 0``) the interior point gives such a row a clearly positive
-    multiplier. A run that solves its equations but leaves a row with the wrong sign is followed by one with those
-    rows moved (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's ``a_j`` is 7e-5 above
-    :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most ``attempts`` runs (default
-    :data:`POLISH_ATTEMPTS`, :data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on). ``accept``: the largest
-    KKT residual of an accepted point (:data:`POLISH_ACCEPT`; a caller whose own point is worse may ask less)."""
+    ``z_j`` is 4e-10, beside the row ``z_j >= tau`` and the power cone's ``tau >= 0``) the interior point gives such
+    a row a clearly positive multiplier. A run that solves its equations but leaves a row with the wrong sign is
+    followed by one with those rows moved (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's
+    ``a_j`` is 7e-5 above :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most ``attempts``
+    runs (default :data:`POLISH_ATTEMPTS`, :data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on).
+    ``accept``: the largest KKT residual of an accepted point (:data:`POLISH_ACCEPT`; a caller whose own point is worse
+    may ask less)."""
     P = sp.csc_matrix(P)
     P_full = (P + P.T - sp.diags(P.diagonal())).tocsr()
     A = sp.csr_matrix(A)
@@ -594,9 +599,9 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
         corrected = _sign_corrections(cones, blocks, b - A @ xk, zk) if converged else None
         if corrected is not None:
             readings.insert(0, (corrected, (how + "; " if how else "") + "signs corrected"))
-        if not attempt and attempts > 1:  # the first reading failed: one with every ambiguous row released, next at
-            released, count = _ambiguous_released(cones, first, s0, z0)  # scale, after the others below it
-            if count:
+        if not attempt and attempts > 1:  # the first reading failed: also one with every ambiguous row released
+            released, count = _ambiguous_released(cones, first, s0, z0)
+            if count:  # tried next at scale, after the other retries below it (POLISH_AMBIGUOUS)
                 readings.insert(0 if len(x0) + len(z0) >= POLISH_LARGE else len(readings),
                                 (released, f"{count} ambiguous active rows read as inactive"))
     keep.reason = reasons[0] + (f"; {len(reasons) - 1} other readings failed" if len(reasons) > 1 else "")

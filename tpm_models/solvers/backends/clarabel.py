@@ -24,7 +24,7 @@ from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.certificate import certify
 from tpm_models.solvers.common import GAP_FLOOR, Termination
 from tpm_models.solvers.conic import Cone, ConicForm, conic_form
-from tpm_models.solvers.polish import POLISH_ACCEPT, POLISH_HUGE, Polished, polish
+from tpm_models.solvers.polish import POLISH_ACCEPT, Polished, polish
 from tpm_models.solvers.power_apex import APEX_NUDGE, apex_point, nudged_apex
 from tpm_models.solvers.powsoc import dual_of_power_form, implied_bounds, pow_as_soc_map, without_rows
 from tpm_models.solvers.rows import forget_rows
@@ -102,13 +102,13 @@ absolute) instead of :data:`CLARABEL_REFINE_TOL`. Measured on the models of ``tp
 1.37 -> 1.21 s, every one the same optimum after the polish (objective within 1e-11, ``w`` within 1e-16). Below,
 the robust models of Iris and Wine need 1e-15 to end ``Solved`` (``docs/solvers.md``). Also on a form whose power
 cones were written as second-order cones before the first run (from :data:`POW_AS_SOC_COLUMNS` columns): measured
-again on the tree of cones of :func:`~tpm_models.solvers.powsoc.pow_as_soc_map` and with
-:data:`POWER_POLISH_ATTEMPTS` (``docs/bench-scale.md``, "Issue 24, the collector, the refinement and the
-certificate's objective"), Clarabel's run at 10^5 points (23) at p = 1.5 1.92 -> 1.87 s, at p = 3 2.12 -> 1.80 s,
-(26) at p = 3 1.90 -> 1.62 s, at 10^6 points (23) at p = 1.5 36.0 -> 30.4 s, the same iterations within one, every
-point polished or certified as before. (Measured on the earlier tree, (26) at p = 1.5 on 10^5 points then ended
-on its last-resort point 2.1e-7 from the optimum; it is now polished, to the same objective within 1e-12.) Not on a
-form that keeps its power cones (all below :data:`POW_AS_SOC_COLUMNS` columns)."""
+again on the tree of cones of :func:`~tpm_models.solvers.powsoc.pow_as_soc_map` and with three Newton runs of the polish
+on the power cones (:data:`~tpm_models.solvers.polish.POLISH_ATTEMPTS_HUGE`; ``docs/bench-scale.md``, "Issue 24, the
+collector, the refinement and the certificate's objective"), Clarabel's run at 10^5 points (23) at p = 1.5 1.92 -> 1.87
+s, at p = 3 2.12 -> 1.80 s, (26) at p = 3 1.90 -> 1.62 s, at 10^6 points (23) at p = 1.5 36.0 -> 30.4 s, the same
+iterations within one, every point polished or certified as before. (Measured on the earlier tree, (26) at p = 1.5 on
+10^5 points then ended on its last-resort point 2.1e-7 from the optimum; it is now polished, to the same objective
+within 1e-12.) Not on a form that keeps its power cones (all below :data:`POW_AS_SOC_COLUMNS` columns)."""
 
 CLARABEL_KTRATIO_TOL = 1e-7
 """Clarabel's ``tol_ktratio`` (default 1e-6): the kappa/tau ratio under which it calls a point optimal
@@ -170,18 +170,6 @@ of 1.5e-8 to 1.4e-7 at every tolerance: the polish leaves the cone t >= |w|_2 sl
 1.3-1.7 s and certified. The gate to try such a polish reads Clarabel's residuals only
 (:func:`almost_residuals`): the gap of a point at an optimum 0 (1.45e-12 of an objective of 2.9e-12) is what the
 polish mends."""
-
-POWER_POLISH_ATTEMPTS = 3
-"""The Newton runs of a polish on the power cones (:func:`on_power_cones`, :func:`polish_power_form`) from
-:data:`~tpm_models.solvers.polish.POLISH_HUGE` unknowns on (below it, the polish's own limit holds), where the
-polish's own limit :data:`~tpm_models.solvers.polish.POLISH_ATTEMPTS_HUGE` was 2 when this was measured (it is 3
-since the reading with ambiguous rows released, :data:`~tpm_models.solvers.polish.POLISH_AMBIGUOUS`): the first
-reading of the faces and two with their signs corrected. Measured (``docs/bench-scale.md``, "Issue 24, the
-p-norms' tree of cones"): (26) at p = 1.5 on 10^5 points stops ``AlmostSolved`` short of 1e-8 on the tree of
-:func:`~tpm_models.solvers.powsoc.pow_as_soc_map` (dual residual 1.3e-8); at its point a margin row with
-:math:`s` = 8.2e-9 and :math:`z` = 1.0e-8 reads active (inactive at the optimum, :math:`s` = 8.2e-9 there), the first
-correction moves it and another row, the second moves that one back: polished by the third run (three runs, 0.26 s),
-where a failed polish was followed by the rescue run (1.8 s)."""
 
 POW_AS_SOC_COLUMNS = 2_000
 """From this many columns of the conic form on, its power cones are written as second-order cones
@@ -463,8 +451,7 @@ def polish_power_form(run: ClarabelRun, power: ConicForm, soc: ConicForm, back: 
     already (of an ``AlmostSolved`` point, :func:`clarabel_solve`'s ``almost``)."""
     if polished is None:
         x, z = dual_of_power_form(power, back, run.x, run.z)
-        polished = polish(power.P, power.q, power.A, power.b, power.cones, x, power.b - power.A @ x, z,
-                          attempts=power_polish_attempts(x, z))
+        polished = polish(power.P, power.q, power.A, power.b, power.cones, x, power.b - power.A @ x, z)
     run.polished = polished
     if not run.polished.accepted:
         return soc
@@ -490,13 +477,7 @@ def on_power_cones(power: ConicForm, soc: ConicForm, back: sp.csr_matrix, x: np.
     rows ``kept`` (all when ``None``); ``accept``: :func:`~tpm_models.solvers.polish.polish`'s."""
     xp, zp = dual_of_power_form(power, back, x, whole_z(soc, kept, z))
     return polish(power.P, power.q, power.A, power.b, power.cones, xp, power.b - power.A @ xp, zp,
-                  attempts=power_polish_attempts(xp, zp), accept=accept)
-
-
-def power_polish_attempts(x: np.ndarray, z: np.ndarray) -> int | None:
-    """:data:`POWER_POLISH_ATTEMPTS` from :data:`~tpm_models.solvers.polish.POLISH_HUGE` unknowns on, else ``None``
-    (the polish's own limit)."""
-    return POWER_POLISH_ATTEMPTS if len(x) + len(z) >= POLISH_HUGE else None
+                  accept=accept)
 
 
 APEX_REASON = "the polish would put power cones at their apex, where the model's rows cannot be evaluated " \
