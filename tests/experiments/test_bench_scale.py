@@ -15,7 +15,9 @@ import pytest
 from tpm_models import build
 from tpm_models.experiments.bench_scale import (
     SCALE_MODELS,
+    bench_scale,
     bytecode_cached,
+    median_run,
     parse_models,
     run_row,
     scale_data,
@@ -104,3 +106,32 @@ def test_cli_bench_scale_without_cvxpy(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "tpm_models.cli", "bench", "scale", "--seeds", "-1", "--no-cvxpy"],
                          capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "--seeds must be integers >= 0" in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "tpm_models.cli", "bench", "scale", "--repeats", "0", "--no-cvxpy"],
+                         capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 2 and "--repeats must be >= 1" in bad.stderr
+
+
+def test_repeats_keep_the_median_run_and_the_range_of_the_ratios():
+    """``--repeats``: the row is each side's run of median wall time, the table prints the ratio of the medians and
+    the range of the runs' ratios pair by pair; a failed run counts as the slowest."""
+    runs = [{"wall": 3.0, "solve": 1.0}, {"wall": 1.0, "solve": 0.5}, {"wall": 2.0, "solve": 0.7}]
+    assert median_run(runs) == {"wall": 2.0, "solve": 0.7, "walls": [3.0, 1.0, 2.0]}
+    assert median_run([{"wall": 1.0}, {"error": "timeout 5 s"}, {"wall": 2.0}])["wall"] == 2.0
+    assert median_run([{"error": "timeout 5 s"}] * 2) == {"error": "timeout 5 s"}
+    ours = median_run([{"wall": 2.0}, {"wall": 4.0}, {"wall": 3.0}])
+    theirs = median_run([{"wall": 4.0}, {"wall": 2.0}, {"wall": 3.0}])
+    table = scale_table([{"model": "(28)", "eq": 28, "p": None, "m": 400, "tpm": ours, "cvxpy": theirs}])
+    assert "| 1.00 (0.50-2.00) |" in table  # 3/3 at the medians; pairs 2/4, 4/2, 3/3
+    with pytest.raises(ValueError, match="repeats must be >= 1"):
+        bench_scale(sizes=(300,), repeats=0)
+
+
+def test_repeated_rows_are_solves_of_the_same_model():
+    """Two runs of (15) on 300 points without cvxpy: the row's objective is that of the solve here, and both runs'
+    wall times are kept."""
+    rows = bench_scale(sizes=(300,), models=((15, None),), cvxpy=False, timeout=600, progress=None, repeats=2)
+    X, y = scale_data(300)
+    here = solve(build(15, X, y, 1, 0.3, 1.0))
+    assert len(rows) == 1 and len(rows[0]["tpm"]["walls"]) == 2
+    assert rows[0]["tpm"]["objective"] == pytest.approx(here.objective, rel=1e-9, abs=1e-13)
+    assert rows[0]["tpm"]["wall"] == min(rows[0]["tpm"]["walls"])  # the lower median of two

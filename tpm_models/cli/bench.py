@@ -98,6 +98,9 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
         print(f"tpm-models bench scale: --seeds must be integers >= 0 (make_classification's random_state), got "
               f"{min(args.seeds)}", file=sys.stderr)
         return 2
+    if args.repeats is not None and args.repeats < 1:
+        print(f"tpm-models bench scale: --repeats must be >= 1, got {args.repeats}", file=sys.stderr)
+        return 2
     if not args.no_cvxpy and importlib.util.find_spec("cvxpy") is None:
         print("tpm-models bench scale: cvxpy is not installed (pip install tpm-models[bench]), or pass --no-cvxpy",
               file=sys.stderr)
@@ -108,7 +111,7 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
         "" if cached == modules else ": the others are compiled again by each process, 0.1 s of its wall time when "
         "none is cached (python -m compileall on the package, or make bytecode, caches them as pip install does)"))
     rows = bench_scale(args.sizes or [10_000, 100_000], models, cvxpy=not args.no_cvxpy, timeout=args.timeout,
-                       progress=None if args.quiet else print, seeds=args.seeds or [0])
+                       progress=None if args.quiet else print, seeds=args.seeds or [0], repeats=args.repeats or 1)
     print(scale_table(rows))
     print(f"({load()})")
     if args.reference:
@@ -258,7 +261,8 @@ def add_parsers(sub) -> None:
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
     b.add_argument("--repeats", type=int, default=None,
                    help="bench estimators: fits per median (default 200; with --processes, 50 after the first fit "
-                   "of each process); bench certificate: solves per model (5)")
+                   "of each process); bench certificate: solves per model (5); bench scale: processes per side and "
+                   "row, ours and cvxpy's in turn, the median's row printed (default 1)")
     b.add_argument("--processes", type=int, default=0,
                    help="bench estimators (Iris, Wine): fit in this many fresh processes per model and data set "
                    "(--dataset), alternating ours and SVC: the first fit and the warm median of each, medians over "

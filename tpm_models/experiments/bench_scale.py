@@ -11,9 +11,11 @@ For each model and size :math:`m`: the data of issue 24 (:func:`scale_data`: sci
 
 Each row reports the build and solve seconds, the whole process's wall time (imports included, as a user
 waits for it), its peak resident memory, the objective, and the ratio of the wall times (ours / cvxpy's): below 1 we
-are faster; the peak ratio likewise. The objectives' absolute difference closes the row. The objective of both is
-the model's (the objective of (26)-(29) is :math:`\\tfrac12(u - v)` plus the
-same terms, equal to (23)'s at the optimum).
+are faster; the peak ratio likewise. With ``repeats`` (``--repeats``), each side runs that many times in turn and
+the row is each side's run of median wall time, the range of the runs' ratios beside it: on a shared machine one
+pair of runs varies by 10-30 % (``docs/bench-scale.md``). The objectives' absolute difference closes the row. The
+objective of both is the model's (the objective of (26)-(29) is :math:`\\tfrac12(u - v)` plus the same terms, equal
+to (23)'s at the optimum).
 """
 
 from __future__ import annotations
@@ -188,22 +190,43 @@ def run_row(tool: str, eq: int, p: float | None, m: int, timeout: float = 3600.0
     return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1][:120]}
 
 
+def median_run(runs: list[dict]) -> dict:
+    """The run of median wall time among ``runs`` (the lower median of an even count; a run that failed counts as the
+    slowest), with every run's wall time beside it (``walls``); the first run's error when none finished."""
+    done = sorted((r for r in runs if "wall" in r), key=lambda r: r["wall"])
+    if not done:
+        return runs[0]
+    failed = len(runs) - len(done)
+    pick = done[min((len(runs) - 1) // 2, len(done) - 1)] if failed else done[(len(done) - 1) // 2]
+    return {**pick, "walls": [r.get("wall") for r in runs]}
+
+
 def bench_scale(sizes=(10_000, 100_000), models=SCALE_MODELS, cvxpy: bool = True, timeout: float = 3600.0,
-                progress=print, seeds=(0,)) -> list[dict]:
+                progress=print, seeds=(0,), repeats: int = 1) -> list[dict]:
     """One row per (seed, model, size): tpm-models' numbers and cvxpy + Clarabel's (module docstring), on
-    :func:`scale_data` drawn with each of ``seeds``."""
+    :func:`scale_data` drawn with each of ``seeds``. ``repeats``: each side runs that many times, ours and cvxpy's
+    in turn (so that a slow spell of a shared machine falls on both), and the row holds the run of median wall time
+    of each (:func:`median_run`) with all the wall times beside it."""
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
     rows = []
     progress = progress or (lambda _: None)
     for seed in seeds:
         for m in sizes:
             for eq, p in models:
                 name = label(eq, p) + (f" (seed {seed})" if seed else "")
-                progress(f"  {name} m={m}: tpm-models ...")
+                ours, theirs = [], []
+                for k in range(repeats):
+                    again = f" ({k + 1}/{repeats})" if repeats > 1 else ""
+                    progress(f"  {name} m={m}: tpm-models{again} ...")
+                    ours.append(run_row("tpm", eq, p, m, timeout, seed))
+                    if cvxpy:
+                        progress(f"  {name} m={m}: cvxpy + clarabel{again} ...")
+                        theirs.append(run_row("cvxpy", eq, p, m, timeout, seed))
                 row = {"model": name, "eq": eq, "p": p, "m": m, "seed": seed,
-                       "tpm": run_row("tpm", eq, p, m, timeout, seed)}
+                       "tpm": median_run(ours) if repeats > 1 else ours[0]}
                 if cvxpy:
-                    progress(f"  {name} m={m}: cvxpy + clarabel ...")
-                    row["cvxpy"] = run_row("cvxpy", eq, p, m, timeout, seed)
+                    row["cvxpy"] = median_run(theirs) if repeats > 1 else theirs[0]
                 rows.append(row)
     return rows
 
@@ -213,7 +236,8 @@ def _f(value, fmt="{:.2f}") -> str:
 
 
 def scale_table(rows: list[dict]) -> str:
-    """The Markdown table of :func:`bench_scale`'s rows."""
+    """The Markdown table of :func:`bench_scale`'s rows: with ``repeats`` > 1, the wall ratio is that of the median
+    runs, followed by the range of the ratios of the runs taken pair by pair (ours and cvxpy's run in turn)."""
     lines = ["| model | m | ours: solver | build s | solve s | wall s | peak MB | cvxpy: build s | solve s | wall s | "
              "peak MB | wall ratio | peak ratio | objective (ours) | abs. diff | rel. diff | max abs w diff |",
              "|" + "---|" * 17]
@@ -224,6 +248,10 @@ def scale_table(rows: list[dict]) -> str:
         if "error" in c:
             c = {"status": c["error"]}
         ratio = t["wall"] / c["wall"] if "wall" in t and "wall" in c else None
+        ratio_text = _f(ratio)
+        pairs = [a / b for a, b in zip(t.get("walls", []), c.get("walls", [])) if a is not None and b is not None]
+        if ratio is not None and len(pairs) > 1:  # the median's, and the range of the runs' ratios, pair by pair
+            ratio_text += f" ({min(pairs):.2f}-{max(pairs):.2f})"
         peak = t["peak_mb"] / c["peak_mb"] if "peak_mb" in t and "peak_mb" in c else None
         diff = rel = dw = None
         if t.get("objective") is not None and c.get("objective") is not None:
@@ -241,7 +269,7 @@ def scale_table(rows: list[dict]) -> str:
         lines.append(
             f"| {r['model']} | {r['m']:,} | {solver} | {_f(t.get('build'))} | {_f(t.get('solve'))} | "
             f"{_f(t.get('wall'))} | {_f(t.get('peak_mb'), '{:.0f}')} | {_f(c.get('build'))} | {_f(c.get('solve'))} | "
-            f"{_f(c.get('wall'))} | {_f(c.get('peak_mb'), '{:.0f}')} | {_f(ratio)} | {_f(peak)} | "
+            f"{_f(c.get('wall'))} | {_f(c.get('peak_mb'), '{:.0f}')} | {ratio_text} | {_f(peak)} | "
             f"{_f(t.get('objective'), '{:.10g}')} | {_f(diff, '{:.1e}')} | {_f(rel, '{:.1e}')} | {_f(dw, '{:.1e}')} |")
     return "\n".join(lines)
 
