@@ -24,6 +24,7 @@ from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.certificate import certify
 from tpm_models.solvers.common import GAP_FLOOR, Termination
 from tpm_models.solvers.conic import Cone, ConicForm, conic_form
+from tpm_models.solvers.merged_columns import MERGE_COLUMNS, MergedColumns, rank_one_columns
 from tpm_models.solvers.polish import POLISH_ACCEPT, Polished, polish
 from tpm_models.solvers.power_apex import APEX_NUDGE, apex_point, nudged_apex
 from tpm_models.solvers.powsoc import dual_of_power_form, implied_bounds, pow_as_soc_map, without_rows
@@ -234,6 +235,8 @@ class ClarabelRun:
     """Solved by the last run, at :data:`CLARABEL_RESCUE_REG`."""
     last_resort: float | None = None
     """The residual of the best ``AlmostSolved`` point, taken under :data:`CLARABEL_LAST_RESORT_TOL`."""
+    merged: MergedColumns | None = None
+    """The columns merged for Clarabel's runs (:data:`~tpm_models.solvers.merged_columns.MERGE_COLUMNS`)."""
 
     def unpolish(self, why: str) -> None:
         """Go back to Clarabel's own point (the polished one failed a later test, ``why``)."""
@@ -253,6 +256,8 @@ class ClarabelRun:
                      f"{CLARABEL_LAST_RESORT_TOL:g}, judged by the model's certificate")
         if self.polished is not None:
             text += ("; polished: " if self.polished.accepted else "; not polished: ") + self.polished.reason
+        if self.merged is not None:
+            text += "; " + self.merged.note
         return text
 
 
@@ -307,8 +312,28 @@ def clarabel_settings(tol: float, time_limit: float | None = None, options: dict
     return {**settings, **(options or {})}
 
 
+@dataclass
+class MergedSolution:
+    """Clarabel's solution of a form with merged columns (:mod:`tpm_models.solvers.merged_columns`), its point
+    mapped back to the original form's columns and rows; the rest is Clarabel's, of its run."""
+
+    x: np.ndarray
+    s: np.ndarray
+    z: np.ndarray
+    status: object
+    iterations: int
+    obj_val: float
+    obj_val_dual: float
+    r_prim: float
+    r_dual: float
+
+
 def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None, options: dict | None = None,
-              columns: int = 0, feas_tol: float | None = None, gap_tol: float | None = None):
+              columns: int = 0, feas_tol: float | None = None, gap_tol: float | None = None,
+              merged: MergedColumns | None = None):
+    """One Clarabel run on the form ``(P, q, A, b, cones)`` (``cones``: :class:`Cone` s); with ``merged``, on the
+    form with those columns merged, its point mapped back (the merged form's copy here is let go once Clarabel
+    holds its own)."""
     import clarabel
 
     settings = clarabel.DefaultSettings()
@@ -316,7 +341,15 @@ def _solve_at(P, q, A, b, cones, tol: float, time_limit: float | None, options: 
         if not hasattr(settings, key):
             raise ValueError(f"Clarabel has no setting {key!r} (clarabel.DefaultSettings)")
         setattr(settings, key, value)
-    return clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
+    if merged is None:
+        return clarabel.DefaultSolver(P, q, A, b, [clarabel_cone(c) for c in cones], settings).solve()
+    Pm, qm, Am, bm, conesm = merged.form(P, q, A, b, cones)
+    solver = clarabel.DefaultSolver(Pm, qm, Am, bm, [clarabel_cone(c) for c in conesm], settings)
+    del Pm, qm, Am, bm
+    solution = solver.solve()
+    x, s, z = merged.point(solution.x, solution.s, solution.z)
+    return MergedSolution(x, s, z, solution.status, int(solution.iterations), float(solution.obj_val),
+                          float(solution.obj_val_dual), float(solution.r_prim), float(solution.r_dual))
 
 
 def meets(solution, tol: float) -> bool:
@@ -355,7 +388,8 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
                    polish_point: bool = CLARABEL_POLISH, options: dict | None = None,
                    judged_by_certificate: bool = False, tols: tuple[float, ...] = CLARABEL_TOLS,
                    polish_almost: bool = False, columns: int = 0, almost=None,
-                   feas_tol: float | None = None, gap_tol: float | None = None) -> ClarabelRun:
+                   feas_tol: float | None = None, gap_tol: float | None = None,
+                   merge: bool = MERGE_COLUMNS) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) with this backend's settings (:func:`clarabel_settings`, the
     user's ``options`` over them), along :data:`CLARABEL_TOLS`;
@@ -370,8 +404,10 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     :data:`CLARABEL_REFINE_TOL`). ``almost(x, s, z) -> Polished``: with ``polish_almost``, the polish of such a point
     on another form (:func:`run_clarabel`: on the power cones of a form written as second-order cones); its accepted
     point is then left in ``polished`` for the caller, and ``x``, ``s``, ``z`` stay Clarabel's.
-    ``feas_tol``, ``gap_tol``: :func:`clarabel_settings`'s, for every run before the rescue."""
-    objects = [clarabel_cone(c) for c in cones]
+    ``feas_tol``, ``gap_tol``: :func:`clarabel_settings`'s, for every run before the rescue. ``merge``: each run is
+    on the form with the columns of :func:`~tpm_models.solvers.merged_columns.rank_one_columns` merged, its point
+    mapped back (:data:`~tpm_models.solvers.merged_columns.MERGE_COLUMNS`)."""
+    merged = rank_one_columns(A) if merge else None
     rescued, last_resort = False, None
     best: tuple[float, object, float] | None = None  # the best AlmostSolved point: (residual, solution, tol)
     early: Polished | None = None  # an AlmostSolved point short of 1e-8, polished (CLARABEL_POLISH_ALMOST_TOL)
@@ -384,7 +420,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
             best = (residual, sol, at)
 
     for tol in tols:
-        solution = _solve_at(P, q, A, b, objects, tol, time_limit, options, columns, feas_tol, gap_tol)
+        solution = _solve_at(P, q, A, b, cones, tol, time_limit, options, columns, feas_tol, gap_tol, merged)
         status = str(solution.status)
         if status == "Solved" or status == "AlmostSolved" and meets(solution, CLARABEL_ACCEPT_TOL):
             status = "Solved"
@@ -407,7 +443,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     else:  # every tolerance failed: once more with a larger regularisation (CLARABEL_RESCUE_REG)
         rescue = {"static_regularization_constant": CLARABEL_RESCUE_REG, **(options or {})}
         tol = CLARABEL_ACCEPT_TOL
-        again = _solve_at(P, q, A, b, objects, tol, time_limit, rescue, columns)
+        again = _solve_at(P, q, A, b, cones, tol, time_limit, rescue, columns, merged=merged)
         if str(again.status) == "Solved" or str(again.status) == "AlmostSolved" and meets(again, tol):
             solution, status, rescued = again, "Solved", True
         else:
@@ -419,7 +455,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     run = ClarabelRun(np.asarray(solution.x, dtype=float), np.asarray(solution.s, dtype=float),
                       np.asarray(solution.z, dtype=float), status, str(solution.status), tol, int(solution.iterations),
                       float(solution.obj_val), float(solution.obj_val_dual), float(solution.r_dual), None)
-    run.rescued, run.last_resort = rescued, last_resort
+    run.rescued, run.last_resort, run.merged = rescued, last_resort, merged
     if early is not None:
         run.polished = early
     elif status == "Solved" and polish_point:

@@ -16,6 +16,7 @@ from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import DENSE_QP_TOL, Termination
 from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution
 from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices, sparse_qp_matrices
+from tpm_models.solvers.merged_columns import MERGE_COLUMNS, rank_one_columns
 
 PIQP_DENSE_MAX = 500
 """Most variables of a model that ``solve(model, "piqp")`` hands to PIQP's dense solver; above, the sparse one."""
@@ -64,10 +65,13 @@ def stalled_but_accurate(status, result) -> str | None:
             f"{PIQP_ACCEPT_TOL:g}: taken as optimal, judged by the certificate")
 
 
-def piqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict | None = None) -> MatrixSolution:
+def piqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict | None = None,
+                  merge: bool = MERGE_COLUMNS) -> MatrixSolution:
     """PIQP on the matrices ``qp``, with the settings of ``solve(model, "piqp")`` (:func:`piqp_settings`): its sparse
-    solver when ``qp.P`` is a ``scipy.sparse`` matrix (:func:`~tpm_models.solvers.matrices.sparse_qp_matrices`), else
-    its dense one."""
+    solver when ``qp.P`` is a ``scipy.sparse`` matrix (:func:`~tpm_models.solvers.matrices.sparse_qp_matrices`), on
+    ``qp`` with the columns of ``G`` that enter a large block of rows in fixed ratios merged
+    (:mod:`tpm_models.solvers.merged_columns`; the point mapped back) unless ``merge`` is false, else its dense
+    one."""
     import piqp
     import scipy.sparse as sp
 
@@ -84,6 +88,10 @@ def piqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict
     else:
         matrix = np.asfortranarray
         P = np.asfortranarray(qp.P)
+    merged = rank_one_columns(qp.G) if sparse and merge and len(qp.h_l) else None
+    original, qp = qp, (qp if merged is None else merged.qp(qp))
+    if merged is not None:
+        P = sp.triu(qp.P, format="csc")
     solver.setup(
         P, qp.q,
         matrix(qp.A) if len(qp.b) else None, qp.b if len(qp.b) else None,
@@ -104,8 +112,12 @@ def piqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict
     accepted = stalled_but_accurate(status, r)
     if accepted is not None:
         termination, message = Termination.OPTIMAL, accepted
+    if merged is not None:
+        message += "; " + merged.note
     # PIQP: L = f + y'(Ax - b) + z_u'(Gx - h_u) - z_l'(Gx - h_l); d min / d b = -y, d/dh = z_l - z_u
-    return MatrixSolution(termination, np.array(r.x, dtype=float), -np.asarray(r.y),
+    # (merged: the model's own columns and equality rows come first)
+    n, m = len(original.q), len(original.b)
+    return MatrixSolution(termination, np.array(r.x, dtype=float)[:n], -np.asarray(r.y)[:m],
                           np.asarray(r.z_l) - np.asarray(r.z_u), message)
 
 

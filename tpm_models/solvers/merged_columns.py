@@ -1,0 +1,188 @@
+"""Columns that enter a large block of rows in fixed ratios, merged into one column for the solver's run.
+
+The margin rows of (23)-(29) hold the same few terms in every row: :math:`\\theta - \\varepsilon\\,r` ((23), (26),
+(28)), or :math:`\\theta - \\varepsilon \\sum_j s_j` ((29): 21 columns in each of the :math:`m_c` rows). Where a set
+:math:`G` of columns enters every row of a block :math:`R` in the same ratios,
+
+.. math::  A_{R,G} = a\\,k^\\top \\quad (a = A_{R,g_0},\\ k_g = A_{i,g} / A_{i,g_0} \\text{ the same on every row}),
+
+the solver's run is on the same problem written with one new column :math:`v` and one new equality row:
+
+.. math::  A_{R,G}\\,x_G \\;\\to\\; a\\,v, \\qquad v - k^\\top x_G = 0 .
+
+Its feasible set is the same (:math:`v = k^\\top x_G`), and each row of :math:`R` holds :math:`|G| - 1` entries fewer.
+Clarabel's factorisation of its KKT matrix costs about the square of the entries each margin row shares with the
+dense columns (:math:`w`, :math:`\\theta`, ...): (29) at :math:`10^5` points goes from 42 to 22 such entries a row,
+and its run from 17 iterations in 10-11 s to 16 in 1.8 s (``docs/bench-scale.md``, "Issue 24, the columns merged for
+Clarabel's run").
+
+The point maps back without loss: the rows keep their place (the new rows come after them), so
+:math:`x = x'_{1..n}`, :math:`s = s'_{1..m}`, :math:`z = z'_{1..m}`. Stationarity of the merged problem in
+:math:`x_G` and :math:`v` (:math:`y` the new row's multiplier) is :math:`\\ldots + A'^\\top_{:,G} z' - k\\,y = 0` and
+:math:`a^\\top z'_R + y = 0`, so :math:`A'^\\top_{:,G} z' + k\\,a^\\top z'_R = A^\\top_{:,G} z'`: the original's.
+
+Only exact ratios are merged (:math:`A_{i,g} = k_g\\,a_i` in floating point, on every row of the block), so the run is
+on the model as written, not on an approximation of it; and only blocks of :data:`MERGE_MIN_ROWS` rows or more, so
+the small models (Iris, Wine) are handed to the solver as they were.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from tpm_models.qp import QPMatrices
+from tpm_models.solvers.cones import Cone
+
+MERGE_COLUMNS = True
+"""Clarabel (:func:`~tpm_models.solvers.backends.clarabel.clarabel_solve`) and PIQP's sparse solver
+(:func:`~tpm_models.solvers.backends.piqp.piqp_matrices`) run on the form with the columns merged
+(:func:`rank_one_columns`); their point is mapped back to the form's own columns and rows, where it is polished and
+certified as before. Measured (``docs/bench-scale.md``, "Issue 24, the columns merged for the solver's run"), at
+:math:`10^5` points: (29) on Clarabel, 21 columns into one on 24,979 rows, its run 10-11 s -> 1.8 s; (23) at
+p = inf on PIQP, 4.3-4.4 s -> 0.6-0.75 s."""
+
+MERGE_MIN_ROWS = 1_000
+"""The fewest rows of a block whose columns are merged (:func:`rank_one_columns`); below it the form is left as it
+is (the conic survey's models, Iris and Wine, have at most a few hundred rows)."""
+
+MERGE_MAX_COLUMNS = 64
+"""The most columns read as candidates (those with the most entries, at least :data:`MERGE_MIN_ROWS` each): a row's
+pattern on them is one 64-bit word."""
+
+
+@dataclass(frozen=True)
+class MergedGroup:
+    """One merged set of columns: ``columns`` enter every row of ``rows`` as ``A[i, columns] = a_i * ratios``."""
+
+    rows: np.ndarray
+    columns: np.ndarray
+    ratios: np.ndarray
+    """``ratios[0] = 1``: ``a`` is the first column's entries on ``rows``."""
+
+
+@dataclass(frozen=True)
+class MergedColumns:
+    """The merged columns of a form of ``shape`` (:func:`rank_one_columns`); :meth:`form` writes the form the solver
+    runs on, :meth:`point` maps its point back."""
+
+    shape: tuple[int, int]
+    groups: tuple[MergedGroup, ...]
+
+    @property
+    def note(self) -> str:
+        """What was merged, for the solve's message."""
+        parts = [f"{g.columns.size} columns into 1 on {g.rows.size:,} rows" for g in self.groups]
+        return "columns merged for the run (same rows, fewer entries): " + ", ".join(parts)
+
+    def split(self, A: sp.spmatrix) -> tuple[sp.csc_matrix, sp.csc_matrix]:
+        """``A`` (of :attr:`shape`) with each group's entries on its block replaced by the new column ``v`` (one per
+        group, after ``A``'s columns), and the new rows :math:`v - k^\\top x_G = 0` (one per group), both with
+        ``n + len(groups)`` columns."""
+        m, n = self.shape
+        k = len(self.groups)
+        coo = sp.coo_matrix(A)
+        row, col, val = coo.row, coo.col, coo.data
+        drop = np.zeros(row.size, dtype=bool)
+        in_rows = np.zeros(m, dtype=bool)
+        in_columns = np.zeros(n, dtype=bool)
+        new_r, new_c, new_v = [row[:0]], [col[:0]], [val[:0]]
+        eq_r, eq_c, eq_v = [], [], []
+        for j, group in enumerate(self.groups):
+            in_rows[group.rows] = True
+            in_columns[group.columns] = True
+            first = (col == group.columns[0]) & in_rows[row]
+            new_r.append(row[first])  # the column v: a on the block
+            new_c.append(np.full(int(first.sum()), n + j, dtype=col.dtype))
+            new_v.append(val[first])
+            drop |= in_rows[row] & in_columns[col]
+            in_rows[group.rows] = False
+            in_columns[group.columns] = False
+            eq_r.append(np.full(group.columns.size + 1, j))  # v - k^T x_G = 0
+            eq_c.append(np.append(group.columns, n + j))
+            eq_v.append(np.append(-group.ratios, 1.0))
+        keep = ~drop
+        merged = sp.csc_matrix((np.concatenate([val[keep], *new_v]),
+                                (np.concatenate([row[keep], *new_r]), np.concatenate([col[keep], *new_c]))),
+                               shape=(m, n + k))
+        rows = sp.csc_matrix((np.concatenate(eq_v), (np.concatenate(eq_r), np.concatenate(eq_c))), shape=(k, n + k))
+        return merged, rows
+
+    def padded(self, P: sp.spmatrix) -> sp.csc_matrix:
+        """The objective's ``P`` (n x n) with zero rows and columns for the new columns."""
+        k = len(self.groups)
+        P = sp.csc_matrix(P)
+        return sp.csc_matrix((P.data, P.indices, np.append(P.indptr, np.full(k, P.indptr[-1]))),
+                             shape=(P.shape[0] + k, P.shape[1] + k))
+
+    def form(self, P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: list[Cone]
+             ) -> tuple[sp.csc_matrix, np.ndarray, sp.csc_matrix, np.ndarray, list[Cone]]:
+        """The conic form ``(P, q, A, b, cones)`` with each group's columns merged (module docstring): one new column
+        per group, after ``A``'s, and one new ``zero`` row per group, after ``A``'s rows."""
+        k = len(self.groups)
+        merged, rows = self.split(A)
+        return (self.padded(P), np.append(np.asarray(q, dtype=float), np.zeros(k)), sp.vstack([merged, rows], "csc"),
+                np.append(np.asarray(b, dtype=float), np.zeros(k)), [*cones, Cone("zero", k)])
+
+    def qp(self, qp: QPMatrices) -> QPMatrices:
+        """``qp`` with the groups of its inequality rows ``G`` (:attr:`shape`) merged: the new columns free, the new
+        rows equalities after ``A``'s; its ``variables`` and constraint lists are ``qp``'s (the map back is
+        :meth:`point`'s: the first columns, the first equality rows)."""
+        k = len(self.groups)
+        merged, rows = self.split(qp.G)
+        A = sp.vstack([sp.hstack([sp.csc_matrix(qp.A), sp.csc_matrix((len(qp.b), k))]), rows], "csc")
+        free = np.full(k, np.inf)
+        return replace(qp, P=self.padded(qp.P), q=np.append(qp.q, np.zeros(k)), A=A, b=np.append(qp.b, np.zeros(k)),
+                       G=merged, x_l=np.append(qp.x_l, -free), x_u=np.append(qp.x_u, free))
+
+    def point(self, x: np.ndarray, s: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The point of the original form from one of the merged form: its own columns and rows."""
+        m, n = self.shape
+        return np.asarray(x)[:n], np.asarray(s)[:m], np.asarray(z)[:m]
+
+
+def rank_one_columns(A: sp.spmatrix, min_rows: int = MERGE_MIN_ROWS) -> MergedColumns | None:
+    """The sets of columns of ``A`` that enter a block of at least ``min_rows`` rows in exact fixed ratios (module
+    docstring), or ``None`` when there is none.
+
+    A block is a set of rows with the same pattern on the candidate columns (those with at least ``min_rows`` entries,
+    the :data:`MERGE_MAX_COLUMNS` largest); within it, columns are grouped with the first column they are an exact
+    multiple of, on every row of the block."""
+    csc = sp.csc_matrix(A)
+    if not csc.has_sorted_indices:
+        csc = csc.sorted_indices()
+    m, n = csc.shape
+    counts = np.diff(csc.indptr)
+    candidates = np.flatnonzero(counts >= min_rows)
+    if candidates.size < 2:
+        return None
+    candidates = np.sort(candidates[np.argsort(-counts[candidates], kind="stable")[:MERGE_MAX_COLUMNS]])
+    pattern = np.zeros(m, dtype=np.uint64)
+    for bit, c in enumerate(candidates):
+        pattern[csc.indices[csc.indptr[c]:csc.indptr[c + 1]]] |= np.uint64(1) << np.uint64(bit)
+    values, block_of, sizes = np.unique(pattern, return_inverse=True, return_counts=True)
+    groups = []
+    for b in np.flatnonzero((sizes >= min_rows) & (values != 0)):
+        members = [c for bit, c in enumerate(candidates) if int(values[b]) >> bit & 1]
+        if len(members) < 2:
+            continue
+        rows = np.flatnonzero(block_of == b)
+        on_block = {}
+        for c in members:
+            lo, hi = csc.indptr[c], csc.indptr[c + 1]
+            on_block[c] = csc.data[lo:hi][block_of[csc.indices[lo:hi]] == b]  # aligned: sorted rows, all present
+        open_groups: list[tuple[int, list[int], list[float]]] = []
+        for c in members:
+            for first, columns, ratios in open_groups:
+                ratio = on_block[c][0] / on_block[first][0]
+                if np.array_equal(on_block[c], ratio * on_block[first]):
+                    columns.append(c)
+                    ratios.append(float(ratio))
+                    break
+            else:
+                open_groups.append((c, [c], [1.0]))
+        groups += [MergedGroup(rows, np.array(columns), np.array(ratios))
+                   for _, columns, ratios in open_groups if len(columns) >= 2]
+    return MergedColumns((m, n), tuple(groups)) if groups else None
