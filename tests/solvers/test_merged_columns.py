@@ -61,6 +61,14 @@ def test_the_margin_columns_are_found_and_merged_exactly():
     assert np.abs(y[:-1] - A @ x).max() <= 1e-14 * np.abs(A @ x).max()
     assert y[-1] == pytest.approx(0.0, abs=1e-15)
     assert [a.shape for a in merged.point(np.append(x, v), y, y)] == [(A.shape[1],), (A.shape[0],), (A.shape[0],)]
+    # entry for entry against the merge written densely: the group's entries on the block moved to v, the new row
+    dense = np.zeros((A.shape[0] + 1, A.shape[1] + 1))
+    dense[:-1, :-1] = A.toarray()
+    dense[:1_500, -1] = dense[:1_500, 3]
+    dense[:1_500, 3:7] = 0.0
+    dense[-1, [3, 4, 5, 6, A.shape[1]]] = [-1.0, EPS, EPS, EPS, 1.0]
+    assert np.array_equal(Am.toarray(), dense) and Am.has_sorted_indices
+    assert np.array_equal(merged.merged(A, with_rows=False).toarray(), dense[:-1])
 
 
 def test_inexact_ratios_and_small_blocks_are_left_alone():
