@@ -350,6 +350,34 @@ def test_an_almost_solved_point_polished_to_a_kkt_point_ends_the_runs(monkeypatc
     assert np.max(np.abs(np.asarray(r.values["w"]) - np.asarray(truth.values["w"]))) <= 1e-7  # measured 2.1e-12
 
 
+def test_when_every_run_stops_short_the_nearest_point_is_polished_and_judged_by_the_certificate(monkeypatch):
+    """CLARABEL_LAST_RESORT_POLISH: when no run meets its tolerance, no point is taken under CLARABEL_LAST_RESORT_TOL
+    and the polish of the first run's point was refused, the AlmostSolved point of least residuals is polished once
+    more, accepted at 1e-6, and the model's certificate judges it. Forced here on (27) on 5,000 points (eps = 0.005)
+    by asking 1e-16 of every run, 1e-20 of the first polish, and reading every point's gap as large (as at an optimum
+    w = 0, where the gap is half the objective: (27) on 10^5 points, class 0, nu = 0.1, eps = 0 on an AMD EPYC, whose
+    polish reached 1.04e-8 and which fell back to Ipopt, 45-52 s and not certified). Independent truth: (23) at
+    p = 1 by PIQP."""
+    clarabel()
+    if not S.BACKENDS["piqp"].available():
+        pytest.skip("piqp is not installed")
+    from tpm_models.experiments.bench_scale import scale_data
+
+    X, y = scale_data(5000)
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16,))
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-16)
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_POLISH_ALMOST_ACCEPT", 1e-20)
+    monkeypatch.setattr(clarabel_backend, "almost_residual", lambda solution: 1.0)
+    r = solve(build(27, X, y, 1, 0.3, 1.0, eps=0.005), "clarabel")
+    assert "the point of least residuals polished to a KKT residual" in r.message and r.certified, r.message
+    truth = solve(build(23, X, y, 1, 0.3, 1.0, eps=0.005, p=1.0), "piqp")
+    assert abs(r.objective - truth.objective) <= 1e-9 * abs(truth.objective)
+    assert np.max(np.abs(np.asarray(r.values["w"]) - np.asarray(truth.values["w"]))) <= 1e-7
+    monkeypatch.setattr(clarabel_backend, "CLARABEL_LAST_RESORT_POLISH", False)
+    before = solve(build(27, X, y, 1, 0.3, 1.0, eps=0.005), "clarabel", raise_on_failure=False)
+    assert not before.optimal and "polished to a KKT residual" not in before.message
+
+
 def _refused(kind):
     m = pyo.ConcreteModel(name=f"refused: {kind}")
     m.x = pyo.Var(bounds=(-1, 1))

@@ -157,6 +157,17 @@ instead of four (before, with the bounds kept, that polish failed and cost 0.36 
 2.7e-8) before the run at 1e-8 ends ``Solved``: two runs of about 2.2 s each are saved, and the polished point is
 the same optimum."""
 
+CLARABEL_LAST_RESORT_POLISH = True
+"""When every run (:data:`CLARABEL_TOLS` and the rescue) stops short of :data:`CLARABEL_ACCEPT_TOL` and no point is
+taken under :data:`CLARABEL_LAST_RESORT_TOL`, the ``AlmostSolved`` point of least residuals (at most
+:data:`CLARABEL_POLISH_ALMOST_TOL`) is polished once more, accepted at a KKT residual of
+:data:`CLARABEL_LAST_RESORT_TOL`, and that point is judged by the model's certificate (inside ``solve()`` only,
+``judged_by_certificate``); the message says so. Measured on an AMD EPYC (``docs/bench-scale.md``, "Issue 24, the
+columns merged for the solver's run"): (27) on 10^5 points of the scale benchmark's data, class 0, nu = 0.1,
+eps = 0 (optimum w = 0): every run stops short of 1e-8, the polish reaches 1.04e-8 (1e-8 asked, so refused), and the
+default fell back to Ipopt: 45-52 s, "optimal, not certified", objective 6.3e-9 for an optimum 0. Taken here:
+certified, objective 5.6e-17, w within 5.5e-9 of 0."""
+
 CLARABEL_POLISH_ALMOST_ACCEPT = CLARABEL_ACCEPT_TOL
 """The largest KKT residual of the polish of a point short of :data:`CLARABEL_ACCEPT_TOL`
 (:data:`CLARABEL_POLISH_ALMOST_TOL`), where the polish of a ``Solved`` point asks
@@ -235,6 +246,9 @@ class ClarabelRun:
     """Solved by the last run, at :data:`CLARABEL_RESCUE_REG`."""
     last_resort: float | None = None
     """The residual of the best ``AlmostSolved`` point, taken under :data:`CLARABEL_LAST_RESORT_TOL`."""
+    last_polished: float | None = None
+    """The KKT residual of the polished ``AlmostSolved`` point taken when no run met 1e-8
+    (:data:`CLARABEL_LAST_RESORT_POLISH`)."""
     merged: MergedColumns | None = None
     """The columns merged for Clarabel's runs (:data:`~tpm_models.solvers.merged_columns.MERGE_COLUMNS`)."""
 
@@ -251,6 +265,9 @@ class ClarabelRun:
         text = f"{self.status} in {self.iterations} iterations at {self.tol:g} ({self.raw_status})"
         if self.rescued:
             text += f" with static regularisation {CLARABEL_RESCUE_REG:g}"
+        if self.last_polished is not None:
+            text += (f"; no run met {CLARABEL_ACCEPT_TOL:g}: the point of least residuals polished to a KKT residual "
+                     f"of {self.last_polished:.1e} <= {CLARABEL_LAST_RESORT_TOL:g}, judged by the model's certificate")
         if self.last_resort is not None:
             text += (f"; no run met {CLARABEL_ACCEPT_TOL:g}: the best point, residuals {self.last_resort:.1e} <= "
                      f"{CLARABEL_LAST_RESORT_TOL:g}, judged by the model's certificate")
@@ -401,23 +418,27 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
     with ``polish_almost`` a point short of 1e-8 polished to a KKT point (:data:`CLARABEL_POLISH_ALMOST_TOL`).
     ``tols``: the tolerances of the runs before the rescue (:data:`CLARABEL_TOLS`; :data:`SOC_FORM_TOLS`).
     ``columns``: the size that picks the iterative refinement (:data:`CLARABEL_REFINE_LARGE`; 0: always
-    :data:`CLARABEL_REFINE_TOL`). ``almost(x, s, z) -> Polished``: with ``polish_almost``, the polish of such a point
-    on another form (:func:`run_clarabel`: on the power cones of a form written as second-order cones); its accepted
-    point is then left in ``polished`` for the caller, and ``x``, ``s``, ``z`` stay Clarabel's.
+    :data:`CLARABEL_REFINE_TOL`). ``almost(x, s, z, accept) -> Polished``: with ``polish_almost``, the polish of
+    such a point on another form (:func:`run_clarabel`: on the power cones of a form written as second-order cones);
+    its accepted point is then left in ``polished`` for the caller, and ``x``, ``s``, ``z`` stay Clarabel's.
     ``feas_tol``, ``gap_tol``: :func:`clarabel_settings`'s, for every run before the rescue. ``merge``: each run is
     on the form with the columns of :func:`~tpm_models.solvers.merged_columns.rank_one_columns` merged, its point
     mapped back (:data:`~tpm_models.solvers.merged_columns.MERGE_COLUMNS`)."""
     merged = rank_one_columns(A) if merge else None
-    rescued, last_resort = False, None
+    rescued, last_resort, last_polished = False, None, None
     best: tuple[float, object, float] | None = None  # the best AlmostSolved point: (residual, solution, tol)
+    near: tuple[float, object, float] | None = None  # the AlmostSolved point of least residuals (almost_residuals)
     early: Polished | None = None  # an AlmostSolved point short of 1e-8, polished (CLARABEL_POLISH_ALMOST_TOL)
     tried = not ((polish_point or almost is not None) and judged_by_certificate and polish_almost)
 
     def keep_best(sol, at: float) -> None:
-        nonlocal best
+        nonlocal best, near
         residual = almost_residual(sol)
         if residual is not None and (best is None or residual < best[0]):
             best = (residual, sol, at)
+        residuals = almost_residuals(sol)
+        if residuals is not None and (near is None or residuals < near[0]):
+            near = (residuals, sol, at)
 
     for tol in tols:
         solution = _solve_at(P, q, A, b, cones, tol, time_limit, options, columns, feas_tol, gap_tol, merged)
@@ -452,10 +473,20 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
                 last_resort, solution, tol = best
                 rescued = solution is again
                 status = "Solved"
+            elif CLARABEL_LAST_RESORT_POLISH and judged_by_certificate and polish_almost and near is not None \
+                    and near[0] <= CLARABEL_POLISH_ALMOST_TOL and (polish_point or almost is not None):
+                point = tuple(np.asarray(v, dtype=float) for v in (near[1].x, near[1].s, near[1].z))
+                early = polish(P, q, A, b, cones, *point, accept=CLARABEL_LAST_RESORT_TOL) \
+                    if almost is None else almost(*point, CLARABEL_LAST_RESORT_TOL)
+                if early.accepted:  # CLARABEL_LAST_RESORT_POLISH
+                    _, solution, tol = near
+                    rescued, last_polished, status = solution is again, early.residual_after, "Solved"
+                else:
+                    early = None
     run = ClarabelRun(np.asarray(solution.x, dtype=float), np.asarray(solution.s, dtype=float),
                       np.asarray(solution.z, dtype=float), status, str(solution.status), tol, int(solution.iterations),
                       float(solution.obj_val), float(solution.obj_val_dual), float(solution.r_dual), None)
-    run.rescued, run.last_resort, run.merged = rescued, last_resort, merged
+    run.rescued, run.last_resort, run.merged, run.last_polished = rescued, last_resort, merged, last_polished
     if early is not None:
         run.polished = early
     elif status == "Solved" and polish_point:
@@ -575,8 +606,8 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
                          feas_tol=CLARABEL_FEAS_TOL if plain or back is not None else None,
                          gap_tol=CLARABEL_APEX_GAP_TOL if back is not None else None,
                          almost=None if back is None or not CLARABEL_POLISH else
-                         lambda x, s, z: on_power_cones(power, form, back, x, z, kept,
-                                                        CLARABEL_POLISH_ALMOST_ACCEPT))
+                         lambda x, s, z, accept=CLARABEL_POLISH_ALMOST_ACCEPT: on_power_cones(power, form, back, x, z,
+                                                                                              kept, accept))
     early = run.polished  # an AlmostSolved point polished on the power cones (CLARABEL_POLISH_ALMOST_TOL)
     if kept is not None:  # the point of the whole form: z = 0 on the rows left out
         run.z, run.s = whole_z(form, kept, run.z), form.b - form.A @ run.x
