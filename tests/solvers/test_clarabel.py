@@ -318,6 +318,19 @@ def test_when_no_run_meets_its_tolerance_the_best_point_is_judged_by_the_certifi
     assert rel_gap(r.objective, truth, objective_scale(model)) <= OBJ_TOL
 
 
+def counted_runs(monkeypatch) -> dict:
+    """Count Clarabel's runs (``clarabel._solve_at``) from here on: ``{"n": runs}``."""
+    runs = {"n": 0}
+    solve_at = clarabel_backend._solve_at
+
+    def counted(*args, **kwargs):
+        runs["n"] += 1
+        return solve_at(*args, **kwargs)
+
+    monkeypatch.setattr(clarabel_backend, "_solve_at", counted)
+    return runs
+
+
 def test_an_almost_solved_point_polished_to_a_kkt_point_ends_the_runs(monkeypatch):
     """(27) on 5,000 points of the scale benchmark's data at eps = 0.005: a Clarabel run that stops ``AlmostSolved``
     short of the tolerance accepted, its residuals under CLARABEL_POLISH_ALMOST_TOL, is polished to a KKT point and
@@ -333,14 +346,7 @@ def test_an_almost_solved_point_polished_to_a_kkt_point_ends_the_runs(monkeypatc
     X, y = scale_data(5000)
     monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16, 1e-16, 1e-16))
     monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-16)
-    runs = {"n": 0}
-    solve_at = clarabel_backend._solve_at
-
-    def counted(*args, **kwargs):
-        runs["n"] += 1
-        return solve_at(*args, **kwargs)
-
-    monkeypatch.setattr(clarabel_backend, "_solve_at", counted)
+    runs = counted_runs(monkeypatch)
     r = solve(build(27, X, y, 1, 0.3, 1.0, eps=0.005), "clarabel")
     assert "polished: short of 1e-16" in r.message and r.certified, r.message
     assert runs["n"] == 1
@@ -486,14 +492,7 @@ def test_implied_bounds_left_out_polish_the_p15_models_at_scale_to_one_optimum(m
     from tpm_models.experiments.bench_scale import scale_data
 
     X, y = scale_data(10_000)
-    runs = {"n": 0}
-    solve_at = clarabel_backend._solve_at
-
-    def counted(*args, **kwargs):
-        runs["n"] += 1
-        return solve_at(*args, **kwargs)
-
-    monkeypatch.setattr(clarabel_backend, "_solve_at", counted)
+    runs = counted_runs(monkeypatch)
     results = {}
     for eq in (23, 26):
         runs["n"] = 0
