@@ -440,6 +440,13 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
         if residuals is not None and (near is None or residuals < near[0]):
             near = (residuals, sol, at)
 
+    def polish_almost_solved(sol, accept: float, attempts: int | None = None) -> Polished:
+        """The polish of an ``AlmostSolved`` point (on ``almost``'s form when given), accepted at ``accept``."""
+        point = tuple(np.asarray(v, dtype=float) for v in (sol.x, sol.s, sol.z))
+        if almost is not None:
+            return almost(*point, accept)
+        return polish(P, q, A, b, cones, *point, attempts=attempts, accept=accept)
+
     for tol in tols:
         solution = _solve_at(P, q, A, b, cones, tol, time_limit, options, columns, feas_tol, gap_tol, merged)
         status = str(solution.status)
@@ -452,10 +459,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
         residual = almost_residuals(solution)
         if not tried and residual is not None and residual <= CLARABEL_POLISH_ALMOST_TOL:
             tried = True
-            point = (np.asarray(solution.x, dtype=float), np.asarray(solution.s, dtype=float),
-                     np.asarray(solution.z, dtype=float))
-            early = polish(P, q, A, b, cones, *point, attempts=1, accept=CLARABEL_POLISH_ALMOST_ACCEPT) \
-                if almost is None else almost(*point)
+            early = polish_almost_solved(solution, CLARABEL_POLISH_ALMOST_ACCEPT, attempts=1)
             if early.accepted:
                 early.reason = f"short of {CLARABEL_ACCEPT_TOL:g} (residuals {residual:.1e}), " + early.reason
                 status = "Solved"
@@ -475,9 +479,7 @@ def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = Non
                 status = "Solved"
             elif CLARABEL_LAST_RESORT_POLISH and judged_by_certificate and polish_almost and near is not None \
                     and near[0] <= CLARABEL_POLISH_ALMOST_TOL and (polish_point or almost is not None):
-                point = tuple(np.asarray(v, dtype=float) for v in (near[1].x, near[1].s, near[1].z))
-                early = polish(P, q, A, b, cones, *point, accept=CLARABEL_LAST_RESORT_TOL) \
-                    if almost is None else almost(*point, CLARABEL_LAST_RESORT_TOL)
+                early = polish_almost_solved(near[1], CLARABEL_LAST_RESORT_TOL)
                 if early.accepted:  # CLARABEL_LAST_RESORT_POLISH
                     _, solution, tol = near
                     rescued, last_polished, status = solution is again, early.residual_after, "Solved"

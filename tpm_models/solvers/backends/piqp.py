@@ -82,16 +82,14 @@ def piqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict
             raise ValueError(f"PIQP has no setting {key!r} (see piqp's documentation, Settings)")
         setattr(solver.settings, key, value)
     finite = lambda a: np.where(np.isfinite(a), a, np.sign(a) * 1e30)  # noqa: E731  PIQP's "infinity"
+    merged = rank_one_columns(qp.G) if sparse and merge and len(qp.h_l) else None
+    original, qp = qp, (qp if merged is None else merged.qp(qp))
     if sparse:
         matrix = lambda M: sp.csc_matrix(M)  # noqa: E731
         P = sp.triu(qp.P, format="csc")  # PIQP reads the upper triangle
     else:
         matrix = np.asfortranarray
         P = np.asfortranarray(qp.P)
-    merged = rank_one_columns(qp.G) if sparse and merge and len(qp.h_l) else None
-    original, qp = qp, (qp if merged is None else merged.qp(qp))
-    if merged is not None:
-        P = sp.triu(qp.P, format="csc")
     solver.setup(
         P, qp.q,
         matrix(qp.A) if len(qp.b) else None, qp.b if len(qp.b) else None,
