@@ -24,10 +24,12 @@ $(VENV)/.installed: pyproject.toml
 run: bytecode
 	$(BIN)/tpm-models reproduce --dataset iris wine
 
-# the whole test suite (and the linter)
+# the whole test suite (and the linter), in one worker process per core, at most 4 (pytest-xdist; a worker idle
+# takes tests from a busy one): 20 min in one process on the project's 2-core machine, 12.5 min in two
+# (docs/architecture.md); `$(BIN)/python -m pytest` alone runs it in this process
 test: bytecode
 	$(BIN)/ruff check tpm_models tests
-	$(BIN)/python -m pytest -q -ra
+	$(BIN)/python -m pytest -q -ra -n auto --maxprocesses 4 --dist worksteal
 
 lint: setup
 	$(BIN)/ruff check tpm_models tests
