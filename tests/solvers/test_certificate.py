@@ -14,7 +14,7 @@ import pytest
 
 from tpm_models import Kernel, build
 from tpm_models import solvers as S
-from tpm_models.solvers.backends import clarabel as clarabel_backend
+from tpm_models.solvers import clarabel_runs
 from tpm_models.solvers.certificate import certify
 from tpm_models.solvers.common import (
     KKT_TOL,
@@ -697,7 +697,7 @@ def test_an_iteration_limit_ends_as_one(name, wine, monkeypatch):
     backend(name)
     X, y = wine
     monkeypatch.setattr(S.common, "ITERATION_LIMIT", 1)
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_MAX_ITER", 1)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_MAX_ITER", 1)
     r = solve(build(16, X, y, 1, 0.3, 1.0), name, raise_on_failure=False)
     assert r.termination is Termination.ITERATION_LIMIT and r.objective is None, r.message
 

@@ -21,6 +21,7 @@ from tpm_models.checks.semi_infinite import solve_22_cutting_plane
 from tpm_models.models.norms import conjugate
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant
 from tpm_models.models.shapes import dual_constant
+from tpm_models.solvers import clarabel_runs
 from tpm_models.solvers.backends import clarabel as clarabel_backend
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError, Termination
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
@@ -288,15 +289,15 @@ def test_unreachable_tolerances_are_never_optimal(monkeypatch, iris):
     """A capped or stalled solve (MaxIterations, AlmostSolved, InsufficientProgress...) raises."""
     clarabel()
     X, y = iris
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_MAX_ITER", 3)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_MAX_ITER", 3)
     with pytest.raises(NoOptimalSolutionError) as info:
         solve(build(28, X, y, 0, NU, ALPHA, p=2, eps=0.02), "clarabel")
     assert info.value.result.termination is Termination.ITERATION_LIMIT
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_MAX_ITER", 500)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_MAX_ITER", 500)
     monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16,))
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-16)
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_LAST_RESORT_TOL", 1e-16)  # no point meets what is asked
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_POLISH_ALMOST_TOL", 0.0)  # nor is polished to be taken
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_ACCEPT_TOL", 1e-16)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_LAST_RESORT_TOL", 1e-16)  # no point meets what is asked
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_POLISH_ALMOST_TOL", 0.0)  # nor is polished to be taken
     r = solve(build(28, X, y, 0, NU, ALPHA, p=2, eps=0.02), "clarabel", raise_on_failure=False)
     assert not r.optimal and r.objective is None, r.message
 
@@ -309,8 +310,8 @@ def test_when_no_run_meets_its_tolerance_the_best_point_is_judged_by_the_certifi
     clarabel()
     X, y = iris
     monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16,))
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-16)
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_POLISH_ALMOST_TOL", 0.0)  # the stalled point is not polished first
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_ACCEPT_TOL", 1e-16)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_POLISH_ALMOST_TOL", 0.0)  # the stalled point is not polished first
     model = build(28, X, y, 0, NU, ALPHA, p=2, eps=0.0)
     r = solve(model, "clarabel")
     assert "no run met 1e-16: the best point" in r.message and r.certified, r.message
@@ -321,13 +322,13 @@ def test_when_no_run_meets_its_tolerance_the_best_point_is_judged_by_the_certifi
 def counted_runs(monkeypatch) -> dict:
     """Count Clarabel's runs (``clarabel._solve_at``) from here on: ``{"n": runs}``."""
     runs = {"n": 0}
-    solve_at = clarabel_backend._solve_at
+    solve_at = clarabel_runs._solve_at
 
     def counted(*args, **kwargs):
         runs["n"] += 1
         return solve_at(*args, **kwargs)
 
-    monkeypatch.setattr(clarabel_backend, "_solve_at", counted)
+    monkeypatch.setattr(clarabel_runs, "_solve_at", counted)
     return runs
 
 
@@ -345,7 +346,7 @@ def test_an_almost_solved_point_polished_to_a_kkt_point_ends_the_runs(monkeypatc
 
     X, y = scale_data(5000)
     monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16, 1e-16, 1e-16))
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-16)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_ACCEPT_TOL", 1e-16)
     runs = counted_runs(monkeypatch)
     r = solve(build(27, X, y, 1, 0.3, 1.0, eps=0.005), "clarabel")
     assert "polished: short of 1e-16" in r.message and r.certified, r.message
@@ -371,15 +372,15 @@ def test_when_every_run_stops_short_the_nearest_point_is_polished_and_judged_by_
 
     X, y = scale_data(5000)
     monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16,))
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-16)
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_POLISH_ALMOST_ACCEPT", 1e-20)
-    monkeypatch.setattr(clarabel_backend, "almost_residual", lambda solution: 1.0)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_ACCEPT_TOL", 1e-16)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_POLISH_ALMOST_ACCEPT", 1e-20)
+    monkeypatch.setattr(clarabel_runs, "almost_residual", lambda solution: 1.0)
     r = solve(build(27, X, y, 1, 0.3, 1.0, eps=0.005), "clarabel")
     assert "the point of least residuals polished to a KKT residual" in r.message and r.certified, r.message
     truth = solve(build(23, X, y, 1, 0.3, 1.0, eps=0.005, p=1.0), "piqp")
     assert abs(r.objective - truth.objective) <= 1e-9 * abs(truth.objective)
     assert np.max(np.abs(np.asarray(r.values["w"]) - np.asarray(truth.values["w"]))) <= 1e-7
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_LAST_RESORT_POLISH", False)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_LAST_RESORT_POLISH", False)
     before = solve(build(27, X, y, 1, 0.3, 1.0, eps=0.005), "clarabel", raise_on_failure=False)
     assert not before.optimal and "polished to a KKT residual" not in before.message
 
@@ -505,7 +506,7 @@ def test_implied_bounds_left_out_polish_the_p15_models_at_scale_to_one_optimum(m
         assert r.optimal and "; polished:" in r.message and r.certified, r.message
     assert "41 implied bounds left out" in results[23].message
     monkeypatch.setattr(clarabel_backend, "DROP_IMPLIED_BOUNDS", True)
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-10)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_ACCEPT_TOL", 1e-10)
     runs["n"] = 0
     short = solve(build(26, X, y, 1, NU, ALPHA, p=1.5, eps=0.02), "clarabel")
     assert runs["n"] == 1 and "; polished: short of 1e-10" in short.message and short.certified, short.message
@@ -562,10 +563,10 @@ def test_without_the_polish_a_point_short_of_1e8_is_not_taken(monkeypatch):
     X, y = scale_data(10_000)
     truth = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=0.02), "clarabel")
     monkeypatch.setattr(clarabel_backend, "CLARABEL_POLISH", False)
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_ACCEPT_TOL", 1e-10)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_ACCEPT_TOL", 1e-10)
     runs = []
-    solve_at = clarabel_backend._solve_at
-    monkeypatch.setattr(clarabel_backend, "_solve_at", lambda *a, **k: runs.append(1) or solve_at(*a, **k))
+    solve_at = clarabel_runs._solve_at
+    monkeypatch.setattr(clarabel_runs, "_solve_at", lambda *a, **k: runs.append(1) or solve_at(*a, **k))
     r = solve(build(26, X, y, 1, NU, ALPHA, p=1.5, eps=0.02), "clarabel")
     assert r.certified and "polished" not in r.message and "no run met 1e-10" in r.message, r.message
     assert len(runs) == 2  # the run at 1e-12 (SOC_FORM_TOLS) and the rescue run
@@ -650,12 +651,12 @@ def test_the_second_order_cone_forms_at_clarabels_own_refinement_keep_the_optimu
     cones = solve(build(eq, X, y, 1, NU, ALPHA, eps=0.02, p=p), "clarabel")
     assert "second-order cones" not in cones.message, cones.message
     refinements = []
-    settings = clarabel_backend.clarabel_settings
-    monkeypatch.setattr(clarabel_backend, "clarabel_settings",
+    settings = clarabel_runs.clarabel_settings
+    monkeypatch.setattr(clarabel_runs, "clarabel_settings",
                         lambda *a, **k: (lambda s: refinements.append("iterative_refinement_reltol" in s) or s)(
                             settings(*a, **k)))
     monkeypatch.setattr(clarabel_backend, "POW_AS_SOC_COLUMNS", 0)
-    monkeypatch.setattr(clarabel_backend, "CLARABEL_REFINE_LARGE", 1)
+    monkeypatch.setattr(clarabel_runs, "CLARABEL_REFINE_LARGE", 1)
     socs = solve(build(eq, X, y, 1, NU, ALPHA, eps=0.02, p=p), "clarabel")
     assert "written as second-order cones" in socs.message and refinements and not any(refinements), socs.message
     assert cones.certified and socs.certified, (cones.message, socs.message)
@@ -677,8 +678,8 @@ def test_the_feasibility_and_gap_tolerances_by_form(monkeypatch, eq, p, m, asked
     X, y = scale_data(m)
     kwargs = {"eps": 0.02, **({"p": p} if p is not None else {})}
     seen = []
-    settings = clarabel_backend.clarabel_settings
-    monkeypatch.setattr(clarabel_backend, "clarabel_settings",
+    settings = clarabel_runs.clarabel_settings
+    monkeypatch.setattr(clarabel_runs, "clarabel_settings",
                         lambda *a, **k: (lambda s: seen.append((s["tol_feas"], s["tol_gap_rel"])) or s)(
                             settings(*a, **k)))
     loose = solve(build(eq, X, y, 1, NU, ALPHA, **kwargs), "clarabel")
@@ -728,10 +729,10 @@ def test_almost_residuals_read_the_residuals_only():
 
     point = SimpleNamespace(status="AlmostSolved", obj_val=2.9e-12, obj_val_dual=1.45e-12, r_prim=1.7e-10,
                             r_dual=4.7e-8)
-    assert clarabel_backend.almost_residuals(point) == 4.7e-8
-    assert clarabel_backend.almost_residual(point) == pytest.approx(0.5)  # the last resort's measure keeps the gap
-    assert clarabel_backend.almost_residuals(SimpleNamespace(**{**vars(point), "status": "Solved"})) is None
-    assert clarabel_backend.almost_residuals(SimpleNamespace(**{**vars(point), "obj_val": math.nan})) is None
+    assert clarabel_runs.almost_residuals(point) == 4.7e-8
+    assert clarabel_runs.almost_residual(point) == pytest.approx(0.5)  # the last resort's measure keeps the gap
+    assert clarabel_runs.almost_residuals(SimpleNamespace(**{**vars(point), "status": "Solved"})) is None
+    assert clarabel_runs.almost_residuals(SimpleNamespace(**{**vars(point), "obj_val": math.nan})) is None
 
 
 @pytest.mark.parametrize("eq, m, twin", [(27, 50_000, (23, {"p": 1.0}, "piqp")),
@@ -757,6 +758,6 @@ def test_an_optimum_w_0_with_multipliers_not_unique_is_certified(monkeypatch, eq
     # Clarabel's path is the CPU's: on an Intel Xeon both runs stop short of 1e-8; on an AMD EPYC (27)'s meets it, its
     # polish fails at 1.1e-9 and its own point is certified. The contrast below is of the first path.
     if eq == 27 and "short of 1e-08" in result.message:
-        monkeypatch.setattr(clarabel_backend, "CLARABEL_POLISH_ALMOST_ACCEPT", POLISH_ACCEPT)
+        monkeypatch.setattr(clarabel_runs, "CLARABEL_POLISH_ALMOST_ACCEPT", POLISH_ACCEPT)
         before = solve(build(eq, X, y, 0, 0.1, 1.0, eps=0.0), "clarabel", raise_on_failure=False)
         assert not before.certified

@@ -13,7 +13,7 @@ from tpm_models import build, load_dataset, min_max_scale
 from tpm_models.learn import fastconic
 from tpm_models.solvers import available_solvers, newton_solve
 from tpm_models.solvers.backends import clarabel as clarabel_backend
-from tpm_models.solvers.backends.clarabel import clarabel_solve
+from tpm_models.solvers.clarabel_runs import clarabel_solve
 from tpm_models.solvers.compare import rel_dist
 from tpm_models.solvers.conic import Cone, conic_form
 from tpm_models.solvers.dispatch import solve

@@ -194,7 +194,7 @@ def test_an_unknown_option_is_reported(iris):
 def test_power_cones_as_socs_reach_the_same_optimum(iris, eq, p):
     """:func:`pow_as_soc` writes the same feasible set: Clarabel on it reaches the optimum of Clarabel on the power
     cones (objective 1e-8 relative to max(1e-4, |f|): the objectives here are ~1e-4; w to 1e-5, interior points)."""
-    from tpm_models.solvers.backends.clarabel import clarabel_solve
+    from tpm_models.solvers.clarabel_runs import clarabel_solve
     from tpm_models.solvers.powsoc import pow_as_soc
 
     X, y = iris
@@ -249,7 +249,7 @@ def test_a_dual_of_the_second_order_cone_form_maps_back_to_the_power_cones(iris,
     optimum its power blocks' duals are in the dual cone (within Clarabel's 1e-8)."""
     import scipy.sparse as sp
 
-    from tpm_models.solvers.backends.clarabel import clarabel_solve
+    from tpm_models.solvers.clarabel_runs import clarabel_solve
     from tpm_models.solvers.cone_faces import kkt_residual
     from tpm_models.solvers.powsoc import dual_of_power_form, pow_as_soc_map
 

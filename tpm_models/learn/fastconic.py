@@ -21,7 +21,7 @@ radius :math:`\\varepsilon`, (23) is written with the norm epigraph :math:`r \\g
   :math:`|w_j|^{p'} \\le a_j r^{p'-1}`, so :math:`\\sum_j |w_j|^{p'} \\le r^{p'}`.
 
 At :math:`\\varepsilon = 0` (the deterministic (15)) there is no :math:`r` and no norm row. Clarabel runs with the
-settings of ``solve(model, "clarabel")`` (:func:`tpm_models.solvers.backends.clarabel.clarabel_solve`);
+settings of ``solve(model, "clarabel")`` (:func:`tpm_models.solvers.clarabel_runs.clarabel_solve`);
 ``tests/learn/test_fastconic.py`` ties the solutions to the registry builder of (23) solved by ``solve()``.
 
 When every run stops ``AlmostSolved`` short of the accepted tolerance (a primal residual stalled at ~1e-7 while the
@@ -42,7 +42,7 @@ import scipy.sparse as sp
 
 from tpm_models.models.norms import check_p, conjugate
 from tpm_models.models.recovery import choose_theta, theta_interval_primal
-from tpm_models.solvers.backends.clarabel import CLARABEL_ACCEPT_TOL, CLARABEL_STATUS, clarabel_solve
+from tpm_models.solvers.clarabel_runs import CLARABEL_ACCEPT_TOL, CLARABEL_STATUS, clarabel_solve
 from tpm_models.solvers.common import Termination
 from tpm_models.solvers.conic import Cone
 

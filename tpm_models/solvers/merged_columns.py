@@ -37,7 +37,7 @@ from tpm_models.qp import QPMatrices
 from tpm_models.solvers.cones import Cone
 
 MERGE_COLUMNS = True
-"""Clarabel (:func:`~tpm_models.solvers.backends.clarabel.clarabel_solve`) and PIQP's sparse solver
+"""Clarabel (:func:`~tpm_models.solvers.clarabel_runs.clarabel_solve`) and PIQP's sparse solver
 (:func:`~tpm_models.solvers.backends.piqp.piqp_matrices`) run on the form with the columns merged
 (:func:`rank_one_columns`); their point is mapped back to the form's own columns and rows, where it is polished and
 certified as before. Measured (``docs/bench-scale.md``, "Issue 24, the columns merged for the solver's run"), at
