@@ -320,7 +320,7 @@ def test_when_no_run_meets_its_tolerance_the_best_point_is_judged_by_the_certifi
 
 
 def counted_runs(monkeypatch) -> dict:
-    """Count Clarabel's runs (``clarabel._solve_at``) from here on: ``{"n": runs}``."""
+    """Count Clarabel's runs (``clarabel_runs._solve_at``) from here on: ``{"n": runs}``."""
     runs = {"n": 0}
     solve_at = clarabel_runs._solve_at
 
@@ -564,12 +564,10 @@ def test_without_the_polish_a_point_short_of_1e8_is_not_taken(monkeypatch):
     truth = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=0.02), "clarabel")
     monkeypatch.setattr(clarabel_backend, "CLARABEL_POLISH", False)
     monkeypatch.setattr(clarabel_runs, "CLARABEL_ACCEPT_TOL", 1e-10)
-    runs = []
-    solve_at = clarabel_runs._solve_at
-    monkeypatch.setattr(clarabel_runs, "_solve_at", lambda *a, **k: runs.append(1) or solve_at(*a, **k))
+    runs = counted_runs(monkeypatch)
     r = solve(build(26, X, y, 1, NU, ALPHA, p=1.5, eps=0.02), "clarabel")
     assert r.certified and "polished" not in r.message and "no run met 1e-10" in r.message, r.message
-    assert len(runs) == 2  # the run at 1e-12 (SOC_FORM_TOLS) and the rescue run
+    assert runs["n"] == 2  # the run at 1e-12 (SOC_FORM_TOLS) and the rescue run
     assert abs(r.objective - truth.objective) <= 1e-7 * abs(truth.objective)
 
 
@@ -591,7 +589,8 @@ def test_a_point_at_the_power_cones_apex_is_not_polished_and_is_certified(monkey
     monkeypatch.setattr(clarabel_backend, "POW_AS_SOC_COLUMNS", 0)
     calls = []
     polish = clarabel_backend.polish
-    monkeypatch.setattr(clarabel_backend, "polish", lambda *a, **k: calls.append(1) or polish(*a, **k))
+    for module in (clarabel_backend, clarabel_runs):  # the polish on the power cones, and in Clarabel's runs
+        monkeypatch.setattr(module, "polish", lambda *a, **k: calls.append(1) or polish(*a, **k))
     r = solve(build(eq, X, y, 1, NU, ALPHA, eps=eps, p=p), "clarabel")
     assert "not polished: " + clarabel_backend.APEX_REASON in r.message and not calls, r.message
     assert r.certified and abs(r.objective) <= 1e-10  # the closed form: 0 (absolute: the optimum is 0)
