@@ -14,14 +14,17 @@ import pytest
 
 from tpm_models import build
 from tpm_models.experiments.bench_scale import (
+    CVXPY_SCRIPT,
     SCALE_MODELS,
     bench_scale,
     bytecode_cached,
     median_run,
     parse_models,
+    read_scale_data,
     run_row,
     scale_data,
     scale_table,
+    write_scale_data,
 )
 from tpm_models.solvers import solve
 
@@ -62,6 +65,37 @@ def test_a_row_is_the_solve_of_the_same_model():
     assert np.abs(np.array(row["w"]) - here.values["w"]).max() <= 1e-8
     assert row["peak_mb"] > 0 and row["wall"] >= row["build"] + row["solve"]
     assert "| (23) p=1.5 | 400 |" in scale_table([{"model": "(23) p=1.5", "eq": 23, "p": 1.5, "m": 400, "tpm": row}])
+
+
+def test_the_data_file_holds_the_drawn_data_exactly(tmp_path):
+    """Each process reads the data the bench drew once: the file gives back ``scale_data``'s arrays bit for bit (an
+    uncompressed ``.npz``), one file per size and seed."""
+    path = write_scale_data(400, 1, tmp_path)
+    X, y = read_scale_data(path)
+    X0, y0 = scale_data(400, 1)
+    assert path.parent == tmp_path and X.dtype == X0.dtype and np.array_equal(X, X0) and np.array_equal(y, y0)
+    assert write_scale_data(400, 2, tmp_path) != path
+
+
+def imports_sklearn(argv: list[str]) -> bool:
+    """Whether the process ``argv`` (``python -c CODE args``) has scikit-learn in ``sys.modules`` at its end."""
+    probe = argv[:2] + [argv[2] + "\nimport sys\nprint('SKLEARN', 'sklearn' in sys.modules)"] + argv[3:]
+    done = subprocess.run(probe, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1] == "SKLEARN True"
+
+
+def test_neither_process_imports_sklearn(tmp_path):
+    """The wall time of a row is the library's and the solver's: the processes read the data and import no
+    scikit-learn (it drew the data, in the bench's own process). Control: a process that draws the data does."""
+    path = write_scale_data(300, 0, tmp_path)
+    ours = [sys.executable, "-c", f"from tpm_models.experiments.bench_scale import tpm_row\n"
+            f"assert tpm_row(28, None, {str(path)!r})['status'] == 'optimal'"]
+    assert imports_sklearn(ours) is False
+    control = [sys.executable, "-c", "from tpm_models.experiments.bench_scale import scale_data\nscale_data(300)"]
+    assert imports_sklearn(control) is True
+    if importlib.util.find_spec("cvxpy") is not None:
+        assert imports_sklearn([sys.executable, "-c", CVXPY_SCRIPT, "28", "None", str(path)]) is False
 
 
 def test_a_row_of_another_seed_is_the_solve_of_that_data():

@@ -110,6 +110,8 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
     print(f"tpm_models' bytecode cached for {cached} of its {modules} modules" + (
         "" if cached == modules else ": the others are compiled again by each process, 0.1 s of its wall time when "
         "none is cached (python -m compileall on the package, or make bytecode, caches them as pip install does)"))
+    print("the data drawn here once per size and seed, read from a file by each process (neither side imports "
+          "scikit-learn)")
     rows = bench_scale(args.sizes or [10_000, 100_000], models, cvxpy=not args.no_cvxpy, timeout=args.timeout,
                        progress=None if args.quiet else print, seeds=args.seeds or [0], repeats=args.repeats or 1)
     print(scale_table(rows))

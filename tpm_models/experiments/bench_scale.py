@@ -9,13 +9,16 @@ For each model and size :math:`m`: the data of issue 24 (:func:`scale_data`: sci
   solved by Clarabel at its defaults (what a researcher would otherwise write), in a fresh process
   (``pip install tpm-models[bench]``: cvxpy is never a library dependency).
 
-Each row reports the build and solve seconds, the whole process's wall time (imports included, as a user
-waits for it), its peak resident memory, the objective, and the ratio of the wall times (ours / cvxpy's): below 1 we
-are faster; the peak ratio likewise. With ``repeats`` (``--repeats``), each side runs that many times in turn and
-the row is each side's run of median wall time, the range of the runs' ratios beside it: on a shared machine one
-pair of runs varies by 10-30 % (``docs/bench-scale.md``). The objectives' absolute difference closes the row. The
-objective of both is the model's (the objective of (26)-(29) is :math:`\\tfrac12(u - v)` plus the same terms, equal
-to (23)'s at the optimum).
+The data of each size and seed is drawn once (:func:`write_scale_data`) and each process reads it from a ``.npz``
+file (:func:`read_scale_data`), as a user's process reads its data set: neither side imports scikit-learn, whose
+import (2-3 s on a 2-core machine, ``docs/bench-scale.md``) is neither library's and was most of a process's wall
+time and of its spread at 10^4 points. Each row reports the build and solve seconds, the whole process's wall time
+(imports included, as a user waits for it), its peak resident memory, the objective, and the ratio of the wall times
+(ours / cvxpy's): below 1 we are faster; the peak ratio likewise. With ``repeats`` (``--repeats``), each side runs
+that many times in turn and the row is each side's run of median wall time, the range of the runs' ratios beside it:
+on a shared machine one pair of runs varies by 10-30 % (``docs/bench-scale.md``). The objectives' absolute
+difference closes the row. The objective of both is the model's (the objective of (26)-(29) is
+:math:`\\tfrac12(u - v)` plus the same terms, equal to (23)'s at the optimum).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import math
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,6 +56,21 @@ def scale_data(m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
                                random_state=seed)
     lo, hi = X.min(axis=0), X.max(axis=0)
     return (X - lo) / np.where(hi > lo, hi - lo, 1.0), y
+
+
+def write_scale_data(m: int, seed: int, directory: str | Path) -> Path:
+    """:func:`scale_data` (``m``, ``seed``) written to ``directory`` as ``scale-m-seed.npz`` (``X``, ``y``), for the
+    processes of :func:`run_row` to read (:func:`read_scale_data`); its path."""
+    X, y = scale_data(m, seed)
+    path = Path(directory) / f"scale-{m}-{seed}.npz"
+    np.savez(path, X=X, y=y)
+    return path
+
+
+def read_scale_data(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)`` of a file of :func:`write_scale_data`."""
+    with np.load(path) as data:
+        return data["X"], data["y"]
 
 
 def label(eq: int, p: float | None) -> str:
@@ -84,10 +103,10 @@ def bytecode_cached(package_dir: str | Path | None = None) -> tuple[int, int]:
     return cached, len(modules)
 
 
-def tpm_row(eq: int, p: float | None, m: int, seed: int = 0) -> dict:
-    """Build ``(eq)`` on :func:`scale_data` (``seed``) and solve it with the default solver (run in a fresh process by
-    :func:`bench_scale`)."""
-    X, y = scale_data(m, seed)
+def tpm_row(eq: int, p: float | None, data: str | Path) -> dict:
+    """Build ``(eq)`` on the data of ``data`` (a file of :func:`write_scale_data`) and solve it with the default
+    solver (run in a fresh process by :func:`run_row`)."""
+    X, y = read_scale_data(data)
     start = time.perf_counter()
     model = build(eq, X, y, SCALE_CLASS, SCALE_NU, SCALE_ALPHA, **_kwargs(eq, p))
     built = time.perf_counter() - start
@@ -105,15 +124,13 @@ import json, math, resource, sys, time
 start = time.perf_counter()
 import numpy as np
 import cvxpy as cp
-from sklearn.datasets import make_classification
 
 NU, ALPHA, EPS, CLASS = 0.3, 1.0, 0.02, 1
 
 
-def scale_data(m, seed=0):
-    X, y = make_classification(n_samples=m, n_features=20, n_informative=10, n_classes=4, random_state=seed)
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    return (X - lo) / np.where(hi > lo, hi - lo, 1.0), y
+def read_scale_data(path):
+    with np.load(path) as data:
+        return data["X"], data["y"]
 
 
 def cvxpy_problem(eq, p, X, y):
@@ -149,8 +166,8 @@ def cvxpy_problem(eq, p, X, y):
 
 
 if __name__ == "__main__":
-    eq, p, m = int(sys.argv[1]), (None if sys.argv[2] == "None" else float(sys.argv[2])), int(sys.argv[3])
-    X, y = scale_data(m, int(sys.argv[4]) if len(sys.argv) > 4 else 0)
+    eq, p = int(sys.argv[1]), (None if sys.argv[2] == "None" else float(sys.argv[2]))
+    X, y = read_scale_data(sys.argv[3])
     t0 = time.perf_counter()
     problem, w, theta = cvxpy_problem(eq, p, X, y)
     built = time.perf_counter() - t0
@@ -164,19 +181,25 @@ if __name__ == "__main__":
     print("RESULT" + json.dumps(out))
 """
 """(eq) written in cvxpy from the paper's equation and solved by Clarabel at its defaults, run as its own script
-(``python -c CVXPY_SCRIPT eq p m``) so that its process imports cvxpy and not this library."""
+(``python -c CVXPY_SCRIPT eq p data.npz``, a file of :func:`write_scale_data`) so that its process imports cvxpy and
+not this library."""
 
 
-def run_row(tool: str, eq: int, p: float | None, m: int, timeout: float = 3600.0, seed: int = 0) -> dict:
+def run_row(tool: str, eq: int, p: float | None, m: int, timeout: float = 3600.0, seed: int = 0,
+            data: str | Path | None = None) -> dict:
     """:func:`tpm_row` (``tool="tpm"``) or :data:`CVXPY_SCRIPT` (``"cvxpy"``) in a fresh interpreter, on
-    :func:`scale_data` (``seed``): its result, its wall time (imports included) and peak memory; ``{"error": ...}``
-    when it failed or ran out of time."""
+    :func:`scale_data` (``m``, ``seed``) read from ``data`` (a file of :func:`write_scale_data`; ``None``: drawn here
+    into a temporary file): its result, its wall time (imports included) and peak memory; ``{"error": ...}`` when it
+    failed or ran out of time."""
+    if data is None:
+        with tempfile.TemporaryDirectory(prefix="tpm-bench-") as directory:
+            return run_row(tool, eq, p, m, timeout, seed, write_scale_data(m, seed, directory))
     if tool == "cvxpy":
-        argv = [sys.executable, "-c", CVXPY_SCRIPT, str(eq), str(p), str(m), str(seed)]
+        argv = [sys.executable, "-c", CVXPY_SCRIPT, str(eq), str(p), str(data)]
     else:
         code = (f"import json, time, resource; start = time.perf_counter()\n"
                 f"from tpm_models.experiments.bench_scale import tpm_row\n"
-                f"out = tpm_row({eq}, {p!r}, {m}, {seed}); out['wall'] = time.perf_counter() - start\n"
+                f"out = tpm_row({eq}, {p!r}, {str(data)!r}); out['wall'] = time.perf_counter() - start\n"
                 f"out['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0\n"
                 f"print('RESULT' + json.dumps(out))").replace("inf,", "float('inf'),")
         argv = [sys.executable, "-c", code]
@@ -203,30 +226,41 @@ def median_run(runs: list[dict]) -> dict:
 def bench_scale(sizes=(10_000, 100_000), models=SCALE_MODELS, cvxpy: bool = True, timeout: float = 3600.0,
                 progress=print, seeds=(0,), repeats: int = 1) -> list[dict]:
     """One row per (seed, model, size): tpm-models' numbers and cvxpy + Clarabel's (module docstring), on
-    :func:`scale_data` drawn with each of ``seeds``. ``repeats``: each side runs that many times, ours and cvxpy's
+    :func:`scale_data` drawn with each of ``seeds`` (once per size and seed, into a temporary file that every process
+    of that size reads: :func:`write_scale_data`). ``repeats``: each side runs that many times, ours and cvxpy's
     in turn (so that a slow spell of a shared machine falls on both), and the row holds the run of median wall time
     of each (:func:`median_run`) with all the wall times beside it."""
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     rows = []
     progress = progress or (lambda _: None)
-    for seed in seeds:
-        for m in sizes:
-            for eq, p in models:
-                name = label(eq, p) + (f" (seed {seed})" if seed else "")
-                ours, theirs = [], []
-                for k in range(repeats):
-                    again = f" ({k + 1}/{repeats})" if repeats > 1 else ""
-                    progress(f"  {name} m={m}: tpm-models{again} ...")
-                    ours.append(run_row("tpm", eq, p, m, timeout, seed))
-                    if cvxpy:
-                        progress(f"  {name} m={m}: cvxpy + clarabel{again} ...")
-                        theirs.append(run_row("cvxpy", eq, p, m, timeout, seed))
-                row = {"model": name, "eq": eq, "p": p, "m": m, "seed": seed,
-                       "tpm": median_run(ours) if repeats > 1 else ours[0]}
-                if cvxpy:
-                    row["cvxpy"] = median_run(theirs) if repeats > 1 else theirs[0]
-                rows.append(row)
+    with tempfile.TemporaryDirectory(prefix="tpm-bench-") as directory:
+        for seed in seeds:
+            for m in sizes:
+                data = write_scale_data(m, seed, directory)
+                rows += _rows_on(data, m, seed, models, cvxpy, timeout, progress, repeats)
+                data.unlink()
+    return rows
+
+
+def _rows_on(data: Path, m: int, seed: int, models, cvxpy: bool, timeout: float, progress, repeats: int) -> list:
+    """:func:`bench_scale`'s rows of every model on one file of data."""
+    rows = []
+    for eq, p in models:
+        name = label(eq, p) + (f" (seed {seed})" if seed else "")
+        ours, theirs = [], []
+        for k in range(repeats):
+            again = f" ({k + 1}/{repeats})" if repeats > 1 else ""
+            progress(f"  {name} m={m}: tpm-models{again} ...")
+            ours.append(run_row("tpm", eq, p, m, timeout, seed, data))
+            if cvxpy:
+                progress(f"  {name} m={m}: cvxpy + clarabel{again} ...")
+                theirs.append(run_row("cvxpy", eq, p, m, timeout, seed, data))
+        row = {"model": name, "eq": eq, "p": p, "m": m, "seed": seed,
+               "tpm": median_run(ours) if repeats > 1 else ours[0]}
+        if cvxpy:
+            row["cvxpy"] = median_run(theirs) if repeats > 1 else theirs[0]
+        rows.append(row)
     return rows
 
 
