@@ -121,3 +121,56 @@ def test_a_built_model_writes_itself_without_pyomo_environ(tmp_path):
     assert "\nmin \n" in text and "\ns.t.\n" in text and text.rstrip().endswith("end")
     rows = int((tmp_path / "rows.txt").read_text())
     assert rows > 0 and text.count(":") >= rows  # every row is written with its label
+
+
+# Pyomo imports scipy.stats, scipy.integrate and scipy.spatial (0.5-1 s) as soon as any scipy module is imported (its
+# import hook for scipy; tpm_models.lazy.defer_pyomo_scipy_extras turns it off), and scipy.optimize is 0.25-0.45 s
+# more; a build and a default solve use none of them.
+SCIPY_EXTRAS = ("scipy.stats", "scipy.integrate", "scipy.spatial", "scipy.optimize")
+
+
+@pytest.mark.parametrize(("eq", "extra"), [(15, ""), (23, ", eps=0.02, p=1.5"), (28, ", eps=0.02")])
+def test_build_and_default_solve_load_no_scipy_module_they_do_not_use(eq, extra):
+    code = IRIS_MODEL.format(eq=eq, extra=extra) + "assert solve(model).certified\n"
+    assert loaded_after(code, ("scipy.sparse",) + SCIPY_EXTRAS) == {
+        "scipy.sparse": True, **dict.fromkeys(SCIPY_EXTRAS, False)}
+
+
+@pytest.mark.parametrize("first", ["import pyomo.core", "import pyomo.environ"])
+def test_the_probe_sees_pyomo_load_scipy_stats_without_tpm_models(first):
+    """Control: in this Pyomo, importing scipy after Pyomo loads scipy.stats (the hook the library turns off is
+    there), so the check above can fail."""
+    assert loaded_after(f"{first}\nimport scipy.sparse", ("scipy.stats",)) == {"scipy.stats": True}
+
+
+def test_pyomo_still_resolves_its_scipy_and_its_callback_after_tpm_models():
+    """Pyomo's deferred ``scipy`` is left as Pyomo documents it: resolved, with its callback (which imports
+    scipy.stats), when Pyomo first uses it. Truth: the normal distribution's cdf at 0 is 1/2."""
+    code = ("import tpm_models, scipy.sparse, sys\n"
+            "assert 'scipy.stats' not in sys.modules\n"
+            "from pyomo.common.dependencies import scipy, scipy_available\n"
+            "assert bool(scipy_available)\n"
+            "assert scipy.stats.norm.cdf(0.0) == 0.5\n")
+    assert loaded_after(code, ("scipy.stats", "scipy.spatial")) == {"scipy.stats": True, "scipy.spatial": True}
+
+
+def test_scipy_imported_before_tpm_models_is_no_error():
+    """A user's process that imported scipy (and so Pyomo's callback ran on Pyomo's import) still builds and
+    solves; the library then has nothing to turn off."""
+    code = ("import scipy.sparse\nimport pyomo.core\nfrom tpm_models.lazy import defer_pyomo_scipy_extras\n"
+            "assert defer_pyomo_scipy_extras() is False\n" + IRIS_MODEL.format(eq=28, extra=", eps=0.02")
+            + "assert solve(model).certified\n")
+    assert loaded_after(code, ("scipy.stats",)) == {"scipy.stats": True}
+
+
+def test_the_support_lp_imports_scipy_optimize_on_first_use():
+    """The polyhedral set's support LP (the one user of scipy.optimize) loads it when first solved, through
+    :class:`tpm_models.lazy.LazyModule`. Truth: the support of the box [-1, 2] x [0, 3] written as A d <= b in
+    the direction (1, -1) is 2 - 0 = 2, at the vertex (2, 0)."""
+    code = ("import sys\nimport numpy as np\nfrom tpm_models.models.uncertainty import Polyhedron, optimize\n"
+            "assert 'scipy.optimize' not in sys.modules\n"
+            "P = Polyhedron(np.array([[1.0, 0], [-1, 0], [0, 1], [0, -1]]), np.array([2.0, 1, 3, 0]))\n"
+            "value, delta = P.support([1.0, -1.0])\n"
+            "assert abs(value - 2.0) <= 1e-9 and np.abs(delta - [2.0, 0.0]).max() <= 1e-9, (value, delta)\n"
+            "import scipy.optimize\nassert optimize.linprog is scipy.optimize.linprog\n")
+    assert loaded_after(code, ("scipy.optimize",)) == {"scipy.optimize": True}

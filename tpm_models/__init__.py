@@ -14,9 +14,12 @@ import (issue 24; ``docs/bench-scale.md``).
 
 from typing import TYPE_CHECKING
 
+# first, before any module below imports scipy: importing it turns off Pyomo's hook that loads scipy.stats
+from tpm_models.lazy import lazy_attributes
+
+# isort: split
 from tpm_models.data import Dataset, load_dataset, min_max_scale, one_vs_rest, stratified_split
 from tpm_models.kernels import Kernel
-from tpm_models.lazy import lazy_attributes
 from tpm_models.models import MODELS, build, model_info, register_model, register_robustified, robust_counterpart
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError, Termination

@@ -27,9 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyomo.core as pyo
-from scipy.optimize import linprog
 
+from tpm_models.lazy import LazyModule
 from tpm_models.models.norms import check_p, conjugate, norm, worst_case_delta
+
+optimize = LazyModule("scipy.optimize")
+"""``scipy.optimize``, imported on the first support LP (:func:`tpm_models.lazy.LazyModule`: 0.25-0.45 s of an import
+that building any model would otherwise pay)."""
 
 SUPPORT_LP_TOL = 1e-10
 """HiGHS's primal and dual feasibility tolerances in the support LP of a :class:`Polyhedron` (its default is
@@ -226,9 +230,9 @@ class Polyhedron(UncertaintySet):
         A, b = self.arrays()
         if A.shape[1] != len(g):
             raise ValueError(f"a polyhedron in R^{A.shape[1]} cannot perturb {len(g)} coefficients")
-        res = linprog(-g, A_ub=A, b_ub=b, bounds=[(None, None)] * len(g), method="highs-ds",
-                      options={"primal_feasibility_tolerance": SUPPORT_LP_TOL,
-                               "dual_feasibility_tolerance": SUPPORT_LP_TOL})
+        res = optimize.linprog(-g, A_ub=A, b_ub=b, bounds=[(None, None)] * len(g), method="highs-ds",
+                               options={"primal_feasibility_tolerance": SUPPORT_LP_TOL,
+                                        "dual_feasibility_tolerance": SUPPORT_LP_TOL})
         if res.status == 2:
             raise ValueError("the polyhedral uncertainty set {delta : A delta <= b} is empty")
         if res.status == 3:
