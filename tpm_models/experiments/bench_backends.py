@@ -179,9 +179,10 @@ def run_backend_row(key: int | str, p: float | None, m: int, backend: str, time_
     code = ("import json, logging, resource, sys, warnings\n"
             "logging.disable(logging.WARNING); warnings.filterwarnings('ignore')\n"
             "from tpm_models.experiments.bench_backends import backend_row\n"
+            "from tpm_models.experiments.run_info import peak_rss_mb\n"
             "key, p, m, backend, limit = json.loads(sys.argv[1])\n"
             "out = backend_row(key, p, m, backend, limit)\n"
-            "out['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0\n"
+            "out['peak_mb'] = peak_rss_mb()\n"
             "print('RESULT' + json.dumps(out))")
     spec = json.dumps([key, p, m, backend, time_limit])  # p = inf is written Infinity, which json.loads reads
     try:

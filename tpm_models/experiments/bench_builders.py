@@ -3,10 +3,10 @@
 * **builders**: (15), (23) at :math:`p=2` and (28) on synthetic data (three classes, ``n = 20``) at
   :math:`m = 10^4, 10^5, \\dots` points: build seconds, ``.lp`` and ``.nl`` write seconds (the
   library's own :func:`tpm_models.export.writers.model_text`) and peak memory, each row in a fresh
-  subprocess (peak resident set size, ``resource.getrusage``, minus the process's size before the
-  build); beside linopy (``pip install tpm-models[bench]``) building the same model and writing its
-  ``.lp`` (linopy writes no ``.nl``; (23) at :math:`p=2` has a square root no ``.lp`` holds, and linopy
-  0.10 refuses quadratic constraints, so the cones of (28) are "n/a" for it).
+  subprocess (peak resident set size, :func:`~tpm_models.experiments.run_info.peak_rss_mb`, minus the
+  process's size before the build); beside linopy (``pip install tpm-models[bench]``) building the same model
+  and writing its ``.lp`` (linopy writes no ``.nl``; (23) at :math:`p=2` has a square root no ``.lp`` holds, and
+  linopy 0.10 refuses quadratic constraints, so the cones of (28) are "n/a" for it).
 * **estimators**: one-versus-all fits on Iris and Wine (min-max scaled, default settings), median of
   repeated fits, beside scikit-learn's ``SVC(kernel="linear")`` on the same data.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ import time
 import numpy as np
 
 from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.experiments.run_info import peak_rss_mb
 from tpm_models.export.writers import model_text
 from tpm_models.learn import TPMSVMOneVsAll
 from tpm_models.models.registry import build
@@ -43,15 +43,11 @@ def synthetic(m: int, n: int = BENCH_N, seed: int = 0) -> tuple[np.ndarray, np.n
     return X, y
 
 
-def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: kB
-
-
 def pyomo_row(eq: int, m: int) -> dict:
     """Build ``(eq)`` (class 0 of :func:`synthetic` ``m`` points) and write its ``.lp`` (not for (23)) and ``.nl``
     with :func:`tpm_models.export.writers.model_text`: seconds of each step and the peak memory (MB) above the start."""
     X, y = synthetic(m)
-    base = _rss_mb()
+    base = peak_rss_mb()
     kw = {"p": 2.0, "eps": BENCH_EPS} if eq in (23, 28) else {}
     start = time.perf_counter()
     model = build(eq, X, y, 0, BENCH_NU, BENCH_ALPHA, **kw)
@@ -63,7 +59,7 @@ def pyomo_row(eq: int, m: int) -> dict:
     start = time.perf_counter()
     model_text(model, "nl")
     out["nl"] = time.perf_counter() - start
-    out["peak_mb"] = _rss_mb() - base
+    out["peak_mb"] = peak_rss_mb() - base
     return out
 
 
@@ -74,7 +70,7 @@ def linopy_row(eq: int, m: int) -> dict:
     import xarray as xr
 
     X, y = synthetic(m)
-    base = _rss_mb()
+    base = peak_rss_mb()
     start = time.perf_counter()
     own, other = X[y == 0], X[y != 0]
     mc, mo = len(own), len(other)
@@ -98,7 +94,7 @@ def linopy_row(eq: int, m: int) -> dict:
         start = time.perf_counter()
         model.to_file(os.path.join(tmp, "model.lp"), io_api="lp")
         out["lp"] = time.perf_counter() - start
-    out["peak_mb"] = _rss_mb() - base
+    out["peak_mb"] = peak_rss_mb() - base
     return out
 
 

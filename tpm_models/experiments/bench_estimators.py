@@ -11,7 +11,7 @@ On it, each in a fresh process:
 * ``LinearSVC()`` for the linear kernel.
 
 Each row: fit seconds (wall), peak memory of the fit (peak resident set size of the process minus its size
-before the fit, ``resource.getrusage``), test accuracy. Measured, never asserted.
+before the fit, :func:`~tpm_models.experiments.run_info.peak_rss_mb`), test accuracy. Measured, never asserted.
 
 ``tpm-models bench estimators --processes N`` (:func:`bench_small`): the paper's data sets (Iris, Wine, min-max
 scaled, all points) with ``TPMSVMOneVsAll()`` (its defaults: the dense path) beside ``SVC(kernel="linear")``, each
@@ -23,7 +23,6 @@ table gives the medians over the processes.
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 import time
@@ -33,6 +32,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.experiments.run_info import peak_rss_mb
 from tpm_models.learn import TPMSVMOneVsAll
 
 BENCH_SIGMA = 1.0
@@ -69,13 +69,13 @@ def fit_row(model: str, kernel: str, m: int) -> dict:
     """Fit one model on :func:`scaled_data` in this process: seconds, peak MB above the start, test accuracy."""
     X_train, X_test, y_train, y_test = scaled_data(m)
     est = make_model(model, kernel)
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    base = peak_rss_mb()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ConvergenceWarning of LinearSVC, degenerate planes: reported by accuracy
         start = time.perf_counter()
         est.fit(X_train, y_train)
         seconds = time.perf_counter() - start
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0 - base
+        peak = peak_rss_mb() - base
         accuracy = float(np.mean(est.predict(X_test) == y_test))
     return {"fit": seconds, "peak_mb": peak, "accuracy": accuracy,
             "backend": getattr(est, "fit_backend_", None)}

@@ -26,7 +26,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-import resource
 import subprocess
 import sys
 import tempfile
@@ -84,10 +83,6 @@ def _kwargs(eq: int, p: float | None) -> dict:
     return {"eps": SCALE_EPS, **({"p": p} if p is not None else {})}
 
 
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: kB
-
-
 def bytecode_cached(package_dir: str | Path | None = None) -> tuple[int, int]:
     """``(cached, modules)``: how many of the ``.py`` modules under ``package_dir`` (default: this library's) have
     bytecode cached beside them (``__pycache__``, as ``pip install`` and ``python -m compileall`` write it) that is
@@ -131,6 +126,14 @@ NU, ALPHA, EPS, CLASS = 0.3, 1.0, 0.02, 1
 def read_scale_data(path):
     with np.load(path) as data:
         return data["X"], data["y"]
+
+
+def peak_rss_mb():  # as tpm_models.experiments.run_info.peak_rss_mb: VmHWM, not ru_maxrss, which exec carries over
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024.0
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def cvxpy_problem(eq, p, X, y):
@@ -177,7 +180,7 @@ if __name__ == "__main__":
            "solver": "cvxpy+clarabel", "w": None if w.value is None else np.asarray(w.value, dtype=float).tolist(),
            "theta": None if theta.value is None else float(theta.value),
            "wall": time.perf_counter() - start,
-           "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}
+           "peak_mb": peak_rss_mb()}
     print("RESULT" + json.dumps(out))
 """
 """(eq) written in cvxpy from the paper's equation and solved by Clarabel at its defaults, run as its own script
@@ -197,10 +200,11 @@ def run_row(tool: str, eq: int, p: float | None, m: int, timeout: float = 3600.0
     if tool == "cvxpy":
         argv = [sys.executable, "-c", CVXPY_SCRIPT, str(eq), str(p), str(data)]
     else:
-        code = (f"import json, time, resource; start = time.perf_counter()\n"
+        code = (f"import json, time; start = time.perf_counter()\n"
                 f"from tpm_models.experiments.bench_scale import tpm_row\n"
+                f"from tpm_models.experiments.run_info import peak_rss_mb\n"
                 f"out = tpm_row({eq}, {p!r}, {str(data)!r}); out['wall'] = time.perf_counter() - start\n"
-                f"out['peak_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0\n"
+                f"out['peak_mb'] = peak_rss_mb()\n"
                 f"print('RESULT' + json.dumps(out))").replace("inf,", "float('inf'),")
         argv = [sys.executable, "-c", code]
     try:

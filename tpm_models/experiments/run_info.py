@@ -5,6 +5,7 @@
 * :func:`run_metadata`: the machine, the versions of the packages that did the work (one that is not installed
   is named so, never an error: ``gurobipy`` is an optional extra), the load average before and after a run that
   computed anything, how many records a resumed run reused, and the date;
+* :func:`peak_rss_mb`: the peak resident memory of this process alone (not of the process that started it);
 * :data:`DISCUSSION_START` / :data:`DISCUSSION_END`: the markers of a report's hand-written discussion, which
   :func:`kept_discussion` reads back so that a regenerated report keeps it.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import platform
+import resource
 import shlex
 import time
 from collections.abc import Sequence
@@ -24,6 +26,25 @@ DISCUSSION_END = "<!-- end of discussion -->"
 
 TABLE3_PACKAGES = ("numpy", "daqp", "piqp", "joblib")
 """The packages whose versions Table 3's report names (the fast path's solvers and the parallel loop)."""
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory in MB: Linux's ``VmHWM`` (``/proc/self/status``: the high-water mark of the
+    process's own memory image, which ``exec`` starts afresh), elsewhere ``ru_maxrss``.
+
+    Not ``ru_maxrss`` on Linux: the kernel carries it over ``exec``, so a process started by a large one reports at
+    least its parent's size. Measured here: a child that holds 75 MB, started by a process of 500 MB, reports
+    526 MB by ``ru_maxrss`` and 75 MB by ``VmHWM`` (``tests/experiments/test_run_info.py``). A benchmark's child
+    processes were started by a bench that holds the data and scikit-learn (178 MB at 10^4 points)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0  # kB
+    except OSError:
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if platform.system() == "Darwin" else peak / 1024.0  # bytes on macOS, kB elsewhere
 
 
 def command_line(argv: Sequence[str]) -> str:
