@@ -32,7 +32,7 @@ from tpm_models.lazy import LazyModule
 from tpm_models.models.norms import check_p, conjugate, norm, worst_case_delta
 
 optimize = LazyModule("scipy.optimize")
-"""``scipy.optimize``, imported on the first support LP (:func:`tpm_models.lazy.LazyModule`: 0.25-0.45 s of an import
+"""``scipy.optimize``, imported on the first support LP (:class:`tpm_models.lazy.LazyModule`: 0.25-0.45 s of an import
 that building any model would otherwise pay)."""
 
 SUPPORT_LP_TOL = 1e-10
