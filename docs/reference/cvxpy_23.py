@@ -78,13 +78,16 @@ POLISH_TOL = 1e-13
 
 POLISH_MOVES: int | None = None
 """How many points with a wrong sign :func:`polish_23` moves between its sets a pass: ``None``, all of them (as
-the Iris/Wine reference was made); ``k``, the ``k`` with the largest violation, for up to ``POLISH_PASSES`` passes.
-At 10^5 points (``cvxpy_scale.py``) many points lie close to the margin (25 of 25,000 within 2.2e-7, 250 within
-4.4e-6), and moving every one that a Newton step pushes across grew the process to 5 GB (a dense Newton matrix over
-most of the class) without finishing."""
+the Iris/Wine reference was made); ``k``, the ``k`` with the largest violation, for up to
+``POLISH_PASSES_FEW_MOVES`` passes. At 10^5 points (``cvxpy_scale.py``) many points lie close to the margin (25 of
+25,000 within 2.2e-7, 250 within 4.4e-6), and moving every one that a Newton step pushes across grew the process to
+5 GB (a dense Newton matrix over most of the class) without finishing."""
 
 POLISH_PASSES = 20
-"""The passes of :func:`polish_23` with ``POLISH_MOVES = None``; ``200`` otherwise."""
+"""The most passes of :func:`polish_23` with ``POLISH_MOVES = None``."""
+
+POLISH_PASSES_FEW_MOVES = 200
+"""The most passes of :func:`polish_23` with ``POLISH_MOVES`` set (a pass moves only that many points)."""
 
 
 def norm_parts(w: np.ndarray, q: float) -> tuple[float, np.ndarray, np.ndarray]:
@@ -120,7 +123,7 @@ def polish_23(Xc, Xo, nu, alpha, p, eps, w, theta):
     r = Xc @ w + theta - eps * N
     scale = 1e-7 * max(1.0, float(np.max(np.abs(r))))
     E, L = np.abs(r) <= scale, r < -scale
-    for _ in range(POLISH_PASSES if POLISH_MOVES is None else 200):
+    for _ in range(POLISH_PASSES if POLISH_MOVES is None else POLISH_PASSES_FEW_MOVES):
         wk, tk = w.copy(), float(theta)
         lam_E = np.full(int(E.sum()), c / 2)
         for _ in range(30):

@@ -47,7 +47,7 @@ def scale_data(m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main(out: str, sizes: list[int]) -> None:
-    cvxpy_23.POLISH_MOVES = 1  # thousands of points within 1e-7 of the margin at 10^5 points: one move a pass
+    cvxpy_23.POLISH_MOVES = 1  # many points close to the margin at 10^5 points: one move a pass (cvxpy_23)
     qp_polish = cvxpy_23.qp_polish_23
     rows = pd.read_csv(out).to_dict("records") if Path(out).exists() else []
     done = {(int(r["m"]), float(r["p"])) for r in rows}

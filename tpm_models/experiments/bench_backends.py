@@ -176,7 +176,7 @@ def run_backend_row(key: int | str, p: float | None, m: int, backend: str, time_
                     memory_gb: float = MEMORY_LIMIT_GB) -> dict:
     """:func:`backend_row` in a fresh interpreter, with its peak memory; ``timeout`` after ``time_limit`` plus
     :data:`BUILD_ALLOWANCE` seconds, ``memory`` when it ran out of its ``memory_gb``, ``error`` otherwise."""
-    code = ("import json, logging, resource, sys, warnings\n"
+    code = ("import json, logging, sys, warnings\n"
             "logging.disable(logging.WARNING); warnings.filterwarnings('ignore')\n"
             "from tpm_models.experiments.bench_backends import backend_row\n"
             "from tpm_models.experiments.run_info import peak_rss_mb\n"
