@@ -215,9 +215,18 @@ def test_a_nonconvex_qp_goes_only_to_a_global_solver(name):
     assert abs(r.objective - truth) <= TRUTH_TOL
 
 
-def test_the_nonconvex_default_is_refused_with_the_reason():
+def test_the_nonconvex_default_goes_to_a_global_solver():
+    """The convex defaults refuse a model proved not convex (with the reason); the default then falls back to a
+    global backend, whose proof of unboundedness is the answer. Without a global backend, the refusal stands."""
+    model = concave_unbounded()[0]
     with pytest.raises(SolverUnavailableError, match="not convex.*global solvers"):
-        solve(concave_unbounded()[0])
+        solve(model, "clarabel")
+    if not any(S.BACKENDS[n].nonconvex for n in S.available_solvers("QP")):
+        with pytest.raises(SolverUnavailableError, match="not convex"):
+            solve(model)
+        return
+    r = solve(model, raise_on_failure=False)
+    assert S.BACKENDS[r.solver].nonconvex and r.termination is Termination.UNBOUNDED
 
 
 @pytest.mark.parametrize("objectives", [0, 2])

@@ -694,8 +694,9 @@ def test_the_feasibility_and_gap_tolerances_by_form(monkeypatch, eq, p, m, asked
 @pytest.mark.parametrize("eq, kw", [(28, {"eps": 0.05}), (23, {"p": 2.0, "eps": 0.05}), (15, {})])
 def test_rows_let_go_before_a_large_run_are_read_again_to_the_same_result(monkeypatch, iris, eq, kw):
     """From ``FORGET_ROWS_LARGE`` rows of the form on (lowered here to 1), the rows' reading is let go before
-    Clarabel's run and read again by the certificate: the same optimum, duals and verdict as when it is kept, and one
-    more reading of the rows (counted)."""
+    Clarabel's run: the same optimum, duals and verdict as when it is kept, and at most one more reading of the rows
+    by the solve path (counted: the polish of (23) reads them again; the certificate reads the model on its own,
+    ``certificate_reading``)."""
     from tpm_models.solvers import rows
 
     X, y = iris
@@ -713,7 +714,7 @@ def test_rows_let_go_before_a_large_run_are_read_again_to_the_same_result(monkey
         reads.clear()
         results.append((solve(build(eq, X, y, 1, 0.3, 1.0, **kw), "clarabel"), len(reads)))
     (kept, kept_reads), (again, again_reads) = results
-    assert again_reads == kept_reads + 1
+    assert kept_reads <= again_reads <= kept_reads + 1
     assert kept.certified and again.certified
     assert again.objective == kept.objective
     assert again.duals.keys() == kept.duals.keys()

@@ -20,7 +20,7 @@ from user_edits import add_row, clone, deactivate, delete_one_row, fix, fix_row_
 
 from tpm_models import build
 from tpm_models.experiments.bench_scale import scale_data
-from tpm_models.solvers import certificate, conic, conic_shapes, rows
+from tpm_models.solvers import certificate_reading, conic, conic_shapes, rows
 from tpm_models.solvers.backends.clarabel import run_clarabel
 from tpm_models.solvers.certificate import certify
 from tpm_models.solvers.conic import conic_form
@@ -144,8 +144,8 @@ def test_certificate_reads_atom_rows_in_bulk_as_one_by_one(points, monkeypatch, 
             v.set_value(v.value + shift)
         bulk = certify(model, duals, True)
         with monkeypatch.context() as mp:
-            mp.setattr(rows, "BULK_BLOCKS", False)  # the rows walked, not read from the builder's record
-            mp.setattr(certificate, "atom_rows_gradient", atom_rows_one_by_one)
+            mp.setattr(certificate_reading, "row_blocks", lambda model: [])  # walked, not read from the record
+            mp.setattr(certificate_reading, "atom_rows_gradient", atom_rows_one_by_one)
             single = certify(model, duals, True)
         assert (bulk.level, bulk.why) == (single.level, single.why)
         if single.primal > 1e-12:  # below, the worst row is a tie of rounding errors
@@ -181,8 +181,8 @@ def test_a_block_of_atom_rows_is_its_rows_walked(points, monkeypatch, rng, chang
     _, duals, _ = run_clarabel(model, None)
     bulk = certify(model, duals, True)
     with monkeypatch.context() as mp:
-        mp.setattr(rows, "BULK_BLOCKS", False)
-        mp.setattr(certificate, "atom_rows_gradient", atom_rows_one_by_one)
+        mp.setattr(certificate_reading, "row_blocks", lambda model: [])
+        mp.setattr(certificate_reading, "atom_rows_gradient", atom_rows_one_by_one)
         single = certify(model, duals, True)
     assert (bulk.level, bulk.why) == (single.level, single.why) and bulk.level == "kkt"
     for name in ("primal", "stationarity", "complementarity", "dual_sign", "absolute"):

@@ -144,6 +144,7 @@ def test_default_falls_back_on_a_failure_and_says_so(iris, monkeypatch):
     assert "fallback after broken: numerical_error (made to fail)" in result.message
     assert rel_gap(result.objective, truth.objective) <= 1e-9
     monkeypatch.setitem(DEFAULT, "QP", ("broken",))  # nothing to fall back to: the failure itself
+    monkeypatch.setattr(registry, "FALLBACK", ())
     with pytest.raises(NoOptimalSolutionError, match="made to fail"):
         solve(model)
 
@@ -161,9 +162,15 @@ def test_a_community_edition_size_limit_is_a_licence_refusal(iris, monkeypatch):
 
 
 def test_default_is_chosen_by_size(monkeypatch):
-    assert registry.default_candidates("QP", 10) == DEFAULT["QP"]
-    assert registry.default_candidates("QP", registry.LARGE_MODEL) == registry.DEFAULT_LARGE["QP"]
-    assert registry.default_candidates("QP", registry.HUGE_MODEL - 1) == registry.DEFAULT_LARGE["QP"]
+    """The class's defaults by size come first, then every other backend that takes the class (the fallbacks)."""
+    def first(kind, size, table):
+        out = registry.default_candidates(kind, size)
+        assert set(out) == {n for n in BACKENDS if kind in BACKENDS[n].model_classes} and len(set(out)) == len(out)
+        return out[:len(table[kind])]
+
+    assert first("QP", 10, DEFAULT) == DEFAULT["QP"]
+    assert first("QP", registry.LARGE_MODEL, registry.DEFAULT_LARGE) == registry.DEFAULT_LARGE["QP"]
+    assert first("QP", registry.HUGE_MODEL - 1, registry.DEFAULT_LARGE) == registry.DEFAULT_LARGE["QP"]
     assert registry.default_candidates("QP", registry.HUGE_MODEL)[0] == "clarabel"  # PIQP stalls at 250,021
     assert "daqp" not in registry.DEFAULT_LARGE["QP"]
 

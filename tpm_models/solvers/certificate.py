@@ -70,29 +70,20 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pyomo.core as pyo
-import scipy.sparse as sp
-from pyomo.core.expr.visitor import identify_variables
 from pyomo.repn import generate_standard_repn
 
+from tpm_models.solvers.certificate_reading import model_columns, read_rows, sos_violation
 from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
 from tpm_models.solvers.cones import APEX_TOL
-from tpm_models.solvers.gradients import (
-    atom_block_gradient,
-    atom_rows_gradient,
-    gradient,
-    linear_body,
-    objective_gradient,
-)
+from tpm_models.solvers.gradients import objective_gradient
 from tpm_models.solvers.power_apex import power_apexes
 from tpm_models.solvers.reading import remembered
-from tpm_models.solvers.rows import read_atom_rows, read_rows
 from tpm_models.solvers.structure import objective_of
-from tpm_models.solvers.variables import free_variables, integer_mask, variable_bounds
-from tpm_models.solvers.violation import real_value
+from tpm_models.solvers.variables import integer_mask
 
 _VALUE = operator.attrgetter("value")
 
@@ -140,121 +131,6 @@ class Certificate:
         out = {**asdict(self), "certified": self.certified}
         del out["objective"]  # SolveResult.objective
         return out
-
-
-@dataclass
-class _Rows:
-    cons: list
-    body: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-    constant: np.ndarray
-    J: sp.csr_matrix
-    kinks: np.ndarray
-    """The rows whose gradient does not exist at the point (their ``J`` rows are 0)."""
-    norms: list = field(default_factory=list)
-    """``(apex, rows, coefficients)``: a Euclidean norm at zero (:mod:`tpm_models.solvers.norm_apex`) held by
-    ``rows`` with those coefficients; their ``J`` rows are the rest of their gradient."""
-
-    @property
-    def smooth(self) -> bool:
-        """Every row's gradient exists at the point."""
-        return not self.kinks.any()
-
-
-def _value(con) -> float:
-    """The row's body at the point, ``inf`` where it has no real value (``0.0 ** -0.5``: a perspective at r = 0; a
-    complex one at r = -1e-20: :func:`tpm_models.solvers.violation.real_value`)."""
-    value = real_value(con.body)
-    return math.inf if value is None else value
-
-
-def _rows(model: pyo.ConcreteModel, col: dict, n: int, memo: dict, x: np.ndarray) -> _Rows:
-    """Every active row, in model order: the linear ones as :func:`tpm_models.solvers.rows.read_rows` read them
-    (once per solve; their sides minus the body's constant, and constant 0), the others by their gradient."""
-    linear = read_rows(model, col, n)
-    cons = linear.constraints + linear.others
-    m_lin, m = len(linear.constraints), len(cons)
-    body, lower, upper, constant = np.zeros(m), np.full(m, -np.inf), np.full(m, np.inf), np.zeros(m)
-    body[:m_lin] = np.nan  # filled by the caller from J
-    lower[:m_lin], upper[:m_lin] = linear.lower, linear.upper
-    ri: list[int] = []
-    ci: list[int] = []
-    data: list[float] = []
-    kinks = np.zeros(m, dtype=bool)
-    atom_rows = read_atom_rows(model, linear, col, n)
-    in_block = linear.in_blocks().tolist()
-    batch = [i for i, (con, blocked) in enumerate(zip(linear.others, in_block), start=m_lin)
-             if not blocked and atom_rows.get(id(con)) is not None]
-    single = np.ones(m, dtype=bool)
-    entries = []
-    norms: list = []
-
-    def take(at: np.ndarray, values: np.ndarray, J_atoms: sp.csr_matrix, status: np.ndarray, found: list) -> None:
-        for apex, local, coefs in found:  # a norm at zero: the rows' J is the rest of their gradient
-            norms.append((apex, at[local], coefs))
-        ok = status == 0
-        body[at[ok]] = values[ok]
-        single[at[ok]] = False
-        for i in at[status == 1].tolist():  # a node at a kink
-            body[i] = _value(cons[i])
-            kinks[i] = True
-            single[i] = False
-        coo = J_atoms.tocoo()
-        keep = ok[coo.row]
-        entries.append(((at - m_lin)[coo.row[keep]], coo.col[keep], coo.data[keep]))
-
-    # rows linear in shared nodes ((23)'s margin rows at p = 2): each node's gradient once, in bulk; a recorded block
-    # of them from its arrays (the same numbers as its rows read one by one), its sides the record's
-    for block in linear.atom_blocks:
-        at = m_lin + block.start + np.arange(len(block.constraints), dtype=np.int64)
-        lower[at], upper[at] = block.lower, block.upper
-        found: list = []
-        take(at, *atom_block_gradient(block, x, col, memo, n, found), found)
-    if batch:
-        at = np.asarray(batch, dtype=np.int64)
-        found = []
-        take(at, *atom_rows_gradient([atom_rows[id(cons[i])] for i in batch], x, col, memo, n, found), found)
-    for i, (con, blocked) in enumerate(zip(linear.others, in_block), start=m_lin):
-        if blocked and not single[i]:
-            continue
-        lo, up = con.lb, con.ub
-        if lo is not None:
-            lower[i] = lo
-        if up is not None:
-            upper[i] = up
-        if not single[i]:
-            continue
-        terms = linear_body(con.body, col)
-        read = None
-        if terms is not None:
-            cols, coefs, constant[i], _ = terms
-            body[i] = np.nan  # filled below from J
-        if terms is None:
-            read = gradient(con.body, col, memo)
-            if read is None:
-                body[i] = _value(con)
-                kinks[i] = True
-                continue
-            body[i], cols, coefs = read
-        ri.extend([i - m_lin] * len(cols))
-        ci.extend(cols)
-        data.extend(coefs)
-    if entries:  # the bulk rows' entries in their rows
-        ri = np.concatenate([np.asarray(ri, dtype=np.int64)] + [e[0] for e in entries])
-        ci = np.concatenate([np.asarray(ci, dtype=np.int64)] + [e[1] for e in entries])
-        data = np.concatenate([np.asarray(data, dtype=float)] + [e[2] for e in entries])
-    J = sp.vstack([linear.M, sp.csr_matrix((data, (ri, ci)), shape=(m - m_lin, n))], format="csr")
-    order = linear.in_model_order() if linear.others else None
-    if order is not None and not (order == np.arange(len(order))).all():  # back to the model's order (a tie of the
-        cons = [cons[k] for k in order]                                     # worst row names the same row)
-        J, body, lower, upper, constant = J[order], body[order], lower[order], upper[order], constant[order]
-        kinks = kinks[order]
-        if norms:
-            position = np.empty(len(order), dtype=np.int64)
-            position[order] = np.arange(len(order))
-            norms = [(apex, position[at], coefs) for apex, at, coefs in norms]
-    return _Rows(cons, body, lower, upper, constant, J, kinks, norms)
 
 
 @dataclass
@@ -353,47 +229,46 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
             integers: bool = False) -> Certificate:
     """The certificate of the point loaded in ``model`` (module docstring) with ``duals`` (by constraint data, in
     :mod:`tpm_models.solvers.common`'s convention; ``None``: the backend gave none). ``convex``: the model is
-    classified convex (KKT then proves optimality). ``integers``: the model has integer variables (no KKT).
+    classified convex (KKT then proves optimality). ``integers``: the model has integer variables or SOS
+    constraints (no KKT: the backend's branch and bound is the proof).
 
-    A row that holds a variable of another model (not among the model's own components) is read with that
-    variable as one more column. Within one solve (:func:`tpm_models.solvers.reading.one_reading`) a second
-    certificate of the same point with the same duals is the first one, copied (the backend asked it already:
+    The model is read afresh, on its own (:mod:`tpm_models.solvers.certificate_reading`): every active row and
+    variable, a variable of another model that a row holds as one more column. Within one solve
+    (:func:`tpm_models.solvers.reading.one_reading`) a second certificate of the same point with the same duals is
+    the first one, copied (the backend asked it already:
     :func:`tpm_models.solvers.backends.clarabel.apex_point_certified`)."""
-    variables, col = free_variables(model)  # read once per solve (reading.one_reading)
+    variables, col = model_columns(model)
     last = remembered(("certificate", id(model)), dict)  # {} outside a solve: nothing kept
     read = (list(map(_VALUE, variables)), None if duals is None else dict(duals), bool(convex), bool(integers))
     if last.get("read") == read:
         return replace(last["certificate"])
-    try:
-        cert = _certify(model, variables, duals, convex, integers, col)
-    except KeyError:  # a variable of another model: read again with every row's variables as columns
-        variables = list(variables)
-        known = {id(v) for v in variables}
-        for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-            for v in identify_variables(con.body, include_fixed=False):
-                if id(v) not in known:
-                    variables.append(v)
-                    known.add(id(v))
-        cert = _certify(model, variables, duals, convex, integers)
+    cert = _certify(model, variables, duals, convex, integers, col)
     last["read"], last["certificate"] = read, replace(cert)
     return cert
 
 
+def _bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
+    both = np.array([v.bounds for v in variables], dtype=float).reshape(-1, 2)  # None -> NaN
+    lb, ub = both[:, 0], both[:, 1]
+    lb[np.isnan(lb)] = -math.inf
+    ub[np.isnan(ub)] = math.inf
+    return lb, ub
+
+
 def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, convex: bool,
-             integers: bool, col: dict | None = None) -> Certificate:
+             integers: bool, col: dict) -> Certificate:
+    if any(v.value is None for v in variables):
+        return Certificate(math.inf, level="failed", why="a variable has no value")
+    memo: dict = {}  # every node's value and gradient at x, shared by the rows and the objective
+    rows = read_rows(model, variables, col, memo)  # adds the columns of other models' variables that rows hold
     values = list(map(_VALUE, variables))
     if any(v is None for v in values):
         return Certificate(math.inf, level="failed", why="a variable has no value")
-    if col is None:
-        col = {id(v): k for k, v in enumerate(variables)}
     x = np.array(values, dtype=float)
     if not np.isfinite(x).all():
         return Certificate(math.inf, level="failed", why="a variable is not finite")
     n = len(x)
-    lb, ub = variable_bounds(variables)  # read once per solve for the model's list (reading.one_reading)
-
-    memo: dict = {}  # every node's value and gradient at x, shared by the rows and the objective
-    rows = _rows(model, col, n, memo, x)
+    lb, ub = _bounds(variables)
     Jx = rows.J @ x
     linear = np.isnan(rows.body)
     rows.body[linear] = Jx[linear] + rows.constant[linear]
@@ -423,6 +298,10 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         if viol.size and viol.max() > worst:
             k = int(viol.argmax())
             worst, where = float(viol[k]), names[k].name
+    sos, sos_name = sos_violation(model, FEASIBILITY_TOL)
+    if sos > worst:
+        worst, where = sos, sos_name
+    absolute = max(absolute, sos)
     cert = Certificate(worst, worst_row=where, absolute=absolute)
     if worst > FEASIBILITY_TOL:
         cert.level, cert.why = "failed", f"the point violates {where} by {worst:.2g} (relative to its size)"
@@ -433,7 +312,8 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     if read is not None:
         cert.objective = read[0]
     if integers:
-        cert.why = "integer variables: no KKT conditions (the backend's branch and bound is the proof)"
+        cert.why = ("integer variables or SOS constraints: no KKT conditions (the backend's branch and bound is the "
+                    "proof)")
         return cert
     if duals is None:
         cert.why = "the backend gave no duals"

@@ -148,7 +148,8 @@ def _solve(model, solver, time_limit, raise_on_failure, warm_start, traits: Mode
     if result is None:
         if not candidates:
             raise SolverUnavailableError(f"no default solver for model class {traits.kind}")
-        raise SolverUnavailableError(f"no default solver takes {title(model)}: {'; '.join(reasons)}")
+        raise SolverUnavailableError(
+            f"no default solver takes the {traits.kind} {title(model)!r}: {'; '.join(reasons)}")
     if failures and failures[-1].startswith(f"{result.solver}:"):
         failures.pop()  # the last one tried failed too: its own message says so
     if failures:

@@ -127,7 +127,9 @@ def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
         opt = SolverFactory(pyomo_name)
         added = False
         rows = next(model.component_data_objects(pyo.Constraint, active=True, descend_into=True), None)
-        if model.component("dual") is None and rows is not None:  # Xpress raises for duals of a model without rows
+        own = model.component("dual")  # Pyomo's direct interfaces read duals into a Suffix of this very name
+        read_duals = own is None or (isinstance(own, pyo.Suffix) and own.import_enabled())
+        if own is None and rows is not None:  # Xpress raises for duals of a model without rows
             model.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
             added = True
         try:
@@ -146,11 +148,16 @@ def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
             if termination is Termination.OPTIMAL and res.solver.status != SolverStatus.ok:
                 termination = Termination.ERROR
             duals = None
+            message = str(tc)
             if len(res.solution) > 0 and termination is not Termination.ERROR:  # an error's point: no values
                 model.solutions.load_from(res)
-                duals = {con: model.dual.get(con) for con in model.component_data_objects(
-                    pyo.Constraint, active=True, descend_into=True)}
-            return termination, duals, str(tc)
+                if read_duals and rows is not None:
+                    duals = {con: model.dual.get(con) for con in model.component_data_objects(
+                        pyo.Constraint, active=True, descend_into=True)}
+                elif not read_duals:
+                    message = (f"{message}; no duals: the model's own component 'dual' ({type(own).__name__}) holds "
+                               f"the name {pyomo_name} reads duals into")
+            return termination, duals, message
         finally:
             if added:
                 model.del_component("dual")

@@ -16,6 +16,7 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.common import PSD_TOL, ModelError
+from tpm_models.solvers.components import UnsupportedComponentError, read_components, unread_domains
 from tpm_models.solvers.rows import LinearRows, linear_objective, objective_terms, quadratic_objective, read_rows
 from tpm_models.solvers.variables import free_variables, integer_mask
 from tpm_models.solvers.violation import row_violation
@@ -43,6 +44,9 @@ class ModelTraits:
     convex: bool = False
     """Proved convex from what it holds: an LP, a QP with a PSD objective, rows linear, PSD quadratic or cones.
     ``False`` for an NLP whose rows are other functions (its convexity is then unknown here)."""
+    sos: bool = False
+    """The model holds active ``SOSConstraint`` s, which only a backend that declares them takes
+    (:mod:`tpm_models.solvers.components`)."""
 
 
 def model_class(model: pyo.ConcreteModel) -> str:
@@ -72,8 +76,14 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
 
     ``kind``: the class, when the caller has it: the rows are then not walked (an LP, QP or SOCP has no
     non-convex row; an NLP's convexity stays unknown), only the objective and the variables' domains are read."""
+    sos = read_components(model)  # every active component read or refused by name, before anything else
     objective = objective_of(model)
     variables, column = free_variables(model)  # read once per solve (reading.one_reading)
+    odd = unread_domains(variables)
+    if odd:
+        raise UnsupportedComponentError(
+            f"{title(model)}: the domain of {', '.join(odd)} is not an interval of the reals or the integers (a "
+            "finite set of values?); no backend here reads it: write the choice with binary variables instead")
     integers = tuple(variables[k].name for k in np.flatnonzero(integer_mask(variables))[:5])
     nonconvex = None
     sense = 1.0 if objective.sense == pyo.minimize else -1.0
@@ -100,7 +110,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
         elif quadratic and not _psd(obj, sense):
             nonconvex = "the objective's quadratic part is not " + ("convex" if sense > 0 else "concave")
     if kind is not None:
-        return ModelTraits(kind, integers, nonconvex, nonconvex is None and kind != "NLP")
+        return ModelTraits(kind, integers, nonconvex, nonconvex is None and kind != "NLP", sos)
     kind = "NLP" if degree is None else None
     conic, general = False, degree is None
     signs: set[int] | None = None
@@ -121,7 +131,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
             nonconvex = f"constraint {con.name} is a quadratic row that is not convex"
     if kind is None:
         kind = "SOCP" if conic else ("QP" if quadratic else "LP")
-    return ModelTraits(kind, integers, nonconvex, nonconvex is None and not general)
+    return ModelTraits(kind, integers, nonconvex, nonconvex is None and not general, sos)
 
 
 def _degree(model: pyo.ConcreteModel, objective, column: dict, n: int) -> int | None:
@@ -314,9 +324,14 @@ def component_values(model: pyo.ConcreteModel, get: Callable, ctype) -> dict[str
     for comp in model.component_objects(ctype, active=None if ctype is pyo.Var else True, descend_into=True):
         if comp.is_indexed():
             # a dense component's values() are its data in index order (its index set's order), read without a
-            # Python call an index; a sparse one by its indices
-            data = comp.values() if len(comp) == len(comp.index_set()) else (comp[k] for k in comp.index_set())
-            out[comp.local_name] = np.array(list(map(get, data)), dtype=float)  # None (unset) -> NaN
+            # Python call an index; a sparse one (Var(dense=False), a rule that returned Constraint.Skip) by its
+            # indices, NaN where it has no member: asking comp[k] of a missing member would add one to a Var (the
+            # user's model changed) and raise KeyError on a Constraint
+            if len(comp) == len(comp.index_set()):
+                data = map(get, comp.values())
+            else:
+                data = (get(comp[k]) if k in comp else None for k in comp.index_set())
+            out[comp.local_name] = np.array(list(data), dtype=float)  # None (unset) -> NaN
         else:
             value = get(comp)
             out[comp.local_name] = np.nan if value is None else float(value)

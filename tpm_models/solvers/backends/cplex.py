@@ -13,5 +13,5 @@ register_backend(
         "mip_tolerances_mipgap": common.MIP_GAP,
         **({"timelimit": t} if t else {}),
     }),
-    integers=True,
+    integers=True, sos=True,
 )

@@ -13,5 +13,5 @@ register_backend(
         "OptimalityTol": common.OPTIMALITY_TOL,
         "FeasibilityTol": common.OPTIMALITY_TOL, "MIPGap": common.MIP_GAP, **({"TimeLimit": t} if t else {}),
     }),
-    integers=True, nonconvex=True,  # Gurobi >= 11 solves non-convex quadratic models globally by default
+    integers=True, sos=True, nonconvex=True,  # Gurobi >= 11 solves non-convex quadratic models globally by default
 )

@@ -45,6 +45,9 @@ class Backend:
     integers: bool = False
     """Takes integer and binary variables (branch and bound: its integer optimum is the answer). A backend
     without it would relax them, so a model that has any is refused."""
+    sos: bool = False
+    """Takes ``SOSConstraint`` s natively (branch and bound on them). A model that holds any is refused by every
+    other backend: ignoring them would solve another model."""
     nonconvex: bool = False
     """Solves a non-convex quadratic model to global optimality. A model proved not convex
     (:attr:`~tpm_models.solvers.structure.ModelTraits.nonconvex`) is refused by every other backend."""
@@ -90,7 +93,7 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                      run: Callable[..., tuple[Termination, dict | None, str]],
                      version: Callable[[], str] | None = None,
                      refuses: Callable[[pyo.ConcreteModel | None], str | None] | None = None,
-                     ready: Callable[[], bool] | None = None, *, integers: bool = False,
+                     ready: Callable[[], bool] | None = None, *, integers: bool = False, sos: bool = False,
                      nonconvex: bool = False, time_limit: bool = True, proves_convexity: bool = False,
                      prepare: Callable[[pyo.ConcreteModel], object] | None = None) -> Backend:
     """Join the capability table: ``solve(model, name)`` then runs ``run`` on models of ``model_classes``
@@ -104,7 +107,8 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
         raise ValueError(f"model classes {sorted(unknown)} are not ones a backend takes; choose among "
                          f"{list(SOLVABLE_CLASSES)} (tpm_models.validation.SOLVABLE_CLASSES)")
     backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready, integers=integers,
-                      nonconvex=nonconvex, time_limit=time_limit, proves_convexity=proves_convexity, prepare=prepare)
+                      sos=sos, nonconvex=nonconvex, time_limit=time_limit, proves_convexity=proves_convexity,
+                      prepare=prepare)
     BACKENDS[name] = backend
     return backend
 
@@ -140,6 +144,13 @@ DEFAULT_HUGE: dict[str, tuple[str, ...]] = {
 PIQP."""
 
 
+FALLBACK: tuple[str, ...] = ("highs", "clarabel", "piqp", "scip", "ipopt", "gurobi", "cplex", "xpress", "mosek",
+                             "daqp")
+"""After the defaults of a class, every other backend that takes it, in this order (free ones first, the
+size-limited licences after): a model the defaults refuse (integer variables, SOS constraints, a ``time_limit``
+PIQP cannot honour) or fail on goes to the next one that takes it, at any size."""
+
+
 def model_size(model: pyo.ConcreteModel) -> int:
     """The number of variables of ``model`` that are not fixed (the size :func:`default_candidates` reads)."""
     return len(free_variables(model)[0])
@@ -147,11 +158,13 @@ def model_size(model: pyo.ConcreteModel) -> int:
 
 def default_candidates(kind: str, size: int) -> tuple[str, ...]:
     """The defaults of a model of class ``kind`` and ``size`` variables, in order: :data:`DEFAULT_HUGE` from
-    :data:`HUGE_MODEL` variables on, :data:`DEFAULT_LARGE` from :data:`LARGE_MODEL` on, else :data:`DEFAULT`; the
-    first that takes the model solves it, the next ones are the fallbacks of ``solve(model)`` when it fails
-    (:func:`tpm_models.solvers.dispatch.solve`)."""
+    :data:`HUGE_MODEL` variables on, :data:`DEFAULT_LARGE` from :data:`LARGE_MODEL` on, else :data:`DEFAULT`, then
+    the other backends of :data:`FALLBACK` that take the class; the first that takes the model solves it, the next
+    ones are the fallbacks of ``solve(model)`` when it fails (:func:`tpm_models.solvers.dispatch.solve`)."""
     table = DEFAULT_HUGE if size >= HUGE_MODEL else DEFAULT_LARGE if size >= LARGE_MODEL else DEFAULT
-    return table.get(kind, ())
+    first = table.get(kind, ())
+    return first + tuple(name for name in FALLBACK if name not in first and name in BACKENDS
+                         and kind in BACKENDS[name].model_classes)
 
 
 def default_solver(kind: str) -> str:
@@ -205,7 +218,7 @@ def prepared_backend(model: pyo.ConcreteModel, solver: str, kind: str | ModelTra
                 return _checked(model, name, traits, time_limit)
             except SolverUnavailableError as exc:
                 reasons.append(str(exc))
-        raise SolverUnavailableError(f"no default solver takes {title(model)}: {'; '.join(reasons)}")
+        raise SolverUnavailableError(f"no default solver takes the {kind} {title(model)!r}: {'; '.join(reasons)}")
     return _checked(model, solver, traits, time_limit)
 
 
@@ -235,15 +248,20 @@ def _checked(model: pyo.ConcreteModel, solver: str, traits: ModelTraits,
         )
     if traits.integers and not backend.integers:
         raise SolverUnavailableError(
-            f"{solver} cannot take {title(model)}: it would relax the integer variables "
+            f"{solver} cannot take the {kind} {title(model)!r}: it would relax the integer variables "
             f"({', '.join(traits.integers)}), so its optimum would not be the model's; installed solvers that take "
             f"integers: "
             f"{_capable(kind, True, traits.nonconvex is not None)}")
+    if traits.sos and not backend.sos:
+        raise SolverUnavailableError(
+            f"{solver} cannot take the {kind} {title(model)!r}: it holds SOS constraints, which {solver} would "
+            f"ignore; installed solvers that take them: {[n for n in available_solvers(kind) if BACKENDS[n].sos]} "
+            "(or write the Piecewise with pw_repn='DCC' or 'BIGM_BIN', binary variables any MILP solver takes)")
     if traits.nonconvex and not backend.nonconvex:
         raise SolverUnavailableError(
-            f"{solver} cannot take {title(model)}: it solves convex models only and the model is not convex "
-            f"({traits.nonconvex}), so its answer could be a saddle or a local optimum; installed global solvers: "
-            f"{_capable(kind, bool(traits.integers), True)}")
+            f"{solver} cannot take the {kind} {title(model)!r}: it solves convex models only and the model is not "
+            f"convex ({traits.nonconvex}), so its answer could be a saddle or a local optimum; installed global "
+            f"solvers: {_capable(kind, bool(traits.integers), True)}")
     if time_limit is not None and not backend.time_limit:
         raise SolverUnavailableError(
             f"{solver} cannot take time_limit={time_limit:g}: it has no time limit, so it could not honour it; drop "
@@ -251,11 +269,11 @@ def _checked(model: pyo.ConcreteModel, solver: str, traits: ModelTraits,
             f"one of {[n for n in available_solvers(kind) if BACKENDS[n].time_limit]}")
     reason = backend.refuses(model) if backend.refuses is not None else None
     if reason:
-        raise SolverUnavailableError(f"{solver} cannot take {title(model)}: {reason}")
+        raise SolverUnavailableError(f"{solver} cannot take the {kind} {title(model)!r}: {reason}")
     prepared = None
     if backend.prepare is not None:
         try:
             prepared = backend.prepare(model)
         except NotAQPError as exc:
-            raise SolverUnavailableError(f"{solver} cannot take {title(model)}: {exc}") from exc
+            raise SolverUnavailableError(f"{solver} cannot take the {kind} {title(model)!r}: {exc}") from exc
     return backend, kind, prepared

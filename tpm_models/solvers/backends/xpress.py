@@ -15,5 +15,5 @@ register_backend(
         "bardualstop": common.OPTIMALITY_TOL, "miprelstop": common.MIP_GAP,
         **({"maxtime": -int(math.ceil(t))} if t else {}),
     }),
-    integers=True,
+    integers=True, sos=True,
 )

@@ -1,0 +1,277 @@
+"""The certificate's own reading of a model: every active row, the variables and the SOS constraints, read afresh
+through Pyomo's machinery, never through the solve path's reader (:mod:`tpm_models.solvers.rows`) or anything a
+solve keeps (:mod:`tpm_models.solvers.reading`).
+
+So what the solve path misreads (a row dropped, a coefficient, a side or a cone read wrong) the certificate does not
+read the same way: the backend then solved another model, and its point fails the certificate on this one.
+
+==========================  ==================================================================================
+what                        how it is read here
+==========================  ==================================================================================
+the components              :func:`tpm_models.solvers.components.read_components` (refused by name if not read)
+the variables               ``component_data_objects(Var)`` of the model, unfixed ones as columns, and every
+                            variable of another model a row holds (found by Pyomo's visitor) as one more column
+a linear row                Pyomo's ``LinearRepnVisitor`` (the standard representation of Pyomo's writers):
+                            coefficients, constant and sides, with mutable ``Param`` s and fixed variables at
+                            their values
+a row its builder recorded  the builder's own arrays (:mod:`tpm_models.models.row_blocks`: the numbers the row was
+                            written from, kept only while the record still holds for the model as it is)
+a nonlinear row             value and gradient by :mod:`tpm_models.solvers.gradients` (forward differentiation of
+                            the expression, else Pyomo's ``reverse_ad``)
+``SOSConstraint``           its variables and weights, for the SOS conditions (:func:`sos_violation`)
+==========================  ==================================================================================
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyomo.core as pyo
+import scipy.sparse as sp
+from pyomo.core.base.sos import SOSConstraint
+from pyomo.core.expr import numeric_expr as ne
+from pyomo.core.expr.visitor import identify_variables
+from pyomo.repn.linear import LinearRepnVisitor
+from pyomo.repn.util import FileDeterminism, FileDeterminism_to_SortComponents, VarRecorder
+
+from tpm_models.models.row_blocks import row_blocks
+from tpm_models.solvers.gradients import atom_block_gradient, atom_rows_gradient, gradient
+from tpm_models.solvers.violation import real_value
+
+_VALUE = operator.attrgetter("value")
+
+
+@dataclass
+class CertificateRows:
+    """Every active row, in model order: ``lower <= body <= upper`` with ``body = J x + constant`` for a linear
+    row (its ``body`` NaN until the caller fills it from ``J``), ``body`` the row's value otherwise."""
+
+    cons: list
+    body: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    constant: np.ndarray
+    J: sp.csr_matrix
+    kinks: np.ndarray
+    """The rows whose gradient does not exist at the point (their ``J`` rows are 0)."""
+    norms: list = field(default_factory=list)
+    """``(apex, rows, coefficients)``: a Euclidean norm at zero (:mod:`tpm_models.solvers.norm_apex`) held by
+    ``rows`` of a recorded block with those coefficients; their ``J`` rows are the rest of their gradient."""
+
+    @property
+    def smooth(self) -> bool:
+        """Every row's gradient exists at the point."""
+        return not self.kinks.any()
+
+
+@dataclass
+class _AtomRecord:
+    """A recorded block of rows linear in one node, as :func:`tpm_models.solvers.gradients.atom_block_gradient`
+    reads it: row ``k`` is ``L[k] x + atom[k] * node``."""
+
+    constraints: list
+    indptr: np.ndarray
+    cols: np.ndarray
+    coefs: np.ndarray
+    atom: np.ndarray
+    node: object
+
+    def linear(self, n: int) -> sp.csr_matrix:
+        L = sp.csr_matrix((self.coefs, self.cols, self.indptr), shape=(len(self.constraints), n), copy=True)
+        L.sum_duplicates()
+        return L
+
+
+def _value(con) -> float:
+    value = real_value(con.body)
+    return math.inf if value is None else value
+
+
+def model_columns(model: pyo.ConcreteModel) -> tuple[list, dict]:
+    """The model's unfixed variables in model order and their columns ``{id(v): k}``, read afresh."""
+    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    return variables, {id(v): k for k, v in enumerate(variables)}
+
+
+def _add_column(v, variables: list, col: dict) -> None:
+    if id(v) not in col and not v.fixed:
+        col[id(v)] = len(variables)
+        variables.append(v)
+
+
+def read_rows(model: pyo.ConcreteModel, variables: list, col: dict, memo: dict) -> CertificateRows:
+    """Every active row of ``model`` (module docstring), in model order. ``variables`` and ``col`` (from
+    :func:`model_columns`) gain the variables of other models that rows hold; the values are read at the point
+    loaded in the model once the rows are read (``memo``: the nodes' values and gradients, shared with the
+    objective's)."""
+    cons = list(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
+    m = len(cons)
+    where = {id(con): i for i, con in enumerate(cons)}
+    lower, upper = np.full(m, -np.inf), np.full(m, np.inf)
+    constant, body = np.zeros(m), np.full(m, np.nan)
+    kinks = np.zeros(m, dtype=bool)
+    done = np.zeros(m, dtype=bool)
+    ri: list = []
+    ci: list = []
+    data: list = []
+    atom_records: list[tuple[np.ndarray, _AtomRecord]] = []
+
+    for block in row_blocks(model):  # the builder's arrays, where the record still holds for these very rows
+        at = [where.get(id(r)) for r in block.rows]
+        if not at or None in at or any(done[at]):
+            continue
+        at_rows = np.asarray(at, dtype=np.int64)
+        if not (np.diff(at_rows) == 1).all():
+            continue
+        for v in block.variables:
+            _add_column(v, variables, col)
+        read = block.read(block.rows, col)
+        if read is None:
+            continue
+        cols, coefs, atoms = read
+        if atoms is not None:
+            atom_records.append((at_rows, _AtomRecord(block.rows, block.indptr, np.asarray(cols, dtype=np.int64),
+                                                      np.asarray(coefs, dtype=float), np.asarray(atoms, dtype=float),
+                                                      block.atom.expr)))
+        else:
+            ri.append(np.repeat(at_rows, np.diff(block.indptr)))
+            ci.append(np.asarray(cols, dtype=np.int64))
+            data.append(np.asarray(coefs, dtype=float))
+        lower[at_rows], upper[at_rows] = block.lower, block.upper
+        done[at_rows] = True
+
+    visitor = LinearRepnVisitor({}, var_recorder=VarRecorder({}, FileDeterminism_to_SortComponents(
+        FileDeterminism.ORDERED)))
+    found = visitor.var_recorder.var_map
+    seen = 0  # the visitor's variables already looked at (it adds each component's variables when it meets one)
+    nonlinear: list[tuple] = []  # (row, linear columns, coefficients, constant, [(coefficient, node)])
+    for i in np.flatnonzero(~done).tolist():
+        con = cons[i]
+        lo, up = con.lb, con.ub
+        if lo is not None:
+            lower[i] = lo
+        if up is not None:
+            upper[i] = up
+        repn = visitor.walk_expression(con.body)
+        if len(found) > seen:
+            for v in list(found.values())[seen:]:
+                _add_column(v, variables, col)
+            seen = len(found)
+        scale = float(repn.multiplier)
+        if repn.nonlinear is not None:
+            for v in identify_variables(repn.nonlinear, include_fixed=False):
+                _add_column(v, variables, col)
+            keys = list(repn.linear)
+            nonlinear.append((i, [col[k] for k in keys], [scale * float(c) for c in repn.linear.values()],
+                              scale * float(repn.constant), _node_terms(repn.nonlinear, scale)))
+            continue
+        constant[i] = scale * float(repn.constant)
+        if repn.linear:
+            keys = list(repn.linear)
+            ri.append(np.full(len(keys), i, dtype=np.int64))
+            ci.append(np.fromiter((col[k] for k in keys), dtype=np.int64, count=len(keys)))
+            data.append(scale * np.fromiter(repn.linear.values(), dtype=float, count=len(keys)))
+
+    n = len(variables)
+    x = np.array([v.value if v.value is not None else np.nan for v in variables], dtype=float)
+    norms: list = []
+    for at_rows, record in atom_records:
+        found_norms: list = []
+        values, J_atoms, status = atom_block_gradient(record, x, col, memo, n, found_norms)
+        for apex, local, coefs in found_norms:
+            norms.append((apex, at_rows[local], coefs))
+        ok = status == 0
+        body[at_rows[ok]] = values[ok]
+        for i in at_rows[~ok].tolist():
+            body[i] = _value(cons[i])
+            kinks[i] = True
+        coo = J_atoms.tocoo()
+        keep = ok[coo.row]
+        ri.append(at_rows[coo.row[keep]])
+        ci.append(coo.col[keep].astype(np.int64))
+        data.append(coo.data[keep])
+    if nonlinear:  # rows linear in their nonlinear nodes, each distinct node differentiated once
+        at_rows = np.array([row[0] for row in nonlinear], dtype=np.int64)
+        found_norms = []
+        values, J_nodes, status = atom_rows_gradient([row[1:] for row in nonlinear], x, col, memo, n, found_norms)
+        for apex, local, coefs in found_norms:
+            norms.append((apex, at_rows[local], coefs))
+        ok = status == 0
+        body[at_rows[ok]] = values[ok]
+        coo = J_nodes.tocoo()
+        keep = ok[coo.row]
+        ri.append(at_rows[coo.row[keep]])
+        ci.append(coo.col[keep].astype(np.int64))
+        data.append(coo.data[keep])
+        for i in at_rows[status == 1].tolist():  # a node at a kink
+            body[i] = _value(cons[i])
+            kinks[i] = True
+        for i in at_rows[status == 2].tolist():  # a node the forward reader does not differentiate: Pyomo's own
+            read = gradient(cons[i].body, col, memo)
+            if read is None:
+                body[i] = _value(cons[i])
+                kinks[i] = True
+                continue
+            body[i], cols, coefs = read
+            ri.append(np.full(len(cols), i, dtype=np.int64))
+            ci.append(np.asarray(cols, dtype=np.int64))
+            data.append(np.asarray(coefs, dtype=float))
+    if ri:
+        J = sp.csr_matrix((np.concatenate(data), (np.concatenate(ri), np.concatenate(ci))), shape=(m, n))
+    else:
+        J = sp.csr_matrix((m, n))
+    J.sum_duplicates()
+    return CertificateRows(cons, body, lower, upper, constant, J, kinks, norms)
+
+
+def _node_terms(expr, scale: float) -> list[tuple[float, object]]:
+    """``scale * expr`` (the nonlinear part of a row, as Pyomo's visitor returns it) as ``[(coefficient, node)]``:
+    a sum split into its terms, a constant factor or a negation taken out of each, so that a node shared by many
+    rows (a named expression, the norm of (23)) is one node."""
+    out: list[tuple[float, object]] = []
+    stack = [(scale, expr)]
+    while stack:
+        c, e = stack.pop()
+        kind = e.__class__
+        if kind is ne.SumExpression or kind is ne.LinearExpression:
+            stack.extend((c, a) for a in reversed(e.args))
+        elif kind is ne.NegationExpression:
+            stack.append((-c, e.args[0]))
+        elif (kind is ne.ProductExpression or kind is ne.MonomialTermExpression) and \
+                not getattr(e.args[0], "is_potentially_variable", lambda: False)():
+            stack.append((c * float(pyo.value(e.args[0])), e.args[1]))
+        elif kind is ne.DivisionExpression and not getattr(e.args[1], "is_potentially_variable", lambda: False)():
+            stack.append((c / float(pyo.value(e.args[1])), e.args[0]))
+        else:
+            out.append((c, e))
+    return out
+
+
+def sos_violation(model: pyo.ConcreteModel, tol: float) -> tuple[float, str]:
+    """The largest violation of an active SOS constraint at the point: for SOS1 the second-largest ``|x|`` of its
+    variables (at most one may be nonzero); for SOS2 the largest ``|x|`` outside the best pair of neighbours in
+    weight order (at most two, adjacent). Values within ``tol`` of zero count as zero. Returns it and the
+    constraint's name (``0.0, ""`` without any)."""
+    worst, name = 0.0, ""
+    for con in model.component_data_objects(SOSConstraint, active=True, descend_into=True):
+        pairs = list(con.get_items())
+        if not pairs:
+            continue
+        pairs.sort(key=lambda vw: vw[1])
+        values = np.abs(np.array([v.value if v.value is not None else np.inf for v, _ in pairs], dtype=float))
+        values[values <= tol] = 0.0
+        if con.level == 1:
+            viol = float(np.sort(values)[-2]) if len(values) > 1 else 0.0
+        else:
+            best = 0.0
+            for k in range(len(values)):
+                outside = np.delete(values, [k, k + 1] if k + 1 < len(values) else [k])
+                best_k = float(outside.max(initial=0.0))
+                best = best_k if k == 0 else min(best, best_k)
+            viol = best
+        if viol > worst:
+            worst, name = viol, con.name
+    return worst, name

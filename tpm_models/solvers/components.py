@@ -1,0 +1,132 @@
+"""Which Pyomo components a solve reads, and which it refuses by name: nothing active is ignored.
+
+:func:`read_components` walks every active component of a model (blocks included, in Pyomo's order) before anything
+is solved. A component whose type is in :data:`READ` is read by the solve path and by the certificate; one in
+:data:`TRANSFORM` is refused with the Pyomo transformation that makes the model solvable; a ``SOSConstraint`` is
+taken only by a backend that declares SOS constraints (``Backend.sos``); any other type — whatever Pyomo or a
+plug-in defines now or later — is refused with its name, since what is not understood cannot be proved.
+
+==========================  ===================================================================================
+component                   how a solve treats it
+==========================  ===================================================================================
+``Var``, ``VarList``        read: the columns, their bounds and domains (reals, integers, binaries; a variable
+                            whose domain is not an interval of reals or integers is refused)
+``Param``, ``Set``,         read through the expressions that use them (a mutable ``Param`` at its value when
+``RangeSet``, ``Expression``  the solve starts)
+``Constraint``,             read: every active row
+``ConstraintList``
+``Objective``,              read: exactly one active objective
+``ObjectiveList``
+``Block`` (and ``Piecewise``,  read: walked into, each component judged by its own type
+a transformed ``Disjunct``)
+``Suffix``                  read as the user's annotations: never written, never read into the solve
+``BooleanVar``              read as data only: it enters no row (``LogicalConstraint`` s are refused)
+``BuildAction``,            nothing to read (they run when the model is built)
+``BuildCheck``
+``SOSConstraint``           only a backend with ``sos=True`` (Gurobi, CPLEX, Xpress, SCIP): its result is
+                            "optimal, not certified", the SOS conditions checked by the certificate
+others (:data:`TRANSFORM`)  refused with the transformation to apply first
+==========================  ===================================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pyomo.core as pyo
+from pyomo.core.base.component import ModelComponentFactory
+
+from tpm_models.solvers.common import ModelError
+
+READ: frozenset[str] = frozenset({
+    "Var", "Param", "Set", "RangeSet", "Expression", "Constraint", "Objective", "Block", "Suffix", "BooleanVar",
+    "BuildAction", "BuildCheck", "SetOf",
+})
+"""The component types (``ctype`` names) a solve reads (module docstring)."""
+
+SOS = "SOSConstraint"
+"""The one type a solve sends only to the backends that take it natively (``Backend.sos``)."""
+
+TRANSFORM: dict[str, str] = {
+    "Disjunct": "a GDP model: apply TransformationFactory('gdp.bigm') or ('gdp.hull') first "
+                "(pyo.TransformationFactory('gdp.bigm').apply_to(model))",
+    "Disjunction": "a GDP model: apply TransformationFactory('gdp.bigm') or ('gdp.hull') first "
+                   "(pyo.TransformationFactory('gdp.bigm').apply_to(model))",
+    "LogicalConstraint": "logical constraints: apply TransformationFactory('core.logical_to_linear') first "
+                         "(or 'gdp.bigm', which also converts them)",
+    "Complementarity": "complementarity conditions: apply TransformationFactory('mpec.simple_nonlinear') or "
+                       "('mpec.standard_form') first",
+    "ExternalFunction": "an external (compiled) function: its rows cannot be read or certified here; export the "
+                        "model to .nl (tpm_models.export) for an AMPL-interface solver",
+    "Port": "network ports: apply TransformationFactory('network.expand_arcs') first",
+    "Arc": "network arcs: apply TransformationFactory('network.expand_arcs') first",
+    "Connector": "connectors: apply TransformationFactory('core.expand_connectors') first",
+    "ContinuousSet": "a DAE model: discretise it (TransformationFactory('dae.finite_difference') or "
+                     "('dae.collocation')) and export it (.nl) for Ipopt; derivative variables are not read here",
+    "DerivativeVar": "a DAE model: discretise it (TransformationFactory('dae.finite_difference') or "
+                     "('dae.collocation')) and export it (.nl) for Ipopt; derivative variables are not read here",
+    "Integral": "a DAE model: discretise it (TransformationFactory('dae.finite_difference') or "
+                "('dae.collocation')) first",
+    "IntervalVar": "a scheduling (constraint programming) model: solve it with Pyomo's docplex interface",
+    "SequenceVar": "a scheduling (constraint programming) model: solve it with Pyomo's docplex interface",
+}
+"""Types refused with the transformation (or the route) that makes the model solvable."""
+
+
+class UnsupportedComponentError(ModelError):
+    """The model holds an active component a solve does not read (:mod:`tpm_models.solvers.components`); the message
+    names it and the transformation to apply."""
+
+
+def _type_name(component) -> str:
+    return component.ctype.__name__
+
+
+def _active_components(model: pyo.ConcreteModel) -> Iterator:
+    """Every component of ``model`` reached through active blocks, itself active (or without an active flag)."""
+    return model.component_objects(ctype=None, active=True, descend_into=True)
+
+
+def read_components(model: pyo.ConcreteModel) -> bool:
+    """Check every active component of ``model`` (module docstring): raise :class:`UnsupportedComponentError` naming
+    each kind refused (its first components and what to do), else return whether the model holds active
+    ``SOSConstraint`` s (which only a backend with ``sos=True`` may take)."""
+    refused: dict[str, list[str]] = {}
+    sos = False
+    for component in _active_components(model):
+        kind = _type_name(component)
+        if kind in READ:
+            continue
+        if kind == SOS:
+            sos = sos or any(data.active for data in component.values())
+            continue
+        refused.setdefault(kind, []).append(component.name)
+    if refused:
+        parts = []
+        for kind, names in refused.items():
+            how = TRANSFORM.get(kind, f"tpm_models does not read {kind} components (known to Pyomo as "
+                                      f"{'a registered component' if kind in ModelComponentFactory else 'a plug-in'})"
+                                      "; transform or remove them, or solve with Pyomo's own interface")
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            parts.append(f"{kind} {shown}: {how}")
+        raise UnsupportedComponentError(f"{model.name.strip(chr(39))} holds components a solve does not read, so "
+                                        f"nothing could prove its answer: {'; '.join(parts)}")
+    return sos
+
+
+def unread_domains(variables) -> list[str]:
+    """Names (at most 5) of the variables whose domain is neither an interval of the reals nor of the integers (a
+    finite set of values such as ``{1, 3, 7}``): no backend here reads such a domain, so a solve refuses them."""
+    out: list[str] = []
+    seen: dict[int, bool] = {}
+    for v in variables:
+        domain = v.domain
+        ok = seen.get(id(domain))
+        if ok is None:
+            interval = domain.get_interval()
+            ok = seen[id(domain)] = interval is not None and interval[2] in (0, 1)
+        if not ok:
+            out.append(v.name)
+            if len(out) == 5:
+                break
+    return out
