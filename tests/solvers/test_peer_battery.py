@@ -304,7 +304,9 @@ def test_peer_problem(problem, spelling, solver):
     if truth == "unbounded":
         assert r.termination in (Termination.UNBOUNDED, Termination.INFEASIBLE_OR_UNBOUNDED), r.message
         return
-    assert r.optimal, f"{r.solver}: {r.termination} {r.message}"
+    # a convex row the library does not prove convex (a p-norm of affine rows under abs) is "locally optimal" by
+    # Ipopt: a KKT point, here the optimum
+    assert r.optimal or r.locally_optimal, f"{r.solver}: {r.termination} {r.message}"
     assert abs(r.objective - truth) <= OBJ_TOL * max(1.0, abs(truth)), (r.solver, r.objective, truth)
     if duals and r.duals is not None:
         for name, value in duals.items():
@@ -312,9 +314,12 @@ def test_peer_problem(problem, spelling, solver):
 
 
 def test_the_default_solves_every_feasible_problem():
-    """The default never stops at a refusal on these: a row Clarabel cannot map goes to Ipopt."""
+    """The default never stops at a refusal on these: a row Clarabel cannot map goes to Ipopt (a local optimum
+    where the model is not proved convex: the truth all the same)."""
     for problem, spellings in BATTERY:
         for spelling in spellings:
             model, truth, _ = problem(spelling)
             if isinstance(truth, float):
-                assert solve(model).optimal, model.name
+                r = solve(model, raise_on_failure=False)
+                assert r.optimal or r.locally_optimal, model.name
+                assert abs(r.objective - truth) <= OBJ_TOL * max(1.0, abs(truth)), model.name

@@ -94,6 +94,9 @@ class Termination(StrEnum):
     OPTIMAL = "optimal"
     """Converged to its optimality tolerances, and the point passed the certificate (see
     :attr:`SolveResult.certified` for whether optimality is proved or only the point's feasibility)."""
+    LOCALLY_OPTIMAL = "locally_optimal"
+    """A local solver's point that passed the certificate's feasibility and KKT conditions on a model not proved
+    convex: a local optimum, which may not be the model's optimum (:attr:`SolveResult.optimal` is ``False``)."""
     INFEASIBLE = "infeasible"
     """Proved infeasible."""
     UNBOUNDED = "unbounded"
@@ -161,7 +164,13 @@ class SolveResult:
 
     @property
     def optimal(self) -> bool:
+        """The optimum (certified, or "optimal, not certified"); never a local optimum (:attr:`locally_optimal`)."""
         return self.termination is Termination.OPTIMAL
+
+    @property
+    def locally_optimal(self) -> bool:
+        """A KKT point of a model not proved convex, from a local solver (``Termination.LOCALLY_OPTIMAL``)."""
+        return self.termination is Termination.LOCALLY_OPTIMAL
 
     @property
     def certified(self) -> bool:
@@ -203,8 +212,10 @@ class NoOptimalSolutionError(RuntimeError):
             f"{result.solver} did not solve the model to optimality: {result.termination.value}"
             f"{' (' + result.message + ')' if result.message else ''}. "
             + ("The solver proved it: check the model's data, bounds and objective" if result.termination in (
-                Termination.INFEASIBLE, Termination.UNBOUNDED) else "Try another solver "
-               "(tpm_models.available_solvers()), e.g. solver='piqp' for the QPs.")
+                Termination.INFEASIBLE, Termination.UNBOUNDED) else
+               "A local optimum only: solve with a global backend (e.g. solver='scip'), or pass "
+               "raise_on_failure=False to take it" if result.termination is Termination.LOCALLY_OPTIMAL else
+               "Try another solver (tpm_models.available_solvers()), e.g. solver='piqp' for the QPs.")
         )
 
 

@@ -78,7 +78,7 @@ from tpm_models.solvers.structure import (
     title,
     values_of,
 )
-from tpm_models.solvers.variables import free_variables, model_variables
+from tpm_models.solvers.variables import fill_unused_variables, foreign_variables, free_variables, model_variables
 from tpm_models.solvers.violation import real_value
 
 log = logging.getLogger(__name__)
@@ -138,10 +138,15 @@ def _solve(model, solver, time_limit, raise_on_failure, warm_start, traits: Mode
         except SolverUnavailableError as exc:
             reasons.append(str(exc))
             continue
-        result = _run(model, backend, prepared, time_limit, warm_start, options, traits)
-        if result.optimal or result.termination in (Termination.INFEASIBLE, Termination.UNBOUNDED,
-                                                    Termination.INFEASIBLE_OR_UNBOUNDED):
+        run = _run(model, backend, prepared, time_limit, warm_start, options, traits)
+        if result is None or not result.locally_optimal or run.optimal or run.locally_optimal:
+            result = run  # a local optimum is kept unless a later backend proves more
+        if run.optimal or run.termination in (Termination.INFEASIBLE, Termination.UNBOUNDED,
+                                              Termination.INFEASIBLE_OR_UNBOUNDED):
             break
+        if run.locally_optimal:  # a global backend further on may prove the optimum
+            log.info("default %s on %s: locally optimal; trying the next default", name, title(model))
+            continue
         log.warning("default %s on %s: %s %s; trying the next default", name, title(model),
                     result.termination.value, result.message)
         failures.append(f"{name}: {result.termination.value} ({result.message})")
@@ -174,13 +179,19 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
         message = f"{type(exc).__name__}: {exc}"
         termination = Termination.REFUSED if isinstance(exc, IncompatibleModelError) else Termination.ERROR
         raw_duals = None
+        foreign = foreign_variables(model) if isinstance(exc, KeyError) else None
+        if foreign:  # the backend's reader numbers the model's own variables only
+            termination = Termination.REFUSED
+            message = (f"{backend.name} cannot take a row that holds a variable of another model ({foreign}): "
+                       "declare the variable on this model (or on one of its blocks)")
+    fill_unused_variables(model)  # a variable in no active row: a value within its bounds (the backend gave none)
     if termination is Termination.ERROR and any(w in message.lower() for w in _LICENCE_WORDS):
         termination = Termination.REFUSED  # a size-limited licence refused the model: nothing was solved
     seconds = time.perf_counter() - start
 
     solver_termination = termination
     values = values_of(model)
-    certificate = None
+    certificate, conic = None, False
     if None not in map(_VALUE, model_variables(model)):  # every variable, fixed or not, has a value
         certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
                               traits.convex or backend.proves_convexity, bool(traits.integers))
@@ -195,16 +206,24 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
         message = f"{message}; reported optimal but a variable has no value"
     elif certificate is not None:
         optimal = termination is Termination.OPTIMAL
-        if certificate.level == "local" and traits.kind == "NLP" and why_not_conic(model) is None:
+        conic = certificate.level in ("local", "feasible") and traits.kind == "NLP" and why_not_conic(model) is None
+        if certificate.level == "local" and conic:
             certificate.level, certificate.why = "kkt", "feasible, KKT conditions hold on a convex (conic) model"
         if optimal and not certificate.passed:
             termination = Termination.CERTIFICATE_FAILED
             message = f"{message}; {backend.name} said optimal but the certificate failed: {certificate.why} " \
                       f"({certificate.residuals()})"
+    if termination is Termination.OPTIMAL and certificate is not None and not certificate.certified and \
+            not backend.nonconvex and not traits.convex and not conic and certificate.level in ("local", "feasible"):
+        termination = Termination.LOCALLY_OPTIMAL  # a local solver's point on a model not proved convex
+        message = f"{message}; locally optimal: the model is not proved convex, so the point may not be its optimum " \
+                  "(a global backend, e.g. scip, proves one)"
     solution_status = _solution_status(termination, certificate)
     violation = certificate.absolute if certificate is not None else max_violation(model)
     if termination is Termination.OPTIMAL and not certificate.certified:
         message = f"{message}; optimal, not certified: {certificate.why}"
+    elif termination is Termination.LOCALLY_OPTIMAL:
+        message = f"{message} ({certificate.why})"
     duals = None
     if raw_duals is not None and termination is Termination.OPTIMAL:
 
@@ -213,7 +232,7 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
         solver=backend.name,
         solver_version=backend.solver_version(),
         termination=termination,
-        objective=objective if termination is Termination.OPTIMAL else None,
+        objective=objective if termination in (Termination.OPTIMAL, Termination.LOCALLY_OPTIMAL) else None,
         values=values,
         duals=duals,
         seconds=seconds,

@@ -12,6 +12,7 @@ import operator
 import numpy as np
 import pyomo.core as pyo
 from pyomo.core.base.var import ScalarVar, VarData
+from pyomo.core.expr.visitor import identify_variables
 
 from tpm_models.solvers.reading import remembered
 
@@ -102,3 +103,47 @@ def integer_mask(variables: list) -> np.ndarray:
 def values_array(variables: list) -> np.ndarray:
     """The current values of ``variables`` (NaN where unset)."""
     return np.array([math.nan if v.value is None else v.value for v in variables], dtype=float)
+
+
+def _referenced(model: pyo.ConcreteModel) -> set[int]:
+    """``id`` s of the variables the model's active rows and objectives hold."""
+    out: set[int] = set()
+    for ctype in (pyo.Constraint, pyo.Objective):
+        for data in model.component_data_objects(ctype, active=True, descend_into=True):
+            out.update(map(id, identify_variables(data.expr, include_fixed=False)))
+    return out
+
+
+def fill_unused_variables(model: pyo.ConcreteModel) -> int:
+    """Give each unfixed variable without a value that no active row or objective holds (an unused variable, one
+    only in a deactivated row or block) a value within its bounds: 0 moved into them (rounded up for an integer
+    one), which any point of the model may take. Backends through Pyomo's interfaces leave such variables without a
+    value; nothing depends on it. Returns how many were given one (the model's rows are walked only when a variable
+    has no value)."""
+    missing = [v for v in model_variables(model) if v.value is None and not v.fixed]
+    if not missing:
+        return 0
+    used = _referenced(model)
+    filled = 0
+    for v in missing:
+        if id(v) in used:
+            continue
+        lb, ub = v.bounds
+        lo, hi = (-math.inf if lb is None else float(lb)), (math.inf if ub is None else float(ub))
+        value = min(max(0.0, lo), hi)
+        if v.is_integer():  # the integer nearest 0 within the bounds
+            value = float(math.ceil(lo) if value == lo else math.floor(hi) if value == hi else 0.0)
+        v.set_value(value, skip_validation=True)
+        filled += 1
+    return filled
+
+
+def foreign_variables(model: pyo.ConcreteModel) -> str | None:
+    """The first active row holding a variable that is not one of the model's own components, as
+    ``"row holds variable"``; ``None`` when there is none (the rows are walked: called after a failure only)."""
+    own = {id(v) for v in model_variables(model)}
+    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        for v in identify_variables(con.body, include_fixed=True):
+            if id(v) not in own:
+                return f"{con.name} holds {v.name}"
+    return None

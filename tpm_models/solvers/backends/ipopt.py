@@ -17,7 +17,7 @@ from tpm_models.solvers.pyomo_interfaces import legacy_runner
 IPOPT_STATUS = {
     "Solve_Succeeded": Termination.OPTIMAL,
     "Infeasible_Problem_Detected": Termination.INFEASIBLE,
-    "Diverging_Iterates": Termination.UNBOUNDED,
+    # "Diverging_Iterates" is no proof of unboundedness (Ipopt diverges on bounded models too): an error
     "Maximum_Iterations_Exceeded": Termination.ITERATION_LIMIT,
     "Maximum_CpuTime_Exceeded": Termination.TIME_LIMIT,
     "Maximum_WallTime_Exceeded": Termination.TIME_LIMIT,
