@@ -123,11 +123,11 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
             continue
         if signs is None:
             signs = sign_rows(model)
-        if _is_cone(con, repn, signs):
-            conic = True
+        if _is_cone(con, repn, signs) or _convex_quadratic_row(con, repn, signs):
+            conic = True  # a cone, or a convex quadratic row (a cone once factored): what SOCP backends take
             continue
         kind = "NLP"
-        if nonconvex is None and not _convex_quadratic_row(con, repn, signs):
+        if nonconvex is None:
             nonconvex = f"constraint {con.name} is a quadratic row that is not convex"
     if kind is None:
         kind = "SOCP" if conic else ("QP" if quadratic else "LP")
@@ -260,30 +260,39 @@ def _convex_quadratic_row(con, repn, signs: set[int]) -> bool:
 
 
 def _is_shifted_cone(con, repn, sign: float, signs: set[int]) -> bool:
-    """``g = ||F x + g0||^2 + c0 - b y^2 <= 0`` with ``c0 >= 0``, ``b > 0``, ``y >= 0`` in no other term (the
-    second-order cone that :mod:`tpm_models.solvers.conic` maps, shifted: ``sum_k (x_k - a_k)^2 <= y^2``)."""
+    """``g = ||F x + g0||^2 + c0 - b (y - h)^2 <= 0`` with ``c0 >= 0``, ``b > 0`` and ``y >= h`` implied (by ``y``'s
+    bound, or ``h <= 0`` and ``y >= 0``), ``y`` in no product with another variable: the second-order cone
+    :math:`\sqrt{\|Fx + g_0\|^2 + c_0} \le \sqrt b\,(y - h)`, shifted (``sum_k (x_k - a_k)^2 <= y^2``,
+    ``x^2 + z^2 <= (t + 1)^2`` with ``t >= 0``). ``h`` is read off ``y``'s linear term by completing the square."""
     quad = [(u, v, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)]
-    negative = [u for u, v, c in quad if u is v and c < 0]
+    negative = [(u, c) for u, v, c in quad if u is v and c < 0]
     if len(negative) != 1:
         return False
-    y = negative[0]
-    if not _nonnegative(y, signs) or any(v is y for v in repn.linear_vars) \
-            or any((u is y) != (v is y) for u, v, _ in quad):
+    y, minus_b = negative[0]
+    if any((u is y) != (v is y) for u, v, _ in quad):
         return False
+    l_y = sum(sign * float(pyo.value(c)) for v, c in zip(repn.linear_vars, repn.linear_coefs) if v is y)
+    h = -l_y / (2 * minus_b)  # -b y^2 + l_y y = -b (y - h)^2 + b h^2, with minus_b = -b and h = l_y / (2 b)
+    lower = pyo.value(y.lb) if y.lb is not None else None
+    if not ((lower is not None and lower >= h) or (h <= 0 and _nonnegative(y, signs))):
+        return False
+    shift = minus_b * h * h  # -b h^2: completing the square adds b h^2 to the cone's constant (c0 below)
     index: dict[int, int] = {}
     for u, v, _ in quad:
         if u is not y:
             index.setdefault(id(u), len(index))
             index.setdefault(id(v), len(index))
     for v in repn.linear_vars:
-        index.setdefault(id(v), len(index))
+        if v is not y:
+            index.setdefault(id(v), len(index))
     Q, lin = np.zeros((len(index), len(index))), np.zeros(len(index))
     for u, v, c in quad:
         if u is not y:
             Q[index[id(u)], index[id(v)]] += c / 2
             Q[index[id(v)], index[id(u)]] += c / 2
     for v, c in zip(repn.linear_vars, repn.linear_coefs):
-        lin[index[id(v)]] += sign * float(pyo.value(c))
+        if v is not y:
+            lin[index[id(v)]] += sign * float(pyo.value(c))
     lam, V = np.linalg.eigh(Q) if len(index) else (np.zeros(0), np.zeros((0, 0)))
     top = max(1.0, float(np.abs(lam).max(initial=0.0)))
     if lam.size and lam.min() < -PSD_TOL * top:
@@ -293,7 +302,7 @@ def _is_shifted_cone(con, repn, sign: float, signs: set[int]) -> bool:
     if np.abs(projected[~keep]).max(initial=0.0) > 1e-9 * (1.0 + np.abs(lin).max(initial=0.0)):
         return False  # a linear term outside the range of Q: the quadratic is unbounded below
     bound = pyo.value(con.upper if sign > 0 else con.lower)
-    c0 = sign * (pyo.value(repn.constant) - bound) - float((projected[keep] ** 2 / (4 * lam[keep])).sum())
+    c0 = sign * (pyo.value(repn.constant) - bound) - float((projected[keep] ** 2 / (4 * lam[keep])).sum()) - shift
     return c0 >= -1e-9 * (1.0 + abs(bound))
 
 
