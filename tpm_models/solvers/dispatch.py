@@ -194,7 +194,7 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
     certificate, conic = None, False
     if None not in map(_VALUE, model_variables(model)):  # every variable, fixed or not, has a value
         certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
-                              traits.convex or backend.proves_convexity, bool(traits.integers))
+                              traits.convex or backend.proves_convexity, bool(traits.integers) or traits.sos)
     objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
     if objective is None:  # not read by the certificate: Pyomo's value, None where it has no real one (violation)
         objective = real_value(objective_of(model))

@@ -260,7 +260,7 @@ def _convex_quadratic_row(con, repn, signs: set[int]) -> bool:
 
 
 def _is_shifted_cone(con, repn, sign: float, signs: set[int]) -> bool:
-    """``g = ||F x + g0||^2 + c0 - b (y - h)^2 <= 0`` with ``c0 >= 0``, ``b > 0`` and ``y >= h`` implied (by ``y``'s
+    r"""``g = ||F x + g0||^2 + c0 - b (y - h)^2 <= 0`` with ``c0 >= 0``, ``b > 0`` and ``y >= h`` implied (by ``y``'s
     bound, or ``h <= 0`` and ``y >= 0``), ``y`` in no product with another variable: the second-order cone
     :math:`\sqrt{\|Fx + g_0\|^2 + c_0} \le \sqrt b\,(y - h)`, shifted (``sum_k (x_k - a_k)^2 <= y^2``,
     ``x^2 + z^2 <= (t + 1)^2`` with ``t >= 0``). ``h`` is read off ``y``'s linear term by completing the square."""
