@@ -384,3 +384,36 @@ def test_convex_shapes_reach_the_closed_form(case, solver):
         assert solver in ("cplex", "xpress") and r.termination in (Termination.ERROR, Termination.REFUSED), r.message
     if solver == "default":
         assert r.certified, r.message
+
+
+def _abs_in_a_named_expression(c: float, where: str):
+    """min |x - 2| + c x on [-10, 10] (``e = Expression(abs(x - 2))``), in the objective or as a row t >= e: for
+    |c| < 1 the kink x = 2 is the optimum, value 2c (the subgradient -c of |.| at 0 lies in [-1, 1])."""
+    m = pyo.ConcreteModel(name=f"abs kink {where}")
+    m.x = pyo.Var(bounds=(-10, 10))
+    m.e = pyo.Expression(expr=abs(m.x - 2))
+    if where == "objective":
+        m.obj = pyo.Objective(expr=m.e + c * m.x)
+    else:
+        m.t = pyo.Var()
+        m.row = pyo.Constraint(expr=m.t >= m.e)
+        m.obj = pyo.Objective(expr=m.t + c * m.x)
+    return m, 2 * c
+
+
+@pytest.mark.parametrize("where", ["objective", "row"])
+def test_a_kink_inside_a_named_expression_is_certified_with_a_subgradient(where):
+    """Clarabel's point at the kink of abs() failed the certificate (stationarity 0.5: abs' read as +-1 at
+    |x - 2| = 1e-16) and the default fell back to Ipopt, which ended at its iteration limit. Read as the kink of a
+    norm (a subgradient in [-1, 1]) it is certified; a point off the optimum still fails (control)."""
+    m, truth = _abs_in_a_named_expression(0.5, where)
+    r = solve(m)
+    assert r.certified and abs(r.objective - truth) <= OBJ_TOL, r.message
+    m.x.set_value(2.0)  # the kink, but with |c| > 1 it is not the optimum (x = -10 is): no subgradient cancels c
+    m2, _ = _abs_in_a_named_expression(1.5, where)
+    m2.x.set_value(2.0)
+    if where == "row":
+        m2.t.set_value(0.0)
+    duals = {} if where == "objective" else {m2.row: 1.0}
+    cert = S.certify(m2, duals, convex=True)
+    assert not cert.passed and cert.stationarity > 0.1

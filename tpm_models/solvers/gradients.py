@@ -150,7 +150,7 @@ def _node(expr, col: dict, memo: dict) -> tuple[float, dict]:
         return value, _scaled(ga, ve * va ** (ve - 1))
     if isinstance(expr, ne.AbsExpression):
         va, ga = _forward(expr.args[0], col, memo)
-        if va == 0 and ga:
+        if abs(va) <= FEASIBILITY_TOL and ga:  # at its kink to the backend's accuracy (as sqrt and x**e below 1)
             raise Kink("abs at 0")
         return abs(va), _scaled(ga, 1.0 if va >= 0 else -1.0)
     if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() in _UNARY:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from pyomo.core.base.var import VarData
 from pyomo.core.expr import numeric_expr as ne
+from pyomo.repn import generate_standard_repn
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,49 @@ class NormApex:
         return K * g, K * max(self.value - float(g @ x[self.cols]), 0.0)
 
 
+@dataclass(frozen=True)
+class AbsApex:
+    r"""A node :math:`h(x) = |a^\top x_V + b|` at its kink (:math:`|a^\top x_V + b|` within the backend's accuracy
+    of 0): its columns ``cols``, coefficients ``a``, value ``value`` and inner value ``inner`` at the point. Its
+    subdifferential there is :math:`\{s\,a : |s| \le 1\}`, read as :class:`NormApex` reads the ellipsoid."""
+
+    node: object
+    cols: np.ndarray
+    a: np.ndarray
+    value: float
+    inner: float
+
+    def multiplier(self, residual: np.ndarray, K: float, x: np.ndarray) -> tuple[np.ndarray, float]:
+        r"""The term :math:`K s a` (:math:`|s| \le 1`) that cancels ``residual`` on :attr:`cols` as far as it can
+        (least squares, then clipped), and its gap :math:`K (|u| - s u)`, :math:`u` the inner value; nothing when
+        :math:`K \le 0`."""
+        if not K > 0 or not self.a.any():
+            return np.zeros(len(self.cols)), 0.0
+        s = -float(self.a @ residual[self.cols]) / (K * float(self.a @ self.a))
+        s = min(1.0, max(-1.0, s))
+        return K * s * self.a, K * max(self.value - s * self.inner, 0.0)
+
+
+def abs_apex(node, col: dict, x: np.ndarray) -> AbsApex | None:
+    """``node`` (a named expression is read through) as :math:`|a^\top x + b|` with ``a`` over the model's
+    columns, else ``None``."""
+    expr = node
+    while getattr(expr, "is_named_expression_type", lambda: False)():
+        expr = expr.expr
+    if not isinstance(expr, ne.AbsExpression):
+        return None
+    repn = generate_standard_repn(expr.args[0], quadratic=False)
+    if repn.nonlinear_expr is not None or not repn.linear_vars or any(id(v) not in col for v in repn.linear_vars):
+        return None
+    weights: dict[int, float] = {}
+    for v, c in zip(repn.linear_vars, repn.linear_coefs):
+        weights[col[id(v)]] = weights.get(col[id(v)], 0.0) + float(c)
+    cols = np.fromiter(weights, dtype=np.int64, count=len(weights))
+    a = np.fromiter(weights.values(), dtype=float, count=len(weights))
+    inner = float(a @ x[cols]) + float(repn.constant)
+    return AbsApex(node, cols, a, abs(inner), inner)
+
+
 def _squares(expr, col: dict, weight: float, out: dict) -> bool:
     """Add ``weight * expr`` to ``out`` (column -> :math:`a_k`) when ``expr`` is a sum of ``c * v**2`` terms with
     ``c > 0`` (``v * v`` too); ``False`` otherwise."""
@@ -79,10 +123,11 @@ def _squares(expr, col: dict, weight: float, out: dict) -> bool:
     return True
 
 
-def norm_apex(node, col: dict, x: np.ndarray) -> NormApex | None:
+def norm_apex(node, col: dict, x: np.ndarray) -> NormApex | AbsApex | None:
     """``node`` (a named expression is read through) as :math:`\\sqrt{\\sum_k a_k x_k^2}` (``sqrt(...)`` or
-    ``(...)**0.5``, :math:`a_k > 0`), else ``None``. Asked only of a node the gradient reader found at a kink; how
-    far the point is from :math:`x_V = 0` is counted in the gap (:meth:`NormApex.multiplier`)."""
+    ``(...)**0.5``, :math:`a_k > 0`), or as :math:`|a^\\top x + b|` (:func:`abs_apex`), else ``None``. Asked only
+    of a node the gradient reader found at a kink; how far the point is from :math:`x_V = 0` is counted in the gap
+    (:meth:`NormApex.multiplier`)."""
     expr = node
     while getattr(expr, "is_named_expression_type", lambda: False)():
         expr = expr.expr
@@ -91,7 +136,7 @@ def norm_apex(node, col: dict, x: np.ndarray) -> NormApex | None:
     elif expr.__class__ is ne.PowExpression and isinstance(expr.args[1], (int, float)) and expr.args[1] == 0.5:
         inner = expr.args[0]
     else:
-        return None
+        return abs_apex(node, col, x)
     weights: dict[int, float] = {}
     if not _squares(inner, col, 1.0, weights) or not weights:
         return None
