@@ -85,7 +85,9 @@ def _certificate_line(result) -> str:
     if c is None:
         return "none (no point)"
     verdict = "certified optimal" if result.certified else (
-        "optimal, not certified" if result.optimal else f"failed ({result.solution_status.value} point)")
+        "optimal, not certified" if result.optimal else
+        "locally optimal (the model is not proved convex)" if result.locally_optimal else
+        f"failed ({result.solution_status.value} point)")
     residuals = [f"primal {c['primal']:.1e}"] + [f"{k} {c[k]:.1e}" for k in ("stationarity", "complementarity",
                                                                           "dual_sign") if c[k] is not None]
     return f"{verdict}: {', '.join(residuals)}" + ("" if result.certified else f" ({c['why']})")

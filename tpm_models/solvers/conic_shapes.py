@@ -507,10 +507,15 @@ class ShapeReader:
             y = negative[0][0]
             others = {k: a for k, a in quad.items() if k != negative[0]}
             y_var = self.variables[y] if y < self.n else None
-            if (y_var is not None and self.nonnegative(y_var) and y not in lin
-                    and all(y not in k for k in others)):
-                F, g0, c0 = squares(others, lin, const, where)
-                rows = [({y: math.sqrt(-quad[negative[0]])}, 0.0)] + list(zip(F, g0))
+            b = -quad[negative[0]]
+            h = lin.get(y, 0.0) / (2 * b)  # -b y^2 + l_y y = -b (y - h)^2 + b h^2: a cone shifted by h
+            shift_holds = y_var is not None and (
+                (h == 0.0 and self.nonnegative(y_var)) or (y_var.lb is not None and pyo.value(y_var.lb) >= h)
+                or (h < 0 and self.nonnegative(y_var)))
+            if shift_holds and all(y not in k for k in others):
+                rest = {c: a for c, a in lin.items() if c != y}
+                F, g0, c0 = squares(others, rest, const + b * h * h, where)
+                rows = [({y: math.sqrt(b)}, -math.sqrt(b) * h)] + list(zip(F, g0))
                 if c0 > 0:
                     rows.append(({}, math.sqrt(c0)))
                 return self.add_block(Cone("soc", len(rows)), rows)
