@@ -413,3 +413,29 @@ def test_a_kink_inside_a_named_expression_is_certified_with_a_subgradient(where)
     duals = {} if where == "objective" else {m2.row: 1.0}
     cert = S.certify(m2, duals, convex=True)
     assert not cert.passed and cert.stationarity > 0.1
+
+
+# ------------------------------------------------------------------------------------------ defaults that serve
+
+
+def test_the_default_honours_a_time_limit_and_takes_integers():
+    """``solve(lp, time_limit=30)`` failed ("no default solver takes unknown: piqp cannot take time_limit"), and a
+    MILP had no default: now the default moves on to a backend that honours the limit or takes the integers."""
+    m, truth = _small_lp()
+    r = solve(m, time_limit=30)
+    assert S.BACKENDS[r.solver].time_limit and r.certified and abs(r.objective - truth) <= OBJ_TOL
+    m = pyo.ConcreteModel(name="knapsack")
+    m.x = pyo.Var([1, 2], domain=pyo.NonNegativeIntegers)
+    m.cap = pyo.Constraint(expr=2 * m.x[1] + 3 * m.x[2] <= 7.5)
+    m.obj = pyo.Objective(expr=m.x[1] + 2 * m.x[2], sense=pyo.maximize)
+    r = solve(m)  # max x1 + 2 x2, 2 x1 + 3 x2 <= 7.5, integers: (0, 2) and (2, 1) give 4; (3, 0) 3
+    assert S.BACKENDS[r.solver].integers and abs(r.objective - 4.0) <= OBJ_TOL
+
+
+def test_messages_name_the_class():
+    m, _ = _small_lp()
+    with pytest.raises(S.SolverUnavailableError, match="piqp cannot take time_limit"):
+        solve(m, "piqp", time_limit=5)
+    m.s = pyo.SOSConstraint(var=pyo.Reference([m.x, m.y]), sos=1)
+    with pytest.raises(S.SolverUnavailableError, match="piqp cannot take the LP 'small lp': it holds SOS"):
+        solve(m, "piqp")
