@@ -114,7 +114,7 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
 
 
 DEFAULT: dict[str, tuple[str, ...]] = {
-    "LP": ("piqp",), "QP": ("piqp",), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
+    "LP": ("piqp", "highs"), "QP": ("piqp",), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
 }
 """The default backends per model class, in order of preference (measurements: ``docs/solvers.md``):
 :func:`backend_for` takes the first that is installed, takes the class and does not refuse the model. So an
@@ -125,7 +125,7 @@ LARGE_MODEL = 5_000
 """Variables from which a model is *large* for :data:`DEFAULT_LARGE` (measured: ``docs/bench-scale.md``)."""
 
 DEFAULT_LARGE: dict[str, tuple[str, ...]] = {
-    "LP": ("piqp", "clarabel"), "QP": ("piqp", "clarabel"), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
+    "LP": ("piqp", "highs"), "QP": ("piqp", "clarabel"), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
 }
 """The defaults of a model of at least :data:`LARGE_MODEL` variables, per class, in order of preference: PIQP (its
 sparse solver at that size, :mod:`tpm_models.solvers.backends.piqp`) then Clarabel for LP and QP; never DAQP
@@ -138,10 +138,16 @@ HUGE_MODEL = 100_000
 it in 92 s, certified, at 2.8 GB peak (``docs/bench-scale.md``); the threshold lies between the two measured sizes."""
 
 DEFAULT_HUGE: dict[str, tuple[str, ...]] = {
-    "LP": ("clarabel", "piqp"), "QP": ("clarabel", "piqp"), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
+    "LP": ("highs", "piqp"), "QP": ("clarabel", "piqp"), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
 }
-"""The defaults of a model of at least :data:`HUGE_MODEL` variables: :data:`DEFAULT_LARGE` with Clarabel before
-PIQP."""
+"""The defaults of a model of at least :data:`HUGE_MODEL` variables: a QP to Clarabel before PIQP, an LP to HiGHS
+before PIQP.
+
+The LP rows, measured by ``scripts/lp_defaults.py`` (a transportation LP, ``solve(model, backend)`` in a fresh
+process, every answer certified): at 10^2 / 10^3 / 10^4 / 10^5 / 10^6 variables PIQP took 0.010 / 0.016 / 0.094 /
+1.5 / 81 s, HiGHS 0.15 / 0.16 / 0.34 / 2.5 / 53 s (0.15 s of it Pyomo's solver interfaces, imported at its first
+use), Clarabel 0.010 / 0.037 / 0.17 / 2.8 / 274 s, DAQP 0.011 / 0.32 s / over 300 s (``docs/solvers.md``). So PIQP
+below :data:`HUGE_MODEL`, HiGHS from it, each the other's first fallback."""
 
 
 FALLBACK: tuple[str, ...] = ("highs", "clarabel", "piqp", "scip", "ipopt", "gurobi", "cplex", "xpress", "mosek",
