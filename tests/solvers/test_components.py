@@ -18,7 +18,7 @@ from pyomo.gdp import Disjunction
 
 from tpm_models import build
 from tpm_models import solvers as S
-from tpm_models.solvers import certificate_reading, components
+from tpm_models.solvers import certificate_reading, components, rows
 from tpm_models.solvers.backends import daqp as daqp_backend
 from tpm_models.solvers.backends import piqp as piqp_backend
 from tpm_models.solvers.common import Termination
@@ -439,3 +439,26 @@ def test_messages_name_the_class():
     m.s = pyo.SOSConstraint(var=pyo.Reference([m.x, m.y]), sos=1)
     with pytest.raises(S.SolverUnavailableError, match="piqp cannot take the LP 'small lp': it holds SOS"):
         solve(m, "piqp")
+
+
+def test_a_misread_objective_fails_the_certificate(monkeypatch, iris):
+    """A linear objective's reading is shared by Clarabel's form and the certificate's gradient
+    (``rows.objective_terms``): broken on purpose (its coefficients halved), Clarabel solves another problem, and the
+    certificate's KKT conditions follow it; Pyomo's own evaluation of the objective, which the certificate compares
+    with its reading, does not. (28) on Iris; control: unbroken, certified."""
+    X, y = iris
+    assert solve(build(28, X, y, 1, 0.3, 1.0, eps=0.05), "clarabel").certified
+    model = build(28, X, y, 1, 0.3, 1.0, eps=0.05)
+    objective = model.component_data_objects(pyo.Objective, active=True).__next__().expr
+    real = rows.atom_terms
+
+    def halved(expr, column):
+        read = real(expr, column)
+        if read is None or expr is not objective:
+            return read
+        cols, coefs, const, atoms = read
+        return cols, [0.5 * c for c in coefs], const, atoms
+
+    monkeypatch.setattr(rows, "atom_terms", halved)
+    r = solve(model, "clarabel", raise_on_failure=False)
+    assert r.termination is Termination.CERTIFICATE_FAILED and "objective" in r.message, r.message

@@ -76,7 +76,7 @@ import numpy as np
 import pyomo.core as pyo
 from pyomo.repn import generate_standard_repn
 
-from tpm_models.solvers.certificate_reading import model_columns, read_rows, sos_violation
+from tpm_models.solvers.certificate_reading import model_columns, objective_disagrees, read_rows, sos_violation
 from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
 from tpm_models.solvers.cones import APEX_TOL
 from tpm_models.solvers.gradients import objective_gradient
@@ -311,6 +311,10 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     read = objective_gradient(model, objective, col, n, memo, x, objective_norms)
     if read is not None:
         cert.objective = read[0]
+        disagrees = objective_disagrees(objective, variables, x, read[0], read[1], not objective_norms)
+        if disagrees is not None:  # the objective read is not the model's: nothing below would prove anything
+            cert.level, cert.why = "failed", disagrees
+            return cert
     if integers:
         cert.why = ("integer variables or SOS constraints: no KKT conditions (the backend's branch and bound is the "
                     "proof)")

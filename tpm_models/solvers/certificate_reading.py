@@ -250,6 +250,72 @@ def _node_terms(expr, scale: float) -> list[tuple[float, object]]:
     return out
 
 
+OBJECTIVE_TOL = 1e-9
+"""Largest difference, relative to :math:`\\max(1, |f|)`, between the certificate's objective value at the point and
+Pyomo's own evaluation of the objective there (the two sum the same terms in other orders: 1e-16 a term)."""
+
+DIRECTION_TOL = 1e-6
+"""Largest difference, relative to :math:`\\max(1, \\|\\nabla f\\|_2, |f|)`, between the certificate's directional
+derivative :math:`\\nabla f^\\top d` and Pyomo's central difference :math:`(f(x + hd) - f(x - hd)) / 2h` along a fixed
+random unit direction: exact up to rounding for a linear or quadratic objective (1e-12 at :data:`STEP`), up to
+:math:`h^2 |f'''| / 6` otherwise."""
+
+STEP = 1e-4
+"""The central difference's step :math:`h`, times :math:`\\max(1, \\|x\\|_\\infty)`."""
+
+DIRECTION_MAX_COLUMNS = 20_000
+"""Up to this many columns the objective's gradient is checked against Pyomo's central difference (two more
+evaluations of the objective); above, its value only (one evaluation, 0.05-0.3 s at :math:`10^5` points)."""
+
+
+def objective_disagrees(objective, variables: list, x: np.ndarray, f: float, grad: np.ndarray,
+                        smooth: bool) -> str | None:
+    """Why the certificate's objective (value ``f`` and gradient ``grad`` at ``x``, read by
+    :mod:`tpm_models.solvers.gradients`) is not the model's, judged by Pyomo's own evaluation of the objective
+    expression; ``None`` when they agree (:data:`OBJECTIVE_TOL`, :data:`DIRECTION_TOL`) or Pyomo cannot evaluate it
+    there. ``smooth``: no node of the objective at a kink (the central difference means something)."""
+    try:
+        value = float(pyo.value(objective.expr))
+    except (ArithmeticError, ValueError):
+        return None
+    if not math.isfinite(value):
+        return None
+    if abs(value - f) > OBJECTIVE_TOL * max(1.0, abs(f)):
+        return f"the objective read at the point ({f:.12g}) is not Pyomo's evaluation of it ({value:.12g})"
+    n = len(variables)
+    if not smooth or n == 0 or n > DIRECTION_MAX_COLUMNS:
+        return None
+    d = np.random.default_rng(0).standard_normal(n)
+    d /= np.linalg.norm(d)
+    derivative = float(grad @ d)
+    scale = DIRECTION_TOL * max(1.0, float(np.linalg.norm(grad)), abs(f))
+    h = STEP * max(1.0, float(np.abs(x).max(initial=0.0)))
+    difference = math.nan
+    for step in (h, h / 100):  # a kink within h of the point bends the first difference, not a second, shorter one
+        difference = _central_difference(objective, variables, x, d, step)
+        if not math.isfinite(difference) or abs(difference - derivative) <= scale:
+            return None
+    return (f"the objective's gradient read at the point is not Pyomo's: along a direction {derivative:.6g}, "
+            f"Pyomo's central difference {difference:.6g}")
+
+
+def _central_difference(objective, variables: list, x: np.ndarray, d: np.ndarray, h: float) -> float:
+    """:math:`(f(x + hd) - f(x - hd)) / 2h` by Pyomo's evaluation (NaN where it has no value); the variables' values
+    put back as they were."""
+    sides = []
+    try:
+        for step in (h, -h):
+            for v, xv, dv in zip(variables, x.tolist(), d.tolist()):
+                v.set_value(xv + step * dv, skip_validation=True)
+            sides.append(float(pyo.value(objective.expr)))
+    except (ArithmeticError, ValueError):
+        return math.nan
+    finally:
+        for v, xv in zip(variables, x.tolist()):
+            v.set_value(xv, skip_validation=True)
+    return (sides[0] - sides[1]) / (2 * h)
+
+
 def sos_violation(model: pyo.ConcreteModel, tol: float) -> tuple[float, str]:
     """The largest violation of an active SOS constraint at the point: for SOS1 the second-largest ``|x|`` of its
     variables (at most one may be nonzero); for SOS2 the largest ``|x|`` outside the best pair of neighbours in
