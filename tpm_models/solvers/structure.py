@@ -336,7 +336,8 @@ def component_values(model: pyo.ConcreteModel, get: Callable, ctype) -> dict[str
             # Python call an index; a sparse one (Var(dense=False), a rule that returned Constraint.Skip) by its
             # indices, NaN where it has no member: asking comp[k] of a missing member would add one to a Var (the
             # user's model changed) and raise KeyError on a Constraint
-            if len(comp) == len(comp.index_set()):
+            index = comp.index_set()
+            if not index.isfinite() or len(comp) == len(index):  # a Reference over Any: its members, in order
                 data = map(get, comp.values())
             else:
                 data = (get(comp[k]) if k in comp else None for k in comp.index_set())
