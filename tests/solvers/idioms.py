@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyomo.environ as pyo
+from pyomo.core.expr.logical_expr import atleast, atmost, equivalent, exactly, implies, lor
+from pyomo.gdp import Disjunct, Disjunction
 
 
 @dataclass
@@ -204,7 +206,7 @@ def ranged_mutable():
 for _k, _rhs in enumerate([0, 2.5, -4]):
 
     def _eq(rhs=_rhs):
-        """min x^+ style: min x + 2y with x - y == rhs, x, y >= 0: x = max(rhs, 0), y = max(-rhs, 0)."""
+        """min x + 2y with x - y == rhs, x, y >= 0: x = max(rhs, 0), y = max(-rhs, 0)."""
         m = pyo.ConcreteModel()
         m.x = pyo.Var(within=pyo.NonNegativeReals)
         m.y = pyo.Var(within=pyo.NonNegativeReals)
@@ -302,7 +304,7 @@ def two_objectives_deact():
 
 @case("indexed_objective_one_active")
 def indexed_objective():
-    """Objective indexed by {1, 2, 3}, all but 2 deactivated: min (x - 2)**... linear: min x*(2 - 2)... see code."""
+    """Objective indexed by k in {1, 2, 3}, (k - 2.5) x, all but k = 2 deactivated: min -0.5 x on [-1, 4]: -2."""
     m = pyo.ConcreteModel()
     m.x = pyo.Var(bounds=(-1, 4))
     m.o = pyo.Objective([1, 2, 3], rule=lambda m, k: (k - 2.5) * m.x)  # k = 2: -0.5 x, min at x = 4: -2
@@ -570,9 +572,8 @@ def expr_max_if():
 
 @case("expression_sqrt_objective")
 def expr_sqrt():
-    """e = sqrt(x**2 + y**2 + 1) (convex), min e + x s.t. y == 1: minimise sqrt(x^2 + 2) + x, derivative
-    x / sqrt(x^2 + 2) = -1 has no solution: infimum 0 as x -> -inf, not attained; bound x >= -1:
-    d/dx > 0 for x >= -1 (x/sqrt(x^2+2) > -1), so x = -1: sqrt(3) - 1."""
+    """e = sqrt(x**2 + y**2 + 1) (convex), min e + x s.t. y == 1, x in [-1, 5]: sqrt(x^2 + 2) + x has derivative
+    x / sqrt(x^2 + 2) + 1 > 0, so x = -1: sqrt(3) - 1."""
     m = pyo.ConcreteModel()
     m.x = pyo.Var(bounds=(-1, 5))
     m.y = pyo.Var()
@@ -1195,11 +1196,16 @@ def var_deact_obj():
 u = pyo.units
 
 
-def _need_pint():
-    """Pyomo's units need pint; where it is not installed the units cases skip (Pyomo raises DeferredImportError)."""
+def _need(module):
+    """Pyomo's units need pint, its logical_to_linear sympy; where not installed the case skips (else Pyomo raises
+    DeferredImportError)."""
     import pytest
 
-    pytest.importorskip("pint")
+    pytest.importorskip(module)
+
+
+def _need_pint():
+    _need("pint")
 
 
 @case("units_lp")
@@ -1252,8 +1258,8 @@ def units_convert():
 
 @case("milp_knapsack")
 def knapsack():
-    """0-1 knapsack: values (10, 13, 7, 8), weights (5, 6, 3, 4), capacity 10: {2, 4} = 21 or {1, 4}: 18, {3, 2}: 20,
-    {1, 3}: 17 (weight 8): {2, 4} weight 10 value 21 is best; {1,3} + nothing... {3,4}: 15. Max 21."""
+    """0-1 knapsack: values (10, 13, 7, 8), weights (5, 6, 3, 4), capacity 10. The feasible sets of two: {1, 3} 17,
+    {1, 4} 18, {2, 3} 20, {2, 4} 21, {3, 4} 15; no three fit (lightest three weigh 12): 21."""
     m = pyo.ConcreteModel()
     m.I = pyo.RangeSet(4)
     v, w = {1: 10, 2: 13, 3: 7, 4: 8}, {1: 5, 2: 6, 3: 3, 4: 4}
@@ -1351,9 +1357,8 @@ def miqp_round():
 
 @case("miqp_two_ints")
 def miqp_two():
-    """min (x - 0.4)^2 + (y - 1.7)^2 + x y... convex? no: min (x - 0.4)^2 + (y - 1.7)^2, x + y >= 3, x, y integer.
-
-    Candidates with x + y >= 3: (1, 2): 0.36 + 0.09 = 0.45; (0, 3): 0.16 + 1.69 = 1.85; (1, 3), (2, 1)...: 0.45."""
+    """min (x - 0.4)^2 + (y - 1.7)^2, x + y >= 3, x, y integer: the continuous optimum (0.85, 2.15) on x + y = 3;
+    integer points there: (1, 2): 0.36 + 0.09 = 0.45, (0, 3): 1.85, (2, 1): 2.05; off the line costs more: 0.45."""
     m = pyo.ConcreteModel()
     m.x = pyo.Var(within=pyo.Integers, bounds=(-5, 5))
     m.y = pyo.Var(within=pyo.Integers, bounds=(-5, 5))
@@ -1395,3 +1400,1433 @@ def miqp_max():
     m.y = pyo.Var(within=pyo.Integers, bounds=(-3, 3))
     m.obj = pyo.Objective(expr=-(m.x - 1.2) ** 2 - (m.y + 0.6) ** 2, sense=pyo.maximize)
     return m, opt(-0.2, {"x": 1, "y": -1})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# GDP: Disjunct / Disjunction, untransformed (the backend must honour or refuse) and after gdp.bigm / gdp.hull.
+# Truth: Pyomo's gdp.bigm on a clone, solved by appsi_highs (linear) or gurobi_direct (quadratic objective).
+
+
+def _gdp_two_lower_bounds(m):
+    """x in [0, 10], [x >= 2] v [x >= 5], min x: 2 (ignoring the disjunction: 0)."""
+    m.x = pyo.Var(bounds=(0, 10))
+    m.d1 = Disjunct()
+    m.d1.c = pyo.Constraint(expr=m.x >= 2)
+    m.d2 = Disjunct()
+    m.d2.c = pyo.Constraint(expr=m.x >= 5)
+    m.dj = Disjunction(expr=[m.d1, m.d2])
+    m.obj = pyo.Objective(expr=m.x)
+    return "appsi_highs"
+
+
+def _gdp_expr_lists(m):
+    """Disjunction(expr=[[x <= -1], [x >= 1]]) on x in [-3, 3], min x**2: 1 (ignoring it: 0)."""
+    m.x = pyo.Var(bounds=(-3, 3))
+    m.dj = Disjunction(expr=[[m.x <= -1], [m.x >= 1]])
+    m.obj = pyo.Objective(expr=m.x ** 2)
+    return "gurobi_direct"
+
+
+def _gdp_complementarity(m):
+    """Pyomo's simple1 idea: x, y in [0, 1], [x == 0] v [y == 0], x + y <= 1.5, max 2x + 3y: 3 (ignoring it: 4)."""
+    m.x = pyo.Var(bounds=(0, 1))
+    m.y = pyo.Var(bounds=(0, 1))
+
+    def d(disjunct, flag):
+        model = disjunct.model()
+        disjunct.c = pyo.Constraint(expr=(model.x if flag else model.y) == 0)
+
+    m.d = Disjunct([0, 1], rule=d)
+    m.dj = Disjunction(rule=lambda m: [m.d[0], m.d[1]])
+    m.c = pyo.Constraint(expr=m.x + m.y <= 1.5)
+    m.obj = pyo.Objective(expr=2 * m.x + 3 * m.y, sense=pyo.maximize)
+    return "appsi_highs"
+
+
+def _gdp_jobshop(m):
+    """Two jobs (3 and 2 long) on one machine: s1 + 3 <= s2 or s2 + 2 <= s1, makespan t: 5 (ignoring it: 3)."""
+    m.J = pyo.Set(initialize=[1, 2])
+    dur = {1: 3, 2: 2}
+    m.s = pyo.Var(m.J, bounds=(0, 10))
+    m.t = pyo.Var(bounds=(0, 20))
+    m.end = pyo.Constraint(m.J, rule=lambda m, j: m.t >= m.s[j] + dur[j])
+    m.order = Disjunction(expr=[[m.s[1] + dur[1] <= m.s[2]], [m.s[2] + dur[2] <= m.s[1]]])
+    m.obj = pyo.Objective(expr=m.t)
+    return "appsi_highs"
+
+
+def _gdp_three_terms(m):
+    """Three disjuncts [x <= 1, y >= 3], [x >= 4, y >= 1], [x >= 8]; x, y in [0, 10]; min 2x + y: 3."""
+    m.x = pyo.Var(bounds=(0, 10))
+    m.y = pyo.Var(bounds=(0, 10))
+    m.dj = Disjunction(expr=[[m.x <= 1, m.y >= 3], [m.x >= 4, m.y >= 1], [m.x >= 8]])
+    m.obj = pyo.Objective(expr=2 * m.x + m.y)
+    return "appsi_highs"
+
+
+def _gdp_not_xor(m):
+    """Disjunction(xor=False): at least one of [x >= 3], [y >= 3]; x, y in [0, 5]; min x + 2y: 3."""
+    m.x = pyo.Var(bounds=(0, 5))
+    m.y = pyo.Var(bounds=(0, 5))
+    m.dj = Disjunction(expr=[[m.x >= 3], [m.y >= 3]], xor=False)
+    m.obj = pyo.Objective(expr=m.x + 2 * m.y)
+    return "appsi_highs"
+
+
+def _gdp_indexed(m):
+    """Disjunction indexed over i in {1, 2}: x[i] <= 1 or x[i] >= 4; x in [0, 10], x1 + x2 >= 3, min sum x: 4."""
+    m.I = pyo.Set(initialize=[1, 2])
+    m.x = pyo.Var(m.I, bounds=(0, 10))
+    m.dj = Disjunction(m.I, rule=lambda m, i: [[m.x[i] <= 1], [m.x[i] >= 4]])
+    m.c = pyo.Constraint(expr=m.x[1] + m.x[2] >= 3)
+    m.obj = pyo.Objective(expr=m.x[1] + m.x[2])
+    return "appsi_highs"
+
+
+def _gdp_indicator_fixed(m):
+    """[x >= 2] v [x >= 5] with d2's indicator_var fixed True by the user: min x: 5."""
+    _gdp_two_lower_bounds(m)
+    m.d2.indicator_var.fix(True)
+    return "appsi_highs"
+
+
+def _gdp_disjunct_in_block(m):
+    """A Disjunction inside a sub-block: b.x in [0, 4], [b.x <= 1] v [b.x >= 3], b.x <= 2.5, max b.x: 1
+    (ignoring the disjunction: 2.5)."""
+    m.b = pyo.Block()
+    m.b.x = pyo.Var(bounds=(0, 4))
+    m.b.dj = Disjunction(expr=[[m.b.x <= 1], [m.b.x >= 3]])
+    m.b.c = pyo.Constraint(expr=m.b.x <= 2.5)
+    m.obj = pyo.Objective(expr=m.b.x, sense=pyo.maximize)
+    return "appsi_highs"
+
+
+GDP_MODELS = {
+    "two_lower_bounds": _gdp_two_lower_bounds,
+    "expr_lists_qp": _gdp_expr_lists,
+    "complementarity": _gdp_complementarity,
+    "jobshop": _gdp_jobshop,
+    "three_terms": _gdp_three_terms,
+    "not_xor": _gdp_not_xor,
+    "indexed": _gdp_indexed,
+    "indicator_fixed": _gdp_indicator_fixed,
+    "in_block": _gdp_disjunct_in_block,
+}
+
+for _label, _build in GDP_MODELS.items():
+    for _form in ("untransformed", "bigm", "hull"):
+        if _form == "hull" and _label == "not_xor":
+            continue  # gdp.hull takes only XOR disjunctions
+
+        def _gdp(build=_build, form=_form):
+            m = pyo.ConcreteModel()
+            solver = build(m)
+            if form == "untransformed":
+                return m, native(m, ["gdp.bigm"], solver, may_refuse=True)
+            pyo.TransformationFactory(f"gdp.{form}").apply_to(m)
+            return m, native(m, [], solver, may_refuse=False)
+
+        _gdp.__doc__ = _build.__doc__
+        case(f"gdp_{_label}_{_form}")(_gdp)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# SOSConstraint (sos=1, sos=2). Truth: gurobi_direct, which passes SOS natively.
+
+
+def _sos(build):
+    def factory():
+        m = pyo.ConcreteModel()
+        build(m)
+        return m, native(m, [], "gurobi_direct", may_refuse=True)
+
+    factory.__doc__ = build.__doc__
+    return factory
+
+
+def _sos1_basic(m):
+    """SOSConstraint(var=x, sos=1) on x in [0, 1]^3, min -x1 - 2x2 - 3x3: -3 (ignoring it: -6)."""
+    m.I = pyo.RangeSet(3)
+    m.x = pyo.Var(m.I, bounds=(0, 1))
+    m.s = pyo.SOSConstraint(var=m.x, sos=1)
+    m.obj = pyo.Objective(expr=-sum(i * m.x[i] for i in m.I))
+
+
+def _sos1_weights(m):
+    """sos=1 with weights, max 2x1 + x2 + x3 on [0, 2]^3 with x1 + x2 + x3 <= 3: 4 (ignoring it: 5)."""
+    m.I = pyo.RangeSet(3)
+    m.x = pyo.Var(m.I, bounds=(0, 2))
+    m.s = pyo.SOSConstraint(var=m.x, sos=1, weights={1: 10, 2: 20, 3: 30})
+    m.c = pyo.Constraint(expr=sum(m.x.values()) <= 3)
+    m.obj = pyo.Objective(expr=2 * m.x[1] + m.x[2] + m.x[3], sense=pyo.maximize)
+
+
+def _sos2_basic(m):
+    """SOSConstraint(var=x, sos=2) on x in [0, 1]^4, max sum x: 2 (ignoring it: 4)."""
+    m.I = pyo.RangeSet(4)
+    m.x = pyo.Var(m.I, bounds=(0, 1))
+    m.s = pyo.SOSConstraint(var=m.x, sos=2)
+    m.obj = pyo.Objective(expr=sum(m.x.values()), sense=pyo.maximize)
+
+
+def _sos2_nonadjacent(m):
+    """sos=2 on x in [0, 1]^4, max x1 + x3 + 0.5 x2: x1 and x3 not adjacent: max 1.5 (ignoring it: 2.5)."""
+    m.I = pyo.RangeSet(4)
+    m.x = pyo.Var(m.I, bounds=(0, 1))
+    m.s = pyo.SOSConstraint(var=m.x, sos=2)
+    m.obj = pyo.Objective(expr=m.x[1] + m.x[3] + 0.5 * m.x[2], sense=pyo.maximize)
+
+
+def _sos1_indexed(m):
+    """An indexed SOSConstraint (one sos=1 set per row of a 2x2 Var), max sum x on [0, 1]: 2 (ignoring: 4)."""
+    m.I = pyo.RangeSet(2)
+    m.x = pyo.Var(m.I, m.I, bounds=(0, 1))
+    m.s = pyo.SOSConstraint(m.I, rule=lambda m, i: ([m.x[i, j] for j in m.I], [1, 2]), sos=1)
+    m.obj = pyo.Objective(expr=sum(m.x.values()), sense=pyo.maximize)
+
+
+def _sos1_subset(m):
+    """sos=1 over a subset of x (index=[1, 2]), x in [0, 1]^3, max sum x: 2 (ignoring: 3)."""
+    m.I = pyo.RangeSet(3)
+    m.x = pyo.Var(m.I, bounds=(0, 1))
+    m.s = pyo.SOSConstraint(var=m.x, index=[1, 2], sos=1)
+    m.obj = pyo.Objective(expr=sum(m.x.values()), sense=pyo.maximize)
+
+
+def _sos1_with_qp(m):
+    """sos=1 on (x, y) in [0, 2]^2, min (x - 1)^2 + (y - 1)^2: 1 (ignoring it: 0)."""
+    m.x = pyo.Var([1, 2], bounds=(0, 2))
+    m.s = pyo.SOSConstraint(var=m.x, sos=1)
+    m.obj = pyo.Objective(expr=(m.x[1] - 1) ** 2 + (m.x[2] - 1) ** 2)
+
+
+def _sos2_deactivated(m):
+    """A deactivated SOSConstraint: ignored; max sum x on [0, 1]^3: 3."""
+    m.x = pyo.Var([1, 2, 3], bounds=(0, 1))
+    m.s = pyo.SOSConstraint(var=m.x, sos=2)
+    m.s.deactivate()
+    m.obj = pyo.Objective(expr=sum(m.x.values()), sense=pyo.maximize)
+
+
+for _label, _build in {"sos1_basic": _sos1_basic, "sos1_weights": _sos1_weights, "sos2_basic": _sos2_basic,
+                       "sos2_nonadjacent": _sos2_nonadjacent, "sos1_indexed": _sos1_indexed,
+                       "sos1_subset": _sos1_subset, "sos1_qp": _sos1_with_qp,
+                       "sos2_deactivated": _sos2_deactivated}.items():
+    case(_label)(_sos(_build))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Piecewise in its representations. Truths in closed form (the minimum of a piecewise-linear function lies at a
+# breakpoint or the end of the domain), confirmed by gurobi_direct on a clone where it takes the form.
+
+
+def _pw_nonconvex(m, repn):
+    """Piecewise(y, x, pw_pts=[0, 1, 2, 3], f_rule=[0, 3, 1, 4], EQ), x >= 0.5, min y: f(0.5) = 1.5, f(2) = 1,
+    f(3) = 4: 1 at x = 2 (the SOS2 rows ignored: 0.25 at x = 0.5)."""
+    m.x = pyo.Var(bounds=(0, 3))
+    m.y = pyo.Var()
+    m.pw = pyo.Piecewise(m.y, m.x, pw_pts=[0, 1, 2, 3], f_rule=[0, 3, 1, 4], pw_constr_type="EQ", pw_repn=repn)
+    m.c = pyo.Constraint(expr=m.x >= 0.5)
+    m.obj = pyo.Objective(expr=m.y)
+    return 1.0, {"x": 2.0, "y": 1.0}
+
+
+def _pw_convex_lb(m, repn):
+    """y >= the interpolation of x^2 at -2..2 (LB), min y - 1.5x: on [0, 1] slope 1, [1, 2] slope 3: x = 1, -0.5."""
+    m.x = pyo.Var(bounds=(-2, 2))
+    m.y = pyo.Var(bounds=(0, 10))
+    m.pw = pyo.Piecewise(m.y, m.x, pw_pts=[-2, -1, 0, 1, 2], f_rule=lambda m, x: x ** 2, pw_constr_type="LB",
+                         pw_repn=repn)
+    m.obj = pyo.Objective(expr=m.y - 1.5 * m.x)
+    return -0.5, {"x": 1.0, "y": 1.0}
+
+
+def _pw_indexed_max(m, repn):
+    """Indexed Piecewise (Pyomo's indexed example, simplified): z[i] == f(x[i]) with f through (0, 0), (1, 2),
+    (2, 1), (3, 3); x[i] <= b_i (b = 1.5, 2.5): max z[1] + z[2]: f(1) = 2 (z[1]), f on [0, 2.5]: max(2, 1 + 2*0.5
+    = 2) = 2: 4."""
+    m.I = pyo.Set(initialize=[1, 2])
+    b = {1: 1.5, 2: 2.5}
+    m.x = pyo.Var(m.I, bounds=lambda m, i: (0, 3))
+    m.z = pyo.Var(m.I, bounds=(-10, 10))
+    m.pw = pyo.Piecewise(m.I, m.z, m.x, pw_pts={i: [0, 1, 2, 3] for i in m.I},
+                         f_rule=lambda m, i, x: {0: 0, 1: 2, 2: 1, 3: 3}[x], pw_constr_type="EQ", pw_repn=repn)
+    m.cap = pyo.Constraint(m.I, rule=lambda m, i: m.x[i] <= b[i])
+    m.obj = pyo.Objective(expr=m.z[1] + m.z[2], sense=pyo.maximize)
+    return 4.0, None
+
+
+PW_REPNS = ["SOS2", "DCC", "DLOG", "CC", "LOG", "MC", "INC", "BIGM_BIN", "BIGM_SOS1"]
+PW_MODELS = {"nonconvex": _pw_nonconvex, "convex_lb": _pw_convex_lb, "indexed": _pw_indexed_max}
+
+for _label, _build in PW_MODELS.items():
+    for _repn in PW_REPNS:
+        if _repn.startswith("BIGM") and _label != "convex_lb":
+            continue  # Pyomo's BIGM forms take only LB / UB bounds, not EQ
+        if _repn in ("LOG", "DLOG") and _label != "convex_lb":
+            continue  # LOG / DLOG need 2^n + 1 points: only convex_lb has 5 = 2^2 + 1
+
+        def _pw(build=_build, repn=_repn):
+            m = pyo.ConcreteModel()
+            value, point = build(m, repn)
+            return m, opt(value, point, may_refuse=True, source=f"closed form; Piecewise {repn}")
+
+        _pw.__doc__ = _build.__doc__
+        case(f"piecewise_{_label}_{_repn}")(_pw)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# LogicalConstraint over BooleanVars tied to binaries, untransformed and after core.logical_to_linear.
+# Truth: core.logical_to_linear on a clone, solved by appsi_highs.
+
+
+def _logic_base(m, values=(5, 4, 3)):
+    m.I = pyo.RangeSet(len(values))
+    m.v = pyo.Param(m.I, initialize=dict(zip(range(1, len(values) + 1), values)))
+    m.Y = pyo.BooleanVar(m.I)
+    m.y = pyo.Var(m.I, within=pyo.Binary)
+    for i in m.I:
+        m.Y[i].associate_binary_var(m.y[i])
+
+
+def _logic_atmost(m):
+    """atmost(1, Y) over three binaries of value 5, 4, 3, max sum v y: 5 (ignoring it: 12)."""
+    _logic_base(m)
+    m.lc = pyo.LogicalConstraint(expr=atmost(1, m.Y))
+    m.obj = pyo.Objective(expr=sum(m.v[i] * m.y[i] for i in m.I), sense=pyo.maximize)
+
+
+def _logic_exactly(m):
+    """exactly(2, Y), min sum v y with values 5, 4, 3: 7 (ignoring it: 0)."""
+    _logic_base(m)
+    m.lc = pyo.LogicalConstraint(expr=exactly(2, m.Y))
+    m.obj = pyo.Objective(expr=sum(m.v[i] * m.y[i] for i in m.I))
+
+
+def _logic_atleast(m):
+    """atleast(2, Y), min sum v y: 7 (ignoring it: 0)."""
+    _logic_base(m)
+    m.lc = pyo.LogicalConstraint(expr=atleast(2, m.Y))
+    m.obj = pyo.Objective(expr=sum(m.v[i] * m.y[i] for i in m.I))
+
+
+def _logic_implies(m):
+    """Y1 implies Y2 (Y2.implies written as implies(Y[1], Y[2])), max 5 y1 - 2 y2: 3 (ignoring it: 5)."""
+    _logic_base(m, (5, -2))
+    m.lc = pyo.LogicalConstraint(expr=implies(m.Y[1], m.Y[2]))
+    m.obj = pyo.Objective(expr=sum(m.v[i] * m.y[i] for i in m.I), sense=pyo.maximize)
+
+
+def _logic_implies_method(m):
+    """Y[1].implies(Y[2] | Y[3]), max 5 y1 - 2 y2 - 1 y3: 4 (ignoring it: 5)."""
+    _logic_base(m, (5, -2, -1))
+    m.lc = pyo.LogicalConstraint(expr=m.Y[1].implies(m.Y[2] | m.Y[3]))
+    m.obj = pyo.Objective(expr=sum(m.v[i] * m.y[i] for i in m.I), sense=pyo.maximize)
+
+
+def _logic_equivalent(m):
+    """equivalent(Y1, Y2), max 5 y1 - 3 y2: 2 (ignoring it: 5)."""
+    _logic_base(m, (5, -3))
+    m.lc = pyo.LogicalConstraint(expr=equivalent(m.Y[1], m.Y[2]))
+    m.obj = pyo.Objective(expr=sum(m.v[i] * m.y[i] for i in m.I), sense=pyo.maximize)
+
+
+def _logic_lor(m):
+    """lor(Y1, Y2) (at least one), min 5 y1 + 4 y2: 4 (ignoring it: 0)."""
+    _logic_base(m, (5, 4))
+    m.lc = pyo.LogicalConstraint(expr=lor(m.Y[1], m.Y[2]))
+    m.obj = pyo.Objective(expr=sum(m.v[i] * m.y[i] for i in m.I))
+
+
+def _logic_with_continuous(m):
+    """atmost(1, Y) and x <= 2 y1 + 3 y2, x continuous: max x: 3 (ignoring it: 5)."""
+    _logic_base(m, (0, 0))
+    m.x = pyo.Var(bounds=(0, 10))
+    m.link = pyo.Constraint(expr=m.x <= 2 * m.y[1] + 3 * m.y[2])
+    m.lc = pyo.LogicalConstraint(expr=atmost(1, m.Y))
+    m.obj = pyo.Objective(expr=m.x, sense=pyo.maximize)
+
+
+LOGIC_NEEDS_SYMPY = {"implies": 3, "implies_method": 4, "equivalent": 2, "lor": 4}
+
+for _label, _build in {"atmost": _logic_atmost, "exactly": _logic_exactly, "atleast": _logic_atleast,
+                       "implies": _logic_implies, "implies_method": _logic_implies_method,
+                       "equivalent": _logic_equivalent, "lor": _logic_lor,
+                       "with_continuous": _logic_with_continuous}.items():
+    for _form in ("untransformed", "logical_to_linear"):
+
+        def _logic(build=_build, form=_form, label=_label):
+            m = pyo.ConcreteModel()
+            build(m)
+            if label in LOGIC_NEEDS_SYMPY:  # logical_to_linear needs sympy for all but the cardinality operators
+                if form == "untransformed":
+                    return m, opt(LOGIC_NEEDS_SYMPY[label], may_refuse=True)  # the docstring's closed form
+                _need("sympy")
+            if form == "untransformed":
+                return m, native(m, ["core.logical_to_linear"], may_refuse=True)
+            pyo.TransformationFactory("core.logical_to_linear").apply_to(m)
+            return m, native(m, [], may_refuse=False)
+
+        _logic.__doc__ = _build.__doc__
+        case(f"logical_{_label}_{_form}")(_logic)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Non-convex NLPs: the truth is the global optimum (closed form); a local one reported optimal is wrong.
+
+
+def nonconvex(value, point=None):
+    return opt(value, point, nonconvex=True)
+
+
+@case("nonconvex_max_exp_on_segment")
+def nc_max_exp():
+    """max exp(x) + exp(y), x + y == 1 on [0, 1]^2: convex function maximised: at a vertex, e + 1 (the KKT point
+    (0.5, 0.5) is the minimum on the segment, 2 sqrt(e))."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1), initialize=0.5)
+    m.y = pyo.Var(bounds=(0, 1), initialize=0.5)
+    m.c = pyo.Constraint(expr=m.x + m.y == 1)
+    m.obj = pyo.Objective(expr=pyo.exp(m.x) + pyo.exp(m.y), sense=pyo.maximize)
+    return m, nonconvex(math.e + 1)
+
+
+@case("nonconvex_bilinear_objective")
+def nc_bilinear():
+    """min x y on [-1, 2]^2: at (-1, 2) or (2, -1): -2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-1, 2), initialize=0.5)
+    m.y = pyo.Var(bounds=(-1, 2), initialize=0.5)
+    m.obj = pyo.Objective(expr=m.x * m.y)
+    return m, nonconvex(-2)
+
+
+@case("nonconvex_max_norm_box")
+def nc_max_norm():
+    """max x^2 + y^2 on [-1, 2]^2: at (2, 2): 8."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-1, 2), initialize=0)
+    m.y = pyo.Var(bounds=(-1, 2), initialize=0)
+    m.obj = pyo.Objective(expr=m.x ** 2 + m.y ** 2, sense=pyo.maximize)
+    return m, nonconvex(8, {"x": 2, "y": 2})
+
+
+@case("nonconvex_concave_min")
+def nc_concave_min():
+    """min -(x - 1)^2 on [0, 3]: at x = 3: -4 (x = 0 gives the local -1)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 3), initialize=0.9)
+    m.obj = pyo.Objective(expr=-((m.x - 1) ** 2))
+    return m, nonconvex(-4, {"x": 3})
+
+
+@case("nonconvex_bilinear_row")
+def nc_bilinear_row():
+    """min x + y with x y >= 4 on [1, 10]^2 (a convex set written as a bilinear row): (2, 2): 4."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(1, 10), initialize=5)
+    m.y = pyo.Var(bounds=(1, 10), initialize=5)
+    m.c = pyo.Constraint(expr=m.x * m.y >= 4)
+    m.obj = pyo.Objective(expr=m.x + m.y)
+    return m, nonconvex(4, {"x": 2, "y": 2})
+
+
+@case("nonconvex_bilinear_equality")
+def nc_bilinear_eq():
+    """x y == 1 on [0.1, 10]^2, min x + 4y: AM-GM at x = 2, y = 1/2: 4."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0.1, 10), initialize=1)
+    m.y = pyo.Var(bounds=(0.1, 10), initialize=1)
+    m.c = pyo.Constraint(expr=m.x * m.y == 1)
+    m.obj = pyo.Objective(expr=m.x + 4 * m.y)
+    return m, nonconvex(4, {"x": 2, "y": 0.5})
+
+
+@case("nonconvex_product_on_line")
+def nc_product_line():
+    """min x y with x + y == 3 on [0, 3]^2: x(3 - x) is concave, min at an end: 0 (the KKT point x = 1.5 is the max)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 3), initialize=1.5)
+    m.y = pyo.Var(bounds=(0, 3), initialize=1.5)
+    m.c = pyo.Constraint(expr=m.x + m.y == 3)
+    m.obj = pyo.Objective(expr=m.x * m.y)
+    return m, nonconvex(0)
+
+
+@case("nonconvex_max_product")
+def nc_max_product():
+    """max x y, x + y <= 4, x, y >= 0: (2, 2): 4."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals, initialize=1)
+    m.y = pyo.Var(within=pyo.NonNegativeReals, initialize=1)
+    m.c = pyo.Constraint(expr=m.x + m.y <= 4)
+    m.obj = pyo.Objective(expr=m.x * m.y, sense=pyo.maximize)
+    return m, nonconvex(4, {"x": 2, "y": 2})
+
+
+@case("nonconvex_sine")
+def nc_sine():
+    """min sin(x) on [0, 7], started at 0.5: -1 at 3 pi / 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 7), initialize=0.5)
+    m.obj = pyo.Objective(expr=pyo.sin(m.x))
+    return m, nonconvex(-1, {"x": 1.5 * math.pi})
+
+
+def _quartic_global():
+    """x^4 - 3x^2 + x on [-3, 3]: stationary points are the roots of 4x^3 - 6x + 1 (numpy.roots), and the ends."""
+    import numpy as np
+
+    cands = [r.real for r in np.roots([4, 0, -6, 1]) if abs(r.imag) < 1e-12] + [-3.0, 3.0]
+    return min(x ** 4 - 3 * x ** 2 + x for x in cands)
+
+
+@case("nonconvex_quartic")
+def nc_quartic():
+    """min x^4 - 3x^2 + x on [-3, 3] from x = 1 (near the local minimum ~1.13): the global one ~ -1.30 (-3.51)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-3, 3), initialize=1)
+    m.obj = pyo.Objective(expr=m.x ** 4 - 3 * m.x ** 2 + m.x)
+    return m, nonconvex(_quartic_global())
+
+
+@case("nonconvex_max_square_shifted")
+def nc_max_sq():
+    """max (x - 0.3)^2 on [0, 1] from 0.3: at x = 1: 0.49."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1), initialize=0.3)
+    m.obj = pyo.Objective(expr=(m.x - 0.3) ** 2, sense=pyo.maximize)
+    return m, nonconvex(0.49, {"x": 1})
+
+
+@case("nonconvex_concave_on_simplex")
+def nc_simplex():
+    """min -x^2 - y^2 on x + y <= 1, x, y >= 0: at a vertex (1, 0) or (0, 1): -1."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals, initialize=0.3)
+    m.y = pyo.Var(within=pyo.NonNegativeReals, initialize=0.3)
+    m.c = pyo.Constraint(expr=m.x + m.y <= 1)
+    m.obj = pyo.Objective(expr=-m.x ** 2 - m.y ** 2)
+    return m, nonconvex(-1)
+
+
+@case("nonconvex_reverse_cone_row")
+def nc_reverse_cone():
+    """x^2 + y^2 >= 1 (outside the disc), min x + y on [0, 2]^2 from (1, 1): at (1, 0) or (0, 1): 1."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 2), initialize=1)
+    m.y = pyo.Var(bounds=(0, 2), initialize=1)
+    m.c = pyo.Constraint(expr=m.x ** 2 + m.y ** 2 >= 1)
+    m.obj = pyo.Objective(expr=m.x + m.y)
+    return m, nonconvex(1)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Convex NLPs
+
+
+@case("convex_exp")
+def cvx_exp():
+    """min exp(x) - 2x: x = ln 2: 2 - 2 ln 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-5, 5))
+    m.obj = pyo.Objective(expr=pyo.exp(m.x) - 2 * m.x)
+    return m, opt(2 - 2 * math.log(2), {"x": math.log(2)})
+
+
+@case("convex_log_max")
+def cvx_log():
+    """max log(x) - x / 3 on [0.1, 10]: x = 3: ln 3 - 1."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0.1, 10), initialize=1)
+    m.obj = pyo.Objective(expr=pyo.log(m.x) - m.x / 3, sense=pyo.maximize)
+    return m, opt(math.log(3) - 1, {"x": 3})
+
+
+@case("convex_exp_sum_with_row")
+def cvx_exp2():
+    """min exp(x) + exp(-y), x + y >= 0, y <= 1: y = 1, x = -1: 2 / e."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-5, 5))
+    m.y = pyo.Var(bounds=(-5, 1))
+    m.c = pyo.Constraint(expr=m.x + m.y >= 0)
+    m.obj = pyo.Objective(expr=pyo.exp(m.x) + pyo.exp(-m.y))
+    return m, opt(2 / math.e, {"x": -1, "y": 1})
+
+
+@case("convex_pnorm3_abs")
+def cvx_pnorm3():
+    """(|x - 1|^3 + |2y|^3)^(1/3) <= t, x + y >= 3, min t. With u = x - 1, v = 2y: min ||(u, v)||_3 on u + v/2 = 2,
+    which by Hoelder is 2 / ||(1, 1/2)||_{3/2} = 2 / (1 + 0.5^1.5)^(2/3)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-10, 10))
+    m.y = pyo.Var(bounds=(-10, 10))
+    m.t = pyo.Var(bounds=(0, 100))
+    m.c = pyo.Constraint(expr=m.x + m.y >= 3)
+    m.cone = pyo.Constraint(expr=(abs(m.x - 1) ** 3 + abs(2 * m.y) ** 3) ** (1 / 3) <= m.t)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, opt(2 / (1 + 0.5 ** 1.5) ** (2 / 3))
+
+
+@case("convex_pnorm2_abs")
+def cvx_pnorm2():
+    """(|x|^2 + |y|^2)^(1/2) <= t, x + y >= 2, min t: sqrt 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-10, 10))
+    m.y = pyo.Var(bounds=(-10, 10))
+    m.t = pyo.Var(bounds=(0, 100))
+    m.c = pyo.Constraint(expr=m.x + m.y >= 2)
+    m.cone = pyo.Constraint(expr=(abs(m.x) ** 2 + abs(m.y) ** 2) ** 0.5 <= m.t)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, opt(math.sqrt(2), {"x": 1, "y": 1})
+
+
+@case("convex_pnorm_objective")
+def cvx_pnorm_obj():
+    """min (|x - 1|^4 + |y + 1|^4)^(1/4) with x + y == 2: u = x - 1, w = y + 1 with u + w = 2; by symmetry and
+    convexity u = w = 1: 2^(1/4)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-10, 10))
+    m.y = pyo.Var(bounds=(-10, 10))
+    m.c = pyo.Constraint(expr=m.x + m.y == 2)
+    m.obj = pyo.Objective(expr=(abs(m.x - 1) ** 4 + abs(m.y + 1) ** 4) ** 0.25)
+    return m, opt(2 ** 0.25, {"x": 2, "y": 0})
+
+
+@case("convex_log_sum_exp")
+def cvx_lse():
+    """min log(exp(x) + exp(y)), x + y == 0: x = y = 0: ln 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-5, 5))
+    m.y = pyo.Var(bounds=(-5, 5))
+    m.c = pyo.Constraint(expr=m.x + m.y == 0)
+    m.obj = pyo.Objective(expr=pyo.log(pyo.exp(m.x) + pyo.exp(m.y)))
+    return m, opt(math.log(2), {"x": 0, "y": 0})
+
+
+@case("convex_entropy")
+def cvx_entropy():
+    """min x log x on [0.01, 1]: x = 1/e: -1/e."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0.01, 1), initialize=0.5)
+    m.obj = pyo.Objective(expr=m.x * pyo.log(m.x))
+    return m, opt(-1 / math.e, {"x": 1 / math.e})
+
+
+@case("convex_reciprocal")
+def cvx_recip():
+    """min 1/x + x on [0.1, 10]: x = 1: 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0.1, 10), initialize=3)
+    m.obj = pyo.Objective(expr=1 / m.x + m.x)
+    return m, opt(2, {"x": 1})
+
+
+@case("convex_quartic")
+def cvx_quartic():
+    """min x^4 - x: 4x^3 = 1, x = 4^(-1/3): x (x^3 - 1) = -0.75 * 4^(-1/3)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-3, 3))
+    m.obj = pyo.Objective(expr=m.x ** 4 - m.x)
+    return m, opt(-0.75 * 4 ** (-1 / 3), {"x": 4 ** (-1 / 3)})
+
+
+@case("convex_exp_row")
+def cvx_exp_row():
+    """exp(x) <= 2, max x: ln 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-5, 5))
+    m.c = pyo.Constraint(expr=pyo.exp(m.x) <= 2)
+    m.obj = pyo.Objective(expr=m.x, sense=pyo.maximize)
+    return m, opt(math.log(2), {"x": math.log(2)})
+
+
+@case("convex_log_row")
+def cvx_log_row():
+    """log(x) >= 1 (a concave function above a constant: convex set), min x: e."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0.1, 10), initialize=1)
+    m.c = pyo.Constraint(expr=pyo.log(m.x) >= 1)
+    m.obj = pyo.Objective(expr=m.x)
+    return m, opt(math.e, {"x": math.e})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Second-order cones in their spellings, and convex quadratic rows
+
+
+@case("soc_squares_le_t_squared")
+def soc_sq():
+    """x^2 + y^2 <= t^2 with t >= 0, x + y >= 2, min t: (1, 1), sqrt 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.t = pyo.Var(within=pyo.NonNegativeReals)
+    m.cone = pyo.Constraint(expr=m.x ** 2 + m.y ** 2 <= m.t ** 2)
+    m.c = pyo.Constraint(expr=m.x + m.y >= 2)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, opt(math.sqrt(2), {"x": 1, "y": 1})
+
+
+@case("soc_sqrt_le_t")
+def soc_sqrt():
+    """sqrt(x^2 + y^2) <= t, x + y >= 2, min t: sqrt 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.t = pyo.Var()
+    m.cone = pyo.Constraint(expr=pyo.sqrt(m.x ** 2 + m.y ** 2) <= m.t)
+    m.c = pyo.Constraint(expr=m.x + m.y >= 2)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, opt(math.sqrt(2), {"x": 1, "y": 1})
+
+
+@case("soc_shifted")
+def soc_shift():
+    """x^2 + y^2 <= (t + 1)^2 with t >= 0, x + y >= 2, min t: sqrt 2 - 1."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.t = pyo.Var(within=pyo.NonNegativeReals)
+    m.cone = pyo.Constraint(expr=m.x ** 2 + m.y ** 2 <= (m.t + 1) ** 2)
+    m.c = pyo.Constraint(expr=m.x + m.y >= 2)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, opt(math.sqrt(2) - 1, {"x": 1, "y": 1})
+
+
+@case("soc_rotated")
+def soc_rotated():
+    """Rotated cone x^2 <= t s with t, s >= 0, s == 1, x >= 2, min t: 4."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(2, None))
+    m.t = pyo.Var(within=pyo.NonNegativeReals)
+    m.s = pyo.Var(within=pyo.NonNegativeReals)
+    m.cone = pyo.Constraint(expr=m.x ** 2 <= m.t * m.s)
+    m.one = pyo.Constraint(expr=m.s == 1)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, opt(4, {"x": 2, "t": 4})
+
+
+@case("soc_indexed_sum")
+def soc_indexed():
+    """sum_i x_i^2 <= t^2 over i in 1..3, sum x = 3, t >= 0, min t: x = 1: sqrt 3."""
+    m = pyo.ConcreteModel()
+    m.I = pyo.RangeSet(3)
+    m.x = pyo.Var(m.I)
+    m.t = pyo.Var(within=pyo.NonNegativeReals)
+    m.cone = pyo.Constraint(expr=sum(m.x[i] ** 2 for i in m.I) <= m.t ** 2)
+    m.c = pyo.Constraint(expr=pyo.summation(m.x) == 3)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, opt(math.sqrt(3))
+
+
+@case("soc_scaled_terms")
+def soc_scaled():
+    """(2x)^2 + (3y)^2 <= t^2, t >= 0, 2x + 3y >= 6, min t: u = 2x, v = 3y, u + v >= 6: 6 / sqrt 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.t = pyo.Var(within=pyo.NonNegativeReals)
+    m.cone = pyo.Constraint(expr=(2 * m.x) ** 2 + (3 * m.y) ** 2 <= m.t ** 2)
+    m.c = pyo.Constraint(expr=2 * m.x + 3 * m.y >= 6)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, opt(6 / math.sqrt(2), {"x": 1.5, "y": 1})
+
+
+@case("soc_via_expression")
+def soc_expr():
+    """A named Expression e = x^2 + y^2 in the cone row e <= t^2, t >= 0, x - y >= 2, min t: sqrt 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.t = pyo.Var(within=pyo.NonNegativeReals)
+    m.e = pyo.Expression(expr=m.x ** 2 + m.y ** 2)
+    m.cone = pyo.Constraint(expr=m.e <= m.t ** 2)
+    m.c = pyo.Constraint(expr=m.x - m.y >= 2)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, opt(math.sqrt(2), {"x": 1, "y": -1})
+
+
+@case("soc_max_in_disc")
+def soc_disc_max():
+    """Convex quadratic row x^2 + y^2 <= 1, max x + y: sqrt 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=m.x ** 2 + m.y ** 2 <= 1)
+    m.obj = pyo.Objective(expr=m.x + m.y, sense=pyo.maximize)
+    return m, opt(math.sqrt(2), {"x": math.sqrt(0.5), "y": math.sqrt(0.5)})
+
+
+@case("quadratic_row_ellipse")
+def qrow_ellipse():
+    """x^2 + 2y^2 <= 3, min -x - y: by Cauchy-Schwarz max x + y = sqrt(1 + 1/2) sqrt 3 = sqrt 4.5: -sqrt 4.5."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=m.x ** 2 + 2 * m.y ** 2 <= 3)
+    m.obj = pyo.Objective(expr=-m.x - m.y)
+    return m, opt(-math.sqrt(4.5))
+
+
+@case("quadratic_row_cross_term")
+def qrow_cross():
+    """x^2 + x y + y^2 <= 3, max x + y: x^2 + xy + y^2 >= 3 s^2 / 4 with s = x + y: s <= 2 at x = y = 1."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=m.x ** 2 + m.x * m.y + m.y ** 2 <= 3)
+    m.obj = pyo.Objective(expr=m.x + m.y, sense=pyo.maximize)
+    return m, opt(2, {"x": 1, "y": 1})
+
+
+@case("quadratic_row_shifted_ball")
+def qrow_ball():
+    """(x - 1)^2 + (y - 2)^2 <= 4, min y: 0 at (1, 0)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=(m.x - 1) ** 2 + (m.y - 2) ** 2 <= 4)
+    m.obj = pyo.Objective(expr=m.y)
+    return m, opt(0, {"x": 1, "y": 0})
+
+
+@case("quadratic_row_and_objective")
+def qrow_qobj():
+    """min (x - 2)^2 + (y - 2)^2 with x^2 + y^2 <= 2: the projection of (2, 2) on the disc is (1, 1): 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=m.x ** 2 + m.y ** 2 <= 2)
+    m.obj = pyo.Objective(expr=(m.x - 2) ** 2 + (m.y - 2) ** 2)
+    return m, opt(2, {"x": 1, "y": 1})
+
+
+@case("quadratic_row_ge_concave")
+def qrow_ge():
+    """-x^2 - y^2 >= -1 (the disc written as >=), min x - y: -sqrt 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=-m.x ** 2 - m.y ** 2 >= -1)
+    m.obj = pyo.Objective(expr=m.x - m.y)
+    return m, opt(-math.sqrt(2))
+
+
+@case("qp_cross_terms")
+def qp_cross():
+    """min x^2 + y^2 - xy - 3x: 2x - y = 3, 2y = x: (2, 1): -3."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.obj = pyo.Objective(expr=m.x ** 2 + m.y ** 2 - m.x * m.y - 3 * m.x)
+    return m, opt(-3, {"x": 2, "y": 1})
+
+
+@case("qp_max_concave")
+def qp_max():
+    """max -(x - 1)^2 - (y - 2)^2 + 5 with x + y <= 1: projection of (1, 2) on x + y = 1: (0, 1): 5 - 2 = 3."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=m.x + m.y <= 1)
+    m.obj = pyo.Objective(expr=-((m.x - 1) ** 2) - (m.y - 2) ** 2 + 5, sense=pyo.maximize)
+    return m, opt(3, {"x": 0, "y": 1})
+
+
+@case("qp_product_of_sums")
+def qp_product():
+    """min (x + y)(x + y) - 2x - 2y written as a product of sums: s^2 - 2s, s = 1: -1 (point not unique)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(-5, 5))
+    m.y = pyo.Var(bounds=(-5, 5))
+    m.obj = pyo.Objective(expr=(m.x + m.y) * (m.x + m.y) - 2 * m.x - 2 * m.y)
+    return m, opt(-1)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Infeasible and unbounded models in many forms
+
+
+def _inf(kind):
+    return bad(kind)
+
+
+@case("infeasible_lp_rows")
+def inf_rows():
+    """x >= 2 and x <= 1 as rows: infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.a = pyo.Constraint(expr=m.x >= 2)
+    m.b = pyo.Constraint(expr=m.x <= 1)
+    m.obj = pyo.Objective(expr=m.x)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_lp_bounds")
+def inf_bounds():
+    """Var(bounds=(3, 1)): infeasible bounds."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(3, 1))
+    m.obj = pyo.Objective(expr=m.x)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_lp_bounds_vs_row")
+def inf_bounds_row():
+    """x, y >= 0 and x + y <= -1: infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.y = pyo.Var(within=pyo.NonNegativeReals)
+    m.c = pyo.Constraint(expr=m.x + m.y <= -1)
+    m.obj = pyo.Objective(expr=m.x - m.y)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_lp_equalities")
+def inf_eqs():
+    """x + y == 1 and x + y == 2: infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.a = pyo.Constraint(expr=m.x + m.y == 1)
+    m.b = pyo.Constraint(expr=m.x + m.y == 2)
+    m.obj = pyo.Objective(expr=m.x)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_lp_primal_and_dual")
+def inf_both():
+    """min -x1 - x2, x1 - x2 >= 1, x2 - x1 >= 1, x >= 0: primal infeasible (sum: 0 >= 2), dual infeasible too."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var([1, 2], within=pyo.NonNegativeReals)
+    m.a = pyo.Constraint(expr=m.x[1] - m.x[2] >= 1)
+    m.b = pyo.Constraint(expr=m.x[2] - m.x[1] >= 1)
+    m.obj = pyo.Objective(expr=-m.x[1] - m.x[2])
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_ranged_row")
+def inf_ranged():
+    """A ranged row inequality(3, x + y, 5) with x, y in [0, 1]: infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    m.y = pyo.Var(bounds=(0, 1))
+    m.r = pyo.Constraint(expr=pyo.inequality(3, m.x + m.y, 5))
+    m.obj = pyo.Objective(expr=m.x)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_in_block")
+def inf_block():
+    """The contradiction sits in an active sub-block: b.c: x >= 3 with x <= 2: infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 2))
+    m.b = pyo.Block()
+    m.b.c = pyo.Constraint(expr=m.x >= 3)
+    m.obj = pyo.Objective(expr=m.x)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_mutable_param")
+def inf_param():
+    """x >= p with x <= 1; p = 0 at construction, set to 5 after: infeasible; again with p = 0.5: 0.5."""
+    m = pyo.ConcreteModel()
+    m.p = pyo.Param(initialize=0, mutable=True)
+    m.x = pyo.Var(bounds=(None, 1))
+    m.c = pyo.Constraint(expr=m.x >= m.p)
+    m.obj = pyo.Objective(expr=m.x)
+    m.p = 5
+
+    def change(model):
+        model.p = 0.5
+
+    return m, Truth(INFEASIBLE, again=(change, opt(0.5)))
+
+
+@case("infeasible_milp_parity")
+def inf_milp():
+    """2x == 1 with x integer: infeasible (LP relaxation feasible)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.Integers, bounds=(-5, 5))
+    m.c = pyo.Constraint(expr=2 * m.x == 1)
+    m.obj = pyo.Objective(expr=m.x)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_milp_binaries")
+def inf_bin():
+    """Two binaries with b1 + b2 >= 3: infeasible."""
+    m = pyo.ConcreteModel()
+    m.b = pyo.Var([1, 2], within=pyo.Binary)
+    m.c = pyo.Constraint(expr=m.b[1] + m.b[2] >= 3)
+    m.obj = pyo.Objective(expr=m.b[1])
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_milp_relaxation_feasible")
+def inf_milp2():
+    """Integers x, y with x + y == 1 and x - y == 0 (relaxation: 0.5, 0.5): infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.Integers, bounds=(-5, 5))
+    m.y = pyo.Var(within=pyo.Integers, bounds=(-5, 5))
+    m.a = pyo.Constraint(expr=m.x + m.y == 1)
+    m.b = pyo.Constraint(expr=m.x - m.y == 0)
+    m.obj = pyo.Objective(expr=m.x + 2 * m.y)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_qp")
+def inf_qp():
+    """min x^2 with x >= 2 and x <= 1 (rows): infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.a = pyo.Constraint(expr=m.x >= 2)
+    m.b = pyo.Constraint(expr=m.x <= 1)
+    m.obj = pyo.Objective(expr=m.x ** 2)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_socp")
+def inf_socp():
+    """x^2 + y^2 <= t^2, 0 <= t <= 1, x >= 2: infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(2, None))
+    m.y = pyo.Var()
+    m.t = pyo.Var(bounds=(0, 1))
+    m.cone = pyo.Constraint(expr=m.x ** 2 + m.y ** 2 <= m.t ** 2)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_quadratic_row")
+def inf_qrow():
+    """x^2 + y^2 <= 1 and x + y >= 2: infeasible (max of x + y on the disc is sqrt 2)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.d = pyo.Constraint(expr=m.x ** 2 + m.y ** 2 <= 1)
+    m.c = pyo.Constraint(expr=m.x + m.y >= 2)
+    m.obj = pyo.Objective(expr=m.x)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_nlp_exp")
+def inf_nlp():
+    """exp(x) <= 0.5 with x >= 0: infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 10))
+    m.c = pyo.Constraint(expr=pyo.exp(m.x) <= 0.5)
+    m.obj = pyo.Objective(expr=m.x)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_nlp_log")
+def inf_nlp_log():
+    """log(x) >= 3 with x in [1, 10] (e^3 ~ 20): infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(1, 10))
+    m.c = pyo.Constraint(expr=pyo.log(m.x) >= 3)
+    m.obj = pyo.Objective(expr=m.x)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_gdp_bigm")
+def inf_gdp():
+    """[x <= 1] v [x >= 4] with x in [2, 3], after gdp.bigm: infeasible."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(2, 3))
+    m.dj = Disjunction(expr=[[m.x <= 1], [m.x >= 4]])
+    m.obj = pyo.Objective(expr=m.x)
+    pyo.TransformationFactory("gdp.bigm").apply_to(m)
+    return m, _inf(INFEASIBLE)
+
+
+@case("infeasible_gdp_untransformed")
+def inf_gdp_raw():
+    """[x <= 1] v [x >= 4] with x in [2, 3], untransformed: infeasible (ignoring it: 2)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(2, 3))
+    m.dj = Disjunction(expr=[[m.x <= 1], [m.x >= 4]])
+    m.obj = pyo.Objective(expr=m.x)
+    return m, Truth(INFEASIBLE, may_refuse=True)
+
+
+@case("unbounded_lp_free")
+def unb_free():
+    """min x, x free: unbounded."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.c = pyo.Constraint(expr=m.x <= 3)
+    m.obj = pyo.Objective(expr=m.x)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_lp_ray")
+def unb_ray():
+    """min -x - y, x - y <= 1, x, y >= 0: the ray (1, 1): unbounded."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.y = pyo.Var(within=pyo.NonNegativeReals)
+    m.c = pyo.Constraint(expr=m.x - m.y <= 1)
+    m.obj = pyo.Objective(expr=-m.x - m.y)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_lp_max")
+def unb_max():
+    """max x + y with x + y >= 1, x, y >= 0: unbounded."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.y = pyo.Var(within=pyo.NonNegativeReals)
+    m.c = pyo.Constraint(expr=m.x + m.y >= 1)
+    m.obj = pyo.Objective(expr=m.x + m.y, sense=pyo.maximize)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_lp_equality_line")
+def unb_line():
+    """min x - 2y with x - y == 0: along (1, 1) the objective falls: unbounded."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=m.x - m.y == 0)
+    m.obj = pyo.Objective(expr=m.x - 2 * m.y)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_lp_in_block")
+def unb_block():
+    """min b.x with b.x <= 0 in a sub-block, b.x free: unbounded."""
+    m = pyo.ConcreteModel()
+    m.b = pyo.Block()
+    m.b.x = pyo.Var()
+    m.b.c = pyo.Constraint(expr=m.b.x <= 0)
+    m.obj = pyo.Objective(expr=m.b.x)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_milp")
+def unb_milp():
+    """min -n, n a nonnegative integer with n >= 1: unbounded."""
+    m = pyo.ConcreteModel()
+    m.n = pyo.Var(within=pyo.NonNegativeIntegers)
+    m.c = pyo.Constraint(expr=m.n >= 1)
+    m.obj = pyo.Objective(expr=-m.n)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_milp_mixed")
+def unb_milp_mixed():
+    """max x + b, x continuous >= 0, b binary, x - 3 b >= 0: unbounded."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.b = pyo.Var(within=pyo.Binary)
+    m.c = pyo.Constraint(expr=m.x - 3 * m.b >= 0)
+    m.obj = pyo.Objective(expr=m.x + m.b, sense=pyo.maximize)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_qp_linear_direction")
+def unb_qp():
+    """min x^2 - y, y free: unbounded along y (a convex QP with a linear ray)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=m.x + m.y >= 0)
+    m.obj = pyo.Objective(expr=m.x ** 2 - m.y)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_qp_semidefinite")
+def unb_qp_psd():
+    """min (x - y)^2 - x - y (a PSD, singular Hessian): along (1, 1) the square stays 0 and -2t falls: unbounded."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.obj = pyo.Objective(expr=(m.x - m.y) ** 2 - m.x - m.y)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_socp")
+def unb_socp():
+    """max t with x^2 + y^2 <= t^2, t >= 0: (0, 0, t) is feasible for every t: unbounded."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.t = pyo.Var(within=pyo.NonNegativeReals)
+    m.cone = pyo.Constraint(expr=m.x ** 2 + m.y ** 2 <= m.t ** 2)
+    m.obj = pyo.Objective(expr=m.t, sense=pyo.maximize)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_socp_sqrt")
+def unb_socp_sqrt():
+    """min -x with sqrt(x^2 + y^2) <= t: x = t -> inf: unbounded."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.t = pyo.Var()
+    m.cone = pyo.Constraint(expr=pyo.sqrt(m.x ** 2 + m.y ** 2) <= m.t)
+    m.obj = pyo.Objective(expr=-m.x)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_nlp_log")
+def unb_nlp_log():
+    """max log(x), x >= 1: unbounded."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(1, None), initialize=2)
+    m.obj = pyo.Objective(expr=pyo.log(m.x), sense=pyo.maximize)
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_nlp_exp")
+def unb_nlp_exp():
+    """min -x + exp(-x), x >= 0: exp(-x) <= 1 and -x falls without bound: unbounded."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, None))
+    m.obj = pyo.Objective(expr=-m.x + pyo.exp(-m.x))
+    return m, _inf(UNBOUNDED)
+
+
+@case("unbounded_nonconvex")
+def unb_nonconvex():
+    """min -x^2, x free: unbounded (non-convex)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(initialize=0.1)
+    m.obj = pyo.Objective(expr=-m.x ** 2)
+    return m, Truth(UNBOUNDED, nonconvex=True)
+
+
+@case("bounded_diverging_start")
+def bounded_pnorm():
+    """A bounded p-norm model started far away: min t, (|x - 1|^3 + |2y|^3)^(1/3) <= t, t free, x, y free:
+    t >= 0 with equality at (1, 0): 0 (Ipopt has said Diverging_Iterates on such models)."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(initialize=100)
+    m.y = pyo.Var(initialize=-100)
+    m.t = pyo.Var()
+    m.cone = pyo.Constraint(expr=(abs(m.x - 1) ** 3 + abs(2 * m.y) ** 3) ** (1 / 3) <= m.t)
+    m.obj = pyo.Objective(expr=m.t)
+    return m, opt(0, {"x": 1, "y": 0})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Badly scaled rows (coefficients 1e-8 .. 1e8)
+
+
+@case("scaled_tiny_row")
+def sc_tiny():
+    """1e-8 x >= 3e-8 on x in [0, 10], min x: 3."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 10))
+    m.c = pyo.Constraint(expr=1e-8 * m.x >= 3e-8)
+    m.obj = pyo.Objective(expr=m.x)
+    return m, opt(3, {"x": 3})
+
+
+@case("scaled_huge_row")
+def sc_huge():
+    """1e8 x + y >= 1e8, x, y >= 0, min x + y: x = 1 (y would cost 1e8): 1."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.y = pyo.Var(within=pyo.NonNegativeReals)
+    m.c = pyo.Constraint(expr=1e8 * m.x + m.y >= 1e8)
+    m.obj = pyo.Objective(expr=m.x + m.y)
+    return m, opt(1, {"x": 1, "y": 0})
+
+
+@case("scaled_mixed_row")
+def sc_mixed():
+    """1e-4 x + 1e4 y >= 1, x, y >= 0, min x + y: y = 1e-4: 1e-4."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.y = pyo.Var(within=pyo.NonNegativeReals)
+    m.c = pyo.Constraint(expr=1e-4 * m.x + 1e4 * m.y >= 1)
+    m.obj = pyo.Objective(expr=m.x + m.y)
+    return m, opt(1e-4)
+
+
+@case("scaled_objective_huge")
+def sc_obj():
+    """min 1e8 x with x >= 2: 2e8."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(2, 5))
+    m.obj = pyo.Objective(expr=1e8 * m.x)
+    return m, opt(2e8, {"x": 2})
+
+
+@case("scaled_bound_huge")
+def sc_bound():
+    """max x with x <= 1e8 as a row: 1e8."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.c = pyo.Constraint(expr=m.x <= 1e8)
+    m.obj = pyo.Objective(expr=m.x, sense=pyo.maximize)
+    return m, opt(1e8)
+
+
+@case("scaled_rows_span")
+def sc_span():
+    """Rows 1e-8 x <= 1e-8, 1e8 y <= 2e8, 1e-3 z <= 3e-3 (i.e. x <= 1, y <= 2, z <= 3), max x + y + z: 6."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.y = pyo.Var(within=pyo.NonNegativeReals)
+    m.z = pyo.Var(within=pyo.NonNegativeReals)
+    m.a = pyo.Constraint(expr=1e-8 * m.x <= 1e-8)
+    m.b = pyo.Constraint(expr=1e8 * m.y <= 2e8)
+    m.c = pyo.Constraint(expr=1e-3 * m.z <= 3e-3)
+    m.obj = pyo.Objective(expr=m.x + m.y + m.z, sense=pyo.maximize)
+    return m, opt(6, {"x": 1, "y": 2, "z": 3})
+
+
+@case("scaled_qp")
+def sc_qp():
+    """min 1e6 (x - 1)^2 + 1e-6 (y - 1)^2 with y <= 0: x = 1, y = 0: 1e-6."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var(bounds=(None, 0))
+    m.obj = pyo.Objective(expr=1e6 * (m.x - 1) ** 2 + 1e-6 * (m.y - 1) ** 2)
+    return m, opt(1e-6)
+
+
+@case("scaled_equality")
+def sc_eq():
+    """1e8 x == 3e8 and 1e-8 y == 2e-8: min x + y = 5."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.a = pyo.Constraint(expr=1e8 * m.x == 3e8)
+    m.b = pyo.Constraint(expr=1e-8 * m.y == 2e-8)
+    m.obj = pyo.Objective(expr=m.x + m.y)
+    return m, opt(5, {"x": 3, "y": 2})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Foreign variables, user names that collide with solver internals, user Suffixes, complementarity
+
+
+@case("foreign_var_in_row")
+def foreign():
+    """A row uses a Var of another model (z in [0, 1]): Pyomo's writers treat it as a variable: x + z >= 3,
+    min x, x >= 0: x = 2. A clear refusal is fine too."""
+    other = pyo.ConcreteModel()
+    other.z = pyo.Var(bounds=(0, 1))
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.c = pyo.Constraint(expr=m.x + other.z >= 3)
+    m.obj = pyo.Objective(expr=m.x)
+    m._keep = other  # a plain attribute (not a component), so the other model stays alive
+    return m, opt(2, {"x": 2}, may_refuse=True)
+
+
+@case("foreign_var_fixed")
+def foreign_fixed():
+    """A row uses a fixed Var of another model (z = 2): a constant: x + z >= 3, min x: 1."""
+    other = pyo.ConcreteModel()
+    other.z = pyo.Var()
+    other.z.fix(2)
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.c = pyo.Constraint(expr=m.x + other.z >= 3)
+    m.obj = pyo.Objective(expr=m.x)
+    m._keep = other
+    return m, opt(1, {"x": 1}, may_refuse=True)
+
+
+for _name in ("dual", "rc", "slack", "ipopt_zL_out", "ipopt_zU_out", "urc", "lrc"):
+
+    def _named(name=_name):
+        """A user variable named like a solver suffix: min v, v >= 2 (as a row), v <= 5: 2."""
+        m = pyo.ConcreteModel()
+        m.add_component(name, pyo.Var(bounds=(None, 5)))
+        v = m.component(name)
+        m.c = pyo.Constraint(expr=v >= 2)
+        m.obj = pyo.Objective(expr=v)
+        return m, opt(2, {name: 2})
+
+    case(f"user_var_named_{_name}")(_named)
+
+
+@case("user_constraint_named_dual")
+def con_named_dual():
+    """A constraint named dual and an objective named rc: min x, dual: x >= 1: 1."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.dual = pyo.Constraint(expr=m.x >= 1)
+    m.rc = pyo.Objective(expr=m.x)
+    return m, opt(1)
+
+
+@case("user_indexed_var_named_dual")
+def var_named_dual_idx():
+    """An indexed Var named dual in a QP: min sum (dual[i] - i)^2 with dual[1] + dual[2] <= 1: (0, 1): 2."""
+    m = pyo.ConcreteModel()
+    m.dual = pyo.Var([1, 2])
+    m.c = pyo.Constraint(expr=m.dual[1] + m.dual[2] <= 1)
+    m.obj = pyo.Objective(expr=(m.dual[1] - 1) ** 2 + (m.dual[2] - 2) ** 2)
+    return m, opt(2)
+
+
+@case("user_suffix_dual_import")
+def suffix_dual():
+    """The documented idiom model.dual = Suffix(direction=IMPORT): min x + y, x + y >= 1: 1 (filling it is fine)."""
+    m = pyo.ConcreteModel()
+    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    m.x = pyo.Var(within=pyo.NonNegativeReals)
+    m.y = pyo.Var(within=pyo.NonNegativeReals)
+    m.c = pyo.Constraint(expr=m.x + m.y >= 1)
+    m.obj = pyo.Objective(expr=m.x + m.y)
+    return m, opt(1)
+
+
+@case("user_suffix_export_scaling")
+def suffix_scaling():
+    """A user's scaling_factor Suffix (EXPORT) with entries: it must stay as it was; min x, 1e3 x >= 2e3: 2."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.c = pyo.Constraint(expr=1e3 * m.x >= 2e3)
+    m.obj = pyo.Objective(expr=m.x)
+    m.scaling_factor = pyo.Suffix(direction=pyo.Suffix.EXPORT)
+    m.scaling_factor[m.c] = 1e-3
+    m.scaling_factor[m.x] = 1.0
+    return m, opt(2)
+
+
+@case("user_suffix_local")
+def suffix_local():
+    """A LOCAL Suffix with the user's own data and a rc IMPORT suffix: max x on [0, 4]: 4."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 4))
+    m.tag = pyo.Suffix(direction=pyo.Suffix.LOCAL)
+    m.tag[m.x] = 7
+    m.rc = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    m.obj = pyo.Objective(expr=m.x, sense=pyo.maximize)
+    return m, opt(4)
+
+
+@case("user_suffix_ipopt_bounds")
+def suffix_ipopt():
+    """The Ipopt warm-start suffixes declared by the user (ipopt_zL_out IMPORT, ipopt_zL_in EXPORT): min (x - 3)^2
+    on x <= 1: 4."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(None, 1))
+    m.ipopt_zL_out = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    m.ipopt_zL_in = pyo.Suffix(direction=pyo.Suffix.EXPORT)
+    m.obj = pyo.Objective(expr=(m.x - 3) ** 2)
+    return m, opt(4, {"x": 1})
+
+
+@case("complementarity_untransformed")
+def compl():
+    """pyomo.mpec complements(x >= 0, y >= 0), min (x - 0.5)^2 + (y - 0.5)^2 on [0, 1]^2: x = 0 or y = 0:
+    0.25 (ignoring it: 0). A backend must honour or refuse it."""
+    from pyomo.mpec import Complementarity, complements
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    m.y = pyo.Var(bounds=(0, 1))
+    m.cc = Complementarity(expr=complements(m.x >= 0, m.y >= 0))
+    m.obj = pyo.Objective(expr=(m.x - 0.5) ** 2 + (m.y - 0.5) ** 2)
+    return m, opt(0.25, may_refuse=True)
