@@ -41,11 +41,17 @@ REL_TOL = 1e-6
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 
+KINDS = (pyo.Constraint, pyo.Var, pyo.BooleanVar, pyo.Param, pyo.Objective, pyo.Expression, pyo.LogicalConstraint,
+         pyo.SOSConstraint)
+
+
 def snapshot(model) -> list:
     """The component tree as data: for every component (active or not, in every block) its name, type, active flag and
     number of members; per member a Constraint's body and bounds as strings, a Param's value, a Var's bounds, fixed
-    flag, domain (and value when fixed), an Objective's expression and sense, an Expression's expression, a Suffix's
-    direction (and members unless it imports values)."""
+    flag, domain (and value when fixed), a BooleanVar's fixed flag, an Objective's expression and sense, an
+    Expression's or LogicalConstraint's expression, an SOSConstraint's level and variables, any other member's active
+    flag (blocks, disjuncts), a Suffix's direction (and entries unless it imports values: filling an IMPORT suffix
+    the user declared is loading values)."""
     rows = []
     for comp in model.component_objects(descend_into=True, active=None, sort=True):
         entry = [comp.name, comp.ctype.__name__, getattr(comp, "active", None), len(comp) if comp.is_indexed() else 1]
@@ -56,19 +62,26 @@ def snapshot(model) -> list:
             rows.append(entry)
             continue
         members = []
-        if comp.ctype in (pyo.Constraint, pyo.Var, pyo.Param, pyo.Objective, pyo.Expression):
-            for key, data in comp.items() if comp.is_indexed() else [(None, comp)]:
-                if comp.ctype is pyo.Constraint:
+        for key, data in comp.items() if comp.is_indexed() else [(None, comp)]:
+            if comp.ctype not in KINDS:
+                members.append((str(key), getattr(data, "active", None)))  # blocks, disjuncts: active flags
+            elif comp.ctype is pyo.Constraint:
                     members.append((str(key), data.active, str(data.body), str(data.lower), str(data.upper)))
-                elif comp.ctype is pyo.Var:
-                    members.append((str(key), str(data.lower), str(data.upper), data.fixed, str(data.domain),
-                                    data.value if data.fixed else None))
-                elif comp.ctype is pyo.Param:
-                    members.append((str(key), pyo.value(data, exception=False)))
-                elif comp.ctype is pyo.Objective:
-                    members.append((str(key), data.active, str(data.expr), int(data.sense)))
-                else:
-                    members.append((str(key), str(data.expr)))
+            elif comp.ctype is pyo.Var:
+                members.append((str(key), str(data.lower), str(data.upper), data.fixed, str(data.domain),
+                                data.value if data.fixed else None))
+            elif comp.ctype is pyo.BooleanVar:
+                members.append((str(key), data.fixed, data.value if data.fixed else None))
+            elif comp.ctype is pyo.Param:
+                members.append((str(key), pyo.value(data, exception=False)))
+            elif comp.ctype is pyo.Objective:
+                members.append((str(key), data.active, str(data.expr), int(data.sense)))
+            elif comp.ctype is pyo.LogicalConstraint:
+                members.append((str(key), data.active, str(data.expr)))
+            elif comp.ctype is pyo.SOSConstraint:
+                members.append((str(key), data.active, data.level, [v.name for v in data.get_variables()]))
+            else:
+                members.append((str(key), str(data.expr)))
         entry.append(members)
         rows.append(entry)
     return rows
