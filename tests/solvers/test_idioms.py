@@ -14,6 +14,11 @@ Pyomo's native interface on a clone; see ``idioms.py``):
 - the default returns the optimum on every model with a finite optimum, no component it may refuse, and no
   non-convexity (a default that fails on a plain LP/QP is a defect).
 
+Size: 279 models x 10 solvers (``default`` and the 9 installed backends) = 2,790 runs, about 60 s on this 2-core
+machine under load (Ipopt's runs take half of it: a few abs()/unbounded models run to its iteration limit). Backends
+are not skipped by class: a refusal (raised before solving) is cheap and is itself checked. Cases needing pint
+(units) or sympy (logical_to_linear of implies / equivalent / lor) skip where those are not installed.
+
 Known failures of today's main are in ``KNOWN_FAILURES`` (``strict`` xfails: a fixed one shows as XPASS and fails,
 so its entry must be removed).
 """
@@ -1123,8 +1128,10 @@ KNOWN_FAILURES: dict[str, str] = {
         "Solve_Succeeded; optimal, not certified: KKT conditions hold, but the model is not classified convex"
         " (a local optimum)"
     ),
-    # 11: 'unbounded' claimed on a model that is infeasible or has a finite optimum: PIQP's DUAL_INFEASIBLE (badly
-    # scaled rows; a primal- and dual-infeasible LP) and Ipopt's Diverging_Iterates are taken as proofs.
+    # 11: 'unbounded' claimed on a model that is infeasible or has a finite optimum: a dual-infeasibility
+    # certificate (PIQP's DUAL_INFEASIBLE, Clarabel's DualInfeasible, DAQP's exitflag -3) is taken as a proof
+    # of unboundedness without a feasible point (a primal- and dual-infeasible LP; badly scaled rows), and so
+    # is Ipopt's Diverging_Iterates.
     "infeasible_lp_equalities-ipopt": (
         "unbounded claimed: unbounded, objective None, certified False (truth: infeasible None); "
         "Diverging_Iterates"
@@ -1168,7 +1175,9 @@ KNOWN_FAILURES: dict[str, str] = {
         "unbounded claimed: unbounded, objective None, certified False (truth: optimal 5.0); "
         "Status.PIQP_DUAL_INFEASIBLE"
     ),
-    # 4: Other wrong statuses.
+    # 4: Other wrong statuses: the default refuses a shifted cone ('not convex') and ends at Ipopt's iteration
+    # limit at an abs() kink after Clarabel's point failed the certificate; SCIP calls max log(x) optimal
+    # (36.8, at its infinity 1e16); DAQP says infeasible on a 1e-8-scaled row.
     "expression_abs_2-default": (
         "the default did not solve a plain model: iteration_limit, objective None, certified False (truth: "
         "optimal 0.25); Maximum_Iterations_Exceeded; fallback after clarabel: certificate_failed (Solved in 7"
