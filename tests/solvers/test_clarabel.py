@@ -276,8 +276,9 @@ def _tiny(kind):
 
 @pytest.mark.parametrize("kind,termination", [("infeasible LP", Termination.INFEASIBLE),
                                                ("infeasible SOCP", Termination.INFEASIBLE),
-                                               ("unbounded SOCP", Termination.UNBOUNDED)])
+                                               ("unbounded SOCP", Termination.INFEASIBLE_OR_UNBOUNDED)])
 def test_infeasible_and_unbounded_are_reported(kind, termination):
+    """Clarabel's DualInfeasible is a ray without a feasible point: "infeasible or unbounded", what it proves."""
     clarabel()
     with pytest.raises(NoOptimalSolutionError) as info:
         solve(_tiny(kind), "clarabel")

@@ -253,7 +253,7 @@ CLARABEL_STATUS = {
     # "AlmostSolved" met only Clarabel's reduced tolerances (5e-5): deliberately not optimal
     "AlmostSolved": Termination.NUMERICAL_ERROR,
     "PrimalInfeasible": Termination.INFEASIBLE,
-    "DualInfeasible": Termination.UNBOUNDED,
+    "DualInfeasible": Termination.INFEASIBLE_OR_UNBOUNDED,  # a ray of the dual's infeasibility: unbounded if feasible
     "AlmostPrimalInfeasible": Termination.NUMERICAL_ERROR,
     "AlmostDualInfeasible": Termination.NUMERICAL_ERROR,
     "MaxIterations": Termination.ITERATION_LIMIT,

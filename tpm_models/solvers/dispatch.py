@@ -78,7 +78,13 @@ from tpm_models.solvers.structure import (
     title,
     values_of,
 )
-from tpm_models.solvers.variables import fill_unused_variables, foreign_variables, free_variables, model_variables
+from tpm_models.solvers.variables import (
+    far_variable,
+    fill_unused_variables,
+    foreign_variables,
+    free_variables,
+    model_variables,
+)
 from tpm_models.solvers.violation import real_value
 
 log = logging.getLogger(__name__)
@@ -131,7 +137,7 @@ def _solve(model, solver, time_limit, raise_on_failure, warm_start, traits: Mode
         return _finish(model, _run(model, backend, prepared, time_limit, warm_start, options, traits),
                        raise_on_failure)
     candidates = default_candidates(traits.kind, model_size(model))
-    reasons, failures, result = [], [], None
+    reasons, failures, result, claims, feasible = [], [], None, [], False
     for name in candidates:
         try:
             backend, _, prepared = prepared_backend(model, name, traits, time_limit)
@@ -139,17 +145,30 @@ def _solve(model, solver, time_limit, raise_on_failure, warm_start, traits: Mode
             reasons.append(str(exc))
             continue
         run = _run(model, backend, prepared, time_limit, warm_start, options, traits)
-        if result is None or not result.locally_optimal or run.optimal or run.locally_optimal:
-            result = run  # a local optimum is kept unless a later backend proves more
-        if run.optimal or run.termination in (Termination.INFEASIBLE, Termination.UNBOUNDED,
-                                              Termination.INFEASIBLE_OR_UNBOUNDED):
+        feasible = feasible or run.optimal or run.locally_optimal
+        if result is None or _rank(run, feasible) >= _rank(result, feasible):
+            result = run
+        if run.optimal:
             break
+        if run.termination in NO_OPTIMUM:  # a claim that no optimum exists: confirmed by a second backend
+            claims.append(f"{name}: {run.termination.value}")
+            if len(claims) == CONFIRMATIONS:
+                break
+            log.info("default %s on %s: %s; asking the next default to confirm", name, title(model),
+                     run.termination.value)
+            continue
         if run.locally_optimal:  # a global backend further on may prove the optimum
             log.info("default %s on %s: locally optimal; trying the next default", name, title(model))
             continue
         log.warning("default %s on %s: %s %s; trying the next default", name, title(model),
-                    result.termination.value, result.message)
-        failures.append(f"{name}: {result.termination.value} ({result.message})")
+                    run.termination.value, run.message)
+        failures.append(f"{name}: {run.termination.value} ({run.message})")
+    if result is not None and result.termination in NO_OPTIMUM:
+        others = [c for c in claims if not c.startswith(f"{result.solver}:")]
+        if others:
+            result.message = f"{result.message}; confirmed by {', '.join(others)}"
+    elif claims and result is not None:
+        result.message = f"{result.message}; not {', '.join(claims)}"
     if result is None:
         if not candidates:
             raise SolverUnavailableError(f"no default solver for model class {traits.kind}")
@@ -160,6 +179,31 @@ def _solve(model, solver, time_limit, raise_on_failure, warm_start, traits: Mode
     if failures:
         result.message = f"{result.message}; fallback after {'; '.join(failures)}"
     return _finish(model, result, raise_on_failure)
+
+
+NO_OPTIMUM = (Termination.INFEASIBLE, Termination.UNBOUNDED, Termination.INFEASIBLE_OR_UNBOUNDED)
+"""The ends that say no optimum exists."""
+
+CONFIRMATIONS = 2
+"""Backends of the default that must say no optimum exists before ``solve(model)`` says so: a dual infeasibility
+certificate of an interior point on a badly scaled LP (PIQP, DAQP) is not a proof that a second backend shares. A
+backend's feasible point refutes an infeasibility claim."""
+
+
+def _rank(result: SolveResult, feasible: bool) -> int:
+    """Which of the default's results ``solve(model)`` returns: the optimum, then a proof of infeasibility or
+    unboundedness (an infeasibility refuted by a feasible point found on the way ranks last), then a local optimum,
+    then a claim of "infeasible or unbounded", then a failure."""
+    t = result.termination
+    if t is Termination.OPTIMAL:
+        return 5
+    if t is Termination.UNBOUNDED or (t is Termination.INFEASIBLE and not feasible):
+        return 4
+    if t is Termination.LOCALLY_OPTIMAL:
+        return 3
+    if t is Termination.INFEASIBLE_OR_UNBOUNDED and not feasible:
+        return 2
+    return 0
 
 
 def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, warm_start: bool,
@@ -213,6 +257,11 @@ def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, 
             termination = Termination.CERTIFICATE_FAILED
             message = f"{message}; {backend.name} said optimal but the certificate failed: {certificate.why} " \
                       f"({certificate.residuals()})"
+    if termination is Termination.OPTIMAL and certificate is not None and not certificate.certified:
+        far = far_variable(model)
+        if far is not None:  # SCIP's "optimal" 36.8 on max log(x): x at 1e16, its infinity
+            termination = Termination.NUMERICAL_ERROR
+            message = f"{message}; said optimal at {far}, beyond any backend's finite range: the model may be unbounded"
     if termination is Termination.OPTIMAL and certificate is not None and not certificate.certified and \
             not backend.nonconvex and not traits.convex and not conic and certificate.level in ("local", "feasible"):
         termination = Termination.LOCALLY_OPTIMAL  # a local solver's point on a model not proved convex

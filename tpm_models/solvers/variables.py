@@ -147,3 +147,21 @@ def foreign_variables(model: pyo.ConcreteModel) -> str | None:
             if id(v) not in own:
                 return f"{con.name} holds {v.name}"
     return None
+
+
+FAR = 1e15
+"""A value this large (in absolute value) of a variable unbounded on that side is no optimum a backend can have
+found: it is a backend's stand-in for infinity (SCIP's is 1e20; its "optimal" on ``max log(x)`` stopped at 1e16)."""
+
+
+def far_variable(model: pyo.ConcreteModel) -> str | None:
+    """``"x = 1e+16"`` for the first unfixed variable at :data:`FAR` or beyond on a side without a bound, else
+    ``None`` (:func:`tpm_models.solvers.dispatch.solve` does not take such a point as optimal without a proof)."""
+    for v in free_variables(model)[0]:
+        x = v.value
+        if x is None or abs(x) < FAR:
+            continue
+        lb, ub = v.bounds
+        if (x > 0 and ub is None) or (x < 0 and lb is None):
+            return f"{v.name} = {x:.3g}"
+    return None

@@ -42,7 +42,7 @@ def daqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict
         sense, **settings,
     )
     names = {1: Termination.OPTIMAL, 2: Termination.OPTIMAL, -1: Termination.INFEASIBLE,
-             -3: Termination.UNBOUNDED, -4: Termination.ITERATION_LIMIT}
+             -3: Termination.INFEASIBLE_OR_UNBOUNDED, -4: Termination.ITERATION_LIMIT}  # -3: a ray, no feasible point
     lam = np.asarray(info["lam"])[n:]
     # DAQP: L = f + lam'(Ax - bound); d min / d bound = -lam
     m_eq = len(qp.b)

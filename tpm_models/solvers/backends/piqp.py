@@ -102,7 +102,7 @@ def piqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict
         piqp.PIQP_SOLVED: Termination.OPTIMAL,
         piqp.PIQP_MAX_ITER_REACHED: Termination.ITERATION_LIMIT,
         piqp.PIQP_PRIMAL_INFEASIBLE: Termination.INFEASIBLE,
-        piqp.PIQP_DUAL_INFEASIBLE: Termination.UNBOUNDED,
+        piqp.PIQP_DUAL_INFEASIBLE: Termination.INFEASIBLE_OR_UNBOUNDED,  # dual infeasible: unbounded if feasible
         piqp.PIQP_NUMERICS: Termination.NUMERICAL_ERROR,
     }
     r = solver.result
