@@ -150,7 +150,7 @@ KNOWN_FAILURES: dict[str, str] = {
     # Xpress itself: Pyomo's own xpress_direct, without this library, gives the same 8 on the hull's MILP (truth 4);
     # a MILP's optimum is the backend's branch and bound, which no certificate here can check ("optimal, not
     # certified")
-    "gdp_indexed_hull-xpress": "wrong optimum: Xpress's branch and bound says 8, truth 4 (Pyomo's xpress_direct too)",
+    "gdp_indexed_hull-xpress": "wrong optimum: Xpress says 8, truth 4 (Pyomo's xpress_direct, Xpress on the .lp too)",
     # an interior point's dual infeasibility certificate on a badly scaled LP whose optimum exists; reported as
     # "infeasible or unbounded" (what such a certificate proves at most); the default asks a second backend and
     # returns the optimum
