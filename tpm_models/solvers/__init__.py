@@ -5,6 +5,7 @@ module              what it holds
 ==================  ==========================================================================
 ``common``          tolerances, :class:`SolveResult`, :class:`Termination`, the errors, the dual
                     sign convention
+``components``      which Pyomo components a solve reads, and which it refuses by name
 ``structure``       what a model holds (:func:`model_class`) and where its values stand
 ``rows``            a model's linear rows read into ``scipy.sparse`` in one pass
 ``violation``       a model at its loaded point: the largest violation, whether its rows have values
@@ -19,6 +20,7 @@ module              what it holds
 ``pyomo_interfaces``  adapters for the backends reached through Pyomo's own interfaces
 ``ipopt``           the Ipopt library of the CasADi wheel as a Pyomo solver plugin
 ``certificate``     :func:`certify`: the certificate of a point on the model as written
+``certificate_reading``  the certificate's own reading of the model (never the solve path's)
 ``solve``           :func:`solve`
 ==================  ==========================================================================
 """
@@ -33,6 +35,7 @@ from tpm_models.solvers.backends import (
     register_backend,
 )
 from tpm_models.solvers.certificate import Certificate, certify
+from tpm_models.solvers.components import UnsupportedComponentError
 from tpm_models.solvers.common import (
     DENSE_QP_TOL,
     FEASIBILITY_TOL,
@@ -68,5 +71,6 @@ __all__ = [
     "model_traits", "PSD_TOL", "SolutionStatus",
     "is_licence_limit", "ITERATION_LIMIT", "MATRIX_SOLVERS", "MatrixSolution", "max_violation", "model_class",
     "NoOptimalSolutionError", "objective_of", "OPTIMALITY_TOL", "register_backend", "SCIP_TIME_LIMIT", "solve",
-    "solve_matrices", "SolveResult", "SolverUnavailableError", "Termination", "title", "values_of",
+    "solve_matrices", "SolveResult", "SolverUnavailableError", "Termination", "title", "UnsupportedComponentError",
+    "values_of",
 ]
