@@ -35,7 +35,6 @@ from tpm_models.solvers.backends import (
     register_backend,
 )
 from tpm_models.solvers.certificate import Certificate, certify
-from tpm_models.solvers.components import UnsupportedComponentError
 from tpm_models.solvers.common import (
     DENSE_QP_TOL,
     FEASIBILITY_TOL,
@@ -53,6 +52,7 @@ from tpm_models.solvers.common import (
     SolverUnavailableError,
     Termination,
 )
+from tpm_models.solvers.components import UnsupportedComponentError
 from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution, solve_matrices
 from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.structure import (
