@@ -231,7 +231,7 @@ def test_an_os_error_while_writing_is_a_message_not_a_traceback(tmp_path, capsys
     def full(path, data):
         raise OSError(28, "No space left on device", str(path))
 
-    monkeypatch.setattr(export_module, "_atomic_write", full)
+    monkeypatch.setattr(export_module, "write_bytes", full)
     out = tmp_path / "eq15.lp"
     assert main(["export", *MODEL_15, "--out", str(out)]) == 1
     err = capsys.readouterr().err

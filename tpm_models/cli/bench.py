@@ -43,6 +43,7 @@ from tpm_models.experiments.bench_scale import (
 )
 from tpm_models.experiments.survey import markdown_table
 from tpm_models.experiments.table3 import CELLS, DATASETS, PAPER_TABLE3, RATIOS, Protocol, run_table3, summarize
+from tpm_models.files import write_text
 from tpm_models.models.norms import check_p
 
 
@@ -120,8 +121,7 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
         print("\nagainst the reference of (23) at the same p (docs/reference/cvxpy_scale.py):")
         print(accuracy_table(rows, read_scale_reference(args.reference)))
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
+        write_text(args.json, json.dumps(rows, indent=1))
     return 0
 
 
@@ -144,8 +144,7 @@ def cmd_bench_backends(args: argparse.Namespace) -> int:
     print(bench_backends.backends_table(rows))
     print(f"({load()})")
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
+        write_text(args.json, json.dumps(rows, indent=1))
     return 0
 
 

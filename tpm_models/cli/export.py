@@ -6,7 +6,8 @@ from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import add_model_options, class_of, dataset_from_args, kernel_from_args
 from tpm_models.data import min_max_scale
 from tpm_models.export.library import MANIFEST, check_library, generate_library
-from tpm_models.export.writers import FORMATS, NOT_FINITE_22, export, format_of, writable_target
+from tpm_models.export.writers import FORMATS, NOT_FINITE_22, export, format_of
+from tpm_models.files import writable_target
 from tpm_models.kernels import KERNELS
 from tpm_models.models.registry import model_info
 from tpm_models.validation import check_output_path

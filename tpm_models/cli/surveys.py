@@ -16,6 +16,7 @@ import numpy as np
 from tpm_models.cli.commands import add_command
 from tpm_models.experiments import conic_survey, pyros_table, robust_survey, survey
 from tpm_models.experiments.survey import markdown_table
+from tpm_models.files import write_text
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import Termination
 from tpm_models.validation import check_output_path
@@ -52,7 +53,7 @@ def cmd_survey(args: argparse.Namespace) -> int:
     df = survey.survey(datasets=args.datasets, solvers=solvers, progress=progress, strides=strides)
     elapsed = time.perf_counter() - start
     if args.csv:
-        df.to_csv(args.csv, index=False)
+        write_text(args.csv, df.to_csv(index=False))
     n_inst = df[survey.INSTANCE].drop_duplicates().shape[0]
     print(f"## Survey: dual (16), {', '.join(args.datasets)}, alpha = 2^-8..2^8, nu/alpha = 0.1..0.9, "
           f"all classes: {n_inst} instances ({elapsed:.0f} s)\n")
@@ -94,7 +95,7 @@ def cmd_robust_survey(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     df = robust_survey.robust_survey(args.datasets, args.solvers, time_limit=args.time_limit, progress=_progress)
     if args.csv:
-        df.to_csv(args.csv, index=False)
+        write_text(args.csv, df.to_csv(index=False))
     nu, alpha, eps = robust_survey.ROBUST_PARAMETERS
     print(f"## Robust models, {', '.join(args.datasets)}, every class, nu={nu:g}, alpha={alpha:g}, eps={eps:g} "
           f"({time.perf_counter() - start:.0f} s)\n")
@@ -111,7 +112,7 @@ def cmd_conic_survey(args: argparse.Namespace) -> int:
                                    args.time_limit, progress=None if args.quiet else _progress,
                                    extra_models=args.models)
     if args.csv:
-        df.to_csv(args.csv, index=False)
+        write_text(args.csv, df.to_csv(index=False))
     print(f"## (23) and its twins (26)-(29), {', '.join(args.datasets)}: {len(df)} solves "
           f"({time.perf_counter() - start:.0f} s)\n")
     print(markdown_table(conic_survey.summarize(df).set_index("solver")))
