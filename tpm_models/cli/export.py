@@ -52,6 +52,9 @@ def cmd_export_library(args) -> int:
     summary = generate_library(args.root, progress)
     print(f"{args.root}: {summary['instances']} instances, {summary['files']} files + {MANIFEST}, "
           f"{summary['bytes'] / 1e6:.1f} MB, {summary['seconds']:.0f} s")
+    removed = summary["removed"]
+    print(f"removed {len(removed)} file(s) of the former library that it no longer has: "
+          f"{', '.join(map(str, removed))}" if removed else "removed nothing (every other file is left as it was)")
     return 0
 
 
