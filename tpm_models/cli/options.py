@@ -76,7 +76,9 @@ imported when the command starts (``[project.entry-points."tpm_models.models"]``
 def load_plugins(names: Sequence[str]) -> list[str]:
     """Import each ``--plugin``: a module name, or a path to a ``.py`` file; then every module of the
     entry-point group :data:`PLUGIN_GROUP`. Their ``register_model`` decorators make their models
-    reachable by ``--model``. Returns the names loaded; ``ValueError`` for one that cannot be loaded."""
+    reachable by ``--model``. Returns the names loaded; ``ValueError`` for one that cannot be loaded, and for a
+    second file of the same file name (one module per path: ``a/p.py`` and ``b/p.py`` cannot both be
+    ``tpm_models_plugin_p``). Called by the command line only after the whole command line has parsed."""
     loaded = []
     for name in names:
         path = Path(name)
@@ -85,8 +87,13 @@ def load_plugins(names: Sequence[str]) -> list[str]:
                 if not path.is_file():
                     raise ValueError(f"--plugin {name}: no such file")
                 name_of_module = f"tpm_models_plugin_{path.stem}"
-                if name_of_module in sys.modules:  # loaded already in this process (main() called again)
-                    loaded.append(name)
+                before = sys.modules.get(name_of_module)
+                if before is not None:
+                    first = Path(getattr(before, "__file__", "") or "")
+                    if first.resolve() != path.resolve():
+                        raise ValueError(f"--plugin {name}: a plugin of the same file name was loaded from {first}; "
+                                         "two plugins are told apart by their file names: rename one")
+                    loaded.append(name)  # the same file, loaded already in this process (main() called again)
                     continue
                 spec = importlib.util.spec_from_file_location(name_of_module, path)
                 module = importlib.util.module_from_spec(spec)
