@@ -192,5 +192,5 @@ def test_a_full_disk_leaves_the_old_file_and_no_temporary(small_disk):
     before = snapshot(small_disk)
     with pytest.raises(OSError) as info:
         write_text(target, "z" * 1_000_000)
-    assert info.value.errno == 28  # ENOSPC
+    assert info.value.errno == 28 and info.value.filename == str(target)  # ENOSPC, naming the file
     assert snapshot(small_disk) == before

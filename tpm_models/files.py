@@ -161,6 +161,12 @@ def replacing(path: str | os.PathLike, binary: bool = False, newline: str | None
                 os.fsync(fh.fileno())
             os.chmod(tmp, mode)
             os.replace(tmp, target)
+        except OSError as exc:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            if exc.filename is None:  # a full disk: say which file (the target, left as it was)
+                raise OSError(exc.errno, exc.strerror, str(target)) from exc
+            raise
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)

@@ -189,3 +189,33 @@ def check_output_path(path: str | os.PathLike, folder: bool = False) -> str:
     if not os.access(base, os.W_OK | os.X_OK):
         raise ValueError(f"cannot write {path}: no permission to write in {base}")
     return str(path)
+
+
+def finite_number(text: str, what: str = "the value", positive: bool = False) -> float:
+    """``text`` read as a finite float (``nan``, ``inf`` refused, ``ValueError`` naming ``what``); with
+    ``positive``, a number > 0 (a time limit of 0 or less is not "no limit")."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{what} must be a finite number, got {text!r}")
+    if positive and value <= 0:
+        raise ValueError(f"{what} must be > 0, got {text!r} (leave the option out for no limit)")
+    return value
+
+
+def json_safe(value: object) -> object:
+    """``value`` with every non-finite float (NaN, inf; numpy's too) replaced by ``None``, so that the JSON written
+    is valid (``null``, never ``NaN``); numpy scalars and arrays become Python numbers and lists."""
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return json_safe(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import os
@@ -90,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     exit, never a traceback. The command line is recorded here, once, as ``args.command_line`` (the reports that
     say what produced them write it)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:  # started with standard output closed (>&-): say so once, on stderr if it is open
+        _say("tpm-models: error: standard output is closed; nothing was run (give it a file: > out.txt)")
+        return 1
     command = command_of(argv)
     # the whole command line is parsed (and refused, exit 2) before any plugin runs; a plugin is only the value of
     # the global --plugin (before the command), never a word elsewhere that looks like one
@@ -115,7 +119,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader stopped reading (| head): nothing is wrong, nothing to say
         _silence_stdout()
         return EXIT_BROKEN_PIPE
+    except MemoryError:  # one line: what ran out, and that no file was left half-written
+        _say("tpm-models: error: out of memory; every file written so far is whole and no file was left "
+             "half-written (a smaller data set, or a machine or limit with more memory)")
+        return 1
     except OSError as exc:  # a file that could not be read or written: say which and why, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"tpm-models: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        kept = ("; the file was left as it was (the library writes a temporary file and renames it): free some "
+                "space and run again") if exc.errno == errno.ENOSPC else ""
+        _say(f"tpm-models: error: {where}{exc.strerror or exc}{kept}")
         return 1
+
+
+def _say(line: str) -> None:
+    """``line`` on standard error, if there is one to write to."""
+    if sys.stderr is not None:
+        try:
+            print(line, file=sys.stderr)
+        except OSError:
+            pass

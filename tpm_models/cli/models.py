@@ -20,6 +20,7 @@ from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, available_so
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.dispatch import solve
 from tpm_models.solvers.structure import title
+from tpm_models.validation import json_safe
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -63,7 +64,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         }
         if not result.optimal:
             out.update(values=None, duals=None)
-        print(json.dumps(out, indent=2))
+        print(json.dumps(json_safe(out), indent=2, allow_nan=False))
         return code
     print(f"model      {title(model)}")
     print(f"data       {data.name}, class {c} ({data.classes[c]}), nu={args.nu:g}, alpha={args.alpha:g}")
@@ -107,9 +108,9 @@ def _solve_22(args: argparse.Namespace, data: Dataset, c: int, X: np.ndarray) ->
         if r.termination != "robust_optimal":  # never reported as a solution
             print(f"PyROS ended {r.termination} ({r.message}): no robust optimum of (22)", file=sys.stderr)
             if args.json:
-                print(json.dumps({"model": 22, "method": method, "dataset": data.name, "class": c,
+                print(json.dumps(json_safe({"model": 22, "method": method, "dataset": data.name, "class": c,
                                   "termination": r.termination, "solver": solver, "seconds": r.seconds,
-                                  "message": r.message}, indent=2))
+                                  "message": r.message}), indent=2, allow_nan=False))
             return 1
     else:
         r = solve_22_cutting_plane(X, data.y, c, args.nu, args.alpha, p, args.eps, solver=args.solver)
@@ -123,7 +124,7 @@ def _solve_22(args: argparse.Namespace, data: Dataset, c: int, X: np.ndarray) ->
         "values": {"w": r.w.tolist(), "theta": r.theta, "xi": r.xi.tolist()},
     }
     if args.json:
-        print(json.dumps(out, indent=2))
+        print(json.dumps(json_safe(out), indent=2, allow_nan=False))
     else:
         print(f"model      (22) semi-infinite, {method}: {r.message}")
         print(f"objective  {r.objective:.12g}  (lower bound {r.lower_bound:.12g})")

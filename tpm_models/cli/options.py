@@ -25,6 +25,7 @@ from tpm_models.models.registry import (
     extra_parameters,
     model_info,
 )
+from tpm_models.validation import finite_number
 
 
 def class_of(data: Dataset, k: str) -> int:
@@ -155,6 +156,15 @@ def add_model_options(s: argparse.ArgumentParser) -> None:
     add_kernel_options(s)
     s.add_argument("--p", help="robust models: norm of the uncertainty set (21), 1, 2, inf or any number >= 1")
     s.add_argument("--eps", type=float, help="robust models: radius of the uncertainty set (21), >= 0")
+
+
+def seconds(text: str) -> float:
+    """``--time-limit``: a finite number of seconds > 0 (checked by the parser; ``0``, a negative number and
+    ``nan`` are refused, not read as "no limit": leave the option out for that)."""
+    try:
+        return finite_number(text, "a time limit", positive=True)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def at_least_one(text: str) -> int:

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from tpm_models.cli.commands import add_command
+from tpm_models.cli.options import seconds
 from tpm_models.experiments import conic_survey, pyros_table, robust_survey, survey
 from tpm_models.experiments.survey import markdown_table
 from tpm_models.files import write_text
@@ -154,7 +155,7 @@ def add_parsers(sub) -> None:
     r = add_command(sub, "robust-survey")
     r.add_argument("--datasets", nargs="+", default=["iris", "wine"])
     r.add_argument("--solvers", nargs="+", default=None, help="default: every installed capable solver")
-    r.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve (SCIP, Gurobi, ...)")
+    r.add_argument("--time-limit", type=seconds, default=120.0, help="seconds per solve (SCIP, Gurobi, ...)")
     r.add_argument("--csv", help="also write the raw rows to this CSV file")
     r.set_defaults(func=cmd_robust_survey)
 
@@ -162,7 +163,7 @@ def add_parsers(sub) -> None:
     c.add_argument("--reference", default=str(conic_survey.REFERENCE), help="the CSV of docs/reference/cvxpy_23.py")
     c.add_argument("--solvers", nargs="+", default=None, help="default: every installed SOCP or NLP solver")
     c.add_argument("--datasets", nargs="+", default=list(conic_survey.DATASETS))
-    c.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve")
+    c.add_argument("--time-limit", type=seconds, default=120.0, help="seconds per solve")
     c.add_argument("--csv", help="also write the raw rows to this CSV file")
     c.add_argument("--models", nargs="+", default=[], help="registered models of any p solved beside (23), (26) "
                    "and the twin, e.g. 15R (the counterpart derived by robust_counterpart)")
@@ -174,7 +175,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--classes", nargs="+", help="only these class labels (default: all)")
     p.add_argument("--p", nargs="+", default=["inf", "1", "2"], help="norms of (21): 1, 2, inf")
     p.add_argument("--out", help="CSV to append to (rows already there are skipped)")
-    p.add_argument("--time-limit", type=float, default=1800.0, help="PyROS time limit per instance (s)")
+    p.add_argument("--time-limit", type=seconds, default=1800.0, help="PyROS time limit per instance (s)")
     p.add_argument("--local", default="tpm_ipopt", help="PyROS local subsolver (tpm_ipopt, scip, gurobi_direct)")
     p.add_argument("--global", dest="global_", default="tpm_ipopt", help="PyROS global subsolver")
     p.add_argument("--markdown", metavar="CSV", help="print the Markdown table of a finished CSV and exit")
