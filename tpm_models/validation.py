@@ -99,6 +99,26 @@ def check_free_tol(free_tol: object) -> float:
     return float(free_tol)
 
 
+def check_discrete_labels(y: np.ndarray, where: str = "y") -> None:
+    """Refuse (``ValueError``) labels that are measurements, not classes: numbers that are not all whole (``0.37``;
+    scikit-learn's "continuous" targets), NaN or infinite ones. Whole numbers stored as floats (``1.0``) are
+    classes."""
+    y = np.asarray(y)
+    if y.dtype.kind == "f" or (y.dtype.kind == "O" and y.size
+                               and all(isinstance(v, (float, np.floating)) for v in y.tolist())):
+        values = y.astype(float)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            raise ValueError(f"{where}: label {values[bad][0]!r} (row {int(np.flatnonzero(bad)[0])}) is not a class; "
+                             "every label must be a class name or number")
+        whole = values == np.round(values)
+        if not whole.all():
+            i = int(np.flatnonzero(~whole)[0])
+            raise ValueError(f"{where}: the labels are continuous (row {i}: {values[i]!r}, {len(np.unique(values))} "
+                             "distinct values), not classes: a classifier needs class labels (a column of names "
+                             "or whole numbers); is the label column the last one?")
+
+
 def sorted_classes(y: np.ndarray, where: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(y, return_inverse=True)`` for labels of any kind: the classes in sorted order and the class number
     of each label. Labels of mixed kinds (numbers and strings) cannot be ordered: ``ValueError`` saying which kinds;
@@ -113,6 +133,7 @@ def sorted_classes(y: np.ndarray, where: str = "y") -> tuple[np.ndarray, np.ndar
                              "make them all strings (y.astype(str)) or all numbers")
         if kinds == ["str"]:
             y = y.astype(str)
+    check_discrete_labels(y, where)
     try:
         classes, inverse = np.unique(y, return_inverse=True)
     except TypeError as exc:
