@@ -11,7 +11,14 @@ import numpy as np
 
 from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
 from tpm_models.cli.commands import add_command
-from tpm_models.cli.options import add_model_options, class_of, dataset_from_args, kernel_from_args
+from tpm_models.cli.options import (
+    add_model_options,
+    class_of,
+    dataset_from_args,
+    kernel_from_args,
+    own_parameters,
+    typed_params,
+)
 from tpm_models.data import Dataset, min_max_scale
 from tpm_models.kernels import KERNELS
 from tpm_models.models.norms import check_p
@@ -42,8 +49,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
         raise ValueError("--method applies to --model 22 only")
     if args.model == 22:
         return _solve_22(args, data, c, X)
+    params = typed_params(args.param, own_parameters(info), f"({info.key})")
     model = build(args.model, X, data.y, c, args.nu, args.alpha, kernel if info.kernel != "none" else None,
-                  p=args.p, eps=args.eps)
+                  p=args.p, eps=args.eps, **params)
     try:
         result = solve(model, args.solver)
         code = 0

@@ -6,6 +6,7 @@ import argparse
 import importlib
 import importlib.util
 import inspect
+import math
 import sys
 import typing
 from collections.abc import Mapping, Sequence
@@ -149,6 +150,7 @@ def add_model_options(s: argparse.ArgumentParser) -> None:
                    f"the robust kernel model: {', '.join(KERNEL_MODELS)}, or a model a --plugin registers")
     s.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
     add_data_options(s)
+    add_param_option(s)
     s.add_argument("--class", dest="class_", default="0",
                    help="class number 0..C-1 (or a label) playing c, or positive for binary models")
     s.add_argument("--nu", type=float, required=True)
@@ -301,6 +303,8 @@ def typed_params(texts: Sequence[str], functions: Sequence[tuple[object, Mapping
                 out[name] = Path(value)
             else:
                 out[name] = {"int": int, "float": float, "str": str}[kind](value)
+                if kind == "float" and not math.isfinite(out[name]):
+                    raise ValueError(f"--param {name}={value}: must be a finite number (not nan or inf)")
         except ValueError as exc:
             if str(exc).startswith("--param"):
                 raise
