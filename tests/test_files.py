@@ -194,3 +194,19 @@ def test_a_full_disk_leaves_the_old_file_and_no_temporary(small_disk):
         write_text(target, "z" * 1_000_000)
     assert info.value.errno == 28 and info.value.filename == str(target)  # ENOSPC, naming the file
     assert snapshot(small_disk) == before
+
+
+def test_concurrent_writers_leave_one_whole_file(tmp_path):
+    """Two processes write one file 40 times each (each its own 200 KB content) while this one reads it: every read
+    is one writer's whole content, and no temporary file is left."""
+    target = tmp_path / "shared.csv"
+    target.write_text("a" * 200_000)
+    code = ("import sys\nfrom tpm_models.files import write_text\n"
+            "for _ in range(40):\n    write_text(sys.argv[1], sys.argv[2] * 200_000)\n")
+    writers = [subprocess.Popen([sys.executable, "-c", code, str(target), letter]) for letter in "bc"]
+    while any(w.poll() is None for w in writers):
+        data = target.read_text()
+        assert len(data) == 200_000 and len(set(data)) == 1, (len(data), set(data))
+    assert [w.wait() for w in writers] == [0, 0]
+    assert target.read_text() in ("b" * 200_000, "c" * 200_000)
+    assert [p.name for p in tmp_path.iterdir()] == ["shared.csv"]
