@@ -95,3 +95,25 @@ def test_options_that_contradict_each_other_are_refused(tmp_path, capsys, extra,
     assert main([*TABLE3, *(a.replace("{D}", str(tmp_path)) for a in extra)]) == 2
     assert says in capsys.readouterr().err
     assert snapshot(tmp_path) == before
+
+
+def test_a_record_with_a_null_field_is_set_aside_not_a_traceback(tmp_path, capsys):
+    """A record whose checksum matches but whose ``test_correct`` is null (written by hand or by another tool) is
+    not a record: resume moves it to ``<store>.dropped`` and recomputes its split."""
+    import json
+
+    from tpm_models.experiments.store import checksum
+
+    store = tmp_path / "t.jsonl"
+    two = [*TABLE3[:-2], "2", "--quiet"]  # --runs 2: two records, one of them kept whole
+    assert main([*two, "--store", str(store)]) == 0
+    first, second = store.read_text().splitlines()
+    record = json.loads(first)
+    record["result"]["test_correct"] = None
+    record["sha256"] = checksum(record)
+    store.write_text(json.dumps(record) + "\n" + second + "\n")
+    capsys.readouterr()
+    assert main([*two, "--store", str(store), "--resume"]) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "1 corrupt" in captured.err
+    assert "test_correct is null" in (tmp_path / "t.jsonl.dropped").read_text()

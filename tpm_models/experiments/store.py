@@ -41,7 +41,8 @@ RECORD_FIELDS = {"key": list, "config": dict, "result": dict, "timing": dict}
 def record_problem(rec: object, key_names: Sequence[str] = (), result_fields: Sequence[str] = ()) -> str:
     """What is wrong with a line of a store, read as JSON ("" when it is a valid record): not an object, a missing
     field, a key of another length than ``key_names`` (when given), a checksum that does not match, a ``result``
-    without one of ``result_fields``. A record with a valid checksum but a missing field is refused too."""
+    without one of ``result_fields`` or with one of them null. A record with a valid checksum but a missing or null
+    field is refused too."""
     if not isinstance(rec, dict):
         return f"not a JSON object ({type(rec).__name__})"
     for name, kind in RECORD_FIELDS.items():
@@ -54,6 +55,9 @@ def record_problem(rec: object, key_names: Sequence[str] = (), result_fields: Se
     missing = [f for f in result_fields if f not in rec["result"]]
     if missing:
         return f"its result has no {', '.join(missing)}"
+    null = [f for f in result_fields if rec["result"][f] is None]
+    if null:
+        return f"its result's {', '.join(null)} is null"
     return ""
 
 
