@@ -52,3 +52,37 @@ def test_the_classifier_on_too_many_points_is_refused_at_once_with_what_to_do(mo
     with pytest.raises(TooLargeError, match=r"refused before the allocation; use fewer points \(a subsample\)"):
         TPMSVMOneVsAll(kernel="gaussian", sigma=1.0, backend="dense").fit(X, y)  # the path that builds K
     assert GRAM_ARRAYS * 12_000 * 4_000 * 8 > 0.5 * GIB
+
+
+def test_the_memory_check_reads_the_address_space_limit():
+    """Under ``ulimit -v`` (RLIMIT_AS of 3 GiB, set in a child before it starts) the memory available is at most
+    what the limit leaves, whatever the machine has free; a dense 16 GiB matrix is refused before allocation."""
+    import subprocess
+    import sys
+
+    code = ("import resource\nresource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+            "from tpm_models import kernels\nprint(kernels.available_memory(), kernels.address_space_left())\n"
+            "try:\n    kernels.check_dense_memory(46341, 46341, 'a Gram matrix')\n"
+            "except kernels.TooLargeError:\n    print('refused')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    first, refused = out.stdout.splitlines()
+    have, left = map(int, first.split())
+    assert 0 < left < 3 << 30 and have <= left and refused == "refused"
+
+
+def test_the_memory_check_reads_the_cgroups_memory_max(tmp_path):
+    """A cgroup of ``memory.max`` 1 GiB with 0.25 GiB in use leaves 0.75 GiB; ``max`` is no limit. The cgroup
+    folder is a stand-in built under ``tmp_path`` at the path ``/proc/self/cgroup`` names."""
+    from pathlib import Path
+
+    line = next((r for r in Path("/proc/self/cgroup").read_text().splitlines() if r.startswith("0::")), None)
+    if line is None:
+        pytest.skip("no cgroup v2 line in /proc/self/cgroup")
+    folder = tmp_path / line[3:].lstrip("/")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "memory.max").write_text(f"{1 << 30}\n")
+    (folder / "memory.current").write_text(f"{1 << 28}\n")
+    assert kernels.cgroup_memory_left(str(tmp_path)) == (1 << 30) - (1 << 28)
+    (folder / "memory.max").write_text("max\n")
+    assert kernels.cgroup_memory_left(str(tmp_path)) is None

@@ -89,3 +89,36 @@ def test_mixed_labels_are_refused_with_their_kinds_and_one_kind_is_sorted():
         build(15, np.array([[0.1, 0.2], [0.3, 0.1], [0.5, 0.9]]), np.array([1, "a", 1], dtype=object), 1, 0.1, 1.0)
     classes, y = sorted_classes(np.array(["b", " a", "b "], dtype=object))
     assert list(classes) == ["a", "b"] and y.tolist() == [1, 0, 1]
+
+
+def test_a_csv_written_by_pandas_with_its_index_is_read_without_it(tmp_path):
+    """``DataFrame.to_csv()`` (index kept) writes a nameless first column 0, 1, 2, ...: the index, not a feature.
+    Truth: the same frame written with ``index=False``."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.random(12), "b": rng.random(12), "label": ["x", "y", "z"] * 4})
+    frame.to_csv(tmp_path / "with_index.csv")
+    frame.to_csv(tmp_path / "plain.csv", index=False)
+    assert (tmp_path / "with_index.csv").read_text().startswith(",a,b,label")
+    with_index, plain = load_dataset(tmp_path / "with_index.csv"), load_dataset(tmp_path / "plain.csv")
+    assert with_index.X.shape == (12, 2) and np.array_equal(with_index.X, plain.X)
+    assert np.array_equal(with_index.y, plain.y)
+
+
+def test_a_nameless_first_column_that_is_not_an_index_is_refused(tmp_path):
+    (tmp_path / "odd.csv").write_text(",a,label\n5,0.1,x\n7,0.2,y\n9,0.3,x\n")
+    with pytest.raises(ValueError, match="first column has no name"):
+        load_dataset(tmp_path / "odd.csv")
+
+
+def test_continuous_labels_are_refused_by_the_command_line_as_by_the_estimator(tmp_path, capsys):
+    """A CSV whose last column is a measurement (100 distinct floats) is not 100 one-point classes."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"a": rng.random(100), "b": rng.random(100), "y": rng.random(100)})
+    frame.to_csv(tmp_path / "reg.csv", index=False)
+    with pytest.raises(ValueError, match="continuous"):
+        sorted_classes(frame["y"].to_numpy())
+    code = main(["solve", "--model", "16", "--dataset", str(tmp_path / "reg.csv"), "--class", "0", "--nu", "0.3",
+                 "--alpha", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "continuous" in err and len(err.strip().splitlines()) == 1, err
+    assert sorted_classes(np.array([1.0, 2.0, 1.0]))[0].tolist() == [1.0, 2.0]  # whole numbers are classes

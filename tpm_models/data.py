@@ -173,7 +173,21 @@ def read_table(path: Path, header: bool = True, delimiter: str | None = None) ->
         raise ValueError(f"{path}: not a table with the same number of fields on every row ({why})") from None
     if not header:
         frame.columns = [f"x{j + 1}" for j in range(frame.shape[1] - 1)] + ["label"]
+    elif frame.shape[1] > 2 and first[0].strip() in ("", "Unnamed: 0"):
+        frame = without_index_column(frame, path)
     return frame
+
+
+def without_index_column(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """``frame`` without its first column when that column is an index, as pandas' ``to_csv()`` writes it: no name
+    in the header and the row numbers ``0, 1, 2, ...``; a nameless first column holding anything else is refused
+    (``ValueError``): it is neither a feature with a name nor an index."""
+    column = frame.iloc[:, 0]
+    numbers = np.arange(len(frame))
+    if column.dtype.kind in "iu" and np.array_equal(column.to_numpy(), numbers):
+        return frame.iloc[:, 1:]
+    raise ValueError(f"{path}: the first column has no name in the header and is not an index (0, 1, 2, ...): "
+                     "name it, or write the file without it (pandas: to_csv(index=False))")
 
 
 def min_max_scale(X: np.ndarray) -> np.ndarray:

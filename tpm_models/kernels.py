@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import resource
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,8 +51,8 @@ class TooLargeError(ValueError):
     """A dense matrix that cannot fit in memory, refused before its allocation (the message says what to do)."""
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (Linux ``MemAvailable``; else the free physical pages), or
+def machine_available_memory() -> int | None:
+    """Bytes the machine has free for a new allocation (Linux ``MemAvailable``; else the free physical pages), or
     None when the system does not say."""
     try:
         with open("/proc/meminfo") as fh:
@@ -64,6 +65,59 @@ def available_memory() -> int | None:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def address_space_left() -> int | None:
+    """Bytes the process may still map under its ``RLIMIT_AS`` (``ulimit -v``): the limit less the address space
+    mapped now (``VmSize`` of ``/proc/self/status``); None without a limit."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ValueError, OSError):
+        return None
+    if soft == resource.RLIM_INFINITY:
+        return None
+    mapped = 0
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    mapped = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return max(soft - mapped, 0)
+
+
+CGROUP_ROOT = "/sys/fs/cgroup"
+"""Where the cgroup (v2) file system is mounted."""
+
+
+def cgroup_memory_left(root: str = CGROUP_ROOT) -> int | None:
+    """Bytes the process's cgroup (v2) may still use: ``memory.max`` less ``memory.current`` of its cgroup
+    (``/proc/self/cgroup``'s ``0::`` line); None without a limit (``max``) or without cgroup v2."""
+    try:
+        with open("/proc/self/cgroup") as fh:
+            line = next((row for row in fh if row.startswith("0::")), None)
+        if line is None:
+            return None
+        folder = os.path.join(root, line.strip()[3:].lstrip("/"))
+        with open(os.path.join(folder, "memory.max")) as fh:
+            limit = fh.read().strip()
+        if limit == "max":
+            return None
+        with open(os.path.join(folder, "memory.current")) as fh:
+            current = int(fh.read().strip())
+    except (OSError, ValueError):
+        return None
+    return max(int(limit) - current, 0)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation of this process: the least of what the machine has free
+    (:func:`machine_available_memory`), what its address-space limit leaves (:func:`address_space_left`,
+    ``ulimit -v``) and what its cgroup's ``memory.max`` leaves (:func:`cgroup_memory_left`); None when none of
+    them says."""
+    known = [b for b in (machine_available_memory(), address_space_left(), cgroup_memory_left()) if b is not None]
+    return min(known) if known else None
 
 
 def check_dense_memory(rows: int, cols: int, what: str, arrays: int = 1, instead: str = "",

@@ -36,6 +36,7 @@ import numpy as np
 
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.table3 import ALL_CELLS, CELLS, PAPER_TABLE3
+from tpm_models.files import replacing
 from tpm_models.learn.estimators import TPMSVM, RobustTPMSVMOneVsAll, TPMSVMOneVsAll
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -517,7 +518,9 @@ def save(fig: Figure, out: str | Path) -> tuple[Path, Path]:
     out.parent.mkdir(parents=True, exist_ok=True)
     png, svg = out.with_name(out.name + ".png"), out.with_name(out.name + ".svg")
     with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT, "svg.fonttype": "path"}):
-        fig.savefig(png, format="png", dpi=DPI, metadata={"Software": None})
-        fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+        with replacing(png, binary=True) as fh:
+            fig.savefig(fh, format="png", dpi=DPI, metadata={"Software": None})
+        with replacing(svg, binary=True) as fh:
+            fig.savefig(fh, format="svg", metadata={"Date": None, "Creator": None})
     return png, svg
 

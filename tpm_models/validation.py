@@ -99,6 +99,26 @@ def check_free_tol(free_tol: object) -> float:
     return float(free_tol)
 
 
+def check_discrete_labels(y: np.ndarray, where: str = "y") -> None:
+    """Refuse (``ValueError``) labels that are measurements, not classes: numbers that are not all whole (``0.37``;
+    scikit-learn's "continuous" targets), NaN or infinite ones. Whole numbers stored as floats (``1.0``) are
+    classes."""
+    y = np.asarray(y)
+    if y.dtype.kind == "f" or (y.dtype.kind == "O" and y.size
+                               and all(isinstance(v, (float, np.floating)) for v in y.tolist())):
+        values = y.astype(float)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            raise ValueError(f"{where}: label {values[bad][0]!r} (row {int(np.flatnonzero(bad)[0])}) is not a class; "
+                             "every label must be a class name or number")
+        whole = values == np.round(values)
+        if not whole.all():
+            i = int(np.flatnonzero(~whole)[0])
+            raise ValueError(f"{where}: the labels are continuous (row {i}: {values[i]!r}, {len(np.unique(values))} "
+                             "distinct values), not classes: a classifier needs class labels (a column of names "
+                             "or whole numbers); is the label column the last one?")
+
+
 def sorted_classes(y: np.ndarray, where: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(y, return_inverse=True)`` for labels of any kind: the classes in sorted order and the class number
     of each label. Labels of mixed kinds (numbers and strings) cannot be ordered: ``ValueError`` saying which kinds;
@@ -113,6 +133,7 @@ def sorted_classes(y: np.ndarray, where: str = "y") -> tuple[np.ndarray, np.ndar
                              "make them all strings (y.astype(str)) or all numbers")
         if kinds == ["str"]:
             y = y.astype(str)
+    check_discrete_labels(y, where)
     try:
         classes, inverse = np.unique(y, return_inverse=True)
     except TypeError as exc:
@@ -189,3 +210,33 @@ def check_output_path(path: str | os.PathLike, folder: bool = False) -> str:
     if not os.access(base, os.W_OK | os.X_OK):
         raise ValueError(f"cannot write {path}: no permission to write in {base}")
     return str(path)
+
+
+def finite_number(text: str, what: str = "the value", positive: bool = False) -> float:
+    """``text`` read as a finite float (``nan``, ``inf`` refused, ``ValueError`` naming ``what``); with
+    ``positive``, a number > 0 (a time limit of 0 or less is not "no limit")."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{what} must be a finite number, got {text!r}")
+    if positive and value <= 0:
+        raise ValueError(f"{what} must be > 0, got {text!r} (leave the option out for no limit)")
+    return value
+
+
+def json_safe(value: object) -> object:
+    """``value`` with every non-finite float (NaN, inf; numpy's too) replaced by ``None``, so that the JSON written
+    is valid (``null``, never ``NaN``); numpy scalars and arrays become Python numbers and lists."""
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return json_safe(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -17,6 +17,7 @@ import pandas as pd
 
 from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import at_least_one, worker_count
+from tpm_models.cli.options import seconds as time_limit_seconds
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments import bench_backends
 from tpm_models.experiments.bench import BENCH_KERNELS, fit_time, load, per_qp_times, pipeline_time
@@ -43,7 +44,9 @@ from tpm_models.experiments.bench_scale import (
 )
 from tpm_models.experiments.survey import markdown_table
 from tpm_models.experiments.table3 import CELLS, DATASETS, PAPER_TABLE3, RATIOS, Protocol, run_table3, summarize
+from tpm_models.files import write_text
 from tpm_models.models.norms import check_p
+from tpm_models.validation import json_safe
 
 
 def cmd_bench_builders(args: argparse.Namespace) -> int:
@@ -120,8 +123,7 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
         print("\nagainst the reference of (23) at the same p (docs/reference/cvxpy_scale.py):")
         print(accuracy_table(rows, read_scale_reference(args.reference)))
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
+        write_text(args.json, json.dumps(json_safe(rows), indent=1, allow_nan=False))
     return 0
 
 
@@ -144,8 +146,7 @@ def cmd_bench_backends(args: argparse.Namespace) -> int:
     print(bench_backends.backends_table(rows))
     print(f"({load()})")
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
+        write_text(args.json, json.dumps(json_safe(rows), indent=1, allow_nan=False))
     return 0
 
 
@@ -246,7 +247,7 @@ def add_parsers(sub) -> None:
                    f"bench estimators --sizes: which of {', '.join(SCALED_MODELS)} to fit (default all)")
     b.add_argument("--solvers", nargs="+", default=None,
                    help="bench backends: only these backends (default: every installed one that takes the model)")
-    b.add_argument("--time-limit", type=float, default=None,
+    b.add_argument("--time-limit", type=time_limit_seconds, default=None,
                    help=f"bench backends: seconds per solve (default {bench_backends.TIME_LIMIT:g})")
     b.add_argument("--memory-gb", type=float, default=bench_backends.MEMORY_LIMIT_GB,
                    help="bench backends: address-space limit of each solve's process")

@@ -16,6 +16,7 @@ from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import add_kernel_options, kernel_from_args, model_key
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.checks_run import GROUPS, TieRun, TiesInterrupted, run_ties
+from tpm_models.files import replacing
 from tpm_models.models.registry import model_info
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.validation import check_output_path
@@ -130,7 +131,7 @@ def _print_rows(results: Sequence[CheckResult], show_all: bool, csv_path: str | 
 
 
 def _write_csv(results: Sequence[CheckResult], path: str) -> None:
-    with open(path, "w", newline="") as fh:
+    with replacing(path, newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(["tie", "instance", "residual", "tolerance", "passed", "note"])
         for r in results:

@@ -73,12 +73,43 @@ def default_store(selection: str) -> str:
     return "runs/table3-cv.jsonl" if selection == "cv" else "runs/table3.jsonl"
 
 
+REPORT_FILES = ("table3.md", "table3.csv")
+"""The files ``write_table3`` writes in ``--out-dir``."""
+
+
+def check_store_options(args: argparse.Namespace) -> None:
+    """Refuse options that contradict each other (``--store X --no-store``, ``--no-store --resume``, ...) and a
+    store the report would overwrite (``--store O/table3.csv --out-dir O``), before anything runs."""
+    if args.no_store:
+        given = [flag for flag, on in (("--store", args.store), ("--resume", args.resume), ("--fresh", args.fresh))
+                 if on]
+        if given:
+            raise ValueError(f"--no-store contradicts {', '.join(given)}: keep the results in memory (--no-store) "
+                             "or in a store, not both")
+    if args.resume and args.fresh:
+        raise ValueError("--resume contradicts --fresh: reuse the store's records (--resume) or delete it first "
+                         "(--fresh), not both")
+    if args.out_dir and not args.no_store:
+        store = os.path.realpath(args.store or default_store(args.selection))
+        reports = {os.path.realpath(Path(args.out_dir) / name) for name in REPORT_FILES}
+        if store in reports:
+            raise ValueError(f"--store {args.store} is a file the report writes in --out-dir {args.out_dir}; give "
+                             "the store another name")
+
+
+def fresh_store(store: str | Path) -> None:
+    """``--fresh``: remove the store under its lock, and say what was removed."""
+    removed = Table3Store(store).remove()
+    print(f"--fresh: removed {', '.join(map(str, removed))}" if removed else f"--fresh: no store at {store}")
+
+
 def cmd_table3(args: argparse.Namespace) -> int:
+    check_store_options(args)
     store = None if args.no_store else check_output_path(args.store or default_store(args.selection))
     if args.out_dir:
         check_output_path(args.out_dir, folder=True)
-    if store and args.fresh and Path(store).exists():
-        Table3Store(store).remove()
+    if store and args.fresh:
+        fresh_store(store)
     run, meta = _run_from_args(args, store, args.resume)
     summaries = summarize(run)
     print_summary(summaries, args.tie_rule, selection=args.selection)
@@ -106,8 +137,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                           quiet=args.quiet, csv_path=str(out / "checks.csv"))
     print(f"\n== 2. Table 3 ({args.runs} runs{'; --runs 100 for the full protocol' if args.runs < 100 else ''}) ==",
           flush=True)
-    if args.fresh and store.exists():
-        Table3Store(store).remove()
+    if args.fresh:
+        fresh_store(store)
     run, meta = _run_from_args(args, str(store), resume=True)
     summaries = write_table3(run, out, args.command_line, meta)
     print_summary(summaries, args.tie_rule, selection=args.selection)

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from tpm_models.cli.commands import add_command
-from tpm_models.cli.options import add_model_options, class_of, dataset_from_args, kernel_from_args
+from tpm_models.cli.options import (
+    add_model_options,
+    class_of,
+    dataset_from_args,
+    kernel_from_args,
+    own_parameters,
+    typed_params,
+)
 from tpm_models.data import min_max_scale
 from tpm_models.export.library import MANIFEST, check_library, generate_library
-from tpm_models.export.writers import FORMATS, NOT_FINITE_22, export, format_of, writable_target
+from tpm_models.export.writers import FORMATS, NOT_FINITE_22, format_of, write
+from tpm_models.files import writable_target
 from tpm_models.kernels import KERNELS
-from tpm_models.models.registry import model_info
+from tpm_models.models.registry import build, model_info
 from tpm_models.validation import check_output_path
 
 
@@ -28,8 +36,10 @@ def cmd_export(args) -> int:
         raise ValueError(f"({args.model}) needs --kernel ({', '.join(KERNELS)})")
     if info.robust_p is None and (args.p is not None or args.eps is not None):
         raise ValueError(f"--p and --eps apply to the robust models 23-29, not ({args.model})")
-    path = export(args.model, min_max_scale(data.X), data.y, c, args.nu, args.alpha, args.out, args.format,
-                  kernel=kernel if info.kernel != "none" else None, p=args.p, eps=args.eps)
+    params = typed_params(args.param, own_parameters(info), f"({info.key})")
+    model = build(args.model, min_max_scale(data.X), data.y, c, args.nu, args.alpha,
+                  kernel=kernel if info.kernel != "none" else None, p=args.p, eps=args.eps, **params)
+    path = write(model, args.out, args.format)
     print(f"wrote {path} ({format_of(path, args.format)}, {path.stat().st_size} bytes)")
     return 0
 
@@ -51,6 +61,9 @@ def cmd_export_library(args) -> int:
     summary = generate_library(args.root, progress)
     print(f"{args.root}: {summary['instances']} instances, {summary['files']} files + {MANIFEST}, "
           f"{summary['bytes'] / 1e6:.1f} MB, {summary['seconds']:.0f} s")
+    removed = summary["removed"]
+    print(f"removed {len(removed)} file(s) of the former library that it no longer has: "
+          f"{', '.join(map(str, removed))}" if removed else "removed nothing (every other file is left as it was)")
     return 0
 
 

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import os
@@ -45,7 +46,7 @@ def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ``commands``: only the groups of these commands are imported and add their options
     (:data:`tpm_models.cli.commands.COMMANDS`); every other command is listed with its help and no options, so
     ``tpm-models --help`` reads the same. ``None``: every group (the whole parser)."""
-    p = argparse.ArgumentParser(prog="tpm-models", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="tpm-models", description=__doc__.split("\n")[0], allow_abbrev=False)
     p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE",
                    help="import a module or a .py file that registers models (tpm_models.register_model) "
@@ -62,9 +63,15 @@ def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def command_of(argv: Sequence[str]) -> str | None:
-    """The command named on the command line ``argv`` (``--plugin`` and its value already removed): its first
-    word that is not an option, or ``None``."""
-    return next((a for a in argv if not a.startswith("-")), None)
+    """The command named on the command line ``argv``: its first word that is neither an option nor the value of
+    the global ``--plugin``, or ``None``."""
+    words = iter(argv)
+    for word in words:
+        if word == "--plugin":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def _silence_stdout() -> None:
@@ -84,16 +91,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     exit, never a traceback. The command line is recorded here, once, as ``args.command_line`` (the reports that
     say what produced them write it)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)  # "--p inf" is not "--plugin inf"
-    first.add_argument("--plugin", action="append", default=[])
-    known, rest = first.parse_known_args(argv)
+    if sys.stdout is None:  # started with standard output closed (>&-): say so once, on stderr if it is open
+        _say("tpm-models: error: standard output is closed; nothing was run (give it a file: > out.txt)")
+        return 1
+    command = command_of(argv)
+    # the whole command line is parsed (and refused, exit 2) before any plugin runs; a plugin is only the value of
+    # the global --plugin (before the command), never a word elsewhere that looks like one
+    args = parser([command] if command else []).parse_args(argv)
     try:
-        load_plugins(known.plugin)
+        load_plugins(args.plugin)
     except ValueError as exc:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
-    command = command_of(rest)
-    args = parser([command] if command else []).parse_args(argv)
     args.command_line = command_line(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s")
     try:
@@ -110,7 +119,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader stopped reading (| head): nothing is wrong, nothing to say
         _silence_stdout()
         return EXIT_BROKEN_PIPE
+    except MemoryError:  # one line: what ran out, and that no file was left half-written
+        _say("tpm-models: error: out of memory; every file written so far is whole and no file was left "
+             "half-written (a smaller data set, or a machine or limit with more memory)")
+        return 1
     except OSError as exc:  # a file that could not be read or written: say which and why, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"tpm-models: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        kept = ("; the file was left as it was (the library writes a temporary file and renames it): free some "
+                "space and run again") if exc.errno == errno.ENOSPC else ""
+        _say(f"tpm-models: error: {where}{exc.strerror or exc}{kept}")
         return 1
+
+
+def _say(line: str) -> None:
+    """``line`` on standard error, if there is one to write to."""
+    if sys.stderr is not None:
+        try:
+            print(line, file=sys.stderr)
+        except OSError:
+            pass

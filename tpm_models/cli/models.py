@@ -11,7 +11,14 @@ import numpy as np
 
 from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
 from tpm_models.cli.commands import add_command
-from tpm_models.cli.options import add_model_options, class_of, dataset_from_args, kernel_from_args
+from tpm_models.cli.options import (
+    add_model_options,
+    class_of,
+    dataset_from_args,
+    kernel_from_args,
+    own_parameters,
+    typed_params,
+)
 from tpm_models.data import Dataset, min_max_scale
 from tpm_models.kernels import KERNELS
 from tpm_models.models.norms import check_p
@@ -20,6 +27,7 @@ from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, available_so
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.dispatch import solve
 from tpm_models.solvers.structure import title
+from tpm_models.validation import json_safe
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -41,8 +49,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
         raise ValueError("--method applies to --model 22 only")
     if args.model == 22:
         return _solve_22(args, data, c, X)
+    params = typed_params(args.param, own_parameters(info), f"({info.key})")
     model = build(args.model, X, data.y, c, args.nu, args.alpha, kernel if info.kernel != "none" else None,
-                  p=args.p, eps=args.eps)
+                  p=args.p, eps=args.eps, **params)
     try:
         result = solve(model, args.solver)
         code = 0
@@ -63,7 +72,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         }
         if not result.optimal:
             out.update(values=None, duals=None)
-        print(json.dumps(out, indent=2))
+        print(json.dumps(json_safe(out), indent=2, allow_nan=False))
         return code
     print(f"model      {title(model)}")
     print(f"data       {data.name}, class {c} ({data.classes[c]}), nu={args.nu:g}, alpha={args.alpha:g}")
@@ -109,9 +118,9 @@ def _solve_22(args: argparse.Namespace, data: Dataset, c: int, X: np.ndarray) ->
         if r.termination != "robust_optimal":  # never reported as a solution
             print(f"PyROS ended {r.termination} ({r.message}): no robust optimum of (22)", file=sys.stderr)
             if args.json:
-                print(json.dumps({"model": 22, "method": method, "dataset": data.name, "class": c,
+                print(json.dumps(json_safe({"model": 22, "method": method, "dataset": data.name, "class": c,
                                   "termination": r.termination, "solver": solver, "seconds": r.seconds,
-                                  "message": r.message}, indent=2))
+                                  "message": r.message}), indent=2, allow_nan=False))
             return 1
     else:
         r = solve_22_cutting_plane(X, data.y, c, args.nu, args.alpha, p, args.eps, solver=args.solver)
@@ -125,7 +134,7 @@ def _solve_22(args: argparse.Namespace, data: Dataset, c: int, X: np.ndarray) ->
         "values": {"w": r.w.tolist(), "theta": r.theta, "xi": r.xi.tolist()},
     }
     if args.json:
-        print(json.dumps(out, indent=2))
+        print(json.dumps(json_safe(out), indent=2, allow_nan=False))
     else:
         print(f"model      (22) semi-infinite, {method}: {r.message}")
         print(f"objective  {r.objective:.12g}  (lower bound {r.lower_bound:.12g})")

@@ -6,6 +6,7 @@ import argparse
 import importlib
 import importlib.util
 import inspect
+import math
 import sys
 import typing
 from collections.abc import Mapping, Sequence
@@ -25,6 +26,7 @@ from tpm_models.models.registry import (
     extra_parameters,
     model_info,
 )
+from tpm_models.validation import finite_number
 
 
 def class_of(data: Dataset, k: str) -> int:
@@ -76,7 +78,9 @@ imported when the command starts (``[project.entry-points."tpm_models.models"]``
 def load_plugins(names: Sequence[str]) -> list[str]:
     """Import each ``--plugin``: a module name, or a path to a ``.py`` file; then every module of the
     entry-point group :data:`PLUGIN_GROUP`. Their ``register_model`` decorators make their models
-    reachable by ``--model``. Returns the names loaded; ``ValueError`` for one that cannot be loaded."""
+    reachable by ``--model``. Returns the names loaded; ``ValueError`` for one that cannot be loaded, and for a
+    second file of the same file name (one module per path: ``a/p.py`` and ``b/p.py`` cannot both be
+    ``tpm_models_plugin_p``). Called by the command line only after the whole command line has parsed."""
     loaded = []
     for name in names:
         path = Path(name)
@@ -85,8 +89,13 @@ def load_plugins(names: Sequence[str]) -> list[str]:
                 if not path.is_file():
                     raise ValueError(f"--plugin {name}: no such file")
                 name_of_module = f"tpm_models_plugin_{path.stem}"
-                if name_of_module in sys.modules:  # loaded already in this process (main() called again)
-                    loaded.append(name)
+                before = sys.modules.get(name_of_module)
+                if before is not None:
+                    first = Path(getattr(before, "__file__", "") or "")
+                    if first.resolve() != path.resolve():
+                        raise ValueError(f"--plugin {name}: a plugin of the same file name was loaded from {first}; "
+                                         "two plugins are told apart by their file names: rename one")
+                    loaded.append(name)  # the same file, loaded already in this process (main() called again)
                     continue
                 spec = importlib.util.spec_from_file_location(name_of_module, path)
                 module = importlib.util.module_from_spec(spec)
@@ -141,6 +150,7 @@ def add_model_options(s: argparse.ArgumentParser) -> None:
                    f"the robust kernel model: {', '.join(KERNEL_MODELS)}, or a model a --plugin registers")
     s.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
     add_data_options(s)
+    add_param_option(s)
     s.add_argument("--class", dest="class_", default="0",
                    help="class number 0..C-1 (or a label) playing c, or positive for binary models")
     s.add_argument("--nu", type=float, required=True)
@@ -148,6 +158,15 @@ def add_model_options(s: argparse.ArgumentParser) -> None:
     add_kernel_options(s)
     s.add_argument("--p", help="robust models: norm of the uncertainty set (21), 1, 2, inf or any number >= 1")
     s.add_argument("--eps", type=float, help="robust models: radius of the uncertainty set (21), >= 0")
+
+
+def seconds(text: str) -> float:
+    """``--time-limit``: a finite number of seconds > 0 (checked by the parser; ``0``, a negative number and
+    ``nan`` are refused, not read as "no limit": leave the option out for that)."""
+    try:
+        return finite_number(text, "a time limit", positive=True)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def at_least_one(text: str) -> int:
@@ -284,6 +303,8 @@ def typed_params(texts: Sequence[str], functions: Sequence[tuple[object, Mapping
                 out[name] = Path(value)
             else:
                 out[name] = {"int": int, "float": float, "str": str}[kind](value)
+                if kind == "float" and not math.isfinite(out[name]):
+                    raise ValueError(f"--param {name}={value}: must be a finite number (not nan or inf)")
         except ValueError as exc:
             if str(exc).startswith("--param"):
                 raise

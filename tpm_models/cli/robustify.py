@@ -18,15 +18,15 @@ Where the uncertain data come from:
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
-import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.visitor import identify_variables
 
 from tpm_models.checks.verify import verify
 from tpm_models.cli.commands import add_command
-from tpm_models.cli.options import class_of, model_key
+from tpm_models.cli.options import class_of, model_key, read_array
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.export.writers import FORMATS, format_of, write
 from tpm_models.models.counterpart import robust_counterpart
@@ -37,20 +37,22 @@ from tpm_models.validation import check_output_path
 
 
 def read_param(text: str) -> tuple[str, object]:
-    """``NAME=VALUE``: a number, or a ``.npy`` / ``.csv`` / ``.txt`` file of numbers."""
+    """``NAME=VALUE``: a finite number, or a ``.npy`` / ``.csv`` / ``.txt`` file of finite numbers
+    (:func:`tpm_models.cli.options.read_array`); an error names the parameter and the file."""
     if "=" not in text:
         raise ValueError(f"--param takes NAME=VALUE, got {text!r}")
     name, value = (part.strip() for part in text.split("=", 1))
     try:
-        return name, float(value)
+        number = float(value)
     except ValueError:
-        pass
-    path = Path(value)
-    if not path.is_file():
+        number = None
+    if number is not None:
+        if not math.isfinite(number):
+            raise ValueError(f"--param {name}={value}: must be a finite number (not nan or inf)")
+        return name, number
+    if not Path(value).is_file():
         raise ValueError(f"--param {name}: {value!r} is neither a number nor a file")
-    if path.suffix == ".npy":
-        return name, np.load(path)
-    return name, np.loadtxt(path, delimiter="," if path.suffix == ".csv" else None, ndmin=1)
+    return name, read_array(value, name)
 
 
 def size_of(model: pyo.ConcreteModel) -> str:

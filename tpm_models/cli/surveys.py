@@ -14,8 +14,10 @@ import warnings
 import numpy as np
 
 from tpm_models.cli.commands import add_command
+from tpm_models.cli.options import seconds
 from tpm_models.experiments import conic_survey, pyros_table, robust_survey, survey
 from tpm_models.experiments.survey import markdown_table
+from tpm_models.files import write_text
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import Termination
 from tpm_models.validation import check_output_path
@@ -52,7 +54,7 @@ def cmd_survey(args: argparse.Namespace) -> int:
     df = survey.survey(datasets=args.datasets, solvers=solvers, progress=progress, strides=strides)
     elapsed = time.perf_counter() - start
     if args.csv:
-        df.to_csv(args.csv, index=False)
+        write_text(args.csv, df.to_csv(index=False))
     n_inst = df[survey.INSTANCE].drop_duplicates().shape[0]
     print(f"## Survey: dual (16), {', '.join(args.datasets)}, alpha = 2^-8..2^8, nu/alpha = 0.1..0.9, "
           f"all classes: {n_inst} instances ({elapsed:.0f} s)\n")
@@ -94,7 +96,7 @@ def cmd_robust_survey(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     df = robust_survey.robust_survey(args.datasets, args.solvers, time_limit=args.time_limit, progress=_progress)
     if args.csv:
-        df.to_csv(args.csv, index=False)
+        write_text(args.csv, df.to_csv(index=False))
     nu, alpha, eps = robust_survey.ROBUST_PARAMETERS
     print(f"## Robust models, {', '.join(args.datasets)}, every class, nu={nu:g}, alpha={alpha:g}, eps={eps:g} "
           f"({time.perf_counter() - start:.0f} s)\n")
@@ -111,7 +113,7 @@ def cmd_conic_survey(args: argparse.Namespace) -> int:
                                    args.time_limit, progress=None if args.quiet else _progress,
                                    extra_models=args.models)
     if args.csv:
-        df.to_csv(args.csv, index=False)
+        write_text(args.csv, df.to_csv(index=False))
     print(f"## (23) and its twins (26)-(29), {', '.join(args.datasets)}: {len(df)} solves "
           f"({time.perf_counter() - start:.0f} s)\n")
     print(markdown_table(conic_survey.summarize(df).set_index("solver")))
@@ -153,7 +155,7 @@ def add_parsers(sub) -> None:
     r = add_command(sub, "robust-survey")
     r.add_argument("--datasets", nargs="+", default=["iris", "wine"])
     r.add_argument("--solvers", nargs="+", default=None, help="default: every installed capable solver")
-    r.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve (SCIP, Gurobi, ...)")
+    r.add_argument("--time-limit", type=seconds, default=120.0, help="seconds per solve (SCIP, Gurobi, ...)")
     r.add_argument("--csv", help="also write the raw rows to this CSV file")
     r.set_defaults(func=cmd_robust_survey)
 
@@ -161,7 +163,7 @@ def add_parsers(sub) -> None:
     c.add_argument("--reference", default=str(conic_survey.REFERENCE), help="the CSV of docs/reference/cvxpy_23.py")
     c.add_argument("--solvers", nargs="+", default=None, help="default: every installed SOCP or NLP solver")
     c.add_argument("--datasets", nargs="+", default=list(conic_survey.DATASETS))
-    c.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve")
+    c.add_argument("--time-limit", type=seconds, default=120.0, help="seconds per solve")
     c.add_argument("--csv", help="also write the raw rows to this CSV file")
     c.add_argument("--models", nargs="+", default=[], help="registered models of any p solved beside (23), (26) "
                    "and the twin, e.g. 15R (the counterpart derived by robust_counterpart)")
@@ -173,7 +175,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--classes", nargs="+", help="only these class labels (default: all)")
     p.add_argument("--p", nargs="+", default=["inf", "1", "2"], help="norms of (21): 1, 2, inf")
     p.add_argument("--out", help="CSV to append to (rows already there are skipped)")
-    p.add_argument("--time-limit", type=float, default=1800.0, help="PyROS time limit per instance (s)")
+    p.add_argument("--time-limit", type=seconds, default=1800.0, help="PyROS time limit per instance (s)")
     p.add_argument("--local", default="tpm_ipopt", help="PyROS local subsolver (tpm_ipopt, scip, gurobi_direct)")
     p.add_argument("--global", dest="global_", default="tpm_ipopt", help="PyROS global subsolver")
     p.add_argument("--markdown", metavar="CSV", help="print the Markdown table of a finished CSV and exit")

@@ -18,6 +18,7 @@ from tpm_models.cli.options import (
     dataset_from_args,
     model_key,
     own_parameters,
+    seconds,
     typed_params,
 )
 from tpm_models.data import min_max_scale
@@ -70,6 +71,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="cutting planes: the masters' solver; pyros: default (Gurobi if installed, SCIP or our Ipopt "
                         "when its licence refuses a subproblem), gurobi, scip or ipopt")
     v.add_argument("--points-per-class", type=int, help="only the first points of every class (PyROS is slow)")
-    v.add_argument("--time-limit", type=float, help="PyROS's time limit, seconds")
+    v.add_argument("--time-limit", type=seconds, help="PyROS's time limit, seconds")
     add_param_option(v)
     v.set_defaults(func=cmd_verify)

@@ -21,6 +21,7 @@ there, so an interrupted run loses at most the instance it was on::
 from __future__ import annotations
 
 import csv
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ from collections.abc import Sequence
 from tpm_models.checks.robust import ROBUST_PARAMETERS, rel_gap
 from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
 from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.files import append_line
 from tpm_models.models.registry import build
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.compare import objective_scale
@@ -51,6 +53,13 @@ def _done(path: str) -> set[tuple[str, str, str]]:
         return {(r["dataset"], r["cls"], r["p"]) for r in csv.DictReader(f) if r.get("message") is not None}
 
 
+def csv_line(fields: Sequence[object]) -> str:
+    """One CSV row, its newline included (what ``csv.writer`` writes)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(fields)
+    return buffer.getvalue()
+
+
 def _load() -> str:
     return f"{os.getloadavg()[0]:.2f}"
 
@@ -60,52 +69,49 @@ def run(datasets: Sequence[str], ps: Sequence[float], out: str, time_limit: floa
     """Solve (22) by PyROS for every (data set, class, p) not yet in ``out``."""
     nu, alpha, eps = ROBUST_PARAMETERS
     done = _done(out)
-    new = not os.path.exists(out)
-    with open(out, "a", newline="") as f:
-        writer = csv.DictWriter(f, FIELDS)
-        if new:
-            writer.writeheader()
-        for name in datasets:
-            data = load_dataset(name)
-            X, y = min_max_scale(data.X), data.y
-            for c in sorted(set(y.tolist())):
-                if classes is not None and str(c) not in classes:
+    if not os.path.exists(out):
+        append_line(out, csv_line(FIELDS))
+    # one row appended (flushed, synced, never through a link) as each instance ends
+    for name in datasets:
+        data = load_dataset(name)
+        X, y = min_max_scale(data.X), data.y
+        for c in sorted(set(y.tolist())):
+            if classes is not None and str(c) not in classes:
+                continue
+            for p in ps:
+                key = (name, str(c), f"{p:g}")
+                if key in done:
                     continue
-                for p in ps:
-                    key = (name, str(c), f"{p:g}")
-                    if key in done:
-                        continue
-                    print(f"{name} class {c} p={p:g}: PyROS on {len(X)} points ...", file=sys.stderr, flush=True)
-                    row = {"dataset": name, "cls": c, "p": f"{p:g}", "points": len(X),
-                           "uncertain_params": len(X) * X.shape[1] * (2 if p == 1 else 1),
-                           "local": local, "global": global_, "load_start": _load()}
-                    model = build(23, X, y, c, nu, alpha, p=p, eps=eps)
-                    r23 = solve(model)
-                    scale = objective_scale(model)
-                    cp = solve_22_cutting_plane(X, y, c, nu, alpha, p, eps)
-                    row.update(objective_23=f"{r23.objective:.12g}", solver_23=r23.solver,
-                               objective_cp=f"{cp.objective:.12g}")
-                    try:
-                        pr = solve_22_pyros(X, y, c, nu, alpha, p, eps, local_solver=local, global_solver=global_,
-                                            time_limit=time_limit, raise_on_failure=False)
-                    except (NoOptimalSolutionError, RuntimeError, ValueError) as exc:  # a subsolver crashing
-                        row.update(termination="error", iterations="", seconds="", message=f"{type(exc).__name__}: "
-                                   f"{str(exc)[:300]}")
-                    else:
-                        row.update(termination=pr.termination, iterations=pr.rounds, seconds=f"{pr.seconds:.1f}",
-                                   message=pr.message)
-                        if pr.termination == "robust_optimal":
-                            row.update(
-                                objective_22=f"{pr.objective:.12g}", pyros_objective=f"{pr.lower_bound:.12g}",
-                                rel_diff=f"{abs(pr.objective - r23.objective) / abs(r23.objective):.2e}",
-                                rel_gap=f"{rel_gap(pr.objective, r23.objective, scale):.2e}",
-                                rel_diff_cp=f"{abs(pr.objective - cp.objective) / abs(cp.objective):.2e}",
-                            )
-                    row["load_end"] = _load()
-                    writer.writerow(row)
-                    f.flush()
-                    print(f"  {row['termination']} in {row['seconds']} s, rel. diff {row.get('rel_diff', '')}",
-                          file=sys.stderr, flush=True)
+                print(f"{name} class {c} p={p:g}: PyROS on {len(X)} points ...", file=sys.stderr, flush=True)
+                row = {"dataset": name, "cls": c, "p": f"{p:g}", "points": len(X),
+                       "uncertain_params": len(X) * X.shape[1] * (2 if p == 1 else 1),
+                       "local": local, "global": global_, "load_start": _load()}
+                model = build(23, X, y, c, nu, alpha, p=p, eps=eps)
+                r23 = solve(model)
+                scale = objective_scale(model)
+                cp = solve_22_cutting_plane(X, y, c, nu, alpha, p, eps)
+                row.update(objective_23=f"{r23.objective:.12g}", solver_23=r23.solver,
+                           objective_cp=f"{cp.objective:.12g}")
+                try:
+                    pr = solve_22_pyros(X, y, c, nu, alpha, p, eps, local_solver=local, global_solver=global_,
+                                        time_limit=time_limit, raise_on_failure=False)
+                except (NoOptimalSolutionError, RuntimeError, ValueError) as exc:  # a subsolver crashing
+                    row.update(termination="error", iterations="", seconds="", message=f"{type(exc).__name__}: "
+                               f"{str(exc)[:300]}")
+                else:
+                    row.update(termination=pr.termination, iterations=pr.rounds, seconds=f"{pr.seconds:.1f}",
+                               message=pr.message)
+                    if pr.termination == "robust_optimal":
+                        row.update(
+                            objective_22=f"{pr.objective:.12g}", pyros_objective=f"{pr.lower_bound:.12g}",
+                            rel_diff=f"{abs(pr.objective - r23.objective) / abs(r23.objective):.2e}",
+                            rel_gap=f"{rel_gap(pr.objective, r23.objective, scale):.2e}",
+                            rel_diff_cp=f"{abs(pr.objective - cp.objective) / abs(cp.objective):.2e}",
+                        )
+                row["load_end"] = _load()
+                append_line(out, csv_line([row.get(field, "") for field in FIELDS]))
+                print(f"  {row['termination']} in {row['seconds']} s, rel. diff {row.get('rel_diff', '')}",
+                      file=sys.stderr, flush=True)
 
 
 def markdown(path: str) -> str:

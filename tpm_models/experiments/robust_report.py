@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tpm_models.experiments.run_info import DISCUSSION_END, DISCUSSION_START, kept_discussion, package_versions
+from tpm_models.files import write_text
+from tpm_models.validation import json_safe
 
 
 def robust_markdown(rows: Sequence[dict], command: str, meta: dict, discussion: str | None = None) -> str:
@@ -133,7 +135,7 @@ def solver_note(records: Sequence[dict]) -> str:
 def _write_records(records: Sequence[dict], path: str | Path | None) -> None:
     if path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps(records))
+        write_text(path, json.dumps(json_safe(records), allow_nan=False))
 
 
 def write_robust_table(out_dir: str | Path, rows: Sequence[dict], records: Sequence[dict], command: str, meta: dict,
@@ -144,8 +146,8 @@ def write_robust_table(out_dir: str | Path, rows: Sequence[dict], records: Seque
     out.mkdir(parents=True, exist_ok=True)
     md = out / "robust.md"
     kept = kernel_section(md.read_text()) if md.exists() else None
-    md.write_text(with_kernel_section(robust_markdown(rows, command, meta, kept_discussion(md)), kept))
-    (out / "robust.json").write_text(json.dumps(rows, indent=1))
+    write_text(md, with_kernel_section(robust_markdown(rows, command, meta, kept_discussion(md)), kept))
+    write_text(out / "robust.json", json.dumps(json_safe(rows), indent=1, allow_nan=False))
     _write_records(records, records_path)
     return [md, out / "robust.json"]
 
@@ -158,7 +160,7 @@ def write_robust_kernel_table(out_dir: str | Path, rows: Sequence[dict], records
     out.mkdir(parents=True, exist_ok=True)
     md = out / "robust.md"
     text = md.read_text() if md.exists() else "# Robust experiments: clean and adversarial test accuracy\n"
-    md.write_text(with_kernel_section(text, robust_kernel_markdown(rows, command, meta)))
-    (out / "robust_kernel.json").write_text(json.dumps(rows, indent=1))
+    write_text(md, with_kernel_section(text, robust_kernel_markdown(rows, command, meta)))
+    write_text(out / "robust_kernel.json", json.dumps(json_safe(rows), indent=1, allow_nan=False))
     _write_records(records, records_path)
     return [md, out / "robust_kernel.json"]

@@ -11,21 +11,21 @@ Contract (every experiment that keeps results across runs uses this module, toda
   it is empty, or at least one of its lines is a record. A file none of whose lines is a record
   (``notes.txt``) is refused and left as it is;
 * lines that are not records (a run killed mid-line) are moved to ``<store>.dropped``, never deleted;
-* while a run writes, the store is locked (``<store>.lock``, ``fcntl.flock``, holding the run's pid); a second
-  run is refused with :class:`StoreLocked`, naming that pid;
-* records are appended one at a time, flushed and synced; a rewrite is atomic (a temporary file, then a
-  rename, the file's mode kept).
+* while a run writes, the store is locked (``<real store>.lock``: the path resolved, ``fcntl.flock``, the lock
+  file checked by inode, holding the run's pid); a second run, through any name of the store, is refused with
+  :class:`StoreLocked`, naming that pid; ``--fresh`` removes the store only under that lock;
+* records are appended one at a time, flushed and synced, never through a symbolic link; a rewrite goes
+  through :func:`tpm_models.files.replacing` (atomic, the file's mode kept, a read-only store refused).
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
-import os
-import stat
 from collections.abc import Sequence
 from pathlib import Path
+
+from tpm_models.files import FileLock, Locked, append_line, replacing, writable_target
 
 
 def checksum(record: dict) -> str:
@@ -41,7 +41,8 @@ RECORD_FIELDS = {"key": list, "config": dict, "result": dict, "timing": dict}
 def record_problem(rec: object, key_names: Sequence[str] = (), result_fields: Sequence[str] = ()) -> str:
     """What is wrong with a line of a store, read as JSON ("" when it is a valid record): not an object, a missing
     field, a key of another length than ``key_names`` (when given), a checksum that does not match, a ``result``
-    without one of ``result_fields``. A record with a valid checksum but a missing field is refused too."""
+    without one of ``result_fields`` or with one of them null. A record with a valid checksum but a missing or null
+    field is refused too."""
     if not isinstance(rec, dict):
         return f"not a JSON object ({type(rec).__name__})"
     for name, kind in RECORD_FIELDS.items():
@@ -54,10 +55,13 @@ def record_problem(rec: object, key_names: Sequence[str] = (), result_fields: Se
     missing = [f for f in result_fields if f not in rec["result"]]
     if missing:
         return f"its result has no {', '.join(missing)}"
+    null = [f for f in result_fields if rec["result"][f] is None]
+    if null:
+        return f"its result's {', '.join(null)} is null"
     return ""
 
 
-class StoreLocked(ValueError):
+class StoreLocked(Locked):
     """Another run writes to the store (its pid is in the message)."""
 
 
@@ -74,7 +78,7 @@ class ResultStore:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self._lock_fh = None
+        self._lock: FileLock | None = None
 
     @classmethod
     def problem(cls, rec: object) -> str:
@@ -119,62 +123,61 @@ class ResultStore:
                              f"(line {number}: {problem}); it is left as it is: give another --store")
         return valid, bad
 
-    def remove(self) -> None:
-        """Delete the store (``--fresh``), after recognising it as one: a file of other lines is refused
-        (``ValueError``) and left as it is."""
-        self.check_recognised()
-        self.path.unlink()
+    def remove(self) -> list[Path]:
+        """Delete the store (``--fresh``), after recognising it as one, under its lock (taken here when not held:
+        a store another run writes is refused with :class:`StoreLocked` and left as it is); a file of other lines
+        is refused (``ValueError``) and left as it is. The files removed: the store itself (``<store>.dropped``,
+        lines set aside, is the user's to read and stays)."""
+        if not self.path.exists():
+            return []
+        took = self._lock is None or not self._lock.held
+        if took:
+            self.lock()
+        try:
+            self.check_recognised()
+            if not self.path.exists():
+                return []
+            self.path.unlink()
+            return [self.path]
+        finally:
+            if took:
+                self.unlock()
 
     def lock(self) -> None:
-        """Hold ``<store>.lock`` (``fcntl.flock``) until :meth:`unlock`; ``StoreLocked`` with the holder's pid."""
-        lock_path = self.path.with_name(self.path.name + ".lock")
-        fh = open(lock_path, "a+")
+        """Hold ``<real store>.lock`` (:class:`tpm_models.files.FileLock`: the resolved path, checked by inode)
+        until :meth:`unlock`; ``StoreLocked`` with the holder's pid."""
+        lock = FileLock(self.path, "results store")
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "unknown"
-            fh.close()
-            raise StoreLocked(f"the results store {self.path} is being written by another run (pid {holder}); wait "
-                              "for it to end, or give another --store") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(str(os.getpid()))
-        fh.flush()
-        self._lock_fh = fh
+            lock.acquire()
+        except Locked as exc:
+            raise StoreLocked(f"{exc} (--store)") from None
+        self._lock = lock
 
     def unlock(self) -> None:
         """Release the lock of :meth:`lock` (nothing if it is not held)."""
-        if self._lock_fh is not None:
-            fcntl.flock(self._lock_fh, fcntl.LOCK_UN)
-            self._lock_fh.close()
-            self._lock_fh = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def set_aside(self, bad: Sequence[tuple[int, str, str]]) -> Path:
         """Append the lines that are not records to ``<store>.dropped`` (line number, problem, text): kept."""
         aside = self.path.with_name(self.path.name + ".dropped")
-        with aside.open("a") as fh:
-            for number, line, problem in bad:
-                fh.write(json.dumps({"line": number, "problem": problem, "text": line}) + "\n")
+        append_line(aside, "".join(json.dumps({"line": number, "problem": problem, "text": line}) + "\n"
+                                   for number, line, problem in bad))
         return aside
 
     def rewrite(self, records: Sequence[dict]) -> None:
-        """Replace the file by ``records`` (atomically: a temporary file, then a rename; the file's mode kept)."""
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with tmp.open("w") as fh:
+        """Replace the file by ``records`` (:func:`tpm_models.files.replacing`: a temporary file, synced, then a
+        rename; the file's mode kept; a read-only store refused before anything is written)."""
+        with replacing(self.path) as fh:
             for rec in records:
                 fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        if self.path.exists():
-            os.chmod(tmp, stat.S_IMODE(self.path.stat().st_mode))
-        os.replace(tmp, self.path)
+
+    def check_writable(self) -> None:
+        """Refuse (``FileRefused``) a store the run could not append to, before anything is rewritten."""
+        writable_target(self.path)
 
     def append(self, record: dict) -> None:
         """Append one record, checksummed, flushed and synced to disk."""
         record = {**record, "sha256": checksum(record)}
-        with self.path.open("a") as fh:
-            fh.write(json.dumps(record, separators=(",", ":")) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-
+        append_line(self.path, json.dumps(record, separators=(",", ":")) + "\n")

@@ -8,8 +8,6 @@ import io
 import math
 import os
 import re
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +19,7 @@ import pyomo.environ as pyo
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.export.ripopt import ripopt_executable, solve_ripopt
 from tpm_models.export.writers import formats_for, gzip_bytes, model_texts, read_text
+from tpm_models.files import FileLock, write_bytes
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError
@@ -323,33 +322,58 @@ def read_manifest(root: str | os.PathLike) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-def generate_library(root: str | os.PathLike, progress: Callable[[str], None] | None = None) -> dict[str, float]:
-    """Write the library to ``root`` (replacing the data set folders and the manifest) and verify every optimum.
+def manifest_files(root: str | os.PathLike) -> set[str]:
+    """The files (paths below ``root``) that ``root/manifest.csv`` says the library wrote; empty without one."""
+    if not (Path(root) / MANIFEST).is_file():
+        return set()
+    return {row["file"] for row in read_manifest(root) if row.get("file")}
 
-    Deterministic: the same code and solvers give the same bytes. Returns a summary
-    (``files``, ``instances``, ``bytes``, ``seconds``).
+
+def generate_library(root: str | os.PathLike, progress: Callable[[str], None] | None = None) -> dict[str, object]:
+    """Build every instance of the library, verify every optimum, and :func:`write_library` it to ``root``.
+
+    Deterministic: the same code and solvers give the same bytes. Returns a summary (``files``, ``instances``,
+    ``bytes``, ``seconds``, ``removed``: the paths removed).
     """
     start = time.perf_counter()
-    root = Path(root)
     rows, files = _library_rows(True, progress)
+    summary = write_library(root, rows, files)
+    return {**summary, "seconds": time.perf_counter() - start}
+
+
+def write_library(root: str | os.PathLike, rows: list[dict[str, str]], files: Sequence[LibraryFile]) -> dict:
+    """Write ``files`` (gzip-compressed) and the manifest of ``rows`` to ``root``, touching only the library's files.
+
+    Under the lock of ``root/manifest.csv`` (:class:`tpm_models.files.FileLock`, taken before anything is written
+    or removed): every file is written by :func:`tpm_models.files.write_bytes`; a file the old manifest lists and
+    the new library does not have is removed (and named in ``removed``); every other file of ``root`` (a user's
+    ``notes.md`` in ``root/iris/``) is left as it is. A file of the new library's names that the old manifest does
+    not list and that differs from the new content is the user's: the write is refused (``ValueError`` naming it)
+    before anything is written. The manifest is written last. Returns ``files``, ``instances``, ``bytes`` (of the
+    library's files) and ``removed``."""
+    root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".formulations-", dir=root.parent))
-    try:
-        for f in files:
-            target = staging / f.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(gzip_bytes(f.content))
-        (staging / MANIFEST).write_bytes(_manifest_bytes(rows))
-        for name in LIBRARY_DATASETS:
-            if (root / name).exists():
-                shutil.rmtree(root / name)
-            os.replace(staging / name, root / name)
-        os.replace(staging / MANIFEST, root / MANIFEST)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+    with FileLock(root / MANIFEST, "formulations library"):
+        owned = manifest_files(root)
+        contents = {f.path: gzip_bytes(f.content) for f in files}
+        foreign = [path for path, data in contents.items()
+                   if path not in owned and (root / path).exists() and (root / path).read_bytes() != data]
+        if foreign:
+            raise ValueError(f"{root / foreign[0]} (and {len(foreign) - 1} more) is not listed in {root / MANIFEST}: "
+                             "it is not the library's to replace; move it away, or give another --root")
+        for path, data in contents.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            write_bytes(root / path, data)
+        removed = []
+        for path in sorted(owned - set(contents)):
+            target = root / path
+            if target.is_file() and not target.is_symlink():
+                target.unlink()
+                removed.append(target)
+        write_bytes(root / MANIFEST, _manifest_bytes(rows))
+    size = sum((root / path).stat().st_size for path in contents) + (root / MANIFEST).stat().st_size
     instances = len({r["file"].rsplit(".", 2)[0] for r in rows if r["file"]})
-    return {"files": len(files), "instances": instances, "bytes": size, "seconds": time.perf_counter() - start}
+    return {"files": len(files), "instances": instances, "bytes": size, "removed": removed}
 
 
 COEFFICIENT_RTOL = 1e-12

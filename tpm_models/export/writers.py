@@ -66,7 +66,6 @@ import gzip
 import importlib.util
 import io
 import os
-import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -85,6 +84,7 @@ from pyomo.repn.util import OrderedVarRecorder
 
 from tpm_models.export.cbf import cbf_text, conic_program, ptf_text
 from tpm_models.export.lp_text import lp_text
+from tpm_models.files import write_bytes
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build, model_info
 from tpm_models.solvers.conic import NotConicError, why_not_conic
@@ -448,45 +448,6 @@ def read_text(path: str | os.PathLike) -> bytes:
     return gzip.decompress(data) if str(path).endswith(".gz") else data
 
 
-def writable_target(path: str | os.PathLike) -> Path:
-    """Where a write of ``path`` goes: a regular file (existing or new). A symbolic link is followed on purpose (the
-    file it points to is replaced, the link stays); a device, a pipe, a socket or a folder is refused
-    (``ValueError``): replacing ``/dev/full`` by a file, or writing into a pipe, is not an export."""
-    path = Path(path)
-    target = Path(os.path.realpath(path))
-    if target.exists() and not target.is_file():
-        what = "a folder" if target.is_dir() else "not a regular file (a device, a pipe or a socket)"
-        shown = f"{path} (a link to {target})" if target != path.absolute() else str(path)
-        raise ValueError(f"cannot write {shown}: it is {what}; give the name of a regular file")
-    return target
-
-
-def new_file_mode() -> int:
-    """The mode a new file gets under the process's umask (``0o666 & ~umask``)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside the target and rename it over the target: a reader never sees half
-    a file. The target is :func:`writable_target`'s (links followed, devices refused); the file keeps an existing
-    file's mode and a new one gets the umask's (:func:`new_file_mode`; ``mkstemp`` alone would leave 0600)."""
-    path = writable_target(path)
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else new_file_mode()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-
-
 def write(model: pyo.ConcreteModel, path: str | os.PathLike, fmt: str | None = None) -> Path:
     """Write ``model`` to ``path`` in format ``fmt`` (default: from the extension); ``.gz`` compresses.
 
@@ -495,7 +456,7 @@ def write(model: pyo.ConcreteModel, path: str | os.PathLike, fmt: str | None = N
     path = Path(path)
     fmt = format_of(path, fmt)
     data = model_text(model, fmt)
-    _atomic_write(path, gzip_bytes(data) if path.name.endswith(".gz") else data)
+    write_bytes(path, gzip_bytes(data) if path.name.endswith(".gz") else data)
     return path
 
 

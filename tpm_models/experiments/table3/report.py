@@ -16,6 +16,7 @@ from tpm_models.experiments.run_info import DISCUSSION_END, DISCUSSION_START, ke
 from tpm_models.experiments.table3.protocol import ALL_CELLS, CELLS
 from tpm_models.experiments.table3.run import RunResult
 from tpm_models.experiments.table3.summary import PROTOCOLS, CellSummary, dash_or, summarize, write_csv
+from tpm_models.files import write_text
 
 COLUMN_TITLES = {"first": "paper's protocol, first", "last": "paper's protocol, last", "cv": "CV",
                  "cv-last": "CV, last"}
@@ -241,7 +242,7 @@ def write_table3(run: RunResult, out_dir: str | Path, command: str, meta: dict |
     summaries = summarize(run)
     md = out / "table3.md"
     discussion = kept_discussion(md)
-    md.write_text(table3_markdown(summaries, run, command, meta or {}, discussion, _experiments_link(out)))
+    write_text(md, table3_markdown(summaries, run, command, meta or {}, discussion, _experiments_link(out)))
     write_csv(summaries, out / "table3.csv")
     return summaries
 

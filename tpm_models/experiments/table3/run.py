@@ -87,6 +87,7 @@ def run_table3(
         result_store.path.parent.mkdir(parents=True, exist_ok=True)
         result_store.lock()
         try:
+            result_store.check_writable()  # a read-only store is refused before anything is rewritten
             records, bad = result_store.check_recognised()  # again, now that no other run writes
             corrupt = len(bad)
             if bad:

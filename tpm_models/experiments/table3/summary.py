@@ -15,6 +15,7 @@ import numpy as np
 from tpm_models.experiments.table3.grid import has_cv, select
 from tpm_models.experiments.table3.protocol import ALL_CELLS, CELLS, KERNEL_PARAMS, PAPER_TABLE3, RATIOS, SVC_C, Cell
 from tpm_models.experiments.table3.run import RunResult
+from tpm_models.files import replacing
 
 PROTOCOLS: dict[str, tuple[str, str]] = {
     "first": ("train", "first"), "last": ("train", "last"), "cv": ("cv", "first"), "cv-last": ("cv", "last"),
@@ -130,7 +131,7 @@ def write_csv(summaries: Sequence[CellSummary], path: str | Path) -> None:
     def num(x: float | None, spec: str) -> str:
         return "" if x is None else format(x, spec)
 
-    with open(path, "w", newline="") as fh:
+    with replacing(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow(CSV_HEADER)
         for s in summaries:
