@@ -462,3 +462,14 @@ def test_a_misread_objective_fails_the_certificate(monkeypatch, iris):
     monkeypatch.setattr(rows, "atom_terms", halved)
     r = solve(model, "clarabel", raise_on_failure=False)
     assert r.termination is Termination.CERTIFICATE_FAILED and "objective" in r.message, r.message
+
+
+def test_the_failure_message_does_not_suggest_the_solver_that_failed(monkeypatch):
+    """``NoOptimalSolutionError`` said "e.g. solver='piqp'" whatever had failed, PIQP included."""
+    def run(model, time_limit, options=None, prepared=None):
+        return Termination.ITERATION_LIMIT, None, "made to stop"
+
+    monkeypatch.setitem(S.BACKENDS, "piqp", dataclasses.replace(S.BACKENDS["piqp"], run=run))
+    with pytest.raises(S.NoOptimalSolutionError) as info:
+        solve(_small_lp()[0], "piqp")
+    assert "other than piqp" in str(info.value) and "solver='piqp'" not in str(info.value)

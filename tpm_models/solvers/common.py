@@ -215,7 +215,8 @@ class NoOptimalSolutionError(RuntimeError):
                 Termination.INFEASIBLE, Termination.UNBOUNDED) else
                "A local optimum only: solve with a global backend (e.g. solver='scip'), or pass "
                "raise_on_failure=False to take it" if result.termination is Termination.LOCALLY_OPTIMAL else
-               "Try another solver (tpm_models.available_solvers()), e.g. solver='piqp' for the QPs.")
+               f"Try a solver other than {result.solver} (tpm_models.available_solvers(); solver='default' tries "
+               "each that takes the model in turn).")
         )
 
 
