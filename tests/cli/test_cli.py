@@ -3,13 +3,16 @@
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from importlib.util import find_spec
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import tpm_models
 from tpm_models import Kernel, build, load_dataset, min_max_scale, solve
 from tpm_models.cli import main
 from tpm_models.solvers.compare import rel_gap
@@ -129,6 +132,17 @@ def test_check_command_as_the_main_job_runs_it():
     pyros_rows = [line for line in out.stdout.splitlines() if line.startswith("(22) PyROS = (23)")]
     if find_spec("gurobipy") is not None:  # PyROS here needs Gurobi as subsolver
         assert pyros_rows and all(" pass " in line for line in pyros_rows), pyros_rows
+
+
+def test_version_is_the_packages_and_the_changelogs_latest(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    printed = capsys.readouterr().out.strip()
+    changelog = (Path(__file__).resolve().parents[2] / "CHANGELOG.md").read_text()
+    released = re.findall(r"^## \[(\d+\.\d+\.\d+)\]", changelog, flags=re.M)
+    assert released, "CHANGELOG.md names no released version"
+    assert printed == f"tpm-models {released[0]}" == f"tpm-models {tpm_models.__version__}"
 
 
 def test_console_script_is_installed():

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tpm_models import __version__
 from tpm_models.cli.commands import COMMAND_GROUPS, COMMANDS
 from tpm_models.cli.options import load_plugins
 from tpm_models.experiments.run_info import command_line
@@ -46,6 +47,7 @@ def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     (:data:`tpm_models.cli.commands.COMMANDS`); every other command is listed with its help and no options, so
     ``tpm-models --help`` reads the same. ``None``: every group (the whole parser)."""
     p = argparse.ArgumentParser(prog="tpm-models", description=__doc__.split("\n")[0])
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE",
                    help="import a module or a .py file that registers models (tpm_models.register_model) "
