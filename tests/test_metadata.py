@@ -48,4 +48,5 @@ def test_metadata_names_authors_classifiers_and_a_dynamic_version():
     project = _pyproject()
     assert project["authors"] and all(a["name"] for a in project["authors"])
     assert "version" not in project and project["dynamic"] == ["version"]
+    assert "Typing :: Typed" in project["classifiers"]  # tpm_models/py.typed ships (tests/test_wheel.py)
     assert not any(c.startswith("License ::") for c in project["classifiers"])  # PEP 639: the expression only
