@@ -27,6 +27,7 @@ from tpm_models import __version__
 from tpm_models.cli.commands import COMMAND_GROUPS, COMMANDS
 from tpm_models.cli.options import load_plugins
 from tpm_models.experiments.run_info import command_line
+from tpm_models.lazy import MissingExtraError
 from tpm_models.solvers.common import SolverUnavailableError
 
 if TYPE_CHECKING:  # the groups, imported by name when a command runs (parser): here for type checkers and the
@@ -102,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe is found here, not in the interpreter's flush at exit
         return code
-    except (ValueError, SolverUnavailableError) as exc:
+    except (ValueError, SolverUnavailableError, MissingExtraError) as exc:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # Ctrl-C: what was measured is written (the command says where), one line
