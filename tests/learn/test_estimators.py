@@ -318,6 +318,7 @@ def _expected_failed_checks(estimator) -> dict[str, str]:
         TPMSVM(kernel="gaussian", sigma=1.0),
         TPMSVMOneVsAll(),
         RobustTPMSVMOneVsAll(p="inf", eps=0.01),
+        RobustTPMSVMOneVsAll(),
         RobustKernelTPMSVMOneVsAll(),  # its defaults: the Gaussian kernel with sigma="scale"
     ],
     expected_failed_checks=_expected_failed_checks,
