@@ -145,6 +145,20 @@ def test_version_is_the_packages_and_the_changelogs_latest(capsys):
     assert printed == f"tpm-models {released[0]}" == f"tpm-models {tpm_models.__version__}"
 
 
+def test_help_opens_with_what_the_command_is_for_and_its_start_runs(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    description = text.split("positional arguments:")[0]
+    assert "Build, solve, check and export the models of" in description
+    assert "A Robust Twin Parametric Margin Support Vector Machine for Multiclass Classification" in description
+    assert "the only place that parses arguments" not in text  # the developer's docstring
+    start = re.search(r"'(tpm-models solve [^']+)'", text).group(1).split()[1:]
+    assert main([*start, "--json"]) == 0  # the epilog's example runs as written
+    assert json.loads(capsys.readouterr().out)["termination"] == "optimal"
+
+
 def test_console_script_is_installed():
     out = subprocess.run([sys.executable, "-m", "tpm_models.cli", "models"], capture_output=True, text=True)
     assert out.returncode == 0 and "(19)" in out.stdout

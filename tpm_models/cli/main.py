@@ -41,13 +41,21 @@ EXIT_BROKEN_PIPE = 141
 shell reports a command killed by it."""
 
 
+DESCRIPTION = ("Build, solve, check and export the models of \"A Robust Twin Parametric Margin Support Vector Machine "
+               "for Multiclass Classification\" (De Leone, Maggioni, Spinelli), and reproduce its experiments.")
+"""What ``tpm-models --help`` opens with: what the command is for, in a user's words."""
+EPILOG = ("Start with 'tpm-models models' (the paper's equations) and 'tpm-models solve --model 16 --dataset iris "
+          "--class 0 --nu 0.5 --alpha 1'; 'tpm-models COMMAND --help' for a command's options.")
+"""What ``tpm-models --help`` ends with: where to start."""
+
+
 def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The ``tpm-models`` argument parser: every command group adds its own sub-commands.
 
     ``commands``: only the groups of these commands are imported and add their options
     (:data:`tpm_models.cli.commands.COMMANDS`); every other command is listed with its help and no options, so
     ``tpm-models --help`` reads the same. ``None``: every group (the whole parser)."""
-    p = argparse.ArgumentParser(prog="tpm-models", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="tpm-models", description=DESCRIPTION, epilog=EPILOG)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE",
