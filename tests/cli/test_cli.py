@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -157,6 +158,36 @@ def test_help_opens_with_what_the_command_is_for_and_its_start_runs(capsys):
     start = re.search(r"'(tpm-models solve [^']+)'", text).group(1).split()[1:]
     assert main([*start, "--json"]) == 0  # the epilog's example runs as written
     assert json.loads(capsys.readouterr().out)["termination"] == "optimal"
+
+
+@pytest.mark.skipif(find_spec("xpress") is None, reason="xpress is not installed (tpm-models[commercial])")
+def test_xpress_warnings_are_silenced_on_the_command_line(tmp_path):
+    """Xpress's DeprecationWarning (through Pyomo) and LicenseWarning, shown by Python's default filters in a
+    plain process (the control), are not printed by the command; a worker process inherits the filters."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    control = subprocess.run([sys.executable, "-W", "default", "-c",
+                              "import warnings, pyomo.environ as pyo; from tpm_models import build, load_dataset, "
+                              "min_max_scale, solve; d = load_dataset('iris'); "
+                              "solve(build(15, min_max_scale(d.X), d.y, c=0, nu=0.3, alpha=1.0), 'xpress')"],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert control.returncode == 0 and "Using the Community license" in control.stderr
+    done = subprocess.run([sys.executable, "-W", "default", "-m", "tpm_models.cli", "solve", "--model", "15",
+                           "--dataset", "iris", "--class", "0", "--nu", "0.3", "--alpha", "1", "--solver", "xpress"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr and "Community license" not in done.stderr
+
+
+def test_worker_processes_inherit_the_silenced_warnings(monkeypatch):
+    from tpm_models.cli.main import silence_optional_solver_warnings
+
+    warn = [sys.executable, "-c", "import warnings; warnings.warn('Using the Community license in this session')"]
+    monkeypatch.setenv("PYTHONWARNINGS", "default")
+    assert "Community license" in subprocess.run(warn, capture_output=True, text=True, timeout=60).stderr
+    with warnings.catch_warnings():
+        silence_optional_solver_warnings()  # what main() does first
+        assert subprocess.run(warn, capture_output=True, text=True, timeout=60).stderr == ""
+    assert os.environ["PYTHONWARNINGS"].startswith("default,")  # the user's filters are kept
 
 
 def test_console_script_is_installed():

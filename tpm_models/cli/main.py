@@ -19,7 +19,9 @@ import argparse
 import importlib
 import logging
 import os
+import re
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -47,6 +49,25 @@ DESCRIPTION = ("Build, solve, check and export the models of \"A Robust Twin Par
 EPILOG = ("Start with 'tpm-models models' (the paper's equations) and 'tpm-models solve --model 16 --dataset iris "
           "--class 0 --nu 0.5 --alpha 1'; 'tpm-models COMMAND --help' for a command's options.")
 """What ``tpm-models --help`` ends with: where to start."""
+
+
+OPTIONAL_SOLVER_WARNINGS = (
+    "Deprecated in Xpress",  # Pyomo's xpress_direct calls xpress.getversion, deprecated in Xpress 9.9
+    "Using the Community license",  # Xpress's LicenseWarning on every process that initialises it
+)
+"""The starts of the warnings optional solvers' packages raise on every use, which say nothing about the run; the
+command line silences them (:func:`silence_optional_solver_warnings`)."""
+
+
+def silence_optional_solver_warnings() -> None:
+    """Ignore :data:`OPTIONAL_SOLVER_WARNINGS` in this process and, through ``PYTHONWARNINGS``, in the worker
+    processes it starts (``--jobs``). Matched by the message's start and any category, so that no solver's package
+    is imported to name its warning class."""
+    for start in OPTIONAL_SOLVER_WARNINGS:
+        warnings.filterwarnings("ignore", message=re.escape(start))
+    given = [f for f in os.environ.get("PYTHONWARNINGS", "").split(",") if f]
+    ours = [f"ignore:{start}" for start in OPTIONAL_SOLVER_WARNINGS]
+    os.environ["PYTHONWARNINGS"] = ",".join(given + [f for f in ours if f not in given])
 
 
 def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -95,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     exit, never a traceback. The command line is recorded here, once, as ``args.command_line`` (the reports that
     say what produced them write it)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    silence_optional_solver_warnings()
     first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)  # "--p inf" is not "--plugin inf"
     first.add_argument("--plugin", action="append", default=[])
     known, rest = first.parse_known_args(argv)
