@@ -321,3 +321,35 @@ def test_matplotlib_is_imported_inside_functions_only():
         tree = ast.parse(path.read_text())
         nodes = tree.body if path.name == "plots.py" else list(ast.walk(tree))
         assert "matplotlib" not in imported(nodes), path.name
+
+
+def test_cli_plot_all_from_another_folder_draws_the_figures_and_says_how_to_draw_the_chart(
+        tmp_path, capsys, monkeypatch, linear_fig, gaussian_fig, iris_fig):
+    """Outside a clone of the repository (no ``docs/results/table3.csv`` under the current folder) and without
+    ``--csv``: the figures of the models are drawn, the chart is not, and stderr says how to draw it."""
+    import tpm_models.plots as plots
+
+    for name, fig in (("fig1-linear", linear_fig), ("fig1-gaussian", gaussian_fig), ("iris-regions", iris_fig)):
+        monkeypatch.setitem(plots.FIGURES, name, (lambda fig=fig: fig, plots.FIGURES[name][1]))
+    monkeypatch.chdir(tmp_path)
+    assert main(["plot", "all", "--out-dir", "figs"]) == 0
+    drawn = [n for n in FIGURES if n != "table3"]
+    assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == sorted(
+        f"{n}.{ext}" for n in drawn for ext in ("png", "svg"))
+    out, err = capsys.readouterr()
+    assert out.count("wrote") == len(drawn)
+    assert err.count("\n") == 1 and "table3 not drawn" in err and "--csv PATH" in err
+
+    assert main(["plot", "table3", "--out", "chart"]) == 2
+    err = capsys.readouterr().err
+    assert "none was given" in err and "--csv PATH" in err and "tpm-models table3 --out-dir DIR" in err
+    assert not (tmp_path / "chart.png").exists()
+
+
+def test_cli_plot_table3_reads_the_repositorys_csv_from_its_root(tmp_path, monkeypatch):
+    csv_path = tmp_path / "docs" / "results" / "table3.csv"
+    csv_path.parent.mkdir(parents=True)
+    write_table3(csv_path, with_cv=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["plot", "table3", "--out", "chart"]) == 0
+    check_png_svg(tmp_path / "chart.png", tmp_path / "chart.svg")

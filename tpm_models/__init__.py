@@ -67,3 +67,5 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+"""The package's version, the only place it is written: ``pyproject.toml`` reads it (``[tool.setuptools.dynamic]``),
+``tpm-models --version`` prints it, and ``CITATION.cff`` and ``CHANGELOG.md`` name it."""

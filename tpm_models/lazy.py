@@ -7,6 +7,8 @@ a model should pay only for what it uses (issue 24; ``docs/architecture.md``, "s
   ``tests/test_architecture.py``), and takes its ``__getattr__`` and ``__dir__`` from :func:`lazy_attributes`.
 * **A third-party module used by one rarely taken path** (:class:`LazyModule`): ``scipy.optimize`` (0.25-0.45 s),
   for the support LP of a polyhedral uncertainty set.
+* **An optional dependency** (:func:`import_optional`): a package of one of the extras (matplotlib, distributed),
+  imported where a feature needs it; when it is not installed, :class:`MissingExtraError` names the extra to install.
 * **Pyomo's import hook for scipy** (:func:`defer_pyomo_scipy_extras`), turned off when this module is imported,
   which ``tpm_models/__init__.py`` does first.
 """
@@ -65,3 +67,22 @@ def defer_pyomo_scipy_extras() -> bool:
 
 
 defer_pyomo_scipy_extras()
+
+
+class MissingExtraError(ImportError):
+    """A feature's optional dependency is not installed; the message names the extra of ``tpm-models`` that brings
+    it (``pip install "tpm-models[plot]"``)."""
+
+
+def import_optional(module: str, extra: str, feature: str) -> types.ModuleType:
+    """The module ``module`` (dotted names allowed), imported for ``feature`` (words for the message: "drawing a
+    figure"). Raises :class:`MissingExtraError` naming ``pip install "tpm-models[<extra>]"`` when its top-level
+    package is not installed; any other import error (a broken install) propagates as it is."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        top = module.split(".")[0]
+        if exc.name is None or exc.name.split(".")[0] != top:
+            raise
+        raise MissingExtraError(f"{feature} needs {top}, which is not installed: "
+                                f'pip install "tpm-models[{extra}]"') from exc

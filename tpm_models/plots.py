@@ -16,8 +16,9 @@ name               what                                                         
 Every figure function returns a :class:`matplotlib.figure.Figure` built without ``pyplot``
 (no display, no global state); :func:`save` writes it as PNG (Agg) and SVG, reproducibly:
 the SVG ids are salted with :data:`SVG_HASHSALT` and neither file records a date or the
-matplotlib version. ``matplotlib`` is imported inside the functions only, so that the rest of
-the package does not load it.
+matplotlib version. ``matplotlib`` (the ``plot`` extra) is imported inside the functions only, through
+:func:`matplotlib_module`, so that the rest of the package does not load it, and a figure drawn without it
+says what to install.
 
 One concern over ~500 lines: the figures; they share the figure set-up, the colours and the reproducible
 :func:`save`.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import math
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +39,7 @@ import numpy as np
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.table3 import ALL_CELLS, CELLS, PAPER_TABLE3
 from tpm_models.files import replacing
+from tpm_models.lazy import import_optional
 from tpm_models.learn.estimators import TPMSVM, RobustTPMSVMOneVsAll, TPMSVMOneVsAll
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,9 +111,15 @@ MARKERS = ("o", "^", "s")
 # --------------------------------------------------------------------------- helpers
 
 
+def matplotlib_module(name: str = "matplotlib") -> types.ModuleType:
+    """The matplotlib module ``name``; :class:`tpm_models.lazy.MissingExtraError` naming the ``plot`` extra when
+    matplotlib is not installed."""
+    return import_optional(name, "plot", "drawing a figure")
+
+
 def _figure(width: float, height: float, ncols: int = 1, nrows: int = 1) -> tuple[Figure, np.ndarray]:
     """A pyplot-free figure (no display, no global figure manager) and its axes as an array."""
-    from matplotlib.figure import Figure
+    Figure = matplotlib_module("matplotlib.figure").Figure
 
     fig = Figure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False)
@@ -236,7 +245,7 @@ def fig1_gaussian(grid: int = GRID) -> Figure:
     on a ``grid`` x ``grid`` grid spanning the axes. The contour sets carry the gids ``"S_plus"``,
     ``"S_minus"``, ``"f_zero"``.
     """
-    from matplotlib.lines import Line2D
+    Line2D = matplotlib_module("matplotlib.lines").Line2D
 
     est, X, y = fit_fig1("gaussian")
     plus, minus = est.planes_
@@ -317,8 +326,9 @@ def iris_regions(grid: int = GRID) -> Figure:
     uncertainty sets :math:`\\mathcal U_2(x^i)` (21) of :data:`IRIS_CIRCLES` points per class drawn as circles
     (gid ``"U-<i>"``, :math:`i` the row of :math:`x^i`). The regions of panel ``k`` carry the gid ``"regions-<k>"``.
     """
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Circle, Patch
+    Line2D = matplotlib_module("matplotlib.lines").Line2D
+    patches = matplotlib_module("matplotlib.patches")
+    Circle, Patch = patches.Circle, patches.Patch
 
     X, y, classes, names = iris_data()
     box = (-0.06, 1.06, -0.06, 1.06)
@@ -437,7 +447,7 @@ def table3_chart(csv_path: str | Path = TABLE3_CSV) -> Figure:
     has ``mean_cv`` / ``std_cv`` values. A cell the paper leaves "to be done" shows ours only. Every bar
     carries the gid ``"<dataset>.<kernel>.<series key>"``.
     """
-    from matplotlib.patches import Patch
+    Patch = matplotlib_module("matplotlib.patches").Patch
 
 
     rows = read_table3(csv_path)
@@ -510,7 +520,7 @@ def save(fig: Figure, out: str | Path) -> tuple[Path, Path]:
     Reproducible: fixed :data:`SVG_HASHSALT`, no date in the SVG, no software tag in the PNG.
     Returns the two paths.
     """
-    import matplotlib
+    matplotlib = matplotlib_module()
 
     out = Path(out)
     if out.suffix.lower() in (".png", ".svg"):

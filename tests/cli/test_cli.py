@@ -3,13 +3,17 @@
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
+import warnings
 from importlib.util import find_spec
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import tpm_models
 from tpm_models import Kernel, build, load_dataset, min_max_scale, solve
 from tpm_models.cli import main
 from tpm_models.solvers.compare import rel_gap
@@ -129,6 +133,61 @@ def test_check_command_as_the_main_job_runs_it():
     pyros_rows = [line for line in out.stdout.splitlines() if line.startswith("(22) PyROS = (23)")]
     if find_spec("gurobipy") is not None:  # PyROS here needs Gurobi as subsolver
         assert pyros_rows and all(" pass " in line for line in pyros_rows), pyros_rows
+
+
+def test_version_is_the_packages_and_the_changelogs_latest(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    printed = capsys.readouterr().out.strip()
+    changelog = (Path(__file__).resolve().parents[2] / "CHANGELOG.md").read_text()
+    released = re.findall(r"^## \[(\d+\.\d+\.\d+)\]", changelog, flags=re.M)
+    assert released, "CHANGELOG.md names no released version"
+    assert printed == f"tpm-models {released[0]}" == f"tpm-models {tpm_models.__version__}"
+
+
+def test_help_opens_with_what_the_command_is_for_and_its_start_runs(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    description = text.split("positional arguments:")[0]
+    assert "Build, solve, check and export the models of" in description
+    assert "A Robust Twin Parametric Margin Support Vector Machine for Multiclass Classification" in description
+    assert "the only place that parses arguments" not in text  # the developer's docstring
+    start = re.search(r"'(tpm-models solve [^']+)'", text).group(1).split()[1:]
+    assert main([*start, "--json"]) == 0  # the epilog's example runs as written
+    assert json.loads(capsys.readouterr().out)["termination"] == "optimal"
+
+
+@pytest.mark.skipif(find_spec("xpress") is None, reason="xpress is not installed (tpm-models[commercial])")
+def test_xpress_warnings_are_silenced_on_the_command_line(tmp_path):
+    """Xpress's DeprecationWarning (through Pyomo) and LicenseWarning, shown by Python's default filters in a
+    plain process (the control), are not printed by the command; a worker process inherits the filters."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    control = subprocess.run([sys.executable, "-W", "default", "-c",
+                              "import warnings, pyomo.environ as pyo; from tpm_models import build, load_dataset, "
+                              "min_max_scale, solve; d = load_dataset('iris'); "
+                              "solve(build(15, min_max_scale(d.X), d.y, c=0, nu=0.3, alpha=1.0), 'xpress')"],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert control.returncode == 0 and "Using the Community license" in control.stderr
+    done = subprocess.run([sys.executable, "-W", "default", "-m", "tpm_models.cli", "solve", "--model", "15",
+                           "--dataset", "iris", "--class", "0", "--nu", "0.3", "--alpha", "1", "--solver", "xpress"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr and "Community license" not in done.stderr
+
+
+def test_worker_processes_inherit_the_silenced_warnings(monkeypatch):
+    from tpm_models.cli.main import silence_optional_solver_warnings
+
+    warn = [sys.executable, "-c", "import warnings; warnings.warn('Using the Community license in this session')"]
+    monkeypatch.setenv("PYTHONWARNINGS", "default")
+    assert "Community license" in subprocess.run(warn, capture_output=True, text=True, timeout=60).stderr
+    with warnings.catch_warnings():
+        silence_optional_solver_warnings()  # what main() does first
+        assert subprocess.run(warn, capture_output=True, text=True, timeout=60).stderr == ""
+    assert os.environ["PYTHONWARNINGS"].startswith("default,")  # the user's filters are kept
 
 
 def test_console_script_is_installed():

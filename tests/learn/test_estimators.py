@@ -24,6 +24,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from tpm_models import Kernel, solve, stratified_split
 from tpm_models.learn.estimators import TPMSVM, DegenerateHyperplaneWarning, RobustTPMSVMOneVsAll, TPMSVMOneVsAll
+from tpm_models.learn.robust_kernel import RobustKernelTPMSVMOneVsAll
 from tpm_models.models.binary import (
     build_primal_2,
     build_primal_3,
@@ -317,6 +318,8 @@ def _expected_failed_checks(estimator) -> dict[str, str]:
         TPMSVM(kernel="gaussian", sigma=1.0),
         TPMSVMOneVsAll(),
         RobustTPMSVMOneVsAll(p="inf", eps=0.01),
+        RobustTPMSVMOneVsAll(),
+        RobustKernelTPMSVMOneVsAll(),  # its defaults: the Gaussian kernel with sigma="scale"
     ],
     expected_failed_checks=_expected_failed_checks,
 )
@@ -324,3 +327,17 @@ def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateHyperplaneWarning)  # noise labels in the checks' data
         check(estimator)
+
+
+def test_robust_kernel_default_sigma_is_sklearns_gamma_scale():
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 3)) * [1.0, 2.0, 0.5]
+    y = np.repeat([0, 1, 2], 10)
+    clf = RobustKernelTPMSVMOneVsAll(eps=0.01).fit(X, y)
+    gamma = 1.0 / (X.shape[1] * X.var())  # sklearn.svm.SVC(gamma="scale")
+    assert np.allclose(clf.kernel_.gram(X, X), rbf_kernel(X, gamma=gamma), rtol=0, atol=1e-12)
+    with warnings.catch_warnings():  # a kernel without sigma ignores the default
+        warnings.simplefilter("ignore", DegenerateHyperplaneWarning)  # random classes: one w = 0 on this data
+        assert RobustKernelTPMSVMOneVsAll(kernel="linear").fit(X, y).kernel_.sigma is None

@@ -109,6 +109,7 @@ def check_robust(
     with other ties (:mod:`tpm_models.checks.solves`)."""
     where = f"{label} c={c} nu={nu:g} alpha={alpha:g} eps={eps:g}"
     solves = (solves or Solves(X, y)).for_data(X, y)
+    reference = reference_26_solver()
     out = []
     # (23) at eps = 0 equals (15)
     r15, _ = solves.solve(15, c, nu, alpha)
@@ -123,7 +124,7 @@ def check_robust(
         ev = evaluate_point(nominal, uncertain_22(nominal, p, eps), r23[p].values)
         out.append(CheckResult("(23) robust over U (exact separation)", f"{where} p={p:g}", ev.violation,
                                VIOLATION_TOL, note=ev.row))
-        r26, _ = _solve(solves, 26, c, nu, alpha, p, eps, "ipopt")
+        r26, _ = _solve(solves, 26, c, nu, alpha, p, eps, reference)
         cp = solve_22_cutting_plane(X, y, c, nu, alpha, p, eps)
         w22[p] = cp.w
         w = f"{where} p={p:g}"
@@ -138,7 +139,7 @@ def check_robust(
     for eq, p, ref_eq in cross:
         w = f"{where} p={p:g}"
         if ref_eq == 26:
-            ref, scale = _solve(solves, 26, c, nu, alpha, p, eps, "ipopt")
+            ref, scale = _solve(solves, 26, c, nu, alpha, p, eps, reference)
         else:
             ref, scale = r23[p], scale23[p]
         kind = solves.kind(eq, c, nu, alpha, p=p, eps=eps)
@@ -147,7 +148,7 @@ def check_robust(
         if ref_eq == 23:  # the reference is the default solver's
             names = [n for n in names if n != default_solver(kind)]
         else:
-            names = names or ["ipopt"]
+            names = names or [reference]
         for name in names:
             tie = f"({eq}) = (26), {name}" if ref_eq == 26 else f"(23) {name} = (23) {default_solver(kind)}"
             try:
@@ -286,6 +287,12 @@ VERIFY_MODELS = PAPER_COUNTERPARTS
 """The paper's registered robust counterparts of (22) that :func:`verify_model` (``tpm-models verify``) checks;
 it takes every model whose registry entry names its nominal model and uncertain data
 (:func:`tpm_models.models.registry.verifiable_keys`: a user's too)."""
+
+def reference_26_solver() -> str:
+    """The solver of (26), the reference of (27)-(29): Ipopt (the ``ipopt`` extra), an NLP solver independent of
+    the conic path that solves (27)-(29); without it, the default NLP solver (Clarabel on the core install)."""
+    return "ipopt" if "ipopt" in available_solvers() else "default"
+
 
 def check_pyros(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps: float, label: str = "",

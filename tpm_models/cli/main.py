@@ -20,13 +20,17 @@ import errno
 import importlib
 import logging
 import os
+import re
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tpm_models import __version__
 from tpm_models.cli.commands import COMMAND_GROUPS, COMMANDS
 from tpm_models.cli.options import load_plugins
 from tpm_models.experiments.run_info import command_line
+from tpm_models.lazy import MissingExtraError
 from tpm_models.solvers.common import SolverUnavailableError
 
 if TYPE_CHECKING:  # the groups, imported by name when a command runs (parser): here for type checkers and the
@@ -40,13 +44,41 @@ EXIT_BROKEN_PIPE = 141
 shell reports a command killed by it."""
 
 
+DESCRIPTION = ("Build, solve, check and export the models of \"A Robust Twin Parametric Margin Support Vector Machine "
+               "for Multiclass Classification\" (De Leone, Maggioni, Spinelli), and reproduce its experiments.")
+"""What ``tpm-models --help`` opens with: what the command is for, in a user's words."""
+EPILOG = ("Start with 'tpm-models models' (the paper's equations) and 'tpm-models solve --model 16 --dataset iris "
+          "--class 0 --nu 0.5 --alpha 1'; 'tpm-models COMMAND --help' for a command's options.")
+"""What ``tpm-models --help`` ends with: where to start."""
+
+
+OPTIONAL_SOLVER_WARNINGS = (
+    "Deprecated in Xpress",  # Pyomo's xpress_direct calls xpress.getversion, deprecated in Xpress 9.9
+    "Using the Community license",  # Xpress's LicenseWarning on every process that initialises it
+)
+"""The starts of the warnings optional solvers' packages raise on every use, which say nothing about the run; the
+command line silences them (:func:`silence_optional_solver_warnings`)."""
+
+
+def silence_optional_solver_warnings() -> None:
+    """Ignore :data:`OPTIONAL_SOLVER_WARNINGS` in this process and, through ``PYTHONWARNINGS``, in the worker
+    processes it starts (``--jobs``). Matched by the message's start and any category, so that no solver's package
+    is imported to name its warning class."""
+    for start in OPTIONAL_SOLVER_WARNINGS:
+        warnings.filterwarnings("ignore", message=re.escape(start))
+    given = [f for f in os.environ.get("PYTHONWARNINGS", "").split(",") if f]
+    ours = [f"ignore:{start}" for start in OPTIONAL_SOLVER_WARNINGS]
+    os.environ["PYTHONWARNINGS"] = ",".join(given + [f for f in ours if f not in given])
+
+
 def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The ``tpm-models`` argument parser: every command group adds its own sub-commands.
 
     ``commands``: only the groups of these commands are imported and add their options
     (:data:`tpm_models.cli.commands.COMMANDS`); every other command is listed with its help and no options, so
     ``tpm-models --help`` reads the same. ``None``: every group (the whole parser)."""
-    p = argparse.ArgumentParser(prog="tpm-models", description=__doc__.split("\n")[0], allow_abbrev=False)
+    p = argparse.ArgumentParser(prog="tpm-models", description=DESCRIPTION, epilog=EPILOG, allow_abbrev=False)
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE",
                    help="import a module or a .py file that registers models (tpm_models.register_model) "
@@ -91,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     exit, never a traceback. The command line is recorded here, once, as ``args.command_line`` (the reports that
     say what produced them write it)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    silence_optional_solver_warnings()
     if sys.stdout is None:  # started with standard output closed (>&-): say so once, on stderr if it is open
         _say("tpm-models: error: standard output is closed; nothing was run (give it a file: > out.txt)")
         return 1
@@ -109,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe is found here, not in the interpreter's flush at exit
         return code
-    except (ValueError, SolverUnavailableError) as exc:
+    except (ValueError, SolverUnavailableError, MissingExtraError) as exc:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # Ctrl-C: what was measured is written (the command says where), one line

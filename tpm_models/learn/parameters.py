@@ -5,6 +5,7 @@ fit path (:data:`FIT_BACKENDS`, :data:`DENSE_MAX_POINTS`) and the test for degen
 from __future__ import annotations
 
 import logging
+import math
 import warnings
 
 import numpy as np
@@ -28,10 +29,24 @@ class DegenerateHyperplaneWarning(UserWarning):
 # --------------------------------------------------------------------------- parameter checks
 
 
-def validate_kernel(est: BaseEstimator) -> Kernel:
-    """The :class:`~tpm_models.kernels.Kernel` of Table 1 named by the estimator's parameters."""
+def scale_sigma(X: np.ndarray) -> float:
+    """The Gaussian kernel's :math:`\\sigma` for ``sigma="scale"``: the :math:`\\sigma` of scikit-learn's
+    ``gamma="scale"``, :math:`\\gamma = 1/(n\\,\\mathrm{Var}(X))` in :math:`\\exp(-\\gamma\\|x-x'\\|^2)`, so
+    :math:`\\sigma = \\sqrt{n\\,\\mathrm{Var}(X)/2}` with :math:`n` features and the variance of every entry of
+    ``X``; 1 when ``X`` is constant."""
+    var = float(np.var(X))
+    return math.sqrt(X.shape[1] * var / 2.0) if var > 0 else 1.0
+
+
+def validate_kernel(est: BaseEstimator, X: np.ndarray | None = None) -> Kernel:
+    """The :class:`~tpm_models.kernels.Kernel` of Table 1 named by the estimator's parameters. ``sigma="scale"``
+    (with the training points ``X``) is :func:`scale_sigma` for the Gaussian kernel and ignored by the kernels
+    without a :math:`\\sigma`."""
+    sigma = est.sigma
+    if isinstance(sigma, str) and sigma == "scale" and X is not None:
+        sigma = scale_sigma(X) if est.kernel == "gaussian" else None
     try:
-        return Kernel(est.kernel, degree=est.degree, gamma=est.gamma, sigma=est.sigma, a=est.a, b=est.b)
+        return Kernel(est.kernel, degree=est.degree, gamma=est.gamma, sigma=sigma, a=est.a, b=est.b)
     except (TypeError, ValueError) as exc:
         raise ValueError(
             f"{type(est).__name__}: {exc}. Give the kernel the parameters of Table 1 it takes "

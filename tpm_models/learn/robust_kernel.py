@@ -39,8 +39,12 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
         :math:`\\alpha_c = \\alpha`; :math:`0 < \\nu \\le \\alpha` (errata 6).
     kernel : {"linear", "hom-poly", "inhom-poly", "gaussian"}, default="gaussian"
         Table 1 without the sigmoid kernel (not positive semidefinite).
-    degree, gamma, sigma, a, b : float or None, default=None
+    degree, gamma, a, b : float or None, default=None
         The kernel's parameters of Table 1; the others stay None.
+    sigma : float, "scale" or None, default="scale"
+        The Gaussian kernel's :math:`\\sigma`. ``"scale"``: scikit-learn's ``gamma="scale"`` for this kernel,
+        :math:`\\sigma = \\sqrt{n\\,\\mathrm{Var}(X)/2}` over the training points
+        (:func:`tpm_models.learn.parameters.scale_sigma`); ignored by the kernels without a :math:`\\sigma`.
     p : float or "inf", default=2
         Norm of the uncertainty set (21) in input space, :math:`p \\ge 1`.
     eps : float or array-like of shape (n_samples,), default=0.0
@@ -78,8 +82,8 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
 
     def __init__(
         self, *, nu: float = 0.5, alpha: float = 1.0, kernel: str = "gaussian", degree: int | None = None,
-        gamma: float | None = None, sigma: float | None = None, a: float | None = None, b: float | None = None,
-        p: float | str = 2, eps: float | np.ndarray = 0.0, solver: str = "default",
+        gamma: float | None = None, sigma: float | str | None = "scale", a: float | None = None,
+        b: float | None = None, p: float | str = 2, eps: float | np.ndarray = 0.0, solver: str = "default",
     ) -> None:
         self.nu = nu
         self.alpha = alpha
@@ -104,13 +108,13 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
             Labels of at least two classes, any type.
         """
         nu, alpha = check_nu_alpha(self.nu, self.alpha, "RobustKernelTPMSVMOneVsAll")
-        kernel = check_kernel_23k(validate_kernel(self))
         try:
             p = check_p(self.p)
         except ValueError as exc:
             raise ValueError(f"{exc}: p is the norm of the uncertainty set (21), a number >= 1 or 'inf'") from None
         solver = validate_solver(self.solver, "SOCP")
         X, classes, y_idx = self._validate_fit_data(X, y)
+        kernel = check_kernel_23k(validate_kernel(self, X))
         self._check_classes(classes, "RobustKernelTPMSVMOneVsAll")
         try:
             radii = check_radii(self.eps, len(X))

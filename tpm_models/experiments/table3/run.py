@@ -27,6 +27,7 @@ from tpm_models.experiments.table3.protocol import (
     config_of,
     dataset_arrays,
 )
+from tpm_models.lazy import import_optional
 
 
 class Table3Store(ResultStore):
@@ -139,11 +140,14 @@ def run_table3(
 @contextlib.contextmanager
 def dask_backend(address: str = "local", n_workers: int = 2, processes: bool = True) -> Iterator[object]:
     """``joblib.parallel_config(backend="dask")`` with a ``distributed.Client``: of the scheduler at
-    ``address``, or of a new ``distributed.LocalCluster`` for ``address="local"``."""
+    ``address``, or of a new ``distributed.LocalCluster`` for ``address="local"``. Raises
+    :class:`tpm_models.lazy.MissingExtraError` naming the ``dask`` extra when ``distributed`` is not installed."""
     import logging
 
-    from distributed import Client, LocalCluster
     from joblib import parallel_config
+
+    distributed = import_optional("distributed", "dask", "running on Dask (--dask)")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
 
     quiet = logging.getLogger("distributed")
     level = quiet.level
