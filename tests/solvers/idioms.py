@@ -1226,10 +1226,10 @@ def units_lp():
 
 @case("units_param")
 def units_param():
-    """A Param with units (price 3 USD/kg) in the objective: min price * M, M >= 2 kg: 6 (USD)."""
+    """A Param with units (a cost of 3 J/kg) in the objective: min cost * M, M >= 2 kg: 6 (J)."""
     _need_pint()
     m = pyo.ConcreteModel()
-    m.price = pyo.Param(initialize=3, units=u.USD / u.kg, mutable=True)
+    m.price = pyo.Param(initialize=3, units=u.J / u.kg, mutable=True)
     m.M = pyo.Var(units=u.kg, bounds=(2, None))
     m.obj = pyo.Objective(expr=m.price * m.M)
     return m, opt(6)
