@@ -1,5 +1,7 @@
 """Shared fixtures: the shipped data sets, min-max scaled as in Section 5."""
 
+import os
+import subprocess
 import warnings
 
 import numpy as np
@@ -48,3 +50,20 @@ def ran_in_fresh_process(request, reason_module: str = "xpress") -> bool:
                           timeout=900)
     assert done.returncode == 0, done.stdout[-3000:]
     return True
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KiB tmpfs (root only; skipped with the reason otherwise)."""
+    if os.geteuid() != 0:
+        pytest.skip("a full disk needs a small tmpfs, which only root can mount")
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)

@@ -169,23 +169,6 @@ def test_the_lock_is_refused_to_another_process(tmp_path):
     assert proc.returncode == 3 and f"pid {os.getpid()}" in proc.stdout
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 64 KiB tmpfs (root only; skipped with the reason otherwise)."""
-    if os.geteuid() != 0:
-        pytest.skip("a full disk needs a small tmpfs, which only root can mount")
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True,
-                          text=True)
-    if proc.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)
-
-
 def test_a_full_disk_leaves_the_old_file_and_no_temporary(small_disk):
     target = small_disk / "table3.csv"
     target.write_text("old\n")

@@ -28,23 +28,6 @@ def state(path: Path) -> tuple[bytes, int, int]:
     return path.read_bytes(), st.st_mode, st.st_ino
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 16 KiB tmpfs (root only; skipped with the reason otherwise)."""
-    if os.geteuid() != 0:
-        pytest.skip("a full disk needs a small tmpfs, which only root can mount")
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(mount)], capture_output=True,
-                          text=True)
-    if proc.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)
-
-
 def test_a_full_disk_is_one_line_naming_the_file_and_the_old_file_is_kept(small_disk, capsys):
     """The disk is filled to the last byte beside the user's old export; a new export (9 KB) cannot fit: one line
     naming the file, the old file whole, no temporary file left."""
