@@ -72,9 +72,7 @@ def columns(model) -> tuple[dict, int]:
 
 
 def walked(model, monkeypatch):
-    with monkeypatch.context() as mp:
-        mp.setattr(rows_module, "BULK_BLOCKS", False)
-        return read_rows(model, *columns(model))
+    return read_rows(model, *columns(model), bulk=False)
 
 
 def bulk_blocks_read(model, monkeypatch) -> int:
@@ -255,8 +253,8 @@ def test_variables_bounds_and_domains_read_once_are_pyomos(monkeypatch):
     is a mutable parameter, infinite bounds given as numbers, integer and binary domains, a fixed variable."""
     from pyomo.core.base.var import VarData
 
-    from tpm_models.solvers.rows import integer_mask, one_reading
-    from tpm_models.solvers.variables import free_variables, variable_bounds
+    from tpm_models.solvers.program import Program
+    from tpm_models.solvers.variables import integer_mask, variable_bounds
 
     m = pyo.ConcreteModel()
     m.p = pyo.Param(initialize=2.5, mutable=True)
@@ -269,12 +267,12 @@ def test_variables_bounds_and_domains_read_once_are_pyomos(monkeypatch):
     m.g = pyo.Var()
     m.g.fix(1.0)
     m.p = 3.5  # the bounds read now, not as built
-    with one_reading():
-        variables, column = free_variables(m)
-        assert [v.name for v in variables] == [v.name for v in m.component_data_objects(pyo.Var) if not v.fixed]
-        assert column == {id(v): k for k, v in enumerate(variables)}
-        lb, ub = variable_bounds(variables)
-        assert variable_bounds(variables)[0] is lb  # read once a solve
+    program = Program(m)
+    variables, column = program.columns
+    assert [v.name for v in variables] == [v.name for v in m.component_data_objects(pyo.Var) if not v.fixed]
+    assert column == {id(v): k for k, v in enumerate(variables)}
+    lb, ub = program.bounds
+    assert program.bounds[0] is lb  # read once a solve
     assert lb.tolist() == [-math.inf if v.lb is None else v.lb for v in variables]
     assert ub.tolist() == [math.inf if v.ub is None else v.ub for v in variables]
     assert integer_mask(variables).tolist() == [not v.is_continuous() for v in variables]

@@ -456,24 +456,24 @@ def test_a_euclidean_norm_at_zero_is_certified_with_a_subgradient(where, weights
 
 
 def test_a_second_certificate_of_the_same_point_within_a_solve_is_the_first(monkeypatch):
-    """Within one solve (``one_reading``) the certificate of a point with the same duals is made once (the Clarabel
-    backend asks it before the solve's own, ``apex_point_certified``): the second is an equal copy, made without a
-    second reading; a changed point or other duals is read again; outside a solve nothing is kept."""
+    """Within one solve (one ``memo``, the solve's ``Program.certificates``) the certificate of a point with the same
+    duals is made once (the Clarabel backend asks it before the solve's own, ``apex_point_certified``): the second is
+    an equal copy, made without a second reading; a changed point or other duals is read again; without a memo
+    nothing is kept."""
     from tpm_models.solvers import certificate as C
-    from tpm_models.solvers.reading import one_reading
 
     reads = []
     inner = C._certify
     monkeypatch.setattr(C, "_certify", lambda *a, **k: reads.append(1) or inner(*a, **k))
     m, duals = _norm_apex((0.3, 0.2, 0.1), (1.0, 1.0, 1.0), "row")
-    with one_reading():
-        first = certify(m, duals, convex=True)
-        second = certify(m, duals, convex=True)
-        assert len(reads) == 1 and second == first and second is not first and first.certified
-        assert not certify(m, {m.cone: 0.5}, convex=True).certified and len(reads) == 2  # other duals: read again
-        m.a[0].set_value(0.5)
-        moved = certify(m, duals, convex=True)
-        assert len(reads) == 3 and not moved.certified  # another point: read again
+    memo: dict = {}
+    first = certify(m, duals, convex=True, memo=memo)
+    second = certify(m, duals, convex=True, memo=memo)
+    assert len(reads) == 1 and second == first and second is not first and first.certified
+    assert not certify(m, {m.cone: 0.5}, convex=True, memo=memo).certified and len(reads) == 2  # other duals: again
+    m.a[0].set_value(0.5)
+    moved = certify(m, duals, convex=True, memo=memo)
+    assert len(reads) == 3 and not moved.certified  # another point: read again
     certify(m, duals, convex=True)
     certify(m, duals, convex=True)
     assert len(reads) == 5

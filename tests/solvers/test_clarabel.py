@@ -21,7 +21,7 @@ from tpm_models.checks.semi_infinite import solve_22_cutting_plane
 from tpm_models.models.norms import conjugate
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant
 from tpm_models.models.shapes import dual_constant
-from tpm_models.solvers import clarabel_runs
+from tpm_models.solvers import clarabel_runs, conic
 from tpm_models.solvers.backends import clarabel as clarabel_backend
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError, Termination
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
@@ -694,10 +694,10 @@ def test_the_feasibility_and_gap_tolerances_by_form(monkeypatch, eq, p, m, asked
 
 @pytest.mark.parametrize("eq, kw", [(28, {"eps": 0.05}), (23, {"p": 2.0, "eps": 0.05}), (15, {})])
 def test_rows_let_go_before_a_large_run_are_read_again_to_the_same_result(monkeypatch, iris, eq, kw):
-    """From ``FORGET_ROWS_LARGE`` rows of the form on (lowered here to 1), the rows' reading is let go before
-    Clarabel's run: the same optimum, duals and verdict as when it is kept, and at most one more reading of the rows
-    by the solve path (counted: the polish of (23) reads them again; the certificate reads the model on its own,
-    ``certificate_reading``)."""
+    """From ``conic.LARGE_FORM`` rows of the form on (lowered here to 1), the program's reading of the rows is let go
+    once the form is built, before Clarabel's run: the same optimum, duals and verdict as when it is kept, and at most
+    one more reading of the rows by the solve path (counted: the evaluation of (23)'s rows at the polished point
+    reads them again; the certificate reads the model on its own, ``certificate_reading``)."""
     from tpm_models.solvers import rows
 
     X, y = iris
@@ -711,7 +711,7 @@ def test_rows_let_go_before_a_large_run_are_read_again_to_the_same_result(monkey
     monkeypatch.setattr(rows, "_read_rows", counted)
     results = []
     for large in (10**9, 1):
-        monkeypatch.setattr(clarabel_backend, "FORGET_ROWS_LARGE", large)
+        monkeypatch.setattr(conic, "LARGE_FORM", large)
         reads.clear()
         results.append((solve(build(eq, X, y, 1, 0.3, 1.0, **kw), "clarabel"), len(reads)))
     (kept, kept_reads), (again, again_reads) = results

@@ -18,7 +18,8 @@ from pyomo.gdp import Disjunction
 
 from tpm_models import build
 from tpm_models import solvers as S
-from tpm_models.solvers import certificate_reading, components, rows
+from tpm_models.solvers import certificate_reading, components, gradients, rows
+from tpm_models.solvers import program as program_module
 from tpm_models.solvers.backends import daqp as daqp_backend
 from tpm_models.solvers.backends import piqp as piqp_backend
 from tpm_models.solvers.common import Termination
@@ -298,8 +299,9 @@ def test_a_misread_cone_fails_the_certificate(monkeypatch, iris):
     assert solve(build(28, X, y, 1, 0.3, 1.0, eps=0.05), "clarabel").certified
     real = S.BACKENDS["clarabel"].prepare
 
-    def misread(model):
-        form = real(model)
+    def misread(program):
+        prepared = real(program)  # the program, its conic form built
+        form = program.conic
         dims = [c.dim for c in form.cones]
         soc = [k for k, c in enumerate(form.cones) if c.kind == "soc"]
         assert soc, "(28) holds a second-order cone"
@@ -309,7 +311,7 @@ def test_a_misread_cone_fails_the_certificate(monkeypatch, iris):
         form.A = sp.diags(scale) @ form.A
         form.A = form.A.tocsc()
         form.b = scale * form.b
-        return form
+        return prepared
 
     monkeypatch.setitem(S.BACKENDS, "clarabel", dataclasses.replace(S.BACKENDS["clarabel"], prepare=misread))
     r = solve(build(28, X, y, 1, 0.3, 1.0, eps=0.05), "clarabel", raise_on_failure=False)
@@ -443,7 +445,7 @@ def test_messages_name_the_class():
 
 def test_a_misread_objective_fails_the_certificate(monkeypatch, iris):
     """A linear objective's reading is shared by Clarabel's form and the certificate's gradient
-    (``rows.objective_terms``): broken on purpose (its coefficients halved), Clarabel solves another problem, and the
+    (``rows.atom_terms``): broken on purpose (its coefficients halved), Clarabel solves another problem, and the
     certificate's KKT conditions follow it; Pyomo's own evaluation of the objective, which the certificate compares
     with its reading, does not. (28) on Iris; control: unbroken, certified."""
     X, y = iris
@@ -459,7 +461,8 @@ def test_a_misread_objective_fails_the_certificate(monkeypatch, iris):
         cols, coefs, const, atoms = read
         return cols, [0.5 * c for c in coefs], const, atoms
 
-    monkeypatch.setattr(rows, "atom_terms", halved)
+    monkeypatch.setattr(program_module, "atom_terms", halved)  # the solve path's reading
+    monkeypatch.setattr(gradients, "atom_terms", halved)  # and the certificate's
     r = solve(model, "clarabel", raise_on_failure=False)
     assert r.termination is Termination.CERTIFICATE_FAILED and "objective" in r.message, r.message
 

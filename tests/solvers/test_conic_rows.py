@@ -20,11 +20,12 @@ from user_edits import add_row, clone, deactivate, delete_one_row, fix, fix_row_
 
 from tpm_models import build
 from tpm_models.experiments.bench_scale import scale_data
-from tpm_models.solvers import certificate_reading, conic, conic_shapes, rows
+from tpm_models.solvers import certificate_reading, conic_shapes
 from tpm_models.solvers.backends.clarabel import run_clarabel
 from tpm_models.solvers.certificate import certify
 from tpm_models.solvers.conic import conic_form
 from tpm_models.solvers.gradients import atom_gradient
+from tpm_models.solvers.program import Program
 
 NU, ALPHA, EPS = 0.3, 1.0, 0.02
 CASES = [(15, {}), (27, {"eps": EPS}), (28, {"eps": EPS}), (29, {"eps": EPS}), (26, {"p": 1.5, "eps": EPS})] + [
@@ -47,11 +48,9 @@ def bounds_one_by_one(self) -> None:
 
 def row_by_row_form(model, monkeypatch):
     with monkeypatch.context() as mp:
-        mp.setattr(rows, "BULK_BLOCKS", False)  # every row read by walking its expression (no record)
-        mp.setattr(conic, "BATCH_LINEAR_ROWS", False)
-        mp.setattr(conic_shapes, "BATCH_ATOM_ROWS", False)
         mp.setattr(conic_shapes.ShapeReader, "bounds", bounds_one_by_one)
-        return conic_form(model)
+        # every row read by walking its expression (no record), and added to the form by itself
+        return conic_form(model, Program(model, bulk=False), batched=False)
 
 
 def assert_identical(bulk, single, rng) -> None:

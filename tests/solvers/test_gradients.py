@@ -16,7 +16,6 @@ from pyomo.core.expr.calculus.derivatives import Modes, differentiate
 
 from tpm_models.models.registry import build
 from tpm_models.solvers.gradients import objective_gradient
-from tpm_models.solvers.reading import one_reading
 from tpm_models.solvers.variables import free_variables
 
 
@@ -29,12 +28,11 @@ def test_the_objective_and_its_gradient_are_pyomos(eq, p):
     kwargs = {} if eq == 15 else {"eps": rng.uniform(0.01, 0.2, m), **({"p": p} if p is not None else {})}
     model = build(eq, X, y, 1, 0.3, 1.0, **kwargs)
     objective = next(model.component_data_objects(pyo.Objective, active=True))
-    with one_reading():
-        variables, col = free_variables(model)
-        x = rng.uniform(0.1, 1.0, len(variables))  # inside every domain: the norms' auxiliaries positive
-        for v, value in zip(variables, x):
-            v.set_value(float(value), skip_validation=True)
-        read = objective_gradient(model, objective, col, len(variables), {}, x)
+    variables, col = free_variables(model)
+    x = rng.uniform(0.1, 1.0, len(variables))  # inside every domain: the norms' auxiliaries positive
+    for v, value in zip(variables, x):
+        v.set_value(float(value), skip_validation=True)
+    read = objective_gradient(model, objective, col, len(variables), {}, x)
     assert read is not None
     value, grad = read
     truth = pyo.value(objective.expr)

@@ -14,15 +14,16 @@ import pytest
 import scipy.sparse as sp
 
 from tpm_models import build
-from tpm_models.solvers import conic, conic_shapes, matrices
+from tpm_models.solvers import conic_shapes, matrices
 from tpm_models.solvers.backends import piqp as piqp_backend
 from tpm_models.solvers.backends import registry
-from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, Backend
+from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, Backend, available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError, Termination
 from tpm_models.solvers.compare import rel_gap
 from tpm_models.solvers.conic import conic_form
 from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.matrices import DenseTooLargeError, qp_matrices, sparse_qp_matrices
+from tpm_models.solvers.program import Program
 from tpm_models.solvers.structure import max_violation
 from tpm_models.solvers.violation import model_violation
 
@@ -62,13 +63,12 @@ def test_sparse_qp_matrices_equal_the_dense_ones(iris, wine, eq, kw):
 
 def generic_conic_form(model, monkeypatch):
     """:func:`conic_form` with every row and the objective read by Pyomo's walker (the fast reader refused)."""
+    program = Program(model)
+    program.objective_terms = None  # the objective not read as linear (Pyomo's walker reads it)
     with monkeypatch.context() as mp:
-        mp.setattr(conic, "BATCH_LINEAR_ROWS", False)
-        mp.setattr(conic_shapes, "BATCH_ATOM_ROWS", False)
         mp.setattr(conic_shapes.ShapeReader, "linear_constraint", lambda self, con: False)
         mp.setattr(conic_shapes.ShapeReader, "fast_parts", lambda self, expr, where, read=None: None)
-        mp.setattr(conic_shapes, "linear_objective", lambda model, objective, column, n: None)
-        return conic_form(model)
+        return conic_form(model, program, batched=False)
 
 
 @pytest.mark.parametrize("eq,kw", CONIC_CASES)
@@ -149,16 +149,44 @@ def test_default_falls_back_on_a_failure_and_says_so(iris, monkeypatch):
         solve(model)
 
 
-def test_a_community_edition_size_limit_is_a_licence_refusal(iris, monkeypatch):
-    """CPLEX's Community Edition ends a model past its size with error 1016 (seen on (15) at 10^4 points, ``tpm-models
-    bench backends``): a refusal by the licence, nothing solved, not a numerical error."""
+def test_a_licence_limit_is_what_the_backend_declares(iris, monkeypatch):
+    """A backend's licence refusal is its declared ``licence_limit`` (the solver's own error code), not words in a
+    message: the same error is REFUSED with ``licence_limited`` from a backend that declares it, an ERROR from one
+    that does not."""
+    class SizeLimit(RuntimeError):
+        code = 1016
+
     def run(model, time_limit, options=None, prepared=None):
-        raise RuntimeError("CplexSolverError: CPLEX Error  1016: Community Edition. Problem size limits exceeded. "
-                           "Purchase at http://ibm.biz/error1016.")
-    monkeypatch.setitem(BACKENDS, "limited", Backend("limited", "numpy", frozenset({"QP"}), run))
+        raise SizeLimit("Community Edition. Problem size limits exceeded")
+
     X, y = iris
+    declared = Backend("limited", "numpy", frozenset({"QP"}), run, licence_limit=lambda exc: getattr(exc, "code", 0)
+                       == 1016)
+    monkeypatch.setitem(BACKENDS, "limited", declared)
     result = solve(build(15, X, y, 1, NU, ALPHA), "limited", raise_on_failure=False)
     assert result.termination is Termination.REFUSED and is_licence_limit(result) and result.objective is None
+    monkeypatch.setitem(BACKENDS, "limited", Backend("limited", "numpy", frozenset({"QP"}), run))
+    result = solve(build(15, X, y, 1, NU, ALPHA), "limited", raise_on_failure=False)
+    assert result.termination is Termination.ERROR and not is_licence_limit(result)
+
+
+@pytest.mark.parametrize("name, rows", [("gurobi", 300), ("cplex", 1100), ("xpress", 3000)])
+def test_the_free_licences_refuse_by_their_own_codes(name, rows):
+    """The pip wheels' licences refuse a model past their size (Gurobi 2,000 variables and rows, 200 once quadratic;
+    CPLEX Community 1,000 each; Xpress Community 5,000 rows plus columns): each refusal read from the solver's own
+    error (Gurobi's errno 10010, CPLEX's status 1016, Xpress's error 120), REFUSED and ``licence_limited``. A full
+    licence would solve it: then the optimum (1/2 at every column's pair) is checked instead."""
+    if name not in available_solvers("QP"):
+        pytest.skip(f"{name} is not installed")
+    m = pyo.ConcreteModel(name="chain")
+    m.x = pyo.Var(range(rows), bounds=(0, 1))
+    m.c = pyo.Constraint(range(rows), rule=lambda m, i: m.x[i] + m.x[(i + 1) % rows] >= 1.0)
+    m.o = pyo.Objective(expr=sum(m.x[i] ** 2 for i in range(rows)))
+    result = solve(m, name, raise_on_failure=False)
+    if result.optimal:  # a full licence: x = 1/2 everywhere, objective rows/4
+        assert abs(result.objective - rows / 4) <= 1e-6 * rows
+    else:
+        assert result.termination is Termination.REFUSED and is_licence_limit(result), result.message
 
 
 def test_default_is_chosen_by_size(monkeypatch):

@@ -26,7 +26,7 @@ from tpm_models.models.registry import all_models, build, model_info
 from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError
 from tpm_models.solvers.dispatch import solve
-from tpm_models.solvers.structure import title
+from tpm_models.solvers.program import title
 from tpm_models.validation import json_safe
 
 

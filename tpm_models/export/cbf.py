@@ -61,7 +61,7 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 
 from tpm_models.solvers.conic import PSD_TOL, ConicForm, NotConicError, conic_form
-from tpm_models.solvers.structure import title
+from tpm_models.solvers.program import title
 
 CBF_KIND = {"zero": "L=", "nonneg": "L+", "soc": "Q", "qr": "QR"}
 """CBF's name of each cone kind of :class:`ConicProgram` (``pow`` is ``@k:POW``)."""

@@ -25,7 +25,8 @@ from tpm_models.models.registry import build
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError
 from tpm_models.solvers.compare import objective_scale, rel_gap
 from tpm_models.solvers.dispatch import is_licence_limit, solve
-from tpm_models.solvers.structure import model_class, title
+from tpm_models.solvers.program import title
+from tpm_models.solvers.structure import model_class
 
 LIBRARY_DATASETS = ("iris", "wine")
 

@@ -89,7 +89,7 @@ from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build, model_info
 from tpm_models.solvers.conic import NotConicError, why_not_conic
 from tpm_models.solvers.ipopt import COLD_START
-from tpm_models.solvers.structure import title
+from tpm_models.solvers.program import title
 
 FORMATS = ("lp", "mps", "nl", "gms", "cbf", "ptf")
 """The formats :func:`write` knows, in the order the library lists them."""

@@ -9,8 +9,8 @@ module              what it holds
 ``structure``       what a model holds (:func:`model_class`) and where its values stand
 ``rows``            a model's linear rows read into ``scipy.sparse`` in one pass
 ``violation``       a model at its loaded point: the largest violation, whether its rows have values
-``variables``       a model's variables, their bounds and domains, read once per solve
-``reading``         :func:`one_reading`: what a solve reads of a model, read once
+``variables``       a model's variables, their bounds and domains
+``program``         :class:`Program`: the model as a solve reads it, once, passed down
 ``matrices``        a Pyomo QP read into dense or sparse matrices (PIQP, DAQP, the fast paths)
 ``dense``           :func:`solve_matrices`: PIQP or DAQP on a QP in matrix form, no Pyomo model
 ``conic``           a Pyomo model read into Clarabel's cones
@@ -55,22 +55,16 @@ from tpm_models.solvers.common import (
 from tpm_models.solvers.components import UnsupportedComponentError
 from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution, solve_matrices
 from tpm_models.solvers.dispatch import is_licence_limit, solve
-from tpm_models.solvers.structure import (
-    ModelTraits,
-    max_violation,
-    model_class,
-    model_traits,
-    objective_of,
-    title,
-    values_of,
-)
+from tpm_models.solvers.program import Program, objective_of, title
+from tpm_models.solvers.structure import ModelTraits, max_violation, model_class, model_traits, values_of
 
 __all__ = [
     "available_solvers", "Backend", "backend_for", "BACKENDS", "Certificate", "certify", "DEFAULT", "default_solver",
     "DENSE_QP_TOL", "FEASIBILITY_TOL", "KKT_FAIL_TOL", "KKT_TOL", "MIP_GAP", "ModelError", "ModelTraits",
     "model_traits", "PSD_TOL", "SolutionStatus",
     "is_licence_limit", "ITERATION_LIMIT", "MATRIX_SOLVERS", "MatrixSolution", "max_violation", "model_class",
-    "NoOptimalSolutionError", "objective_of", "OPTIMALITY_TOL", "register_backend", "SCIP_TIME_LIMIT", "solve",
+    "NoOptimalSolutionError", "objective_of", "OPTIMALITY_TOL", "Program", "register_backend", "SCIP_TIME_LIMIT",
+    "solve",
     "solve_matrices", "SolveResult", "SolverUnavailableError", "Termination", "title", "UnsupportedComponentError",
     "values_of",
 ]

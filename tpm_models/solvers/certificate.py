@@ -81,8 +81,7 @@ from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_F
 from tpm_models.solvers.cones import APEX_TOL
 from tpm_models.solvers.gradients import objective_gradient
 from tpm_models.solvers.power_apex import power_apexes
-from tpm_models.solvers.reading import remembered
-from tpm_models.solvers.structure import objective_of
+from tpm_models.solvers.program import objective_of
 from tpm_models.solvers.variables import integer_mask
 
 _VALUE = operator.attrgetter("value")
@@ -226,19 +225,19 @@ def _norm_terms(row_norms: list, objective_norms: list, y: np.ndarray, sigma: fl
 
 
 def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
-            integers: bool = False) -> Certificate:
+            integers: bool = False, memo: dict | None = None) -> Certificate:
     """The certificate of the point loaded in ``model`` (module docstring) with ``duals`` (by constraint data, in
     :mod:`tpm_models.solvers.common`'s convention; ``None``: the backend gave none). ``convex``: the model is
     classified convex (KKT then proves optimality). ``integers``: the model has integer variables or SOS
     constraints (no KKT: the backend's branch and bound is the proof).
 
     The model is read afresh, on its own (:mod:`tpm_models.solvers.certificate_reading`): every active row and
-    variable, a variable of another model that a row holds as one more column. Within one solve
-    (:func:`tpm_models.solvers.reading.one_reading`) a second certificate of the same point with the same duals is
-    the first one, copied (the backend asked it already:
+    variable, a variable of another model that a row holds as one more column. ``memo``: where the last
+    certificate is kept (a solve's :attr:`tpm_models.solvers.program.Program.certificates`): a second certificate
+    of the same point with the same duals is the first one, copied (the backend asked it already:
     :func:`tpm_models.solvers.backends.clarabel.apex_point_certified`)."""
     variables, col = model_columns(model)
-    last = remembered(("certificate", id(model)), dict)  # {} outside a solve: nothing kept
+    last = {} if memo is None else memo
     read = (list(map(_VALUE, variables)), None if duals is None else dict(duals), bool(convex), bool(integers))
     if last.get("read") == read:
         return replace(last["certificate"])

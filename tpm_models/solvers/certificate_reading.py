@@ -1,6 +1,6 @@
 """The certificate's own reading of a model: every active row, the variables and the SOS constraints, read afresh
-through Pyomo's machinery, never through the solve path's reader (:mod:`tpm_models.solvers.rows`) or anything a
-solve keeps (:mod:`tpm_models.solvers.reading`).
+through Pyomo's machinery, never through the solve path's reader (:mod:`tpm_models.solvers.rows`) or its
+:class:`~tpm_models.solvers.program.Program`.
 
 So what the solve path misreads (a row dropped, a coefficient, a side or a cone read wrong) the certificate does not
 read the same way: the backend then solved another model, and its point fails the certificate on this one.

@@ -158,6 +158,8 @@ class SolveResult:
     """What the point is (:class:`SolutionStatus`), apart from why the solve ended (``termination``)."""
     solver_termination: Termination | None = None
     """What the backend itself said (mapped to :class:`Termination`), before the certificate."""
+    licence_limited: bool = False
+    """The backend's licence refused the model's size (``REFUSED``; ``Backend.licence_limit``)."""
     certificate: dict | None = None
     """The certificate's residuals (:class:`tpm_models.solvers.certificate.Certificate` as a dict): the scaled
     primal violation and, where checked, stationarity, complementarity and dual sign; ``None`` when no point."""
@@ -196,6 +198,7 @@ class SolveResult:
             "solution_status": self.solution_status.value,
             "solver_termination": None if self.solver_termination is None else self.solver_termination.value,
             "certified": self.certified,
+            "licence_limited": self.licence_limited,
             "certificate": self.certificate,
             "message": self.message,
             "values": plain(self.values),

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import numpy as np
 import scipy.sparse as sp
@@ -65,13 +66,30 @@ class NotConicError(NotAQPError):
     """The model has a row (or objective) that :func:`conic_form` cannot map to Clarabel's cones."""
 
 
+class ConeKind(StrEnum):
+    """The kinds of cone of the standard form (module docstring); each equals its name as a string."""
+
+    ZERO = "zero"
+    NONNEG = "nonneg"
+    SOC = "soc"
+    POW = "pow"
+
+
 @dataclass(frozen=True)
 class Cone:
-    """One block of :math:`\\mathcal K`: ``kind`` in ``zero``, ``nonneg``, ``soc``, ``pow``; ``alpha`` for ``pow``."""
+    """One block of :math:`\\mathcal K`: its :class:`ConeKind` (given as the kind or its name), its dimension, and
+    ``alpha`` in :math:`(0, 1)` for ``pow`` (only there)."""
 
-    kind: str
+    kind: ConeKind
     dim: int
     alpha: float | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", ConeKind(self.kind))  # ValueError for a kind that is not one
+        if (self.kind is ConeKind.POW) != (self.alpha is not None) or \
+                (self.alpha is not None and not 0.0 < self.alpha < 1.0):
+            wants = "alpha in (0, 1)" if self.kind is ConeKind.POW else "no alpha"
+            raise ValueError(f"a {self.kind.value} cone takes {wants}, got alpha={self.alpha!r}")
 
 
 @dataclass

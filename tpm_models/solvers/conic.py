@@ -11,30 +11,27 @@ import numpy as np
 import pyomo.core as pyo
 import scipy.sparse as sp
 
-from tpm_models.solvers import conic_shapes
 from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.cones import APEX_TOL, Cone, ConicForm, DualMap, NotConicError, RowDuals
 from tpm_models.solvers.conic_rows import assemble
 from tpm_models.solvers.conic_shapes import ShapeReader
+from tpm_models.solvers.program import Program
 
 __all__ = ["APEX_TOL", "PSD_TOL", "Cone", "ConicForm", "DualMap", "NotConicError", "RowDuals", "ShapeReader",
-           "conic_form", "why_not_conic"]
+           "conic_form", "conic_program", "why_not_conic"]
 
 
-BATCH_LINEAR_ROWS = True
-"""Add the builders' linear rows (:func:`tpm_models.solvers.rows.read_rows`) to the form as chunks of arrays
-(:meth:`ShapeReader.linear_rows`) rather than row by row (:meth:`ShapeReader.linear_constraint`): the same rows, cones
-and duals (``tests/solvers/test_conic_rows.py``) without a Python object per row."""
-
-
-def conic_form(model: pyo.ConcreteModel) -> ConicForm:
+def conic_form(model: pyo.ConcreteModel, program: Program | None = None, batched: bool = True) -> ConicForm:
     """``model`` in Clarabel's standard form (module docstring); :class:`NotConicError` if a row
-    or the objective is not one of the recognised shapes."""
-    bld = ShapeReader(model)
+    or the objective is not one of the recognised shapes. ``program``: the solve's reading of ``model`` (a fresh one if
+    not given). ``batched``: the linear rows and the blocks of rows linear in one node are added as chunks of arrays;
+    ``False`` adds every row by itself, one dictionary and one :class:`DualMap` a row (the same form: the reference of
+    ``tests/solvers/test_conic_rows.py``)."""
+    bld = ShapeReader(Program(model) if program is None else program, batched)
     sense, quad, lin, q0 = bld.objective()
-    if BATCH_LINEAR_ROWS:  # the rows not read as linear in model order, the linear rows between them as chunks
+    if batched:  # the rows not read as linear in model order, the linear rows between them as chunks
         others, positions = bld.linear.others, bld.linear.other_position.tolist()
-        blocks = {b.start: b for b in bld.linear.atom_blocks} if conic_shapes.BATCH_ATOM_ROWS else {}
+        blocks = {b.start: b for b in bld.linear.atom_blocks}
         done, j = 0, 0
         while j < len(others):
             at = positions[j]
@@ -48,7 +45,7 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
             j += 1
         bld.linear_rows(done, len(bld.linear.constraints))
     else:
-        for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        for con in bld.model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
             bld.constraint(con)
     bld.bounds()
     n = bld.n + len(bld.aux_names)
@@ -103,10 +100,33 @@ def conic_form(model: pyo.ConcreteModel) -> ConicForm:
                      list(duals.values()), bld.aux_names, row_duals)
 
 
-def why_not_conic(model: pyo.ConcreteModel) -> str | None:
-    """``None`` if :func:`conic_form` maps ``model``, else the reason it cannot."""
+LARGE_FORM = 250_000
+"""Rows of a conic form from which :func:`conic_program` lets the program's reading of the rows go
+(:meth:`~tpm_models.solvers.program.Program.release_rows`): a solver's run need not hold the rows' matrix beside the
+form's copy (at :math:`10^6` points, (28)'s 500,000 rows, 70 MB less at the peak; ``docs/bench-scale.md``)."""
+
+
+def conic_program(program: Program) -> ConicForm:
+    """The conic form of ``program``'s model (:func:`conic_form`), built once per program and kept on it
+    (``program.conic``); :class:`NotConicError`, also kept (``program.not_conic``), when it has none."""
+    if program.not_conic is not None:
+        raise NotConicError(program.not_conic)
+    if program.conic is None:
+        try:
+            program.conic = conic_form(program.model, program)
+        except NotConicError as exc:
+            program.not_conic = str(exc)
+            raise
+        if program.conic.A.shape[0] >= LARGE_FORM:
+            program.release_rows()
+    return program.conic
+
+
+def why_not_conic(model: pyo.ConcreteModel, program: Program | None = None) -> str | None:
+    """``None`` if :func:`conic_form` maps ``model``, else the reason it cannot (``program``: the solve's reading of
+    ``model``, whose conic form, if built, is not built again)."""
     try:
-        conic_form(model)
+        conic_program(Program(model) if program is None else program)
     except NotConicError as exc:
         return str(exc)
     return None

@@ -62,16 +62,8 @@ from pyomo.repn import generate_standard_repn
 
 from tpm_models.solvers.cones import Cone, DualMap, NotConicError
 from tpm_models.solvers.conic_rows import RowList, SparseChunk, bound_rows, linear_rows, squares, summed
-from tpm_models.solvers.rows import (
-    AtomBlock,
-    atom_terms,
-    linear_objective,
-    objective_terms,
-    read_atom_rows,
-    read_rows,
-)
-from tpm_models.solvers.structure import sign_rows
-from tpm_models.solvers.variables import free_variables, variable_bounds
+from tpm_models.solvers.program import Program
+from tpm_models.solvers.rows import AtomBlock, atom_terms
 
 # --------------------------------------------------------------------------- expressions
 
@@ -84,19 +76,16 @@ def _var(e) -> bool:
     return not isinstance(e, numbers.Number) and e.is_variable_type() and not e.fixed
 
 
-BATCH_ATOM_ROWS = True
-"""Read a row linear in atoms already met by :meth:`ShapeReader.atom_row` (arrays) rather than by dictionaries (the
-same row: ``tests/solvers/test_conic_rows.py``)."""
-
-
 class ShapeReader:
     """A model read into the rows of its conic form, by cone kind (module docstring), with each constraint's
     :class:`~tpm_models.solvers.cones.DualMap`; :func:`tpm_models.solvers.conic.conic_form` assembles them."""
 
-    def __init__(self, model: pyo.ConcreteModel):
-        self.model = model
-        self.variables, self.col = free_variables(model)  # read once per solve (reading.one_reading); not changed here
-        self.n = len(self.variables)
+    def __init__(self, program: Program, batched: bool = True):
+        self.model = program.model
+        self.program = program
+        self.batched = batched  # rows linear in atoms met before read as arrays (atom_row), else as dictionaries
+        self.variables, self.col = program.columns  # not changed here
+        self.n = program.n
         self.aux_names: list[str] = []
         self.atoms: dict[tuple, int] = {}  # atom key -> its epigraph column
         # expression node -> its epigraph column: (23) repeats one norm node in m_-c + m_c terms
@@ -109,11 +98,10 @@ class ShapeReader:
         self.pending: list[tuple[DualMap, str, list]] = []  # dual maps with (kind, local row ids)
         self.row_duals: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []  # chunks': (kind, owner, row, factor)
         self.atom_duals: tuple[list, list, list] = ([], [], [])  # atom_row's rows: (constraint, nonneg row, factor)
-        # the builders' linear rows, read once per solve (tpm_models.solvers.reading.one_reading)
-        self.linear = read_rows(model, self.col, self.n)
+        self.linear = program.rows  # the builders' linear rows
         self._sides: tuple[list, list] | None = None  # self.linear's lower and upper sides (linear_constraint)
-        self.atom_rows = read_atom_rows(model, self.linear, self.col, self.n)  # the others, linear in nodes
-        self.signs = sign_rows(model)  # variables kept >= 0 by a row of their own (``y >= 0`` as a constraint)
+        self.atom_rows = program.atom_rows  # the others, linear in nodes
+        self.signs = program.signs  # variables kept >= 0 by a row of their own (``y >= 0`` as a constraint)
         self.concave: set[int] = set()  # hypograph columns (tau <= a concave atom): allowed on the concave side
 
     def nonnegative(self, v) -> bool:
@@ -463,7 +451,7 @@ class ShapeReader:
         if linear and self.linear_constraint(con):
             return
         read = self.atom_rows.get(id(con))
-        if read is not None and BATCH_ATOM_ROWS and self.atom_row(con, read):
+        if read is not None and self.batched and self.atom_row(con, read):
             return
         where = f"constraint {con.name}"
         fast = None if read is None else self.fast_parts(con.body, where, read)
@@ -559,10 +547,10 @@ class ShapeReader:
             raise NotConicError(f"the model must have exactly one active objective, it has {len(objectives)}")
         obj = objectives[0]
         sense = 1 if obj.sense == pyo.minimize else -1
-        terms = linear_objective(self.model, obj, self.col, self.n)  # a linear objective ((26)-(29)), read fast
+        terms = self.program.linear_objective  # a linear objective ((26)-(29)), read fast
         if terms is not None:
             return sense, {}, summed(terms[0], terms[1]), terms[2]
-        read = objective_terms(self.model, obj, self.col, self.n)
+        read = self.program.objective_terms
         fast = None if read is None else self.fast_parts(obj.expr, "the objective", read)
         quad, lin, atoms, const = self.parts(obj.expr, "the objective") if fast is None else fast
         for coef, col in atoms:
@@ -573,7 +561,7 @@ class ShapeReader:
 
     def bounds(self) -> None:
         """The variables' bounds, column by column (:func:`tpm_models.solvers.conic_rows.bound_rows`)."""
-        zero, nonneg = bound_rows(*variable_bounds(self.variables))
+        zero, nonneg = bound_rows(*self.program.bounds)
         self.zero.add_chunk(zero)
         self.nonneg.add_chunk(nonneg)
 

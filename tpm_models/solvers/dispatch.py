@@ -56,7 +56,7 @@ import pyomo.core as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.contrib.solver.common.util import IncompatibleModelError
 
-from tpm_models.solvers.backends.registry import default_candidates, model_size, prepared_backend
+from tpm_models.solvers.backends.registry import no_default, prepared_backend, takers
 from tpm_models.solvers.certificate import Certificate, certify
 from tpm_models.solvers.common import (
     FEASIBILITY_TOL,
@@ -64,27 +64,12 @@ from tpm_models.solvers.common import (
     NoOptimalSolutionError,
     SolutionStatus,
     SolveResult,
-    SolverUnavailableError,
     Termination,
 )
 from tpm_models.solvers.conic import why_not_conic
-from tpm_models.solvers.reading import one_reading
-from tpm_models.solvers.structure import (
-    ModelTraits,
-    component_values,
-    max_violation,
-    model_traits,
-    objective_of,
-    title,
-    values_of,
-)
-from tpm_models.solvers.variables import (
-    far_variable,
-    fill_unused_variables,
-    foreign_variables,
-    free_variables,
-    model_variables,
-)
+from tpm_models.solvers.program import Program, objective_of, title
+from tpm_models.solvers.structure import ModelTraits, component_values, max_violation, model_traits, values_of
+from tpm_models.solvers.variables import far_variable, fill_unused_variables, foreign_variables
 from tpm_models.solvers.violation import real_value
 
 log = logging.getLogger(__name__)
@@ -123,62 +108,62 @@ def solve(
     """
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
         raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
-    # the linear rows are read once: for the class, the extraction and the certificate. Python's cyclic collector is
-    # paused (Pyomo's PauseGC, as the builders and Pyomo's writers do): every collection would walk the model's
-    # millions of live objects again, a third of the conic form's time on (28) at 10^4 points (docs/bench-scale.md)
-    with PauseGC(), one_reading():
-        traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind)
-        return _solve(model, solver, time_limit, raise_on_failure, warm_start, traits, options)
+    # the model is read once, into one Program passed down: for the class, the backends' forms and the reset of the
+    # values (the certificate reads it on its own). Python's cyclic collector is paused (Pyomo's PauseGC, as the
+    # builders and Pyomo's writers do): every collection would walk the model's millions of live objects again, a
+    # third of the conic form's time on (28) at 10^4 points (docs/bench-scale.md)
+    with PauseGC():
+        program = Program(model)
+        traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind, program)
+        run = Run(program, traits, time_limit, warm_start, options)
+        if solver != "default":
+            backend, _, prepared = prepared_backend(model, solver, traits, time_limit, program)
+            return _finish(model, run(backend, prepared), raise_on_failure)
+        return _finish(model, _default(run), raise_on_failure)
 
 
-def _solve(model, solver, time_limit, raise_on_failure, warm_start, traits: ModelTraits, options) -> SolveResult:
-    if solver != "default":
-        backend, _, prepared = prepared_backend(model, solver, traits, time_limit)
-        return _finish(model, _run(model, backend, prepared, time_limit, warm_start, options, traits),
-                       raise_on_failure)
-    candidates = default_candidates(traits.kind, model_size(model))
+def _default(run: Run) -> SolveResult:
+    """``solve(model)``: the defaults in turn (:func:`~tpm_models.solvers.backends.registry.takers`) until one is
+    optimal, two agree that no optimum exists (:data:`CONFIRMATIONS`), or none is left; the best result by
+    :func:`_rank`, its message naming the failures before it."""
+    model = run.program.model
     reasons, failures, result, claims, feasible = [], [], None, [], False
-    for name in candidates:
-        try:
-            backend, _, prepared = prepared_backend(model, name, traits, time_limit)
-        except SolverUnavailableError as exc:
-            reasons.append(str(exc))
+    for name, backend, prepared, why in takers(run.program, run.traits, run.time_limit):
+        if backend is None:
+            reasons.append(why)
             continue
-        run = _run(model, backend, prepared, time_limit, warm_start, options, traits)
-        feasible = feasible or run.optimal or run.locally_optimal
-        if result is None or _rank(run, feasible) >= _rank(result, feasible):
-            result = run
-        if run.optimal:
+        out = run(backend, prepared)
+        feasible = feasible or out.optimal or out.locally_optimal
+        if result is None or _rank(out, feasible) >= _rank(result, feasible):
+            result = out
+        if out.optimal:
             break
-        if run.termination in NO_OPTIMUM:  # a claim that no optimum exists: confirmed by a second backend
-            claims.append(f"{name}: {run.termination.value}")
+        if out.termination in NO_OPTIMUM:  # a claim that no optimum exists: confirmed by a second backend
+            claims.append(f"{name}: {out.termination.value}")
             if len(claims) == CONFIRMATIONS:
                 break
             log.info("default %s on %s: %s; asking the next default to confirm", name, title(model),
-                     run.termination.value)
+                     out.termination.value)
             continue
-        if run.locally_optimal:  # a global backend further on may prove the optimum
+        if out.locally_optimal:  # a global backend further on may prove the optimum
             log.info("default %s on %s: locally optimal; trying the next default", name, title(model))
             continue
         log.warning("default %s on %s: %s %s; trying the next default", name, title(model),
-                    run.termination.value, run.message)
-        failures.append(f"{name}: {run.termination.value} ({run.message})")
-    if result is not None and result.termination in NO_OPTIMUM:
+                    out.termination.value, out.message)
+        failures.append(f"{name}: {out.termination.value} ({out.message})")
+    if result is None:
+        raise no_default(model, run.traits.kind, reasons)
+    if result.termination in NO_OPTIMUM:
         others = [c for c in claims if not c.startswith(f"{result.solver}:")]
         if others:
             result.message = f"{result.message}; confirmed by {', '.join(others)}"
-    elif claims and result is not None:
+    elif claims:
         result.message = f"{result.message}; not {', '.join(claims)}"
-    if result is None:
-        if not candidates:
-            raise SolverUnavailableError(f"no default solver for model class {traits.kind}")
-        raise SolverUnavailableError(
-            f"no default solver takes the {traits.kind} {title(model)!r}: {'; '.join(reasons)}")
     if failures and failures[-1].startswith(f"{result.solver}:"):
         failures.pop()  # the last one tried failed too: its own message says so
     if failures:
         result.message = f"{result.message}; fallback after {'; '.join(failures)}"
-    return _finish(model, result, raise_on_failure)
+    return result
 
 
 NO_OPTIMUM = (Termination.INFEASIBLE, Termination.UNBOUNDED, Termination.INFEASIBLE_OR_UNBOUNDED)
@@ -206,91 +191,107 @@ def _rank(result: SolveResult, feasible: bool) -> int:
     return 0
 
 
-def _run(model: pyo.ConcreteModel, backend, prepared, time_limit: float | None, warm_start: bool,
-         options: dict | None, traits: ModelTraits) -> SolveResult:
-    """One backend's run on ``model``, checked: ``OPTIMAL`` only when the certificate on the model passes."""
-    if not warm_start:
-        for v in free_variables(model)[0]:  # read once per solve (reading.one_reading)
-            v.set_value(None, skip_validation=True)
-    start = time.perf_counter()
-    try:
-        extra = {"options": options} if options else {}  # a user's backend may take (model, time_limit) only
+class Run:
+    """One backend's run on a solve's program, checked (:meth:`__call__`): the settings of the solve, shared by the
+    backends the default tries in turn."""
+
+    def __init__(self, program: Program, traits: ModelTraits, time_limit: float | None, warm_start: bool,
+                 options: dict | None):
+        self.program, self.traits, self.time_limit = program, traits, time_limit
+        self.warm_start, self.options = warm_start, options
+
+    def __call__(self, backend, prepared) -> SolveResult:
+        """``backend`` run on the model (``prepared``: what its ``prepare`` built), its word checked by the
+        certificate: ``OPTIMAL`` only when the certificate on the model passes (module docstring)."""
+        model = self.program.model
+        if not self.warm_start:
+            for v in self.program.free:
+                v.set_value(None, skip_validation=True)
+        start = time.perf_counter()
+        termination, raw_duals, message, limited = self._backend_run(backend, prepared)
+        fill_unused_variables(model, self.program.variables)  # in no active row: a value within its bounds
+        seconds = time.perf_counter() - start
+        certificate = None
+        if None not in map(_VALUE, self.program.variables):  # every variable, fixed or not, has a value
+            certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
+                                  self.traits.convex or backend.proves_convexity,
+                                  bool(self.traits.integers) or self.traits.sos, self.program.certificates)
+        verdict, message, objective = self._verdict(backend, termination, message, certificate)
+        duals = None
+        if raw_duals is not None and verdict is Termination.OPTIMAL:
+            duals = component_values(model, raw_duals.get, pyo.Constraint)  # None (no dual) -> NaN
+        return SolveResult(
+            solver=backend.name,
+            solver_version=backend.solver_version(),
+            termination=verdict,
+            objective=objective if verdict in (Termination.OPTIMAL, Termination.LOCALLY_OPTIMAL) else None,
+            values=values_of(model),
+            duals=duals,
+            seconds=seconds,
+            max_violation=certificate.absolute if certificate is not None else max_violation(model),
+            message=message,
+            solution_status=_solution_status(verdict, certificate),
+            solver_termination=termination,
+            licence_limited=limited,
+            certificate=None if certificate is None else certificate.to_dict(),
+        )
+
+    def _backend_run(self, backend, prepared) -> tuple[Termination, dict | None, str, bool]:
+        """The backend's own ``(termination, duals, message)`` and whether its licence refused the model
+        (``Backend.licence_limit``); a licence limit or a crash inside the solver is a failure, not a crash."""
+        extra = {"options": self.options} if self.options else {}  # a user's backend may take (model, time_limit)
         if prepared is not None:
             extra["prepared"] = prepared
-        termination, raw_duals, message = backend.run(model, time_limit, **extra)
-    except Exception as exc:  # a licence limit or a crash inside the solver is a failure, not a crash
-        log.warning("%s raised %s: %s", backend.name, type(exc).__name__, exc)
-        message = f"{type(exc).__name__}: {exc}"
-        termination = Termination.REFUSED if isinstance(exc, IncompatibleModelError) else Termination.ERROR
-        raw_duals = None
-        foreign = foreign_variables(model) if isinstance(exc, KeyError) else None
-        if foreign:  # the backend's reader numbers the model's own variables only
-            termination = Termination.REFUSED
-            message = (f"{backend.name} cannot take a row that holds a variable of another model ({foreign}): "
-                       "declare the variable on this model (or on one of its blocks)")
-    fill_unused_variables(model)  # a variable in no active row: a value within its bounds (the backend gave none)
-    if termination is Termination.ERROR and any(w in message.lower() for w in _LICENCE_WORDS):
-        termination = Termination.REFUSED  # a size-limited licence refused the model: nothing was solved
-    seconds = time.perf_counter() - start
+        model = self.program.model
+        try:
+            return (*backend.run(model, self.time_limit, **extra), False)
+        except Exception as exc:
+            message = f"{type(exc).__name__}: {exc}"
+            if backend.licence_limit is not None and _raised(exc, backend.licence_limit):
+                log.info("%s: its licence refused the model: %s", backend.name, exc)
+                return Termination.REFUSED, None, message, True  # nothing was solved
+            log.warning("%s raised %s: %s", backend.name, type(exc).__name__, exc)
+            termination = Termination.REFUSED if isinstance(exc, IncompatibleModelError) else Termination.ERROR
+            foreign = foreign_variables(model) if isinstance(exc, KeyError) else None
+            if foreign:  # the backend's reader numbers the model's own variables only
+                termination = Termination.REFUSED
+                message = (f"{backend.name} cannot take a row that holds a variable of another model ({foreign}): "
+                           "declare the variable on this model (or on one of its blocks)")
+            return termination, None, message, False
 
-    solver_termination = termination
-    values = values_of(model)
-    certificate, conic = None, False
-    if None not in map(_VALUE, model_variables(model)):  # every variable, fixed or not, has a value
-        certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
-                              traits.convex or backend.proves_convexity, bool(traits.integers) or traits.sos)
-    objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
-    if objective is None:  # not read by the certificate: Pyomo's value, None where it has no real one (violation)
-        objective = real_value(objective_of(model))
-    if termination is Termination.OPTIMAL and (objective is None or not math.isfinite(objective)):
-        termination = Termination.NUMERICAL_ERROR
-        message = f"reported optimal but the objective is {objective}"
-    elif termination is Termination.OPTIMAL and certificate is None:
-        termination = Termination.NUMERICAL_ERROR
-        message = f"{message}; reported optimal but a variable has no value"
-    elif certificate is not None:
-        optimal = termination is Termination.OPTIMAL
-        conic = certificate.level in ("local", "feasible") and traits.kind == "NLP" and why_not_conic(model) is None
-        if certificate.level == "local" and conic:
-            certificate.level, certificate.why = "kkt", "feasible, KKT conditions hold on a convex (conic) model"
-        if optimal and not certificate.passed:
-            termination = Termination.CERTIFICATE_FAILED
-            message = f"{message}; {backend.name} said optimal but the certificate failed: {certificate.why} " \
-                      f"({certificate.residuals()})"
-    if termination is Termination.OPTIMAL and certificate is not None and not certificate.certified:
-        far = far_variable(model)
+    def _verdict(self, backend, termination: Termination, message: str,
+                 certificate: Certificate | None) -> tuple[Termination, str, float | None]:
+        """The library's verdict on the backend's word ``termination``, given the ``certificate`` (``None``: a
+        variable has no value), its message, and the objective."""
+        model, traits = self.program.model, self.traits
+        objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
+        if objective is None:  # not read by the certificate: Pyomo's value, None where it has no real one
+            objective = real_value(objective_of(model))
+        conic = False
+        if termination is Termination.OPTIMAL and (objective is None or not math.isfinite(objective)):
+            return Termination.NUMERICAL_ERROR, f"reported optimal but the objective is {objective}", objective
+        if termination is Termination.OPTIMAL and certificate is None:
+            return Termination.NUMERICAL_ERROR, f"{message}; reported optimal but a variable has no value", objective
+        if certificate is not None:
+            conic = certificate.level in ("local", "feasible") and traits.kind == "NLP" and \
+                why_not_conic(model, self.program) is None
+            if certificate.level == "local" and conic:
+                certificate.level, certificate.why = "kkt", "feasible, KKT conditions hold on a convex (conic) model"
+            if termination is Termination.OPTIMAL and not certificate.passed:
+                return Termination.CERTIFICATE_FAILED, f"{message}; {backend.name} said optimal but the certificate " \
+                    f"failed: {certificate.why} ({certificate.residuals()})", objective
+        if termination is not Termination.OPTIMAL or certificate is None or certificate.certified:
+            return termination, message, objective
+        far = far_variable(self.program.free)
         if far is not None:  # SCIP's "optimal" 36.8 on max log(x): x at 1e16, its infinity
-            termination = Termination.NUMERICAL_ERROR
-            message = f"{message}; said optimal at {far}, beyond any backend's finite range: the model may be unbounded"
-    if termination is Termination.OPTIMAL and certificate is not None and not certificate.certified and \
-            not backend.nonconvex and not traits.convex and not conic and certificate.level in ("local", "feasible"):
-        termination = Termination.LOCALLY_OPTIMAL  # a local solver's point on a model not proved convex
-        message = f"{message}; locally optimal: the model is not proved convex, so the point may not be its optimum " \
-                  "(a global backend, e.g. scip, proves one)"
-    solution_status = _solution_status(termination, certificate)
-    violation = certificate.absolute if certificate is not None else max_violation(model)
-    if termination is Termination.OPTIMAL and not certificate.certified:
-        message = f"{message}; optimal, not certified: {certificate.why}"
-    elif termination is Termination.LOCALLY_OPTIMAL:
-        message = f"{message} ({certificate.why})"
-    duals = None
-    if raw_duals is not None and termination is Termination.OPTIMAL:
-
-        duals = component_values(model, raw_duals.get, pyo.Constraint)  # None (no dual) -> NaN
-    return SolveResult(
-        solver=backend.name,
-        solver_version=backend.solver_version(),
-        termination=termination,
-        objective=objective if termination in (Termination.OPTIMAL, Termination.LOCALLY_OPTIMAL) else None,
-        values=values,
-        duals=duals,
-        seconds=seconds,
-        max_violation=violation,
-        message=message,
-        solution_status=solution_status,
-        solver_termination=solver_termination,
-        certificate=None if certificate is None else certificate.to_dict(),
-    )
+            return Termination.NUMERICAL_ERROR, f"{message}; said optimal at {far}, beyond any backend's finite " \
+                "range: the model may be unbounded", objective
+        if not backend.nonconvex and not traits.convex and not conic and certificate.level in ("local", "feasible"):
+            # a local solver's point on a model not proved convex
+            return Termination.LOCALLY_OPTIMAL, f"{message}; locally optimal: the model is not proved convex, so " \
+                f"the point may not be its optimum (a global backend, e.g. scip, proves one) ({certificate.why})", \
+                objective
+        return termination, f"{message}; optimal, not certified: {certificate.why}", objective
 
 
 def _finish(model: pyo.ConcreteModel, result: SolveResult, raise_on_failure: bool) -> SolveResult:
@@ -311,14 +312,16 @@ def _solution_status(termination: Termination, certificate: Certificate | None) 
     return SolutionStatus.FEASIBLE if certificate.primal <= FEASIBILITY_TOL else SolutionStatus.INFEASIBLE
 
 
-_LICENCE_WORDS = ("too many rows", "too many columns", "size-limited", "model too large", "licen",
-                  "restricted license", "promotional", "problem size limits exceeded")
-"""Words of a size-limited licence's refusal in a solver's message (Gurobi's "Model too large for size-limited
-license", Xpress's "too many rows and columns", CPLEX's "Error 1016: Community Edition. Problem size limits
-exceeded")."""
+def _raised(exc: BaseException, test) -> bool:
+    """``test`` of ``exc`` or of an error it was raised from (Pyomo's interfaces may wrap the solver's)."""
+    seen = 0
+    while exc is not None and seen < 5:
+        if test(exc):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def is_licence_limit(result: SolveResult) -> bool:
     """True when a failure is a size-limited free licence refusing the model (not a numerical failure)."""
-    return result.termination is Termination.REFUSED and any(w in result.message.lower() for w in _LICENCE_WORDS)
-
+    return result.licence_limited

@@ -18,7 +18,7 @@ from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 
 from tpm_models.solvers.common import FEASIBILITY_TOL
 from tpm_models.solvers.norm_apex import NormApex, norm_apex
-from tpm_models.solvers.rows import constant_value, linear_objective, objective_terms, quadratic_objective
+from tpm_models.solvers.rows import atom_terms, constant_value, product_terms
 
 
 def linear_body(body, col: dict):
@@ -312,12 +312,12 @@ def _linear_in_nodes(L: sp.csr_matrix, const: np.ndarray, crow: np.ndarray, cnod
     return values, J, status
 
 
-def _atom_objective(model, objective, col: dict, n: int, memo: dict, x: np.ndarray, apexes: list | None = None):
+def _atom_objective(read: tuple | None, col: dict, n: int, memo: dict, x: np.ndarray, apexes: list | None = None):
     """Value and gradient of an objective linear in nodes (:func:`tpm_models.solvers.rows.atom_terms`: (23)'s
     ``sum_i eps_i * norm_w`` and ``0.5 * w_j**2``), each distinct node differentiated once with its coefficients
     summed; ``None`` at a kink of a node, ``False`` when the objective is not read so (then :func:`gradient`).
-    ``apexes``: as in :func:`atom_rows_gradient`, ``(apex, coefficient)`` appended for a norm at zero."""
-    read = objective_terms(model, objective, col, n)
+    ``read``: the objective's :func:`~tpm_models.solvers.rows.atom_terms`. ``apexes``: as in
+    :func:`atom_rows_gradient`, ``(apex, coefficient)`` appended for a norm at zero."""
     if read is None:
         return False
     cols, coefs = np.asarray(read[0], dtype=np.int64), np.asarray(read[1], dtype=float)
@@ -435,16 +435,15 @@ def objective_gradient(model, objective, col: dict, n: int, memo: dict, x: np.nd
     """The objective's value and gradient at ``x``; ``None`` where it has no derivative. ``apexes``: when a list, a
     node of an objective linear in nodes that is a Euclidean norm at zero is left out of the gradient and ``(apex,
     coefficient)`` appended to it (:func:`_atom_objective`)."""
-    terms = linear_objective(model, objective, col, n)  # a linear objective ((26)-(29)): read fast
-    if terms is not None:
-        cols, coefs = np.asarray(terms[0], dtype=int), np.asarray(terms[1], dtype=float)
+    read = atom_terms(objective.expr, col)
+    if read is not None and not read[3]:  # a linear objective ((26)-(29)): read fast
+        cols, coefs = np.asarray(read[0], dtype=int), np.asarray(read[1], dtype=float)
         grad = np.bincount(cols, weights=coefs, minlength=n).astype(float)  # np.add.at's sums, in the same order
-        return float(terms[2] + coefs @ x[cols]), grad
-    read = objective_terms(model, objective, col, n)
-    if read is not None and read[3] and quadratic_objective(model, objective, col, n) is None:
+        return float(read[2] + coefs @ x[cols]), grad
+    if read is not None and product_terms(read, col) is None:
         # a node that is not a product of two variables ((23)'s eps-weighted norm): not a quadratic, read as linear
         # in its nodes (the term-by-term quadratic reading below would fail on that node)
-        atoms = _atom_objective(model, objective, col, n, memo, x, apexes)
+        atoms = _atom_objective(read, col, n, memo, x, apexes)
         if atoms is not False:
             return atoms
     out: tuple[list, list, list, list, list] = ([], [], [], [], [])
@@ -460,7 +459,7 @@ def objective_gradient(model, objective, col: dict, n: int, memo: dict, x: np.nd
         np.add.at(grad, qi, qa * x[qj])
         np.add.at(grad, qj, qa * x[qi])
         return float(constant + np.sum(la * x[li]) + np.sum(qa * (x[qi] * x[qj]))), grad  # not BLAS (its threads)
-    atoms = _atom_objective(model, objective, col, n, memo, x, apexes)
+    atoms = _atom_objective(read, col, n, memo, x, apexes)
     if atoms is not False:
         return atoms
     read = gradient(objective.expr, col, memo)

@@ -20,8 +20,9 @@ import scipy.sparse as sp
 from pyomo.repn import generate_standard_repn
 
 from tpm_models.qp import QPMatrices
-from tpm_models.solvers.rows import quadratic_objective, read_rows, to_csr
-from tpm_models.solvers.variables import variable_bounds
+from tpm_models.solvers.common import ModelError
+from tpm_models.solvers.program import Program
+from tpm_models.solvers.rows import to_csr
 
 DENSE_MAX_BYTES = 2 * 1024**3
 """Largest dense matrix (bytes) :func:`qp_matrices` allocates: a model past it is refused before the allocation
@@ -122,90 +123,87 @@ def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
     )
 
 
-def sparse_qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
+def sparse_qp_matrices(model: pyo.ConcreteModel, program: Program | None = None) -> QPMatrices:
     """:func:`qp_matrices` with ``P`` (full, symmetric), ``A`` and ``G`` as ``scipy.sparse`` CSR matrices, read in one
-    pass (:func:`tpm_models.solvers.rows.read_rows`); the same numbers, rows and columns
-    (``tests/solvers/test_sparse.py``). Nothing of size rows x columns is dense."""
-    objective = _active_objective(model)
-    variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
-    column = {id(v): k for k, v in enumerate(variables)}
-    n = len(variables)
+    pass (:func:`tpm_models.solvers.rows.read_rows`; ``program``: the solve's reading of ``model``); the same numbers,
+    rows and columns (``tests/solvers/test_sparse.py``). Nothing of size rows x columns is dense."""
+    program = Program(model) if program is None else program
+    try:
+        objective = program.objective
+    except ModelError as exc:
+        raise ValueError(str(exc)) from exc
+    sense = 1 if objective.sense == pyo.minimize else -1
+    P, q, q0 = _sparse_objective(program, objective)
+    cons, M, lower, upper, equality = _sparse_rows(program)
+    eq = np.flatnonzero(equality)
+    ineq = np.flatnonzero(~equality)
+    x_l, x_u = program.bounds
+    return QPMatrices(
+        variables=program.free, P=sense * P, q=sense * q, q0=sense * q0, sense=sense,
+        A=M[eq], b=np.asarray(lower, dtype=float)[eq], eq_constraints=[cons[k] for k in eq],
+        G=M[ineq], h_l=np.asarray(lower, dtype=float)[ineq], h_u=np.asarray(upper, dtype=float)[ineq],
+        ineq_constraints=[cons[k] for k in ineq], x_l=x_l, x_u=x_u,
+    )
 
-    read = quadratic_objective(model, objective, column, n)  # read once per solve (reading.one_reading)
+
+def _sparse_objective(program: Program, objective) -> tuple[sp.csr_matrix, np.ndarray, float]:
+    """``(P, q, q0)`` of the objective as written (``P`` full and symmetric): from its products
+    (:attr:`~tpm_models.solvers.program.Program.quadratic_objective`), else Pyomo's standard representation."""
+    column, n = program.column, program.n
+    read = program.quadratic_objective
+    q = np.zeros(n)
     if read is not None:
         qi, qj, qa, lc, la, q0 = read
         square = qi == qj
         pr = np.concatenate([qi[square], qi[~square], qj[~square]])
         pc = np.concatenate([qi[square], qj[~square], qi[~square]])
         pd = np.concatenate([2.0 * qa[square], qa[~square], qa[~square]])
-        q = np.zeros(n)
         np.add.at(q, lc, la)
     else:
         repn = generate_standard_repn(objective.expr, quadratic=True)
         if repn.nonlinear_expr is not None:
-            raise NotAQPError(f"objective of {model.name!r} is not quadratic")
+            raise NotAQPError(f"objective of {program.model.name!r} is not quadratic")
         pr, pc, pd = [], [], []
         for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
             a, b = column[id(u)], column[id(v)]
-            if a == b:
-                pr.append(a), pc.append(a), pd.append(2.0 * coef)
-            else:
-                pr += [a, b]
-                pc += [b, a]
-                pd += [coef, coef]
-        q = np.zeros(n)
+            pr += [a] if a == b else [a, b]
+            pc += [a] if a == b else [b, a]
+            pd += [2.0 * coef] if a == b else [coef, coef]
         np.add.at(q, np.asarray([column[id(v)] for v in repn.linear_vars], dtype=np.int64),
                   np.asarray(repn.linear_coefs, dtype=float))
         q0 = float(repn.constant)
     P = sp.csr_matrix((np.asarray(pd, dtype=float), (pr, pc)), shape=(n, n))
     P.sum_duplicates()
-    sense = 1 if objective.sense == pyo.minimize else -1
+    return P, q, q0
 
-    rows = read_rows(model, column, n)
-    if rows.others:  # a row read only by Pyomo's walker: linear (a fixed variable, ...) or not a QP
-        cons, M, lower, upper, equality = list(rows.constraints), rows.M, list(rows.lower), list(rows.upper), \
-            list(rows.equality)
-        indptr, cols, coefs = [0], [], []
-        for con in rows.others:
-            crepn = generate_standard_repn(con.body, quadratic=False)
-            if not crepn.is_linear():
-                raise NotAQPError(f"constraint {con.name} of {model.name!r} is not linear")
-            cols += [column[id(v)] for v in crepn.linear_vars]
-            coefs += [float(c) for c in crepn.linear_coefs]
-            indptr.append(len(cols))
-            shift = float(crepn.constant)
-            lower.append(-np.inf if con.lower is None else float(pyo.value(con.lower)) - shift)
-            upper.append(np.inf if con.upper is None else float(pyo.value(con.upper)) - shift)
-            equality.append(bool(con.equality))
-            cons.append(con)
-        M = sp.vstack([M, to_csr(indptr, cols, coefs, (len(rows.others), n))], format="csr")
-        order = {id(c): k for k, c in enumerate(model.component_data_objects(pyo.Constraint, active=True,
-                                                                             descend_into=True))}
-        perm = np.argsort([order[id(c)] for c in cons], kind="stable")
-        cons = [cons[k] for k in perm]
-        M, lower, upper, equality = M[perm], np.asarray(lower)[perm], np.asarray(upper)[perm], \
-            np.asarray(equality)[perm]
-    else:
-        cons, M, lower, upper, equality = rows.constraints, rows.M, rows.lower, rows.upper, rows.equality
-    eq = np.flatnonzero(equality)
-    ineq = np.flatnonzero(~equality)
-    x_l, x_u = variable_bounds(variables)
-    return QPMatrices(
-        variables=variables,
-        P=sense * P,
-        q=sense * q,
-        q0=sense * q0,
-        sense=sense,
-        A=M[eq],
-        b=np.asarray(lower, dtype=float)[eq],
-        eq_constraints=[cons[k] for k in eq],
-        G=M[ineq],
-        h_l=np.asarray(lower, dtype=float)[ineq],
-        h_u=np.asarray(upper, dtype=float)[ineq],
-        ineq_constraints=[cons[k] for k in ineq],
-        x_l=x_l,
-        x_u=x_u,
-    )
+
+def _sparse_rows(program: Program) -> tuple:
+    """``(constraints, M, lower, upper, equality)`` of every active row in model order: the linear rows as read
+    (:attr:`~tpm_models.solvers.program.Program.rows`), a row only Pyomo's walker reads (linear through a fixed
+    variable, ...) by its standard representation; :class:`NotAQPError` if one is not linear."""
+    rows, column, n, model = program.rows, program.column, program.n, program.model
+    if not rows.others:
+        return rows.constraints, rows.M, rows.lower, rows.upper, rows.equality
+    cons, lower, upper, equality = list(rows.constraints), list(rows.lower), list(rows.upper), list(rows.equality)
+    indptr, cols, coefs = [0], [], []
+    for con in rows.others:
+        crepn = generate_standard_repn(con.body, quadratic=False)
+        if not crepn.is_linear():
+            raise NotAQPError(f"constraint {con.name} of {model.name!r} is not linear")
+        cols += [column[id(v)] for v in crepn.linear_vars]
+        coefs += [float(c) for c in crepn.linear_coefs]
+        indptr.append(len(cols))
+        shift = float(crepn.constant)
+        lower.append(-np.inf if con.lower is None else float(pyo.value(con.lower)) - shift)
+        upper.append(np.inf if con.upper is None else float(pyo.value(con.upper)) - shift)
+        equality.append(bool(con.equality))
+        cons.append(con)
+    M = sp.vstack([rows.M, to_csr(indptr, cols, coefs, (len(rows.others), n))], format="csr")
+    order = {id(c): k for k, c in enumerate(model.component_data_objects(pyo.Constraint, active=True,
+                                                                         descend_into=True))}
+    perm = np.argsort([order[id(c)] for c in cons], kind="stable")
+    return [cons[k] for k in perm], M[perm], np.asarray(lower)[perm], np.asarray(upper)[perm], \
+        np.asarray(equality)[perm]
 
 
 def dense_duals(qp: QPMatrices, eq: np.ndarray, ineq: np.ndarray) -> dict:

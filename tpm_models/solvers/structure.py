@@ -12,13 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyomo.core as pyo
-from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
-from tpm_models.solvers.common import PSD_TOL, ModelError
+from tpm_models.solvers.common import PSD_TOL
 from tpm_models.solvers.components import UnsupportedComponentError, read_components, unread_domains
-from tpm_models.solvers.rows import LinearRows, linear_objective, objective_terms, quadratic_objective, read_rows
-from tpm_models.solvers.variables import free_variables, integer_mask
+from tpm_models.solvers.program import Program, title
+from tpm_models.solvers.variables import integer_mask
 from tpm_models.solvers.violation import row_violation
 
 _VALUE = operator.attrgetter("value")
@@ -62,7 +61,7 @@ def model_class(model: pyo.ConcreteModel) -> str:
     return model_traits(model).kind
 
 
-def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTraits:
+def model_traits(model: pyo.ConcreteModel, kind: str | None = None, program: Program | None = None) -> ModelTraits:
     """The model's class (:func:`model_class`), its integer variables, and whether it is proved convex or
     proved not convex, in one walk through its rows.
 
@@ -75,10 +74,12 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     is local: "optimal, not certified").
 
     ``kind``: the class, when the caller has it: the rows are then not walked (an LP, QP or SOCP has no
-    non-convex row; an NLP's convexity stays unknown), only the objective and the variables' domains are read."""
+    non-convex row; an NLP's convexity stays unknown), only the objective and the variables' domains are read.
+    ``program``: the solve's reading of ``model`` (a fresh one if not given)."""
     sos = read_components(model)  # every active component read or refused by name, before anything else
-    objective = objective_of(model)
-    variables, column = free_variables(model)  # read once per solve (reading.one_reading)
+    program = Program(model) if program is None else program
+    objective = program.objective
+    variables = program.free
     odd = unread_domains(variables)
     if odd:
         raise UnsupportedComponentError(
@@ -89,15 +90,14 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     sense = 1.0 if objective.sense == pyo.minimize else -1.0
     # a nonlinear objective is an NLP whatever its quadratic part: its degree is read without the (slower)
     # standard representation, which (23)'s objective, one norm node in thousands of terms, makes costly
-    if isinstance(objective.expr, (int, float)) or \
-            linear_objective(model, objective, column, len(variables)) is not None:
+    if isinstance(objective.expr, (int, float)) or program.linear_objective is not None:
         degree = 1  # a linear objective ((26)-(29)), read fast: Pyomo's degree walk reads its 10^5 terms slowly
     else:
-        degree = _degree(model, objective, column, len(variables))
+        degree = _degree(objective, program.objective_terms)
     quadratic = False
     read = None
     if degree is not None and degree >= 2:
-        read = quadratic_objective(model, objective, column, len(variables))  # its products, read once per solve
+        read = program.quadratic_objective  # its products
     if read is not None:
         quadratic = bool(len(read[0]))
         if quadratic and not _psd_terms(read[0], read[1], read[2], sense):
@@ -114,7 +114,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     kind = "NLP" if degree is None else None
     conic, general = False, degree is None
     signs: set[int] | None = None
-    for con in read_rows(model, column, len(variables)).others:  # the linear rows: read fast, once per solve
+    for con in program.rows.others:  # the linear rows: read fast
         repn = _structure(con.body)
         if repn.nonlinear_expr is not None:  # convexity unknown from here: the walk stops (a large NLP is long)
             kind, general = "NLP", True
@@ -122,7 +122,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
         if not repn.quadratic_vars:
             continue
         if signs is None:
-            signs = sign_rows(model)
+            signs = program.signs
         if _is_cone(con, repn, signs) or _convex_quadratic_row(con, repn, signs):
             conic = True  # a cone, or a convex quadratic row (a cone once factored): what SOCP backends take
             continue
@@ -134,11 +134,10 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None) -> ModelTrai
     return ModelTraits(kind, integers, nonconvex, nonconvex is None and not general, sos)
 
 
-def _degree(model: pyo.ConcreteModel, objective, column: dict, n: int) -> int | None:
-    """``objective.expr.polynomial_degree()``, read as linear terms plus nodes
-    (:func:`tpm_models.solvers.rows.objective_terms`) with each distinct node's degree taken once: (23)'s
+def _degree(objective, read: tuple | None) -> int | None:
+    """``objective.expr.polynomial_degree()``, read from its terms ``read`` (linear terms plus nodes,
+    :attr:`tpm_models.solvers.program.Program.objective_terms`) with each distinct node's degree taken once: (23)'s
     objective holds one norm node in thousands of terms, which Pyomo's walk visits once per term."""
-    read = objective_terms(model, objective, column, n)
     if read is None:
         return objective.expr.polynomial_degree()
     degree, seen = (1 if read[0] else 0), set()
@@ -154,7 +153,7 @@ def _degree(model: pyo.ConcreteModel, objective, column: dict, n: int) -> int | 
 
 
 def _psd_terms(qi: np.ndarray, qj: np.ndarray, qa: np.ndarray, sign: float) -> bool:
-    """:func:`_psd` of ``sum_k qa_k x_{qi_k} x_{qj_k}`` (:func:`tpm_models.solvers.rows.quadratic_objective`)."""
+    """:func:`_psd` of ``sum_k qa_k x_{qi_k} x_{qj_k}`` (:func:`tpm_models.solvers.rows.product_terms`)."""
     index, inverse = np.unique(np.concatenate([qi, qj]), return_inverse=True)
     a, b = inverse[:len(qi)], inverse[len(qi):]
     if (a == b).all():
@@ -191,51 +190,8 @@ def _psd(repn, sign: float) -> bool:
     return bool(lam.min() >= -PSD_TOL * max(1.0, float(np.abs(lam).max())))
 
 
-def free_rows(model: pyo.ConcreteModel, variables: list | None = None) -> LinearRows:
-    """:func:`tpm_models.solvers.rows.read_rows` over the model's unfixed variables (in model order, or
-    ``variables`` when the caller has that list): the linear rows read once per
-    :func:`~tpm_models.solvers.reading.one_reading`, the others left in ``others``."""
-    if variables is None:
-        variables, column = free_variables(model)
-        return read_rows(model, column, len(variables))
-    return read_rows(model, {id(v): k for k, v in enumerate(variables)}, len(variables))
-
-
-def sign_rows(model: pyo.ConcreteModel) -> set[int]:
-    """``id`` s of the variables that a row of their own keeps nonnegative (``y >= 0`` written as a constraint
-    rather than a bound, ``a*y + c >= l`` with ``a > 0`` and ``l - c >= 0``): a cone's ``y`` may be bounded either
-    way. The linear rows are read as one sparse matrix (:func:`free_rows`)."""
-    variables, column = free_variables(model)
-    rows = read_rows(model, column, len(variables))
-    single = np.flatnonzero(np.diff(rows.M.indptr) == 1)
-    a = rows.M.data[rows.M.indptr[single]]
-    keeps = ((a > 0) & (rows.lower[single] >= 0)) | ((a < 0) & (rows.upper[single] <= 0))
-    out: set[int] = {id(variables[j]) for j in rows.M.indices[rows.M.indptr[single[keeps]]]}
-    for con, blocked in zip(rows.others, rows.in_blocks().tolist()):
-        if blocked:  # a row linear in a node (rows.AtomBlock): not a single variable's
-            continue
-        body = con.body
-        kind = type(body)
-        if kind is ne.LinearExpression and len(body.args) == 1:
-            body = body.args[0]
-            kind = type(body)
-        if kind is ne.MonomialTermExpression:
-            coef, v = body.args
-            coef = float(pyo.value(coef))
-        elif not isinstance(body, (int, float)) and body.is_variable_type():
-            coef, v = 1.0, body
-        else:
-            continue
-        if v.fixed:
-            continue
-        lo, up = con.lb, con.ub
-        if (coef > 0 and lo is not None and lo >= 0) or (coef < 0 and up is not None and up <= 0):
-            out.add(id(v))
-    return out
-
-
 def _nonnegative(v, rows: set[int] = frozenset()) -> bool:
-    """``v >= 0`` by its bound or by a row of its own (:func:`sign_rows`)."""
+    """``v >= 0`` by its bound or by a row of its own (:func:`tpm_models.solvers.rows.sign_rows`)."""
     return (v.lb is not None and pyo.value(v.lb) >= 0) or id(v) in rows
 
 
@@ -366,21 +322,3 @@ def max_violation(model: pyo.ConcreteModel) -> float:
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
         worst = max(worst, row_violation(con))
     return float(worst)
-
-
-def title(model: pyo.ConcreteModel) -> str:
-    """The model's name as given to its builder (Pyomo quotes names with spaces)."""
-    return model.name.strip("'")
-
-
-def objective_of(model: pyo.ConcreteModel):
-    """The active objective of ``model``; :class:`~tpm_models.solvers.common.ModelError` unless there is exactly
-    one (a feasibility problem still needs one: ``pyo.Objective(expr=0)``)."""
-    objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
-    if len(objectives) != 1:
-        names = ", ".join(o.name for o in objectives[:5])
-        raise ModelError(
-            f"{title(model)} has {len(objectives)} active objectives{' (' + names + ')' if names else ''}; "
-            "solve() needs exactly one: deactivate the others (obj.deactivate()) or, for a feasibility "
-            "problem, add pyo.Objective(expr=0)")
-    return objectives[0]

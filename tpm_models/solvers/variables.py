@@ -1,7 +1,7 @@
-"""The variables of a Pyomo model as a solve reads them, once per solve
-(:func:`tpm_models.solvers.reading.one_reading`): the variables in model order and their columns, their bounds, which
-are integer, their values. At :math:`10^5` points
-the builders' models hold 25,000 variables; each reading is one pass (or a few C-level maps) over them.
+"""The variables of a Pyomo model as a solve reads them: the variables in model order and their columns, their
+bounds, which are integer, their values. At :math:`10^5` points the builders' models hold 25,000 variables; each
+reading is one pass (or a few C-level maps) over them, made once per solve by
+:class:`tpm_models.solvers.program.Program`.
 """
 
 from __future__ import annotations
@@ -14,35 +14,27 @@ import pyomo.core as pyo
 from pyomo.core.base.var import ScalarVar, VarData
 from pyomo.core.expr.visitor import identify_variables
 
-from tpm_models.solvers.reading import remembered
-
 _DOMAIN = operator.attrgetter("domain")
 _BOUND_TYPES = frozenset((float, int, type(None)))
 
 
 def model_variables(model: pyo.ConcreteModel) -> list:
-    """Every variable of the model, fixed or not, in model order (``component_data_objects``); read once per
-    :func:`one_reading`. The list is shared: copy it to change it."""
-    return remembered(("variables", id(model)),
-                      lambda: list(model.component_data_objects(pyo.Var, descend_into=True)))
+    """Every variable of the model, fixed or not, in model order (``component_data_objects``)."""
+    return list(model.component_data_objects(pyo.Var, descend_into=True))
 
 
-def free_variables(model: pyo.ConcreteModel) -> tuple[list, dict]:
-    """The model's unfixed variables in model order (``component_data_objects``) and their columns
-    ``{id(v): k}``, the numbering of :func:`read_rows`; read once per :func:`one_reading` (a solve reads them for the
-    class, the form, the reset of the values and the certificate). The list is shared: copy it to change it."""
-    def read() -> tuple[list, dict]:
-        variables = [v for v in model_variables(model) if not v.fixed]
-        return variables, {id(v): k for k, v in enumerate(variables)}
-
-    return remembered(("free variables", id(model)), read)
+def free_variables(model: pyo.ConcreteModel, variables: list | None = None) -> tuple[list, dict]:
+    """The model's unfixed variables in model order (``component_data_objects``; of ``variables``, the model's
+    variables, when the caller has read them) and their columns ``{id(v): k}``, the numbering of
+    :func:`tpm_models.solvers.rows.read_rows`."""
+    free = [v for v in (model_variables(model) if variables is None else variables) if not v.fixed]
+    return free, {id(v): k for k, v in enumerate(free)}
 
 
 def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
-    """The lower and upper bounds of ``variables`` (``-inf``/``inf`` where absent: ``v.bounds``, one call a variable,
-    read once per :func:`one_reading` for the same list)."""
-    # the list kept with its bounds, so that its id stays its own while the reading lasts
-    return remembered(("bounds", id(variables), len(variables)), lambda: (_bounds(variables), variables))[0]
+    """The lower and upper bounds of ``variables`` (``-inf``/``inf`` where absent: ``v.bounds``, one call a variable),
+    as read-only arrays."""
+    return _bounds(variables)
 
 
 def _bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
@@ -54,7 +46,7 @@ def _bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
         ub[np.isnan(ub)] = math.inf
         out = (np.ascontiguousarray(lb), np.ascontiguousarray(ub))
     for bound in out:
-        bound.flags.writeable = False  # shared within a reading
+        bound.flags.writeable = False  # shared by the steps of a solve (Program.bounds)
     return out
 
 
@@ -114,13 +106,14 @@ def _referenced(model: pyo.ConcreteModel) -> set[int]:
     return out
 
 
-def fill_unused_variables(model: pyo.ConcreteModel) -> int:
+def fill_unused_variables(model: pyo.ConcreteModel, variables: list | None = None) -> int:
     """Give each unfixed variable without a value that no active row or objective holds (an unused variable, one
     only in a deactivated row or block) a value within its bounds: 0 moved into them (rounded up for an integer
     one), which any point of the model may take. Backends through Pyomo's interfaces leave such variables without a
     value; nothing depends on it. Returns how many were given one (the model's rows are walked only when a variable
-    has no value)."""
-    missing = [v for v in model_variables(model) if v.value is None and not v.fixed]
+    has no value). ``variables``: the model's variables, when the caller has read them."""
+    missing = [v for v in (model_variables(model) if variables is None else variables)
+               if v.value is None and not v.fixed]
     if not missing:
         return 0
     used = _referenced(model)
@@ -154,10 +147,10 @@ FAR = 1e15
 found: it is a backend's stand-in for infinity (SCIP's is 1e20; its "optimal" on ``max log(x)`` stopped at 1e16)."""
 
 
-def far_variable(model: pyo.ConcreteModel) -> str | None:
-    """``"x = 1e+16"`` for the first unfixed variable at :data:`FAR` or beyond on a side without a bound, else
-    ``None`` (:func:`tpm_models.solvers.dispatch.solve` does not take such a point as optimal without a proof)."""
-    for v in free_variables(model)[0]:
+def far_variable(variables: list) -> str | None:
+    """``"x = 1e+16"`` for the first of the unfixed ``variables`` at :data:`FAR` or beyond on a side without a bound,
+    else ``None`` (:func:`tpm_models.solvers.dispatch.solve` does not take such a point as optimal without a proof)."""
+    for v in variables:
         x = v.value
         if x is None or abs(x) < FAR:
             continue

@@ -9,8 +9,9 @@ import math
 import numpy as np
 import pyomo.core as pyo
 
-from tpm_models.solvers.rows import LinearRows, read_atom_rows, read_rows
-from tpm_models.solvers.variables import free_variables, model_variables, values_array, variable_bounds
+from tpm_models.solvers.program import Program
+from tpm_models.solvers.rows import LinearRows
+from tpm_models.solvers.variables import values_array, variable_bounds
 
 
 def rows_violation(rows: LinearRows, x: np.ndarray) -> float:
@@ -29,16 +30,15 @@ def model_violation(model: pyo.ConcreteModel) -> float:
     """Largest violation of a constraint or variable bound of ``model`` at its current values, as
     :func:`tpm_models.solvers.structure.max_violation` measures it, with the linear rows evaluated as one sparse
     product (:func:`read_rows`) and only the others through Pyomo (``inf`` where a value is unset or not finite)."""
-    variables = model_variables(model)
-    x = values_array(variables)
+    program = Program(model)
+    x = values_array(program.variables)
     if np.isnan(x).any():
         return math.inf
-    lb, ub = variable_bounds(variables)
+    lb, ub = variable_bounds(program.variables)
     with np.errstate(invalid="ignore"):
         worst = float(max(0.0, float(np.max(np.maximum(lb - x, x - ub), initial=0.0))))
-    free, column = free_variables(model)
-    rows = read_rows(model, column, len(free))
-    worst = max(worst, rows_violation(rows, values_array(free)))
+    rows = program.rows
+    worst = max(worst, rows_violation(rows, values_array(program.free)))
     for con in rows.others:
         worst = max(worst, row_violation(con))
     return float(worst)
@@ -72,16 +72,15 @@ def row_violation(con) -> float:
     return float(worst)
 
 
-def model_evaluates(model: pyo.ConcreteModel) -> bool:
+def model_evaluates(model: pyo.ConcreteModel, program: Program | None = None) -> bool:
     """Whether every active row of ``model`` has a finite value at the loaded point: the linear rows always do
     (once the variables are finite), a row linear in nodes (:func:`atom_terms`) when each distinct node does
-    (evaluated once), any other row by Pyomo's evaluation."""
-    variables, column = free_variables(model)
-    x = values_array(variables)
+    (evaluated once), any other row by Pyomo's evaluation. ``program``: the solve's reading of ``model``."""
+    program = Program(model) if program is None else program
+    x = values_array(program.free)
     if not np.isfinite(x).all():
         return False
-    rows = read_rows(model, column, len(variables))
-    atom_rows = read_atom_rows(model, rows, column, len(variables))
+    rows, atom_rows = program.rows, program.atom_rows
     seen: set[int] = set()
     in_block = rows.in_blocks()
     try:

@@ -34,7 +34,7 @@ from tpm_models.models.registry import (
 from tpm_models.models.uncertainty import Uncertain, UncertainRow, UncertainTerm
 from tpm_models.solvers import SolverUnavailableError, Termination, solve
 from tpm_models.solvers.compare import rel_gap
-from tpm_models.solvers.structure import title
+from tpm_models.solvers.program import title
 
 OBJECTIVE_TOL = 1e-6
 """Largest relative gap (:func:`tpm_models.checks.deterministic.objective_gap`) between the counterpart's optimum

@@ -36,12 +36,11 @@ from tpm_models.solvers.clarabel_runs import (
     clarabel_solve,
 )
 from tpm_models.solvers.common import Termination
-from tpm_models.solvers.conic import ConicForm, conic_form
+from tpm_models.solvers.conic import ConicForm, conic_program
 from tpm_models.solvers.polish import POLISH_ACCEPT, Polished, polish
 from tpm_models.solvers.power_apex import APEX_NUDGE, apex_point, nudged_apex
 from tpm_models.solvers.powsoc import dual_of_power_form, implied_bounds, pow_as_soc_map, without_rows
-from tpm_models.solvers.rows import forget_rows
-from tpm_models.solvers.variables import free_variables
+from tpm_models.solvers.program import Program
 from tpm_models.solvers.violation import model_evaluates
 
 SOC_FORM_TOLS: tuple[float, ...] = (CLARABEL_TOL,)
@@ -74,12 +73,6 @@ the certificate"): (23) at p = 1.5 on 10^5 points 39 -> 35 iterations and polish
 3e-8 from the optimum), (26) at p = 1.5 on 10^5 points polished and certified (before: "optimal, not certified"),
 (23) at p = 1.5 on 10^4 points one Newton run of the polish instead of eight."""
 
-FORGET_ROWS_LARGE = 250_000
-"""From this many rows of the conic form on, the model's rows as read (:func:`tpm_models.solvers.rows.read_rows`,
-the class reading's and the form's) are let go before Clarabel's run and read again by the certificate: (28) at
-:math:`10^6` points (500,000 rows) peaks 70 MB lower (1.74 -> 1.67 GB) for a second reading of 0.3 s in a 27 s solve.
-Below it the reading is kept (at :math:`10^5` points it would be 25 ms for 7 MB; ``docs/bench-scale.md``, "Issue 24,
-the rows made on demand")."""
 
 
 def _load(variables: list, x: np.ndarray) -> None:
@@ -87,9 +80,17 @@ def _load(variables: list, x: np.ndarray) -> None:
         var.set_value(float(value), skip_validation=True)
 
 
-def _evaluates(model: pyo.ConcreteModel) -> bool:
-    """Whether every active row of ``model`` has a real value at the loaded point."""
-    return model_evaluates(model)
+def _evaluates(program: Program) -> bool:
+    """Whether every active row of ``program``'s model has a real value at the loaded point."""
+    return model_evaluates(program.model, program)
+
+
+def clarabel_program(program: Program) -> Program:
+    """``prepare`` of the Clarabel backend: ``program`` once its conic form is built
+    (:func:`tpm_models.solvers.conic.conic_program`; :class:`~tpm_models.solvers.cones.NotConicError` if it has
+    none)."""
+    conic_program(program)
+    return program
 
 
 def polish_power_form(run: ClarabelRun, power: ConicForm, soc: ConicForm, back: sp.csr_matrix,
@@ -136,7 +137,7 @@ APEX_REASON = "the polish would put power cones at their apex, where the model's
 """The message of a point not polished by :func:`apex_refused`."""
 
 
-def apex_refused(model: pyo.ConcreteModel, power: ConicForm, back: sp.csr_matrix, run: ClarabelRun) -> bool:
+def apex_refused(program: Program, power: ConicForm, back: sp.csr_matrix, run: ClarabelRun) -> bool:
     """Whether the polish of ``run``'s point on ``power``'s cones (:func:`polish_power_form`) would be refused
     because it puts power cones at their apex (:func:`~tpm_models.solvers.power_apex.apex_point`) where ``model``'s
     rows have no value (a perspective :math:`c\\,a^q r^{1-q} \\le d z` at :math:`r = 0`): that polish is then not made
@@ -148,10 +149,10 @@ def apex_refused(model: pyo.ConcreteModel, power: ConicForm, back: sp.csr_matrix
     if at_apex is None:
         return False
     _load(power.variables, at_apex)
-    return not _evaluates(model)
+    return not _evaluates(program)
 
 
-def apex_point_certified(model: pyo.ConcreteModel, form: ConicForm, run: ClarabelRun) -> bool:
+def apex_point_certified(program: Program, form: ConicForm, run: ClarabelRun) -> bool:
     """Whether Clarabel's own point of ``form`` (loaded into ``model``) is certified optimal
     (:func:`~tpm_models.solvers.certificate.certify`): asked when the polish would land at the power cones' apex
     (:func:`apex_refused`). Then that point is kept and the polish not made (0.15-0.2 s at 10^5 points); else the
@@ -160,15 +161,16 @@ def apex_point_certified(model: pyo.ConcreteModel, form: ConicForm, run: Clarabe
     the scale benchmark's data: a perspective row 1e-10 off its apex; with the polish, certified at objective
     5.6e-17)."""
     _load(form.variables, run.x)
-    return certify(model, form.dual_values(run.x, run.z), convex=True).certified
+    return certify(program.model, form.dual_values(run.x, run.z), convex=True, memo=program.certificates).certified
 
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
-                 prepared: ConicForm | None = None):
+                 prepared: Program | None = None):
     """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the form built by the
     refusal check, so it is built once per solve); duals by ``ConicForm.dual_values``. A form whose power cones
     were written as second-order cones is polished on its power cones (:func:`polish_power_form`)."""
-    form = conic_form(model) if prepared is None else prepared
+    program = clarabel_program(Program(model)) if prepared is None else prepared
+    form = program.conic
     power, back, note = form, None, ""
     if form.A.shape[1] >= POW_AS_SOC_COLUMNS:
         soc, back = pow_as_soc_map(form)
@@ -181,8 +183,6 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
     if dropped is not None and dropped.size:  # the same feasible set (implied_bounds); their z is 0
         A, b, cones, kept = without_rows(A, b, cones, dropped)
         note += f"; {dropped.size} implied bounds left out of Clarabel's run"
-    if form.A.shape[0] >= FORGET_ROWS_LARGE:  # not held beside Clarabel's copy; the certificate reads them again
-        forget_rows(model, len(free_variables(model)[0]))
     run = clarabel_solve(form.P, form.q, A, b, cones, time_limit, options=options,
                          judged_by_certificate=not rewritable, polish_point=CLARABEL_POLISH and back is None,
                          tols=CLARABEL_TOLS if back is None else SOC_FORM_TOLS, polish_almost=plain or back is not None,
@@ -206,17 +206,17 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
             note = f"; power cones written as second-order cones after: {first}"
     solved = form
     if back is not None and form is not power and run.status == "Solved" and CLARABEL_POLISH:
-        if early is None and apex_refused(model, power, back, run) and apex_point_certified(model, form, run):
+        if early is None and apex_refused(program, power, back, run) and apex_point_certified(program, form, run):
             run.polished = Polished(run.x, run.z, False, math.nan, math.nan, APEX_REASON)
         else:  # at the apex, the polished point's perspective rows are moved into their cones below (nudged_apex)
             form = polish_power_form(run, power, form, back, early)
     if termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED) and run.x.size and np.isfinite(run.x).all():
         _load(form.variables, run.x)  # a certificate is no point: left unloaded
-        if run.interior is not None and form.n_aux and not _evaluates(model):  # atoms: sqrt, r**(1-q)
+        if run.interior is not None and form.n_aux and not _evaluates(program):  # atoms: sqrt, r**(1-q)
             nudged = nudged_apex(form, run.x)  # a perspective's r at 0: moved to 1e-14, where the rows have a value
             if nudged is not None:
                 _load(form.variables, nudged)
-            if nudged is not None and _evaluates(model):
+            if nudged is not None and _evaluates(program):
                 run.x, run.s = nudged, form.b - form.A @ nudged
                 note += f"; the power cones at their apex, their r set to {APEX_NUDGE:g} (at 0 the rows have no value)"
             else:
@@ -230,5 +230,5 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
     return termination, duals, run.message + note
 
 
-register_backend("clarabel", "clarabel", {"LP", "QP", "SOCP", "NLP"}, run_clarabel, prepare=conic_form,
+register_backend("clarabel", "clarabel", {"LP", "QP", "SOCP", "NLP"}, run_clarabel, prepare=clarabel_program,
                  proves_convexity=True)

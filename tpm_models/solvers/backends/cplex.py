@@ -6,6 +6,9 @@ from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.pyomo_interfaces import legacy_runner
 
+PROBLEM_SIZE_LIMITS_EXCEEDED = 1016
+"""CPLEX's error 1016 (``CplexSolverError.args[2]``): the Community Edition's size limits exceeded."""
+
 register_backend(
     "cplex", "cplex", {"LP", "QP", "SOCP"},
     legacy_runner("cplex_direct", lambda t: {
@@ -14,4 +17,6 @@ register_backend(
         **({"timelimit": t} if t else {}),
     }),
     integers=True, sos=True,
+    licence_limit=lambda exc: type(exc).__name__ == "CplexSolverError" and len(exc.args) > 2
+    and exc.args[2] == PROBLEM_SIZE_LIMITS_EXCEEDED,
 )

@@ -6,6 +6,9 @@ from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.pyomo_interfaces import legacy_runner
 
+SIZE_LIMIT_EXCEEDED = 10010
+"""Gurobi's ``GRB_ERROR_SIZE_LIMIT_EXCEEDED``: the pip wheel's licence refused the model's size."""
+
 register_backend(
     "gurobi", "gurobipy", {"LP", "QP", "SOCP"},
     legacy_runner("gurobi_direct", lambda t: {
@@ -14,4 +17,5 @@ register_backend(
         "FeasibilityTol": common.OPTIMALITY_TOL, "MIPGap": common.MIP_GAP, **({"TimeLimit": t} if t else {}),
     }),
     integers=True, sos=True, nonconvex=True,  # Gurobi >= 11 solves non-convex quadratic models globally by default
+    licence_limit=lambda exc: getattr(exc, "errno", None) == SIZE_LIMIT_EXCEEDED,
 )

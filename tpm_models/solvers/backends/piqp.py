@@ -17,6 +17,7 @@ from tpm_models.solvers.common import DENSE_QP_TOL, Termination
 from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution
 from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices, sparse_qp_matrices
 from tpm_models.solvers.merged_columns import MERGE_COLUMNS, rank_one_columns
+from tpm_models.solvers.program import Program
 
 PIQP_DENSE_MAX = 500
 """Most variables of a model that ``solve(model, "piqp")`` hands to PIQP's dense solver; above, the sparse one."""
@@ -119,15 +120,21 @@ def piqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict
                           np.asarray(r.z_l) - np.asarray(r.z_u), message)
 
 
+def piqp_program(program: Program) -> QPMatrices:
+    """The matrices PIQP solves: dense up to :data:`PIQP_DENSE_MAX` variables, else sparse (read from the solve's
+    ``program``)."""
+    return qp_matrices(program.model) if program.n <= PIQP_DENSE_MAX else sparse_qp_matrices(program.model, program)
+
+
 def run_piqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
-    """The ``piqp`` backend: :func:`piqp_matrices` on the model's matrices (dense up to :data:`PIQP_DENSE_MAX`
-    variables, else sparse), the values and duals loaded back."""
-    n = sum(1 for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed)
-    qp = qp_matrices(model) if n <= PIQP_DENSE_MAX else sparse_qp_matrices(model)
+    """The ``piqp`` backend: :func:`piqp_matrices` on the model's matrices (``prepared``: :func:`piqp_program`),
+    the values and duals loaded back."""
+    qp = piqp_program(Program(model)) if prepared is None else prepared
     sol = piqp_matrices(qp, time_limit, options)
     load_values(qp, sol.x)
     return sol.termination, dense_duals(qp, sol.eq_duals, sol.ineq_duals), sol.message
 
 
 MATRIX_SOLVERS["piqp"] = piqp_matrices
-register_backend("piqp", "piqp", {"LP", "QP"}, run_piqp, time_limit=False)  # PIQP 0.7 has no time limit
+# PIQP 0.7 has no time limit
+register_backend("piqp", "piqp", {"LP", "QP"}, run_piqp, time_limit=False, prepare=piqp_program)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 
@@ -17,7 +17,8 @@ import pyomo.core as pyo
 
 from tpm_models.solvers.common import SolverUnavailableError, Termination
 from tpm_models.solvers.matrices import NotAQPError
-from tpm_models.solvers.structure import ModelTraits, model_traits, title
+from tpm_models.solvers.program import Program, title
+from tpm_models.solvers.structure import ModelTraits, model_traits
 from tpm_models.solvers.variables import free_variables
 from tpm_models.validation import MODEL_CLASSES as MODEL_CLASSES
 from tpm_models.validation import SOLVABLE_CLASSES
@@ -56,8 +57,13 @@ class Backend:
     proves_convexity: bool = False
     """Takes a model only once its ``refuses`` check has mapped every row to a convex cone (Clarabel): a model it
     solves is convex, so its certificate's KKT conditions prove optimality."""
-    prepare: Callable[[pyo.ConcreteModel], object] | None = None
-    """``prepare(model)``: the backend's input built from the model (Clarabel's conic form), or
+    licence_limit: Callable[[BaseException], bool] | None = None
+    """``licence_limit(error)``: whether an error the backend's run raised is its licence refusing the model's size
+    (a size-limited free licence), read from the solver's own error code; the run is then ``REFUSED`` with
+    ``SolveResult.licence_limited`` set (nothing was solved; another backend may take the model)."""
+    prepare: Callable[[Program], object] | None = None
+    """``prepare(program)``: the backend's input built from the solve's reading of the model
+    (:class:`~tpm_models.solvers.program.Program`; Clarabel's conic form, PIQP's matrices), or
     :class:`tpm_models.solvers.matrices.NotAQPError` saying why the backend cannot take the model. Called once per
     solve by :func:`prepared_backend` (the refusal check) and handed to ``run`` as ``prepared``."""
 
@@ -95,7 +101,8 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                      refuses: Callable[[pyo.ConcreteModel | None], str | None] | None = None,
                      ready: Callable[[], bool] | None = None, *, integers: bool = False, sos: bool = False,
                      nonconvex: bool = False, time_limit: bool = True, proves_convexity: bool = False,
-                     prepare: Callable[[pyo.ConcreteModel], object] | None = None) -> Backend:
+                     prepare: Callable[[Program], object] | None = None,
+                     licence_limit: Callable[[BaseException], bool] | None = None) -> Backend:
     """Join the capability table: ``solve(model, name)`` then runs ``run`` on models of ``model_classes``
     when ``package`` is installed. ``integers``, ``nonconvex``, ``time_limit``,
     ``proves_convexity``: see :class:`Backend`. See
@@ -108,7 +115,7 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                          f"{list(SOLVABLE_CLASSES)} (tpm_models.validation.SOLVABLE_CLASSES)")
     backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready, integers=integers,
                       sos=sos, nonconvex=nonconvex, time_limit=time_limit, proves_convexity=proves_convexity,
-                      prepare=prepare)
+                      licence_limit=licence_limit, prepare=prepare)
     BACKENDS[name] = backend
     return backend
 
@@ -162,6 +169,20 @@ def model_size(model: pyo.ConcreteModel) -> int:
     return len(free_variables(model)[0])
 
 
+def takers(program: Program, traits: ModelTraits, time_limit: float | None = None) -> Iterator[tuple]:
+    """The defaults of the model (:func:`default_candidates` of its class and size) in order, each as
+    ``(name, backend, prepared, None)`` when it takes the model (``prepared``: what ``Backend.prepare`` built) or
+    ``(name, None, None, why not)`` when it does not: the one fallback order, which :func:`prepared_backend` and
+    :func:`tpm_models.solvers.dispatch.solve` walk."""
+    for name in default_candidates(traits.kind, program.n):
+        try:
+            backend, _, prepared = _checked(program, name, traits, time_limit)
+        except SolverUnavailableError as exc:
+            yield name, None, None, str(exc)
+            continue
+        yield name, backend, prepared, None
+
+
 def default_candidates(kind: str, size: int) -> tuple[str, ...]:
     """The defaults of a model of class ``kind`` and ``size`` variables, in order: :data:`DEFAULT_HUGE` from
     :data:`HUGE_MODEL` variables on, :data:`DEFAULT_LARGE` from :data:`LARGE_MODEL` on, else :data:`DEFAULT`, then
@@ -204,28 +225,32 @@ def backend_for(model: pyo.ConcreteModel, solver: str, kind: str | ModelTraits |
 
 
 def prepared_backend(model: pyo.ConcreteModel, solver: str, kind: str | ModelTraits | None = None,
-                     time_limit: float | None = None) -> tuple[Backend, str, object]:
+                     time_limit: float | None = None, program: Program | None = None) -> tuple[Backend, str, object]:
     """The backend that will solve ``model`` (``"default"``: the first of :func:`default_candidates` that takes it),
     the class, and what the backend prepared from the model (``Backend.prepare``: built once, by this refusal
     check, then handed to ``run``); or :class:`tpm_models.solvers.common.SolverUnavailableError` saying why none may.
     ``kind``: the model's :func:`~tpm_models.solvers.structure.model_class` (or its
     :func:`~tpm_models.solvers.structure.model_traits`) if the caller has it (the walk through a large model is not
     repeated). A backend is refused when the model has integer variables it would relax, is proved not convex and
-    the backend is not a global solver, or ``time_limit`` is given and the backend cannot honour one."""
-    traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind)
-    kind = traits.kind
-    if solver == "default":
-        candidates = default_candidates(kind, model_size(model))
-        if not candidates:
-            raise SolverUnavailableError(f"no default solver for model class {kind}")
-        reasons = []
-        for name in candidates:
-            try:
-                return _checked(model, name, traits, time_limit)
-            except SolverUnavailableError as exc:
-                reasons.append(str(exc))
-        raise SolverUnavailableError(f"no default solver takes the {kind} {title(model)!r}: {'; '.join(reasons)}")
-    return _checked(model, solver, traits, time_limit)
+    the backend is not a global solver, or ``time_limit`` is given and the backend cannot honour one. ``program``:
+    the solve's reading of ``model`` (a fresh one if not given)."""
+    program = Program(model) if program is None else program
+    traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind, program)
+    if solver != "default":
+        return _checked(program, solver, traits, time_limit)
+    reasons = []
+    for _, backend, prepared, why in takers(program, traits, time_limit):
+        if backend is not None:
+            return backend, traits.kind, prepared
+        reasons.append(why)
+    raise no_default(model, traits.kind, reasons)
+
+
+def no_default(model: pyo.ConcreteModel, kind: str, reasons: list[str]) -> SolverUnavailableError:
+    """The error when no default takes ``model`` (of class ``kind``), with each default's ``reasons``."""
+    if not reasons:
+        return SolverUnavailableError(f"no default solver for model class {kind}")
+    return SolverUnavailableError(f"no default solver takes the {kind} {title(model)!r}: {'; '.join(reasons)}")
 
 
 def _capable(kind: str, integers: bool, nonconvex: bool) -> list[str]:
@@ -233,9 +258,9 @@ def _capable(kind: str, integers: bool, nonconvex: bool) -> list[str]:
             if (BACKENDS[name].integers or not integers) and (BACKENDS[name].nonconvex or not nonconvex)]
 
 
-def _checked(model: pyo.ConcreteModel, solver: str, traits: ModelTraits,
-             time_limit: float | None) -> tuple[Backend, str]:
-    kind = traits.kind
+def _checked(program: Program, solver: str, traits: ModelTraits,
+             time_limit: float | None) -> tuple[Backend, str, object]:
+    model, kind = program.model, traits.kind
     if solver not in BACKENDS:
         raise SolverUnavailableError(
             f"unknown solver {solver!r}; known: {sorted(BACKENDS)}; installed for {kind}: "
@@ -279,7 +304,7 @@ def _checked(model: pyo.ConcreteModel, solver: str, traits: ModelTraits,
     prepared = None
     if backend.prepare is not None:
         try:
-            prepared = backend.prepare(model)
+            prepared = backend.prepare(program)
         except NotAQPError as exc:
             raise SolverUnavailableError(f"{solver} cannot take the {kind} {title(model)!r}: {exc}") from exc
     return backend, kind, prepared

@@ -8,6 +8,10 @@ from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.pyomo_interfaces import legacy_runner
 
+TOO_MANY_ROWS_AND_COLUMNS = "?120 "
+"""How Xpress's error 120 begins (``xpress.SolverError`` carries no code but its message's number): the Community
+licence's limit of 5,000 rows plus columns."""
+
 register_backend(
     "xpress", "xpress", {"LP", "QP", "SOCP"},
     legacy_runner("xpress_direct", lambda t: {
@@ -16,4 +20,5 @@ register_backend(
         **({"maxtime": -int(math.ceil(t))} if t else {}),
     }),
     integers=True, sos=True,
+    licence_limit=lambda exc: type(exc).__name__ == "SolverError" and str(exc).startswith(TOO_MANY_ROWS_AND_COLUMNS),
 )

@@ -1,0 +1,146 @@
+"""The program: a Pyomo model as the solve path reads it, read once per solve and passed down.
+
+:func:`tpm_models.solvers.dispatch.solve` makes one :class:`Program` of the model and hands it to every step that
+reads the model: the class (:func:`tpm_models.solvers.structure.model_traits`), the backends' forms (the QP matrices
+of :mod:`tpm_models.solvers.matrices`, the conic form of :mod:`tpm_models.solvers.conic`), the reset of the values.
+Each reading is made on first use and kept on the program, never in a module: a model may change between solves,
+and the next solve reads it afresh. The certificate never reads through a program
+(:mod:`tpm_models.solvers.certificate_reading`).
+
+=================  ====================================================================================
+reading            what it holds
+=================  ====================================================================================
+``variables``      every variable, fixed or not, in model order
+``columns``        the unfixed variables in model order and their columns ``{id(v): k}``: the map back
+``bounds``         their lower and upper bounds (``-inf``/``inf`` where absent)
+``rows``           the linear rows as one sparse matrix, the others apart (:class:`~.rows.LinearRows`)
+``atom_rows``      the other rows linear in nodes (``sqrt``, powers) where they are (:func:`~.rows.read_atom_rows`)
+``signs``          the variables a row of their own keeps nonnegative (:func:`~.rows.sign_rows`)
+``objective``      the one active objective; ``objective_terms``/``quadratic_objective``: its terms
+``conic``          the conic form, once a backend has built it (``None`` before)
+=================  ====================================================================================
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pyomo.core as pyo
+
+from tpm_models.solvers.common import ModelError
+from tpm_models.solvers.rows import LinearRows, atom_terms, product_terms, read_atom_rows, read_rows, sign_rows
+from tpm_models.solvers.variables import free_variables, model_variables, variable_bounds
+
+
+class Program:
+    """One model's reading for one solve (module docstring). Every attribute is read on first use; the lists and
+    arrays are shared by the steps of the solve: copy one to change it."""
+
+    def __init__(self, model: pyo.ConcreteModel, bulk: bool = True):
+        self.model = model
+        self.bulk = bulk
+        """Read the builders' recorded row blocks in bulk (:func:`tpm_models.solvers.rows.read_rows`); ``False``
+        walks every row (the reference reading of the tests)."""
+        self.conic: object | None = None
+        """The conic form (:class:`tpm_models.solvers.cones.ConicForm`) once
+        :func:`tpm_models.solvers.conic.conic_program` has built it."""
+        self.not_conic: str | None = None
+        """Why the model has no conic form, once :func:`tpm_models.solvers.conic.conic_program` has found out."""
+        self.certificates: dict = {}
+        """What :func:`tpm_models.solvers.certificate.certify` keeps of its last certificate in this solve (a
+        backend that certified a point before handing it back is not certified twice)."""
+
+    @cached_property
+    def variables(self) -> list:
+        """Every variable of the model, fixed or not, in model order."""
+        return model_variables(self.model)
+
+    @cached_property
+    def columns(self) -> tuple[list, dict]:
+        """The unfixed variables in model order and their columns ``{id(v): k}``."""
+        return free_variables(self.model, self.variables)
+
+    @property
+    def free(self) -> list:
+        """The unfixed variables in model order (the columns' variables)."""
+        return self.columns[0]
+
+    @property
+    def column(self) -> dict:
+        """``{id(v): k}``: the column of each unfixed variable."""
+        return self.columns[1]
+
+    @property
+    def n(self) -> int:
+        """The number of columns."""
+        return len(self.columns[0])
+
+    @cached_property
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The lower and upper bounds of the columns (read-only arrays)."""
+        return variable_bounds(self.free)
+
+    @cached_property
+    def rows(self) -> LinearRows:
+        """The active rows: the linear ones as one sparse matrix over the columns, the others in ``others``."""
+        return read_rows(self.model, self.column, self.n, self.bulk)
+
+    def release_rows(self) -> None:
+        """Let :attr:`rows` go (read again if asked for): a solver's run on a large model need not hold the rows'
+        matrix beside its own copy of them."""
+        self.__dict__.pop("rows", None)
+        self.__dict__.pop("atom_rows", None)
+
+    @cached_property
+    def atom_rows(self) -> dict:
+        """``{id(con): atom terms or None}`` of the rows :attr:`rows` leaves in ``others``."""
+        return read_atom_rows(self.model, self.rows, self.column, self.n)
+
+    @cached_property
+    def signs(self) -> set[int]:
+        """``id`` s of the variables a row of their own keeps nonnegative (:func:`.rows.sign_rows`)."""
+        return sign_rows(self.rows, self.free)
+
+    @cached_property
+    def objective(self):
+        """The model's one active objective (:class:`ModelError` if it has none or several)."""
+        return objective_of(self.model)
+
+    @cached_property
+    def objective_terms(self) -> tuple | None:
+        """:func:`tpm_models.solvers.rows.atom_terms` of the objective: ``(columns, coefficients, constant,
+        [(coefficient, node)])``, or ``None`` when it is not linear in nodes."""
+        return atom_terms(self.objective.expr, self.column)
+
+    @property
+    def linear_objective(self) -> tuple | None:
+        """``(columns, coefficients, constant)`` of a linear objective, ``None`` otherwise."""
+        terms = self.objective_terms
+        if terms is None or terms[3]:
+            return None
+        return terms[0], terms[1], terms[2]
+
+    @cached_property
+    def quadratic_objective(self) -> tuple | None:
+        """:func:`tpm_models.solvers.rows.product_terms` of the objective: ``(i, j, a, linear columns, linear
+        coefficients, constant)``, or ``None`` when a node is not a product of two columns."""
+        return product_terms(self.objective_terms, self.column)
+
+
+def title(model: pyo.ConcreteModel) -> str:
+    """The model's name as given to its builder (Pyomo quotes names with spaces)."""
+    return model.name.strip("'")
+
+
+def objective_of(model: pyo.ConcreteModel):
+    """The active objective of ``model``; :class:`~tpm_models.solvers.common.ModelError` unless there is exactly
+    one (a feasibility problem still needs one: ``pyo.Objective(expr=0)``)."""
+    objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
+    if len(objectives) != 1:
+        names = ", ".join(o.name for o in objectives[:5])
+        raise ModelError(
+            f"{title(model)} has {len(objectives)} active objectives{' (' + names + ')' if names else ''}; "
+            "solve() needs exactly one: deactivate the others (obj.deactivate()) or, for a feasibility "
+            "problem, add pyo.Objective(expr=0)")
+    return objectives[0]
