@@ -266,48 +266,21 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     x = np.array(values, dtype=float)
     if not np.isfinite(x).all():
         return Certificate(math.inf, level="failed", why="a variable is not finite")
-    n = len(x)
     lb, ub = _bounds(variables)
     Jx = rows.J @ x
     linear = np.isnan(rows.body)
     rows.body[linear] = Jx[linear] + rows.constant[linear]
     if not np.isfinite(rows.body).all():
         return Certificate(math.inf, level="failed", why="a row cannot be evaluated at the point")
-
-    # primal: rows relative to their size, bounds relative to max(1, |bound|), integrality absolute
-    size = np.zeros(len(rows.cons))
-    abs_J = abs(rows.J)  # |J|, taken once: the rows' sizes, the dual signs' scale and the stationarity's terms
-    row_norm = abs_J.max(axis=1).toarray().ravel() if rows.J.nnz else np.zeros(len(rows.cons))  # ||grad g_i||_inf
-    if rows.J.nnz:
-        size = row_norm.copy()
-    for side in (rows.lower, rows.upper):
-        finite = np.isfinite(side)
-        size[finite] = np.maximum(size[finite], np.abs(side[finite] - rows.constant[finite]))
-    size[size == 0] = 1.0
-    row_viol = np.maximum(rows.lower - rows.body, rows.body - rows.upper)
-    row_viol = np.maximum(row_viol, 0.0) / size
-    bound_viol = np.maximum(np.maximum(lb - x, x - ub), 0.0)
-    bound_viol /= np.maximum(1.0, np.where(lb - x > 0, np.abs(lb), np.where(x - ub > 0, np.abs(ub), 1.0)))
-    integral = integer_mask(variables)
-    int_viol = np.abs(x - np.round(x)) * integral
-    absolute = max(float(np.maximum(rows.lower - rows.body, rows.body - rows.upper).max(initial=0.0)),
-                   float(np.maximum(lb - x, x - ub).max(initial=0.0)), 0.0)
-    worst, where = 0.0, ""
-    for viol, names in ((row_viol, rows.cons), (bound_viol, variables), (int_viol, variables)):
-        if viol.size and viol.max() > worst:
-            k = int(viol.argmax())
-            worst, where = float(viol[k]), names[k].name
-    sos, sos_name = sos_violation(model, FEASIBILITY_TOL)
-    if sos > worst:
-        worst, where = sos, sos_name
-    absolute = max(absolute, sos)
-    cert = Certificate(worst, worst_row=where, absolute=absolute)
-    if worst > FEASIBILITY_TOL:
-        cert.level, cert.why = "failed", f"the point violates {where} by {worst:.2g} (relative to its size)"
+    row_norm = abs(rows.J).max(axis=1).toarray().ravel() if rows.J.nnz else np.zeros(len(rows.cons))
+    cert = _primal(model, rows, variables, x, lb, ub, row_norm)
+    if cert.primal > FEASIBILITY_TOL:
+        cert.level, cert.why = "failed", f"the point violates {cert.worst_row} by {cert.primal:.2g} (relative to " \
+            "its size)"
         return cert
     objective = objective_of(model)
     objective_norms: list = []  # (apex, coefficient): a Euclidean norm at zero in the objective
-    read = objective_gradient(model, objective, col, n, memo, x, objective_norms)
+    read = objective_gradient(model, objective, col, len(x), memo, x, objective_norms)
     if read is not None:
         cert.objective = read[0]
         disagrees = objective_disagrees(objective, variables, x, read[0], read[1], not objective_norms)
@@ -321,33 +294,81 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     if duals is None:
         cert.why = "the backend gave no duals"
         return cert
+    multipliers = _multipliers(rows, duals, x, col, lb, ub)
+    if isinstance(multipliers, str):
+        cert.why = multipliers
+        return cert
+    if read is None:
+        cert.why = "the objective is not differentiable at the point"
+        return cert
+    y, apexes, powers = multipliers
+    sigma = 1.0 if objective.sense == pyo.minimize else -1.0
+    norms = _norm_terms(rows.norms, objective_norms, y, sigma)
+    gap = _kkt_residuals(cert, rows, read, y, sigma, apexes, powers, norms, x, lb, ub, row_norm)
+    return _judged(cert, gap, read[0], convex, len(apexes) + int(rows.kinks.sum()), len(norms))
+
+
+def _primal(model, rows, variables: list, x: np.ndarray, lb: np.ndarray, ub: np.ndarray,
+            row_norm: np.ndarray) -> Certificate:
+    """The primal part of the certificate: every row relative to its size (the largest of its gradient's entries and
+    its sides), every bound relative to :math:`\\max(1, |\\text{bound}|)`, integrality and SOS conditions
+    absolute; the worst of them named."""
+    size = row_norm.copy() if rows.J.nnz else np.zeros(len(rows.cons))
+    for side in (rows.lower, rows.upper):
+        finite = np.isfinite(side)
+        size[finite] = np.maximum(size[finite], np.abs(side[finite] - rows.constant[finite]))
+    size[size == 0] = 1.0
+    row_viol = np.maximum(np.maximum(rows.lower - rows.body, rows.body - rows.upper), 0.0) / size
+    bound_viol = np.maximum(np.maximum(lb - x, x - ub), 0.0)
+    bound_viol /= np.maximum(1.0, np.where(lb - x > 0, np.abs(lb), np.where(x - ub > 0, np.abs(ub), 1.0)))
+    int_viol = np.abs(x - np.round(x)) * integer_mask(variables)
+    absolute = max(float(np.maximum(rows.lower - rows.body, rows.body - rows.upper).max(initial=0.0)),
+                   float(np.maximum(lb - x, x - ub).max(initial=0.0)), 0.0)
+    worst, where = 0.0, ""
+    for viol, names in ((row_viol, rows.cons), (bound_viol, variables), (int_viol, variables)):
+        if viol.size and viol.max() > worst:
+            k = int(viol.argmax())
+            worst, where = float(viol[k]), names[k].name
+    sos, sos_name = sos_violation(model, FEASIBILITY_TOL)
+    if sos > worst:
+        worst, where = sos, sos_name
+    return Certificate(worst, worst_row=where, absolute=max(absolute, sos))
+
+
+def _multipliers(rows, duals: dict, x: np.ndarray, col: dict, lb: np.ndarray, ub: np.ndarray):
+    """The rows' multipliers ``y`` from the backend's ``duals``, with the rows at a cone's apex (``ApexCone`` s) and
+    the perspective rows at their power cone's apex (``PowerApexes`` or ``None``) set apart (their multipliers are
+    vectors of the cones' normal cones, added to the stationarity residual); or why the KKT conditions cannot be
+    checked."""
     y = np.array(list(map(duals.get, rows.cons)), dtype=float).reshape(-1)  # a missing dual (None) -> NaN
     apexes: list[ApexCone] = []
     for i in np.flatnonzero(~np.isfinite(y) & ~rows.kinks):  # a cone's apex (module docstring) or a missing dual
         apex = apex_cone(rows.cons[i], rows.J[i].toarray().ravel(), float(rows.body[i]), x, col, lb, ub)
         if apex is None:
-            cert.why = "a dual is missing or NaN (e.g. a cone's apex without an active bound that picks its nappe)"
-            return cert
+            return "a dual is missing or NaN (e.g. a cone's apex without an active bound that picks its nappe)"
         apexes.append(apex)
-        y[i] = 0.0  # its multiplier is the vector of the cone's normal cone added to r below
+        y[i] = 0.0
     powers = None
     if not rows.smooth:  # perspective rows at their power cone's apex (tpm_models.solvers.power_apex), or none
         powers = power_apexes([rows.cons[i] for i in np.flatnonzero(rows.kinks)], x, col)
         if powers is None:
-            cert.why = "a row is not differentiable at the point"
-            return cert
-        y[rows.kinks] = 0.0  # their multipliers are vectors of the cones' normal cones added to r below
-    if read is None:
-        cert.why = "the objective is not differentiable at the point"
-        return cert
-    f, grad = read
-    sigma = 1.0 if objective.sense == pyo.minimize else -1.0
-    scale = max(1.0, float(np.abs(grad).max(initial=0.0)))
+            return "a row is not differentiable at the point"
+        y[rows.kinks] = 0.0
+    return y, apexes, powers
 
-    # stationarity: r = sigma (grad f - J'y) = z_l - z_u. A component r_j of the sign of a finite bound is read
-    # as that bound's multiplier when it costs less as complementarity (z (x_j - bound), relative to the
-    # objective) than as a stationarity error (|r_j|, relative to the gradient): a backend's error in the duals
-    # is not taken for a multiplier of a bound the point is far from.
+
+def _kkt_residuals(cert: Certificate, rows, read: tuple, y: np.ndarray, sigma: float, apexes: list, powers,
+                   norms: list, x: np.ndarray, lb: np.ndarray, ub: np.ndarray, row_norm: np.ndarray) -> float:
+    """Stationarity, dual signs and complementarity into ``cert``; returns the duality gap (absolute).
+
+    Stationarity: :math:`r = \\sigma(\\nabla f - J^\\top y) = z_l - z_u`. A component :math:`r_j` of the sign of
+    a finite bound is read as that bound's multiplier when it costs less as complementarity (:math:`z(x_j -`
+    bound), relative to the objective) than as a stationarity error (:math:`|r_j|`, relative to the gradient): a
+    backend's error in the duals is not taken for a multiplier of a bound the point is far from. Each component
+    is relative to the largest term it sums: near a row not differentiable at its boundary (:math:`a^q r^{1-q}`
+    as :math:`r \\to 0`) terms of 1e8 cancel, and their rounding is no stationarity error."""
+    f, grad = read
+    scale = max(1.0, float(np.abs(grad).max(initial=0.0)))
     r = sigma * (grad - rows.J.T @ y)
     apex_gap = 0.0
     for apex in apexes:  # each apex row's multiplier v in its normal cone, as far as it cancels r
@@ -358,7 +379,6 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         v, gap = powers.multiplier(r, x, np.isfinite(lb) & (lb == 0) & (np.abs(x) <= APEX_TOL))
         r += v
         apex_gap += gap
-    norms = _norm_terms(rows.norms, objective_norms, y, sigma)
     for apex, K in norms:  # a Euclidean norm at zero: K times a subgradient, as far as it cancels r
         v, gap = apex.multiplier(r, K, x)
         r[apex.cols] += v
@@ -366,17 +386,12 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     f_scale = max(1.0, abs(f))
     dist_l = np.where(np.isfinite(lb), x - np.where(np.isfinite(lb), lb, 0.0), np.inf)
     dist_u = np.where(np.isfinite(ub), np.where(np.isfinite(ub), ub, 0.0) - x, np.inf)
-    dist = np.where(r > 0, dist_l, dist_u)
-    as_bound = np.maximum(dist, 0.0) / f_scale <= 1.0 / scale
+    as_bound = np.maximum(np.where(r > 0, dist_l, dist_u), 0.0) / f_scale <= 1.0 / scale
     z_l = np.where(as_bound & (r > 0), r, 0.0)
     z_u = np.where(as_bound & (r < 0), -r, 0.0)
-    # each component relative to the largest term it sums (|grad f_j| and the |J_ij y_i|): near a row that is not
-    # differentiable at the boundary (a^q r^(1-q) as r -> 0) terms of 1e8 cancel, and their rounding is no
-    # stationarity error
-    terms = abs_J.T @ np.abs(y) if rows.J.nnz else np.zeros(n)
+    terms = abs(rows.J).T @ np.abs(y) if rows.J.nnz else np.zeros(len(x))
     column_scale = np.maximum(np.maximum(scale, np.abs(grad)), terms)
     cert.stationarity = float((np.abs(r - z_l + z_u) / column_scale).max(initial=0.0))
-
     # dual signs and complementarity, by the active side of each row
     sy = sigma * y
     has_lo, has_hi = np.isfinite(rows.lower), np.isfinite(rows.upper)
@@ -385,32 +400,32 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     upper_side = has_hi & ~equality & ~lower_side
     wrong = np.where(lower_side, np.maximum(-sy, 0.0), 0.0) + np.where(upper_side, np.maximum(sy, 0.0), 0.0)
     wrong += np.where(~has_lo & ~has_hi, np.abs(y), 0.0)  # a free row has no multiplier
-    norm = row_norm
-    cert.dual_sign = float((wrong * np.maximum(norm, 1e-300)).max(initial=0.0)) / scale
+    cert.dual_sign = float((wrong * np.maximum(row_norm, 1e-300)).max(initial=0.0)) / scale
     slack = np.where(lower_side, rows.body - rows.lower, 0.0) + np.where(upper_side, rows.upper - rows.body, 0.0)
     gap = float(np.sum(np.abs(y) * np.maximum(slack, 0.0)))  # not BLAS's dot: its threads wake up for one product
     gap += float((z_l * np.where(z_l > 0, np.maximum(dist_l, 0.0), 0.0)).sum())
     gap += float((z_u * np.where(z_u > 0, np.maximum(dist_u, 0.0), 0.0)).sum())
     gap += apex_gap
     cert.complementarity = gap / f_scale
+    return gap
 
+
+def _judged(cert: Certificate, gap: float, f: float, convex: bool, at_apex: int, norms: int) -> Certificate:
+    """The certificate's level from its KKT residuals: failed past :data:`KKT_FAIL_TOL`, feasible only past
+    :data:`KKT_TOL` or a duality gap past :data:`GAP_TOL` of the objective, else certified on a convex model and
+    local otherwise."""
     kkt = max(cert.stationarity, cert.dual_sign, cert.complementarity)
-    n_powers = int(rows.kinks.sum())
     if kkt > KKT_FAIL_TOL:
         cert.level, cert.why = "failed", "the KKT conditions do not hold with the backend's duals"
-        return cert
-    if kkt > KKT_TOL:
+    elif kkt > KKT_TOL:
         cert.why = f"the backend's duals meet the KKT conditions to {kkt:.1g} only (certified at {KKT_TOL:g})"
-        return cert
-    if gap > GAP_FLOOR and gap > GAP_TOL * abs(f):
+    elif gap > GAP_FLOOR and gap > GAP_TOL * abs(f):
         cert.why = (f"the duality gap {gap:.1g} is {gap / max(abs(f), 1e-300):.1g} of the objective {f:.3g} "
                     f"(certified at {GAP_TOL:g}): the objective is accurate to that only")
-        return cert
-    if convex:
+    elif convex:
         cert.level, cert.why = "kkt", "feasible, KKT conditions hold on a convex model" + (
-            f" ({len(apexes) + n_powers} row(s) at a cone's apex, with a multiplier of its normal cone)"
-            if apexes or n_powers else "") + (
-            f" ({len(norms)} Euclidean norm(s) at zero, with a subgradient)" if norms else "")
+            f" ({at_apex} row(s) at a cone's apex, with a multiplier of its normal cone)" if at_apex else "") + (
+            f" ({norms} Euclidean norm(s) at zero, with a subgradient)" if norms else "")
     else:
         cert.level, cert.why = "local", "KKT conditions hold, but the model is not classified convex (a local optimum)"
     return cert
