@@ -10,7 +10,8 @@
     tpm-models export-library                 # regenerate formulations/ (tpm_models.export.library)
     tpm-models table3 --runs 100 --jobs 2     # Section 5 (tpm_models.experiments.table3)
     tpm-models reproduce                      # check + Table 3
-    tpm-models survey / robust-survey / conic-survey / pyros-table   # solver surveys (tpm_models.cli.surveys)
+
+The benchmarks and solver surveys are the repository's ``benchmarks/`` (``python -m benchmarks``), not the package's.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from tpm_models.solvers.common import SolverUnavailableError
 
 if TYPE_CHECKING:  # the groups, imported by name when a command runs (parser): here for type checkers and the
     # layer test (tests/test_architecture.py) only
-    from tpm_models.cli import bench, checks, experiments, export, models, plots, robustify, surveys, verify  # noqa: F401
+    from tpm_models.cli import checks, experiments, export, lab, models, plots, robustify, verify  # noqa: F401
 
 EXIT_INTERRUPTED = 130
 """The exit code after Ctrl-C (128 + SIGINT, as a shell reports it)."""
@@ -130,7 +131,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = command_of(argv)
     # the whole command line is parsed (and refused, exit 2) before any plugin runs; a plugin is only the value of
     # the global --plugin (before the command), never a word elsewhere that looks like one
-    args = parser([command] if command else []).parse_args(argv)
+    whole = parser([command] if command else [])
+    if command in COMMANDS and COMMANDS[command].group == "lab":  # its options are the lab's: passed on unread
+        args = whole.parse_known_args(argv)[0]
+    else:
+        args = whole.parse_args(argv)
+    args.argv = argv
     try:
         load_plugins(args.plugin)
     except ValueError as exc:
