@@ -17,6 +17,7 @@ from benchmarks import HELP, conic_survey, pyros_table, robust_survey, survey
 from benchmarks.survey import markdown_table
 from tpm_models.cli.options import seconds
 from tpm_models.files import write_text
+from tpm_models.progress import progress_bar
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import Termination
 from tpm_models.validation import check_output_path
@@ -45,12 +46,19 @@ def cmd_survey(args: argparse.Namespace) -> int:
     solvers = args.solvers or available_solvers("QP")
     strides = {s: args.stride for s in survey.SLOW_SOLVERS if s in solvers}
 
-    def progress(done: int, total: int) -> None:
-        if done % 50 == 0 or done == total:
-            print(f"  {done}/{total} instances", file=sys.stderr, flush=True)
+    bars: list = []
+
+    def progress(done: int, total: int) -> None:  # a bar with counts and time left (off when stderr is no terminal)
+        if not bars:
+            bars.append(progress_bar(total, "survey", unit="solve"))
+        bars[0].update(done - bars[0].n)
 
     start = time.perf_counter()
-    df = survey.survey(datasets=args.datasets, solvers=solvers, progress=progress, strides=strides)
+    try:
+        df = survey.survey(datasets=args.datasets, solvers=solvers, progress=progress, strides=strides)
+    finally:
+        for bar in bars:
+            bar.close()
     elapsed = time.perf_counter() - start
     if args.csv:
         write_text(args.csv, df.to_csv(index=False))

@@ -72,6 +72,16 @@ def silence_optional_solver_warnings() -> None:
     os.environ["PYTHONWARNINGS"] = ",".join(given + [f for f in ours if f not in given])
 
 
+def configure_logging(verbose: int, quiet: bool = False) -> None:
+    """The library's messages (the ``tpm_models`` logger) on stderr: warnings by default, info with ``-v``, debug
+    with ``-vv``; errors only under a command's ``--quiet`` (which also turns its progress bar off). Other
+    packages' loggers (Pyomo's, the solvers') show their errors, and with ``-vv`` their info too."""
+    level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    logging.basicConfig(level=logging.INFO if verbose >= 2 else logging.ERROR,
+                        format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("tpm_models").setLevel(level)
+
+
 def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The ``tpm-models`` argument parser: every command group adds its own sub-commands.
 
@@ -80,7 +90,8 @@ def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ``tpm-models --help`` reads the same. ``None``: every group (the whole parser)."""
     p = argparse.ArgumentParser(prog="tpm-models", description=DESCRIPTION, epilog=EPILOG, allow_abbrev=False)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
+    p.add_argument("-v", "--verbose", action="count", default=0,
+                   help="say what the work is doing on stderr (-v: info, -vv: every step and the solvers' details)")
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE",
                    help="import a module or a .py file that registers models (tpm_models.register_model) "
                         "before the command runs; repeatable")
@@ -143,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
     args.command_line = command_line(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s")
+    configure_logging(args.verbose, getattr(args, "quiet", False))
     try:
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe is found here, not in the interpreter's flush at exit
