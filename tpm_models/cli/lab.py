@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from typing import Any
 
 from tpm_models.cli.commands import COMMANDS, add_command
 
@@ -28,7 +29,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
     return 2
 
 
-def add_parsers(sub) -> None:
+def add_parsers(sub: Any) -> None:
     """Register the lab's commands: each takes any words (the command line passes them on unread) and says where
     they run."""
     for name in LAB_COMMANDS:

@@ -18,7 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import IO, Any
 
 from tpm_models.progress import progress_bar
 
@@ -76,7 +76,8 @@ class Progress:
     time left; off when stderr is not a terminal or ``enabled`` is false) and, at debug level, one log line a
     step."""
 
-    def __init__(self, total: int, enabled: bool = True, stream=None, label: str = "table3", unit: str = "split"):
+    def __init__(self, total: int, enabled: bool = True, stream: IO[str] | None = None, label: str = "table3",
+                 unit: str = "split") -> None:
         self.total, self.done, self.label = total, 0, label
         self.bar = progress_bar(total, label, unit=unit, enabled=enabled, stream=stream)
 
