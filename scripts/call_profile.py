@@ -5,7 +5,7 @@ distinct modules entered, and the re-entries (a call into a module entered befor
 ``solve()`` of a paper model built on the scale benchmark's data. The model is built before profiling starts; only
 the solve is traced.
 
-    python scripts/call_profile.py --eq 28 --points 10000 [--solver default] [--list]
+    python scripts/call_profile.py --eq 28 --points 10000 [--solver default] [--list]   (from the clone's root)
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import argparse
 import sys
 from collections import Counter
 
+from benchmarks.bench_scale import scale_data
 from tpm_models import build
-from tpm_models.experiments.bench_scale import scale_data
 from tpm_models.solvers import solve
 
 

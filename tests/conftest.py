@@ -2,7 +2,9 @@
 
 import os
 import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +12,11 @@ import pytest
 from tpm_models import load_dataset, min_max_scale
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository's root: on ``sys.path`` so that the tests of the lab import ``benchmarks`` (not installed)."""
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "tpm_models"
 LAYERS = ("base", "models", "solvers", "export", "checks", "learn", "experiments", "plots", "cli")
 """From the bottom up: a module may import its own layer and the layers before it."""
-BASE = {"kernels", "data", "validation", "qp", "datasets", "lazy", "collector", "files"}
+BASE = {"kernels", "data", "validation", "qp", "datasets", "lazy", "collector", "files", "progress"}
 
 
 def _modules() -> dict[str, Path]:

@@ -150,7 +150,7 @@ def test_verify_page_runs_and_its_numbers_hold(tmp_path, monkeypatch, capsys):
     objective of the robust (2), computed here with numpy, at the routes' points and at the counterpart solved by
     another solver (Clarabel); the row recomputed by hand at the printed delta."""
     from tpm_models import build, solve
-    from tpm_models.models.registry import USER_MODELS
+    from tpm_models.models.registry import REGISTRY
 
     blocks = python_blocks("verify")
     assert len(blocks) == 5
@@ -159,7 +159,7 @@ def test_verify_page_runs_and_its_numbers_hold(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     sys.modules.pop("robust_2", None)
     for key in ("2RP", "2RW"):
-        monkeypatch.delitem(USER_MODELS, key, raising=False)
+        monkeypatch.delitem(REGISTRY, key, raising=False)
     namespace: dict = {}
     try:
         for k, code in enumerate(blocks[1:], start=2):
@@ -223,7 +223,7 @@ def test_verify_page_runs_and_its_numbers_hold(tmp_path, monkeypatch, capsys):
         assert (tmp_path / "robust_2.nl").stat().st_size > 1000
     finally:
         for key in ("2RP", "2RW"):
-            USER_MODELS.pop(key, None)
+            REGISTRY.pop(key, None)
         for name in ("robust_2", "tpm_models_plugin_robust_2"):
             sys.modules.pop(name, None)
 
@@ -427,7 +427,7 @@ def test_adding_a_formulation_runs_as_written(tmp_path, monkeypatch, capsys):
     """docs/adding-a-formulation.md from outside the package: its module registers "2RU", its code and its
     commands run. Truths: (2) solved by another solver at eps = 0; the robust objective recomputed from the
     solution by the closed form (25) of the worst case, which the page never writes."""
-    from tpm_models.models.registry import USER_MODELS
+    from tpm_models.models.registry import REGISTRY
 
     blocks = python_blocks("adding-a-formulation")
     assert len(blocks) == 2
@@ -435,7 +435,7 @@ def test_adding_a_formulation_runs_as_written(tmp_path, monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)
     sys.modules.pop("my_models", None)  # imported afresh by the page
-    monkeypatch.delitem(USER_MODELS, "2RU", raising=False)
+    monkeypatch.delitem(REGISTRY, "2RU", raising=False)
     namespace: dict = {}
     try:
         exec(compile(blocks[1], "docs/adding-a-formulation.md, python block 2", "exec"), namespace)
@@ -465,6 +465,6 @@ def test_adding_a_formulation_runs_as_written(tmp_path, monkeypatch, capsys):
         assert (tmp_path / "2ru.nl").stat().st_size > 1000
         assert ", 0 failed" in outputs[3] and "cross-solver" in outputs[3]
     finally:
-        USER_MODELS.pop("2RU", None)
+        REGISTRY.pop("2RU", None)
         for name in ("my_models", "tpm_models_plugin_my_models"):
             sys.modules.pop(name, None)

@@ -34,7 +34,7 @@ def loaded_after(code: str, modules: tuple[str, ...] = HEAVY) -> dict[str, bool]
 
 
 @pytest.mark.parametrize("code", ["import tpm_models", "from tpm_models import build, solve",
-                                  "from tpm_models.experiments.bench_scale import tpm_row",
+                                  "from benchmarks.bench_scale import tpm_row",
                                   "import tpm_models.learn.fastqp"])
 def test_the_import_loads_neither_pandas_nor_sklearn(code):
     assert loaded_after(code) == {"pandas": False, "sklearn": False}

@@ -47,6 +47,8 @@ def test_wheel_holds_every_module_the_data_and_py_typed(wheel):
     sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "tpm_models").rglob("*.py")}
     assert sources <= names, sorted(sources - names)[:5]
     assert "tpm_models/py.typed" in names
+    assert (ROOT / "benchmarks" / "bench_scale.py").is_file()  # the lab is in the repository ...
+    assert not [n for n in names if n.startswith("benchmarks/")]  # ... and not in the wheel
     for key in ("iris", "wine"):  # the paper's data sets, read by tpm_models.load_dataset
         assert f"tpm_models/datasets/{key}.csv" in names
     meta = Parser().parsestr(zipfile.ZipFile(wheel).read(f"tpm_models-{tpm_models.__version__}.dist-info/METADATA")

@@ -9,7 +9,7 @@ The package is layered (``docs/architecture.md``); each layer imports only those
 The scikit-learn classifiers (:class:`TPMSVMOneVsAll` and the others of :mod:`tpm_models.learn`) are importable
 from here too, but loaded on first use (a module ``__getattr__``, PEP 562): ``import tpm_models`` and
 ``from tpm_models import build, solve`` do not import scikit-learn or pandas, which cost about 2.4 s of a 3.2 s
-import (issue 24; ``docs/bench-scale.md``).
+import (measured: ``docs/notes/bench-scale-history.md``).
 """
 
 from typing import TYPE_CHECKING
@@ -20,7 +20,7 @@ from tpm_models.lazy import lazy_attributes
 # isort: split
 from tpm_models.data import Dataset, load_dataset, min_max_scale, one_vs_rest, stratified_split
 from tpm_models.kernels import Kernel
-from tpm_models.models import MODELS, build, model_info, register_model, register_robustified, robust_counterpart
+from tpm_models.models import REGISTRY, build, model_info, register_model, register_robustified, robust_counterpart
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError, Termination
 from tpm_models.solvers.dispatch import solve
@@ -42,7 +42,7 @@ __getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = [
-    "MODELS",
+    "REGISTRY",
     "Dataset",
     "Kernel",
     "NoOptimalSolutionError",

@@ -7,7 +7,7 @@ builders pause the collector, as Pyomo's writers do), the first collection after
 find them alive. Moved to the oldest generation, they are walked by a full collection only; the collector does
 not count objects moved this way towards its next one, so this module does (:data:`UNWALKED_LIMIT`), and a loop
 that builds and drops large models still frees them (their rows hold reference cycles: only the collector frees
-them). Measured in ``docs/bench-scale.md``, "Issue 24, the collector, the refinement and the certificate's
+them). Measured in ``docs/notes/bench-scale-history.md``, "the collector, the refinement and the certificate's
 objective".
 """
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 # pandas (about 0.6 s) and sklearn.model_selection (about 2 s) are imported by the functions that use them
 # (load_dataset, read_table, stratified_split), not here: ``import tpm_models`` and ``build()`` + ``solve()`` do not
-# need them, and paid 2.4 s of a 3.2 s import for them (issue 24). A deferred import for load cost, not for a cycle.
+# need them, and paid 2.4 s of a 3.2 s import for them. A deferred import for load cost, not for a cycle.
 
 SHIPPED = ("iris", "wine", "digits", "penguins", "vehicle")
 """The data sets shipped in ``tpm_models/datasets`` (provenance, licences and checksums: its ``README.md``)."""

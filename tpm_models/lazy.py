@@ -1,5 +1,5 @@
 """What the package loads late, for load cost (not to dodge an import cycle): a fresh process that builds and solves
-a model should pay only for what it uses (issue 24; ``docs/architecture.md``, "scipy's import").
+a model should pay only for what it uses (``docs/architecture.md``, "scipy's import").
 
 * **Names a package re-exports lazily** (PEP 562), loaded on first access. A package that re-exports the classifiers
   would otherwise import scikit-learn (about 1.6 s) on ``import tpm_models``. Each such package keeps its table

@@ -185,7 +185,7 @@ def test_check_model_cross_solver_agrees_at_an_optimum_of_0():
     the default, was "1 apart". With the floor every installed LP solver passes."""
     from tpm_models import register_model
     from tpm_models.checks import check_model_cross_solver
-    from tpm_models.models.registry import USER_MODELS
+    from tpm_models.models.registry import REGISTRY
 
     @register_model("ZERO0", family="binary", model_class="LP", summary="optimum 0")
     def build_zero(X, y, nu, alpha):
@@ -195,7 +195,7 @@ def test_check_model_cross_solver_agrees_at_an_optimum_of_0():
         rows = check_model_cross_solver("ZERO0", X, np.array([0, 1] * 10), 0, 0.1, 1.0, solvers=["ipopt", "highs"])
         assert rows and all(r.passed for r in rows), rows
     finally:
-        USER_MODELS.pop("ZERO0", None)
+        REGISTRY.pop("ZERO0", None)
 
 
 def test_an_infeasible_model_is_not_told_to_try_piqp():

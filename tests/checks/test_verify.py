@@ -389,7 +389,7 @@ def test_registry_counterpart_fields_checked():
     """nominal=/uncertain= only for robust models, uncertain a function; the paper's counterparts name (15) and get
     uncertain_22 from the checks layer; register_counterpart attaches data to a model registered without it."""
     from tpm_models import register_model
-    from tpm_models.models.registry import USER_MODELS, model_info, register_counterpart, verifiable_keys
+    from tpm_models.models.registry import REGISTRY, model_info, register_counterpart, verifiable_keys
 
     def builder(X, y, nu, alpha, *, p, eps):
         return build(2, X, y, 0, nu, alpha)
@@ -411,7 +411,7 @@ def test_registry_counterpart_fields_checked():
         register_counterpart("VT1", nominal=2, uncertain=uncertain_22)
         assert model_info("VT1").verifiable and model_info("VT1").nominal == 2 and "VT1" in verifiable_keys()
     finally:
-        USER_MODELS.pop("VT1", None)
+        REGISTRY.pop("VT1", None)
 
 
 def test_components_of_another_model_are_refused_even_with_the_same_names(iris):

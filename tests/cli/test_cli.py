@@ -247,10 +247,6 @@ WRITERS = {  # every command that writes, with PATH where it writes: a file (F) 
     "robust-kernel-table": (["robust-kernel-table", "--dataset", "iris", "--runs", "1", "--quiet",
                              "--out-dir", "{D}"]),
     "check csv": (["check", "--dataset", "iris", "--no-robust", "--quiet", "--csv", "{F}"]),
-    "survey csv": (["survey", "--datasets", "iris", "--csv", "{F}"]),
-    "robust-survey csv": (["robust-survey", "--datasets", "iris", "--csv", "{F}"]),
-    "conic-survey csv": (["conic-survey", "--datasets", "iris", "--quiet", "--csv", "{F}"]),
-    "pyros-table out": (["pyros-table", "--datasets", "iris", "--out", "{F}"]),
 }
 
 
@@ -414,13 +410,13 @@ def build_cli_2n(X, y, nu, alpha, *, p, eps):
 @pytest.fixture
 def plugin_file(tmp_path):
     """A user's module registering a robust (2) (p = inf), a wrong one and one without counterpart data."""
-    from tpm_models.models.registry import USER_MODELS
+    from tpm_models.models.registry import REGISTRY
 
     path = tmp_path / "cli_robust_plugin.py"
     path.write_text(PLUGIN)
     yield str(path)
     for key in ("CLI2R", "CLI2H", "CLI2N"):
-        USER_MODELS.pop(key, None)
+        REGISTRY.pop(key, None)
     sys.modules.pop("tpm_models_plugin_cli_robust_plugin", None)
 
 
@@ -522,7 +518,7 @@ def test_an_ellipsoid_counterpart_with_its_matrix_from_a_file_verifies_from_the_
     verifier does not use), and the printed optimum equal to it."""
     import shlex
 
-    from tpm_models.models.registry import USER_MODELS
+    from tpm_models.models.registry import REGISTRY
 
     section = _page_section("## 8. Your own parameters")
     plugin = section.split("```py\n")[1].split("```")[0]
@@ -552,7 +548,7 @@ def test_an_ellipsoid_counterpart_with_its_matrix_from_a_file_verifies_from_the_
         printed = float(next(line for line in out.splitlines() if line.startswith("semi-infinite optimum")).split()[-1])
         assert abs(printed - closed) <= 1e-6 * abs(closed)
     finally:
-        USER_MODELS.pop("2RE", None)
+        REGISTRY.pop("2RE", None)
         sys.modules.pop("tpm_models_plugin_ellipsoid_2", None)
 
 
@@ -566,7 +562,7 @@ def test_an_ellipsoid_counterpart_with_its_matrix_from_a_file_verifies_from_the_
     ],
 )
 def test_a_bad_param_is_one_line(tmp_path, monkeypatch, capsys, param, message):
-    from tpm_models.models.registry import USER_MODELS
+    from tpm_models.models.registry import REGISTRY
 
     plugin = _page_section("## 8. Your own parameters").split("```py\n")[1].split("```")[0]
     (tmp_path / "ellipsoid_2.py").write_text(plugin)
@@ -578,7 +574,7 @@ def test_a_bad_param_is_one_line(tmp_path, monkeypatch, capsys, param, message):
         err = capsys.readouterr().err
         assert code == 2 and message in err and "Traceback" not in err, err
     finally:
-        USER_MODELS.pop("2RE", None)
+        REGISTRY.pop("2RE", None)
         sys.modules.pop("tpm_models_plugin_ellipsoid_2", None)
 
 
@@ -652,13 +648,13 @@ BAD_KEYS = ("BADNONE", "BADDICT", "BADINF", "DUPN", "BADU1", "BADU2", "BADU3")
 
 @pytest.fixture
 def bad_plugin(tmp_path):
-    from tpm_models.models.registry import USER_MODELS
+    from tpm_models.models.registry import REGISTRY
 
     path = tmp_path / "bad_plugin.py"
     path.write_text(BAD_PLUGIN)
     yield str(path)
     for key in BAD_KEYS:
-        USER_MODELS.pop(key, None)
+        REGISTRY.pop(key, None)
     sys.modules.pop("tpm_models_plugin_bad_plugin", None)
 
 
@@ -720,16 +716,16 @@ def test_every_group_adds_exactly_its_commands_of_the_table():
 
 def test_help_and_one_command_import_only_what_they_need():
     """In a fresh interpreter (the truth: sys.modules), ``tpm-models --help`` imports no command group and
-    ``tpm-models models`` only its own; the control ``bench --help`` does import the bench group."""
+    ``tpm-models models`` only its own; the control ``bench --help`` does import the lab group."""
     code = ("import contextlib, io, json, sys\nfrom tpm_models.cli import main\n"
             "def run(argv):\n    with contextlib.redirect_stdout(io.StringIO()):\n        try:\n"
             "            main(argv)\n        except SystemExit:\n            pass\n"
-            "    return [g for g in ('models', 'checks', 'experiments', 'bench', 'surveys', 'export') "
+            "    return [g for g in ('models', 'checks', 'experiments', 'lab', 'export') "
             "if 'tpm_models.cli.' + g in sys.modules]\n"
             "print(json.dumps([run(['--help']), run(['models']), run(['bench', '--help'])]))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == [[], ["models"], ["models", "bench"]]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [[], ["models"], ["models", "lab"]]
 
 
 def test_output_to_a_closed_pipe_ends_quietly_with_the_shells_code():

@@ -30,12 +30,12 @@ ARGS = ["--model", "SCALED2", "--dataset", "iris", "--class", "0", "--nu", "0.3"
 
 @pytest.fixture
 def plugin(tmp_path):
-    from tpm_models.models.registry import USER_MODELS
+    from tpm_models.models.registry import REGISTRY
 
     path = tmp_path / "scaled_plugin.py"
     path.write_text(PLUGIN)
     yield str(path)
-    USER_MODELS.pop("SCALED2", None)
+    REGISTRY.pop("SCALED2", None)
     sys.modules.pop("tpm_models_plugin_scaled_plugin", None)
 
 

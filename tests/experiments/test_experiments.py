@@ -272,7 +272,7 @@ def test_svc_baseline_equals_sklearn_own_kernels():
     assert 80 <= select(rec).test_acc <= 100
 
 
-def test_cli_reproduce_and_bench_run(tmp_path, capsys):
+def test_cli_reproduce_runs_and_reuses_its_store(tmp_path, capsys):
     out = tmp_path / "rep"
     args = ["reproduce", "--no-checks", "--dataset", "iris", "--runs", "2", "--jobs", "1", "--out-dir", str(out),
             "--quiet"]
@@ -281,9 +281,6 @@ def test_cli_reproduce_and_bench_run(tmp_path, capsys):
     assert "Table 3 (2 runs; --runs 100 for the full protocol)" in text and "92.08 ± 3.71" in text
     assert {p.name for p in out.iterdir()} >= {"table3.md", "table3.csv", "table3.jsonl"}
     assert main(args) == 0 and "0 splits computed, 14 reused" in capsys.readouterr().out
-    assert main(["bench", "--no-solvers", "--dataset", "wine", "--kernel", "linear", "--runs", "1", "--jobs", "1",
-                 "--quiet"]) == 0
-    assert "paper CPU s" in capsys.readouterr().out
 
 
 # ----------------------------------------------------------------- the cross-validation protocol (issue 8, errata 11)

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from tpm_models.experiments.bench_scale import run_row
+from benchmarks.bench_scale import run_row
 
 BALLAST_MB = 400
 """What the parent holds when it starts the child: larger than any child below needs (they stay under 250 MB)."""

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
-from tpm_models.experiments.bench_estimators import make_model, scaled_data
+from benchmarks.bench_estimators import make_model, scaled_data
 from tpm_models.learn import blas_threads, expansion, kernel_sums
 
 

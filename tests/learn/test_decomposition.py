@@ -281,9 +281,9 @@ def test_decomposition_refuses_a_named_solver():
 
 
 def test_bench_estimators_sizes_prints_its_table(capsys):
-    """Smoke test of ``tpm-models bench estimators --sizes`` (numbers printed, never asserted): every fit ran
-    in its own process and came back."""
-    from tpm_models.cli import main
+    """Smoke test of ``python -m benchmarks bench estimators --sizes`` (numbers printed, never asserted): every fit
+    ran in its own process and came back."""
+    from benchmarks.cli import main
 
     assert main(["bench", "estimators", "--sizes", "600", "--kernel", "linear", "gaussian", "--quiet"]) == 0
     out = capsys.readouterr().out
@@ -409,7 +409,7 @@ def test_at_10_000_points_the_decomposition_equals_libsvm_and_predicts_the_same(
     :math:`X_c - \\bar x_{-c}` (objective to 1e-7 relative, :math:`w` to ``W_TOL``), and the classifier built
     from libsvm's :math:`\\lambda` (same recovery rule, errata 5) predicts the test points as ours does,
     up to ties within 1e-7."""
-    from tpm_models.experiments.bench_estimators import scaled_data
+    from benchmarks.bench_estimators import scaled_data
     from tpm_models.models.recovery import FREE_TOL, kkt_theta
 
     X, X_test, y, _ = scaled_data(10_000)

@@ -24,7 +24,7 @@ OBJ_FLOOR = 1e-3
 """At w = 0 the optimum and every term are ~1e-11; the error is then taken absolutely at this scale."""
 W_TOL = 1e-6
 """``rel_dist`` of w: an interior point's w is off by about the square root of its gap (measured <= 1.0e-7 on these
-cases; up to ~4e-6 between Ipopt and Clarabel on the 936 models of ``tpm-models conic-survey``,
+cases; up to ~4e-6 between Ipopt and Clarabel on the 936 models of ``python -m benchmarks conic-survey``,
 where the looser of the two stopped at 1e-8)."""
 
 W_TOL_FIT = 1e-4

@@ -164,8 +164,8 @@ def test_kernel_diagonal_is_table_1_at_each_point(wine, name):
 
 
 def test_bench_commands_print_their_tables(capsys):
-    """Smoke test of `tpm-models bench builders|estimators` (numbers are printed, never asserted)."""
-    from tpm_models.cli import main
+    """Smoke test of `python -m benchmarks bench builders|estimators` (numbers are printed, never asserted)."""
+    from benchmarks.cli import main
 
     assert main(["bench", "builders", "--sizes", "300", "--no-linopy", "--quiet"]) == 0
     out = capsys.readouterr().out
@@ -176,11 +176,11 @@ def test_bench_commands_print_their_tables(capsys):
 
 
 def test_bench_estimators_processes_prints_medians_over_processes(monkeypatch, capsys):
-    """Smoke test of ``tpm-models bench estimators --processes`` (numbers printed, never asserted). Each process's
-    work (small_fit_row) runs here instead of in a fresh interpreter (that route is the one --sizes uses, tested in
-    tests/learn/test_decomposition.py); what is checked is the alternation, the medians and the table."""
-    from tpm_models.cli import main
-    from tpm_models.experiments import bench_estimators
+    """Smoke test of ``python -m benchmarks bench estimators --processes`` (numbers printed, never asserted). Each
+    process's work (small_fit_row) runs here instead of in a fresh interpreter (that route is the one --sizes uses,
+    tested in tests/learn/test_decomposition.py); what is checked is the alternation, the medians and the table."""
+    from benchmarks import bench_estimators
+    from benchmarks.cli import main
 
     calls = []
 

@@ -16,10 +16,10 @@ import pyomo.environ as pyo
 import pytest
 from pyomo.repn import generate_standard_repn
 
+from benchmarks.conic_survey import OBJ_FLOOR, OBJ_TOL, read_reference
 from tpm_models import build, robust_counterpart, solve
 from tpm_models.checks.robust import verify_model
 from tpm_models.checks.verify import verify
-from tpm_models.experiments.conic_survey import OBJ_FLOOR, OBJ_TOL, read_reference
 from tpm_models.models.derived import uncertain_2, uncertain_3
 from tpm_models.models.norms import conjugate
 from tpm_models.models.registry import model_info

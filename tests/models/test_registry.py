@@ -10,7 +10,7 @@ import pytest
 from tpm_models import Kernel, build, model_info, register_model, solve
 from tpm_models.checks import TOL, check_model_cross_solver, check_model_dual_gap
 from tpm_models.models.multiclass import build_dual_16
-from tpm_models.models.registry import USER_MODELS, all_models
+from tpm_models.models.registry import REGISTRY, all_models, group_keys
 
 NU, ALPHA = 0.3, 1.0
 
@@ -18,10 +18,10 @@ NU, ALPHA = 0.3, 1.0
 @pytest.fixture
 def registry():
     """Registrations made by a test are removed after it."""
-    before = set(USER_MODELS)
+    before = set(REGISTRY)
     yield
-    for key in set(USER_MODELS) - before:
-        del USER_MODELS[key]
+    for key in set(REGISTRY) - before:
+        del REGISTRY[key]
 
 
 def test_every_paper_model_is_registered_with_one_signature():
@@ -106,33 +106,29 @@ def test_the_paper_counterparts_name_their_uncertain_data_without_the_checks():
     assert out == ["True", "False", "True"], out
 
 
-def test_one_registry_whose_groups_are_views(registry):
-    """Issue 27: one registry (REGISTRY) with a group per entry; MODELS, DUAL_MODELS, ... are views of it, a key
-    registered shows in its group only, and deleting it from its group unregisters it."""
-    from tpm_models.models.registry import DUAL_MODELS, GROUPS, MODELS, REGISTRY, RegistryGroup
+def test_one_registry_whose_groups_partition_it(registry):
+    """One registry (REGISTRY) with a group per entry; group_keys(g) are its keys of group g, a key registered from
+    outside shows in the user group only."""
+    from tpm_models.models.registry import GROUPS
 
-    groups = {g: set(RegistryGroup(g)) for g in GROUPS}
+    groups = {g: group_keys(g) for g in GROUPS}
     assert set().union(*groups.values()) == set(REGISTRY) == set(all_models())
     assert sum(len(keys) for keys in groups.values()) == len(REGISTRY)  # a partition
-    assert 15 in MODELS and "28D" in DUAL_MODELS and "28D" not in MODELS
-    assert all(REGISTRY[k].group == "paper" for k in MODELS)
+    assert 15 in groups["paper"] and "28D" in groups["dual"] and "28D" not in groups["paper"]
+    assert all(REGISTRY[k].group == "paper" for k in groups["paper"])
 
     @register_model("VIEW1", family="multiclass", model_class="QP", role="dual", summary="(16) again")
     def again(X, y, c, nu, alpha):
         return build_dual_16(X, y, c, nu, alpha)
 
-    assert "VIEW1" in USER_MODELS and REGISTRY["VIEW1"] is USER_MODELS["VIEW1"] and "VIEW1" not in MODELS
-    del USER_MODELS["VIEW1"]
-    assert "VIEW1" not in REGISTRY
-    with pytest.raises(KeyError):
-        del USER_MODELS[15]  # a paper model is not the user group's to remove
+    assert group_keys("user") == ["VIEW1"] and "VIEW1" not in group_keys("dual")
+    with pytest.raises(ValueError, match="not one of"):
+        group_keys("users")
 
 
-def test_the_registry_key_is_named_key_and_eq_is_deprecated():
+def test_the_registry_key_is_named_key():
     info = model_info("28d")
-    assert info.key == "28D" and model_info(15).key == 15
-    with pytest.warns(DeprecationWarning, match="ModelInfo.key"):
-        assert info.eq == "28D"
+    assert info.key == "28D" and model_info(15).key == 15 and not hasattr(info, "eq")
 
 
 def test_one_vocabulary_of_model_classes():

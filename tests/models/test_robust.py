@@ -347,7 +347,7 @@ def test_robust_classifier_contract(iris):
 def test_robust_survey_rows_agree_with_the_cutting_planes():
     """robust_survey's residuals are measured against (22) by cutting planes: Ipopt on (28) and
     PIQP on (23) at p = inf must be within the tie tolerance on every Iris class."""
-    from tpm_models.experiments.robust_survey import robust_survey, summarize
+    from benchmarks.robust_survey import robust_survey, summarize
 
     df = robust_survey(["iris"], ["ipopt", "piqp"], models=((28, 2.0), (23, math.inf)))
     assert len(df) == 9 and (df["termination"] == "optimal").all()  # (28): ipopt; (23) p=inf QP: both

@@ -14,7 +14,7 @@ from tpm_models import solvers as S
 from tpm_models.checks.robust import check_robust_duals, rel_gap
 from tpm_models.cli import main
 from tpm_models.models.norms import conjugate, norm
-from tpm_models.models.registry import DUAL_MODELS, MODELS, model_info
+from tpm_models.models.registry import REGISTRY, group_keys, model_info
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant, recover_w_23, recover_w_socp
 from tpm_models.solvers.compare import objective_scale
 
@@ -46,9 +46,10 @@ def constant_by_hand(X, y, c, nu):
 
 
 def test_registered_beside_the_paper_models():
-    assert sorted(DUAL_MODELS) == ["23D", "27D", "28D", "29D"] and all(isinstance(k, int) for k in MODELS)
-    for key in DUAL_MODELS:
-        assert model_info(key).role == "dual" and model_info(key.lower()) is DUAL_MODELS[key]
+    assert sorted(group_keys("dual")) == ["23D", "27D", "28D", "29D"]
+    assert all(isinstance(k, int) for k in group_keys("paper"))
+    for key in group_keys("dual"):
+        assert model_info(key).role == "dual" and model_info(key.lower()) is REGISTRY[key]
     assert model_info("28D").model_class == "SOCP" and model_info("28D").robust_p == (2.0,)
 
 
@@ -68,7 +69,7 @@ def test_build_validates_p_and_eps(iris):
 def test_cli_lists_and_solves_a_dual(capsys, iris):
     assert main(["models"]) == 0
     listed = capsys.readouterr().out
-    assert all(f"({k})" in listed for k in DUAL_MODELS) and "(19)" in listed
+    assert all(f"({k})" in listed for k in group_keys("dual")) and "(19)" in listed
     code = main(["solve", "--model", "28D", "--dataset", "iris", "--class", "0", "--nu", "0.3", "--alpha", "1",
                  "--eps", "0.02", "--json"])
     import json

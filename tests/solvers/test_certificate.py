@@ -309,7 +309,7 @@ def test_an_ipopt_point_off_a_small_objective_is_not_reported_certified():
     gap of 6e-11 (3.7e-6 of the objective) that the complementarity test (relative to max(1, |f|)) passed. It is
     "optimal, not certified" now, with the gap in the message; Clarabel's point is certified."""
     backend("ipopt")
-    from tpm_models.experiments.bench_scale import scale_data  # scikit-learn's make_classification
+    from benchmarks.bench_scale import scale_data  # scikit-learn's make_classification
 
     X, y = scale_data(1000)
     model = build(28, X, y, 1, 0.3, 1.0, eps=0.02)
@@ -365,7 +365,7 @@ def test_29_at_its_optimum_w_0_is_certified():
     """(29) on 2,000 points of the scale benchmark's data: its optimum is w = 0 (the cone t >= ||w||_2 at its apex),
     which the certificate left "a dual is missing or NaN" before it read the apex's multiplier. Independent truth:
     (23) at p = inf (the same optimum, the model of (29) without its cones) solved as a QP by PIQP."""
-    from tpm_models.experiments.bench_scale import scale_data  # scikit-learn's make_classification
+    from benchmarks.bench_scale import scale_data  # scikit-learn's make_classification
 
     X, y = scale_data(2000)
     r = solve(build(29, X, y, 1, 0.3, 1.0, eps=0.02))
@@ -522,7 +522,7 @@ def test_a_point_off_a_norms_zero_by_a_solvers_error_is_not_failed():
     not optimal). Read as a kink to the backend's accuracy (its argument under the feasibility tolerance, as
     x**0.5), its subgradient at 0 cancels the residual: the point passes, its gap counted (before: failed,
     stationarity 0.047)."""
-    from tpm_models.experiments.bench_scale import scale_data  # scikit-learn's make_classification
+    from benchmarks.bench_scale import scale_data  # scikit-learn's make_classification
 
     X, y = scale_data(2000)
     d = X[y != 1].mean(axis=0) - X[y == 1].mean(axis=0)
@@ -547,7 +547,7 @@ def test_the_robust_models_at_w_0_are_certified(eq, p):
     Hölder). The perspective rows of ||w||_p' are then at their cones' apex; before their multipliers were read
     from the normal cones, the point was "optimal, not certified". At p = 2 the rows and the objective hold
     sqrt(sum_j w_j^2), which has no gradient at w = 0; before its subgradient was read, "optimal, not certified"."""
-    from tpm_models.experiments.bench_scale import scale_data  # scikit-learn's make_classification
+    from benchmarks.bench_scale import scale_data  # scikit-learn's make_classification
 
     X, y = scale_data(2000)
     d = X[y != 1].mean(axis=0) - X[y == 1].mean(axis=0)

@@ -343,7 +343,7 @@ def test_an_almost_solved_point_polished_to_a_kkt_point_ends_the_runs(monkeypatc
     clarabel()
     if not S.BACKENDS["piqp"].available():
         pytest.skip("piqp is not installed")
-    from tpm_models.experiments.bench_scale import scale_data  # scikit-learn's make_classification
+    from benchmarks.bench_scale import scale_data  # scikit-learn's make_classification
 
     X, y = scale_data(5000)
     monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16, 1e-16, 1e-16))
@@ -369,7 +369,7 @@ def test_when_every_run_stops_short_the_nearest_point_is_polished_and_judged_by_
     clarabel()
     if not S.BACKENDS["piqp"].available():
         pytest.skip("piqp is not installed")
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(5000)
     monkeypatch.setattr(clarabel_backend, "CLARABEL_TOLS", (1e-16,))
@@ -491,7 +491,7 @@ def test_implied_bounds_left_out_polish_the_p15_models_at_scale_to_one_optimum(m
     cones per power cone (before that, four runs, the rescue run's point polished); on the tree with equal leaves
     paired it meets 1e-8 (residuals 3.8e-10), so the polish of a point short of the accepted tolerance on the power
     cones (``on_power_cones``) is checked with that tolerance set to 1e-10: the same optimum, in one run."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(10_000)
     runs = counted_runs(monkeypatch)
@@ -559,7 +559,7 @@ def test_without_the_polish_a_point_short_of_1e8_is_not_taken(monkeypatch):
     made, and the best point is then judged by the certificate (certified), within 1e-7 (relative, the issue's
     target for a point at Clarabel's 1e-8) of (23)'s polished optimum. Its first run meets 1e-8 on the tree with
     equal leaves paired (residuals 3.8e-10), so the accepted tolerance is set to 1e-10 here."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(10_000)
     truth = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=0.02), "clarabel")
@@ -582,7 +582,7 @@ def test_a_point_at_the_power_cones_apex_is_not_polished_and_is_certified(monkey
     (``apex_refused``) off, the polish is made, its point at the apex exactly, and its perspectives' r moved to
     ``APEX_NUDGE`` (where the rows have a value): certified too, at the closed form's 0 to 1e-15 (before the move,
     that point was refused and Clarabel's kept)."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(2000)
     d = X[y != 1].mean(axis=0) - X[y == 1].mean(axis=0)
@@ -608,7 +608,7 @@ def test_a_point_near_the_power_cones_apex_that_is_not_certified_is_polished_the
     apex ("optimal, not certified: a row is not differentiable at the point"), so the polish is made and its point
     moved into the cones (``nudged_apex``): certified. Truth: (23) at p = 1.5 on the same data, the same optimum
     (the paper's (26) is (23) written with cones), certified at 0 to 1e-14; both at w = 0."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(50_000)
     r = solve(build(26, X, y, 1, NU, ALPHA, eps=0.02, p=1.5), "clarabel")
@@ -628,7 +628,7 @@ def test_a_point_whose_perspective_rows_are_complex_is_solved():
     point is not certified, and the polished point at the apex (r set to 1e-14) is: optimal, certified. Truth: (26)
     at p = 3 on the same data, the same optimum (the paper's (26) is (23) written with cones), within 1e-12 (both
     about 0, absolute)."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(100_000)
     r = solve(build(23, X, y, 2, 1.0, 1.0, eps=0.1, p=3.0), "clarabel")
@@ -644,7 +644,7 @@ def test_the_second_order_cone_forms_at_clarabels_own_refinement_keep_the_optimu
     columns on, here lowered to 1), has the optimum of the form that keeps its power cones, run at the library's
     1e-15 refinement (Clarabel solves it at that size; ``POW_AS_SOC_COLUMNS`` raised above it): both certified, the
     objectives within 1e-8 (relative, the conic survey's target) and ``w`` within 1e-7."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(1000)
     monkeypatch.setattr(clarabel_backend, "POW_AS_SOC_COLUMNS", 10**9)
@@ -673,7 +673,7 @@ def test_the_feasibility_and_gap_tolerances_by_form(monkeypatch, eq, p, m, asked
     second-order cones (10,000 points: 2,581 columns), 1e-12 for both on one that keeps them (1,000 points). On the
     scale benchmark's data (where w is not 0) the result is the optimum of the run at 1e-12 for both: both
     certified, objectives within 1e-10 relative (the polish makes each a KKT point to 1e-11), ``w`` within 1e-8."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(m)
     kwargs = {"eps": 0.02, **({"p": p} if p is not None else {})}
@@ -745,7 +745,7 @@ def test_an_optimum_w_0_with_multipliers_not_unique_is_certified(monkeypatch, eq
     (CLARABEL_POLISH_ALMOST_ACCEPT), then certified on the model: the optimum of (23) at the same p (the same optimal
     value; PIQP for p = 1) to 1e-9, and w within 1e-7 of 0. At 5*10^4 points, with the polish asked 1e-11 as before,
     (27) was "optimal, not certified"; at 10^5 points (28) fell back to Ipopt (25 s, 6.3e-9 above the optimum)."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
     from tpm_models.solvers.polish import POLISH_ACCEPT
 
     X, y = scale_data(m)

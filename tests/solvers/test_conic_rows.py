@@ -18,8 +18,8 @@ import pytest
 import scipy.sparse as sp
 from user_edits import add_row, clone, deactivate, delete_one_row, fix, fix_row_variable, set_value
 
+from benchmarks.bench_scale import scale_data
 from tpm_models import build
-from tpm_models.experiments.bench_scale import scale_data
 from tpm_models.solvers import certificate_reading, conic_shapes
 from tpm_models.solvers.backends.clarabel import run_clarabel
 from tpm_models.solvers.certificate import certify

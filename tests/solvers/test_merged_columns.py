@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from benchmarks.bench_scale import scale_data
 from tpm_models import build
-from tpm_models.experiments.bench_scale import scale_data
 from tpm_models.solvers import solve
 from tpm_models.solvers.backends.clarabel import clarabel_solve
 from tpm_models.solvers.backends.piqp import piqp_matrices

@@ -115,7 +115,7 @@ def test_a_cone_read_at_its_apex_with_a_dual_outside_is_read_inside(monkeypatch,
     refused and the point "optimal, not certified" (objective 1e-12 for an optimum 0). Read inside (the correction
     of signs, as for a nonneg row of the wrong sign): polished and certified. Truth: (23) at p = inf on the same data,
     the same optimum, solved as a QP by PIQP; without the correction, not certified."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
     from tpm_models.solvers import polish as polish_module
 
     X, y = scale_data(10_000)
@@ -255,7 +255,7 @@ def test_a_crawling_newton_run_stops_without_changing_the_answer(monkeypatch):
     rows released; four on an AMD EPYC, whose Clarabel point differs).
     (Was (23) at p = 1.5 on 2,000 points of ``random_state=0``: on the tree with equal leaves paired,
     ``powsoc``, Clarabel's point there is another, whose Newton runs end in 4 steps with or without the stop.)"""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
     from tpm_models.solvers import polish as polish_module
     from tpm_models.solvers.powsoc import pow_as_soc
 
@@ -291,7 +291,7 @@ def test_p15_models_polish_on_their_power_cones_to_one_optimum():
     point of the second-order-cone form is polished on the power cones. Both are then polished and certified, and
     agree to rounding (before: neither polished, 7e-10 apart in objective, 4e-9 in w; (26) at 5,000 points not
     certified)."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(3000)
     r23, r26 = (solve(build(eq, X, y, 1, 0.3, 1.0, p=1.5, eps=0.02), "clarabel") for eq in (23, 26))
@@ -323,7 +323,7 @@ def test_the_factors_of_a_large_newton_run_are_reused_for_the_same_point(monkeyp
     iterative refinement on their own matrix (POLISH_REUSE). (28) on 10^4 points of the scale benchmark's data (about
     7,500 unknowns), polished from Clarabel's point: one factorisation instead of one per step, and the same polished
     point as with a factorisation per step (POLISH_REUSE = 0), to rounding; both are KKT points (POLISH_ACCEPT)."""
-    from tpm_models.experiments.bench_scale import scale_data  # scikit-learn's make_classification
+    from benchmarks.bench_scale import scale_data  # scikit-learn's make_classification
     from tpm_models.solvers import polish as polish_module
 
     X, y = scale_data(10_000)
@@ -345,7 +345,7 @@ def _newton_system(eq: int, kwargs: dict, pin: bool, points: int, release: bool 
     benchmark's data (``release``: the faces read as the polish reads them, the implied bounds released): the face
     structure, the residual F of every equation as a function of ``u = (x, z, mu)``, the
     point ``u``, F there, the reduced Jacobian and its regularisation's signs, and the matrices P (whole) and A."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
     from tpm_models.solvers import polish as polish_module
     from tpm_models.solvers.cone_faces import faces
 
@@ -444,7 +444,7 @@ def test_pinned_bounds_polish_large_models_to_the_same_point(monkeypatch):
     the pins: both accepted, KKT points (POLISH_ACCEPT) of a smaller Newton matrix, x the same to 1e-12 (relative to
     max|x|: both solve the same equations to rounding; the z of (29), whose optimum w = 0 leaves the multipliers of
     its active rows not unique, may differ by more, and is judged by the KKT residual)."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
     from tpm_models.solvers import polish as polish_module
 
     X, y = scale_data(10_000)
@@ -495,7 +495,7 @@ def test_ambiguous_rows_are_released_at_a_degenerate_optimum(monkeypatch):
     certified, and equals the optimum of (23) at p = 1 by PIQP (the same optimal value at eps = 0) to 1e-15: the
     rounding of the objective 1/2 (u - v) at u, v of about 1/2 is 1e-16. Without that reading: not polished, and
     farther than 1e-15."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
     from tpm_models.solvers import polish as polish_module
 
     X, y = scale_data(100_000)

@@ -250,7 +250,7 @@ def test_clarabel_power_cone_failure_at_scale_is_solved_as_socs():
     """At 10^4 points Clarabel's power cones stop InsufficientProgress on (26) and (23) at p = 1.5 (issue 24); the
     backend then writes them as second-order cones and says so. Truth: (26) = (23) (Theorem 1 / Corollary 1, another
     formulation of the epigraph), objectives to 1e-7 relative, w to 1e-5."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(10_000)
     r26 = solve(build(26, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel")
@@ -265,7 +265,7 @@ def test_clarabel_power_cones_are_rewritten_after_a_failure_below_the_size_thres
     """With the size threshold out of reach (POW_AS_SOC_COLUMNS), the same (23) at 10^4 points is first run on its
     power cones, which fail, then as second-order cones, and the message names the failure; the optimum is the one
     reached directly (truth: the same model's SOC path, above)."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
     from tpm_models.solvers.backends import clarabel as clarabel_backend
 
     X, y = scale_data(10_000)
@@ -335,7 +335,7 @@ def test_a_stalled_piqp_run_at_scale_is_piqps_certified_optimum():
     iterations that took 237 s before Clarabel solved it; now PIQP's own point is taken at its cap (or earlier, where
     it passes its test) and certified. Truth: the same model solved by Clarabel (objectives 5e-7: absolute 1e-12,
     w within 1e-7)."""
-    from tpm_models.experiments.bench_scale import scale_data
+    from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(100_000)
     r = solve(build(15, X, y, 2, 0.1, 1.0))

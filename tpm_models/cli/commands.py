@@ -3,7 +3,7 @@ defines its options (``add_parsers(sub)``) and runs it.
 
 The command line imports a group only to run one of its commands (or to print that command's ``--help``):
 ``tpm-models --help`` lists every command from this table alone. Importing every group costs about 0.7 s (the
-benchmarks, the checks, the experiments and what they import), as much again as ``import tpm_models``.
+checks, the experiments and what they import), as much again as ``import tpm_models``.
 A group adds each of its commands with :func:`add_command`, so the help is written here once.
 """
 
@@ -39,12 +39,11 @@ COMMANDS: dict[str, Command] = {
     "robust-kernel-table": Command("experiments", "robust kernel model (23K) vs (19), clean and attacked "
                                                   "(certified / searched) accuracy"),
     "reproduce": Command("experiments", "the main job: every tie (check), then Table 3 (quick by default)"),
-    "bench": Command("bench", "time the fast path (per-QP solver times, one fit, every cell of Table 3); "
-                              "'bench builders': Pyomo builders beside linopy; 'bench estimators': fits beside SVC"),
-    "survey": Command("surveys", "every QP solver on the paper grid of dual (16), Iris and Wine (Markdown)"),
-    "robust-survey": Command("surveys", "every robust model with every installed capable solver (Markdown)"),
-    "conic-survey": Command("surveys", "(23) and its twins (26)-(29) against the cvxpy reference (Markdown)"),
-    "pyros-table": Command("surveys", "(22) by PyROS on whole data sets vs (23), appended to a CSV"),
+    "bench": Command("lab", "the benchmarks: in the repository's benchmarks/ folder (says what to run)"),
+    "survey": Command("lab", "the QP solver survey: in the repository's benchmarks/ folder (says what to run)"),
+    "robust-survey": Command("lab", "the robust solver survey: in benchmarks/ (says what to run)"),
+    "conic-survey": Command("lab", "(23) against the cvxpy reference: in benchmarks/ (says what to run)"),
+    "pyros-table": Command("lab", "(22) by PyROS: in benchmarks/ (says what to run)"),
 }
 """Command name -> :class:`Command`, in the order of ``tpm-models --help`` (a group's commands together)."""
 

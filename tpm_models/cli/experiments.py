@@ -173,8 +173,7 @@ def _common(p: argparse.ArgumentParser, runs: int, jobs: int) -> None:
 
 
 def add_parsers(sub) -> None:
-    """Register ``table3``, ``robust-table``, ``robust-kernel-table`` and ``reproduce`` (``bench`` is
-    :mod:`tpm_models.cli.bench`'s own group)."""
+    """Register ``table3``, ``robust-table``, ``robust-kernel-table`` and ``reproduce``."""
     t = add_command(sub, "table3")
     _common(t, runs=100, jobs=1)
     t.add_argument("--kernel", nargs="+", default=list(CELLS), choices=list(ALL_CELLS), metavar="CELL",

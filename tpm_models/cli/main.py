@@ -10,7 +10,8 @@
     tpm-models export-library                 # regenerate formulations/ (tpm_models.export.library)
     tpm-models table3 --runs 100 --jobs 2     # Section 5 (tpm_models.experiments.table3)
     tpm-models reproduce                      # check + Table 3
-    tpm-models survey / robust-survey / conic-survey / pyros-table   # solver surveys (tpm_models.cli.surveys)
+
+The benchmarks and solver surveys are the repository's ``benchmarks/`` (``python -m benchmarks``), not the package's.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from tpm_models.solvers.common import SolverUnavailableError
 
 if TYPE_CHECKING:  # the groups, imported by name when a command runs (parser): here for type checkers and the
     # layer test (tests/test_architecture.py) only
-    from tpm_models.cli import bench, checks, experiments, export, models, plots, robustify, surveys, verify  # noqa: F401
+    from tpm_models.cli import checks, experiments, export, lab, models, plots, robustify, verify  # noqa: F401
 
 EXIT_INTERRUPTED = 130
 """The exit code after Ctrl-C (128 + SIGINT, as a shell reports it)."""
@@ -71,6 +72,16 @@ def silence_optional_solver_warnings() -> None:
     os.environ["PYTHONWARNINGS"] = ",".join(given + [f for f in ours if f not in given])
 
 
+def configure_logging(verbose: int, quiet: bool = False) -> None:
+    """The library's messages (the ``tpm_models`` logger) on stderr: warnings by default, info with ``-v``, debug
+    with ``-vv``; errors only under a command's ``--quiet`` (which also turns its progress bar off). Other
+    packages' loggers (Pyomo's, the solvers') show their errors, and with ``-vv`` their info too."""
+    level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    logging.basicConfig(level=logging.INFO if verbose >= 2 else logging.ERROR,
+                        format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("tpm_models").setLevel(level)
+
+
 def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The ``tpm-models`` argument parser: every command group adds its own sub-commands.
 
@@ -79,7 +90,8 @@ def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ``tpm-models --help`` reads the same. ``None``: every group (the whole parser)."""
     p = argparse.ArgumentParser(prog="tpm-models", description=DESCRIPTION, epilog=EPILOG, allow_abbrev=False)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    p.add_argument("-v", "--verbose", action="store_true", help="log solver details")
+    p.add_argument("-v", "--verbose", action="count", default=0,
+                   help="say what the work is doing on stderr (-v: info, -vv: every step and the solvers' details)")
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE",
                    help="import a module or a .py file that registers models (tpm_models.register_model) "
                         "before the command runs; repeatable")
@@ -130,14 +142,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = command_of(argv)
     # the whole command line is parsed (and refused, exit 2) before any plugin runs; a plugin is only the value of
     # the global --plugin (before the command), never a word elsewhere that looks like one
-    args = parser([command] if command else []).parse_args(argv)
+    whole = parser([command] if command else [])
+    if command in COMMANDS and COMMANDS[command].group == "lab":  # its options are the lab's: passed on unread
+        args = whole.parse_known_args(argv)[0]
+    else:
+        args = whole.parse_args(argv)
+    args.argv = argv
     try:
         load_plugins(args.plugin)
     except ValueError as exc:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
     args.command_line = command_line(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="%(levelname)s %(message)s")
+    configure_logging(args.verbose, getattr(args, "quiet", False))
     try:
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe is found here, not in the interpreter's flush at exit

@@ -18,12 +18,10 @@ import numpy as np
 from tpm_models.data import Dataset, load_dataset
 from tpm_models.kernels import KERNELS, Kernel
 from tpm_models.models.registry import (
-    DUAL_MODELS,
-    KERNEL_MODELS,
-    MODELS,
     ModelInfo,
     describe,
     extra_parameters,
+    group_keys,
     model_info,
 )
 from tpm_models.validation import finite_number
@@ -146,8 +144,9 @@ def dataset_from_args(args: argparse.Namespace) -> Dataset:
 def add_model_options(s: argparse.ArgumentParser) -> None:
     """The options that say which model to build on which data (``solve``, ``export``)."""
     s.add_argument("--model", type=model_key, required=True,
-                   help=f"equation number: {sorted(MODELS)}, a derived dual: {', '.join(DUAL_MODELS)}, "
-                   f"the robust kernel model: {', '.join(KERNEL_MODELS)}, or a model a --plugin registers")
+                   help=f"equation number: {sorted(group_keys('paper'))}, a derived dual: "
+                   f"{', '.join(map(str, group_keys('dual')))}, the robust kernel model: "
+                   f"{', '.join(map(str, group_keys('kernel')))}, or a model a --plugin registers")
     s.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
     add_data_options(s)
     add_param_option(s)

@@ -1,13 +1,12 @@
 """Section 5 and beyond: Table 3 under both selection protocols (:mod:`.table3`), other decision
 functions (:mod:`.decisions`), the robust tables (:mod:`.robust`), the protocol ties
 (:mod:`.ties`) and the run of every tie (:mod:`.checks_run`), parallel runs (:mod:`.parallel`), the results
-store (:mod:`.store`) and what a report records about its run (:mod:`.run_info`), benchmarks (:mod:`.bench`) and
-the solver surveys behind ``docs/solvers.md`` (:mod:`.survey`, :mod:`.robust_survey`, :mod:`.conic_survey`,
-:mod:`.pyros_table`). The ``tpm-models`` commands that run them are in :mod:`tpm_models.cli`.
+store (:mod:`.store`) and what a report records about its run (:mod:`.run_info`). The ``tpm-models`` commands
+that run them are in :mod:`tpm_models.cli`; the benchmarks and solver surveys are the repository's ``benchmarks/``.
 
 The names re-exported from :mod:`.table3` are loaded on first access (a module ``__getattr__``, PEP 562), so that
-importing one experiment (``tpm_models.experiments.bench_scale``) does not import Table 3's stack (scikit-learn,
-pandas, the classifiers): a deferred import for load cost (issue 24), not to dodge a cycle."""
+importing one experiment (``tpm_models.experiments.store``) does not import Table 3's stack (scikit-learn,
+pandas, the classifiers): a deferred import for load cost, not to dodge a cycle."""
 
 from typing import TYPE_CHECKING
 

@@ -9,7 +9,7 @@ Ctrl-C it raises :class:`TiesInterrupted`, which holds the rows of the groups th
 from __future__ import annotations
 
 import itertools
-import sys
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +21,9 @@ from tpm_models.checks.robust import run_robust_checks
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.parallel import parallel_map
 from tpm_models.experiments.ties import run_protocol_checks
+from tpm_models.progress import progress_bar
+
+LOGGER = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -79,10 +82,7 @@ def run_check_task(task: CheckTask, solver: str, cross_solvers: tuple[str, ...] 
     X, y = min_max_scale(data.X), data.y
     classes = None if task.c is None else [c for c in np.unique(y) if c == task.c]
 
-    def progress(msg: str) -> None:
-        print(f"  ... {msg}", file=sys.stderr, flush=True)
-
-    say = None if quiet else progress
+    say = None if quiet else LOGGER.info  # what each group is doing, at info level (-v)
     if task.group == "deterministic":
         results = run_checks(X, y, data.name, solver=solver, parameters=[task.parameters], cross_solvers=cross_solvers,
                              progress=say, classes=classes)
@@ -144,15 +144,28 @@ def run_ties(datasets: Sequence[str], solver: str = "default", cross_solvers: Se
     tasks = check_tasks(datasets, robust, pyros)
     calls = [(i, task, solver, cross, quiet) for i, task in enumerate(tasks)]
     done: list[TaskDone] = []
+    LOGGER.info("check: %d groups of ties on %s, %d worker(s)", len(tasks), ", ".join(datasets), jobs)
+    bar = progress_bar(len(tasks), "check", unit="group", enabled=not quiet)
+
+    def finished(item: tuple) -> None:
+        done.append(TaskDone(*item))
+        task = tasks[item[0]]
+        what = " ".join(str(x) for x in (task.dataset, task.group, task.c) if x is not None)
+        bar.set_postfix_str(what, refresh=False)
+        bar.update()
+        LOGGER.debug("check: %d/%d groups, %s done in %.1f s", len(done), len(tasks), what, item[2])
+
     try:
         if jobs == 1:
             for call in calls:
-                done.append(TaskDone(*_indexed(*call)))
+                finished(_indexed(*call))
         else:  # the longest tasks first (the larger data set first), so that no worker is left with one long task
             points = {name: len(load_dataset(name).y) for name in datasets}
             first = sorted(calls, key=lambda call: (LONGEST_FIRST.index(call[1].group), -points[call[1].dataset]))
             for item in parallel_map(_indexed, first, n_jobs=min(jobs, len(calls))):
-                done.append(TaskDone(*item))
+                finished(item)
     except KeyboardInterrupt:  # keep what was measured
         raise TiesInterrupted(TieRun(tasks, sorted(done, key=lambda d: d.index), jobs)) from None
+    finally:
+        bar.close()
     return TieRun(tasks, sorted(done, key=lambda d: d.index), jobs)

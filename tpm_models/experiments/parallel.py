@@ -8,17 +8,21 @@ interrupted run leaves nothing running. A run that is interrupted loses no finis
 experiments append each record to their store as it arrives and a rerun resumes.
 
 Workers that are not children of this process (a Dask cluster, ``n_jobs=1`` in this process)
-are left alone. :class:`Progress` prints the progress lines of the experiments' loops.
+are left alone. :class:`Progress` shows the progress of the experiments' loops.
 """
 
 from __future__ import annotations
 
+import logging
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import IO, Any
+
+from tpm_models.progress import progress_bar
+
+LOGGER = logging.getLogger(__name__)
 
 PARENT_POLL_SECONDS = 0.5
 """How often a worker looks for its parent: an orphan ends within this time (plus its start-up)."""
@@ -68,21 +72,22 @@ def parallel_map(fn: Callable[..., Any], tasks: Iterable[tuple], n_jobs: int | N
 
 
 class Progress:
-    """Progress lines with an ETA on stderr, at most one every ``every`` seconds (and the last one)."""
+    """The progress of an experiment's loop: a bar on stderr (:func:`tpm_models.progress.progress_bar`: counts, rate,
+    time left; off when stderr is not a terminal or ``enabled`` is false) and, at debug level, one log line a
+    step."""
 
-    def __init__(self, total: int, enabled: bool = True, every: float = 2.0, stream=None, label: str = "table3"):
-        self.total, self.done, self.enabled, self.every, self.label = total, 0, enabled, every, label
-        self.stream = stream or sys.stderr
-        self.start = self.last = time.perf_counter()
+    def __init__(self, total: int, enabled: bool = True, stream: IO[str] | None = None, label: str = "table3",
+                 unit: str = "split") -> None:
+        self.total, self.done, self.label = total, 0, label
+        self.bar = progress_bar(total, label, unit=unit, enabled=enabled, stream=stream)
 
     def step(self, what: str) -> None:
         self.done += 1
-        now = time.perf_counter()
-        if not self.enabled or (now - self.last < self.every and self.done < self.total):
-            return
-        self.last = now
-        elapsed = now - self.start
-        eta = elapsed / self.done * (self.total - self.done)
-        print(f"{self.label}: {self.done}/{self.total} splits ({100 * self.done / self.total:.0f}%), "
-              f"{elapsed:.1f} s elapsed, ETA {eta:.1f} s  [{what}]", file=self.stream, flush=True)
+        self.bar.set_postfix_str(what, refresh=False)
+        self.bar.update()
+        LOGGER.debug("%s: %d/%d %s", self.label, self.done, self.total, what)
+        if self.done >= self.total:
+            self.bar.close()
 
+    def close(self) -> None:
+        self.bar.close()

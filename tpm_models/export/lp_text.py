@@ -17,7 +17,7 @@ constants; its text is one ``%``-format of the row (``%r`` is ``str`` for an int
 variable, a parameter or numpy number as coefficient, a repeated variable, no term left, any other
 expression) and the objective go through Pyomo's own visitor (``QuadraticRepnVisitor``) with the same
 column order, and are written by the rules of Pyomo's ``write_expression``. Most of what remains is
-``str`` of each coefficient (0.3 s of the 0.5 s of rows of (15) at 100,000 points, ``docs/bench-builders.md``).
+``str`` of each coefficient (0.3 s of the 0.5 s of rows of (15) at 100,000 points, ``docs/notes/bench-builders.md``).
 
 Falls back to Pyomo's writer for the whole model (which then writes it, or raises its own error) when the
 model has ``Suffix`` or ``SOSConstraint`` components or components the ``.lp`` writer does not know, not

@@ -42,7 +42,7 @@ What is written is the model as built, with these documented departures in *form
 
 The ``.lp`` text is made by :func:`tpm_models.export.lp_text.lp_text`: exactly the text of Pyomo's v2 ``.lp``
 writer with the same options (``tests/export/test_lp_text.py`` compares the two, character for character, on every
-library model that ``.lp`` holds and on handmade edge cases), faster (``docs/bench-builders.md``): it
+library model that ``.lp`` holds and on handmade edge cases), faster (``docs/notes/bench-builders.md``): it
 reads each ``LinearExpression`` row directly instead of walking it, sends the objective and any other row
 through Pyomo's own visitor, and hands the whole model to Pyomo's writer when it has ``Suffix``/``SOS``
 components, nonlinear terms or duplicate labels. One departure, in the writer: every square is written

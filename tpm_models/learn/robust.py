@@ -18,7 +18,7 @@ from tpm_models.models.recovery import (
     choose_theta,
     theta_interval_primal,
 )
-from tpm_models.models.registry import MODELS, build
+from tpm_models.models.registry import build, model_info
 from tpm_models.solvers.dispatch import solve
 from tpm_models.validation import check_nu_alpha
 
@@ -124,7 +124,7 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
         except ValueError as exc:
             raise ValueError(f"{exc}: p is the norm of the uncertainty set (21), a number >= 1 or 'inf'") from None
         eq = ROBUST_EQUATION.get(p, 26)
-        solver = validate_solver(self.solver, MODELS[eq].model_class)
+        solver = validate_solver(self.solver, model_info(eq).model_class)
         X, classes, y_idx = self._validate_fit_data(X, y)
         self._check_classes(classes, "RobustTPMSVMOneVsAll")
         try:

@@ -27,16 +27,11 @@ import pyomo.repn.plugins
 from tpm_models.models import binary, derived, multiclass, robust, robust_duals, robust_kernel, semi_infinite  # noqa: F401
 from tpm_models.models.counterpart import register_robustified, robust_counterpart
 from tpm_models.models.registry import (
-    DERIVED_MODELS,
-    DUAL_MODELS,
-    KERNEL_MODELS,
-    MODELS,
     REGISTRY,
-    USER_MODELS,
     ModelInfo,
-    RegistryGroup,
     all_models,
     build,
+    group_keys,
     model_info,
     register_counterpart,
     register_model,
@@ -48,7 +43,6 @@ from tpm_models.models.registry import (
 # register them (its per-package ``load()``; 0.03 s), so a built model writes itself as before.
 pyomo.repn.plugins.load()
 
-__all__ = ["DERIVED_MODELS", "DUAL_MODELS", "KERNEL_MODELS", "MODELS", "REGISTRY", "USER_MODELS", "ModelInfo",
-           "RegistryGroup", "all_models",
-           "build", "model_info", "register_counterpart", "register_model", "register_robustified",
+__all__ = ["REGISTRY", "ModelInfo", "all_models", "build", "group_keys",
+           "model_info", "register_counterpart", "register_model", "register_robustified",
            "robust_counterpart", "verifiable_keys"]

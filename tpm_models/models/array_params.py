@@ -11,8 +11,8 @@ with its index and value set as Pyomo's own ``Param._setitem_when_not_present`` 
 value against the domain (``Any``: every value passes; the radii are checked by
 :func:`~tpm_models.models.norms.check_radii`). After the build it is Pyomo's own ``Param``: ``eps[i] = 0.1`` sets
 a value as before, ``clone()`` and ``pickle`` copy it (``tests/models/test_array_params.py`` compares it with
-Pyomo's, item for item, and through the ``.lp`` writer). Measured (``docs/bench-scale.md``): the build of (28) at
-:math:`10^5` points 0.147 -> 0.106 s.
+Pyomo's, item for item, and through the ``.lp`` writer). Measured (``docs/notes/bench-scale-history.md``): the build
+of (28) at :math:`10^5` points 0.147 -> 0.106 s.
 """
 
 from __future__ import annotations

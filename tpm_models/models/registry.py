@@ -24,8 +24,7 @@ only (``robust_p is not None``). :func:`build` turns ``(y, c)`` into ``y_pm`` fo
 from __future__ import annotations
 
 import inspect
-import warnings
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -88,14 +87,6 @@ class ModelInfo:
     ``SOLUTION_TOL`` (``("w",)``: the strongly convex part); ``()``: the distance is reported only."""
 
     @property
-    def eq(self) -> int | str:
-        """Deprecated: the registry key, :attr:`key` (the name said "equation", which derived and users' keys are
-        not)."""
-        warnings.warn("ModelInfo.eq is deprecated: use ModelInfo.key (the registry key)", DeprecationWarning,
-                      stacklevel=2)
-        return self.key
-
-    @property
     def verifiable(self) -> bool:
         """It names its nominal model and its uncertain data: ``tpm-models verify`` takes it."""
         return self.nominal is not None and self.uncertain is not None
@@ -151,52 +142,14 @@ REGISTRY: dict[int | str, ModelInfo] = {}
 """Every registered model, by key, in the order it joined; :attr:`ModelInfo.group` says where it comes from."""
 
 
-class RegistryGroup(MutableMapping):
-    """The models of one :data:`GROUPS` entry, as a live view of :data:`REGISTRY` (a mapping key ->
-    :class:`ModelInfo`): what is registered shows here, and deleting a key here unregisters it."""
-
-    def __init__(self, group: str):
-        if group not in GROUPS:
-            raise ValueError(f"group {group!r} is not one of {GROUPS}")
-        self.group = group
-
-    def __getitem__(self, key: int | str) -> ModelInfo:
-        info = REGISTRY[key]
-        if info.group != self.group:
-            raise KeyError(key)
-        return info
-
-    def __iter__(self) -> Iterator[int | str]:
-        return iter([k for k, info in REGISTRY.items() if info.group == self.group])
-
-    def __len__(self) -> int:
-        return sum(1 for info in REGISTRY.values() if info.group == self.group)
-
-    def __setitem__(self, key: int | str, info: ModelInfo) -> None:
-        if info.group != self.group or info.key != key:
-            raise ValueError(f"({key}) of group {info.group!r} cannot be put in the {self.group!r} group: "
-                             "register it with register_model")
-        REGISTRY[key] = info
-
-    def __delitem__(self, key: int | str) -> None:
-        self[key]  # KeyError unless it is one of this group's
-        del REGISTRY[key]
-
-    def __repr__(self) -> str:
-        return f"RegistryGroup({self.group!r}: {list(self)})"
-
-
-MODELS = RegistryGroup("paper")
-"""The paper's numbered models, keyed by equation number."""
-DUAL_MODELS = RegistryGroup("dual")
-"""The duals derived here (``docs/robust_duals.md``), keyed ``"23D"``, ``"27D"``, ``"28D"``, ``"29D"``."""
-KERNEL_MODELS = RegistryGroup("kernel")
-"""The robust counterpart of the kernel model (19) derived here (``docs/robust_kernel.md``): ``"23K"``."""
-DERIVED_MODELS = RegistryGroup("derived")
-"""The paper's robust models derived by :func:`tpm_models.models.counterpart.robust_counterpart`
-(:mod:`tpm_models.models.derived`): ``"15R"``, ``"2R"``, ``"3R"``."""
-USER_MODELS = RegistryGroup("user")
-"""The models registered from outside the package (``docs/adding-a-formulation.md``)."""
+def group_keys(group: str) -> list[int | str]:
+    """The keys of the models of one :data:`GROUPS` entry, in the order they joined: ``"paper"`` (the numbered
+    models), ``"dual"`` (``"23D"``, ``"27D"``, ... : ``docs/robust_duals.md``), ``"kernel"`` (``"23K"``),
+    ``"derived"`` (``"15R"``, ``"2R"``, ``"3R"``: :mod:`tpm_models.models.derived`), ``"user"`` (registered from
+    outside the package)."""
+    if group not in GROUPS:
+        raise ValueError(f"group {group!r} is not one of {GROUPS}")
+    return [k for k, info in REGISTRY.items() if info.group == group]
 
 
 def all_models() -> dict[int | str, ModelInfo]:
@@ -305,9 +258,10 @@ def model_info(eq: int | str) -> ModelInfo:
         return all_models()[_key(eq)]
     except (KeyError, ValueError):
         raise ValueError(
-            f"({eq}) is not a model of the paper nor a registered one; the paper's models: {sorted(MODELS)}, "
-            f"derived: {sorted(DUAL_MODELS)} {sorted(KERNEL_MODELS)} {sorted(DERIVED_MODELS)}"
-            + (f", registered: {sorted(map(str, USER_MODELS))}" if USER_MODELS else "")
+            f"({eq}) is not a model of the paper nor a registered one; the paper's models: "
+            f"{sorted(group_keys('paper'))}, derived: {sorted(group_keys('dual'))} {sorted(group_keys('kernel'))} "
+            f"{sorted(group_keys('derived'))}"
+            + (f", registered: {sorted(map(str, group_keys('user')))}" if group_keys("user") else "")
         ) from None
 
 

@@ -72,7 +72,8 @@ def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.Concre
     m.p = pyo.Param(initialize=p, doc="p of the uncertainty set (21)")
     # every point 1..m (X_c and X_-c split them): a RangeSet, which stores no members. A list of the sets' own ints
     # (no new int objects) made an ordered Set of 10^6 members, 50 MB (25 more than the RangeSet's new ints): the
-    # peak of (28)'s solve at 10^6 points was 12 MB higher (docs/bench-scale.md, "Issue 24, the rows made on demand")
+    # peak of (28)'s solve at 10^6 points was 12 MB higher (docs/notes/bench-scale-history.md, "the rows made on
+    # demand")
     used = pyo.RangeSet(X.shape[0])
     # a parameter, not a number: a row holds eps_i * |w| whatever eps_i is, so the model's class (and
     # the solvers that may take it) do not change at eps = 0 (tpm_models.solvers.model_class)

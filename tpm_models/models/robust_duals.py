@@ -60,7 +60,7 @@ from tpm_models.models.robust import pnorm_epigraph
 from tpm_models.models.shapes import dual_constant
 
 DUAL_EQUATIONS = ("23D", "27D", "28D", "29D")
-"""The registry keys of the duals built here (``tpm_models.models.registry.DUAL_MODELS``)."""
+"""The registry keys of the duals built here (``group_keys("dual")`` of :mod:`tpm_models.models.registry`)."""
 
 
 @dataclass(frozen=True)

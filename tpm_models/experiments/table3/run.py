@@ -6,8 +6,8 @@ the same configuration."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +28,8 @@ from tpm_models.experiments.table3.protocol import (
     dataset_arrays,
 )
 from tpm_models.lazy import import_optional
+
+LOGGER = logging.getLogger(__name__)
 
 
 class Table3Store(ResultStore):
@@ -93,8 +95,8 @@ def run_table3(
             corrupt = len(bad)
             if bad:
                 aside = result_store.set_aside(bad)
-                print(f"table3: {corrupt} corrupt or truncated line(s) in {result_store.path} (a run stopped "
-                      f"mid-line?): moved to {aside}, their splits are recomputed", file=sys.stderr)
+                LOGGER.warning("table3: %d corrupt or truncated line(s) in %s (a run stopped mid-line?): moved to %s, "
+                               "their splits are recomputed", corrupt, result_store.path, aside)
                 result_store.rewrite(records)
         except BaseException:
             result_store.unlock()
@@ -117,6 +119,8 @@ def run_table3(
     reused = len(out)
     # the costliest cells first, so that the last tasks are short ones
     tasks.sort(key=lambda t: -len(ALL_CELLS[t.cell].params))
+    LOGGER.info("table3: %d splits to compute (%d data sets x %d cells x %d runs), %d reused from the store",
+                len(tasks), len(datasets), len(cell_specs), runs, reused)
     bar = Progress(len(tasks), enabled=progress)
     try:
         for rec in parallel_map(run_split, ((t,) for t in tasks), n_jobs) if tasks else ():
@@ -130,6 +134,7 @@ def run_table3(
         raise KeyboardInterrupt(f"{written} new record(s) written to {result_store.path}, complete; --resume goes on"
                                 if result_store is not None else f"{written} split(s) computed, no store") from None
     finally:
+        bar.close()
         if result_store is not None:
             result_store.unlock()
     out = {k: out[k] for k in sorted(wanted)}

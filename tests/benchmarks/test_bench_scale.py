@@ -1,4 +1,5 @@
-"""``tpm-models bench scale``: its rows measure what they say (a benchmark prints numbers; nothing timed is asserted).
+"""``python -m benchmarks bench scale``: its rows measure what they say (a benchmark prints numbers; nothing timed is
+asserted).
 
 Truths: the same model solved in this process (the row's objective and w), and cvxpy's problem data where cvxpy is
 installed (its objective at our point equals ours: the two writings are the same model)."""
@@ -12,8 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from tpm_models import build
-from tpm_models.experiments.bench_scale import (
+from benchmarks.bench_scale import (
     CVXPY_SCRIPT,
     SCALE_MODELS,
     bench_scale,
@@ -26,6 +26,7 @@ from tpm_models.experiments.bench_scale import (
     scale_table,
     write_scale_data,
 )
+from tpm_models import build
 from tpm_models.solvers import solve
 
 
@@ -89,10 +90,10 @@ def test_neither_process_imports_sklearn(tmp_path):
     """The wall time of a row is the library's and the solver's: the processes read the data and import no
     scikit-learn (it drew the data, in the bench's own process). Control: a process that draws the data does."""
     path = write_scale_data(300, 0, tmp_path)
-    ours = [sys.executable, "-c", f"from tpm_models.experiments.bench_scale import tpm_row\n"
+    ours = [sys.executable, "-c", f"from benchmarks.bench_scale import tpm_row\n"
             f"assert tpm_row(28, None, {str(path)!r})['status'] == 'optimal'"]
     assert imports_sklearn(ours) is False
-    control = [sys.executable, "-c", "from tpm_models.experiments.bench_scale import scale_data\nscale_data(300)"]
+    control = [sys.executable, "-c", "from benchmarks.bench_scale import scale_data\nscale_data(300)"]
     assert imports_sklearn(control) is True
     if importlib.util.find_spec("cvxpy") is not None:
         assert imports_sklearn([sys.executable, "-c", CVXPY_SCRIPT, "28", "None", str(path)]) is False
@@ -127,20 +128,20 @@ def test_cvxpy_row_solves_the_same_model():
 
 def test_cli_bench_scale_without_cvxpy(tmp_path):
     out = tmp_path / "rows.json"
-    done = subprocess.run([sys.executable, "-m", "tpm_models.cli", "bench", "scale", "--sizes", "300", "--models",
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "bench", "scale", "--sizes", "300", "--models",
                            "15", "--no-cvxpy", "--quiet", "--json", str(out)], capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr
     assert "| (15) | 300 | piqp |" in done.stdout
     rows = json.loads(out.read_text())
     assert rows[0]["tpm"]["status"] == "optimal"
-    bad = subprocess.run([sys.executable, "-m", "tpm_models.cli", "bench", "scale", "--models", "16", "--no-cvxpy"],
+    bad = subprocess.run([sys.executable, "-m", "benchmarks", "bench", "scale", "--models", "16", "--no-cvxpy"],
                          capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "give 15" in bad.stderr
-    bad = subprocess.run([sys.executable, "-m", "tpm_models.cli", "bench", "scale", "--seeds", "-1", "--no-cvxpy"],
+    bad = subprocess.run([sys.executable, "-m", "benchmarks", "bench", "scale", "--seeds", "-1", "--no-cvxpy"],
                          capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "--seeds must be integers >= 0" in bad.stderr
-    bad = subprocess.run([sys.executable, "-m", "tpm_models.cli", "bench", "scale", "--repeats", "0", "--no-cvxpy"],
+    bad = subprocess.run([sys.executable, "-m", "benchmarks", "bench", "scale", "--repeats", "0", "--no-cvxpy"],
                          capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "--repeats must be >= 1" in bad.stderr
 

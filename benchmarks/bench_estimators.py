@@ -1,6 +1,6 @@
-"""``tpm-models bench estimators --sizes ... --kernel ...``: the classifiers at scale beside scikit-learn.
+"""``python -m benchmarks bench estimators --sizes ... --kernel ...``: the classifiers at scale beside scikit-learn.
 
-The data of issue 25: ``make_classification`` (4 classes, 20 features of which 3 informative, the fewest
+The data: ``make_classification`` (4 classes, 20 features of which 3 informative, the fewest
 it accepts for 4 classes of 2 clusters; seed 0), min-max scaled, a stratified 75/25 split (seed 0).
 On it, each in a fresh process:
 
@@ -13,9 +13,9 @@ On it, each in a fresh process:
 Each row: fit seconds (wall), peak memory of the fit (peak resident set size of the process minus its size
 before the fit, :func:`~tpm_models.experiments.run_info.peak_rss_mb`), test accuracy. Measured, never asserted.
 
-``tpm-models bench estimators --processes N`` (:func:`bench_small`): the paper's data sets (Iris, Wine, min-max
-scaled, all points) with ``TPMSVMOneVsAll()`` (its defaults: the dense path) beside ``SVC(kernel="linear")``, each
-model in ``N`` fresh processes per data set, alternating (ours, SVC, ours, ...). Each process times its first fit
+``python -m benchmarks bench estimators --processes N`` (:func:`bench_small`): the paper's data sets (Iris, Wine,
+min-max scaled, all points) with ``TPMSVMOneVsAll()`` (its defaults: the dense path) beside ``SVC(kernel="linear")``,
+each model in ``N`` fresh processes per data set, alternating (ours, SVC, ours, ...). Each process times its first fit
 (what a script that fits once pays) and the median of ``--repeats`` further fits (:func:`small_fit_row`); the
 table gives the medians over the processes.
 """
@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from benchmarks import child_env
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.run_info import peak_rss_mb
 from tpm_models.learn import TPMSVMOneVsAll
@@ -43,7 +44,7 @@ MODELS = ("tpmsvm", "svc", "linearsvc")
 
 
 def scaled_data(m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(X_train, X_test, y_train, y_test)``: issue 25's data at ``m`` points (module docstring)."""
+    """``(X_train, X_test, y_train, y_test)``: the data at ``m`` points (module docstring)."""
     from sklearn.datasets import make_classification
     from sklearn.model_selection import train_test_split
 
@@ -144,10 +145,11 @@ def _in_subprocess(model: str, kernel: str, m: int, timeout: float) -> dict:
 
 def _run_code(call: str, timeout: float) -> dict:
     """``call`` (a function of this module) in a fresh interpreter; its dict, or ``{"error": ...}``."""
-    code = (f"import json; from tpm_models.experiments.bench_estimators import {call.split('(')[0]}; "
+    code = (f"import json; from benchmarks.bench_estimators import {call.split('(')[0]}; "
             f"print('RESULT' + json.dumps({call}))")
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                              env=child_env())
     except subprocess.TimeoutExpired:
         return {"error": f"> {timeout:.0f} s"}
     for line in done.stdout.splitlines():

@@ -1,4 +1,4 @@
-"""``tpm-models bench``: how fast the fast path is, measured (never asserted).
+"""``python -m benchmarks bench``: how fast the fast path is, measured (never asserted).
 
 * per-QP time of each dense QP solver on the QPs of Table 3 (19): DAQP one-shot (``daqp.solve``, as
   ``solve(model, "daqp")`` calls it), DAQP set up once and updated (the fast path), PIQP set up per QP,

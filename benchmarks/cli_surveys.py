@@ -1,6 +1,6 @@
-"""``tpm-models survey``, ``robust-survey``, ``conic-survey`` and ``pyros-table``: the solver surveys and the
-PyROS table (:mod:`tpm_models.experiments.survey`, :mod:`~tpm_models.experiments.robust_survey`,
-:mod:`~tpm_models.experiments.conic_survey`, :mod:`~tpm_models.experiments.pyros_table`), printed as Markdown."""
+"""``python -m benchmarks survey``, ``robust-survey``, ``conic-survey`` and ``pyros-table``: the solver surveys and the
+PyROS table (:mod:`benchmarks.survey`, :mod:`~benchmarks.robust_survey`,
+:mod:`~benchmarks.conic_survey`, :mod:`~benchmarks.pyros_table`), printed as Markdown."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import warnings
 
 import numpy as np
 
-from tpm_models.cli.commands import add_command
+from benchmarks import HELP, conic_survey, pyros_table, robust_survey, survey
+from benchmarks.survey import markdown_table
 from tpm_models.cli.options import seconds
-from tpm_models.experiments import conic_survey, pyros_table, robust_survey, survey
-from tpm_models.experiments.survey import markdown_table
 from tpm_models.files import write_text
+from tpm_models.progress import progress_bar
 from tpm_models.solvers.backends.registry import available_solvers
 from tpm_models.solvers.common import Termination
 from tpm_models.validation import check_output_path
@@ -46,12 +46,19 @@ def cmd_survey(args: argparse.Namespace) -> int:
     solvers = args.solvers or available_solvers("QP")
     strides = {s: args.stride for s in survey.SLOW_SOLVERS if s in solvers}
 
-    def progress(done: int, total: int) -> None:
-        if done % 50 == 0 or done == total:
-            print(f"  {done}/{total} instances", file=sys.stderr, flush=True)
+    bars: list = []
+
+    def progress(done: int, total: int) -> None:  # a bar with counts and time left (off when stderr is no terminal)
+        if not bars:
+            bars.append(progress_bar(total, "survey", unit="solve"))
+        bars[0].update(done - bars[0].n)
 
     start = time.perf_counter()
-    df = survey.survey(datasets=args.datasets, solvers=solvers, progress=progress, strides=strides)
+    try:
+        df = survey.survey(datasets=args.datasets, solvers=solvers, progress=progress, strides=strides)
+    finally:
+        for bar in bars:
+            bar.close()
     elapsed = time.perf_counter() - start
     if args.csv:
         write_text(args.csv, df.to_csv(index=False))
@@ -142,7 +149,7 @@ def cmd_pyros_table(args: argparse.Namespace) -> int:
 
 def add_parsers(sub) -> None:
     """Register ``survey``, ``robust-survey``, ``conic-survey`` and ``pyros-table``."""
-    s = add_command(sub, "survey")
+    s = sub.add_parser("survey", help=HELP["survey"])
     s.add_argument("--datasets", nargs="+", default=["iris", "wine"])
     s.add_argument("--solvers", nargs="+", default=None, help="default: all installed")
     s.add_argument("--stride", type=int, default=3,
@@ -152,14 +159,14 @@ def add_parsers(sub) -> None:
     s.add_argument("--csv", help="also write the raw rows to this CSV file")
     s.set_defaults(func=cmd_survey)
 
-    r = add_command(sub, "robust-survey")
+    r = sub.add_parser("robust-survey", help=HELP["robust-survey"])
     r.add_argument("--datasets", nargs="+", default=["iris", "wine"])
     r.add_argument("--solvers", nargs="+", default=None, help="default: every installed capable solver")
     r.add_argument("--time-limit", type=seconds, default=120.0, help="seconds per solve (SCIP, Gurobi, ...)")
     r.add_argument("--csv", help="also write the raw rows to this CSV file")
     r.set_defaults(func=cmd_robust_survey)
 
-    c = add_command(sub, "conic-survey")
+    c = sub.add_parser("conic-survey", help=HELP["conic-survey"])
     c.add_argument("--reference", default=str(conic_survey.REFERENCE), help="the CSV of docs/reference/cvxpy_23.py")
     c.add_argument("--solvers", nargs="+", default=None, help="default: every installed SOCP or NLP solver")
     c.add_argument("--datasets", nargs="+", default=list(conic_survey.DATASETS))
@@ -170,7 +177,7 @@ def add_parsers(sub) -> None:
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     c.set_defaults(func=cmd_conic_survey)
 
-    p = add_command(sub, "pyros-table")
+    p = sub.add_parser("pyros-table", help=HELP["pyros-table"])
     p.add_argument("--datasets", nargs="+", default=["iris", "wine"])
     p.add_argument("--classes", nargs="+", help="only these class labels (default: all)")
     p.add_argument("--p", nargs="+", default=["inf", "1", "2"], help="norms of (21): 1, 2, inf")

@@ -1,9 +1,9 @@
 """The derivation at scale: :func:`tpm_models.models.counterpart.robust_counterpart` of (15) at :math:`10^5` points
 against solving the counterpart. Measured, never asserted::
 
-    tpm-models bench counterpart --sizes 10000 100000 --p 2
+    python -m benchmarks bench counterpart --sizes 10000 100000 --p 2
 
-On :func:`tpm_models.experiments.bench_builders.synthetic` data (three classes, ``n = 20``; class 0), per size:
+On :func:`benchmarks.bench_builders.synthetic` data (three classes, ``n = 20``; class 0), per size:
 the seconds to build the nominal (15), to declare its uncertain data (:func:`uncertain_22`), to derive the
 counterpart in place (what ``build("15R", ...)`` does) and on a clone (the default), to build the hand-written
 twin ((28) at p = 2), and to solve the derived counterpart and the twin by Clarabel, with their optima's
@@ -16,7 +16,7 @@ import math
 import time
 from collections.abc import Sequence
 
-from tpm_models.experiments.bench_builders import BENCH_ALPHA, BENCH_EPS, BENCH_NU, synthetic
+from benchmarks.bench_builders import BENCH_ALPHA, BENCH_EPS, BENCH_NU, synthetic
 from tpm_models.models.counterpart import robust_counterpart
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import build

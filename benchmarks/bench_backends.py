@@ -1,7 +1,7 @@
-"""``tpm-models bench backends``: every installed backend that takes the model, on the paper's linear models at a
-user's size (the survey behind the defaults by size, ``docs/solvers.md``).
+"""``python -m benchmarks bench backends``: every installed backend that takes the model, on the paper's linear
+models at a user's size (the survey behind the defaults by size, ``docs/solvers.md``).
 
-The data are those of ``tpm-models bench scale`` (:func:`~tpm_models.experiments.bench_scale.scale_data`: issue 24's
+The data are those of ``python -m benchmarks bench scale`` (:func:`~benchmarks.bench_scale.scale_data`: the
 synthetic set, class 1 against the rest, ``nu = 0.3``, ``alpha = 1``, ``eps = 0.02``). For each model of
 :data:`SURVEY_MODELS` (the primals (15), (23) at :math:`p \\in \\{1, 1.5, 2, 3, \\infty\\}`, (26)-(29); the duals
 (16), (23D), (27D)-(29D); and (22) by cutting planes, :func:`tpm_models.checks.solve_22_cutting_plane`, whose masters
@@ -39,8 +39,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from benchmarks import child_env
+from benchmarks.bench_scale import SCALE_ALPHA, SCALE_CLASS, SCALE_EPS, SCALE_NU, scale_data
 from tpm_models.checks import solve_22_cutting_plane
-from tpm_models.experiments.bench_scale import SCALE_ALPHA, SCALE_CLASS, SCALE_EPS, SCALE_NU, scale_data
 from tpm_models.experiments.store import ResultStore
 from tpm_models.models.registry import build
 from tpm_models.solvers import NoOptimalSolutionError, SolverUnavailableError
@@ -52,7 +53,8 @@ SURVEY_MODELS: tuple[tuple[int | str, float | None], ...] = (
     (15, None), (23, 1.0), (23, 1.5), (23, 2.0), (23, 3.0), (23, math.inf), (26, 1.5), (27, None), (28, None),
     (29, None), (16, None), ("23D", 1.0), ("23D", 2.0), ("27D", None), ("28D", None), ("29D", None), (22, 2.0),
 )
-"""``(registry key, p)`` of the survey: issue 24's models, the duals that exist as builders, (22) by cutting planes."""
+"""``(registry key, p)`` of the survey: the models of ``bench scale``, the duals that exist as builders, (22) by
+cutting planes."""
 
 DENSE_DUALS = (16, "23D")
 """The duals written with the dense Gram block :math:`X_c X_c^\\top` (:func:`tpm_models.models.shapes.dual`)."""
@@ -178,7 +180,7 @@ def run_backend_row(key: int | str, p: float | None, m: int, backend: str, time_
     :data:`BUILD_ALLOWANCE` seconds, ``memory`` when it ran out of its ``memory_gb``, ``error`` otherwise."""
     code = ("import json, logging, sys, warnings\n"
             "logging.disable(logging.WARNING); warnings.filterwarnings('ignore')\n"
-            "from tpm_models.experiments.bench_backends import backend_row\n"
+            "from benchmarks.bench_backends import backend_row\n"
             "from tpm_models.experiments.run_info import peak_rss_mb\n"
             "key, p, m, backend, limit = json.loads(sys.argv[1])\n"
             "out = backend_row(key, p, m, backend, limit)\n"
@@ -186,7 +188,7 @@ def run_backend_row(key: int | str, p: float | None, m: int, backend: str, time_
             "print('RESULT' + json.dumps(out))")
     spec = json.dumps([key, p, m, backend, time_limit])  # p = inf is written Infinity, which json.loads reads
     try:
-        done = subprocess.run([sys.executable, "-c", code, spec], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-c", code, spec], capture_output=True, text=True, env=child_env(),
                               timeout=time_limit + BUILD_ALLOWANCE, preexec_fn=_limit_memory(memory_gb))
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "certified": False, "objective": None,

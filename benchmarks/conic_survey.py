@@ -2,8 +2,8 @@
 their twins (26)-(29), against an independent reference. ::
 
     /tmp/cvx/bin/python docs/reference/cvxpy_23.py docs/reference/cvxpy_23.csv    # the reference (cvxpy, once)
-    tpm-models conic-survey --csv rows.csv                  # every installed capable solver
-    tpm-models conic-survey --solvers clarabel ipopt
+    python -m benchmarks conic-survey --csv rows.csv                  # every installed capable solver
+    python -m benchmarks conic-survey --solvers clarabel ipopt
 
 **Instances** (:data:`PARAMETERS`, :data:`P_VALUES`, :data:`EPS`): Iris and Wine (whole sets, min-max scaled),
 every class, :math:`(\\nu, \\alpha) \\in \\{(0.2, 1), (0.5, 1), (0.9, 1), (1, 2)\\}`,

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tpm_models.experiments.bench_scale import (
+from benchmarks.bench_scale import (
     REFERENCE_P,
     SCALE_MODELS,
     label,

@@ -1,8 +1,8 @@
-"""``tpm-models bench``: the timings of the fast path (per-QP solver times, one fit, every cell of Table 3), and
-``bench builders`` / ``estimators`` / ``scale`` / ``certificate`` / ``counterpart``
-(:mod:`tpm_models.experiments.bench`, :mod:`~tpm_models.experiments.bench_builders`,
-:mod:`~tpm_models.experiments.bench_estimators`, :mod:`~tpm_models.experiments.bench_scale`,
-:mod:`~tpm_models.experiments.bench_certificate`, :mod:`~tpm_models.experiments.bench_counterpart`).
+"""``python -m benchmarks bench``: the timings of the fast path (per-QP solver times, one fit, every cell of Table 3),
+and ``bench builders`` / ``estimators`` / ``scale`` / ``certificate`` / ``counterpart``
+(:mod:`benchmarks.bench`, :mod:`~benchmarks.bench_builders`,
+:mod:`~benchmarks.bench_estimators`, :mod:`~benchmarks.bench_scale`,
+:mod:`~benchmarks.bench_certificate`, :mod:`~benchmarks.bench_counterpart`).
 Benchmarks print numbers; nothing here asserts a speed."""
 
 from __future__ import annotations
@@ -15,25 +15,21 @@ import time
 
 import pandas as pd
 
-from tpm_models.cli.commands import add_command
-from tpm_models.cli.options import at_least_one, worker_count
-from tpm_models.cli.options import seconds as time_limit_seconds
-from tpm_models.data import load_dataset, min_max_scale
-from tpm_models.experiments import bench_backends
-from tpm_models.experiments.bench import BENCH_KERNELS, fit_time, load, per_qp_times, pipeline_time
-from tpm_models.experiments.bench_builders import (
+from benchmarks import HELP, bench_backends
+from benchmarks.bench import BENCH_KERNELS, fit_time, load, per_qp_times, pipeline_time
+from benchmarks.bench_builders import (
     bench_builders,
     bench_estimators,
     builders_table,
     estimators_table,
     machine,
 )
-from tpm_models.experiments.bench_certificate import LARGE_MODELS, PAPER_MODELS, synthetic, time_solves
-from tpm_models.experiments.bench_counterpart import bench_counterpart
-from tpm_models.experiments.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
-from tpm_models.experiments.bench_estimators import MODELS as SCALED_MODELS
-from tpm_models.experiments.bench_estimators import bench_scaled, bench_small, scaled_table, small_table
-from tpm_models.experiments.bench_scale import (
+from benchmarks.bench_certificate import LARGE_MODELS, PAPER_MODELS, synthetic, time_solves
+from benchmarks.bench_counterpart import bench_counterpart
+from benchmarks.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
+from benchmarks.bench_estimators import MODELS as SCALED_MODELS
+from benchmarks.bench_estimators import bench_scaled, bench_small, scaled_table, small_table
+from benchmarks.bench_scale import (
     SCALE_MODELS,
     accuracy_table,
     bench_scale,
@@ -42,7 +38,10 @@ from tpm_models.experiments.bench_scale import (
     read_scale_reference,
     scale_table,
 )
-from tpm_models.experiments.survey import markdown_table
+from benchmarks.survey import markdown_table
+from tpm_models.cli.options import at_least_one, worker_count
+from tpm_models.cli.options import seconds as time_limit_seconds
+from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.table3 import CELLS, DATASETS, PAPER_TABLE3, RATIOS, Protocol, run_table3, summarize
 from tpm_models.files import write_text
 from tpm_models.models.norms import check_p
@@ -50,17 +49,17 @@ from tpm_models.validation import json_safe
 
 
 def cmd_bench_builders(args: argparse.Namespace) -> int:
-    """``tpm-models bench builders``: :mod:`tpm_models.experiments.bench_builders` (Pyomo builders beside linopy)."""
-    print(f"tpm-models bench builders: {machine()}")
+    """``python -m benchmarks bench builders``: :mod:`benchmarks.bench_builders` (Pyomo builders beside linopy)."""
+    print(f"python -m benchmarks bench builders: {machine()}")
     rows = bench_builders(args.sizes, linopy=not args.no_linopy, progress=None if args.quiet else print)
     print(builders_table(rows))
     return 0
 
 
 def cmd_bench_estimators(args: argparse.Namespace) -> int:
-    """``tpm-models bench estimators``: one-versus-all fits beside ``SVC(kernel="linear")`` on Iris and Wine;
-    with ``--sizes``, :mod:`tpm_models.experiments.bench_estimators` at those sizes and ``--kernel`` kernels."""
-    print(f"tpm-models bench estimators: {machine()}")
+    """``python -m benchmarks bench estimators``: one-versus-all fits beside ``SVC(kernel="linear")`` on Iris and Wine;
+    with ``--sizes``, :mod:`benchmarks.bench_estimators` at those sizes and ``--kernel`` kernels."""
+    print(f"python -m benchmarks bench estimators: {machine()}")
     if args.sizes is None and args.processes:
         unknown = [d for d in args.dataset if d not in DATASETS]
         if unknown:
@@ -80,7 +79,7 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
     models = args.models or list(SCALED_MODELS)
     unknown = [m for m in models if m not in SCALED_MODELS]
     if unknown:
-        print(f"tpm-models bench estimators: unknown --models {unknown}; choose from {list(SCALED_MODELS)}",
+        print(f"python -m benchmarks bench estimators: unknown --models {unknown}; choose from {list(SCALED_MODELS)}",
               file=sys.stderr)
         return 2
     rows = bench_scaled(args.sizes, kernels, timeout=args.timeout, progress=None if args.quiet else print,
@@ -91,24 +90,24 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_scale(args: argparse.Namespace) -> int:
-    """``tpm-models bench scale``: :mod:`tpm_models.experiments.bench_scale` (the models at scale beside cvxpy)."""
+    """``python -m benchmarks bench scale``: :mod:`benchmarks.bench_scale` (the models at scale beside cvxpy)."""
     try:
         models = parse_models(args.models) if args.models else SCALE_MODELS
     except ValueError as exc:
-        print(f"tpm-models bench scale: {exc}", file=sys.stderr)
+        print(f"python -m benchmarks bench scale: {exc}", file=sys.stderr)
         return 2
     if args.seeds and min(args.seeds) < 0:
-        print(f"tpm-models bench scale: --seeds must be integers >= 0 (make_classification's random_state), got "
-              f"{min(args.seeds)}", file=sys.stderr)
+        print(f"python -m benchmarks bench scale: --seeds must be integers >= 0 (make_classification's "
+              f"random_state), got {min(args.seeds)}", file=sys.stderr)
         return 2
     if args.repeats is not None and args.repeats < 1:
-        print(f"tpm-models bench scale: --repeats must be >= 1, got {args.repeats}", file=sys.stderr)
+        print(f"python -m benchmarks bench scale: --repeats must be >= 1, got {args.repeats}", file=sys.stderr)
         return 2
     if not args.no_cvxpy and importlib.util.find_spec("cvxpy") is None:
-        print("tpm-models bench scale: cvxpy is not installed (pip install tpm-models[bench]), or pass --no-cvxpy",
-              file=sys.stderr)
+        print("python -m benchmarks bench scale: cvxpy is not installed (pip install -e '.[bench]'), or pass "
+              "--no-cvxpy", file=sys.stderr)
         return 2
-    print(f"tpm-models bench scale: {machine()}")
+    print(f"python -m benchmarks bench scale: {machine()}")
     cached, modules = bytecode_cached()
     print(f"tpm_models' bytecode cached for {cached} of its {modules} modules" + (
         "" if cached == modules else ": the others are compiled again by each process, 0.1 s of its wall time when "
@@ -128,14 +127,14 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_backends(args: argparse.Namespace) -> int:
-    """``tpm-models bench backends``: :mod:`tpm_models.experiments.bench_backends` (every installed backend on each
+    """``python -m benchmarks bench backends``: :mod:`benchmarks.bench_backends` (every installed backend on each
     model and size, against the certified default)."""
     try:
         models = bench_backends.parse_models(args.models) if args.models else bench_backends.SURVEY_MODELS
     except ValueError as exc:
-        print(f"tpm-models bench backends: {exc}", file=sys.stderr)
+        print(f"python -m benchmarks bench backends: {exc}", file=sys.stderr)
         return 2
-    print(f"tpm-models bench backends: {machine()}")
+    print(f"python -m benchmarks bench backends: {machine()}")
     print(f"({load()})")
     rows = bench_backends.bench_backends(args.sizes or [1_000, 10_000, 100_000], models, args.solvers,
                                          args.time_limit or bench_backends.TIME_LIMIT, args.memory_gb,
@@ -151,7 +150,7 @@ def cmd_bench_backends(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_certificate(args: argparse.Namespace) -> int:
-    """``tpm-models bench certificate``: :mod:`tpm_models.experiments.bench_certificate` (what the certificate costs
+    """``python -m benchmarks bench certificate``: :mod:`benchmarks.bench_certificate` (what the certificate costs
     inside ``solve()``), on Iris and Wine or, with ``--points``, a synthetic set of that size."""
     if args.points is None:
         sets = [(name, min_max_scale(load_dataset(name).X), load_dataset(name).y) for name in ("iris", "wine")]
@@ -167,7 +166,7 @@ def cmd_bench_certificate(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_counterpart(args: argparse.Namespace) -> int:
-    """``tpm-models bench counterpart``: :mod:`tpm_models.experiments.bench_counterpart` (the derivation of (15)'s
+    """``python -m benchmarks bench counterpart``: :mod:`benchmarks.bench_counterpart` (the derivation of (15)'s
     counterpart at ``--sizes`` points against solving it)."""
     rows = bench_counterpart(args.sizes or [10_000, 100_000], check_p(args.p), args.solver or "clarabel")
     print(markdown_table(pd.DataFrame(rows).set_index("points")))
@@ -192,7 +191,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     bad = [k for k in args.kernel if k not in CELLS]
     if bad:
         raise SystemExit(f"bench --kernel takes cells of Table 3 ({', '.join(CELLS)}); got {' '.join(bad)}")
-    print(f"tpm-models bench: {load()}")
+    print(f"python -m benchmarks bench: {load()}")
     if not args.no_solvers:
         print(f"\nper-QP time on the (19) QPs of {args.qp_dataset} split 0 ({len(BENCH_KERNELS)} kernels x classes "
               f"x {len(RATIOS)} values of nu/alpha):")
@@ -225,7 +224,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def add_parsers(sub) -> None:
     """Register ``bench``."""
-    b = add_command(sub, "bench")
+    b = sub.add_parser("bench", help=HELP["bench"])
     b.add_argument("what", nargs="?", default="table3",
                    choices=["table3", "builders", "estimators", "scale", "backends", "certificate", "counterpart"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
@@ -242,7 +241,8 @@ def add_parsers(sub) -> None:
                    help="bench builders, bench scale: numbers of points (default 10000 100000); bench estimators: "
                    "numbers of points of the synthetic sets (none: Iris and Wine)")
     b.add_argument("--models", nargs="+", metavar="MODEL",
-                   help="bench scale: models EQ[:P], e.g. 15 23:1.5 26:1.5 27 28 29 (default: those of issue 24); "
+                   help="bench scale: models EQ[:P], e.g. 15 23:1.5 26:1.5 27 28 29 (default: those of "
+                   "docs/bench-scale.md); "
                    "bench backends: also 16, 23D:P, 27D, 28D, 29D and 22:P (cutting planes); "
                    f"bench estimators --sizes: which of {', '.join(SCALED_MODELS)} to fit (default all)")
     b.add_argument("--solvers", nargs="+", default=None,

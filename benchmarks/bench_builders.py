@@ -1,10 +1,10 @@
-"""``tpm-models bench builders`` and ``tpm-models bench estimators``: measured, never asserted.
+"""``python -m benchmarks bench builders`` and ``python -m benchmarks bench estimators``: measured, never asserted.
 
 * **builders**: (15), (23) at :math:`p=2` and (28) on synthetic data (three classes, ``n = 20``) at
   :math:`m = 10^4, 10^5, \\dots` points: build seconds, ``.lp`` and ``.nl`` write seconds (the
   library's own :func:`tpm_models.export.writers.model_text`) and peak memory, each row in a fresh
   subprocess (peak resident set size, :func:`~tpm_models.experiments.run_info.peak_rss_mb`, minus the
-  process's size before the build); beside linopy (``pip install tpm-models[bench]``) building the same model
+  process's size before the build); beside linopy (``pip install -e ".[bench]"``) building the same model
   and writing its ``.lp`` (linopy writes no ``.nl``; (23) at :math:`p=2` has a square root no ``.lp`` holds, and
   linopy 0.10 refuses quadratic constraints, so the cones of (28) are "n/a" for it).
 * **estimators**: one-versus-all fits on Iris and Wine (min-max scaled, default settings), median of
@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from benchmarks import child_env
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.run_info import peak_rss_mb
 from tpm_models.export.writers import model_text
@@ -99,10 +100,11 @@ def linopy_row(eq: int, m: int) -> dict:
 
 
 def _row_in_subprocess(tool: str, eq: int, m: int) -> dict:
-    code = (f"import json; from tpm_models.experiments.bench_builders import {tool}_row as f; "
+    code = (f"import json; from benchmarks.bench_builders import {tool}_row as f; "
             f"print('RESULT' + json.dumps(f({eq}, {m})))")
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=3600)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=3600,
+                              env=child_env())
     except subprocess.TimeoutExpired:
         return {"error": "timeout"}
     for line in done.stdout.splitlines():

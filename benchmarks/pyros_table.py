@@ -14,8 +14,8 @@ oracle (25), no Ipopt). Each finished (data set, class, p) is appended to a CSV 
 with the 1-minute load average before and after it, and a rerun skips what is already
 there, so an interrupted run loses at most the instance it was on::
 
-    nice -n 10 tpm-models pyros-table --out docs/results/pyros.csv --time-limit 1800
-    tpm-models pyros-table --markdown docs/results/pyros.csv
+    nice -n 10 python -m benchmarks pyros-table --out docs/results/pyros.csv --time-limit 1800
+    python -m benchmarks pyros-table --markdown docs/results/pyros.csv
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""``tpm-models bench backends``: its rows say what each backend did (a benchmark prints numbers; nothing timed is
-asserted).
+"""``python -m benchmarks bench backends``: its rows say what each backend did (a benchmark prints numbers; nothing
+timed is asserted).
 
 Truths: two backends of different algorithms (PIQP's interior point, Clarabel's conic interior point and polish) reach
 the same optimum of (15) and (23) at p = 1 (objectives within 1e-8 relative, the conic survey's target; w within 1e-7);
@@ -13,10 +13,10 @@ import sys
 import numpy as np
 import pytest
 
-from tpm_models.experiments import bench_backends as bb
+from benchmarks import bench_backends as bb
 
 OBJ_TOL, W_TOL = 1e-8, 1e-7
-"""The conic survey's targets (``tpm_models.experiments.conic_survey``): objective relative, w absolute (|w| ~ 1)."""
+"""The conic survey's targets (``benchmarks.conic_survey``): objective relative, w absolute (|w| ~ 1)."""
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_two_backends_agree_and_the_store_gives_them_back(in_process, tmp_path, 
     assert [r["objective"] for r in again] == [r["objective"] for r in rows] and all(r["reused"] for r in again)
 
     # the command prints the same rows from the store (--no-run: nothing solved), the summary first
-    done = subprocess.run([sys.executable, "-m", "tpm_models.cli", "bench", "backends", "--sizes", "200", "--models",
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "bench", "backends", "--sizes", "200", "--models",
                            "15", "23:1", "27", "--store", str(store), "--no-run", "--quiet",
                            "--time-limit", "60"],
                           capture_output=True, text=True, timeout=600)

@@ -5,8 +5,8 @@ The reference of an instance is (22) solved by cutting planes
 shares no code with the builders of (23)-(29) but the data handling; by Theorem 1 its
 optimum is the optimum of every model here. ::
 
-    tpm-models robust-survey                 # every installed capable solver
-    tpm-models robust-survey --solvers ipopt scip --csv rows.csv
+    python -m benchmarks robust-survey                 # every installed capable solver
+    python -m benchmarks robust-survey --solvers ipopt scip --csv rows.csv
 
 :func:`robust_survey` returns one row per (instance, solver), :func:`summarize` one row per
 (model, solver): solved, worst objective residual (relative to the sum of the objective's

@@ -4,8 +4,8 @@ Every installed QP backend of :mod:`tpm_models.solvers` is run on every instance
 grid (data set x class x alpha x nu/alpha x kernel) and compared with the others, so the
 default QP solver can be chosen from data (``docs/solvers.md``)::
 
-    tpm-models survey              # the paper grid on Iris and Wine, dual (16)
-    tpm-models survey --csv rows.csv
+    python -m benchmarks survey              # the paper grid on Iris and Wine, dual (16)
+    python -m benchmarks survey --csv rows.csv
 
 :func:`survey` returns one row per (instance, solver), :func:`summarize` one row per
 solver, :func:`rescaled` re-solves instances in the exactly rescaled form

@@ -1,14 +1,13 @@
 """The default solver of SOCP and NLP against the independent reference of ``docs/reference/cvxpy_23.py`` (cvxpy +
 Clarabel, (23) written from the paper's equation), on a few of the survey's instances; the full survey is
-``tpm-models conic-survey`` (``docs/solvers.md``)."""
+``python -m benchmarks conic-survey`` (``docs/solvers.md``)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from tpm_models import build, load_dataset, min_max_scale
-from tpm_models.experiments.conic_survey import (
+from benchmarks.conic_survey import (
     OBJ_FLOOR,
     OBJ_TOL,
     REFERENCE,
@@ -17,6 +16,7 @@ from tpm_models.experiments.conic_survey import (
     read_reference,
     theta_in_interval,
 )
+from tpm_models import build, load_dataset, min_max_scale
 from tpm_models.solvers import available_solvers, model_class
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
 from tpm_models.solvers.dispatch import solve

@@ -1,13 +1,14 @@
-"""``tpm-models bench scale``: the paper's models at a user's size beside cvxpy + Clarabel (measured, not asserted).
+"""``python -m benchmarks bench scale``: the paper's models at a user's size beside cvxpy + Clarabel (measured, not
+asserted).
 
-For each model and size :math:`m`: the data of issue 24 (:func:`scale_data`: scikit-learn's
+For each model and size :math:`m`: the data (:func:`scale_data`: scikit-learn's
 ``make_classification``, 20 features, 4 classes, min-max scaled, class 1 against the rest; ``nu = 0.3``,
 ``alpha = 1``, ``eps = 0.02``), then
 
 * **tpm-models**: ``build(eq, ...)`` and ``solve(model)`` (the default solver), in a fresh process;
 * **cvxpy + Clarabel**: the same model written from the paper's equation in cvxpy (:data:`CVXPY_SCRIPT`) and
   solved by Clarabel at its defaults (what a researcher would otherwise write), in a fresh process
-  (``pip install tpm-models[bench]``: cvxpy is never a library dependency).
+  (``pip install -e ".[bench]"``: cvxpy is never a library dependency).
 
 The data of each size and seed is drawn once (:func:`write_scale_data`) and each process reads it from a ``.npz``
 file (:func:`read_scale_data`), as a user's process reads its data set: neither side imports scikit-learn, whose
@@ -34,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import child_env
 from tpm_models.models.registry import build
 from tpm_models.solvers import solve
 
@@ -43,7 +45,7 @@ SCALE_MODELS: tuple[tuple[int, float | None], ...] = (
     (15, None), (23, 1.0), (23, 1.5), (23, 2.0), (23, 3.0), (23, math.inf), (26, 1.5), (27, None), (28, None),
     (29, None),
 )
-"""The models of issue 24's targets: ``(equation, p)``."""
+"""The models of the page's table (``docs/bench-scale.md``): ``(equation, p)``."""
 
 
 def scale_data(m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -201,14 +203,14 @@ def run_row(tool: str, eq: int, p: float | None, m: int, timeout: float = 3600.0
         argv = [sys.executable, "-c", CVXPY_SCRIPT, str(eq), str(p), str(data)]
     else:
         code = (f"import json, time; start = time.perf_counter()\n"
-                f"from tpm_models.experiments.bench_scale import tpm_row\n"
+                f"from benchmarks.bench_scale import tpm_row\n"
                 f"from tpm_models.experiments.run_info import peak_rss_mb\n"
                 f"out = tpm_row({eq}, {p!r}, {str(data)!r}); out['wall'] = time.perf_counter() - start\n"
                 f"out['peak_mb'] = peak_rss_mb()\n"
                 f"print('RESULT' + json.dumps(out))").replace("inf,", "float('inf'),")
         argv = [sys.executable, "-c", code]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=child_env())
     except subprocess.TimeoutExpired:
         return {"error": f"timeout {timeout:g} s"}
     for line in done.stdout.splitlines():

@@ -1,8 +1,8 @@
 """What the certificate (:mod:`tpm_models.solvers.certificate`) costs inside ``solve()``: a benchmark that prints
 numbers (``docs/solvers.md``, "What the certificate costs"), never a test.
 
-    tpm-models bench certificate                    # Iris and Wine, the paper's models
-    tpm-models bench certificate --points 10000     # a synthetic set of that size
+    python -m benchmarks bench certificate                    # Iris and Wine, the paper's models
+    python -m benchmarks bench certificate --points 10000     # a synthetic set of that size
 
 Each line: the model, its points, the wall time of ``solve()`` and the part of it spent in ``certify``.
 """
@@ -31,7 +31,7 @@ LARGE_MODELS: list[tuple[int, dict]] = [(15, {}), (28, {"eps": 0.02}), (29, {"ep
 
 
 def synthetic(points: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """``make_classification`` with 20 features and 4 classes, min-max scaled (the set of issue 24)."""
+    """``make_classification`` with 20 features and 4 classes, min-max scaled (the set of ``bench scale``)."""
     X, y = make_classification(n_samples=points, n_features=20, n_informative=10, n_classes=4, random_state=seed)
     return min_max_scale(X), y
 
