@@ -1,8 +1,8 @@
 """How the rows and the objective of a Pyomo model are recognised as cones (:class:`ShapeReader`), for
 :func:`tpm_models.solvers.conic.conic_form` (the standard form and its data: :mod:`tpm_models.solvers.cones`).
 
-The module is one concern over ~500 lines: :class:`ShapeReader`'s recognisers share its state (the epigraph
-variables of distinct atoms, the rows read once per solve), so splitting them would pass that state between modules.
+The reader holds the form's state (its rows by cone, the epigraph columns of the distinct atoms); the atoms it
+recognises are one module each (:mod:`tpm_models.solvers.atoms`), which write through it.
 
 Rows recognised (how a cone is recognised)
 ------------------------------------------
@@ -53,27 +53,20 @@ The objective is :math:`\\tfrac12x^\\top Px + q^\\top x + \\sum_k\\kappa_k\\phi_
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
+from tpm_models.solvers.atoms import ATOMS
+from tpm_models.solvers.atoms.terms import is_constant as _const
+from tpm_models.solvers.atoms.terms import is_variable as _var
+from tpm_models.solvers.atoms.terms import short as _short
 from tpm_models.solvers.cones import Cone, DualMap, NotConicError
 from tpm_models.solvers.conic_rows import RowList, SparseChunk, bound_rows, linear_rows, squares, summed
 from tpm_models.solvers.program import Program
 from tpm_models.solvers.rows import AtomBlock, atom_terms
-
-# --------------------------------------------------------------------------- expressions
-
-
-def _const(e) -> bool:
-    return isinstance(e, numbers.Number) or not e.is_potentially_variable() or e.is_fixed()
-
-
-def _var(e) -> bool:
-    return not isinstance(e, numbers.Number) and e.is_variable_type() and not e.fixed
 
 
 class ShapeReader:
@@ -151,134 +144,19 @@ class ShapeReader:
                 return self.decompose(b, coef * float(pyo.value(a)), lin, atoms, where)
             if _const(b):
                 return self.decompose(a, coef * float(pyo.value(b)), lin, atoms, where)
-            return self.atom(expr, coef, self.perspective(a, b, where), atoms)
-        if isinstance(expr, ne.AbsExpression):
-            return self.atom(expr, coef, self.abs_atom(expr.args[0], where), atoms)
-        if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() == "sqrt":
-            if self.is_affine(expr.args[0], where):  # concave: its hypograph
-                return self.atom(expr, coef, self.sqrt_hypograph(expr.args[0], where), atoms)
-            return self.atom(expr, coef, self.sqrt_atom(expr.args[0], where), atoms)
-        if isinstance(expr, ne.PowExpression) and _const(expr.args[1]):
-            base, e = expr.args[0], float(pyo.value(expr.args[1]))
-            if e == 0.5:
-                try:
-                    return self.atom(expr, coef, self.sqrt_atom(base, where), atoms)
-                except NotConicError:  # (sum_j abs(x_j)**2)**0.5: the p-norm at q = 2
-                    pass
-            if 0.0 < e < 1.0:
-                return self.atom(expr, coef, self.pnorm_atom(base, 1.0 / e, where), atoms)
-        raise NotConicError(f"{where}: {_short(expr)} is not a term Clarabel takes (tpm_models.solvers.conic: "
-                            "linear, quadratic, sqrt(quadratic), a**q * r**(1-q), (sum_j abs(x_j)**q)**(1/q))")
+        for epigraph in ATOMS:  # a convex atom (tpm_models.solvers.atoms), one module each
+            column = epigraph(self, expr, where)
+            if column is not None:
+                return self.atom(expr, coef, column, atoms)
+        raise NotConicError(f"{where}: {_short(expr)} is not a term Clarabel takes (tpm_models.solvers.atoms: "
+                            "linear, quadratic, sqrt(quadratic), abs(affine), a**q * r**(1-q), "
+                            "(sum_j abs(x_j)**q)**(1/q))")
 
     def atom(self, expr, coef: float, column: int, atoms: list) -> float:
         """Record ``coef * tau`` for the atom node ``expr`` (kept alive in ``nodes``, so its id stays its own)."""
         self.nodes[id(expr)] = (expr, column)
         atoms.append((coef, column))
         return 0.0
-
-    def is_affine(self, arg, where: str) -> bool:
-        repn = generate_standard_repn(arg, quadratic=True)
-        return repn.nonlinear_expr is None and not repn.quadratic_vars and bool(repn.linear_vars)
-
-    def sqrt_hypograph(self, arg, where: str) -> int:
-        r"""``sqrt(a'x + c)``, concave: a column :math:`\tau` with :math:`\tau \le \sqrt{a^\top x + c}` written as
-        :math:`(e + 1,\ e - 1,\ 2\tau) \in \mathrm{SOC}`, :math:`e = a^\top x + c` (so :math:`\tau^2 \le e`,
-        :math:`e \ge 0`). Exact where the row needs :math:`\tau` large (the atom on the concave side of the row,
-        e.g. ``sqrt(e) >= abs(x)``): a point with some :math:`\tau \le \sqrt e` has :math:`\tau = \sqrt e`."""
-        _, lin, const = self.quadratic(arg, where)
-        key = ("sqrt hypograph", tuple(sorted(lin.items())), const)
-        if key not in self.atoms:
-            tau = self.new_col(f"sqrt hypograph {len(self.atoms)}")
-            self.add_block(Cone("soc", 3), [(dict(lin), const + 1.0), (dict(lin), const - 1.0), ({tau: 2.0}, 0.0)])
-            self.atoms[key] = tau
-            self.concave.add(tau)
-        return self.atoms[key]
-
-    def sqrt_atom(self, arg, where: str) -> int:
-        """:math:`\\tau \\ge \\sqrt{\\|Fx+g_0\\|^2 + c_0}`: :math:`(\\tau, Fx+g_0, \\sqrt{c_0}) \\in \\mathrm{SOC}`."""
-        quad, lin, const = self.quadratic(arg, where)
-        key = ("sqrt", tuple(sorted(quad.items())), tuple(sorted(lin.items())), const)
-        if key not in self.atoms:
-            F, g0, c0 = squares(quad, lin, const, where)
-            tau = self.new_col(f"sqrt atom {len(self.atoms)}")
-            rows = [({tau: 1.0}, 0.0)] + [(row, g) for row, g in zip(F, g0)]
-            if c0 > 0:
-                rows.append(({}, math.sqrt(c0)))
-            self.add_block(Cone("soc", len(rows)), rows)
-            self.atoms[key] = tau
-        return self.atoms[key]
-
-    def abs_atom(self, arg, where: str) -> int:
-        r""":math:`\tau \ge |a^\top x + c|`: two ``nonneg`` rows :math:`\tau - (a^\top x + c) \ge 0`,
-        :math:`\tau + a^\top x + c \ge 0`."""
-        quad, lin, const = self.quadratic(arg, where)
-        if quad:
-            raise NotConicError(f"{where}: abs({_short(arg)}) of a nonlinear expression is not a term Clarabel takes")
-        key = ("abs", tuple(sorted(lin.items())), const)
-        if key not in self.atoms:
-            tau = self.new_col(f"abs atom {len(self.atoms)}")
-            self.nonneg.append(({tau: 1.0, **{c: -a for c, a in lin.items()}}, -const))
-            self.nonneg.append(({tau: 1.0, **lin}, const))
-            self.atoms[key] = tau
-        return self.atoms[key]
-
-    def perspective(self, a, b, where: str) -> int:
-        """:math:`\\tau \\ge a^q r^{1-q}`, :math:`q>1`: :math:`(\\tau, r, a) \\in \\mathcal K_{\\mathrm{pow}}(1/q)`."""
-        powers = []
-        for f in (a, b):
-            if isinstance(f, ne.PowExpression) and _var(f.args[0]) and _const(f.args[1]):
-                powers.append((f.args[0], float(pyo.value(f.args[1]))))
-            else:
-                raise NotConicError(f"{where}: product {_short(a)} * {_short(b)} is not a**q * r**(1-q)")
-        (x, ex), (r, er) = sorted(powers, key=lambda t: -t[1])
-        if not (ex > 1.0 and abs(ex + er - 1.0) < 1e-12):
-            raise NotConicError(f"{where}: {x.name}**{ex:g} * {r.name}**{er:g} is not a**q * r**(1-q) with q > 1")
-        for v in (x, r):
-            if not self.nonnegative(v):
-                raise NotConicError(f"{where}: the perspective a**q * r**(1-q) needs {v.name} >= 0 as a bound")
-        key = ("pow", self.column(x), self.column(r), ex)
-        if key not in self.atoms:
-            tau = self.new_col(f"perspective atom {len(self.atoms)}")
-            self.add_block(Cone("pow", 3, 1.0 / ex),
-                           [({tau: 1.0}, 0.0), ({self.column(r): 1.0}, 0.0), ({self.column(x): 1.0}, 0.0)])
-            self.atoms[key] = tau
-        return self.atoms[key]
-
-    def pnorm_atom(self, base, q: float, where: str) -> int:
-        """:math:`\\tau \\ge (\\sum_j |x_j|^q)^{1/q}`: :math:`r_j\\ge0`, :math:`\\sum_j r_j \\le \\tau`,
-        :math:`(r_j, \\tau, x_j) \\in \\mathcal K_{\\mathrm{pow}}(1/q)`."""
-        terms = base.args if isinstance(base, ne.SumExpression) else (base,)
-        cols = []
-        if isinstance(terms[0], ne.PowExpression) and _const(terms[0].args[1]):
-            inner = float(pyo.value(terms[0].args[1]))  # the inner exponent, exactly (1 / (1/q) may round)
-            if abs(inner - q) > 1e-12 * q:  # (sum_j |x_j|**p)**(1/q) with p != q is not a norm: no cone
-                raise NotConicError(f"{where}: (sum_j abs(x_j)**{inner:g})**{1 / q:g} is not a p-norm: the outer "
-                                    f"exponent must be 1/{inner:g}")
-            q = inner
-        if not 1.0 < q < math.inf:
-            raise NotConicError(f"{where}: a p-norm needs 1 < q < inf, got {q:g}")
-        for t in terms:
-            if not (isinstance(t, ne.PowExpression) and _const(t.args[1])
-                    and abs(float(pyo.value(t.args[1])) - q) <= 1e-12 * q):
-                raise NotConicError(f"{where}: {_short(base)} is not sum_j abs(x_j)**{q:g}")
-            x = t.args[0]
-            if isinstance(x, ne.AbsExpression) and _var(x.args[0]):
-                x = x.args[0]
-            elif not (_var(x) and self.nonnegative(x)):
-                raise NotConicError(f"{where}: {_short(t)}: write abs(x)**q, or bound x >= 0")
-            cols.append(self.column(x))
-        key = ("pnorm", tuple(cols), q)
-        if key not in self.atoms:
-            tau = self.new_col(f"p-norm atom {len(self.atoms)}")
-            parts = [self.new_col(f"p-norm atom {len(self.atoms)} r[{k}]") for k in range(len(cols))]
-            row = {tau: 1.0}
-            for r in parts:
-                row[r] = -1.0
-            self.nonneg.append((row, 0.0))  # tau - sum_j r_j >= 0
-            for r, c in zip(parts, cols):
-                self.add_block(Cone("pow", 3, 1.0 / q), [({r: 1.0}, 0.0), ({tau: 1.0}, 0.0), ({c: 1.0}, 0.0)])
-            self.atoms[key] = tau
-        return self.atoms[key]
 
     def quadratic(self, expr, where: str) -> tuple[dict, dict, float]:
         repn = generate_standard_repn(expr, quadratic=True)
@@ -564,8 +442,3 @@ class ShapeReader:
         zero, nonneg = bound_rows(*self.program.bounds)
         self.zero.add_chunk(zero)
         self.nonneg.add_chunk(nonneg)
-
-
-def _short(expr) -> str:
-    text = str(expr)
-    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,31 @@
+"""The convex atoms a conic form reads, one module an atom (after cvxpy's canonicalisers): each recognises its node
+of a Pyomo expression and writes the cones of its epigraph :math:`\\tau \\ge \\phi(x)` (or hypograph) into the
+:class:`~tpm_models.solvers.conic_shapes.ShapeReader`, returning :math:`\\tau`'s column.
+
+==================  ============================================  =================================================
+module              node                                          cones of the epigraph
+==================  ============================================  =================================================
+``perspective``     ``a**q * r**(1-q)``, :math:`q > 1`            :math:`(\\tau, r, a) \\in \\mathcal K_{pow}(1/q)`
+``absolute``        ``abs(a'x + c)``                              two ``nonneg`` rows
+``square_root``     ``sqrt(E)`` / ``E**0.5``, :math:`E` convex     :math:`(\\tau, Fx + g_0, \\sqrt{c_0}) \\in` SOC; of
+                    quadratic; ``sqrt(a'x + c)`` (concave)        an affine :math:`e`, the hypograph
+                                                                  :math:`(e + 1, e - 1, 2\\tau) \\in` SOC
+``pnorm``           ``(sum_j abs(x_j)**q)**(1/q)``                :math:`\\sum_j r_j \\le \\tau`,
+                                                                  :math:`(r_j, \\tau, x_j) \\in \\mathcal K_{pow}(1/q)`
+==================  ============================================  =================================================
+
+A new atom is one module with a function ``epigraph(reader, expr, where) -> int | None`` (``None``: not its node;
+:class:`~tpm_models.solvers.cones.NotConicError`: its node, but not convex or not of its form) and one entry of
+:data:`ATOMS`, in the order they are tried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tpm_models.solvers.atoms import absolute, perspective, pnorm, square_root
+
+ATOMS: tuple[Callable, ...] = (perspective.epigraph, absolute.epigraph, square_root.epigraph, pnorm.epigraph)
+"""The atoms' canonicalisers, in the order :meth:`~tpm_models.solvers.conic_shapes.ShapeReader.decompose` tries
+them on a node that is not linear: the first that returns a column reads it (``E**0.5`` is a square root if ``E`` is a
+convex quadratic, else a p-norm at :math:`q = 2`)."""

@@ -1,0 +1,63 @@
+"""Square roots: of a convex quadratic :math:`E = \\|Fx+g_0\\|^2 + c_0` (``sqrt(E)`` or ``E**0.5``; (23)'s
+:math:`\\|w\\|_2` = ``sqrt(sum_j w_j**2)``), :math:`\\tau \\ge \\sqrt E \\iff (\\tau, Fx+g_0, \\sqrt{c_0}) \\in
+\\mathrm{SOC}`; of an affine :math:`e = a^\\top x + c` (``sqrt(e)``, concave), its hypograph :math:`\\tau \\le
+\\sqrt e` as :math:`(e + 1,\\ e - 1,\\ 2\\tau) \\in \\mathrm{SOC}` (so :math:`\\tau^2 \\le e`, :math:`e \\ge 0`),
+exact where the row needs :math:`\\tau` large (the atom on the concave side of its row, e.g.
+``sqrt(e) >= abs(x)``: a point with some :math:`\\tau \\le \\sqrt e` has one with :math:`\\tau = \\sqrt e`)."""
+
+from __future__ import annotations
+
+import math
+
+import pyomo.core as pyo
+from pyomo.core.expr import numeric_expr as ne
+from pyomo.repn import generate_standard_repn
+
+from tpm_models.solvers.atoms.terms import Reader, is_constant
+from tpm_models.solvers.cones import Cone, ConeKind, NotConicError
+from tpm_models.solvers.conic_rows import squares
+
+
+def epigraph(reader: Reader, expr, where: str) -> int | None:
+    """:math:`\\tau`'s column for a square root (module docstring), ``None`` for another node or for ``E**0.5`` of
+    an ``E`` that is not a convex quadratic (then it may be a p-norm at :math:`q = 2`)."""
+    if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() == "sqrt":
+        if _is_affine(expr.args[0]):
+            return _hypograph(reader, expr.args[0], where)
+        return _of_quadratic(reader, expr.args[0], where)
+    if isinstance(expr, ne.PowExpression) and is_constant(expr.args[1]) and float(pyo.value(expr.args[1])) == 0.5:
+        try:
+            return _of_quadratic(reader, expr.args[0], where)
+        except NotConicError:  # (sum_j abs(x_j)**2)**0.5: the p-norm at q = 2
+            return None
+    return None
+
+
+def _is_affine(arg) -> bool:
+    repn = generate_standard_repn(arg, quadratic=True)
+    return repn.nonlinear_expr is None and not repn.quadratic_vars and bool(repn.linear_vars)
+
+
+def _of_quadratic(reader: Reader, arg, where: str) -> int:
+    quad, lin, const = reader.quadratic(arg, where)
+    key = ("sqrt", tuple(sorted(quad.items())), tuple(sorted(lin.items())), const)
+    if key not in reader.atoms:
+        F, g0, c0 = squares(quad, lin, const, where)
+        tau = reader.new_col(f"sqrt atom {len(reader.atoms)}")
+        rows = [({tau: 1.0}, 0.0)] + [(row, g) for row, g in zip(F, g0)]
+        if c0 > 0:
+            rows.append(({}, math.sqrt(c0)))
+        reader.add_block(Cone(ConeKind.SOC, len(rows)), rows)
+        reader.atoms[key] = tau
+    return reader.atoms[key]
+
+
+def _hypograph(reader: Reader, arg, where: str) -> int:
+    _, lin, const = reader.quadratic(arg, where)
+    key = ("sqrt hypograph", tuple(sorted(lin.items())), const)
+    if key not in reader.atoms:
+        tau = reader.new_col(f"sqrt hypograph {len(reader.atoms)}")
+        reader.add_block(Cone(ConeKind.SOC, 3), [(dict(lin), const + 1.0), (dict(lin), const - 1.0), ({tau: 2.0}, 0.0)])
+        reader.atoms[key] = tau
+        reader.concave.add(tau)
+    return reader.atoms[key]
