@@ -74,3 +74,13 @@ def small_disk(tmp_path):
         yield mount
     finally:
         subprocess.run(["umount", str(mount)], check=False)
+
+
+@pytest.fixture(scope="session")
+def zygote(tmp_path_factory):
+    """Commands run in child processes that pause inside a file's write (``tests/interrupt_harness.py``)."""
+    from interrupt_harness import Zygote
+
+    z = Zygote(tmp_path_factory.mktemp("zygote"))
+    yield z
+    z.close()

@@ -152,8 +152,9 @@ def replacing(path: str | os.PathLike, binary: bool = False, newline: str | None
     remove_stale_temporaries(target)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
     with _sigterm_raises():
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
-        try:
+        try:  # the open inside: a signal that comes just after it still finds the temporary file to remove
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                         0o600)
             with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8",
                                                                                 "newline": newline})) as fh:
                 yield fh
@@ -167,6 +168,17 @@ def replacing(path: str | os.PathLike, binary: bool = False, newline: str | None
             if exc.filename is None:  # a full disk: say which file (the target, left as it was)
                 raise OSError(exc.errno, exc.strerror, str(target)) from exc
             raise
+        except Terminated:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise Terminated(f"terminated (SIGTERM): {target} was left as it was (its new content was not "
+                             "written)") from None
+        except KeyboardInterrupt as exc:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            if str(exc):  # the caller's own message (what it kept) stays
+                raise
+            raise KeyboardInterrupt(f"{target} was left as it was (its new content was not written)") from None
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)

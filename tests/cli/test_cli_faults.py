@@ -92,3 +92,17 @@ def test_json_output_has_null_never_nan():
     assert json.loads(text) == {"objective": None, "w": [1.0, None], "n": None, "k": 3}
     assert math.isnan(float("nan"))  # the input above really held NaN (json.dumps would print NaN)
     assert "NaN" in json.dumps({"x": float("nan")})
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+@pytest.mark.parametrize("model", ["27", "28", "29"])
+def test_solve_json_at_a_large_eps_is_valid_json(capsys, model):
+    """``solve --json`` printed ``NaN`` for (27)-(29) at large eps; read back by a parser that takes no NaN or
+    Infinity, every value is a number, a string or null."""
+    assert main(["solve", "--model", model, "--dataset", "iris", "--class", "0", "--nu", "0.3", "--alpha", "1",
+                 "--eps", "10", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out, parse_constant=_no_constant)
+    assert out["model"] == int(model) and out["eps"] == 10.0 and out["termination"] == "optimal"

@@ -117,3 +117,18 @@ def test_a_record_with_a_null_field_is_set_aside_not_a_traceback(tmp_path, capsy
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err and "1 corrupt" in captured.err
     assert "test_correct is null" in (tmp_path / "t.jsonl.dropped").read_text()
+
+
+def test_a_planted_link_at_the_old_temporary_name_is_not_written_through(tmp_path, capsys):
+    """The store's rewrite once opened ``<store>.tmp`` with "w", following a link planted there. The rewrite now
+    writes a temporary file of its own (created exclusively, never through a link): the link and its target stay."""
+    store = tmp_path / "t.jsonl"
+    assert main([*TABLE3, "--store", str(store)]) == 0
+    record = store.read_text()
+    store.write_text(record + record[:30])  # a cut last line: the resume rewrites the store
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (tmp_path / "t.jsonl.tmp").symlink_to(victim)
+    assert main([*TABLE3, "--store", str(store), "--resume"]) == 0
+    assert victim.read_text() == "precious" and os.readlink(tmp_path / "t.jsonl.tmp") == str(victim)
+    assert store.read_text() == record

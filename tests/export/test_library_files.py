@@ -60,3 +60,32 @@ def test_a_library_another_run_writes_is_refused_before_anything_is_written(tmp_
     with FileLock(tmp_path / MANIFEST), pytest.raises(Locked):
         write_library(tmp_path, rows, files)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.csv.lock"]
+
+
+@pytest.mark.parametrize("text", [
+    "name,score\nalice,3\n",  # a user's table that happens to be called manifest.csv
+    "file\nthesis.tex\n",  # one column named file: not the library's manifest, and what it lists is not removed
+])
+def test_a_manifest_csv_that_is_not_the_librarys_is_refused_and_kept(tmp_path, text):
+    """``export-library --root DIR`` replaced a user's ``DIR/manifest.csv`` (and would remove what it listed)."""
+    (tmp_path / MANIFEST).write_text(text)
+    (tmp_path / "thesis.tex").write_text("my thesis")
+    files, rows = library()
+    with pytest.raises(ValueError, match="is not the library's manifest"):
+        write_library(tmp_path, rows, files)
+    assert (tmp_path / MANIFEST).read_text() == text and (tmp_path / "thesis.tex").read_text() == "my thesis"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [MANIFEST, "manifest.csv.lock", "thesis.tex"]
+
+
+def test_a_manifest_listing_a_file_outside_the_library_removes_nothing(tmp_path):
+    """A manifest of the library's columns that lists ``../outside.txt``: refused, the file outside kept."""
+    root = tmp_path / "lib"
+    files, rows = library()
+    write_library(root, rows, files)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("mine")
+    manifest = (root / MANIFEST).read_text()
+    (root / MANIFEST).write_text(manifest + "../outside.txt" + "," * (manifest.splitlines()[0].count(",")) + "\n")
+    with pytest.raises(ValueError, match="not below"):
+        write_library(root, rows, files)
+    assert outside.read_text() == "mine"

@@ -58,8 +58,11 @@ def _protocol_from_args(args: argparse.Namespace) -> Protocol:
 
 
 def _run_from_args(args: argparse.Namespace, store: str | None, resume: bool) -> tuple[RunResult, dict]:
+    """The run of ``table3``/``reproduce``; ``--fresh`` removes the store under the run's own lock (one lock, held
+    from the removal to the run's end: :func:`tpm_models.experiments.table3.run_table3`)."""
     return run_with_metadata(args.dataset, args.kernel, args.runs, _protocol_from_args(args), args.jobs,
-                             dask=getattr(args, "dask", None), store=store, resume=resume, progress=not args.quiet)
+                             dask=getattr(args, "dask", None), store=store, resume=resume, progress=not args.quiet,
+                             fresh=bool(store) and args.fresh)
 
 
 def _report_run(run: RunResult) -> str:
@@ -97,19 +100,11 @@ def check_store_options(args: argparse.Namespace) -> None:
                              "the store another name")
 
 
-def fresh_store(store: str | Path) -> None:
-    """``--fresh``: remove the store under its lock, and say what was removed."""
-    removed = Table3Store(store).remove()
-    print(f"--fresh: removed {', '.join(map(str, removed))}" if removed else f"--fresh: no store at {store}")
-
-
 def cmd_table3(args: argparse.Namespace) -> int:
     check_store_options(args)
     store = None if args.no_store else check_output_path(args.store or default_store(args.selection))
     if args.out_dir:
         check_output_path(args.out_dir, folder=True)
-    if store and args.fresh:
-        fresh_store(store)
     run, meta = _run_from_args(args, store, args.resume)
     summaries = summarize(run)
     print_summary(summaries, args.tie_rule, selection=args.selection)
@@ -137,8 +132,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                           quiet=args.quiet, csv_path=str(out / "checks.csv"))
     print(f"\n== 2. Table 3 ({args.runs} runs{'; --runs 100 for the full protocol' if args.runs < 100 else ''}) ==",
           flush=True)
-    if args.fresh:
-        fresh_store(store)
     run, meta = _run_from_args(args, str(store), resume=True)
     summaries = write_table3(run, out, args.command_line, meta)
     print_summary(summaries, args.tie_rule, selection=args.selection)

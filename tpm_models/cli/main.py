@@ -31,6 +31,7 @@ from tpm_models import __version__
 from tpm_models.cli.commands import COMMAND_GROUPS, COMMANDS
 from tpm_models.cli.options import load_plugins
 from tpm_models.experiments.run_info import command_line
+from tpm_models.files import Terminated
 from tpm_models.lazy import MissingExtraError
 from tpm_models.solvers.common import SolverUnavailableError
 
@@ -40,6 +41,9 @@ if TYPE_CHECKING:  # the groups, imported by name when a command runs (parser): 
 
 EXIT_INTERRUPTED = 130
 """The exit code after Ctrl-C (128 + SIGINT, as a shell reports it)."""
+EXIT_TERMINATED = 143
+"""The exit code after a SIGTERM that came during a file's write (128 + SIGTERM, as a shell reports it); outside a
+write SIGTERM ends the process at once, as by default."""
 EXIT_BROKEN_PIPE = 141
 """The exit code when the reader of the output went away (``tpm-models solvers | head``): 128 + SIGPIPE, as a
 shell reports a command killed by it."""
@@ -166,6 +170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         said = f": {exc}" if str(exc) else ""
         print(f"\ntpm-models: interrupted{said}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated as exc:  # SIGTERM during a write: the file is left as it was, one line
+        _say(f"\ntpm-models: {exc}")
+        return EXIT_TERMINATED
     except BrokenPipeError:  # the reader stopped reading (| head): nothing is wrong, nothing to say
         _silence_stdout()
         return EXIT_BROKEN_PIPE

@@ -160,10 +160,18 @@ class ResultStore:
             self._lock = None
 
     def set_aside(self, bad: Sequence[tuple[int, str, str]]) -> Path:
-        """Append the lines that are not records to ``<store>.dropped`` (line number, problem, text): kept."""
+        """Append the lines that are not records to ``<store>.dropped`` (line number, problem, text): kept. A line
+        already there (the same number, problem and text: a run stopped before the store's rewrite, then run again)
+        is not appended twice."""
         aside = self.path.with_name(self.path.name + ".dropped")
-        append_line(aside, "".join(json.dumps({"line": number, "problem": problem, "text": line}) + "\n"
-                                   for number, line, problem in bad))
+        there = set()
+        if aside.is_file():
+            with aside.open(encoding="utf-8", errors="replace") as fh:
+                there = {raw.strip() for raw in fh}
+        entries = [json.dumps({"line": number, "problem": problem, "text": line}) for number, line, problem in bad]
+        new = "".join(entry + "\n" for entry in entries if entry not in there)
+        if new:
+            append_line(aside, new)
         return aside
 
     def rewrite(self, records: Sequence[dict]) -> None:

@@ -324,10 +324,28 @@ def read_manifest(root: str | os.PathLike) -> list[dict[str, str]]:
 
 
 def manifest_files(root: str | os.PathLike) -> set[str]:
-    """The files (paths below ``root``) that ``root/manifest.csv`` says the library wrote; empty without one."""
-    if not (Path(root) / MANIFEST).is_file():
+    """The files (paths below ``root``) that ``root/manifest.csv`` says the library wrote; empty without one.
+
+    A ``manifest.csv`` that is not the library's (its columns are not the manifest's: a user's table of that name)
+    and a listed path that leaves ``root`` (absolute, or with ``..``) are refused (``ValueError``): the library
+    never replaces that file, nor removes a file by such a listing."""
+    root = Path(root)
+    path = root / MANIFEST
+    if not path.is_file():
         return set()
-    return {row["file"] for row in read_manifest(root) if row.get("file")}
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        header = next(csv.reader(fh), [])
+    if not header or header[0] != "file" or not set(STRUCTURAL_COLUMNS) <= set(header) \
+            or not set(header) <= set(MANIFEST_COLUMNS):
+        raise ValueError(f"{path} is not the library's manifest (its columns are {', '.join(header[:5]) or 'none'}"
+                         f"{', ...' if len(header) > 5 else ''}): it is not the library's to replace; move it away, "
+                         "or give another --root")
+    listed = {row["file"] for row in read_manifest(root) if row.get("file")}
+    outside = sorted(f for f in listed if Path(f).is_absolute() or ".." in Path(f).parts)
+    if outside:
+        raise ValueError(f"{path} lists {outside[0]}, which is not below {root}: it is not the library's manifest "
+                         "(the library writes only below its folder); move it away, or give another --root")
+    return listed
 
 
 def generate_library(root: str | os.PathLike, progress: Callable[[str], None] | None = None) -> dict[str, object]:

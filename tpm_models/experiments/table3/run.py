@@ -64,12 +64,15 @@ def run_table3(
     store: str | Path | None = None,
     resume: bool = False,
     progress: bool = True,
+    fresh: bool = False,
 ) -> RunResult:
     """Run (or resume) the experiments of Table 3 for every (data set, cell, split ``0..runs-1``).
 
     ``n_jobs`` is joblib's (``None``: the active ``joblib.parallel_config``, e.g. Dask). With a ``store``,
     every finished split is appended to it at once; ``resume=True`` reuses its valid records of the same
-    configuration, and without it an existing store is an error.
+    configuration, and without it an existing store is an error. ``fresh=True`` (``--fresh``) removes the store
+    first, after recognising it as one, and says so on standard output: under the run's own lock, taken once and
+    held from the removal to the run's end, so no other run gets in between (a read-only store is refused).
     """
     protocol = protocol or Protocol()
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
@@ -83,14 +86,18 @@ def run_table3(
     tasks: list[SplitTask] = []
     out: dict[tuple[str, str, int], dict] = {}
     if result_store is not None:
-        if result_store.path.exists() and not resume:
+        if result_store.path.exists() and not resume and not fresh:
             raise ValueError(f"the results store {result_store.path} exists: pass resume=True (--resume) to reuse "
                              "its records, or remove it (--fresh)")
         records, bad = result_store.check_recognised()
         result_store.path.parent.mkdir(parents=True, exist_ok=True)
         result_store.lock()
         try:
-            result_store.check_writable()  # a read-only store is refused before anything is rewritten
+            result_store.check_writable()  # a read-only store is refused before anything is removed or rewritten
+            if fresh:
+                removed = result_store.remove()  # under the lock just taken, which the run keeps
+                print(f"--fresh: removed {', '.join(map(str, removed))}" if removed
+                      else f"--fresh: no store at {result_store.path}", flush=True)
             records, bad = result_store.check_recognised()  # again, now that no other run writes
             corrupt = len(bad)
             if bad:
@@ -179,7 +186,7 @@ def dask_backend(address: str = "local", n_workers: int = 2, processes: bool = T
 
 def run_with_metadata(datasets: Sequence[str], cells: Sequence[str], runs: int, protocol: Protocol, jobs: int,
                       dask: str | None = None, store: str | Path | None = None, resume: bool = False,
-                      progress: bool = True) -> tuple[RunResult, dict[str, str]]:
+                      progress: bool = True, fresh: bool = False) -> tuple[RunResult, dict[str, str]]:
     """:func:`run_table3` in ``jobs`` worker processes, or on Dask (``dask``: a scheduler address, or ``"local"``
     for a local cluster of ``jobs`` workers), and the metadata of its report
     (:func:`tpm_models.experiments.run_info.run_metadata`)."""
@@ -187,5 +194,5 @@ def run_with_metadata(datasets: Sequence[str], cells: Sequence[str], runs: int, 
     context = dask_backend(dask, n_workers=jobs) if dask else contextlib.nullcontext()
     with context:
         run = run_table3(datasets, cells, runs, protocol, n_jobs=None if dask else jobs, store=store, resume=resume,
-                         progress=progress)
+                         progress=progress, fresh=fresh)
     return run, run_metadata(load_before, run.computed, run.reused)
