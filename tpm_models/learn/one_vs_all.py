@@ -63,8 +63,8 @@ class TPMSVMOneVsAll(OneVsAllBase):
     degree, gamma, sigma, a, b : float or None, default=None
         The kernel's parameters of Table 1 (see :class:`TPMSVM`); the others stay None.
     solver : str, default="default"
-        A QP backend of :mod:`tpm_models.solvers`; with ``backend="dense"`` only ``"default"`` (PIQP),
-        ``"piqp"`` or ``"daqp"``.
+        A QP backend of :mod:`tpm_models.solvers`; with ``backend="dense"`` only ``"default"`` (PIQP) or a
+        backend that takes a QP in matrix form (:func:`tpm_models.solvers.matrix_solvers`: ``"piqp"``, ``"daqp"``).
     backend : {"auto", "dense", "decomposition", "pyomo"}, default="auto"
         ``"dense"``: the matrices of (16)/(19) (:func:`tpm_models.models.multiclass.dual_19_qp`, the ones
         :func:`tpm_models.models.multiclass.build_dual_19` writes) go straight to the dense solver;
