@@ -126,8 +126,8 @@ def test_backend_is_validated(iris, params, match):
 ])
 @pytest.mark.parametrize("cls", [TPMSVMOneVsAll, TPMSVM])
 def test_dense_route_never_returns_a_non_optimum(iris, monkeypatch, status, x, termination, cls):
-    """PIQP itself is replaced, so both the estimators' direct call (learn.one_vs_all.solve_dense_dual) and the
-    checked route it falls back to (solve_matrices) see the fake: the fit raises with the fake's result."""
+    """PIQP itself is replaced, so the estimators' dense route (solve_matrices, the registry's PIQP backend) sees the
+    fake: the fit raises with the fake's result, never returns its point."""
     import piqp
 
     X, y = iris

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tpm_models import Kernel, solve, stratified_split
-from tpm_models.learn.fastqp import ClassDual, FastOneVsAll, FastQPError, dual_19_matrices, fit_classes, predict_rows
+from tpm_models.learn.fastqp import ClassDual, FastOneVsAll, FastQPError, fit_classes, predict_rows
 from tpm_models.models.multiclass import build_dual_19, decision_18, recover_17
 from tpm_models.solvers.matrices import qp_matrices
 
@@ -86,14 +86,16 @@ def test_fast_path_equals_pyomo_19(request, data):
     assert instances == len(KERNELS) * 3 * len(PARAMS)
 
 
-def test_dual_19_matrices_function(iris):
+def test_class_dual_matrices_are_the_pyomo_19(iris):
     X, y = iris
     k = Kernel("gaussian", sigma=0.5)
     Xc, Xo = X[y == 1], X[y != 1]
-    dm = dual_19_matrices(k.gram(Xc, Xc), k.gram(Xo, Xc), 0.3, 1.5)
+    dm = ClassDual(k.gram(Xc, Xc), k.gram(Xo, Xc)).matrices(0.3, 1.5)
     qp = qp_matrices(build_dual_19(X, y, 1, 0.3, 1.5, kernel=k))
-    for name in ("P", "q", "A", "b", "x_l", "x_u"):
+    for name in ("P", "q", "A", "b", "G", "h_l", "h_u", "x_l", "x_u"):
+        assert getattr(qp, name).shape == getattr(dm, name).shape, name
         assert _close(getattr(qp, name), getattr(dm, name), MATRIX_TOL), name
+    assert (qp.sense, qp.q0) == (dm.sense, dm.q0)
 
 
 def test_piqp_fast_path_agrees_with_daqp(wine):

@@ -15,13 +15,15 @@ w,w\\rangle` and the distances, on four shipped sets, three kernels and three :m
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 from tpm_models import Kernel
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.learn.binary import TPMSVM
-from tpm_models.learn.one_vs_all import TPMSVMOneVsAll, dual_violation
+from tpm_models.learn.one_vs_all import TPMSVMOneVsAll
 from tpm_models.models.recovery import FREE_TOL, Hyperplane, expansion_w_w, kkt_thetas
 from tpm_models.models.shapes import dual_matrices, gram_blocks
 from tpm_models.solvers import solve_matrices
@@ -86,10 +88,25 @@ def test_the_binary_fit_has_the_bits_of_the_replaced_arithmetic(dataset, kernel)
         assert_same_plane(plane, truth, X[::4])
 
 
-def test_dual_violation_is_matrix_violation():
-    """The feasibility number of the direct PIQP call against the generic one, on feasible, infeasible and
-    bound-breaking points of a dual (equal as numbers: the same expressions), and a QP with rows G is handed to
-    matrix_violation itself."""
+def violation_by_hand(qp, x) -> float:
+    """The largest violation of qp's rows and bounds at x, entry by entry in Python (the truth)."""
+    if not all(math.isfinite(v) for v in x):
+        return math.inf
+    worst = 0.0
+    for i, v in enumerate(x):
+        worst = max(worst, qp.x_l[i] - v, v - qp.x_u[i])
+    for row, b in zip(qp.A, qp.b):
+        worst = max(worst, abs(sum(a * v for a, v in zip(row, x)) - b))
+    for row, lo, hi in zip(qp.G, qp.h_l, qp.h_u):
+        gx = sum(a * v for a, v in zip(row, x))
+        worst = max(worst, lo - gx, gx - hi)
+    return worst
+
+
+def test_matrix_violation_is_the_largest_violation():
+    """solve_matrices' feasibility number against the violation computed entry by entry, on feasible, infeasible
+    and bound-breaking points of a dual and of a QP with rows G (sums in another order: 1e-15 absolute, the rows'
+    entries being of order one), and inf for a point that is not finite."""
     rng = np.random.default_rng(3)
     own, other = rng.normal(size=(30, 4)), rng.normal(size=(50, 4))
     qp = dual_matrices(*gram_blocks(Kernel(), own, other), 0.4, 1.0)
@@ -97,10 +114,11 @@ def test_dual_violation_is_matrix_violation():
     points = [np.full(30, 0.4 / 30), rng.uniform(0, upper, 30), rng.uniform(-upper, 2 * upper, 30),
               np.zeros(30), np.full(30, upper), np.r_[np.full(29, 0.0), 0.4]]
     for lam in points:
-        assert dual_violation(qp, lam) == matrix_violation(qp, lam)
-    assert dual_violation(qp, points[0]) < 1e-15 and dual_violation(qp, points[5]) > 0.3
-    for bad in (np.nan, np.inf, -np.inf):  # never feasible: inf, as matrix_violation says
-        assert dual_violation(qp, np.r_[points[0][:-1], bad]) == matrix_violation(qp, np.r_[points[0][:-1], bad]) \
-            == np.inf
+        assert matrix_violation(qp, lam) == pytest.approx(violation_by_hand(qp, lam), abs=1e-15)
+    assert matrix_violation(qp, points[0]) < 1e-15 and matrix_violation(qp, points[5]) > 0.3
+    for bad in (np.nan, np.inf, -np.inf):  # never feasible
+        assert matrix_violation(qp, np.r_[points[0][:-1], bad]) == np.inf
     qp.G, qp.h_l, qp.h_u = np.ones((1, 30)), np.array([1.0]), np.array([2.0])
-    assert dual_violation(qp, points[0]) == matrix_violation(qp, points[0]) == pytest.approx(0.6)
+    for lam in points:
+        assert matrix_violation(qp, lam) == pytest.approx(violation_by_hand(qp, lam), abs=1e-15)
+    assert matrix_violation(qp, points[0]) == pytest.approx(0.6)

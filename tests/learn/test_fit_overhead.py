@@ -14,7 +14,10 @@ truth is scikit-learn's ``type_of_target``, which calls them binary or multiclas
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+import piqp
 import pytest
 from sklearn.utils.multiclass import type_of_target
 
@@ -22,11 +25,12 @@ from tpm_models import Kernel
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.learn.base import LABEL_KINDS, plain_fit_arrays
 from tpm_models.learn.binary import TPMSVM
-from tpm_models.learn.one_vs_all import TPMSVMOneVsAll, fit_dense_plane, solve_dense_dual
+from tpm_models.learn.one_vs_all import TPMSVMOneVsAll, fit_dense_plane
 from tpm_models.models.binary import recover_minus, recover_plus
 from tpm_models.models.recovery import expansion_w_w, recover
 from tpm_models.models.shapes import kernel_dual_matrices
-from tpm_models.solvers import solve_matrices
+from tpm_models.solvers import WarmStart, solve_matrices
+from tpm_models.solvers.backends.piqp import piqp_settings
 
 KERNELS = [Kernel("linear"), Kernel("gaussian", sigma=0.5), Kernel("inhom-poly", degree=2, gamma=1.0)]
 
@@ -86,21 +90,59 @@ def test_continuous_and_byte_labels_are_still_refused():
         TPMSVMOneVsAll().fit(X, np.array([b"a", b"b", b"a", b"b"]))
 
 
+def piqp_by_hand(qp) -> np.ndarray:
+    """PIQP's DenseSolver on the dual ``qp`` with the settings of solve(model, "piqp"), set up here from the arrays
+    (no rows G, finite bounds): the truth the backend's adapter must add nothing to."""
+    solver = piqp.DenseSolver()
+    for key, value in piqp_settings().items():
+        setattr(solver.settings, key, value)
+    solver.setup(np.asfortranarray(qp.P), qp.q, np.asfortranarray(qp.A), qp.b, None, None, None, qp.x_l, qp.x_u)
+    assert solver.solve() == piqp.PIQP_SOLVED
+    return np.array(solver.result.x, dtype=float)
+
+
 @pytest.mark.parametrize("dataset", ["iris", "wine"])
 @pytest.mark.parametrize("kernel", KERNELS, ids=str)
 @pytest.mark.parametrize("nu,alpha", [(0.5, 1.0), (0.2, 0.4), (0.3, 0.3)])
-def test_the_direct_piqp_call_is_solve_matrices(dataset, kernel, nu, alpha):
-    """solve_dense_dual calls PIQP itself; the truth is the checked generic route, solve_matrices(qp, "piqp"): the
-    same settings and arrays give the same iterates, so lambda is equal to the last bit (no tolerance), for every
-    own set of one-versus-all and both of the binary duals (classes 0 and 1 of the set)."""
+def test_the_dense_route_is_piqp_itself(dataset, kernel, nu, alpha):
+    """The estimators' dense route, solve_matrices(qp) (the registry's PIQP backend, its matrix_run, and the checks),
+    against PIQP run by hand on the same arrays with the same settings: the same iterates, so lambda is equal to the
+    last bit (no tolerance), for every own set of one-versus-all and both of the binary duals (classes 0 and 1 of
+    the set)."""
     d = load_dataset(dataset)
     X, y = min_max_scale(d.X), d.y
     pairs = [(X[y == c], X[y != c]) for c in np.unique(y)] + [(X[y == 0], X[y == 1]), (X[y == 1], X[y == 0])]
     for own, other in pairs:
         qp = kernel_dual_matrices(kernel, own, other, nu, alpha)
-        lam = solve_dense_dual(qp, "default")
-        np.testing.assert_array_equal(lam, solve_matrices(qp, "piqp").values["x"])
-        np.testing.assert_array_equal(solve_dense_dual(qp, "piqp"), lam)
+        lam = piqp_by_hand(qp)
+        np.testing.assert_array_equal(solve_matrices(qp).values["x"], lam)
+        np.testing.assert_array_equal(solve_matrices(qp, "piqp").values["x"], lam)
+        np.testing.assert_array_equal(fit_dense_plane(kernel, own, other, nu, alpha, "default").lam, lam)
+
+
+WARM_OBJ_RTOL = 1e-10  # both runs stop at DENSE_QP_TOL (1e-12) residuals and gap; measured <= 1.4e-12
+WARM_LAM_TOL = 1e-6  # of the bound alpha/m: the linear kernel's duals are not strictly convex (lambda not unique);
+# measured <= 6.4e-8 (DAQP, linear kernel), the objective being the number that is unique
+
+
+@pytest.mark.parametrize("solver", ["piqp", "daqp"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=str)
+def test_a_warm_run_reaches_the_cold_optimum(wine, solver, kernel):
+    """A WarmStart set up on one dual (nu' = 0.9 nu) and updated to another (the same P, A and G arrays) against a
+    cold run of that other dual: the same optimum (tolerances above), and the set-up is kept, not rebuilt."""
+    X, y = wine
+    for c in np.unique(y):
+        own, other = X[y == c], X[y != c]
+        qp = kernel_dual_matrices(kernel, own, other, 0.3, 1.0)
+        first = kernel_dual_matrices(kernel, own, other, 0.27, 1.0)
+        warm = WarmStart()
+        solve_matrices(dataclasses.replace(qp, q=first.q, b=first.b), solver, warm=warm)
+        kept = warm.solver
+        assert warm.holds(qp) and not warm.holds(first)  # first's P is another array
+        hot, cold = solve_matrices(qp, solver, warm=warm), solve_matrices(qp, solver)
+        assert warm.solver is kept
+        assert abs(hot.objective - cold.objective) <= WARM_OBJ_RTOL * max(1.0, abs(cold.objective))
+        np.testing.assert_allclose(hot.values["x"], cold.values["x"], rtol=0, atol=WARM_LAM_TOL / len(own))
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=str)

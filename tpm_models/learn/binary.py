@@ -82,7 +82,8 @@ class TPMSVM(TPMClassifierBase):
         :math:`a, b` of ``"sigmoid"``.
     solver : str, default="default"
         A QP backend of :mod:`tpm_models.solvers` (``"piqp"``, ``"daqp"``, ``"highs"``, ...); with
-        ``backend="dense"`` only ``"default"`` (PIQP), ``"piqp"`` or ``"daqp"``.
+        ``backend="dense"`` only ``"default"`` (PIQP) or a backend that takes a QP in matrix form
+        (:func:`tpm_models.solvers.matrix_solvers`: ``"piqp"``, ``"daqp"``).
     backend : {"auto", "dense", "decomposition", "pyomo"}, default="auto"
         ``"dense"``: the dual's matrices (:func:`tpm_models.models.shapes.dual_matrices`, the ones the
         builders write) go straight to the dense solver; ``"decomposition"``: the same QP by

@@ -26,7 +26,7 @@ holds :math:`K_{oo}`.
   ``working_set/2`` points of :math:`I_{up}` with the smallest :math:`G_i` and those of :math:`I_{low}`
   with the largest (the maximal violating pairs, first order).
 * **Subproblem.** The QP in the working set :math:`B` with the others fixed, exactly solved by DAQP
-  (dense active set; PIQP if DAQP fails): :math:`\\min \\tfrac12\\lambda_B^\\top K_{BB}\\lambda_B
+  (dense active set; PIQP if DAQP fails; :func:`solve_box_qp`): :math:`\\min \\tfrac12\\lambda_B^\\top K_{BB}\\lambda_B
   + (G_B - K_{BB}\\lambda_B^{old})^\\top\\lambda_B` s.t. :math:`e^\\top\\lambda_B = e^\\top\\lambda_B^{old}`,
   :math:`0\\le\\lambda_B\\le u`. The gradient is updated with the kernel rows of :math:`B` only,
   :math:`G \\mathrel{+}= K_{oB}(\\lambda_B - \\lambda_B^{old})`; rows are kept in a cache of
@@ -67,18 +67,15 @@ import logging
 import time
 import warnings
 from collections import OrderedDict
-from ctypes import c_int
 from dataclasses import dataclass
 
-import daqp
 import numpy as np
-import piqp
 
 from tpm_models.kernels import Kernel
-from tpm_models.learn.fastqp import DAQP_SETTINGS
 from tpm_models.learn.kernel_sums import block_rows, kernel_block, self_kernel
 from tpm_models.models.recovery import DEGENERATE_TOL
-from tpm_models.solvers.common import DENSE_QP_TOL, ITERATION_LIMIT
+from tpm_models.qp import QPMatrices
+from tpm_models.solvers.dense import solve_matrices
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +96,15 @@ PROXIMAL = 1e-8
 added to every subproblem: the Gram blocks are singular (the linear kernel has rank at most :math:`n`, repeated points
 make any kernel singular); with it DAQP solves a strictly convex QP in one active-set pass."""
 
-DAQP_STRICT = {**DAQP_SETTINGS, "eps_prox": 0.0}
-"""DAQP's settings for the strictly convex subproblems: those of the fast path without its proximal loop."""
+SUBPROBLEM_SOLVER = "daqp"
+"""The backend of the subproblems (:func:`solve_box_qp`): DAQP, a dense active set, solves the strictly convex
+subproblem exactly in one pass; when it fails, the default QP backend (``default_solver("QP")``, an interior point)
+does. Both run with their settings of ``solve(model, solver)``, the one place of their tolerances
+(:data:`tpm_models.solvers.backends.daqp.DAQP_SETTINGS`, :func:`tpm_models.solvers.backends.piqp.piqp_settings`)."""
+
+SUBPROBLEM_OPTIONS = {"eps_prox": 0.0}
+"""What the subproblems change in :data:`SUBPROBLEM_SOLVER`'s settings: no proximal loop (the subproblem is made
+strictly convex by :data:`PROXIMAL`)."""
 
 BOUND_SNAP = 1e-12
 """A subproblem's multiplier within ``BOUND_SNAP * u`` of a bound is put on it: DAQP's proximal iterations
@@ -239,31 +243,22 @@ def _select(lam: np.ndarray, G: np.ndarray, u: float, q: int) -> np.ndarray:
 
 def solve_box_qp(P: np.ndarray, c: np.ndarray, total: float, upper: float) -> np.ndarray:
     """:math:`\\min \\tfrac12 x^\\top P x + c^\\top x` s.t. :math:`e^\\top x = ` ``total``,
-    :math:`0\\le x\\le` ``upper`` (the subproblem, ``P`` positive definite), by DAQP (:data:`DAQP_STRICT`),
-    PIQP if DAQP fails; the result is clipped to the bounds
+    :math:`0\\le x\\le` ``upper`` (the subproblem, ``P`` positive definite), by :data:`SUBPROBLEM_SOLVER` with
+    :data:`SUBPROBLEM_OPTIONS`, the default QP backend if that fails, both through
+    :func:`tpm_models.solvers.dense.solve_matrices` (their settings, its checks); the result is clipped to the bounds
     and multipliers within :data:`BOUND_SNAP` of a bound put on it."""
-    m = len(c)
-    A = np.ones((1, m))
-    bu = np.concatenate([np.full(m, upper), [total]])
-    bl = np.concatenate([np.zeros(m), [total]])
-    sense = np.concatenate([np.zeros(m), [5]]).astype(c_int)
-    x, _, flag, _ = daqp.solve(np.ascontiguousarray(P), c, A, bu, bl, sense, **DAQP_STRICT)
-    if flag in (1, 2):
-        return _snap(np.asarray(x, dtype=float), upper)
-    s = piqp.DenseSolver()
-    st = s.settings
-    st.verbose = False
-    st.eps_abs = st.eps_rel = DENSE_QP_TOL
-    st.check_duality_gap = True
-    st.eps_duality_gap_abs = st.eps_duality_gap_rel = DENSE_QP_TOL
-    st.max_iter = ITERATION_LIMIT
-    s.setup(np.asfortranarray(P), c, np.asfortranarray(A), np.array([total]), None, None, None,
-            np.zeros(m), np.full(m, upper))
-    status = s.solve()
-    if status != piqp.PIQP_SOLVED:
-        raise DecompositionError(f"the subproblem of {m} points was solved neither by DAQP (exit flag {flag}) "
-                                 f"nor by PIQP ({status})")
-    return _snap(np.asarray(s.result.x, dtype=float), upper)
+    m, none = len(c), np.zeros(0)
+    qp = QPMatrices([], P, c, 0.0, 1, np.ones((1, m)), np.array([total]), [], np.zeros((0, m)), none, none, [],
+                    np.zeros(m), np.full(m, upper))
+    first = solve_matrices(qp, SUBPROBLEM_SOLVER, raise_on_failure=False, options=SUBPROBLEM_OPTIONS)
+    if first.optimal:
+        return _snap(first.values["x"], upper)
+    second = solve_matrices(qp, "default", raise_on_failure=False)
+    if not second.optimal:
+        raise DecompositionError(f"the subproblem of {m} points was solved neither by {first.solver} "
+                                 f"({first.termination.value}: {first.message}) nor by {second.solver} "
+                                 f"({second.termination.value}: {second.message})")
+    return _snap(second.values["x"], upper)
 
 
 def _snap(x: np.ndarray, upper: float) -> np.ndarray:

@@ -30,8 +30,8 @@ The scikit-learn estimator contract
 :class:`TPMSVM` and :class:`TPMSVMOneVsAll` choose how to solve their duals by size (``backend="auto"``,
 :data:`DENSE_MAX_POINTS`): up to 100 points per class from the dense matrices (``backend="dense"``:
 :func:`tpm_models.models.shapes.dual_matrices`, the very matrices the builders write, no Pyomo model, solved by
-:func:`tpm_models.learn.one_vs_all.solve_dense_dual`: PIQP with the settings and the checks of
-:func:`tpm_models.solvers.solve_matrices`, through which any other outcome goes), beyond that by decomposition
+:func:`tpm_models.solvers.solve_matrices`: a backend of the registry that takes a QP in matrix form, PIQP by
+default, with the settings and the checks of ``solve()``), beyond that by decomposition
 (``backend="decomposition"``:
 :mod:`tpm_models.learn.decomposition`, kernel rows on demand, nothing of size :math:`m\\times m`; the same
 QP, its KKT gap below :data:`tpm_models.learn.decomposition.GAP_TOL` :math:`\\cdot\\,\\nu\\kappa`);

@@ -1,4 +1,4 @@
-"""Fast path for the one-versus-all kernel dual (19) (the linear kernel gives (16)): numpy + a dense QP solver.
+"""Fast path for the one-versus-all kernel dual (19) (the linear kernel gives (16)): numpy + a dense QP backend.
 
 For class :math:`c`, with Gram blocks :math:`K_{cc} = K(X_c, X_c)` and :math:`K_{oc} = K(X_{-c}, X_c)`,
 (19) is stored as the minimisation of its negated objective, exactly as
@@ -10,12 +10,12 @@ For class :math:`c`, with Gram blocks :math:`K_{cc} = K(X_c, X_c)` and :math:`K_
     P = K_{cc},\\ \\ q = -\\frac{\\nu_c}{m_{-c}}K_{oc}^\\top e_{-c},\\ \\ A = e_c^\\top,\\ \\ b = \\nu_c,\\ \\
     x_l = 0,\\ \\ x_u = \\frac{\\alpha_c}{m_c}e_c .
 
-Nothing is built in Pyomo: the blocks are slices of one Gram matrix, the QP is set up once per
-(Gram matrix, class) in DAQP (:class:`ClassDual`) and re-solved for every :math:`(\\nu, \\alpha)` by
-updating :math:`q`, :math:`b` and :math:`x_u` (DAQP keeps its factorisation and starts from the
-previous working set). DAQP is run with the settings of ``solve(..., "daqp")``
-(:mod:`tpm_models.solvers`: full proximal regularisation, the Hessians are singular); PIQP
-(``solver="piqp"``, set up once, ``update`` per parameter) is the alternative.
+Nothing is built in Pyomo: the blocks are slices of one Gram matrix, and the QP of each
+(Gram matrix, class) (:class:`ClassDual`) goes to a backend that takes a QP in matrix form through
+:func:`tpm_models.solvers.dense.solve_matrices`, with the settings of ``solve(..., solver)``, set up once
+(a :class:`tpm_models.solvers.dense.WarmStart`) and re-solved for every :math:`(\\nu, \\alpha)` by updating
+:math:`q`, :math:`b` and :math:`x_u` (DAQP, the default, keeps its factorisation and starts from the previous
+working set; PIQP, ``solver="piqp"``, keeps its set-up).
 
 Recovery and decision are those of (20)/(18) with precomputed Gram rows:
 :math:`\\langle w_c,\\varphi(x)\\rangle = K(x, X_c)\\lambda_c - \\frac{\\nu_c}{m_{-c}}K(x, X_{-c})e_{-c}`,
@@ -29,64 +29,36 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from ctypes import c_int
 from dataclasses import dataclass
 
-import daqp
 import numpy as np
-import piqp
 
 from tpm_models.kernels import Kernel
 from tpm_models.models.recovery import DEGENERATE_TOL, FREE_TOL, kkt_thetas
-from tpm_models.models.shapes import dual_matrices
-from tpm_models.solvers.backends.piqp import piqp_settings
-from tpm_models.solvers.common import DENSE_QP_TOL, FEASIBILITY_TOL, ITERATION_LIMIT, OPTIMALITY_TOL
+from tpm_models.qp import QPMatrices
+from tpm_models.solvers.backends.daqp import DAQP_SETTINGS as DAQP_SETTINGS  # re-exported: experiments.bench
+from tpm_models.solvers.backends.registry import default_solver
+from tpm_models.solvers.dense import WarmStart, matrix_solvers, solve_matrices
 from tpm_models.validation import check_features, check_labels, check_nu_alpha
 
-FAST_SOLVERS = ("daqp", "piqp")
-
-DAQP_SETTINGS = {"eps_prox": 1e-2, "eta_prox": DENSE_QP_TOL, "primal_tol": OPTIMALITY_TOL,
-                 "iter_limit": ITERATION_LIMIT}
-"""The settings of ``solve(model, "daqp")`` (:func:`tpm_models.solvers.backends.daqp.run_daqp`)."""
+FAST_SOLVERS = tuple(matrix_solvers())
+"""The backends the fast path can use: those of the registry that take a QP in matrix form."""
 
 
 class FastQPError(RuntimeError):
     """The dense solver did not return a verified optimum of (19)."""
 
 
-@dataclass(frozen=True)
-class DualMatrices:
-    """(19) in the matrix form of :class:`tpm_models.qp.QPMatrices` (``sense = -1``, ``q0 = 0``,
-    no inequality rows)."""
-
-    P: np.ndarray
-    q: np.ndarray
-    A: np.ndarray
-    b: np.ndarray
-    x_l: np.ndarray
-    x_u: np.ndarray
-
-    def objective(self, lam: np.ndarray) -> float:
-        """(19)'s objective as printed (a maximisation):
-        :math:`-(\\tfrac12\\lambda^\\top P\\lambda + q^\\top\\lambda)`."""
-        return -float(0.5 * lam @ self.P @ lam + self.q @ lam)
-
-
-def dual_19_matrices(K_own: np.ndarray, K_other_own: np.ndarray, nu: float, alpha: float) -> DualMatrices:
-    """The matrices of (19) from ``K_own`` :math:`= K(X_c,X_c)` and ``K_other_own`` :math:`= K(X_{-c},X_c)`:
-    :func:`tpm_models.models.shapes.dual_matrices` (the one definition the builders and the estimators use)."""
-    qp = dual_matrices(K_own, K_other_own, nu, alpha)
-    return DualMatrices(P=qp.P, q=qp.q, A=qp.A, b=qp.b, x_l=qp.x_l, x_u=qp.x_u)
-
-
 class ClassDual:
     """(19) for one class on a fixed Gram matrix: set up once, solved for any :math:`(\\nu, \\alpha)`.
 
-    ``K_own`` :math:`= K(X_c, X_c)`, ``K_other_own`` :math:`= K(X_{-c}, X_c)`. The first :meth:`solve` sets
-    the solver up; later ones update :math:`q = \\nu q_1`, :math:`b = \\nu`, :math:`x_u = \\alpha/m_c`
-    and start from the previous solution (warm start). ``qps`` counts the solves. When DAQP fails (warm,
-    then cold) the QP is solved by PIQP instead and ``fallbacks`` counts it (DAQP reaches its iteration
-    limit on a few QPs with :math:`\\alpha \\ge 2^7`, never at the :math:`\\alpha = 1` of the experiments).
+    ``K_own`` :math:`= K(X_c, X_c)`, ``K_other_own`` :math:`= K(X_{-c}, X_c)`; ``solver``: one of
+    :data:`FAST_SOLVERS`. The first :meth:`solve` sets the solver up; later ones update :math:`q = \\nu q_1`,
+    :math:`b = \\nu`, :math:`x_u = \\alpha/m_c` and start from the previous solution (warm start, kept in a
+    :class:`~tpm_models.solvers.dense.WarmStart`). ``qps`` counts the solves. A warm run that fails is run again
+    cold; when that fails too the QP goes to the default QP backend (``default_solver("QP")``, PIQP) and
+    ``fallbacks`` counts it (DAQP reaches its iteration limit on a few QPs with :math:`\\alpha \\ge 2^7`, never at
+    the :math:`\\alpha = 1` of the experiments).
     """
 
     def __init__(self, K_own: np.ndarray, K_other_own: np.ndarray, solver: str = "daqp"):
@@ -103,85 +75,37 @@ class ClassDual:
         self.m_own, self.m_other = m, K_other_own.shape[0]
         self.P = np.ascontiguousarray(K_own)
         self.col_sums = K_other_own.sum(axis=0)
-        self._A = np.ones((1, m))  # e_c', and the bounds' rows for DAQP: x_l = 0 and the equality's sense
-        self._sense = np.concatenate([np.zeros(m), [5]]).astype(c_int)  # 5: equality, active and immutable
+        self._A, self._G = np.ones((1, m)), np.zeros((0, m))  # the same arrays in every QP: the warm start's test
+        self._warm, self._fallback = WarmStart(), WarmStart()
         self.qps = 0
         self.fallbacks = 0
-        self._model = None
-        self._piqp = None
 
-    def matrices(self, nu: float, alpha: float) -> DualMatrices:
-        """The QP solved by :meth:`solve` (equal to ``qp_matrices(build_dual_19(...))``)."""
+    def matrices(self, nu: float, alpha: float) -> QPMatrices:
+        """The QP solved by :meth:`solve` (equal to ``qp_matrices(build_dual_19(...))`` and to
+        :func:`tpm_models.models.shapes.dual_matrices` of the two blocks)."""
         nu, alpha = check_nu_alpha(nu, alpha)
-        m = self.m_own
-        return DualMatrices(self.P, -(nu / self.m_other) * self.col_sums, np.ones((1, m)), np.array([nu]),
-                            np.zeros(m), np.full(m, alpha / m))
+        m, none = self.m_own, np.zeros(0)
+        return QPMatrices([], self.P, -(nu / self.m_other) * self.col_sums, 0.0, -1, self._A, np.array([nu]), [],
+                          self._G, none, none, [], np.zeros(m), np.full(m, alpha / m))
 
     def solve(self, nu: float, alpha: float) -> np.ndarray:
-        """:math:`\\lambda_c` of (19) at :math:`(\\nu, \\alpha)`; raises :class:`FastQPError` unless optimal
-        and feasible to ``FEASIBILITY_TOL``."""
-        nu, alpha = check_nu_alpha(nu, alpha)
-        if self.solver == "piqp":
-            lam = self._solve_piqp(self.matrices(nu, alpha))
-        else:
-            try:
-                lam = self._solve_daqp(nu, alpha)
-            except FastQPError:
-                lam = self._solve_piqp(self.matrices(nu, alpha))
-                self.fallbacks += 1
+        """:math:`\\lambda_c` of (19) at :math:`(\\nu, \\alpha)`, verified by
+        :func:`~tpm_models.solvers.dense.solve_matrices` (optimal, feasible to ``FEASIBILITY_TOL``); raises
+        :class:`FastQPError` when neither the solver nor the fallback returns one."""
+        qp = self.matrices(nu, alpha)
+        warm = self._warm.holds(qp)
+        result = solve_matrices(qp, self.solver, raise_on_failure=False, warm=self._warm)
+        if not result.optimal and warm:
+            self._warm = WarmStart()
+            result = solve_matrices(qp, self.solver, raise_on_failure=False, warm=self._warm)
+        fallback = default_solver("QP")
+        if not result.optimal and fallback != self.solver:
+            result = solve_matrices(qp, fallback, raise_on_failure=False, warm=self._fallback)
+            self.fallbacks += 1
         self.qps += 1
-        # the constraints of matrices(nu, alpha): e'lam = nu, 0 <= lam <= alpha/m
-        violation = max(abs(lam.sum() - nu), -float(lam.min()), float(lam.max()) - alpha / self.m_own)
-        if not np.isfinite(lam).all() or violation > FEASIBILITY_TOL:
-            raise FastQPError(f"{self.solver} returned a point violating (19)'s constraints by {violation:.3g}")
-        return lam
-
-    def _solve_daqp(self, nu: float, alpha: float) -> np.ndarray:
-        """DAQP on :meth:`matrices` ``(nu, alpha)``: its bounds are :math:`0 \\le \\lambda \\le \\alpha/m_c`
-        and the equality row :math:`e^\\top\\lambda = \\nu` (lower = upper)."""
-        m = self.m_own
-        q = -(nu / self.m_other) * self.col_sums
-        upper = np.full(m + 1, alpha / m)
-        upper[m] = nu
-        lower = np.zeros(m + 1)
-        lower[m] = nu
-        for attempt in ("warm", "cold"):
-            if self._model is None or attempt == "cold":
-                self._model = daqp.Model()
-                self._model.settings = DAQP_SETTINGS
-                flag, _ = self._model.setup(self.P, q, self._A, upper, lower, self._sense)
-                if flag < 0:
-                    raise FastQPError(f"DAQP setup failed with exit flag {flag}")
-            else:
-                self._model.update(f=q, bupper=upper, blower=lower)
-            x, _, exitflag, _ = self._model.solve()
-            if exitflag in (1, 2):  # optimal / soft optimal
-                return np.array(x, dtype=float)
-        raise FastQPError(f"DAQP did not solve (19): exit flag {exitflag}")
-
-    def _solve_piqp(self, dm: DualMatrices) -> np.ndarray:
-        if self._piqp is None:
-            self._piqp = piqp_dense_solver(self.P, dm.q, dm.A, dm.b, dm.x_l, dm.x_u)
-        else:
-            self._piqp.update(c=dm.q, b=dm.b, x_u=dm.x_u)
-        status = self._piqp.solve()
-        if status != piqp.PIQP_SOLVED:
-            raise FastQPError(f"PIQP did not solve (19): {status}")
-        return np.array(self._piqp.result.x, dtype=float)
-
-
-def piqp_dense_solver(P: np.ndarray, q: np.ndarray, A: np.ndarray, b: np.ndarray, x_l: np.ndarray,
-                      x_u: np.ndarray) -> object:
-    """PIQP's ``DenseSolver`` set up (not yet solved) on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t.
-    :math:`Ax = b`, :math:`x_l \\le x \\le x_u` (finite bounds, no rows :math:`G`: the shape of the duals), with the
-    settings of ``solve(model, "piqp")`` (:func:`tpm_models.solvers.backends.piqp.piqp_settings`) and the arrays
-    as :func:`tpm_models.solvers.backends.piqp.piqp_matrices` hands them over: the same iterates as
-    ``solve_matrices(qp, "piqp")`` on these matrices, without its generic wrapper."""
-    solver = piqp.DenseSolver()
-    for key, value in piqp_settings().items():
-        setattr(solver.settings, key, value)
-    solver.setup(np.asfortranarray(P), q, np.asfortranarray(A), b, None, None, None, x_l, x_u)
-    return solver
+        if not result.optimal:
+            raise FastQPError(f"{result.solver} did not solve (19): {result.termination.value} ({result.message})")
+        return result.values["x"]
 
 
 @dataclass(frozen=True)

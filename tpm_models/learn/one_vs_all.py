@@ -3,17 +3,13 @@ decision (18)/(20)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import piqp
 from sklearn.utils.validation import check_is_fitted
 
 from tpm_models.kernels import Kernel
 from tpm_models.learn.base import OneVsAllBase
 from tpm_models.learn.decomposition import DecompositionError
 from tpm_models.learn.expansion import ExpansionPlane, fit_planes, plane_distances
-from tpm_models.learn.fastqp import piqp_dense_solver
 from tpm_models.learn.parameters import (
     check_backend,
     degenerate_planes,
@@ -30,11 +26,7 @@ from tpm_models.models.recovery import (
     kkt_theta,
 )
 from tpm_models.models.shapes import dual_matrices, gram_blocks
-from tpm_models.qp import QPMatrices
-from tpm_models.solvers import solve_matrices
-from tpm_models.solvers.backends.registry import default_solver
-from tpm_models.solvers.common import FEASIBILITY_TOL
-from tpm_models.solvers.dense import matrix_violation
+from tpm_models.solvers.dense import solve_matrices
 from tpm_models.solvers.dispatch import solve
 from tpm_models.validation import check_free_tol, check_nu_alpha
 
@@ -71,8 +63,8 @@ class TPMSVMOneVsAll(OneVsAllBase):
     degree, gamma, sigma, a, b : float or None, default=None
         The kernel's parameters of Table 1 (see :class:`TPMSVM`); the others stay None.
     solver : str, default="default"
-        A QP backend of :mod:`tpm_models.solvers`; with ``backend="dense"`` only ``"default"`` (PIQP),
-        ``"piqp"`` or ``"daqp"``.
+        A QP backend of :mod:`tpm_models.solvers`; with ``backend="dense"`` only ``"default"`` (PIQP) or a
+        backend that takes a QP in matrix form (:func:`tpm_models.solvers.matrix_solvers`: ``"piqp"``, ``"daqp"``).
     backend : {"auto", "dense", "decomposition", "pyomo"}, default="auto"
         ``"dense"``: the matrices of (16)/(19) (:func:`tpm_models.models.multiclass.dual_19_qp`, the ones
         :func:`tpm_models.models.multiclass.build_dual_19` writes) go straight to the dense solver;
@@ -196,46 +188,13 @@ class TPMSVMOneVsAll(OneVsAllBase):
         ])
 
 
-def solve_dense_dual(qp: QPMatrices, solver: str) -> np.ndarray:
-    """:math:`\\lambda` of the dual ``qp`` (:func:`tpm_models.models.shapes.dual_matrices`) by the dense solver
-    ``solver`` (``"default"``, ``"piqp"`` or ``"daqp"``), verified as :func:`tpm_models.solvers.solve_matrices`
-    verifies it.
-
-    For PIQP (the default) the solver is called here (:func:`tpm_models.learn.fastqp.piqp_dense_solver`: the same
-    settings, the same arrays, hence the same iterates) and its point is taken on the checks
-    :func:`~tpm_models.solvers.solve_matrices` makes: PIQP says solved, the point is finite, feasible to
-    ``FEASIBILITY_TOL`` (:func:`dual_violation`: the number of :func:`tpm_models.solvers.dense.matrix_violation`)
-    and its objective finite. That saves the generic wrapper's 0.07 ms per class (a warm Wine fit took 1.4 ms).
-    Any other outcome, and any other
-    solver, goes through :func:`~tpm_models.solvers.solve_matrices`, which returns its verified optimum or raises
-    :class:`tpm_models.solvers.common.NoOptimalSolutionError` with what the solver returned."""
-    if (default_solver("QP") if solver == "default" else solver) == "piqp":
-        dense = piqp_dense_solver(qp.P, qp.q, qp.A, qp.b, qp.x_l, qp.x_u)
-        if dense.solve() == piqp.PIQP_SOLVED:
-            lam = np.array(dense.result.x, dtype=float)
-            if dual_violation(qp, lam) <= FEASIBILITY_TOL and math.isfinite(qp.objective(lam)):  # inf: not finite
-                return lam
-    return solve_matrices(qp, solver).values["x"]
-
-
-def dual_violation(qp: QPMatrices, lam: np.ndarray) -> float:
-    """:func:`tpm_models.solvers.dense.matrix_violation`, the same number: ``inf`` if ``lam`` is not finite, else
-    for a dual of :func:`tpm_models.models.shapes.dual_matrices` (no rows :math:`G`) the largest of
-    :math:`|A\\lambda - b|`, :math:`x_l - \\lambda` and :math:`\\lambda - x_u` (and 0), by the same expressions;
-    a QP with rows :math:`G` goes to ``matrix_violation`` itself."""
-    if qp.G.shape[0] or not np.isfinite(lam).all():
-        return matrix_violation(qp, lam)
-    largest = np.maximum.reduce  # what np.max calls, without its Python wrapper
-    return max(0.0, float(largest(np.abs(qp.A @ lam - qp.b))), float(largest(qp.x_l - lam)),
-               float(largest(lam - qp.x_u)))
-
-
 def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: float, alpha: float, solver: str,
                     free_tol: float = FREE_TOL, sign: int = 1) -> Hyperplane:
     """The dense path for one hyperplane: the dual (16)/(19) of ``X_own`` (:math:`X_c`) against ``X_other``
     (:math:`X_{-c}`) (with ``sign=-1``, (5)/(13) of :math:`X_-` against :math:`X_+`) from
     :func:`tpm_models.models.shapes.gram_blocks` and :func:`tpm_models.models.shapes.dual_matrices` by
-    :func:`solve_dense_dual`, then (17)/(20) (or (7)) with :math:`\\theta` by errata 5.
+    :func:`tpm_models.solvers.dense.solve_matrices` (``solver``: ``"default"`` or a backend that takes a QP in
+    matrix form), then (17)/(20) (or (7)) with :math:`\\theta` by errata 5.
 
     The numbers of :func:`tpm_models.models.recovery.recover` (the same :math:`\\lambda` to the last bit; the same
     :math:`\\theta`, ``free`` and :math:`\\langle w,w\\rangle` up to the order of one sum, 1e-15 relative), but every
@@ -246,7 +205,7 @@ def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: 
     ``fit`` nor ``predict`` computes it again)."""
     gram_own, gram_other_own = gram_blocks(kernel, X_own, X_other)
     qp = dual_matrices(gram_own, gram_other_own, nu, alpha)
-    lam = solve_dense_dual(qp, solver)
+    lam = solve_matrices(qp, solver).values["x"]
     a = nu / len(X_other)
     gram_own_other = gram_other_own.T
     # Hyperplane.w_phi(X_own) = sign (K(X_own,X_own) lam - a K(X_own,X_other) e) = sign (P lam + q): qp.q is

@@ -15,9 +15,9 @@ from tpm_models.kernels import Kernel
 from tpm_models.learn.decomposition import DecompositionError, DecompositionWarning
 from tpm_models.learn.kernel_sums import self_kernel
 from tpm_models.models.recovery import DEGENERATE_TOL
-from tpm_models.solvers import MATRIX_SOLVERS
 from tpm_models.solvers.backends.registry import BACKENDS, available_solvers
 from tpm_models.solvers.common import SolverUnavailableError
+from tpm_models.solvers.dense import matrix_solvers
 
 log = logging.getLogger(__name__)
 
@@ -101,10 +101,10 @@ def check_backend(backend: object, solver: str) -> str:
             f"'decomposition' (kernel rows on demand, for large sets) or 'pyomo' (build the Pyomo model and "
             f"solve it); got {backend!r}"
         )
-    if backend in ("dense", "auto") and solver != "default" and solver not in MATRIX_SOLVERS:
+    if backend in ("dense", "auto") and solver != "default" and solver not in matrix_solvers():
         raise ValueError(
             f"solver {solver!r} solves Pyomo models: pass backend='pyomo' to use it, or keep backend={backend!r} "
-            f"with solver 'default' or one of {sorted(MATRIX_SOLVERS)}"
+            f"with solver 'default' or one of {matrix_solvers()} (the backends that take a QP in matrix form)"
         )
     if backend == "decomposition" and solver != "default":
         raise ValueError(

@@ -12,7 +12,7 @@ module              what it holds
 ``variables``       a model's variables, their bounds and domains
 ``program``         :class:`Program`: the model as a solve reads it, once, passed down
 ``matrices``        a Pyomo QP read into dense or sparse matrices (PIQP, DAQP, the fast paths)
-``dense``           :func:`solve_matrices`: PIQP or DAQP on a QP in matrix form, no Pyomo model
+``dense``           :func:`solve_matrices`: a backend that takes a QP in matrix form, no Pyomo model
 ``conic``           a Pyomo model read into Clarabel's cones
 ``powsoc``          power cones of a rational exponent written as second-order cones
 ``compare``         relative gaps and distances between two solutions
@@ -53,7 +53,7 @@ from tpm_models.solvers.common import (
     Termination,
 )
 from tpm_models.solvers.components import UnsupportedComponentError
-from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution, solve_matrices
+from tpm_models.solvers.dense import MatrixSolution, WarmStart, matrix_solvers, solve_matrices
 from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.program import Program, objective_of, title
 from tpm_models.solvers.structure import ModelTraits, max_violation, model_class, model_traits, values_of
@@ -62,9 +62,9 @@ __all__ = [
     "available_solvers", "Backend", "backend_for", "BACKENDS", "Certificate", "certify", "DEFAULT", "default_solver",
     "DENSE_QP_TOL", "FEASIBILITY_TOL", "KKT_FAIL_TOL", "KKT_TOL", "MIP_GAP", "ModelError", "ModelTraits",
     "model_traits", "PSD_TOL", "SolutionStatus",
-    "is_licence_limit", "ITERATION_LIMIT", "MATRIX_SOLVERS", "MatrixSolution", "max_violation", "model_class",
+    "is_licence_limit", "ITERATION_LIMIT", "matrix_solvers", "MatrixSolution", "max_violation", "model_class",
     "NoOptimalSolutionError", "objective_of", "OPTIMALITY_TOL", "Program", "register_backend", "SCIP_TIME_LIMIT",
     "solve",
     "solve_matrices", "SolveResult", "SolverUnavailableError", "Termination", "title", "UnsupportedComponentError",
-    "values_of",
+    "values_of", "WarmStart",
 ]

@@ -1,11 +1,18 @@
-"""Dense QP solvers on a QP in matrix form (:class:`tpm_models.qp.QPMatrices`), without a Pyomo model.
+"""Backends on a QP in matrix form (:class:`tpm_models.qp.QPMatrices`), without a Pyomo model.
 
-:func:`solve_matrices` runs PIQP or DAQP (:data:`MATRIX_SOLVERS`, with the settings of
-``solve(model, "piqp")`` and ``solve(model, "daqp")``) on matrices such as those of
-:func:`tpm_models.models.shapes.dual_matrices`, with :func:`tpm_models.solvers.dispatch.solve`'s verification:
-``OPTIMAL`` only when the solver says so and the point is finite and feasible to ``FEASIBILITY_TOL``.
-The estimators' default route (``backend="dense"``). The Pyomo backends ``piqp`` and ``daqp`` run the
-same functions on :func:`tpm_models.solvers.matrices.qp_matrices` of a model.
+A backend that takes one declares it in the one registry, ``register_backend(..., matrix_run=...)``
+(:attr:`tpm_models.solvers.backends.registry.Backend.matrix_run`; PIQP and DAQP do, with the settings of
+``solve(model, "piqp")`` and ``solve(model, "daqp")``). :func:`solve_matrices` looks the backend up there, runs it on
+matrices such as those of :func:`tpm_models.models.shapes.dual_matrices` and verifies its point as
+:func:`tpm_models.solvers.dispatch.solve` does: ``OPTIMAL`` only when the solver says so and the point is finite and
+feasible to ``FEASIBILITY_TOL``. It is the estimators' one entry to a dense solver (:mod:`tpm_models.learn`); the
+Pyomo backends ``piqp`` and ``daqp`` run the same ``matrix_run`` on
+:func:`tpm_models.solvers.matrices.qp_matrices` of a model.
+
+The contract of ``matrix_run(qp, options=None, warm=None) -> MatrixSolution``: solve ``qp`` with the backend's
+settings, then ``options`` (the solver's own names; an unknown one raises ``ValueError``); ``warm``, a
+:class:`WarmStart`, keeps the solver set up between runs on QPs that differ only in ``q``, ``b``, ``h`` and the
+bounds (a backend that cannot keep one solves afresh).
 """
 
 from __future__ import annotations
@@ -13,14 +20,13 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from tpm_models.qp import QPMatrices
 from tpm_models.solvers import common
-from tpm_models.solvers.backends.registry import BACKENDS, default_solver
+from tpm_models.solvers.backends.registry import BACKENDS, Backend, default_solver
 from tpm_models.solvers.common import (
     NoOptimalSolutionError,
     SolutionStatus,
@@ -34,7 +40,7 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class MatrixSolution:
-    """What a dense QP solver returned on :class:`~tpm_models.qp.QPMatrices`: its termination, the
+    """What a backend's ``matrix_run`` returned on :class:`~tpm_models.qp.QPMatrices`: its termination, the
     point ``x`` and the multipliers of the minimised form (:math:`\\partial\\min/\\partial b`,
     :math:`\\partial\\min/\\partial h`)."""
 
@@ -45,50 +51,91 @@ class MatrixSolution:
     message: str
 
 
-MATRIX_SOLVERS: dict[str, Callable[[QPMatrices], MatrixSolution]] = {}
-"""The dense QP solvers that take :class:`~tpm_models.qp.QPMatrices` directly (:func:`solve_matrices`);
-``backends/piqp.py`` and ``backends/daqp.py`` add theirs."""
+@dataclass
+class WarmStart:
+    """A backend's solver kept set up between runs (``matrix_run(qp, warm=...)``, :func:`solve_matrices`).
+
+    A run given a ``WarmStart`` that :meth:`holds` a solver set up on the same ``P``, ``A`` and ``G`` arrays as
+    ``qp`` (the same objects: the caller keeps them, as :class:`tpm_models.learn.fastqp.ClassDual` does) updates
+    ``q``, ``b``, ``h`` and the bounds in it and re-solves (DAQP from its last working set); any other run sets the
+    solver up and keeps it here. A fresh ``WarmStart`` gives a cold run."""
+
+    solver: object | None = None
+    matrices: tuple = ()
+    arrays: tuple = ()
+    """The arrays the solver was set up with, kept alive (a solver may point into them rather than copy them)."""
+
+    def holds(self, qp: QPMatrices) -> bool:
+        """A solver set up on ``qp.P``, ``qp.A`` and ``qp.G`` (identity, not equality) is kept here."""
+        return self.solver is not None and len(self.matrices) == 3 and all(
+            kept is given for kept, given in zip(self.matrices, (qp.P, qp.A, qp.G)))
+
+    def keep(self, solver: object, qp: QPMatrices, arrays: tuple = ()) -> None:
+        """Keep ``solver``, set up on ``qp`` from ``arrays``."""
+        self.solver, self.matrices, self.arrays = solver, (qp.P, qp.A, qp.G), arrays
+
+
+def matrix_solvers() -> list[str]:
+    """The registered backends that take a QP in matrix form (``Backend.matrix_run``), sorted."""
+    return sorted(name for name, backend in BACKENDS.items() if backend.matrix_run is not None)
+
+
+def matrix_backend(solver: str) -> Backend:
+    """The backend ``solver`` names (``"default"``: ``default_solver("QP")``) when it takes a QP in matrix form;
+    else :class:`~tpm_models.solvers.common.SolverUnavailableError` naming those that do."""
+    backend = BACKENDS.get(default_solver("QP") if solver == "default" else solver)
+    if backend is None or backend.matrix_run is None:
+        raise SolverUnavailableError(
+            f"solver {solver!r} does not take a QP in matrix form; use 'default' or one of {matrix_solvers()}")
+    return backend
 
 
 def matrix_violation(qp: QPMatrices, x: np.ndarray) -> float:
-    """Largest violation of the rows and bounds of ``qp`` at ``x`` (absolute; ``inf`` if ``x`` is not finite)."""
+    """Largest violation of the rows and bounds of ``qp`` at ``x`` (absolute, 0 when none is violated; ``inf`` if
+    ``x`` is not finite)."""
     if not np.isfinite(x).all():
         return math.inf
-    parts = [np.abs(qp.A @ x - qp.b), qp.h_l - qp.G @ x, qp.G @ x - qp.h_u, qp.x_l - x, x - qp.x_u]
-    return float(max([0.0] + [float(np.max(v)) for v in parts if v.size]))
-def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bool = True) -> SolveResult:
-    """Solve the QP ``qp`` (:class:`~tpm_models.qp.QPMatrices`) with a dense solver, no Pyomo model.
+    largest = np.maximum.reduce  # np.max without its Python wrapper: the duals of a fit are solved thousands of times
+    worst = max(0.0, float(largest(qp.x_l - x)), float(largest(x - qp.x_u))) if len(x) else 0.0
+    if len(qp.b):
+        worst = max(worst, float(largest(np.abs(qp.A @ x - qp.b))))
+    if len(qp.h_l):
+        Gx = qp.G @ x
+        worst = max(worst, float(largest(qp.h_l - Gx)), float(largest(Gx - qp.h_u)))
+    return worst
 
-    ``solver``: ``"default"`` (``default_solver("QP")``) or one of :data:`MATRIX_SOLVERS`, run with the settings
-    of ``solve(model, solver)``. The same verification as :func:`solve`: ``OPTIMAL`` only if the solver
-    says so and the point is finite and feasible to ``FEASIBILITY_TOL``; otherwise raises
-    :class:`NoOptimalSolutionError` (or, with ``raise_on_failure=False``, returns the non-optimal result).
+
+def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bool = True, *,
+                   options: dict | None = None, warm: WarmStart | None = None) -> SolveResult:
+    """Solve the QP ``qp`` (:class:`~tpm_models.qp.QPMatrices`) with a backend that takes it, no Pyomo model.
+
+    ``solver``: ``"default"`` (``default_solver("QP")``) or a backend of :func:`matrix_solvers` (else
+    :class:`SolverUnavailableError`), run with the settings of ``solve(model, solver)`` and then ``options``;
+    ``warm``: a :class:`WarmStart` to keep the solver set up in. The same verification as :func:`solve`:
+    ``OPTIMAL`` only if the solver says so and the point is finite and feasible to ``FEASIBILITY_TOL``; otherwise
+    raises :class:`NoOptimalSolutionError` (or, with ``raise_on_failure=False``, returns the non-optimal result).
     ``values["x"]`` is the point, ``objective`` the objective in the model's own sense.
     """
-    name = default_solver("QP") if solver == "default" else solver
-    if name not in MATRIX_SOLVERS:
-        raise SolverUnavailableError(
-            f"solver {solver!r} does not take a QP in matrix form; use 'default' or one of {sorted(MATRIX_SOLVERS)}"
-        )
+    backend = matrix_backend(solver)
     start = time.perf_counter()
     try:
-        sol = MATRIX_SOLVERS[name](qp)
+        sol = backend.matrix_run(qp, options, warm)
     except Exception as exc:  # a crash inside the solver is a failure, not a crash
-        log.warning("%s raised %s: %s", name, type(exc).__name__, exc)
+        log.warning("%s raised %s: %s", backend.name, type(exc).__name__, exc)
         sol = MatrixSolution(Termination.ERROR, np.full(len(qp.q), np.nan), np.zeros(0), np.zeros(0),
                              f"{type(exc).__name__}: {exc}")
     seconds = time.perf_counter() - start
     violation = matrix_violation(qp, sol.x)
     termination, message = sol.termination, sol.message
-    objective = qp.objective(sol.x) if np.isfinite(sol.x).all() else None
+    objective = None if violation == math.inf else qp.objective(sol.x)  # inf: a point not finite (or no bound)
     if termination is Termination.OPTIMAL and (
         objective is None or not math.isfinite(objective) or violation > common.FEASIBILITY_TOL
     ):
         termination = Termination.NUMERICAL_ERROR
         message = f"reported optimal but max violation {violation:.3g} / objective {objective}"
     result = SolveResult(
-        solver=name,
-        solver_version=BACKENDS[name].solver_version(),
+        solver=backend.name,
+        solver_version=backend.solver_version(),
         termination=termination,
         objective=objective if termination is Termination.OPTIMAL else None,
         values={"x": sol.x},
@@ -100,7 +147,7 @@ def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bo
         solver_termination=sol.termination,
     )
     if not result.optimal:
-        log.warning("%s on a QP in matrix form: %s %s", name, termination.value, message)
+        log.warning("%s on a QP in matrix form: %s %s", backend.name, termination.value, message)
         if raise_on_failure:
             raise NoOptimalSolutionError(result)
     return result

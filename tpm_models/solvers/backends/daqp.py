@@ -9,55 +9,94 @@ from tpm_models.qp import QPMatrices
 from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import DENSE_QP_TOL, OPTIMALITY_TOL, Termination
-from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution
+from tpm_models.solvers.dense import MatrixSolution, WarmStart
 from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices
 
+DAQP_SETTINGS = {"eps_prox": 1e-2, "eta_prox": DENSE_QP_TOL, "primal_tol": OPTIMALITY_TOL,
+                 "iter_limit": common.ITERATION_LIMIT}
+"""The settings of ``solve(model, "daqp")`` and of every DAQP run on matrices: full proximal regularisation (the
+Hessians are singular) run to a ``DENSE_QP_TOL`` outer tolerance (the default automatic mode left w of (15) 1e-6 off
+on Wine)."""
 
-def daqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict | None = None) -> MatrixSolution:
-    """DAQP on the dense matrices ``qp``, with the settings of ``solve(model, "daqp")`` and then the user's
-    ``options`` (keywords of ``daqp.solve``: ``primal_tol``, ``iter_limit``, ``time_limit``...)."""
-    from ctypes import c_double, c_int
+DAQP_EQUALITY = 5
+"""DAQP's ``sense`` of a row that holds with equality (active and immutable)."""
 
-    import daqp
+DAQP_TERMINATIONS = {1: Termination.OPTIMAL, 2: Termination.OPTIMAL, -1: Termination.INFEASIBLE,
+                     -3: Termination.INFEASIBLE_OR_UNBOUNDED, -4: Termination.ITERATION_LIMIT}
+"""DAQP's exit flags (1 optimal, 2 soft optimal; -3: a ray, no feasible point); any other is an error."""
 
-    n = len(qp.q)
-    # DAQP takes simple bounds first (rows of the identity), then general rows
-    A = np.vstack([qp.A, qp.G])
+
+DAQP_INFINITY = 1e30
+"""DAQP's infinite bound: larger bounds are clipped to it."""
+
+
+def daqp_bounds(qp: QPMatrices) -> tuple[np.ndarray, np.ndarray]:
+    """The upper and lower bounds of ``qp``'s rows as DAQP takes them: the simple bounds first (rows of the
+    identity), then the equality rows (both bounds ``b``) and the rows ``G``; clipped to :data:`DAQP_INFINITY`."""
     upper = np.concatenate([qp.x_u, qp.b, qp.h_u])
     lower = np.concatenate([qp.x_l, qp.b, qp.h_l])
-    sense = np.concatenate(
-        [np.zeros(n), np.full(len(qp.b), 5), np.zeros(len(qp.h_l))]
-    ).astype(c_int)  # 5 = equality (active, immutable)
-    big = 1e30
-    # full proximal regularisation (the Hessians are singular) run to a 1e-12 outer
-    # tolerance: the default automatic mode left w of (15) 1e-6 off on Wine.
-    settings = {"eps_prox": 1e-2, "eta_prox": DENSE_QP_TOL, "primal_tol": OPTIMALITY_TOL,
-                "iter_limit": common.ITERATION_LIMIT, **({"time_limit": float(time_limit)} if time_limit else {}),
-                **(options or {})}
-    x, _, exitflag, info = daqp.solve(
-        np.ascontiguousarray(qp.P, dtype=c_double), np.ascontiguousarray(qp.q, dtype=c_double),
-        np.ascontiguousarray(A, dtype=c_double),
-        np.ascontiguousarray(np.clip(upper, -big, big), dtype=c_double),
-        np.ascontiguousarray(np.clip(lower, -big, big), dtype=c_double),
-        sense, **settings,
-    )
-    names = {1: Termination.OPTIMAL, 2: Termination.OPTIMAL, -1: Termination.INFEASIBLE,
-             -3: Termination.INFEASIBLE_OR_UNBOUNDED, -4: Termination.ITERATION_LIMIT}  # -3: a ray, no feasible point
-    lam = np.asarray(info["lam"])[n:]
+    if not (np.maximum.reduce(upper, initial=-np.inf) <= DAQP_INFINITY
+            and np.minimum.reduce(lower, initial=np.inf) >= -DAQP_INFINITY):
+        upper, lower = np.clip(upper, -DAQP_INFINITY, DAQP_INFINITY), np.clip(lower, -DAQP_INFINITY, DAQP_INFINITY)
+    return upper, lower
+
+
+def daqp_arrays(qp: QPMatrices) -> tuple[np.ndarray, ...]:
+    """``qp`` as DAQP takes it, ``(H, f, A, bupper, blower, sense)`` (C-ordered doubles, :func:`daqp_bounds`, the
+    rows ``A`` then ``G``; numpy's own dtypes: a ``ctypes`` type as dtype costs 10 us a conversion)."""
+    n = len(qp.q)
+    upper, lower = daqp_bounds(qp)
+    sense = np.concatenate([np.zeros(n), np.full(len(qp.b), DAQP_EQUALITY), np.zeros(len(qp.h_l))]).astype(np.intc)
+    return (np.ascontiguousarray(qp.P, dtype=np.float64), np.ascontiguousarray(qp.q, dtype=np.float64),
+            np.ascontiguousarray(np.vstack([qp.A, qp.G]), dtype=np.float64), upper, lower, sense)
+
+
+def daqp_matrices(qp: QPMatrices, options: dict | None = None, warm: WarmStart | None = None) -> MatrixSolution:
+    """DAQP on the dense matrices ``qp`` (the ``matrix_run`` of the ``daqp`` backend: the contract of
+    :func:`tpm_models.solvers.dense.solve_matrices`), with :data:`DAQP_SETTINGS` and then the user's ``options``
+    (DAQP's settings: ``primal_tol``, ``iter_limit``, ``eps_prox``...). Without ``warm``: ``daqp.solve``. With a
+    :class:`~tpm_models.solvers.dense.WarmStart`: a ``daqp.Model`` kept there, updated (``q`` and the bounds) and
+    started from its last working set when it was set up on the same ``P``, ``A``, ``G``, else set up and kept
+    (the same iterates as ``daqp.solve`` on a fresh one)."""
+    import daqp
+
+    if warm is not None and warm.holds(qp):
+        upper, lower = daqp_bounds(qp)
+        warm.solver.update(f=np.ascontiguousarray(qp.q, dtype=np.float64), bupper=upper, blower=lower)
+        x, _, exitflag, info = warm.solver.solve()
+    else:
+        settings = {**DAQP_SETTINGS, **(options or {})}
+        arrays = daqp_arrays(qp)
+        if warm is None:
+            x, _, exitflag, info = daqp.solve(*arrays, **settings)
+        else:
+            model = daqp.Model()
+            unknown = set(settings) - set(model.settings)
+            if unknown:
+                raise ValueError(f"DAQP has no settings {sorted(unknown)} (see DAQP's documentation, parameters)")
+            model.settings = settings
+            flag, _ = model.setup(*arrays)
+            if flag < 0:
+                return MatrixSolution(Termination.ERROR, np.full(len(qp.q), np.nan), np.zeros(0), np.zeros(0),
+                                      f"setup exitflag {int(flag)}")
+            warm.keep(model, qp, arrays)
+            x, _, exitflag, info = model.solve()
+    lam = np.asarray(info["lam"])[len(qp.q):]
     # DAQP: L = f + lam'(Ax - bound); d min / d bound = -lam
     m_eq = len(qp.b)
-    return MatrixSolution(names.get(int(exitflag), Termination.ERROR), np.array(x, dtype=float), -lam[:m_eq],
-                          -lam[m_eq:], f"exitflag {int(exitflag)}")
+    return MatrixSolution(DAQP_TERMINATIONS.get(int(exitflag), Termination.ERROR), np.array(x, dtype=float),
+                          -lam[:m_eq], -lam[m_eq:], f"exitflag {int(exitflag)}")
 
 
 def run_daqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
     """The ``daqp`` backend: :func:`daqp_matrices` on the model's dense matrices (refused with what to do when they
-    would not fit: :func:`~tpm_models.solvers.matrices.check_dense_fits`), the values and duals loaded back."""
+    would not fit: :func:`~tpm_models.solvers.matrices.check_dense_fits`), the values and duals loaded back. DAQP is
+    registered without a time limit, so ``time_limit`` is always ``None`` here."""
     qp = qp_matrices(model)
-    sol = daqp_matrices(qp, time_limit, options)
+    sol = daqp_matrices(qp, options)
     load_values(qp, sol.x)
     return sol.termination, dense_duals(qp, sol.eq_duals, sol.ineq_duals), sol.message
 
 
-MATRIX_SOLVERS["daqp"] = daqp_matrices
-register_backend("daqp", "daqp", {"LP", "QP"}, run_daqp, time_limit=False)  # DAQP has no time limit
+register_backend("daqp", "daqp", {"LP", "QP"}, run_daqp, time_limit=False,  # DAQP has no time limit
+                 matrix_run=daqp_matrices)

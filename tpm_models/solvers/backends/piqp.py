@@ -7,6 +7,8 @@ rows x columns is dense (dense, (15) at 10^4 points took 10 s, and 10^5 points d
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pyomo.core as pyo
 
@@ -14,7 +16,7 @@ from tpm_models.qp import QPMatrices
 from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import DENSE_QP_TOL, Termination
-from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution
+from tpm_models.solvers.dense import MatrixSolution, WarmStart
 from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices, sparse_qp_matrices
 from tpm_models.solvers.merged_columns import MERGE_COLUMNS, rank_one_columns
 from tpm_models.solvers.program import Program
@@ -40,11 +42,11 @@ data are min-max scaled, rows of order one) are at most this is taken as optimal
 judges its point, as for any backend's; else it is an iteration limit (the default solver then falls back)."""
 
 
-def piqp_settings(time_limit: float | None = None, options: dict | None = None, sparse: bool = False) -> dict:
+def piqp_settings(options: dict | None = None, sparse: bool = False) -> dict:
     """The settings of ``solve(model, "piqp")``: :data:`~tpm_models.solvers.common.DENSE_QP_TOL` residuals and gap,
     :data:`~tpm_models.solvers.common.ITERATION_LIMIT` (:data:`PIQP_MAX_ITER` for the ``sparse`` solver), then the
-    user's ``options`` (PIQP's names). PIQP has no time limit: ``time_limit`` is not passed (cap ``max_iter``
-    instead)."""
+    user's ``options`` (PIQP's names). PIQP has no time limit (the backend says so: ``time_limit=False``; cap
+    ``max_iter`` instead)."""
     cap = min(common.ITERATION_LIMIT, PIQP_MAX_ITER) if sparse else common.ITERATION_LIMIT
     settings = {"verbose": False, "eps_abs": DENSE_QP_TOL, "eps_rel": DENSE_QP_TOL, "check_duality_gap": True,
                 "eps_duality_gap_abs": DENSE_QP_TOL, "eps_duality_gap_rel": DENSE_QP_TOL, "max_iter": cap}
@@ -56,8 +58,10 @@ def stalled_but_accurate(status, result) -> str | None:
     ``None``: not at the cap, a point that is not finite, or a residual above the tolerance."""
     import piqp
 
+    if status != piqp.PIQP_MAX_ITER_REACHED:
+        return None
     info = getattr(result, "info", None)
-    if status != piqp.PIQP_MAX_ITER_REACHED or info is None or not np.isfinite(np.asarray(result.x)).all():
+    if info is None or not np.isfinite(np.asarray(result.x)).all():
         return None
     worst = max(abs(float(getattr(info, name, np.inf))) for name in ("primal_res", "dual_res", "duality_gap"))
     if not worst <= PIQP_ACCEPT_TOL:
@@ -66,48 +70,78 @@ def stalled_but_accurate(status, result) -> str | None:
             f"{PIQP_ACCEPT_TOL:g}: taken as optimal, judged by the certificate")
 
 
-def piqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict | None = None,
-                  merge: bool = MERGE_COLUMNS) -> MatrixSolution:
-    """PIQP on the matrices ``qp``, with the settings of ``solve(model, "piqp")`` (:func:`piqp_settings`): its sparse
-    solver when ``qp.P`` is a ``scipy.sparse`` matrix (:func:`~tpm_models.solvers.matrices.sparse_qp_matrices`), on
-    ``qp`` with the columns of ``G`` that enter a large block of rows in fixed ratios merged
-    (:mod:`tpm_models.solvers.merged_columns`; the point mapped back) unless ``merge`` is false, else its dense
-    one."""
+def finite(a: np.ndarray) -> np.ndarray:
+    """``a`` with its infinite entries as PIQP's "infinity", :math:`\\pm 10^{30}` (``a`` itself when all are
+    finite: the bounds of the duals)."""
+    return a if np.isfinite(a).all() else np.where(np.isfinite(a), a, np.sign(a) * 1e30)
+
+
+def piqp_setup(qp: QPMatrices, options: dict | None = None):
+    """PIQP's solver set up (not yet solved) on ``qp``, with :func:`piqp_settings`: its ``SparseSolver`` when
+    ``qp.P`` is a ``scipy.sparse`` matrix (the upper triangle of ``P``, CSC), else its ``DenseSolver`` (Fortran
+    order); no rows ``A`` or ``G`` are passed as ``None``, infinite bounds as :func:`finite`. An unknown setting
+    in ``options`` raises ``ValueError``."""
     import piqp
     import scipy.sparse as sp
 
     sparse = sp.issparse(qp.P)
     solver = piqp.SparseSolver() if sparse else piqp.DenseSolver()
-    for key, value in piqp_settings(time_limit, options, sparse).items():
-        if not hasattr(solver.settings, key):
+    known = solver.settings
+    for key, value in piqp_settings(options, sparse).items():
+        if options and key in options and not hasattr(known, key):
             raise ValueError(f"PIQP has no setting {key!r} (see piqp's documentation, Settings)")
-        setattr(solver.settings, key, value)
-    finite = lambda a: np.where(np.isfinite(a), a, np.sign(a) * 1e30)  # noqa: E731  PIQP's "infinity"
-    merged = rank_one_columns(qp.G) if sparse and merge and len(qp.h_l) else None
-    original, qp = qp, (qp if merged is None else merged.qp(qp))
-    if sparse:
-        matrix = lambda M: sp.csc_matrix(M)  # noqa: E731
-        P = sp.triu(qp.P, format="csc")  # PIQP reads the upper triangle
-    else:
-        matrix = np.asfortranarray
-        P = np.asfortranarray(qp.P)
+        setattr(known, key, value)
+    matrix = sp.csc_matrix if sparse else np.asfortranarray
+    rows = len(qp.h_l) > 0
     solver.setup(
-        P, qp.q,
+        sp.triu(qp.P, format="csc") if sparse else np.asfortranarray(qp.P), qp.q,
         matrix(qp.A) if len(qp.b) else None, qp.b if len(qp.b) else None,
-        matrix(qp.G) if len(qp.h_l) else None,
-        finite(qp.h_l) if len(qp.h_l) else None, finite(qp.h_u) if len(qp.h_u) else None,
+        matrix(qp.G) if rows else None, finite(qp.h_l) if rows else None, finite(qp.h_u) if rows else None,
         finite(qp.x_l), finite(qp.x_u),
     )
-    status = solver.solve()
-    names = {
+    return solver
+
+
+@functools.cache
+def piqp_terminations() -> dict:
+    """PIQP's statuses as :class:`~tpm_models.solvers.common.Termination` s (built once: the duals of a fit are
+    solved thousands of times); any other status is an error."""
+    import piqp
+
+    return {
         piqp.PIQP_SOLVED: Termination.OPTIMAL,
         piqp.PIQP_MAX_ITER_REACHED: Termination.ITERATION_LIMIT,
         piqp.PIQP_PRIMAL_INFEASIBLE: Termination.INFEASIBLE,
         piqp.PIQP_DUAL_INFEASIBLE: Termination.INFEASIBLE_OR_UNBOUNDED,  # dual infeasible: unbounded if feasible
         piqp.PIQP_NUMERICS: Termination.NUMERICAL_ERROR,
     }
+
+
+def piqp_matrices(qp: QPMatrices, options: dict | None = None, warm: WarmStart | None = None,
+                  merge: bool = MERGE_COLUMNS) -> MatrixSolution:
+    """PIQP on the matrices ``qp`` (the ``matrix_run`` of the ``piqp`` backend: the contract of
+    :func:`tpm_models.solvers.dense.solve_matrices`), set up by :func:`piqp_setup`. Sparse ``qp``: the columns of
+    ``G`` that enter a large block of rows in fixed ratios merged (:mod:`tpm_models.solvers.merged_columns`; the
+    point mapped back) unless ``merge`` is false. Dense ``qp`` with ``warm``
+    (:class:`~tpm_models.solvers.dense.WarmStart`): the solver kept there is updated (``q``, ``b``, ``h``, bounds)
+    when it was set up on the same ``P``, ``A``, ``G``, else set up and kept."""
+    import scipy.sparse as sp
+
+    sparse = sp.issparse(qp.P)
+    merged = rank_one_columns(qp.G) if sparse and merge and len(qp.h_l) else None
+    original, qp = qp, (qp if merged is None else merged.qp(qp))
+    if warm is not None and not sparse and warm.holds(qp):
+        solver = warm.solver
+        rows = len(qp.h_l) > 0
+        solver.update(c=qp.q, b=qp.b if len(qp.b) else None, h_l=finite(qp.h_l) if rows else None,
+                      h_u=finite(qp.h_u) if rows else None, x_l=finite(qp.x_l), x_u=finite(qp.x_u))
+    else:
+        solver = piqp_setup(qp, options)
+        if warm is not None and not sparse:
+            warm.keep(solver, qp)
+    status = solver.solve()
     r = solver.result
-    termination, message = names.get(status, Termination.ERROR), str(status)
+    termination, message = piqp_terminations().get(status, Termination.ERROR), str(status)
     accepted = stalled_but_accurate(status, r)
     if accepted is not None:
         termination, message = Termination.OPTIMAL, accepted
@@ -130,11 +164,10 @@ def run_piqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict |
     """The ``piqp`` backend: :func:`piqp_matrices` on the model's matrices (``prepared``: :func:`piqp_program`),
     the values and duals loaded back."""
     qp = piqp_program(Program(model)) if prepared is None else prepared
-    sol = piqp_matrices(qp, time_limit, options)
+    sol = piqp_matrices(qp, options)
     load_values(qp, sol.x)
     return sol.termination, dense_duals(qp, sol.eq_duals, sol.ineq_duals), sol.message
 
 
-MATRIX_SOLVERS["piqp"] = piqp_matrices
-# PIQP 0.7 has no time limit
-register_backend("piqp", "piqp", {"LP", "QP"}, run_piqp, time_limit=False, prepare=piqp_program)
+register_backend("piqp", "piqp", {"LP", "QP"}, run_piqp, time_limit=False,  # PIQP 0.7 has no time limit
+                 prepare=piqp_program, matrix_run=piqp_matrices)

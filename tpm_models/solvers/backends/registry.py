@@ -66,6 +66,10 @@ class Backend:
     (:class:`~tpm_models.solvers.program.Program`; Clarabel's conic form, PIQP's matrices), or
     :class:`tpm_models.solvers.matrices.NotAQPError` saying why the backend cannot take the model. Called once per
     solve by :func:`prepared_backend` (the refusal check) and handed to ``run`` as ``prepared``."""
+    matrix_run: Callable[..., object] | None = None
+    """The backend takes a QP in matrix form (:class:`tpm_models.qp.QPMatrices`), no Pyomo model:
+    ``matrix_run(qp, options=None, warm=None)`` returns a :class:`tpm_models.solvers.dense.MatrixSolution`
+    (:func:`tpm_models.solvers.dense.solve_matrices` runs and verifies it); ``None``: it takes models only."""
 
     def installed(self) -> bool:
         """Whether ``package`` can be imported here."""
@@ -102,7 +106,8 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                      ready: Callable[[], bool] | None = None, *, integers: bool = False, sos: bool = False,
                      nonconvex: bool = False, time_limit: bool = True, proves_convexity: bool = False,
                      prepare: Callable[[Program], object] | None = None,
-                     licence_limit: Callable[[BaseException], bool] | None = None) -> Backend:
+                     licence_limit: Callable[[BaseException], bool] | None = None,
+                     matrix_run: Callable[..., object] | None = None) -> Backend:
     """Join the capability table: ``solve(model, name)`` then runs ``run`` on models of ``model_classes``
     when ``package`` is installed. ``integers``, ``nonconvex``, ``time_limit``,
     ``proves_convexity``: see :class:`Backend`. See
@@ -115,7 +120,7 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                          f"{list(SOLVABLE_CLASSES)} (tpm_models.validation.SOLVABLE_CLASSES)")
     backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready, integers=integers,
                       sos=sos, nonconvex=nonconvex, time_limit=time_limit, proves_convexity=proves_convexity,
-                      licence_limit=licence_limit, prepare=prepare)
+                      licence_limit=licence_limit, prepare=prepare, matrix_run=matrix_run)
     BACKENDS[name] = backend
     return backend
 
