@@ -438,7 +438,7 @@ def test_the_schur_factors_solve_the_same_newton_system(eq, kwargs):
 
 def test_pinned_bounds_polish_large_models_to_the_same_point(monkeypatch):
     """From POLISH_LARGE unknowns on, the active rows of one entry (the bounds xi_i >= 0) are pinned and leave the
-    Newton system with their columns (POLISH_PIN): on (28) at 10^6 points that system went from 749,892 unknowns
+    Newton system with their columns (``pin``): on (28) at 10^6 points that system went from 749,892 unknowns
     and 68 million nonzeros in its LU factors to 250,000 and 10 s to 1 s (docs/bench-scale.md). (28) and (29) on
     10^4 points of the scale benchmark's data (about 7,500 unknowns), polished from Clarabel's point with and without
     the pins: both accepted, KKT points (POLISH_ACCEPT) of a smaller Newton matrix, x the same to 1e-12 (relative to
@@ -455,9 +455,9 @@ def test_pinned_bounds_polish_large_models_to_the_same_point(monkeypatch):
         assert form.A.shape[0] + form.A.shape[1] >= polish_module.POLISH_LARGE
         results = {}
         for pin in (True, False):
-            monkeypatch.setattr(polish_module, "POLISH_PIN", pin)
             factorised.clear()
-            results[pin] = polish(form.P, form.q, form.A, form.b, form.cones, run.x, run.s, run.z), max(factorised)
+            results[pin] = polish(form.P, form.q, form.A, form.b, form.cones, run.x, run.s, run.z,
+                                  pin=pin), max(factorised)
         (pinned, size_pinned), (whole, size_whole) = results[True], results[False]
         assert pinned.accepted and whole.accepted and pinned.residual_after <= POLISH_ACCEPT
         assert size_pinned <= size_whole - 2 * 1_000  # at least 1,000 active bounds left, with their columns

@@ -143,13 +143,6 @@ in the order of :func:`dense_last` (``newton_solve.Factors``; below it, SuperLU'
 was measured on Iris and Wine), no retries are made (:data:`POLISH_RETRIES`) and
 a run stops at :data:`POLISH_STALL_LARGE`."""
 
-POLISH_PIN = True
-"""From :data:`POLISH_LARGE` unknowns on, the columns of the active rows of one entry (active bounds) are pinned at
-their bounds and leave the Newton system with those rows (:meth:`_Faces.pin`). Measured on (28) at 10^6 points
-(``docs/bench-scale.md``): 749,892 unknowns and 68 million nonzeros in the LU factors (10 s, +2 GB, the process's
-peak) -> about 250,000 unknowns (1.1 s, +0.35 GB), the same polished x; below :data:`POLISH_LARGE` not used (the
-conic survey's polishes stay as measured)."""
-
 POLISH_MAX_MOVE = 1e-2
 """The largest move :math:`\\|x_{\\text{polished}} - x\\|_\\infty / \\max(1, \\|x\\|_\\infty)` accepted: a safety net
 only, as a point meeting :data:`POLISH_ACCEPT` is a KKT point of a convex program, optimal wherever it is. Clarabel's
@@ -374,7 +367,7 @@ def _mu_start(f: _Faces, s: np.ndarray, z: np.ndarray) -> np.ndarray:
     return np.array(out)
 
 
-def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+def _newton(P, q, A, b, cones, blocks, x0, z0, pin: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Damped Newton on the equations of the faces ``blocks`` from ``(x0, z0)``: the last point reached (its
     bounds snapped, :func:`_snap_bounds`), the first full step's change of ``z``, and whether the equations hold
     there to rounding (1e3 times :data:`POLISH_FLOOR`), or, from :data:`POLISH_LARGE` unknowns on, the run stopped
@@ -384,7 +377,7 @@ def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, 
     xk, zk, mu = x0.copy(), z0.copy(), _mu_start(f, b - A @ x0, z0)
     nx, m = len(xk), len(zk)
     large = nx + m + len(mu) >= POLISH_LARGE
-    if large and POLISH_PIN:
+    if large and pin:
         f.pin(A, nx)
         xk[f.pin_cols] = b[f.pin_rows] / f.pin_coef
     fixed, reg = _fixed_jacobian(P, A, f, nx, len(mu))
@@ -540,7 +533,7 @@ def _release_implied_bounds(A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Con
 
 def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Sequence[Cone],
            x: np.ndarray, s: np.ndarray, z: np.ndarray, attempts: int | None = None,
-           accept: float = POLISH_ACCEPT) -> Polished:
+           accept: float = POLISH_ACCEPT, pin: bool = True) -> Polished:
     """Polish the interior point ``(x, s, z)`` of :math:`\\min \\tfrac12x^\\top Px+q^\\top x` s.t.
     :math:`b - Ax = s \\in \\mathcal K` (``P`` its upper triangle, as Clarabel takes it); see the module docstring.
 
@@ -555,7 +548,8 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     ``a_j`` is 7e-5 above :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most ``attempts``
     runs (default :data:`POLISH_ATTEMPTS`, :data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on).
     ``accept``: the largest KKT residual of an accepted point (:data:`POLISH_ACCEPT`; a caller whose own point is worse
-    may ask less)."""
+    may ask less). ``pin``: from :data:`POLISH_LARGE` unknowns on, the columns of active bounds are pinned at their
+    bounds and leave the Newton system (:meth:`_Faces.pin`; ``ClarabelSettings.pin``)."""
     P = sp.csc_matrix(P)
     P_full = (P + P.T - sp.diags(P.diagonal())).tocsr()
     A = sp.csr_matrix(A)
@@ -575,7 +569,7 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
             break
         blocks, how = readings.pop(0)
         try:
-            xk, zk, dz, converged = _newton(P_full, q, A, b, cones, blocks, x0, z0)
+            xk, zk, dz, converged = _newton(P_full, q, A, b, cones, blocks, x0, z0, pin)
         except FloatingPointError:
             reasons.append("a boundary face at the edge of its cone")
             continue

@@ -16,7 +16,7 @@ from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import DENSE_QP_TOL, Termination
 from tpm_models.solvers.dense import MATRIX_SOLVERS, MatrixSolution
 from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices, sparse_qp_matrices
-from tpm_models.solvers.merged_columns import MERGE_COLUMNS, rank_one_columns
+from tpm_models.solvers.merged_columns import rank_one_columns
 
 PIQP_DENSE_MAX = 500
 """Most variables of a model that ``solve(model, "piqp")`` hands to PIQP's dense solver; above, the sparse one."""
@@ -66,7 +66,7 @@ def stalled_but_accurate(status, result) -> str | None:
 
 
 def piqp_matrices(qp: QPMatrices, time_limit: float | None = None, options: dict | None = None,
-                  merge: bool = MERGE_COLUMNS) -> MatrixSolution:
+                  merge: bool = True) -> MatrixSolution:
     """PIQP on the matrices ``qp``, with the settings of ``solve(model, "piqp")`` (:func:`piqp_settings`): its sparse
     solver when ``qp.P`` is a ``scipy.sparse`` matrix (:func:`~tpm_models.solvers.matrices.sparse_qp_matrices`), on
     ``qp`` with the columns of ``G`` that enter a large block of rows in fixed ratios merged
