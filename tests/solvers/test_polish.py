@@ -347,7 +347,7 @@ def _newton_system(eq: int, kwargs: dict, pin: bool, points: int, release: bool 
     point ``u``, F there, the reduced Jacobian and its regularisation's signs, and the matrices P (whole) and A."""
     from tpm_models.experiments.bench_scale import scale_data
     from tpm_models.solvers import polish as polish_module
-    from tpm_models.solvers.cone_faces import faces
+    from tpm_models.solvers.cone_faces import faces, release_implied_bounds
 
     X, y = scale_data(points)
     form = conic_form(build(eq, X, y, 1, 0.3, 1.0, eps=0.02, **kwargs))
@@ -357,7 +357,7 @@ def _newton_system(eq: int, kwargs: dict, pin: bool, points: int, release: bool 
     A = sp.csr_matrix(form.A)
     blocks = faces(form.cones, run.s, run.z)
     if release:
-        blocks = polish_module._release_implied_bounds(A, form.b, form.cones, blocks)
+        blocks = release_implied_bounds(A, form.b, form.cones, blocks)
     f = polish_module._Faces(form.cones, blocks, run.s)
     mu = polish_module._mu_start(f, run.s, run.z)
     nx, m = len(run.x), len(run.z)
