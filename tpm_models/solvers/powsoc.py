@@ -120,9 +120,19 @@ def pow_as_soc_map(form) -> tuple[ConicProgram, sp.csr_matrix | None]:
     flat: list[Cone] = []
     for c in cones:
         flat.extend(c if isinstance(c, tuple) else (c,))
-    n = n0 + len(cols)
+    P, A_new, b, back = _assemble(form, A, len(cols), fixes, extra)
+    return ConicProgram(P, np.concatenate([form.q, np.zeros(len(cols))]), A_new, b, flat + extra_cones), back
+
+
+def _assemble(form, A: sp.csr_matrix, new: int, fixes: list, extra: list
+              ) -> tuple[sp.csc_matrix, sp.csc_matrix, np.ndarray, sp.csr_matrix]:
+    """:func:`pow_as_soc_map`'s ``P``, ``A``, ``b`` and map back from ``form`` with ``new`` columns after its own,
+    the ``+1`` entries ``fixes`` (row, column) in its rows, and the rows ``extra`` (entries, b, rows of ``form``)
+    after them."""
+    m0, n0 = A.shape
+    n = n0 + new
     fix_r, fix_c = (np.array(v, dtype=np.int64) for v in zip(*fixes))  # +1 at (row, sigma): s_2 - sigma = 0
-    fixed = sp.csr_matrix((np.ones(len(fixes)), (fix_r, fix_c - n0)), shape=(m0, len(cols)))
+    fixed = sp.csr_matrix((np.ones(len(fixes)), (fix_r, fix_c - n0)), shape=(m0, new))
     new_r, new_c, new_d = [], [], []
     back_r, back_c, back_d = [], [], []
     for i, (row, _, of) in enumerate(extra):
@@ -135,10 +145,9 @@ def pow_as_soc_map(form) -> tuple[ConicProgram, sp.csr_matrix | None]:
     A_new.eliminate_zeros()
     b = np.concatenate([np.asarray(form.b, dtype=float), np.array([rhs for _, rhs, _ in extra], dtype=float)])
     P = sp.csc_matrix(form.P)
-    P_new = sp.csc_matrix((P.data, P.indices, np.concatenate([P.indptr, np.full(len(cols), P.indptr[-1])])),
+    P_new = sp.csc_matrix((P.data, P.indices, np.concatenate([P.indptr, np.full(new, P.indptr[-1])])),
                           shape=(n, n))
-    back = sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
-    return ConicProgram(P_new, np.concatenate([form.q, np.zeros(len(cols))]), A_new, b, flat + extra_cones), back
+    return P_new, A_new, b, sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
 
 
 def dual_of_power_form(form, back: sp.csr_matrix, x: np.ndarray, z: np.ndarray
