@@ -14,8 +14,8 @@ import pytest
 
 from tpm_models import Kernel, build
 from tpm_models import solvers as S
-from tpm_models.solvers import clarabel_runs
 from tpm_models.solvers.certificate import certify
+from tpm_models.solvers.clarabel_settings import ClarabelSettings
 from tpm_models.solvers.common import (
     KKT_TOL,
     ModelError,
@@ -699,7 +699,7 @@ def test_time_limit_is_honoured_or_refused(name):
 
 
 ITERATION_LIMITED = ["piqp", "daqp", "highs", "ipopt", "clarabel"]
-"""The backends whose iteration cap is the library's (``ITERATION_LIMIT``, Clarabel's ``CLARABEL_MAX_ITER``)."""
+"""The backends whose iteration cap is the library's (``ITERATION_LIMIT``, Clarabel's ``ClarabelSettings.max_iter``)."""
 
 
 @pytest.mark.parametrize("name", ITERATION_LIMITED)
@@ -708,8 +708,8 @@ def test_an_iteration_limit_ends_as_one(name, wine, monkeypatch):
     backend(name)
     X, y = wine
     monkeypatch.setattr(S.common, "ITERATION_LIMIT", 1)
-    monkeypatch.setattr(clarabel_runs, "CLARABEL_MAX_ITER", 1)
-    r = solve(build(16, X, y, 1, 0.3, 1.0), name, raise_on_failure=False)
+    capped = {"options": {"settings": ClarabelSettings(max_iter=1)}} if name == "clarabel" else {}
+    r = solve(build(16, X, y, 1, 0.3, 1.0), name, raise_on_failure=False, **capped)
     assert r.termination is Termination.ITERATION_LIMIT and r.objective is None, r.message
 
 

@@ -12,8 +12,9 @@ import scipy.sparse as sp
 from benchmarks.bench_scale import scale_data
 from tpm_models import build
 from tpm_models.solvers import solve
-from tpm_models.solvers.backends.clarabel import clarabel_solve
 from tpm_models.solvers.backends.piqp import piqp_matrices
+from tpm_models.solvers.clarabel_runs import clarabel_solve
+from tpm_models.solvers.clarabel_settings import ClarabelSettings
 from tpm_models.solvers.conic import conic_form
 from tpm_models.solvers.matrices import qp_matrices, sparse_qp_matrices
 from tpm_models.solvers.merged_columns import MERGE_MIN_ROWS, rank_one_columns
@@ -97,9 +98,9 @@ def test_clarabel_on_the_merged_form_is_a_kkt_point_of_the_original(data):
     form = conic_form(build(29, X, y, 1, 0.3, 1.0, eps=0.002))
     P, q, A, b, cones = form.P, form.q, form.A, form.b, form.cones
     merged = clarabel_solve(P, q, A, b, cones)
-    plain = clarabel_solve(P, q, A, b, cones, merge=False)
-    assert merged.merged is not None and "21 columns into 1 on 1,497 rows" in merged.message
-    assert plain.merged is None and "merged" not in plain.message
+    plain = clarabel_solve(P, q, A, b, cones, settings=ClarabelSettings(merge_columns=False))
+    assert "21 columns into 1 on 1,497 rows" in merged.message
+    assert "merged" not in plain.message
     assert merged.status == plain.status == "Solved"
     assert merged.x.shape == plain.x.shape and merged.z.shape == plain.z.shape
     f = lambda x: 0.5 * x @ (P @ x) + q @ x  # noqa: E731  P is the full matrix here

@@ -347,7 +347,7 @@ def _newton_system(eq: int, kwargs: dict, pin: bool, points: int, release: bool 
     point ``u``, F there, the reduced Jacobian and its regularisation's signs, and the matrices P (whole) and A."""
     from benchmarks.bench_scale import scale_data
     from tpm_models.solvers import polish as polish_module
-    from tpm_models.solvers.cone_faces import faces
+    from tpm_models.solvers.cone_faces import faces, release_implied_bounds
 
     X, y = scale_data(points)
     form = conic_form(build(eq, X, y, 1, 0.3, 1.0, eps=0.02, **kwargs))
@@ -357,7 +357,7 @@ def _newton_system(eq: int, kwargs: dict, pin: bool, points: int, release: bool 
     A = sp.csr_matrix(form.A)
     blocks = faces(form.cones, run.s, run.z)
     if release:
-        blocks = polish_module._release_implied_bounds(A, form.b, form.cones, blocks)
+        blocks = release_implied_bounds(A, form.b, form.cones, blocks)
     f = polish_module._Faces(form.cones, blocks, run.s)
     mu = polish_module._mu_start(f, run.s, run.z)
     nx, m = len(run.x), len(run.z)
@@ -438,7 +438,7 @@ def test_the_schur_factors_solve_the_same_newton_system(eq, kwargs):
 
 def test_pinned_bounds_polish_large_models_to_the_same_point(monkeypatch):
     """From POLISH_LARGE unknowns on, the active rows of one entry (the bounds xi_i >= 0) are pinned and leave the
-    Newton system with their columns (POLISH_PIN): on (28) at 10^6 points that system went from 749,892 unknowns
+    Newton system with their columns (``pin``): on (28) at 10^6 points that system went from 749,892 unknowns
     and 68 million nonzeros in its LU factors to 250,000 and 10 s to 1 s (docs/bench-scale.md). (28) and (29) on
     10^4 points of the scale benchmark's data (about 7,500 unknowns), polished from Clarabel's point with and without
     the pins: both accepted, KKT points (POLISH_ACCEPT) of a smaller Newton matrix, x the same to 1e-12 (relative to
@@ -455,9 +455,9 @@ def test_pinned_bounds_polish_large_models_to_the_same_point(monkeypatch):
         assert form.A.shape[0] + form.A.shape[1] >= polish_module.POLISH_LARGE
         results = {}
         for pin in (True, False):
-            monkeypatch.setattr(polish_module, "POLISH_PIN", pin)
             factorised.clear()
-            results[pin] = polish(form.P, form.q, form.A, form.b, form.cones, run.x, run.s, run.z), max(factorised)
+            results[pin] = polish(form.P, form.q, form.A, form.b, form.cones, run.x, run.s, run.z,
+                                  pin=pin), max(factorised)
         (pinned, size_pinned), (whole, size_whole) = results[True], results[False]
         assert pinned.accepted and whole.accepted and pinned.residual_after <= POLISH_ACCEPT
         assert size_pinned <= size_whole - 2 * 1_000  # at least 1,000 active bounds left, with their columns

@@ -237,7 +237,7 @@ def test_power_cones_as_socs_reach_the_same_optimum(iris, eq, p):
         form = conic_form(build(eq, X, y, c, NU, ALPHA, p=p, eps=EPS))
         soc = pow_as_soc(form)
         assert [k.kind for k in soc.cones].count("pow") == 0 < [k.kind for k in form.cones].count("pow")
-        assert soc.A.shape[0] > form.A.shape[0] and soc.n_aux > form.n_aux
+        assert soc.A.shape[0] > form.A.shape[0] and soc.A.shape[1] > form.A.shape[1]
         a = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)
         b = clarabel_solve(soc.P, soc.q, soc.A, soc.b, soc.cones, polish_point=False)
         assert a.status == b.status == "Solved"
@@ -261,17 +261,17 @@ def test_clarabel_power_cone_failure_at_scale_is_solved_as_socs():
     assert np.abs(r26.values["w"] - r23.values["w"]).max() <= 1e-5
 
 
-def test_clarabel_power_cones_are_rewritten_after_a_failure_below_the_size_threshold(monkeypatch):
-    """With the size threshold out of reach (POW_AS_SOC_COLUMNS), the same (23) at 10^4 points is first run on its
-    power cones, which fail, then as second-order cones, and the message names the failure; the optimum is the one
-    reached directly (truth: the same model's SOC path, above)."""
+def test_clarabel_power_cones_are_rewritten_after_a_failure_below_the_size_threshold():
+    """With the size threshold out of reach (``ClarabelSettings.pow_as_soc_columns``), the same (23) at 10^4 points is
+    first run on its power cones, which fail, then as second-order cones, and the message names the failure; the
+    optimum is the one reached directly (truth: the same model's SOC path, above)."""
     from benchmarks.bench_scale import scale_data
-    from tpm_models.solvers.backends import clarabel as clarabel_backend
+    from tpm_models.solvers.clarabel_settings import ClarabelSettings
 
     X, y = scale_data(10_000)
     direct = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel")
-    monkeypatch.setattr(clarabel_backend, "POW_AS_SOC_COLUMNS", 10**9)
-    retried = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel")
+    retried = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel",
+                    options={"settings": ClarabelSettings(pow_as_soc_columns=10**9)})
     assert "power cones written as second-order cones after:" in retried.message
     assert "columns)" in direct.message and "after:" not in direct.message
     assert rel_gap(direct.objective, retried.objective) <= 1e-9

@@ -27,9 +27,9 @@ settings of ``solve(model, "clarabel")`` (:func:`tpm_models.solvers.clarabel_run
 When every run stops ``AlmostSolved`` short of the accepted tolerance (a primal residual stalled at ~1e-7 while the
 gap is 1e-12: digits, class 4, p = 2, eps = 0.05, nu = 0.5), the point is repaired -- :math:`r = \\|w\\|_{p'}`,
 the optimal :math:`\\theta` for :math:`w` (:func:`~tpm_models.models.recovery.theta_interval_primal`), the least
-:math:`\\xi` -- which makes it feasible, and it is taken when its value is within ``CLARABEL_ACCEPT_TOL`` (relative to
-``max(1, |value|)``) of Clarabel's dual value (with a dual residual within the same tolerance): a duality-gap
-certificate of the repaired point.
+:math:`\\xi` -- which makes it feasible, and it is taken when its value is within ``ClarabelSettings.accept_tol``
+(relative to ``max(1, |value|)``) of Clarabel's dual value (with a dual residual within the same tolerance): a
+duality-gap certificate of the repaired point.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ import scipy.sparse as sp
 
 from tpm_models.models.norms import check_p, conjugate
 from tpm_models.models.recovery import choose_theta, theta_interval_primal
-from tpm_models.solvers.clarabel_runs import CLARABEL_ACCEPT_TOL, CLARABEL_STATUS, clarabel_solve
+from tpm_models.solvers.clarabel_runs import clarabel_solve
+from tpm_models.solvers.clarabel_settings import CLARABEL_STATUS, DEFAULT_SETTINGS
 from tpm_models.solvers.common import Termination
 from tpm_models.solvers.conic import Cone
 
@@ -145,7 +146,8 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
         interval = theta_interval_primal(-(Xc @ w - eps * norm), nu, alpha)
         repaired = _objective(Xc, Xo, nu, alpha, eps, w, choose_theta(interval), norm)
         bound = run.obj_val_dual
-        if run.r_dual <= CLARABEL_ACCEPT_TOL and repaired - bound <= CLARABEL_ACCEPT_TOL * max(1.0, abs(repaired)):
+        accept = DEFAULT_SETTINGS.accept_tol
+        if run.r_dual <= accept and repaired - bound <= accept * max(1.0, abs(repaired)):
             status, theta, objective = "Solved", choose_theta(interval), repaired
             message += f"; repaired point within {repaired - bound:.1e} of Clarabel's dual value"
     return Dense23Solution(CLARABEL_STATUS.get(status, Termination.ERROR), objective, w, theta, message)

@@ -150,3 +150,53 @@ def faces(cones: Sequence[Cone], s: np.ndarray, z: np.ndarray) -> list:
             else:
                 out.append("apex")
     return out
+
+
+def release_implied_bounds(A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Cone], blocks: list) -> list:
+    """``blocks`` with every active bound :math:`x_c \\ge 0` read inactive when two active rows already imply it:
+    a row :math:`x_c - y \\ge 0` read active, and :math:`y \\ge 0` from a cone block (its :math:`s_0`, or a power
+    cone's :math:`s_1`, is :math:`y`) read on its boundary or inside. That is the bound :math:`z_j \\ge 0` of the
+    perspective :math:`z_j \\ge \\tau_j` of (23)'s p-norm, :math:`(\\tau_j, r, a_j)` a power cone: with
+    :math:`|w_j|` of 1e-6, :math:`\\tau_j` is 1e-14 and all three read active, their multipliers are not unique and
+    the Newton system is singular (``docs/solvers.md``, "The polish at scale"). A released bound is still checked:
+    the polished point's KKT residual covers every row."""
+    starts = np.cumsum([0] + [c.dim for c in cones])
+    nnz = np.diff(A.indptr)
+
+    def single(r: int) -> int | None:  # the column c of a row s = x_c (b = 0, A = -e_c)
+        return int(A.indices[A.indptr[r]]) if nnz[r] == 1 and b[r] == 0 and A.data[A.indptr[r]] < 0 else None
+
+    in_cone = set()
+    for k, cone in enumerate(cones):
+        if cone.kind in ("soc", "pow") and blocks[k] in ("boundary", "interior"):
+            for j in (0, 1) if cone.kind == "pow" else (0,):
+                c = single(int(starts[k]) + j)
+                if c is not None:
+                    in_cone.add(c)
+    if not in_cone:
+        return blocks
+    above = set()  # x_c with an active row x_c - y >= 0, y >= 0 from a cone
+    nonneg = [k for k, cone in enumerate(cones) if cone.kind == "nonneg"]
+    for k in nonneg:
+        for r in int(starts[k]) + np.flatnonzero(blocks[k] & (nnz[starts[k]:starts[k + 1]] == 2)):
+            if b[r] == 0:
+                (c0, c1), (a0, a1) = A.indices[A.indptr[r]:A.indptr[r + 1]], A.data[A.indptr[r]:A.indptr[r + 1]]
+                if a0 == -1.0 and a1 == 1.0 and int(c1) in in_cone:
+                    above.add(int(c0))
+                elif a1 == -1.0 and a0 == 1.0 and int(c0) in in_cone:
+                    above.add(int(c1))
+    out = list(blocks)
+    if not above:
+        return out
+    targets = np.fromiter(above, dtype=np.int64, count=len(above))
+    for k in nonneg:  # the active rows s = x_c (single(r), vectorised) of a column c in above
+        active = np.flatnonzero(blocks[k])
+        rows = int(starts[k]) + active
+        one = nnz[rows] == 1
+        active, rows = active[one], rows[one]
+        first = A.indptr[rows]
+        hit = active[(b[rows] == 0) & (A.data[first] < 0) & np.isin(A.indices[first], targets)]
+        if hit.size:
+            out[k] = blocks[k].copy()
+            out[k][hit] = False
+    return out

@@ -100,12 +100,6 @@ def conic_form(model: pyo.ConcreteModel, program: Program | None = None, batched
                      list(duals.values()), bld.aux_names, row_duals)
 
 
-LARGE_FORM = 250_000
-"""Rows of a conic form from which :func:`conic_program` lets the program's reading of the rows go
-(:meth:`~tpm_models.solvers.program.Program.release_rows`): a solver's run need not hold the rows' matrix beside the
-form's copy (at :math:`10^6` points, (28)'s 500,000 rows, 70 MB less at the peak; ``docs/bench-scale.md``)."""
-
-
 def conic_program(program: Program) -> ConicForm:
     """The conic form of ``program``'s model (:func:`conic_form`), built once per program and kept on it
     (``program.conic``); :class:`NotConicError`, also kept (``program.not_conic``), when it has none."""
@@ -117,8 +111,6 @@ def conic_program(program: Program) -> ConicForm:
         except NotConicError as exc:
             program.not_conic = str(exc)
             raise
-        if program.conic.A.shape[0] >= LARGE_FORM:
-            program.release_rows()
     return program.conic
 
 

@@ -36,14 +36,6 @@ import scipy.sparse as sp
 from tpm_models.qp import QPMatrices
 from tpm_models.solvers.cones import Cone
 
-MERGE_COLUMNS = True
-"""Clarabel (:func:`~tpm_models.solvers.clarabel_runs.clarabel_solve`) and PIQP's sparse solver
-(:func:`~tpm_models.solvers.backends.piqp.piqp_matrices`) run on the form with the columns merged
-(:func:`rank_one_columns`); their point is mapped back to the form's own columns and rows, where it is polished and
-certified as before. Measured (``docs/bench-scale.md``, "Issue 24, the columns merged for the solver's run"), at
-:math:`10^5` points: (29) on Clarabel, 21 columns into one on 24,979 rows, its run 10-11 s -> 1.8 s; (23) at
-p = inf on PIQP, 4.3-4.4 s -> 0.6-0.75 s."""
-
 MERGE_MIN_ROWS = 1_000
 """The fewest rows of a block whose columns are merged (:func:`rank_one_columns`); below it the form is left as it
 is (the conic survey's models, Iris and Wine, have at most a few hundred rows)."""

@@ -32,23 +32,12 @@ with :math:`h(s) = s_0 - \\|s_{1:}\\|` (second-order cone) or :math:`s_0^\\alpha
 multiple of the inward normal :math:`\\nabla h(s)` (:math:`h` is positively homogeneous of degree 1, so
 :math:`\\nabla h(s)^\\top s = h(s) = 0`). A model whose optimum is not unique (an interval of optimal
 :math:`\\theta`) makes these equations singular; each Newton step is solved with a small proximal
-regularisation (:data:`POLISH_REG`) and iterative refinement, so it is the step of least change there.
+regularisation (``newton_solve.POLISH_REG``) and iterative refinement, so it is the step of least change there.
 
-**Accepted only when better** (:func:`polish`): the polished point must be in :math:`\\mathcal K`, its dual
-in :math:`\\mathcal K^*`, and its KKT residual (:func:`kkt_residual`: stationarity, primal and dual cone
-distances, complementarity) must be below the interior point's and at most :data:`POLISH_ACCEPT` (so it is a
-KKT point of the convex program to that accuracy: optimal), and :math:`x` must have moved by at most
-:data:`POLISH_MAX_MOVE` (a safety net). Otherwise the interior point is kept unchanged and
-:attr:`Polished.reason` says why. Faces are read again when Newton's method fails on the first reading
-(:func:`polish`): with the ambiguous rows released, one doubtful row released, or the signs corrected.
-
-Measured (``tpm-models conic-survey``, ``docs/solvers.md``): on the 936 models of (23) and
-its twins (26)-(29), Clarabel's :math:`w` is within 1e-7 of the refined reference on 703, the polished one on all;
-the polish takes 2-7 ms (median), up to 0.4 s where the faces are read again.
-
-One concern over ~500 lines: Newton's method on the faces read off a point; its equations, their Jacobian, the
-elimination of the rows :math:`z_i = 0` and the factorisation share the face structure (``_Faces``) and a run's
-factors, and about a third of its lines are the measured reasons of its constants.
+**Accepted only when better** (:func:`polish`): its KKT residual (:func:`kkt_residual`: stationarity, cone
+distances, complementarity) below the interior point's and at most :data:`POLISH_ACCEPT` (a KKT point of the convex
+program: optimal), :math:`x` moved by at most :data:`POLISH_MAX_MOVE`; else the interior point is kept and
+:attr:`Polished.reason` says why. Measured: ``docs/solvers.md``, "The polish at scale".
 """
 
 from __future__ import annotations
@@ -60,25 +49,16 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from tpm_models.solvers.cone_faces import (  # noqa: F401  importable from here too
-    FACE_ORTHOGONAL,
-    FACE_RATIO,
+from tpm_models.solvers.cone_faces import (
     boundary_function,
     faces,
     kkt_residual,
     outside_dual,
+    release_implied_bounds,
     solve_for,
 )
 from tpm_models.solvers.cones import Cone
-from tpm_models.solvers.newton_solve import (  # noqa: F401  importable from here too
-    POLISH_DENSE,
-    POLISH_REFINE,
-    POLISH_REG,
-    POLISH_REUSE,
-    POLISH_SWEEPS,
-    dense_last,
-    newton_step,
-)
+from tpm_models.solvers.newton_solve import newton_step
 
 POLISH_NEWTON = 20
 """Newton steps at most (the equations are linear but for the cone faces: quadratic convergence near the
@@ -88,11 +68,8 @@ POLISH_FLOOR = 1e-15
 (rounding), or once a step no longer halves it below 1e3 times that (rounding too)."""
 POLISH_RETRIES = 3
 """Readings of the faces tried after the first, each with one doubtful active row released (:func:`polish`), below
-:data:`POLISH_LARGE` unknowns only: each is a Newton run, a sparse factorisation or more (0.4 s on 10^5 points), and
-none was measured to help at scale: a retry releases one row, for the one doubtful row of a small model (Wine,
-:func:`polish`), while (23) and (26) at p = 1.5 on 10^4 and 10^5 points have five or more features whose rows read
-doubtful at once (``docs/solvers.md``, "The polish at scale"), and no other model of ``tpm-models bench scale``
-needed a retry there."""
+:data:`POLISH_LARGE` unknowns only (each is a Newton run; none was measured to help at scale: ``docs/solvers.md``,
+"The polish at scale")."""
 POLISH_ATTEMPTS = 8
 """Newton runs at most per polish: the readings above, and readings with signs corrected after a run that solved
 its equations but left a row with the wrong sign."""
@@ -100,61 +77,33 @@ POLISH_HUGE = 50_000
 """From this many unknowns on, :data:`POLISH_ATTEMPTS_HUGE` Newton runs at most."""
 POLISH_ATTEMPTS_HUGE = 3
 """Newton runs at most from :data:`POLISH_HUGE` unknowns on: the first reading, the one with its ambiguous rows
-released (:data:`POLISH_AMBIGUOUS`) and one with signs corrected. Each run costs a factorisation or more of 10^5 rows
-(0.05-0.45 s); measured on the ten models of ``tpm-models bench scale`` at 10^5 points and (15), (28) at 10^6, every
-accepted polish was the first reading's, while (23) and (26) at p = 1.5 at 10^5 went through all eight runs and
-failed (8.8 s for (26)). It was 2 (no ambiguous reading); the second run now polishes (23) at p = 2 and (26)-(29)
-at 10^5 points with nu = 0.1, eps = 0, class 2 (:data:`POLISH_AMBIGUOUS`). The polish on the power cones of a form
-written as second-order cones (``clarabel.on_power_cones``) needs three as well, and had its own limit of 3 while this
-was 2: (26) at p = 1.5 on 10^5 points, its point short of 1e-8 on the tree of cones, is polished by its third run
-(a row with s = 8.2e-9 and z = 1.0e-8 read active, moved by the first sign correction and back by the second;
-``docs/bench-scale.md``, "Issue 24, the p-norms' tree of cones"), where a failed polish was followed by the rescue
-run (1.8 s)."""
+released (:data:`POLISH_AMBIGUOUS`) and one with signs corrected (each a factorisation of 10^5 rows or more;
+``docs/bench-scale.md``, "Issue 24, the p-norms' tree of cones")."""
 POLISH_AMBIGUOUS = 10.0
 """An active ``nonneg`` row (:math:`s_i < z_i`) whose :math:`s_i` is within this factor of :math:`z_i` is
-*ambiguous*: at a strictly complementary optimum an interior point's :math:`s_i z_i \\approx \\mu` with one of the two
-clearly larger, while a row that is active with a zero multiplier has both near :math:`\\sqrt\\mu`. When the first
-reading fails, one reading has every ambiguous row read inactive (:func:`_ambiguous_released`; the rows whose sign
-then come out wrong are moved back by a later reading, :func:`_sign_corrections`): the reading after the first from
-:data:`POLISH_LARGE` unknowns on, the last of the retries below. Measured on 10^5 points (``tpm-models bench
-scale``'s data, class 2, nu = 0.1, eps = 0, ``docs/bench-scale.md``): (28) reads 25,040 rows active, of which 2 with
-:math:`s_i` within a factor 10 of :math:`z_i`; on that reading Newton's residual stalls at 7.6e-10 (no point meets
-the equations) and the sign-corrected one fails too, so Clarabel's point (1.2e-7 from the optimum) was kept
-unpolished, as were those of (23) at p = 2, (26), (27) and (29) (2.3e-8 to 2.1e-7); with the ambiguous rows
-inactive Newton converges to 5e-17, every sign right, and each is polished to its KKT residual of 1e-17 to 1e-16."""
+*ambiguous*: at a strictly complementary optimum one of :math:`s_i, z_i` is clearly larger, while a row active with a
+zero multiplier has both near :math:`\\sqrt\\mu`. When the first reading fails, one reading has every ambiguous row
+read inactive (:func:`_ambiguous_released`): the next from :data:`POLISH_LARGE` unknowns on, the last below
+(measured: ``docs/bench-scale.md``)."""
 POLISH_MIN_STEP = 2.0**-20
 """The shortest damped step tried: a shorter one ends the polish."""
 POLISH_STALL = 0.9
 """A Newton run stops once a step leaves :math:`\\|F\\|_2` above 0.9 times what it was (above the rounding level of
-:data:`POLISH_FLOOR`): a crawl means a misread face or a singular system, and each further step costs a
-factorisation. Measured: (23) at p = 1.5 on 10^5 points, a reading that kept :math:`\\|F\\|` at 1.2e-7 through its
-20 steps took 10 s; the polishes of the conic survey's 936 models are unchanged (``docs/solvers.md``, "The polish at
+:data:`POLISH_FLOOR`): a crawl means a misread face or a singular system (``docs/solvers.md``, "The polish at
 scale")."""
 POLISH_STALL_LARGE = 0.2
 """:data:`POLISH_STALL` from :data:`POLISH_LARGE` unknowns on: a run must converge faster than linearly at ratio
-1/4. Newton's method at a singular root crawls at ratio 1/2 or 1/4; on the conic survey's small models (Wine,
-p = 1.5) seven such runs of 12-15 steps end polished, and stopping them there loses 8 of its 936 polishes (so this
-holds at scale only), while on (23) at p = 1.5 on 10^5 points such runs took 20 steps of 0.45 s each and failed."""
+1/4 (Newton at a singular root crawls at 1/2 or 1/4; ``docs/solvers.md``, "The polish at scale")."""
 POLISH_ACCEPT = 1e-11
 """The largest KKT residual (:func:`kkt_residual`) of an accepted polished point."""
 POLISH_LARGE = 5_000
-"""From this many unknowns on, a Newton step is factorised with its dense rows and columns by a Schur complement, or
-in the order of :func:`dense_last` (``newton_solve.Factors``; below it, SuperLU's own ordering, with which the polish
-was measured on Iris and Wine), no retries are made (:data:`POLISH_RETRIES`) and
-a run stops at :data:`POLISH_STALL_LARGE`."""
-
-POLISH_PIN = True
-"""From :data:`POLISH_LARGE` unknowns on, the columns of the active rows of one entry (active bounds) are pinned at
-their bounds and leave the Newton system with those rows (:meth:`_Faces.pin`). Measured on (28) at 10^6 points
-(``docs/bench-scale.md``): 749,892 unknowns and 68 million nonzeros in the LU factors (10 s, +2 GB, the process's
-peak) -> about 250,000 unknowns (1.1 s, +0.35 GB), the same polished x; below :data:`POLISH_LARGE` not used (the
-conic survey's polishes stay as measured)."""
+"""From this many unknowns on, a Newton step is factorised with its dense rows and columns apart
+(``newton_solve.Factors``; below it, SuperLU's own ordering), no retries are made (:data:`POLISH_RETRIES`) and a run
+stops at :data:`POLISH_STALL_LARGE`."""
 
 POLISH_MAX_MOVE = 1e-2
 """The largest move :math:`\\|x_{\\text{polished}} - x\\|_\\infty / \\max(1, \\|x\\|_\\infty)` accepted: a safety net
-only, as a point meeting :data:`POLISH_ACCEPT` is a KKT point of a convex program, optimal wherever it is. Clarabel's
-points are up to 3e-4 from the polished ones in directions that barely change the objective (Wine class 1, (26) at
-p = 1.5, eps = 0.1: ``a_j`` 2e-4 above :math:`|w_j|`, worth 1e-11 of objective)."""
+only, as a point meeting :data:`POLISH_ACCEPT` is a KKT point of a convex program, optimal wherever it is."""
 @dataclass
 class Polished:
     """The result of :func:`polish`: the point to use (polished if ``accepted``, else the one given)."""
@@ -217,11 +166,10 @@ class _Faces:
         """For a column ``j``, its place among :attr:`x_kept` (-1 for a pinned column)."""
 
     def pin(self, A: sp.csr_matrix, nx: int) -> None:
-        """Pin the columns of the active rows of one entry, :math:`s_i = b_i - a_i x_j = 0` (an active bound
-        :math:`\\xi_i \\ge 0`: half of (28)'s rows at 10^6 points): :math:`x_j = b_i / a_i` is then held, so the
-        row and the column :math:`x_j` leave the Newton system (:func:`_fixed_jacobian`), as does the stationarity
-        row of :math:`x_j`, which gives :math:`\\Delta z_i` back (:func:`_expand`). One row per column (the last,
-        the one :func:`_snap_bounds` sets); not a column of a boundary block, whose step the line search damps."""
+        """Pin the columns of the active rows of one entry, :math:`s_i = b_i - a_i x_j = 0` (an active bound):
+        :math:`x_j = b_i / a_i` is held, and the row, the column and its stationarity row leave the Newton system
+        (:func:`_fixed_jacobian`; :math:`\\Delta z_i` from :func:`_expand`). One row per column (the last, as
+        :func:`_snap_bounds`); not a column of a boundary block, whose step the line search damps."""
         rows = self.s_rows[np.diff(A.indptr)[self.s_rows] == 1]
         cols, coef = A.indices[A.indptr[rows]].astype(np.int64), A.data[A.indptr[rows]]
         keep = coef != 0
@@ -360,8 +308,7 @@ def _fixed_jacobian(P, A, f: _Faces, nx: int, nb: int) -> tuple[sp.csr_matrix, n
 
 
 def _norm(v: np.ndarray) -> float:
-    """:math:`\\|v\\|_2` by numpy's own loop, not BLAS: OpenBLAS's threads took 2.4 ms per product of 10^5 entries on a
-    loaded 2-core machine (load 3-6; the polish of (28) on 10^5 points: 0.08 of its 0.47 s), numpy's loop 0.04 ms."""
+    """:math:`\\|v\\|_2` by numpy's own loop, not BLAS, whose threads cost ms a product on a loaded machine."""
     return math.sqrt(float(np.einsum("i,i->", v, v)))
 
 
@@ -374,17 +321,16 @@ def _mu_start(f: _Faces, s: np.ndarray, z: np.ndarray) -> np.ndarray:
     return np.array(out)
 
 
-def _newton(P, q, A, b, cones, blocks, x0, z0) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+def _newton(P, q, A, b, cones, blocks, x0, z0, pin: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Damped Newton on the equations of the faces ``blocks`` from ``(x0, z0)``: the last point reached (its
-    bounds snapped, :func:`_snap_bounds`), the first full step's change of ``z``, and whether the equations hold
-    there to rounding (1e3 times :data:`POLISH_FLOOR`), or, from :data:`POLISH_LARGE` unknowns on, the run stopped
-    crawling (:data:`POLISH_STALL_LARGE`), so that the signs are read there (``FloatingPointError`` if the start is
-    off a boundary's domain)."""
+    bounds snapped, :func:`_snap_bounds`), the first full step's change of ``z``, and whether the signs are to be
+    read there (the equations hold to rounding, or at scale the run stopped crawling: :data:`POLISH_STALL_LARGE`);
+    ``FloatingPointError`` if the start is off a boundary's domain. ``pin``: :func:`polish`'s."""
     f = _Faces(cones, blocks, b - A @ x0)
     xk, zk, mu = x0.copy(), z0.copy(), _mu_start(f, b - A @ x0, z0)
     nx, m = len(xk), len(zk)
     large = nx + m + len(mu) >= POLISH_LARGE
-    if large and POLISH_PIN:
+    if large and pin:
         f.pin(A, nx)
         xk[f.pin_cols] = b[f.pin_rows] / f.pin_coef
     fixed, reg = _fixed_jacobian(P, A, f, nx, len(mu))
@@ -467,11 +413,9 @@ def _snap_bounds(A: sp.csr_matrix, b: np.ndarray, f: _Faces, x: np.ndarray) -> n
 
 def _sign_corrections(cones, blocks: list, s: np.ndarray, z: np.ndarray) -> list | None:
     """``blocks`` with the ``nonneg`` rows whose sign is wrong at a solution of its equations moved to the other
-    side (an inactive row with :math:`s_i < 0` made active, an active row with :math:`z_i < 0` inactive: one step
-    of an active-set method), and a cone read at its apex whose :math:`z` is outside the dual cone read inside
-    (:math:`z = 0`: (29) at an optimum :math:`w = 0` with :math:`\\varepsilon = 0.1`, where :math:`t \\ge \\|w\\|_2`
-    carries no multiplier, :math:`t` having no cost, and the rows :math:`s_j \\ge \\pm w_j` take the residual on
-    :math:`w`; read at the apex, its :math:`z` was 6.1e-9 outside); ``None`` when every sign is right."""
+    side (an inactive row with :math:`s_i < 0` made active, an active row with :math:`z_i < 0` inactive: one step of
+    an active-set method), and a cone read at its apex whose :math:`z` is outside the dual cone read inside
+    (:math:`z = 0`); ``None`` when every sign is right."""
     out, start, changed = list(blocks), 0, False
     for k, cone in enumerate(cones):
         sk, zk = s[start:start + cone.dim], z[start:start + cone.dim]
@@ -488,74 +432,22 @@ def _sign_corrections(cones, blocks: list, s: np.ndarray, z: np.ndarray) -> list
     return out if changed else None
 
 
-def _release_implied_bounds(A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Cone], blocks: list) -> list:
-    """``blocks`` with every active bound :math:`x_c \\ge 0` read inactive when two active rows already imply it:
-    a row :math:`x_c - y \\ge 0` read active, and :math:`y \\ge 0` from a cone block (its :math:`s_0`, or a power
-    cone's :math:`s_1`, is :math:`y`) read on its boundary or inside. That is the bound :math:`z_j \\ge 0` of the
-    perspective :math:`z_j \\ge \\tau_j` of (23)'s p-norm, :math:`(\\tau_j, r, a_j)` a power cone: with
-    :math:`|w_j|` of 1e-6, :math:`\\tau_j` is 1e-14 and all three read active, their multipliers are not unique and
-    the Newton system is singular (``docs/solvers.md``, "The polish at scale"). A released bound is still checked:
-    the polished point's KKT residual covers every row."""
-    starts = np.cumsum([0] + [c.dim for c in cones])
-    nnz = np.diff(A.indptr)
-
-    def single(r: int) -> int | None:  # the column c of a row s = x_c (b = 0, A = -e_c)
-        return int(A.indices[A.indptr[r]]) if nnz[r] == 1 and b[r] == 0 and A.data[A.indptr[r]] < 0 else None
-
-    in_cone = set()
-    for k, cone in enumerate(cones):
-        if cone.kind in ("soc", "pow") and blocks[k] in ("boundary", "interior"):
-            for j in (0, 1) if cone.kind == "pow" else (0,):
-                c = single(int(starts[k]) + j)
-                if c is not None:
-                    in_cone.add(c)
-    if not in_cone:
-        return blocks
-    above = set()  # x_c with an active row x_c - y >= 0, y >= 0 from a cone
-    nonneg = [k for k, cone in enumerate(cones) if cone.kind == "nonneg"]
-    for k in nonneg:
-        for r in int(starts[k]) + np.flatnonzero(blocks[k] & (nnz[starts[k]:starts[k + 1]] == 2)):
-            if b[r] == 0:
-                (c0, c1), (a0, a1) = A.indices[A.indptr[r]:A.indptr[r + 1]], A.data[A.indptr[r]:A.indptr[r + 1]]
-                if a0 == -1.0 and a1 == 1.0 and int(c1) in in_cone:
-                    above.add(int(c0))
-                elif a1 == -1.0 and a0 == 1.0 and int(c0) in in_cone:
-                    above.add(int(c1))
-    out = list(blocks)
-    if not above:
-        return out
-    targets = np.fromiter(above, dtype=np.int64, count=len(above))
-    for k in nonneg:  # the active rows s = x_c (single(r), vectorised) of a column c in above
-        active = np.flatnonzero(blocks[k])
-        rows = int(starts[k]) + active
-        one = nnz[rows] == 1
-        active, rows = active[one], rows[one]
-        first = A.indptr[rows]
-        hit = active[(b[rows] == 0) & (A.data[first] < 0) & np.isin(A.indices[first], targets)]
-        if hit.size:
-            out[k] = blocks[k].copy()
-            out[k][hit] = False
-    return out
-
-
 def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: Sequence[Cone],
            x: np.ndarray, s: np.ndarray, z: np.ndarray, attempts: int | None = None,
-           accept: float = POLISH_ACCEPT) -> Polished:
+           accept: float = POLISH_ACCEPT, pin: bool = True) -> Polished:
     """Polish the interior point ``(x, s, z)`` of :math:`\\min \\tfrac12x^\\top Px+q^\\top x` s.t.
     :math:`b - Ax = s \\in \\mathcal K` (``P`` its upper triangle, as Clarabel takes it); see the module docstring.
 
     The faces are read off ``(s, z)`` (:func:`faces`). When Newton's method on them does not reach an accepted
-    point, the reading is retried with every ambiguous active row read as inactive (:data:`POLISH_AMBIGUOUS`: next
-    from :data:`POLISH_LARGE` unknowns on, last below) and, below :data:`POLISH_LARGE` unknowns
-    (:data:`POLISH_RETRIES` times), with one active row read as inactive, in the order of :func:`_doubtful_rows`:
-    near a degenerate optimum (Wine class 1, (26) at p = 1.5, eps = 0.1: a bound ``z_j >= 0`` where the optimal
-    ``z_j`` is 4e-10, beside the row ``z_j >= tau`` and the power cone's ``tau >= 0``) the interior point gives such
-    a row a clearly positive multiplier. A run that solves its equations but leaves a row with the wrong sign is
-    followed by one with those rows moved (:func:`_sign_corrections`: Wine class 0, (26) at p = 1.5, where Clarabel's
-    ``a_j`` is 7e-5 above :math:`|w_j|` = 2e-3, a direction that changes the objective by 3e-11). At most ``attempts``
-    runs (default :data:`POLISH_ATTEMPTS`, :data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on).
+    point, the reading is retried with every ambiguous active row read inactive (:data:`POLISH_AMBIGUOUS`: next from
+    :data:`POLISH_LARGE` unknowns on, last below), below :data:`POLISH_LARGE` unknowns with one doubtful active row
+    read inactive at a time (:func:`_doubtful_rows`, :data:`POLISH_RETRIES` times), and after a run that solves its
+    equations but leaves a row with the wrong sign, with those rows moved (:func:`_sign_corrections`); the cases
+    that need each: ``docs/solvers.md``, "The polish at scale". At most ``attempts`` runs (default
+    :data:`POLISH_ATTEMPTS`, :data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on).
     ``accept``: the largest KKT residual of an accepted point (:data:`POLISH_ACCEPT`; a caller whose own point is worse
-    may ask less)."""
+    may ask less). ``pin``: from :data:`POLISH_LARGE` unknowns on, the columns of active bounds are pinned at their
+    bounds and leave the Newton system (:meth:`_Faces.pin`; ``ClarabelSettings.pin``)."""
     P = sp.csc_matrix(P)
     P_full = (P + P.T - sp.diags(P.diagonal())).tocsr()
     A = sp.csr_matrix(A)
@@ -565,7 +457,7 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
     if not (np.isfinite(x0).all() and np.isfinite(z0).all() and np.isfinite(s0).all()):
         keep.reason = "the point is not finite"
         return keep
-    first = _release_implied_bounds(A, b, cones, faces(cones, s0, z0))
+    first = release_implied_bounds(A, b, cones, faces(cones, s0, z0))
     readings: list[tuple[list, str]] = [(first, "")]
     reasons = []
     if attempts is None:
@@ -575,7 +467,7 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
             break
         blocks, how = readings.pop(0)
         try:
-            xk, zk, dz, converged = _newton(P_full, q, A, b, cones, blocks, x0, z0)
+            xk, zk, dz, converged = _newton(P_full, q, A, b, cones, blocks, x0, z0, pin)
         except FloatingPointError:
             reasons.append("a boundary face at the edge of its cone")
             continue

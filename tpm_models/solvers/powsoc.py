@@ -1,8 +1,8 @@
 """Power cones of a rational exponent written as second-order cones, for Clarabel.
 
-:func:`tpm_models.solvers.backends.clarabel.run_clarabel` rewrites a form's power cones with :func:`pow_as_soc`
-when a run on them fails (why: ``docs/solvers.md``, "Power cones as second-order cones"); the rewriting is exact
-(no approximation), as cvxpy's ``pnorm`` writes a rational power:
+The reduction :class:`~tpm_models.solvers.reductions.PowAsSoc` of the Clarabel backend (why and when:
+``docs/solvers.md``, "Power cones as second-order cones"); the rewriting is exact (no approximation), as cvxpy's
+``pnorm`` writes a rational power:
 
 A block :math:`(s_0, s_1, s_2) \\in \\mathcal K_{\\mathrm{pow}}(\\alpha)`, :math:`\\alpha = a/d` with
 :math:`d \\le` :data:`POW_MAX_DENOMINATOR`, i.e. :math:`|s_2| \\le s_0^{\\alpha} s_1^{1-\\alpha}`, becomes
@@ -26,13 +26,13 @@ the new rows after its rows.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
 
-from tpm_models.solvers.conic import Cone, ConicForm
+from tpm_models.solvers.cones import Cone
+from tpm_models.solvers.conic_program import ConicProgram
 
 POW_MAX_DENOMINATOR = 16
 """Largest denominator of an exponent :math:`\\alpha` written with second-order cones (p = 1.5, 3: 3; p = 1.2: 6)."""
@@ -44,13 +44,14 @@ def rational(alpha: float) -> Fraction | None:
     return frac if abs(float(frac) - alpha) <= 1e-14 and 0 < frac < 1 else None
 
 
-def pow_as_soc(form: ConicForm) -> ConicForm:
-    """``form`` with every power cone of a rational exponent written as second-order cones (module docstring);
-    ``form`` itself when it has none."""
+def pow_as_soc(form) -> ConicProgram:
+    """``form`` (a :class:`~tpm_models.solvers.conic_program.ConicProgram` or anything with its fields) with every
+    power cone of a rational exponent written as second-order cones (module docstring); ``form``'s program when it
+    has none."""
     return pow_as_soc_map(form)[0]
 
 
-def pow_as_soc_map(form: ConicForm) -> tuple[ConicForm, sp.csr_matrix | None]:
+def pow_as_soc_map(form) -> tuple[ConicProgram, sp.csr_matrix | None]:
     """:func:`pow_as_soc`, and the map ``B`` back to ``form``'s rows: each new row, on ``form``'s own columns, is
     ``B`` times ``form``'s rows (the power cones' :math:`s_0, s_1`), so a dual ``z`` of the new form gives ``form``
     the dual ``z[:m] + B.T @ z[m:]`` with the same stationarity (:func:`dual_of_power_form`); ``None`` when
@@ -59,10 +60,10 @@ def pow_as_soc_map(form: ConicForm) -> tuple[ConicForm, sp.csr_matrix | None]:
     targets = [(k, int(starts[k]), rational(c.alpha)) for k, c in enumerate(form.cones) if c.kind == "pow"]
     targets = [t for t in targets if t[2] is not None]
     if not targets:
-        return form, None
+        return ConicProgram.of(form), None
     A = sp.csr_matrix(form.A)
     m0, n0 = A.shape
-    cols: list[str] = []
+    cols: list[str] = []  # the new columns, named for the reader of this function
     extra: list[tuple[dict, float]] = []  # rows appended: (A entries by column, b)
     extra_cones: list[Cone] = []
     fixes: list[tuple[int, int]] = []  # (row, column): +1 entries added to the form's own rows
@@ -119,9 +120,19 @@ def pow_as_soc_map(form: ConicForm) -> tuple[ConicForm, sp.csr_matrix | None]:
     flat: list[Cone] = []
     for c in cones:
         flat.extend(c if isinstance(c, tuple) else (c,))
-    n = n0 + len(cols)
+    P, A_new, b, back = _assemble(form, A, len(cols), fixes, extra)
+    return ConicProgram(P, np.concatenate([form.q, np.zeros(len(cols))]), A_new, b, flat + extra_cones), back
+
+
+def _assemble(form, A: sp.csr_matrix, new: int, fixes: list, extra: list
+              ) -> tuple[sp.csc_matrix, sp.csc_matrix, np.ndarray, sp.csr_matrix]:
+    """:func:`pow_as_soc_map`'s ``P``, ``A``, ``b`` and map back from ``form`` with ``new`` columns after its own,
+    the ``+1`` entries ``fixes`` (row, column) in its rows, and the rows ``extra`` (entries, b, rows of ``form``)
+    after them."""
+    m0, n0 = A.shape
+    n = n0 + new
     fix_r, fix_c = (np.array(v, dtype=np.int64) for v in zip(*fixes))  # +1 at (row, sigma): s_2 - sigma = 0
-    fixed = sp.csr_matrix((np.ones(len(fixes)), (fix_r, fix_c - n0)), shape=(m0, len(cols)))
+    fixed = sp.csr_matrix((np.ones(len(fixes)), (fix_r, fix_c - n0)), shape=(m0, new))
     new_r, new_c, new_d = [], [], []
     back_r, back_c, back_d = [], [], []
     for i, (row, _, of) in enumerate(extra):
@@ -134,15 +145,12 @@ def pow_as_soc_map(form: ConicForm) -> tuple[ConicForm, sp.csr_matrix | None]:
     A_new.eliminate_zeros()
     b = np.concatenate([np.asarray(form.b, dtype=float), np.array([rhs for _, rhs, _ in extra], dtype=float)])
     P = sp.csc_matrix(form.P)
-    P_new = sp.csc_matrix((P.data, P.indices, np.concatenate([P.indptr, np.full(len(cols), P.indptr[-1])])),
+    P_new = sp.csc_matrix((P.data, P.indices, np.concatenate([P.indptr, np.full(new, P.indptr[-1])])),
                           shape=(n, n))
-    back = sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
-    return replace(form, n_aux=form.n_aux + len(cols), P=P_new, q=np.concatenate([form.q, np.zeros(len(cols))]),
-                   A=A_new, b=b, cones=flat + extra_cones,
-                   aux_names=list(form.aux_names) + cols), back
+    return P_new, A_new, b, sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
 
 
-def dual_of_power_form(form: ConicForm, back: sp.csr_matrix, x: np.ndarray, z: np.ndarray
+def dual_of_power_form(form, back: sp.csr_matrix, x: np.ndarray, z: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray]:
     """A primal-dual point ``(x, z)`` of :func:`pow_as_soc_map`'s form as one of ``form`` (its power cones'):
     ``x`` on ``form``'s columns, and ``z[:m] + back.T @ z[m:]``, which keeps :math:`Px + q + A^\\top z` on those

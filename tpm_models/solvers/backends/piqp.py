@@ -18,7 +18,7 @@ from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import DENSE_QP_TOL, Termination
 from tpm_models.solvers.dense import MatrixSolution, WarmStart
 from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices, sparse_qp_matrices
-from tpm_models.solvers.merged_columns import MERGE_COLUMNS, rank_one_columns
+from tpm_models.solvers.merged_columns import rank_one_columns
 from tpm_models.solvers.program import Program
 
 PIQP_DENSE_MAX = 500
@@ -118,7 +118,7 @@ def piqp_terminations() -> dict:
 
 
 def piqp_matrices(qp: QPMatrices, options: dict | None = None, warm: WarmStart | None = None,
-                  merge: bool = MERGE_COLUMNS) -> MatrixSolution:
+                  merge: bool = True) -> MatrixSolution:
     """PIQP on the matrices ``qp`` (the ``matrix_run`` of the ``piqp`` backend: the contract of
     :func:`tpm_models.solvers.dense.solve_matrices`), set up by :func:`piqp_setup`. Sparse ``qp``: the columns of
     ``G`` that enter a large block of rows in fixed ratios merged (:mod:`tpm_models.solvers.merged_columns`; the
