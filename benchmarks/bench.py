@@ -26,8 +26,9 @@ from tpm_models.experiments.table3 import (
     split_indices,
 )
 from tpm_models.kernels import Kernel
-from tpm_models.learn.fastqp import DAQP_SETTINGS, ClassDual, FastOneVsAll
+from tpm_models.learn.fastqp import ClassDual, FastOneVsAll
 from tpm_models.models import shapes
+from tpm_models.solvers.backends.daqp import DAQP_SETTINGS
 from tpm_models.solvers.common import DENSE_QP_TOL, ITERATION_LIMIT
 from tpm_models.solvers.dispatch import solve
 

@@ -73,7 +73,7 @@ W_TOL = 1e-7
 THETA_SLACK = 1e-8
 """The interval of optimal theta widened by 1e-8 * max(1, |end|) on each side."""
 
-REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "cvxpy_23.csv"
+REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference" / "cvxpy_23.csv"
 """The reference rows (``docs/reference/cvxpy_23.py``) in a source checkout."""
 
 

@@ -17,8 +17,9 @@ LOGGER = re.compile(r"getLogger\(\s*[\"'](tpm_models[\w.]*)[\"']")
 
 
 def sources(root: Path) -> list[Path]:
-    """The package's modules, the docs pages and the README."""
-    return sorted([*(root / "tpm_models").rglob("*.py"), *(root / "docs").rglob("*.md"), root / "README.md"])
+    """The package's modules, the docs pages (not the notes) and the README."""
+    docs = [p for p in (root / "docs").rglob("*.md") if "notes" not in p.parts]  # notes: history, its time's names
+    return sorted([*(root / "tpm_models").rglob("*.py"), *docs, root / "README.md"])
 
 
 def resolves(name: str) -> bool:

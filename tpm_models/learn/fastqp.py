@@ -36,7 +36,6 @@ import numpy as np
 from tpm_models.kernels import Kernel
 from tpm_models.models.recovery import DEGENERATE_TOL, FREE_TOL, kkt_thetas
 from tpm_models.qp import QPMatrices
-from tpm_models.solvers.backends.daqp import DAQP_SETTINGS as DAQP_SETTINGS  # re-exported: experiments.bench
 from tpm_models.solvers.backends.registry import default_solver
 from tpm_models.solvers.dense import WarmStart, matrix_solvers, solve_matrices
 from tpm_models.validation import check_features, check_labels, check_nu_alpha

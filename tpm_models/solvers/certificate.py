@@ -233,8 +233,8 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
 
     The model is read afresh, on its own (:mod:`tpm_models.solvers.certificate_reading`): every active row and
     variable, a variable of another model that a row holds as one more column. ``memo``: where the last
-    certificate is kept (a solve's :attr:`tpm_models.solvers.program.Program.certificates`): a second certificate
-    of the same point with the same duals is the first one, copied (the backend asked it already:
+    certificate is kept (a solve's :class:`~tpm_models.solvers.program.Program`'s ``certificates``): a second
+    certificate of the same point with the same duals is the first one, copied (the backend asked it already:
     :func:`tpm_models.solvers.backends.clarabel.apex_point_certified`)."""
     variables, col = model_columns(model)
     last = {} if memo is None else memo

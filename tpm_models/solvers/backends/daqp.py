@@ -65,7 +65,7 @@ def daqp_matrices(qp: QPMatrices, options: dict | None = None, warm: WarmStart |
         warm.solver.update(f=np.ascontiguousarray(qp.q, dtype=np.float64), bupper=upper, blower=lower)
         x, _, exitflag, info = warm.solver.solve()
     else:
-        settings = {**DAQP_SETTINGS, **(options or {})}
+        settings = {**DAQP_SETTINGS, "iter_limit": common.ITERATION_LIMIT, **(options or {})}  # the limit as it is now
         arrays = daqp_arrays(qp)
         if warm is None:
             x, _, exitflag, info = daqp.solve(*arrays, **settings)
