@@ -102,26 +102,81 @@ def _add_column(v, variables: list, col: dict) -> None:
         variables.append(v)
 
 
+class _Reading:
+    """The rows of a certificate as they are read: sides, constants, bodies, kinks and the Jacobian's triplets."""
+
+    def __init__(self, cons: list):
+        m = len(cons)
+        self.cons, self.where = cons, {id(con): i for i, con in enumerate(cons)}
+        self.lower, self.upper = np.full(m, -np.inf), np.full(m, np.inf)
+        self.constant, self.body = np.zeros(m), np.full(m, np.nan)
+        self.kinks, self.done = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
+        self.ri: list = []
+        self.ci: list = []
+        self.data: list = []
+        self.norms: list = []
+
+    def add(self, rows: np.ndarray, cols, coefs) -> None:
+        """Jacobian entries ``(rows[k], cols[k]) = coefs[k]``."""
+        self.ri.append(rows)
+        self.ci.append(np.asarray(cols, dtype=np.int64))
+        self.data.append(np.asarray(coefs, dtype=float))
+
+    def kink(self, i: int) -> None:
+        """Row ``i`` is not differentiable at the point: its body by Pyomo's evaluation."""
+        self.body[i] = _value(self.cons[i])
+        self.kinks[i] = True
+
+    def gradients(self, at_rows: np.ndarray, values: np.ndarray, J, status: np.ndarray, found_norms: list) -> None:
+        """The bodies and Jacobian rows of ``at_rows`` read by a gradient reader (``status`` 0: read)."""
+        for apex, local, coefs in found_norms:
+            self.norms.append((apex, at_rows[local], coefs))
+        ok = status == 0
+        self.body[at_rows[ok]] = values[ok]
+        coo = J.tocoo()
+        keep = ok[coo.row]
+        self.add(at_rows[coo.row[keep]], coo.col[keep], coo.data[keep])
+
+    def rows(self, n: int) -> CertificateRows:
+        m = len(self.cons)
+        if self.ri:
+            J = sp.csr_matrix((np.concatenate(self.data), (np.concatenate(self.ri), np.concatenate(self.ci))),
+                              shape=(m, n))
+        else:
+            J = sp.csr_matrix((m, n))
+        J.sum_duplicates()
+        return CertificateRows(self.cons, self.body, self.lower, self.upper, self.constant, J, self.kinks, self.norms)
+
+
 def read_rows(model: pyo.ConcreteModel, variables: list, col: dict, memo: dict) -> CertificateRows:
     """Every active row of ``model`` (module docstring), in model order. ``variables`` and ``col`` (from
     :func:`model_columns`) gain the variables of other models that rows hold; the values are read at the point
     loaded in the model once the rows are read (``memo``: the nodes' values and gradients, shared with the
     objective's)."""
-    cons = list(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
-    m = len(cons)
-    where = {id(con): i for i, con in enumerate(cons)}
-    lower, upper = np.full(m, -np.inf), np.full(m, np.inf)
-    constant, body = np.zeros(m), np.full(m, np.nan)
-    kinks = np.zeros(m, dtype=bool)
-    done = np.zeros(m, dtype=bool)
-    ri: list = []
-    ci: list = []
-    data: list = []
-    atom_records: list[tuple[np.ndarray, _AtomRecord]] = []
+    reading = _Reading(list(model.component_data_objects(pyo.Constraint, active=True, descend_into=True)))
+    atom_records = _recorded_rows(model, reading, variables, col)
+    nonlinear = _walked_rows(reading, variables, col)
+    n = len(variables)
+    x = np.array([v.value if v.value is not None else np.nan for v in variables], dtype=float)
+    for at_rows, record in atom_records:
+        found_norms: list = []
+        values, J_atoms, status = atom_block_gradient(record, x, col, memo, n, found_norms)
+        reading.gradients(at_rows, values, J_atoms, status, found_norms)
+        for i in at_rows[status != 0].tolist():
+            reading.kink(i)
+    if nonlinear:  # rows linear in their nonlinear nodes, each distinct node differentiated once
+        _node_rows(reading, nonlinear, x, col, memo, n)
+    return reading.rows(n)
 
-    for block in row_blocks(model):  # the builder's arrays, where the record still holds for these very rows
-        at = [where.get(id(r)) for r in block.rows]
-        if not at or None in at or any(done[at]):
+
+def _recorded_rows(model: pyo.ConcreteModel, reading: _Reading, variables: list, col: dict) -> list:
+    """The rows of the builders' records (:func:`tpm_models.models.row_blocks.row_blocks`), where a record still
+    holds for these very rows, read from its arrays; the blocks linear in a node returned as
+    ``(rows, _AtomRecord)`` for their gradients."""
+    atom_records: list[tuple[np.ndarray, _AtomRecord]] = []
+    for block in row_blocks(model):
+        at = [reading.where.get(id(r)) for r in block.rows]
+        if not at or None in at or any(reading.done[at]):
             continue
         at_rows = np.asarray(at, dtype=np.int64)
         if not (np.diff(at_rows) == 1).all():
@@ -137,24 +192,27 @@ def read_rows(model: pyo.ConcreteModel, variables: list, col: dict, memo: dict) 
                                                       np.asarray(coefs, dtype=float), np.asarray(atoms, dtype=float),
                                                       block.atom.expr)))
         else:
-            ri.append(np.repeat(at_rows, np.diff(block.indptr)))
-            ci.append(np.asarray(cols, dtype=np.int64))
-            data.append(np.asarray(coefs, dtype=float))
-        lower[at_rows], upper[at_rows] = block.lower, block.upper
-        done[at_rows] = True
+            reading.add(np.repeat(at_rows, np.diff(block.indptr)), cols, coefs)
+        reading.lower[at_rows], reading.upper[at_rows] = block.lower, block.upper
+        reading.done[at_rows] = True
+    return atom_records
 
+
+def _walked_rows(reading: _Reading, variables: list, col: dict) -> list[tuple]:
+    """The other rows by Pyomo's ``LinearRepnVisitor``: the linear ones into ``reading``, the others returned as
+    ``(row, linear columns, coefficients, constant, [(coefficient, node)])``."""
     visitor = LinearRepnVisitor({}, var_recorder=VarRecorder({}, FileDeterminism_to_SortComponents(
         FileDeterminism.ORDERED)))
     found = visitor.var_recorder.var_map
     seen = 0  # the visitor's variables already looked at (it adds each component's variables when it meets one)
-    nonlinear: list[tuple] = []  # (row, linear columns, coefficients, constant, [(coefficient, node)])
-    for i in np.flatnonzero(~done).tolist():
-        con = cons[i]
+    nonlinear: list[tuple] = []
+    for i in np.flatnonzero(~reading.done).tolist():
+        con = reading.cons[i]
         lo, up = con.lb, con.ub
         if lo is not None:
-            lower[i] = lo
+            reading.lower[i] = lo
         if up is not None:
-            upper[i] = up
+            reading.upper[i] = up
         repn = visitor.walk_expression(con.body)
         if len(found) > seen:
             for v in list(found.values())[seen:]:
@@ -168,63 +226,30 @@ def read_rows(model: pyo.ConcreteModel, variables: list, col: dict, memo: dict) 
             nonlinear.append((i, [col[k] for k in keys], [scale * float(c) for c in repn.linear.values()],
                               scale * float(repn.constant), _node_terms(repn.nonlinear, scale)))
             continue
-        constant[i] = scale * float(repn.constant)
+        reading.constant[i] = scale * float(repn.constant)
         if repn.linear:
             keys = list(repn.linear)
-            ri.append(np.full(len(keys), i, dtype=np.int64))
-            ci.append(np.fromiter((col[k] for k in keys), dtype=np.int64, count=len(keys)))
-            data.append(scale * np.fromiter(repn.linear.values(), dtype=float, count=len(keys)))
+            reading.add(np.full(len(keys), i, dtype=np.int64), [col[k] for k in keys],
+                        scale * np.fromiter(repn.linear.values(), dtype=float, count=len(keys)))
+    return nonlinear
 
-    n = len(variables)
-    x = np.array([v.value if v.value is not None else np.nan for v in variables], dtype=float)
-    norms: list = []
-    for at_rows, record in atom_records:
-        found_norms: list = []
-        values, J_atoms, status = atom_block_gradient(record, x, col, memo, n, found_norms)
-        for apex, local, coefs in found_norms:
-            norms.append((apex, at_rows[local], coefs))
-        ok = status == 0
-        body[at_rows[ok]] = values[ok]
-        for i in at_rows[~ok].tolist():
-            body[i] = _value(cons[i])
-            kinks[i] = True
-        coo = J_atoms.tocoo()
-        keep = ok[coo.row]
-        ri.append(at_rows[coo.row[keep]])
-        ci.append(coo.col[keep].astype(np.int64))
-        data.append(coo.data[keep])
-    if nonlinear:  # rows linear in their nonlinear nodes, each distinct node differentiated once
-        at_rows = np.array([row[0] for row in nonlinear], dtype=np.int64)
-        found_norms = []
-        values, J_nodes, status = atom_rows_gradient([row[1:] for row in nonlinear], x, col, memo, n, found_norms)
-        for apex, local, coefs in found_norms:
-            norms.append((apex, at_rows[local], coefs))
-        ok = status == 0
-        body[at_rows[ok]] = values[ok]
-        coo = J_nodes.tocoo()
-        keep = ok[coo.row]
-        ri.append(at_rows[coo.row[keep]])
-        ci.append(coo.col[keep].astype(np.int64))
-        data.append(coo.data[keep])
-        for i in at_rows[status == 1].tolist():  # a node at a kink
-            body[i] = _value(cons[i])
-            kinks[i] = True
-        for i in at_rows[status == 2].tolist():  # a node the forward reader does not differentiate: Pyomo's own
-            read = gradient(cons[i].body, col, memo)
-            if read is None:
-                body[i] = _value(cons[i])
-                kinks[i] = True
-                continue
-            body[i], cols, coefs = read
-            ri.append(np.full(len(cols), i, dtype=np.int64))
-            ci.append(np.asarray(cols, dtype=np.int64))
-            data.append(np.asarray(coefs, dtype=float))
-    if ri:
-        J = sp.csr_matrix((np.concatenate(data), (np.concatenate(ri), np.concatenate(ci))), shape=(m, n))
-    else:
-        J = sp.csr_matrix((m, n))
-    J.sum_duplicates()
-    return CertificateRows(cons, body, lower, upper, constant, J, kinks, norms)
+
+def _node_rows(reading: _Reading, nonlinear: list[tuple], x: np.ndarray, col: dict, memo: dict, n: int) -> None:
+    """The rows linear in nodes: each distinct node differentiated once (:func:`atom_rows_gradient`); a node at a
+    kink, a kinked row; a node the forward reader does not differentiate, by Pyomo's own (:func:`gradient`)."""
+    at_rows = np.array([row[0] for row in nonlinear], dtype=np.int64)
+    found_norms: list = []
+    values, J_nodes, status = atom_rows_gradient([row[1:] for row in nonlinear], x, col, memo, n, found_norms)
+    reading.gradients(at_rows, values, J_nodes, status, found_norms)
+    for i in at_rows[status == 1].tolist():  # a node at a kink
+        reading.kink(i)
+    for i in at_rows[status == 2].tolist():
+        read = gradient(reading.cons[i].body, col, memo)
+        if read is None:
+            reading.kink(i)
+            continue
+        reading.body[i], cols, coefs = read
+        reading.add(np.full(len(cols), i, dtype=np.int64), cols, coefs)
 
 
 def _node_terms(expr, scale: float) -> list[tuple[float, object]]:
