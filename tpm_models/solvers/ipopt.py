@@ -127,14 +127,7 @@ def solve_nlp(
     obj_repn = objective_repn(objective) if cache is None else cache.objective(objective)
     rows = [row_repn(c) for c in constraints] if cache is None else [cache.row(c) for c in constraints]
     repns = [r[0] for r in rows]
-    if referenced_only:
-        seen: dict[int, object] = {}
-        for repn in [obj_repn, *repns]:
-            for v in (*repn.linear_vars, *(u for pair in repn.quadratic_vars for u in pair), *repn.nonlinear_vars):
-                seen.setdefault(id(v), v)
-        variables = list(seen.values())
-    else:
-        variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    variables = _nlp_variables(model, obj_repn, repns, referenced_only)
     convex, note = convexity(objective, constraints, obj_repn, repns) if check_convexity else (None, "")
     n, m = len(variables), len(constraints)
     column = {id(v): k for k, v in enumerate(variables)}
@@ -152,55 +145,14 @@ def solve_nlp(
                            float(pyo.value(objective.expr)), constraints, np.zeros(m), np.zeros(0), 0,
                            time.perf_counter() - start_time, convex, note)
 
-    kept = list(range(m))
-    if rows_to_bounds:
-        kept = []
-        for k, r in enumerate(repns):
-            if len(r.linear_vars) == 1 and not r.quadratic_vars and r.nonlinear_expr is None and r.linear_coefs[0]:
-                a, j = r.linear_coefs[0], column[id(r.linear_vars[0])]
-                lo, hi = (lbg[k] - r.constant) / a, (ubg[k] - r.constant) / a
-                lo, hi = (lo, hi) if a > 0 else (hi, lo)
-                if max(lbx[j], lo) <= min(ubx[j], hi):
-                    lbx[j], ubx[j] = max(lbx[j], lo), min(ubx[j], hi)
-                    continue
-            kept.append(k)
+    kept = _rows_kept(repns, column, lbg, ubg, lbx, ubx) if rows_to_bounds else list(range(m))
     start = np.clip(np.array([COLD_START if v.value is None or not warm_start else float(v.value)
                               for v in variables]), lbx, ubx)
 
     x = ca.SX.sym("x", n)
     symbols: dict[int, object] = {}
-
-    def polynomial(rows):
-        """Constant + linear + quadratic parts of the repns as one vectorised CasADi column."""
-        const = np.array([r.constant for r in rows])
-        li, lj, lv, qi, qa, qb, qv = [], [], [], [], [], [], []
-        for k, r in enumerate(rows):
-            for v, coef in zip(r.linear_vars, r.linear_coefs):
-                li.append(k)
-                lj.append(column[id(v)])
-                lv.append(float(coef))
-            for (u, v), coef in zip(r.quadratic_vars, r.quadratic_coefs):
-                qi.append(k)
-                qa.append(column[id(u)])
-                qb.append(column[id(v)])
-                qv.append(float(coef))
-        out = ca.SX(ca.DM(const))
-        if lv:
-            out = out + ca.mtimes(ca.DM.triplet(li, lj, ca.DM(lv), len(rows), n), x)
-        if qv:
-            terms = x[qa] * x[qb]
-            out = out + ca.mtimes(ca.DM.triplet(qi, list(range(len(qv))), ca.DM(qv), len(rows), len(qv)), terms)
-        for k, r in enumerate(rows):
-            if r.nonlinear_expr is not None:
-                if not symbols:
-                    symbols.update({id(v): xk for v, xk in zip(variables, ca.vertsplit(x))})
-                extra = ca.SX.zeros(len(rows), 1)
-                extra[k] = to_casadi(r.nonlinear_expr, symbols)
-                out = out + extra
-        return out
-
-    f = sense * polynomial([obj_repn])
-    g = polynomial([repns[k] for k in kept]) if kept else ca.SX(0, 1)
+    f = sense * _polynomial([obj_repn], x, variables, column, symbols)
+    g = _polynomial([repns[k] for k in kept], x, variables, column, symbols) if kept else ca.SX(0, 1)
     lbg, ubg = lbg[kept], ubg[kept]
     ipopt_options = {"print_level": 5 if tee else 0, "sb": "yes", **IPOPT_OPTIONS}
     if iteration_limit is not None:
@@ -221,6 +173,69 @@ def solve_nlp(
         iterations=int(stats.get("iter_count", 0)), seconds=time.perf_counter() - start_time, convex=convex,
         note=note,
     )
+
+
+def _nlp_variables(model, obj_repn, repns: list, referenced_only: bool) -> list:
+    """The columns Ipopt is given: the variables of the objective's and the rows' repns (``referenced_only``), else
+    every unfixed variable of the model, in model order."""
+    if not referenced_only:
+        return [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
+    seen: dict[int, object] = {}
+    for repn in [obj_repn, *repns]:
+        for v in (*repn.linear_vars, *(u for pair in repn.quadratic_vars for u in pair), *repn.nonlinear_vars):
+            seen.setdefault(id(v), v)
+    return list(seen.values())
+
+
+def _rows_kept(repns: list, column: dict, lbg: np.ndarray, ubg: np.ndarray, lbx: np.ndarray,
+               ubx: np.ndarray) -> list[int]:
+    """The rows Ipopt is given as rows: a row of one variable ``l <= a v <= u`` whose interval meets ``v``'s bounds
+    tightens them (``lbx``, ``ubx``, in place) instead."""
+    kept = []
+    for k, r in enumerate(repns):
+        if len(r.linear_vars) == 1 and not r.quadratic_vars and r.nonlinear_expr is None and r.linear_coefs[0]:
+            a, j = r.linear_coefs[0], column[id(r.linear_vars[0])]
+            lo, hi = (lbg[k] - r.constant) / a, (ubg[k] - r.constant) / a
+            lo, hi = (lo, hi) if a > 0 else (hi, lo)
+            if max(lbx[j], lo) <= min(ubx[j], hi):
+                lbx[j], ubx[j] = max(lbx[j], lo), min(ubx[j], hi)
+                continue
+        kept.append(k)
+    return kept
+
+
+def _polynomial(rows: list, x, variables: list, column: dict, symbols: dict):
+    """The constant, linear and quadratic parts of the repns ``rows`` as one vectorised CasADi column over ``x``, and
+    their nonlinear parts translated (:func:`to_casadi`; ``symbols``: the columns' symbols, made once)."""
+    import casadi as ca
+
+    n = x.shape[0]
+    const = np.array([r.constant for r in rows])
+    li, lj, lv, qi, qa, qb, qv = [], [], [], [], [], [], []
+    for k, r in enumerate(rows):
+        for v, coef in zip(r.linear_vars, r.linear_coefs):
+            li.append(k)
+            lj.append(column[id(v)])
+            lv.append(float(coef))
+        for (u, v), coef in zip(r.quadratic_vars, r.quadratic_coefs):
+            qi.append(k)
+            qa.append(column[id(u)])
+            qb.append(column[id(v)])
+            qv.append(float(coef))
+    out = ca.SX(ca.DM(const))
+    if lv:
+        out = out + ca.mtimes(ca.DM.triplet(li, lj, ca.DM(lv), len(rows), n), x)
+    if qv:
+        terms = x[qa] * x[qb]
+        out = out + ca.mtimes(ca.DM.triplet(qi, list(range(len(qv))), ca.DM(qv), len(rows), len(qv)), terms)
+    for k, r in enumerate(rows):
+        if r.nonlinear_expr is not None:
+            if not symbols:
+                symbols.update({id(v): xk for v, xk in zip(variables, ca.vertsplit(x))})
+            extra = ca.SX.zeros(len(rows), 1)
+            extra[k] = to_casadi(r.nonlinear_expr, symbols)
+            out = out + extra
+    return out
 
 
 def run(model: pyo.ConcreteModel, time_limit: float | None, iteration_limit: int, options: dict | None = None):
