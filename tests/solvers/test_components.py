@@ -18,7 +18,8 @@ from pyomo.gdp import Disjunction
 
 from tpm_models import build
 from tpm_models import solvers as S
-from tpm_models.solvers import certificate_reading, components, gradients, rows
+from tpm_models.solvers import atom_terms as atom_terms_module
+from tpm_models.solvers import certificate_reading, components, gradients
 from tpm_models.solvers import program as program_module
 from tpm_models.solvers.backends import daqp as daqp_backend
 from tpm_models.solvers.backends import piqp as piqp_backend
@@ -445,14 +446,14 @@ def test_messages_name_the_class():
 
 def test_a_misread_objective_fails_the_certificate(monkeypatch, iris):
     """A linear objective's reading is shared by Clarabel's form and the certificate's gradient
-    (``rows.atom_terms``): broken on purpose (its coefficients halved), Clarabel solves another problem, and the
+    (``atom_terms.atom_terms``): broken on purpose (its coefficients halved), Clarabel solves another problem, and the
     certificate's KKT conditions follow it; Pyomo's own evaluation of the objective, which the certificate compares
     with its reading, does not. (28) on Iris; control: unbroken, certified."""
     X, y = iris
     assert solve(build(28, X, y, 1, 0.3, 1.0, eps=0.05), "clarabel").certified
     model = build(28, X, y, 1, 0.3, 1.0, eps=0.05)
     objective = model.component_data_objects(pyo.Objective, active=True).__next__().expr
-    real = rows.atom_terms
+    real = atom_terms_module.atom_terms
 
     def halved(expr, column):
         read = real(expr, column)
