@@ -2,7 +2,7 @@
 
 The builders write every linear row as one ``LinearExpression`` (:func:`tpm_models.models.shapes.linear_row`),
 or as a short sum of such expressions, parameter-times-variable terms and variables (the margin rows of
-(23) and (29): ``x_i'w + theta - eps_i * sum_j s_j + xi_i``). :func:`~tpm_models.solvers.linear_walk.linear_terms` reads such a body
+(23) and (29): ``x_i'w + theta - eps_i * sum_j s_j + xi_i``). :func:`~.linear_walk.linear_terms` reads such a body
 directly from its argument lists (the way :mod:`tpm_models.export.lp_text` reads a row), a few
 microseconds a row where ``generate_standard_repn`` takes 30-100; :func:`read_rows` reads every row of a
 model that way and returns the rows it could not read (a quadratic or nonlinear body, a node it does not
