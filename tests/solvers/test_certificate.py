@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+from pyomo.contrib.solver.common.results import TerminationCondition
 
 from tpm_models import Kernel, build
 from tpm_models import solvers as S
@@ -677,6 +678,11 @@ def test_infeasible_and_unbounded_are_told_apart(name, kind):
                Termination.INFEASIBLE_OR_UNBOUNDED, Termination.ERROR}
     assert r.termination in allowed, (name, kind, r.termination, r.message)
     assert r.objective is None
+    conditions = {Termination.INFEASIBLE: TerminationCondition.provenInfeasible,  # Pyomo's words for the same stop
+                  Termination.UNBOUNDED: TerminationCondition.unbounded,
+                  Termination.INFEASIBLE_OR_UNBOUNDED: TerminationCondition.infeasibleOrUnbounded}
+    if r.termination in conditions and r.solver_termination is r.termination:
+        assert r.termination_condition is conditions[r.termination]
 
 
 @pytest.mark.parametrize("limit", [0, -1, math.nan, math.inf])
@@ -711,6 +717,7 @@ def test_an_iteration_limit_ends_as_one(name, wine, monkeypatch):
     capped = {"options": {"settings": ClarabelSettings(max_iter=1)}} if name == "clarabel" else {}
     r = solve(build(16, X, y, 1, 0.3, 1.0), name, raise_on_failure=False, **capped)
     assert r.termination is Termination.ITERATION_LIMIT and r.objective is None, r.message
+    assert r.termination_condition is TerminationCondition.iterationLimit
 
 
 def _knapsack(n=200):

@@ -13,6 +13,7 @@ import numpy as np
 import pyomo.environ as pyo
 import pytest
 import scipy.sparse as sp
+from pyomo.contrib.solver.common.results import TerminationCondition
 from pyomo.core.base.component import ModelComponentFactory
 from pyomo.gdp import Disjunction
 
@@ -317,6 +318,9 @@ def test_a_misread_cone_fails_the_certificate(monkeypatch, iris):
     monkeypatch.setitem(S.BACKENDS, "clarabel", dataclasses.replace(S.BACKENDS["clarabel"], prepare=misread))
     r = solve(build(28, X, y, 1, 0.3, 1.0, eps=0.05), "clarabel", raise_on_failure=False)
     assert not r.certified and r.termination is not Termination.OPTIMAL, (r.termination, r.message)
+    # the backend's stop apart from the verdict: Clarabel converged (on the cone it was given); the library refuses
+    assert r.termination_condition is TerminationCondition.convergenceCriteriaSatisfied
+    assert r.to_dict()["termination_condition"] == "convergenceCriteriaSatisfied"
 
 
 def test_components_module_names_every_refusal_with_what_to_do():

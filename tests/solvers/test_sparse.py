@@ -12,6 +12,7 @@ import numpy as np
 import pyomo.environ as pyo
 import pytest
 import scipy.sparse as sp
+from pyomo.contrib.solver.common.results import TerminationCondition
 
 from tpm_models import build
 from tpm_models.solvers import conic_shapes, matrices
@@ -165,9 +166,11 @@ def test_a_licence_limit_is_what_the_backend_declares(iris, monkeypatch):
     monkeypatch.setitem(BACKENDS, "limited", declared)
     result = solve(build(15, X, y, 1, NU, ALPHA), "limited", raise_on_failure=False)
     assert result.termination is Termination.REFUSED and is_licence_limit(result) and result.objective is None
+    assert result.termination_condition is TerminationCondition.licensingProblems  # Pyomo's word for it
     monkeypatch.setitem(BACKENDS, "limited", Backend("limited", "numpy", frozenset({"QP"}), run))
     result = solve(build(15, X, y, 1, NU, ALPHA), "limited", raise_on_failure=False)
     assert result.termination is Termination.ERROR and not is_licence_limit(result)
+    assert result.termination_condition is TerminationCondition.error
 
 
 @pytest.mark.parametrize("name, rows", [("gurobi", 300), ("cplex", 1100), ("xpress", 3000)])

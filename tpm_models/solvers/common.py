@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 import numpy as np
+from pyomo.contrib.solver.common.results import SolutionStatus as PyomoSolutionStatus
+from pyomo.contrib.solver.common.results import TerminationCondition
 
 FEASIBILITY_TOL = 1e-6
 """Largest constraint or bound violation accepted at a point reported optimal (absolute;
@@ -88,8 +90,10 @@ been seen to iterate without end on this paper's duals. PIQP needs ~10 iteration
 
 
 class Termination(StrEnum):
-    """Why the solve ended: the backend's stop, mapped per backend, then checked by the certificate
-    (:mod:`tpm_models.solvers.certificate`) on the model as written."""
+    """The library's verdict on a solve (:attr:`SolveResult.termination`): the backend's stop, mapped per backend,
+    then checked by the certificate (:mod:`tpm_models.solvers.certificate`) on the model as written. The backend's
+    stop alone is :attr:`SolveResult.solver_termination` (and, in Pyomo's terms,
+    :attr:`SolveResult.termination_condition`); what the point is, :attr:`SolveResult.solution_status`."""
 
     OPTIMAL = "optimal"
     """Converged to its optimality tolerances, and the point passed the certificate (see
@@ -136,6 +140,28 @@ class SolutionStatus(StrEnum):
     """No point."""
 
 
+TERMINATION_CONDITIONS: dict[Termination, TerminationCondition] = {
+    Termination.OPTIMAL: TerminationCondition.convergenceCriteriaSatisfied,
+    Termination.LOCALLY_OPTIMAL: TerminationCondition.convergenceCriteriaSatisfied,
+    Termination.INFEASIBLE: TerminationCondition.provenInfeasible,
+    Termination.UNBOUNDED: TerminationCondition.unbounded,
+    Termination.INFEASIBLE_OR_UNBOUNDED: TerminationCondition.infeasibleOrUnbounded,
+    Termination.ITERATION_LIMIT: TerminationCondition.iterationLimit,
+    Termination.TIME_LIMIT: TerminationCondition.maxTimeLimit,
+    Termination.NUMERICAL_ERROR: TerminationCondition.error,
+    Termination.REFUSED: TerminationCondition.error,
+    Termination.ERROR: TerminationCondition.error,
+}
+"""What a backend's stop (:attr:`SolveResult.solver_termination`) is in Pyomo's ``contrib.solver`` terms. A
+backend's stop is never ``CERTIFICATE_FAILED`` (the library's verdict, not the backend's word)."""
+
+_PYOMO_SOLUTION_STATUS = {
+    SolutionStatus.OPTIMAL: PyomoSolutionStatus.optimal, SolutionStatus.FEASIBLE: PyomoSolutionStatus.feasible,
+    SolutionStatus.INFEASIBLE: PyomoSolutionStatus.infeasible,
+    SolutionStatus.NO_SOLUTION: PyomoSolutionStatus.noSolution,
+}
+
+
 @dataclass
 class SolveResult:
     """What one solve returned.
@@ -160,6 +186,21 @@ class SolveResult:
     """What the backend itself said (mapped to :class:`Termination`), before the certificate."""
     licence_limited: bool = False
     """The backend's licence refused the model's size (``REFUSED``; ``Backend.licence_limit``)."""
+
+    @property
+    def termination_condition(self) -> TerminationCondition:
+        """Why the backend stopped, in Pyomo's ``contrib.solver`` terms (:data:`TERMINATION_CONDITIONS` of
+        :attr:`solver_termination`; ``licensingProblems`` when its licence refused the model), apart from what the
+        point is (:attr:`solution_status`) and from the library's verdict (:attr:`termination`)."""
+        if self.licence_limited:
+            return TerminationCondition.licensingProblems
+        return TERMINATION_CONDITIONS.get(self.solver_termination, TerminationCondition.unknown)
+
+    @property
+    def pyomo_solution_status(self) -> PyomoSolutionStatus:
+        """:attr:`solution_status` as Pyomo's ``contrib.solver`` ``SolutionStatus`` (a certified optimum is
+        ``optimal``; an optimum the certificate could not prove, ``feasible``)."""
+        return _PYOMO_SOLUTION_STATUS[self.solution_status]
     certificate: dict | None = None
     """The certificate's residuals (:class:`tpm_models.solvers.certificate.Certificate` as a dict): the scaled
     primal violation and, where checked, stationarity, complementarity and dual sign; ``None`` when no point."""
@@ -198,6 +239,7 @@ class SolveResult:
             "solution_status": self.solution_status.value,
             "solver_termination": None if self.solver_termination is None else self.solver_termination.value,
             "certified": self.certified,
+            "termination_condition": self.termination_condition.name,
             "licence_limited": self.licence_limited,
             "certificate": self.certificate,
             "message": self.message,
