@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyomo.core as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
-from pyomo.core.expr.visitor import identify_variables, replace_expressions
+from pyomo.core.expr.visitor import identify_mutable_parameters, identify_variables, replace_expressions
 
 from tpm_models.models import shapes
 from tpm_models.models.norms import add_pnorm_epigraph, conjugate
@@ -106,7 +106,9 @@ class _Builder:
     """The counterpart under construction: the clone, its coefficient vectors and the epigraphs written."""
 
     def __init__(self, nominal: pyo.ConcreteModel, name: str | None, inplace: bool):
-        objective = nominal_objective(nominal)
+        objective = nominal_objective(nominal, maximise=True)
+        self.sense = 1.0 if objective.sense == pyo.minimize else -1.0
+        """+1 minimised, -1 maximised: the objective's worst case is sense * sigma(sense * omega * a)."""
         self.nominal = nominal
         self.inplace = inplace
         self.memo: dict = {}
@@ -118,8 +120,10 @@ class _Builder:
         self.balls: dict[tuple, tuple] = {}
         self.translated: dict[int, object] = {}
         self.unnamed = 0
-        self.notes: dict[str, list[str]] = {}
-        """What was done to each component (its ``doc`` gets it)."""
+        self.totals: dict[int, list] = {}
+        """The objective's worst cases, ``[coefficient, node]`` by node."""
+        self.notes: dict[int, tuple[object, list[str]]] = {}
+        """What was done to each component (its ``doc`` gets it), by the component's id."""
 
     # ------------------------------------------------------------------ coefficients
 
@@ -140,19 +144,28 @@ class _Builder:
             mine = self.mine(expr)
             if mine is None:
                 raise ValueError(f"{where()}: coefficient variable {expr.name} is not in the nominal model")
+        elif not getattr(expr, "is_potentially_variable", lambda: False)():
+            mine = float(pyo.value(expr))  # a Param or a constant expression: its value now (the model's own data)
         else:
             degree = expr.polynomial_degree() if hasattr(expr, "polynomial_degree") else 0
             if degree is None or degree > 1:
                 raise ValueError(f"{where()}: a coefficient of delta must be affine in the variables, got {expr}")
-            subs = {}
-            for v in identify_variables(expr, include_fixed=True):
-                subs[id(v)] = self.mine(v)
-                if subs[id(v)] is None:
-                    raise ValueError(f"{where()}: coefficient variable {v.name} is not in the nominal model")
-            mine = expr if self.inplace else replace_expressions(expr, substitution_map=subs,
-                                                                 remove_named_expressions=True)
+            mine = expr if self.inplace else self.rebind(expr, where)
         self.translated[key] = mine
         return mine
+
+    def rebind(self, expr, where):
+        """``expr`` with the nominal model's variables and mutable Params replaced by the clone's (a Param of no
+        model, or of another, by its value): the counterpart references only its own data."""
+        subs = {}
+        for v in identify_variables(expr, include_fixed=True):
+            subs[id(v)] = self.mine(v)
+            if subs[id(v)] is None:
+                raise ValueError(f"{where()}: coefficient variable {v.name} is not in the nominal model")
+        for q in identify_mutable_parameters(expr):
+            mine = self.mine(q)
+            subs[id(q)] = mine if mine is not None else float(pyo.value(q))
+        return replace_expressions(expr, substitution_map=subs, remove_named_expressions=True)
 
     def vector(self, coefficients: Sequence, where) -> _Coefficients:
         if id(coefficients) in self.by_list:  # the same list object: (22)'s w, shared by every row and term
@@ -366,10 +379,21 @@ class _Builder:
                     "polyhedron: LP dual")
         raise TypeError(f"{why()}: no counterpart for the set {type(uset).__name__}")
 
-    def note(self, component: str, text: str) -> None:
-        notes = self.notes.setdefault(component, [])
+    def note(self, component, text: str) -> None:
+        """Record ``text`` for ``component`` (a component of the counterpart, in any block)."""
+        notes = self.notes.setdefault(id(component), (component, []))[1]
         if text not in notes:
             notes.append(text)
+
+    def finish(self) -> None:
+        """Add the objective's worst cases, write the notes into the ``doc`` of their components, and drop the row
+        records that can never hold again."""
+        if self.totals:
+            worst = sum(node if coef == 1.0 else coef * node for coef, node in self.totals.values())
+            self.objective.set_value(self.objective.expr + (worst if self.sense > 0 else -worst))
+        for comp, notes in self.notes.values():
+            comp.doc = ((comp.doc + "; ") if comp.doc else "") + "robust counterpart: " + "; ".join(notes)
+        discard_replaced(self.model)  # the records of the rows made robust (set anew) can never hold again
 
 
 @shapes.paused_gc
@@ -381,7 +405,7 @@ def robust_counterpart(
     Parameters
     ----------
     nominal : pyomo.environ.ConcreteModel
-        One active objective, minimised; not modified.
+        One active objective, minimised or maximised; not modified.
     uncertain : sequence of UncertainRow and UncertainTerm
         On ``nominal``'s components (:mod:`tpm_models.models.uncertainty`): each row at most once, inequality rows
         only (an equality row holds for every perturbation only if it vanishes); coefficients affine.
@@ -395,8 +419,11 @@ def robust_counterpart(
     -------
     pyomo.environ.ConcreteModel
         A clone of ``nominal`` with every uncertain row replaced (same name, new body) and the worst case of
-        every uncertain term added to the objective, through the epigraph components of the module table. Its
-        variables keep the nominal names, so :func:`tpm_models.checks.verify.verify` maps them by default.
+        every uncertain term added to the objective (its largest value when minimised, its least when maximised:
+        :math:`-\\sigma(-\\omega a)`), through the epigraph components of the module table; the objective keeps
+        its sense. Its variables keep the nominal names, so :func:`tpm_models.checks.verify.verify` maps them by
+        default. It owns its data: its rows and new components reference only its own variables and Params, so
+        changing the nominal model afterwards does not change it.
 
     Examples
     --------
@@ -409,52 +436,55 @@ def robust_counterpart(
     'norm_w >= |w|_2 (the dual norm of the l_2 balls)'
     """
     build = _Builder(nominal, name, inplace)
-    m = build.model
     seen: set[int] = set()
-    totals: dict[int, list] = {}  # the objective's worst cases, [coefficient, node] by node
-    objective = build.objective.parent_component().local_name
     for k, spec in enumerate(uncertain):
         if isinstance(spec, UncertainRow):
-            row = build.mine(spec.row)
-            if row is None or not isinstance(row, pyo.Constraint._ComponentDataClass):
-                raise ValueError(f"uncertain row {k}: {spec.row!r} is not a constraint of the nominal model")
-            if id(row) in seen:
-                raise ValueError(f"row {row.name} is named twice; give its perturbations as one vector")
-            seen.add(id(row))
-
-            def where(row=row, spec=spec):
-                return spec.label or row.name
-
-            vec = build.vector(spec.coefficients, where)
-            if row.equality:
-                if spec.uncertainty.is_point() and not np.any(spec.uncertainty.start(len(vec.exprs))):
-                    continue
-                raise ValueError(f"uncertain row {row.name} is an equality: no robust counterpart unless its "
-                                 "perturbation vanishes")
-            _robust_row(build, row, vec, spec.uncertainty, where)
+            _declared_row(build, k, spec, seen)
         elif isinstance(spec, UncertainTerm):
-            def where(k=k, spec=spec):
-                return spec.label or f"objective term {k}"
-
-            vec = build.vector(spec.coefficients, where)
-            coef, node, how = build.support(vec, spec.uncertainty, float(spec.weight), where)
-            if node is None:
-                continue
-            build.note(objective, how)
-            if id(node) in totals:
-                totals[id(node)][0] += coef
-            else:
-                totals[id(node)] = [coef, node]
+            _declared_term(build, k, spec)
         else:
             raise TypeError(f"uncertain item {k} is a {type(spec).__name__}, not an UncertainRow or UncertainTerm")
-    if totals:
-        worst = sum(node if coef == 1.0 else coef * node for coef, node in totals.values())
-        build.objective.set_value(build.objective.expr + worst)
-    for component, notes in build.notes.items():
-        comp = m.component(component)
-        comp.doc = ((comp.doc + "; ") if comp.doc else "") + "robust counterpart: " + "; ".join(notes)
-    discard_replaced(m)  # the records of the rows made robust (set anew) can never hold again
-    return m
+    build.finish()
+    return build.model
+
+
+def _declared_row(build: _Builder, k: int, spec: UncertainRow, seen: set[int]) -> None:
+    """Make the declared row robust (``ValueError`` for a row not the nominal model's, named twice, or an equality
+    with a perturbation that does not vanish)."""
+    row = build.mine(spec.row)
+    if row is None or not isinstance(row, pyo.Constraint._ComponentDataClass):
+        raise ValueError(f"uncertain row {k}: {spec.row!r} is not a constraint of the nominal model")
+    if id(row) in seen:
+        raise ValueError(f"row {row.name} is named twice; give its perturbations as one vector")
+    seen.add(id(row))
+
+    def where():
+        return spec.label or row.name
+
+    vec = build.vector(spec.coefficients, where)
+    if row.equality:
+        if spec.uncertainty.is_point() and not np.any(spec.uncertainty.start(len(vec.exprs))):
+            return
+        raise ValueError(f"uncertain row {row.name} is an equality: no robust counterpart unless its "
+                         "perturbation vanishes")
+    _robust_row(build, row, vec, spec.uncertainty, where)
+
+
+def _declared_term(build: _Builder, k: int, spec: UncertainTerm) -> None:
+    """Add the worst case of the declared objective term: :math:`\\sigma(\\omega a)` to a minimised objective,
+    :math:`-\\sigma(-\\omega a)` to a maximised one (``build.sense``)."""
+    def where():
+        return spec.label or f"objective term {k}"
+
+    vec = build.vector(spec.coefficients, where)
+    coef, node, how = build.support(vec, spec.uncertainty, build.sense * float(spec.weight), where)
+    if node is None:
+        return
+    build.note(build.objective.parent_component(), how)
+    if id(node) in build.totals:
+        build.totals[id(node)][0] += coef
+    else:
+        build.totals[id(node)] = [coef, node]
 
 
 def _is_zero(expr) -> bool:
@@ -468,7 +498,7 @@ def _robust_row(build: _Builder, row, vec: _Coefficients, uset: UncertaintySet, 
     lower = None if lower is None else pyo.value(lower)
     upper = None if upper is None else pyo.value(upper)
     body = row.body
-    component = row.parent_component().local_name
+    component = row.parent_component()
     low = build.support(vec, uset, -1.0, where) if lower is not None else (0.0, None, "")
     up = build.support(vec, uset, 1.0, where) if upper is not None else (0.0, None, "")
     if low[1] is None and up[1] is None:
@@ -482,11 +512,13 @@ def _robust_row(build: _Builder, row, vec: _Coefficients, uset: UncertaintySet, 
         if lower is None:
             row.set_value((None, new, upper))
         else:
-            name = f"{component}_upper"
-            rows = build.model.component(name)
+            block, name = row.parent_block(), f"{component.local_name}_upper"
+            rows = block.component(name)
             if rows is None:
-                rows = build.add(name, pyo.ConstraintList(doc=f"the upper sides of the ranged rows of {component}, "
-                                                              "robust (body + sigma_U(a) <= upper)"))
+                block.add_component(name, pyo.ConstraintList(
+                    doc=f"the upper sides of the ranged rows of {component.local_name}, robust "
+                        "(body + sigma_U(a) <= upper)"))
+                rows = block.component(name)
             rows.add((None, new, upper))
 
 

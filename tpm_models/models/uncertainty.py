@@ -342,12 +342,12 @@ class UncertainTerm:
 Uncertain = UncertainRow | UncertainTerm
 
 
-def nominal_objective(nominal: pyo.ConcreteModel) -> pyo.Objective:
+def nominal_objective(nominal: pyo.ConcreteModel, maximise: bool = False) -> pyo.Objective:
     """The objective of a nominal model that a counterpart is derived from or verified against: its one active
-    objective, which must minimise (``ValueError`` otherwise, saying what to do)."""
+    objective, which must minimise unless ``maximise`` (``ValueError`` otherwise, saying what to do)."""
     objectives = list(nominal.component_data_objects(pyo.Objective, active=True))
     if len(objectives) != 1:
         raise ValueError(f"the nominal model needs exactly one active objective, has {len(objectives)}")
-    if objectives[0].sense != pyo.minimize:
+    if objectives[0].sense != pyo.minimize and not maximise:
         raise ValueError("the nominal model must minimise (negate a maximised objective)")
     return objectives[0]
