@@ -246,7 +246,8 @@ class _Builder:
                 self.add(f"norm_{b}_ge_minus_{b}", pyo.Constraint(vec.index, rule=lambda _, j: r + a[j] >= 0,
                                                                   doc=f"norm_{b} >= -{b}_j"))
             elif q == 2.0:
-                self.add(f"norm_{b}_cone", pyo.Constraint(expr=sum(a[j] ** 2 for j in vec.keys) <= r**2,
+                y = self.on_variables(vec.exprs, r.local_name, b)
+                self.add(f"norm_{b}_cone", pyo.Constraint(expr=sum(e**2 for e in y) <= r**2,
                                                           doc=f"sum_j {b}_j^2 <= norm_{b}^2 (a second-order cone)"))
             else:
                 r.setlb(0.0)
@@ -260,6 +261,20 @@ class _Builder:
             expr = r
         vec.groups[key] = expr
         return expr
+
+    def on_variables(self, exprs: list, base: str, what: str) -> list:
+        """``exprs`` if each is a variable, else new free variables ``<base>_y[k]`` with rows ``<base>_y_def[k]``:
+        ``y_k == exprs[k]``. A cone :math:`\\sum_k y_k^2 \\le r^2` on them is a second-order cone of
+        ``len(exprs) + 1`` entries, where the squares of the affine expressions themselves would be one dense
+        quadratic form in all their variables (:math:`P_i^\\top x`: :math:`n^2` terms a row)."""
+        if _all_variables(exprs):
+            return exprs
+        keys = pyo.RangeSet(0, len(exprs) - 1)
+        self.add(f"{base}_y_index", keys)
+        y = self.add(f"{base}_y", pyo.Var(keys, doc=f"{base}_y[k] = ({what})_k, the entries of its cone"))
+        self.add(f"{base}_y_def", pyo.Constraint(keys, rule=lambda _, k: y[k] - exprs[k] == 0,
+                                                 doc=f"{base}_y[k] = ({what})_k"))
+        return [y[k] for k in keys]
 
     def ellipsoid_norm(self, vec: _Coefficients, shape: np.ndarray, why: str):
         """A variable :math:`\\ge\\|L^\\top a\\|_2`, :math:`\\Sigma = LL^\\top` (Cholesky; else a square root)."""
@@ -276,10 +291,11 @@ class _Builder:
         b = vec.base
         r = self.add(f"ellipsoid_{b}", pyo.Var(domain=pyo.NonNegativeReals,
                                                doc=f"ellipsoid_{b} >= |L'{b}|_2, Sigma = LL' ({why})"))
-        cols = [linear_row(L[:, k], vec.exprs) if all(getattr(e, "is_variable_type", lambda: False)()
-                                                       for e in vec.exprs)
-                else sum(float(L[j, k]) * vec.exprs[j] for j in range(len(vec.exprs)) if L[j, k] != 0)
-                for k in range(L.shape[1])]
+        if _all_variables(vec.exprs) and not np.any(L - np.diag(np.diag(L))):
+            cols = [float(L[j, j]) * e for j, e in enumerate(vec.exprs) if L[j, j] != 0]  # a square each
+        else:
+            cols = self.on_variables([_combination(L[:, k], vec.exprs) for k in range(L.shape[1])],
+                                     r.local_name, f"L'{b}")
         self.add(f"ellipsoid_{b}_cone", pyo.Constraint(expr=sum(e**2 for e in cols) <= r**2,
                                                        doc=f"|L'{b}|_2 <= ellipsoid_{b} (a second-order cone)"))
         vec.groups[key] = r
@@ -485,6 +501,17 @@ def _declared_term(build: _Builder, k: int, spec: UncertainTerm) -> None:
         build.totals[id(node)][0] += coef
     else:
         build.totals[id(node)] = [coef, node]
+
+
+def _all_variables(exprs: Sequence) -> bool:
+    return all(getattr(e, "is_variable_type", lambda: False)() for e in exprs)
+
+
+def _combination(weights: np.ndarray, exprs: Sequence):
+    """:math:`\\sum_j w_j e_j` over the nonzero weights: one ``LinearExpression`` on variables, else a sum."""
+    if _all_variables(exprs):
+        return linear_row(weights, exprs)
+    return sum(float(w) * e for w, e in zip(weights, exprs) if w != 0)
 
 
 def _is_zero(expr) -> bool:
