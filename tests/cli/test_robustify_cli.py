@@ -112,3 +112,56 @@ def test_robustify_bad_input_is_exit_2_with_a_message(plugin, tmp_path, capsys, 
                  "--out", str(tmp_path / "x.lp"), *args])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err, err
+
+
+PLAN_PLUGIN = '''
+import numpy as np
+import pyomo.environ as pyo
+
+from tpm_models import register_model
+
+HOURS = np.array([[2.0, 3.0, 1.0], [4.0, 1.0, 2.0], [3.0, 4.0, 2.0]])
+
+
+@register_model("PLAN", family="binary", model_class="LP", summary="a production plan (data of its own)")
+def build_plan(X, y, nu, alpha):
+    """max 5 x0 + 4 x1 + 3 x2 s.t. HOURS x <= (50, 60, 70), x >= 0; the data, nu and alpha unused."""
+    m = pyo.ConcreteModel("production plan")
+    m.x = pyo.Var(range(3), domain=pyo.NonNegativeReals)
+    m.obj = pyo.Objective(expr=5 * m.x[0] + 4 * m.x[1] + 3 * m.x[2], sense=pyo.maximize)
+    m.machine = pyo.Constraint(range(3), rule=lambda m, k: sum(float(HOURS[k, j]) * m.x[j] for j in range(3))
+                               <= (50.0, 60.0, 70.0)[k])
+    return m
+'''
+
+
+def test_robustify_a_plugin_lp_needs_no_paper_options(tmp_path, capsys):
+    """No --nu, --alpha, --dataset; a maximised objective. The box |delta_kj| <= 0.3 on the hours, x >= 0: the worst
+    case is every time + 0.3; that LP, written and solved here, against the written counterpart read back and solved
+    by HiGHS."""
+    import highspy
+
+    path = tmp_path / "plan_plugin.py"
+    path.write_text(PLAN_PLUGIN)
+    out = tmp_path / "plan.lp"
+    code = main(["--plugin", str(path), "robustify", "--model", "PLAN", "--set", "box", "--eps", "0.3",
+                 "--out", str(out)])
+    assert code == 0, capsys.readouterr()
+    assert "3 uncertain rows" in capsys.readouterr().out
+    hours = np.array([[2.0, 3.0, 1.0], [4.0, 1.0, 2.0], [3.0, 4.0, 2.0]]) + 0.3
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(3), domain=pyo.NonNegativeReals)
+    m.obj = pyo.Objective(expr=5 * m.x[0] + 4 * m.x[1] + 3 * m.x[2], sense=pyo.maximize)
+    m.machine = pyo.Constraint(range(3), rule=lambda m, k: sum(hours[k, j] * m.x[j] for j in range(3))
+                               <= (50.0, 60.0, 70.0)[k])
+    truth = solve(m).objective
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    assert h.readModel(str(out)) == highspy.HighsStatus.kOk
+    h.run()
+    assert math.isclose(h.getInfo().objective_function_value, truth, rel_tol=1e-7)
+
+
+def test_robustify_a_paper_model_still_needs_nu_and_alpha(tmp_path, capsys):
+    code = main(["robustify", "--model", "15", "--set", "box", "--eps", "0.02", "--out", str(tmp_path / "a.lp")])
+    assert code == 2 and "--nu and --alpha" in capsys.readouterr().err

@@ -78,6 +78,9 @@ def cmd_robustify(args: argparse.Namespace) -> int:
     make = set_maker(args.set, p, params)
     X, y = min_max_scale(data.X), data.y
     info = model_info(args.model)
+    paper = model_info(info.nominal).group if info.uncertain is not None else info.group
+    if paper != "user" and (args.nu is None or args.alpha is None):
+        raise ValueError(f"({info.key}) is a model of the paper: give --nu and --alpha")
     if info.uncertain is not None:
         if args.vars:
             raise ValueError(f"({info.key}) declares its uncertain data; --vars is for a nominal model")
@@ -118,8 +121,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
     r.add_argument("--class", dest="class_", default="0",
                    help="class number 0..C-1 (or a label) playing c, or positive for binary models")
-    r.add_argument("--nu", type=float, required=True)
-    r.add_argument("--alpha", type=float, required=True)
+    r.add_argument("--nu", type=float, help="the paper's nu (required by the paper's models; a plugin's builder gets "
+                                            "None when it is not given)")
+    r.add_argument("--alpha", type=float, help="the paper's alpha (as --nu)")
     r.add_argument("--set", choices=SET_KINDS, required=True, help="the uncertainty set")
     r.add_argument("--p", help="--set ball: its norm, 1, 2, inf or any number >= 1")
     r.add_argument("--eps", type=float, required=True, help="the set's size (radius, half-width, deviation)")

@@ -39,6 +39,29 @@ SUPPORT_LP_TOL = 1e-10
 """HiGHS's primal and dual feasibility tolerances in the support LP of a :class:`Polyhedron` (its default is
 1e-7): the cutting planes of the verifier separate to 1e-11 with this support."""
 
+def _finite(data, what: str) -> np.ndarray:
+    """``data`` as a float array, ``ValueError`` naming ``what`` unless every entry is a finite number."""
+    try:
+        arr = np.asarray(data, float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be numbers, got {data!r}") from None
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{what} must be finite (no nan or inf): an uncertainty set is bounded; bound every "
+                         "coordinate by a finite number")
+    return arr
+
+
+def _radius(value, what: str) -> float:
+    """``value`` as a float, ``ValueError`` unless it is a finite number >= 0."""
+    try:
+        r = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"the size of {what} must be a number, got {value!r}") from None
+    if not (math.isfinite(r) and r >= 0):
+        raise ValueError(f"the size of {what} must be finite and >= 0 (0: no uncertainty), got {value}")
+    return r
+
+
 class UncertaintySet:
     """A convex compact set :math:`\\mathcal U` of perturbations :math:`\\delta\\in\\mathbb R^n`.
 
@@ -75,8 +98,7 @@ class NormBall(UncertaintySet):
 
     def __post_init__(self):
         object.__setattr__(self, "p", check_p(self.p))
-        if not (math.isfinite(self.radius) and self.radius >= 0):
-            raise ValueError(f"the radius of a norm ball must be finite and >= 0, got {self.radius}")
+        _radius(self.radius, "a norm ball")
 
     def support(self, g):
         g = np.asarray(g, float)
@@ -104,6 +126,15 @@ class Box(UncertaintySet):
 
     lower: float | Sequence[float]
     upper: float | Sequence[float]
+
+    def __post_init__(self):
+        lo, up = _finite(self.lower, "a box's lower bounds"), _finite(self.upper, "a box's upper bounds")
+        if lo.ndim > 1 or up.ndim > 1:
+            raise ValueError("a box's bounds must be scalars or vectors")
+        if lo.ndim and up.ndim and lo.shape != up.shape:
+            raise ValueError(f"a box's lower and upper bounds differ in length ({lo.size} and {up.size})")
+        if (lo > up).any():
+            raise ValueError("a box needs lower <= upper in every coordinate (swap the bounds that are reversed)")
 
     @classmethod
     def symmetric(cls, radius: float | Sequence[float]) -> Box:
@@ -147,6 +178,17 @@ class Ellipsoid(UncertaintySet):
     shape: Sequence[Sequence[float]]
     radius: float = 1.0
 
+    def __post_init__(self):
+        S = _finite(self.shape, "an ellipsoid's shape matrix")
+        if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] == 0:
+            raise ValueError(f"an ellipsoid's shape matrix must be square (n x n), got shape {S.shape}")
+        if not np.allclose(S, S.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(S).max()))):
+            raise ValueError("an ellipsoid's shape matrix must be symmetric (give (S + S')/2)")
+        if np.linalg.eigvalsh(S).min() < -1e-12 * max(1.0, float(np.abs(S).max())):
+            raise ValueError("an ellipsoid's shape matrix must be positive semidefinite: {delta' S^-1 delta <= r^2} "
+                             "is not a bounded convex set otherwise")
+        _radius(self.radius, "an ellipsoid")
+
     def support(self, g):
         g = np.asarray(g, float)
         S = np.asarray(self.shape, float)
@@ -174,6 +216,13 @@ class Budget(UncertaintySet):
 
     deviation: float | Sequence[float]
     gamma: float
+
+    def __post_init__(self):
+        d = _finite(self.deviation, "a budget set's deviations")
+        if d.ndim > 1 or (d < 0).any():
+            raise ValueError("a budget set's deviations must be a scalar or a vector of numbers >= 0 (a coordinate "
+                             "that may move down is a Box or a symmetric budget)")
+        _radius(self.gamma, "a budget set's gamma")
 
     def support(self, g):
         g = np.asarray(g, float)
@@ -207,6 +256,11 @@ class Polyhedron(UncertaintySet):
 
     A: Sequence[Sequence[float]]
     b: Sequence[float]
+
+    def __post_init__(self):
+        _finite(self.A, "a polyhedron's A")
+        _finite(self.b, "a polyhedron's b")
+        self.arrays()
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """:math:`(A, b)` as float arrays, checked: :math:`A` is (rows, n), :math:`b` has one entry a row."""
@@ -288,12 +342,12 @@ class UncertainTerm:
 Uncertain = UncertainRow | UncertainTerm
 
 
-def nominal_objective(nominal: pyo.ConcreteModel) -> pyo.Objective:
+def nominal_objective(nominal: pyo.ConcreteModel, maximise: bool = False) -> pyo.Objective:
     """The objective of a nominal model that a counterpart is derived from or verified against: its one active
-    objective, which must minimise (``ValueError`` otherwise, saying what to do)."""
+    objective, which must minimise unless ``maximise`` (``ValueError`` otherwise, saying what to do)."""
     objectives = list(nominal.component_data_objects(pyo.Objective, active=True))
     if len(objectives) != 1:
         raise ValueError(f"the nominal model needs exactly one active objective, has {len(objectives)}")
-    if objectives[0].sense != pyo.minimize:
+    if objectives[0].sense != pyo.minimize and not maximise:
         raise ValueError("the nominal model must minimise (negate a maximised objective)")
     return objectives[0]
