@@ -63,9 +63,16 @@ def main(argv: list[str] | None = None) -> int:
     for _, callee, _ in crossings:
         reentries += callee in seen
         seen.add(callee)
+    edges = list(dict.fromkeys(crossings))  # each distinct call (caller module, callee module, function) once
+    entered: set[str] = set()
+    edge_reentries = 0
+    for _, callee, _ in edges:
+        edge_reentries += callee in entered
+        entered.add(callee)
     print(f"({args.eq}) at {args.points:,} points, solver {result.solver}: {result.termination.value}, "
           f"objective {result.objective!r}")
     print(f"calls across modules: {len(crossings)}; modules entered: {len(seen)}; re-entries: {reentries}")
+    print(f"distinct calls across modules: {len(edges)}; re-entries among them: {edge_reentries}")
     for module, count in Counter(c for _, c, _ in crossings).most_common():
         print(f"  {count:4d}  {module}")
     if args.list:
