@@ -5,7 +5,7 @@ array).
 
 The classifiers are loaded on first access (a module ``__getattr__``, PEP 562), so that importing a module of this
 package that does not need scikit-learn (:mod:`.fastqp`, :mod:`.fastconic`) does not import it: a deferred import
-for load cost (issue 24), not to dodge a cycle."""
+for load cost, not to dodge a cycle."""
 
 from typing import TYPE_CHECKING
 

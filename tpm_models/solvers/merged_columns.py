@@ -13,8 +13,8 @@ the solver's run is on the same problem written with one new column :math:`v` an
 Its feasible set is the same (:math:`v = k^\\top x_G`), and each row of :math:`R` holds :math:`|G| - 1` entries fewer.
 Clarabel's factorisation of its KKT matrix costs about the square of the entries each margin row shares with the
 dense columns (:math:`w`, :math:`\\theta`, ...): (29) at :math:`10^5` points goes from 42 to 22 such entries a row,
-and its run from 17 iterations in 10-11 s to 16 in 1.8 s (``docs/bench-scale.md``, "Issue 24, the columns merged for
-Clarabel's run").
+and its run from 17 iterations in 10-11 s to 16 in 1.8 s (``docs/notes/bench-scale-history.md``, "the columns merged
+for Clarabel's run").
 
 The point maps back without loss: the rows keep their place (the new rows come after them), so
 :math:`x = x'_{1..n}`, :math:`s = s'_{1..m}`, :math:`z = z'_{1..m}`. Stationarity of the merged problem in

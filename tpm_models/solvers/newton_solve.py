@@ -42,7 +42,7 @@ POLISH_SCHUR_SIZE = 10_000_000
 """At most this many entries :math:`n_S n_D` in :math:`X = M_{SS}^{-1} M_{SD}` (:meth:`Factors._schur`: 80 MB; the
 equilibration holds five more arrays of that size, for a moment), else the whole matrix is factorised. At 10^6
 points (15) has 3.1 million (149,969 sparse unknowns, 21 dense) and (28) 0.5 million (249,956 and 2); the peak
-memory of both processes is Clarabel's run, unchanged (``docs/bench-scale.md``, "Issue 24, the polish at 10^5")."""
+memory of both processes is Clarabel's run, unchanged (``docs/notes/bench-scale-history.md``)."""
 
 
 def equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray, np.ndarray]:
@@ -151,8 +151,9 @@ class Factors:
         complement :math:`C = M_{DD} - M_{DS} X` (LAPACK, partial pivoting). Each point's rows of (29) at 10^5
         points (42 nonzeros, all but :math:`z_i` in the 41 dense columns of :math:`w`, :math:`s`, :math:`\\theta`)
         made the LU of the whole matrix pivot off the dense-last order: 3.1 million nonzeros in its factors and
-        0.21 s; :math:`M_{SS}` is then diagonal and :math:`C` 41 x 41 (``docs/bench-scale.md``, "Issue 24, the polish
-        at 10^5"). ``RuntimeError`` if :math:`M_{SS}` or :math:`C` is exactly singular (then so is the matrix)."""
+        0.21 s; :math:`M_{SS}` is then diagonal and :math:`C` 41 x 41 (``docs/notes/bench-scale-history.md``,
+        "the polish at 10^5"). ``RuntimeError`` if :math:`M_{SS}` or :math:`C` is exactly singular (then so is the
+        matrix)."""
         n = J.shape[0]
         self.sparse, self.dense = S, D = np.flatnonzero(~dense), np.flatnonzero(dense)
         ns, nd = len(S), len(D)

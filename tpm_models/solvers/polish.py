@@ -78,7 +78,7 @@ POLISH_HUGE = 50_000
 POLISH_ATTEMPTS_HUGE = 3
 """Newton runs at most from :data:`POLISH_HUGE` unknowns on: the first reading, the one with its ambiguous rows
 released (:data:`POLISH_AMBIGUOUS`) and one with signs corrected (each a factorisation of 10^5 rows or more;
-``docs/bench-scale.md``, "Issue 24, the p-norms' tree of cones")."""
+``docs/notes/bench-scale-history.md``, "the p-norms' tree of cones")."""
 POLISH_AMBIGUOUS = 10.0
 """An active ``nonneg`` row (:math:`s_i < z_i`) whose :math:`s_i` is within this factor of :math:`z_i` is
 *ambiguous*: at a strictly complementary optimum one of :math:`s_i, z_i` is clearly larger, while a row active with a

@@ -48,8 +48,8 @@ class DropImpliedBounds:
     """Leave out the bound rows :math:`x_c \\ge 0` that a power cone and the rows beside it imply
     (:func:`~tpm_models.solvers.powsoc.implied_bounds`). Back: :math:`z = 0` on those rows, :math:`s = b - Ax` on the
     whole program. Where such a bound and the rows implying it are active together (near :math:`w_j = 0`) their
-    multipliers are not unique, and the polish's readings give them the wrong signs (``docs/bench-scale.md``,
-    "Issue 24, Clarabel, the polish and the certificate")."""
+    multipliers are not unique, and the polish's readings give them the wrong signs
+    (``docs/notes/bench-scale-history.md``, "Clarabel, the polish and the certificate")."""
 
     def __init__(self) -> None:
         self.program: ConicProgram | None = None
