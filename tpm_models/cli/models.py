@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import sys
 
 import numpy as np
@@ -30,6 +32,23 @@ from tpm_models.solvers.program import title
 from tpm_models.validation import json_safe
 
 
+@contextlib.contextmanager
+def solver_log_on_stderr(active: bool):
+    """While the block runs, what the process writes to standard output (a solver's log, printed by its C code to
+    file descriptor 1) goes to standard error, so that the command's own output (``--json``) stays what it is."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
 def cmd_solve(args: argparse.Namespace) -> int:
     data = dataset_from_args(args)
     c = class_of(data, args.class_)
@@ -53,7 +72,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     model = build(args.model, X, data.y, c, args.nu, args.alpha, kernel if info.kernel != "none" else None,
                   p=args.p, eps=args.eps, **params)
     try:
-        result = solve(model, args.solver)
+        with solver_log_on_stderr(args.verbose >= 1):  # -v: the backend's own log, beside the library's messages
+            result = solve(model, args.solver, tee=args.verbose >= 1)
         code = 0
     except NoOptimalSolutionError as exc:  # reported, and no values are printed: they are not a solution
         result, code = exc.result, 1

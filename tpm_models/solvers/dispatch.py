@@ -84,6 +84,7 @@ def solve(
     warm_start: bool = False,
     kind: str | ModelTraits | None = None,
     options: dict | None = None,
+    tee: bool = False,
 ) -> SolveResult:
     """Solve ``model`` with ``solver`` and return a :class:`SolveResult`.
 
@@ -96,6 +97,9 @@ def solve(
     several solvers is classified once), or its :func:`~tpm_models.solvers.structure.model_traits` (then the
     objective's convexity test is not repeated either). ``time_limit``: seconds, > 0; a backend that cannot
     honour it refuses.
+
+    ``tee``: stream the backend's own log to standard output while it runs (the backends that can, ``Backend.tee``:
+    every built-in one but DAQP).
 
     ``options``: the solver's own settings, over this library's (tolerances, iteration limits: e.g.
     ``{"max_iter": 50, "tol_gap_rel": 1e-8}`` for Clarabel, ``{"eps_abs": 1e-9}`` for PIQP, ``{"tol": 1e-8}``
@@ -115,7 +119,7 @@ def solve(
     with PauseGC():
         program = Program(model)
         traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind, program)
-        run = Run(program, traits, time_limit, warm_start, options)
+        run = Run(program, traits, time_limit, warm_start, options, tee)
         if solver != "default":
             backend, _, prepared = prepared_backend(model, solver, traits, time_limit, program)
             return _finish(model, run(backend, prepared), raise_on_failure)
@@ -196,9 +200,9 @@ class Run:
     backends the default tries in turn."""
 
     def __init__(self, program: Program, traits: ModelTraits, time_limit: float | None, warm_start: bool,
-                 options: dict | None):
+                 options: dict | None, tee: bool = False):
         self.program, self.traits, self.time_limit = program, traits, time_limit
-        self.warm_start, self.options = warm_start, options
+        self.warm_start, self.options, self.tee = warm_start, options, tee
 
     def __call__(self, backend, prepared) -> SolveResult:
         """``backend`` run on the model (``prepared``: what its ``prepare`` built), its word checked by the
@@ -242,6 +246,10 @@ class Run:
         extra = {"options": self.options} if self.options else {}  # a user's backend may take (model, time_limit)
         if prepared is not None:
             extra["prepared"] = prepared
+        if self.tee and backend.tee:
+            extra["tee"] = True
+        elif self.tee:
+            log.info("%s has no log to stream (tee): it runs silent", backend.name)
         model = self.program.model
         try:
             return (*backend.run(model, self.time_limit, **extra), False)

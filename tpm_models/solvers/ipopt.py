@@ -238,10 +238,12 @@ def _polynomial(rows: list, x, variables: list, column: dict, symbols: dict):
     return out
 
 
-def run(model: pyo.ConcreteModel, time_limit: float | None, iteration_limit: int, options: dict | None = None):
-    """Solve ``model`` with CasADi's Ipopt (``options``: Ipopt options over :data:`IPOPT_OPTIONS`) and load the
-    point; returns ``(status, duals by constraint, message)`` where ``status`` is Ipopt's return status string."""
-    sol = solve_nlp(model, time_limit, iteration_limit, options)
+def run(model: pyo.ConcreteModel, time_limit: float | None, iteration_limit: int, options: dict | None = None,
+        tee: bool = False):
+    """Solve ``model`` with CasADi's Ipopt (``options``: Ipopt options over :data:`IPOPT_OPTIONS`; ``tee``: its log on
+    standard output) and load the point; returns ``(status, duals by constraint, message)`` where ``status`` is
+    Ipopt's return status string."""
+    sol = solve_nlp(model, time_limit, iteration_limit, options, tee=tee)
     for v, value in zip(sol.variables, sol.x):
         v.set_value(float(value), skip_validation=True)
     duals = {c: float(d) for c, d in zip(sol.constraints, sol.duals)}

@@ -77,7 +77,8 @@ def _replaced(module, name: str, value):
 def contrib_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
     """Backends through Pyomo's newer solver interface (``pyomo.contrib.solver``)."""
 
-    def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
+    def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None,
+            tee: bool = False):
         from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
         from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
 
@@ -87,10 +88,12 @@ def contrib_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
                   "solver_options": {**settings(time_limit), **(options or {})}}
         if time_limit is not None:
             kwargs["time_limit"] = time_limit
+        if tee:  # the solver's log on standard output, as Pyomo's interface streams it
+            kwargs["tee"] = True
         module = sys.modules[type(opt).__module__]
         no_pipe = _replaced(module, "capture_output", _fd_output_to_file) \
-            if hasattr(module, "capture_output") else contextlib.nullcontext()
-        with contextlib.redirect_stdout(io.StringIO()), no_pipe:
+            if hasattr(module, "capture_output") and not tee else contextlib.nullcontext()
+        with (contextlib.nullcontext() if tee else contextlib.redirect_stdout(io.StringIO())), no_pipe:
             res = opt.solve(model, **kwargs)
         tc = res.termination_condition
         names = {
@@ -117,10 +120,12 @@ def contrib_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
     return run
 
 
-def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
-    """Backends through Pyomo's direct (``SolverFactory``) interfaces, duals by suffix."""
+def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict], loud: dict | None = None):
+    """Backends through Pyomo's direct (``SolverFactory``) interfaces, duals by suffix; ``loud``: the solver's
+    settings that turn its log on, applied under ``tee`` (Gurobi's ``OutputFlag``)."""
 
-    def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
+    def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None,
+            tee: bool = False):
         from pyomo.opt import SolverStatus, TerminationCondition
 
         load_pyomo_solvers()
@@ -133,8 +138,9 @@ def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
             model.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
             added = True
         try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                res = opt.solve(model, load_solutions=False, options={**settings(time_limit), **(options or {})})
+            with contextlib.nullcontext() if tee else contextlib.redirect_stdout(io.StringIO()):
+                asked = {**settings(time_limit), **(loud or {} if tee else {}), **(options or {})}
+                res = opt.solve(model, load_solutions=False, options=asked, tee=tee)
             tc = res.solver.termination_condition
             names = {
                 TerminationCondition.optimal: Termination.OPTIMAL,

@@ -132,11 +132,11 @@ def clarabel_program(reading: Program) -> Program:
 
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
-                 prepared: Program | None = None):
+                 prepared: Program | None = None, tee: bool = False):
     """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the solve's
     :class:`~tpm_models.solvers.program.Program` with the form built by the refusal check, so it is built once per
     solve) by the pipeline of the module docstring; duals by ``ConicForm.dual_values``."""
-    settings, options = split_options(options)
+    settings, options = split_options({**(options or {}), "verbose": True} if tee else options)
     reading = clarabel_program(Program(model)) if prepared is None else prepared
     form = reading.conic
     run, reductions = first_solve(reading, form, settings, time_limit, options)
@@ -176,4 +176,4 @@ def load(reading: Program, form: ConicForm, run: ClarabelRun) -> str:
 
 
 register_backend("clarabel", "clarabel", {"LP", "QP", "SOCP", "NLP"}, run_clarabel, prepare=clarabel_program,
-                 proves_convexity=True)
+                 proves_convexity=True, tee=True)

@@ -16,7 +16,7 @@ register_backend(
         "mip_tolerances_mipgap": common.MIP_GAP,
         **({"timelimit": t} if t else {}),
     }),
-    integers=True, sos=True,
+    tee=True, integers=True, sos=True,
     licence_limit=lambda exc: type(exc).__name__ == "CplexSolverError" and len(exc.args) > 2
     and exc.args[2] == PROBLEM_SIZE_LIMITS_EXCEEDED,
 )

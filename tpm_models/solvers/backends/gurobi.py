@@ -15,7 +15,8 @@ register_backend(
         "OutputFlag": 0, "BarConvTol": common.OPTIMALITY_TOL, "BarQCPConvTol": common.OPTIMALITY_TOL,
         "OptimalityTol": common.OPTIMALITY_TOL,
         "FeasibilityTol": common.OPTIMALITY_TOL, "MIPGap": common.MIP_GAP, **({"TimeLimit": t} if t else {}),
-    }),
-    integers=True, sos=True, nonconvex=True,  # Gurobi >= 11 solves non-convex quadratic models globally by default
+    }, loud={"OutputFlag": 1}),
+    tee=True, integers=True, sos=True,
+    nonconvex=True,  # Gurobi >= 11 solves non-convex quadratic models globally by default
     licence_limit=lambda exc: getattr(exc, "errno", None) == SIZE_LIMIT_EXCEEDED,
 )

@@ -14,5 +14,6 @@ register_backend(
         "primal_feasibility_tolerance": common.OPTIMALITY_TOL, "dual_feasibility_tolerance": common.OPTIMALITY_TOL,
         "mip_rel_gap": common.MIP_GAP,
     }),
+    tee=True,
     integers=True,  # HiGHS's branch and bound (MILP; a MIQP it does not take ends as an error, never relaxed)
 )

@@ -25,13 +25,15 @@ IPOPT_STATUS = {
 }
 
 
-def run_ipopt(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
-    """Ipopt with :data:`~tpm_models.solvers.ipopt.IPOPT_OPTIONS`, then the user's ``options`` (Ipopt's names)."""
+def run_ipopt(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None,
+              tee: bool = False):
+    """Ipopt with :data:`~tpm_models.solvers.ipopt.IPOPT_OPTIONS`, then the user's ``options`` (Ipopt's names);
+    ``tee``: its log (``print_level`` 5) on standard output."""
     if shutil.which("ipopt"):  # an executable (idaes-pse, conda): Pyomo's .nl interface
         return legacy_runner("ipopt", lambda t: {
             **casadi_ipopt.IPOPT_OPTIONS, "max_iter": common.ITERATION_LIMIT, **({"max_cpu_time": t} if t else {}),
-        })(model, time_limit, options)
-    status, duals, message = casadi_ipopt.run(model, time_limit, common.ITERATION_LIMIT, options)
+        })(model, time_limit, options, tee=tee)
+    status, duals, message = casadi_ipopt.run(model, time_limit, common.ITERATION_LIMIT, options, tee)
     return IPOPT_STATUS.get(status, Termination.ERROR), duals, message
 
 
@@ -42,4 +44,4 @@ def ipopt_version() -> str:
     return f"{major}.{minor}.{patch} (casadi {wheel})" if major else f"unknown (casadi {wheel})"
 
 
-register_backend("ipopt", "casadi", {"LP", "QP", "SOCP", "NLP"}, run_ipopt, version=ipopt_version)
+register_backend("ipopt", "casadi", {"LP", "QP", "SOCP", "NLP"}, run_ipopt, version=ipopt_version, tee=True)

@@ -37,5 +37,5 @@ register_backend(
         "dparam.intpnt_co_tol_rel_gap": common.OPTIMALITY_TOL, "dparam.intpnt_qo_tol_rel_gap": common.OPTIMALITY_TOL,
         **({"dparam.optimizer_max_time": t} if t else {}),
     }),
-    refuses=mosek_refuses, ready=mosek_licensed,
+    tee=True, refuses=mosek_refuses, ready=mosek_licensed,
 )

@@ -160,14 +160,15 @@ def piqp_program(program: Program) -> QPMatrices:
     return qp_matrices(program.model) if program.n <= PIQP_DENSE_MAX else sparse_qp_matrices(program.model, program)
 
 
-def run_piqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
+def run_piqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None,
+             tee: bool = False):
     """The ``piqp`` backend: :func:`piqp_matrices` on the model's matrices (``prepared``: :func:`piqp_program`),
     the values and duals loaded back."""
     qp = piqp_program(Program(model)) if prepared is None else prepared
-    sol = piqp_matrices(qp, options)
+    sol = piqp_matrices(qp, {**(options or {}), "verbose": True} if tee else options)
     load_values(qp, sol.x)
     return sol.termination, dense_duals(qp, sol.eq_duals, sol.ineq_duals), sol.message
 
 
 register_backend("piqp", "piqp", {"LP", "QP"}, run_piqp, time_limit=False,  # PIQP 0.7 has no time limit
-                 prepare=piqp_program, matrix_run=piqp_matrices)
+                 prepare=piqp_program, matrix_run=piqp_matrices, tee=True)

@@ -57,6 +57,9 @@ class Backend:
     proves_convexity: bool = False
     """Takes a model only once its ``refuses`` check has mapped every row to a convex cone (Clarabel): a model it
     solves is convex, so its certificate's KKT conditions prove optimality."""
+    tee: bool = False
+    """``run`` takes ``tee=True`` and then streams the solver's own log to standard output
+    (``solve(model, tee=True)``); a backend without it runs silent and says so in the log."""
     licence_limit: Callable[[BaseException], bool] | None = None
     """``licence_limit(error)``: whether an error the backend's run raised is its licence refusing the model's size
     (a size-limited free licence), read from the solver's own error code; the run is then ``REFUSED`` with
@@ -107,7 +110,7 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                      nonconvex: bool = False, time_limit: bool = True, proves_convexity: bool = False,
                      prepare: Callable[[Program], object] | None = None,
                      licence_limit: Callable[[BaseException], bool] | None = None,
-                     matrix_run: Callable[..., object] | None = None) -> Backend:
+                     matrix_run: Callable[..., object] | None = None, tee: bool = False) -> Backend:
     """Join the capability table: ``solve(model, name)`` then runs ``run`` on models of ``model_classes``
     when ``package`` is installed. ``integers``, ``nonconvex``, ``time_limit``,
     ``proves_convexity``: see :class:`Backend`. See
@@ -120,7 +123,7 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                          f"{list(SOLVABLE_CLASSES)} (tpm_models.validation.SOLVABLE_CLASSES)")
     backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready, integers=integers,
                       sos=sos, nonconvex=nonconvex, time_limit=time_limit, proves_convexity=proves_convexity,
-                      licence_limit=licence_limit, prepare=prepare, matrix_run=matrix_run)
+                      licence_limit=licence_limit, prepare=prepare, matrix_run=matrix_run, tee=tee)
     BACKENDS[name] = backend
     return backend
 

@@ -17,5 +17,5 @@ register_backend(
         "display/verblevel": 0, "numerics/feastol": 1e-9, "numerics/dualfeastol": 1e-9,
         "numerics/epsilon": 1e-11, "limits/gap": common.MIP_GAP,
     }),
-    integers=True, sos=True, nonconvex=True,  # spatial branch and bound: global
+    integers=True, sos=True, nonconvex=True,  # spatial branch and bound: global (silent: its log can block a pipe)
 )

@@ -19,6 +19,6 @@ register_backend(
         "bardualstop": common.OPTIMALITY_TOL, "miprelstop": common.MIP_GAP,
         **({"maxtime": -int(math.ceil(t))} if t else {}),
     }),
-    integers=True, sos=True,
+    tee=True, integers=True, sos=True,
     licence_limit=lambda exc: type(exc).__name__ == "SolverError" and str(exc).startswith(TOO_MANY_ROWS_AND_COLUMNS),
 )
