@@ -208,6 +208,9 @@ def solve_pyros(
     worst = si.nominal_objective + sum(
         term.weight * sum(a * d for a, d in zip(term.coefficients, deltas[len(si.rows) + k]))
         for k, term in enumerate(si.terms))
+    if si.sense < 0:  # PyROS minimises the worst case: a maximised objective as the minimised negation
+        si.objective.sense = pyo.minimize
+        worst = -worst
     si.objective.set_value(worst)
     first_stage = [v for v in m.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
     if not params:
@@ -227,8 +230,9 @@ def solve_pyros(
                                     termination, message)
     values = si.values()
     ev = evaluate_point(nominal, uncertain, values)
-    return SemiInfiniteSolution("pyros", ev.objective, values, ev.violation, float(res.final_objective_value),
-                                int(res.iterations), seconds, termination, message)
+    final = si.sense * float(res.final_objective_value)
+    return SemiInfiniteSolution("pyros", ev.objective, values, ev.violation, final, int(res.iterations), seconds,
+                                termination, message)
 
 
 def joint_set(sets: list):
