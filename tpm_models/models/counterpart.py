@@ -69,6 +69,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpressio
 
 from tpm_models.models import shapes
 from tpm_models.models.counterpart_builder import Coefficients, CounterpartBuilder
+from tpm_models.models.counterpart_composite import CompositeBuilder
 from tpm_models.models.registry import model_info, register_model
 from tpm_models.models.uncertainty import Uncertain, UncertainRow, UncertainTerm, UncertaintySet
 
@@ -112,7 +113,7 @@ def robust_counterpart(
     >>> cp.norm_w.doc
     'norm_w >= |w|_2 (the dual norm of the l_2 balls)'
     """
-    build = CounterpartBuilder(nominal, name, inplace)
+    build = CompositeBuilder(nominal, name, inplace)
     seen: set[int] = set()
     for k, spec in enumerate(uncertain):
         if isinstance(spec, UncertainRow):

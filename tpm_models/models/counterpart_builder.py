@@ -265,15 +265,18 @@ class CounterpartBuilder:
         vec.groups[key] = expr
         return expr
 
-    def polyhedron(self, vec: Coefficients, uset: Polyhedron, sign: float, why: str):
-        """:math:`b^\\top y \\ge \\sigma(\\pm a)` for :math:`A^\\top y = \\pm a,\\ y\\ge0` (LP duality)."""
+    def polyhedron(self, vec: Coefficients, uset: Polyhedron, sign: float, why: str, bounded: bool = True):
+        """:math:`b^\\top y \\ge \\sigma(\\pm a)` for :math:`A^\\top y = \\pm a,\\ y\\ge0` (LP duality).
+        ``bounded=False`` for a member of an intersection, which may be unbounded alone (a slab): its dual rows
+        then restrict the member's share of ``a``, still exactly."""
         A, rhs = uset.arrays()
         if A.shape[1] != len(vec.exprs):
             raise ValueError(f"{why}: a polyhedron in R^{A.shape[1]} cannot perturb {len(vec.exprs)} coefficients")
         key = ("polyhedron", sign, A.tobytes(), A.shape, rhs.tobytes())
         if key in vec.groups:
             return vec.groups[key]
-        uset.check_bounded()
+        if bounded:
+            uset.check_bounded()
         b = vec.base + ("" if sign > 0 else "_minus")
         a = dict(zip(vec.keys, vec.exprs))
         col = dict(zip(vec.keys, range(len(vec.keys))))

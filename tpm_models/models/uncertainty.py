@@ -39,7 +39,7 @@ SUPPORT_LP_TOL = 1e-10
 """HiGHS's primal and dual feasibility tolerances in the support LP of a :class:`Polyhedron` (its default is
 1e-7): the cutting planes of the verifier separate to 1e-11 with this support."""
 
-def _finite(data, what: str) -> np.ndarray:
+def finite_array(data, what: str) -> np.ndarray:
     """``data`` as a float array, ``ValueError`` naming ``what`` unless every entry is a finite number."""
     try:
         arr = np.asarray(data, float)
@@ -51,7 +51,7 @@ def _finite(data, what: str) -> np.ndarray:
     return arr
 
 
-def _radius(value, what: str) -> float:
+def size_number(value, what: str) -> float:
     """``value`` as a float, ``ValueError`` unless it is a finite number >= 0."""
     try:
         r = float(value)
@@ -98,7 +98,7 @@ class NormBall(UncertaintySet):
 
     def __post_init__(self):
         object.__setattr__(self, "p", check_p(self.p))
-        _radius(self.radius, "a norm ball")
+        size_number(self.radius, "a norm ball")
 
     def support(self, g):
         g = np.asarray(g, float)
@@ -128,7 +128,7 @@ class Box(UncertaintySet):
     upper: float | Sequence[float]
 
     def __post_init__(self):
-        lo, up = _finite(self.lower, "a box's lower bounds"), _finite(self.upper, "a box's upper bounds")
+        lo, up = finite_array(self.lower, "a box's lower bounds"), finite_array(self.upper, "a box's upper bounds")
         if lo.ndim > 1 or up.ndim > 1:
             raise ValueError("a box's bounds must be scalars or vectors")
         if lo.ndim and up.ndim and lo.shape != up.shape:
@@ -179,7 +179,7 @@ class Ellipsoid(UncertaintySet):
     radius: float = 1.0
 
     def __post_init__(self):
-        S = _finite(self.shape, "an ellipsoid's shape matrix")
+        S = finite_array(self.shape, "an ellipsoid's shape matrix")
         if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] == 0:
             raise ValueError(f"an ellipsoid's shape matrix must be square (n x n), got shape {S.shape}")
         if not np.allclose(S, S.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(S).max()))):
@@ -187,7 +187,7 @@ class Ellipsoid(UncertaintySet):
         if np.linalg.eigvalsh(S).min() < -1e-12 * max(1.0, float(np.abs(S).max())):
             raise ValueError("an ellipsoid's shape matrix must be positive semidefinite: {delta' S^-1 delta <= r^2} "
                              "is not a bounded convex set otherwise")
-        _radius(self.radius, "an ellipsoid")
+        size_number(self.radius, "an ellipsoid")
 
     def support(self, g):
         g = np.asarray(g, float)
@@ -218,11 +218,11 @@ class Budget(UncertaintySet):
     gamma: float
 
     def __post_init__(self):
-        d = _finite(self.deviation, "a budget set's deviations")
+        d = finite_array(self.deviation, "a budget set's deviations")
         if d.ndim > 1 or (d < 0).any():
             raise ValueError("a budget set's deviations must be a scalar or a vector of numbers >= 0 (a coordinate "
                              "that may move down is a Box or a symmetric budget)")
-        _radius(self.gamma, "a budget set's gamma")
+        size_number(self.gamma, "a budget set's gamma")
 
     def support(self, g):
         g = np.asarray(g, float)
@@ -258,8 +258,8 @@ class Polyhedron(UncertaintySet):
     b: Sequence[float]
 
     def __post_init__(self):
-        _finite(self.A, "a polyhedron's A")
-        _finite(self.b, "a polyhedron's b")
+        finite_array(self.A, "a polyhedron's A")
+        finite_array(self.b, "a polyhedron's b")
         self.arrays()
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:

@@ -77,7 +77,8 @@ def solve_cutting_planes(
 
     The master is the nominal model with every uncertain row replaced by its copies at finite
     scenario sets (first :meth:`UncertaintySet.start`) and every uncertain term by an epigraph
-    variable :math:`\\eta_k \\ge \\omega_k a_k(x)^\\top\\delta` over its scenarios. Each round solves the
+    variable :math:`\\eta_k \\ge \\omega_k a_k(x)^\\top\\delta` over its scenarios (:math:`\\le` when
+    the objective is maximised). Each round solves the
     master with :func:`tpm_models.solvers.solve` (``solver``: a name, or names tried in order on a master
     the first fails; ``"default"`` is followed by :data:`MASTER_FALLBACK`), separates every row and term exactly
     (support functions; (25) for norm balls) and adds the worst :math:`\\delta` where the violation
@@ -97,9 +98,10 @@ def solve_cutting_planes(
         item.row.deactivate()
         start_delta = item.uncertainty.start(len(item.coefficients))
         m.verify_cuts.add(row_with(item.row, scenario_sum(item.coefficients, start_delta)))
-    for k, term in enumerate(si.terms):
+    for k, term in enumerate(si.terms):  # eta_k >= (minimised) or <= (maximised) the term at the scenarios
         start_delta = term.uncertainty.start(len(term.coefficients))
-        m.verify_eta_cuts.add(m.verify_eta[k] - scenario_sum(term.coefficients, start_delta, term.weight) >= 0)
+        m.verify_eta_cuts.add(si.sense * (m.verify_eta[k] - scenario_sum(term.coefficients, start_delta, term.weight))
+                              >= 0)
     si.objective.set_value(si.nominal_objective + sum(m.verify_eta[k] for k in range(len(si.terms))))
     history = []
     solvers = master_solvers(m, [solver] if isinstance(solver, str) else list(solver))
@@ -111,7 +113,7 @@ def solve_cutting_planes(
         cuts = [Cut(*si.row_worst(item, at_point), row=item) for item in si.rows]
         for k, term in enumerate(si.terms):
             worst, d = si.term_worst(term, at_point)
-            cuts.append(Cut(worst - m.verify_eta[k].value, d, term=k))
+            cuts.append(Cut(si.sense * (worst - m.verify_eta[k].value), d, term=k))
         violation = max((cut.violation for cut in cuts), default=0.0)
         history.append(Round(rounds, result.objective, violation))
         log.info("cutting plane round %d: master %.12g, worst violation %.3g", rounds, result.objective, violation)
@@ -130,8 +132,8 @@ def solve_cutting_planes(
                 m.verify_cuts.add(row_with(cut.row.row, scenario_sum(cut.row.coefficients, cut.delta)))
             else:
                 term = si.terms[cut.term]
-                m.verify_eta_cuts.add(m.verify_eta[cut.term] - scenario_sum(term.coefficients, cut.delta, term.weight)
-                                      >= 0)
+                m.verify_eta_cuts.add(si.sense * (m.verify_eta[cut.term]
+                                                  - scenario_sum(term.coefficients, cut.delta, term.weight)) >= 0)
     raise RuntimeError(f"cutting planes did not reach a violation <= {tol:g} in {max_rounds} rounds "
                        f"(last {history[-1].violation:.3g}); raise max_rounds or tol")
 

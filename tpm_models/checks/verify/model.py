@@ -60,8 +60,11 @@ class SemiInfinite:
         self.model = nominal.clone(memo)
         self._copies = memo
         self._translated: dict[int, object] = {}
-        self.objective = self._on_clone(nominal_objective(nominal))
+        self.objective = self._on_clone(nominal_objective(nominal, maximise=True))
         self.nominal_objective = self.objective.expr
+        self.sense = 1.0 if self.objective.sense == pyo.minimize else -1.0
+        """+1 minimised, -1 maximised: a term's worst case is ``sense * sigma(sense * weight * a)`` (its largest
+        value when minimised, its least when maximised)."""
         self.rows: list[RowOnClone] = []
         self.terms: list[TermOnClone] = []
         seen = set()
@@ -132,14 +135,15 @@ class SemiInfinite:
                         float)
 
     def load(self, values: Mapping[str, float | np.ndarray]) -> None:
-        """Set the clone's variables from ``values`` (by component name, index order)."""
+        """Set the clone's variables from ``values`` (by full component name, ``plant.x`` for a variable in a
+        block; index order)."""
         for var in self.variables:
-            if var.local_name not in values:
-                raise ValueError(f"no value for variable {var.local_name!r}")
-            value = np.atleast_1d(np.asarray(values[var.local_name], float))
+            if var.name not in values:
+                raise ValueError(f"no value for variable {var.name!r}")
+            value = np.atleast_1d(np.asarray(values[var.name], float))
             data = list(var.values()) if var.is_indexed() else [var]
             if len(value) != len(data):
-                raise ValueError(f"{var.local_name}: {len(value)} values for {len(data)} variables")
+                raise ValueError(f"{var.name}: {len(value)} values for {len(data)} variables")
             for v, x in zip(data, value):
                 v.set_value(float(x), skip_validation=True)
 
@@ -147,9 +151,9 @@ class SemiInfinite:
         out = {}
         for var in self.variables:
             if var.is_indexed():
-                out[var.local_name] = np.array([np.nan if v.value is None else v.value for v in var.values()], float)
+                out[var.name] = np.array([np.nan if v.value is None else v.value for v in var.values()], float)
             else:
-                out[var.local_name] = np.nan if var.value is None else float(var.value)
+                out[var.name] = np.nan if var.value is None else float(var.value)
         return out
 
     def row_worst(self, item: RowOnClone, at_point: dict | None = None) -> tuple[float, np.ndarray | None]:
@@ -175,9 +179,10 @@ class SemiInfinite:
 
     def term_worst(self, term: TermOnClone, at_point: dict | None = None) -> tuple[float, np.ndarray]:
         """The worst case :math:`\\max_{\\delta\\in\\mathcal U}\\omega\\,a(x)^\\top\\delta` of an uncertain term at the
-        current point (the support function of its set), and the :math:`\\delta` that attains it. ``at_point`` as in
-        :meth:`row_worst`."""
-        return self.support_at(term.uncertainty, term.coefficients, term.weight, at_point)
+        current point (the support function of its set; of a maximised objective the least value,
+        :math:`-\\sigma(-\\omega a)`), and the :math:`\\delta` that attains it. ``at_point`` as in :meth:`row_worst`."""
+        value, delta = self.support_at(term.uncertainty, term.coefficients, self.sense * term.weight, at_point)
+        return self.sense * value, delta
 
     def values_at(self, coefs: list, at_point: dict | None) -> np.ndarray:
         """:meth:`coefficient_values` of ``coefs``, computed once per point when ``at_point`` is given."""

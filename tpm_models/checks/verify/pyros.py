@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import logging
 import math
 import time
@@ -178,8 +179,6 @@ def solve_pyros(
     ``max_violation`` are the exact evaluation of PyROS's point, not PyROS's numbers (``lower_bound``
     holds PyROS's final objective).
     """
-    from pyomo.contrib import pyros
-
     start = time.perf_counter()
     si = SemiInfinite(nominal, uncertain)
     m = si.model
@@ -194,8 +193,9 @@ def solve_pyros(
             continue
         split = isinstance(uset, NormBall) and uset.p == 1.0
         keys = [(k, j, s) for s in (("+", "-") if split else ("",)) for j in range(n)]
-        for key in keys:
-            m.verify_delta[key] = 0.0
+        nominal_point = [0.0] * len(keys) if split else [float(x) for x in uset.start(n)]
+        for key, x in zip(keys, nominal_point):
+            m.verify_delta[key] = x  # PyROS wants its nominal point in the set (a scenario, not 0)
         params += [m.verify_delta[key] for key in keys]
         deltas[k] = ([m.verify_delta[k, j, "+"] - m.verify_delta[k, j, "-"] for j in range(n)] if split
                      else [m.verify_delta[k, j, ""] for j in range(n)])
@@ -208,6 +208,9 @@ def solve_pyros(
     worst = si.nominal_objective + sum(
         term.weight * sum(a * d for a, d in zip(term.coefficients, deltas[len(si.rows) + k]))
         for k, term in enumerate(si.terms))
+    if si.sense < 0:  # PyROS minimises the worst case: a maximised objective as the minimised negation
+        si.objective.sense = pyo.minimize
+        worst = -worst
     si.objective.set_value(worst)
     first_stage = [v for v in m.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
     if not params:
@@ -216,7 +219,7 @@ def solve_pyros(
     with contextlib.redirect_stdout(io.StringIO()):
         res = pyo.SolverFactory("pyros").solve(
             m, first_stage_variables=first_stage, second_stage_variables=[], uncertain_params=params,
-            uncertainty_set=pyros.CartesianProductSet(sets) if len(sets) > 1 else sets[0], **options,
+            uncertainty_set=joint_set(sets), **options,
         )
     seconds = time.perf_counter() - start
     termination = str(res.pyros_termination_condition).rsplit(".", 1)[-1]
@@ -227,8 +230,27 @@ def solve_pyros(
                                     termination, message)
     values = si.values()
     ev = evaluate_point(nominal, uncertain, values)
-    return SemiInfiniteSolution("pyros", ev.objective, values, ev.violation, float(res.final_objective_value),
-                                int(res.iterations), seconds, termination, message)
+    final = si.sense * float(res.final_objective_value)
+    return SemiInfiniteSolution("pyros", ev.objective, values, ev.violation, final, int(res.iterations), seconds,
+                                termination, message)
+
+
+def joint_set(sets: list):
+    """The PyROS set of all the declarations' perturbations together: their Cartesian product, or, when every set is
+    a ``DiscreteScenarioSet`` (which PyROS's product refuses), the scenarios of the product, every combination
+    (``ValueError`` for scenarios beside a continuous set, which PyROS cannot combine)."""
+    from pyomo.contrib import pyros
+
+    if len(sets) == 1:
+        return sets[0]
+    discrete = [isinstance(s, pyros.DiscreteScenarioSet) for s in sets]
+    if not any(discrete):
+        return pyros.CartesianProductSet(sets)
+    if not all(discrete):
+        raise ValueError("PyROS cannot combine scenarios with a continuous set: declare every uncertain item "
+                         "under scenarios, or verify with the cutting planes (method='cutting_planes')")
+    return pyros.DiscreteScenarioSet(scenarios=[tuple(x for point in combo for x in point)
+                                                for combo in itertools.product(*(s.scenarios for s in sets))])
 
 
 def is_licence_refusal(exc: BaseException) -> bool:

@@ -101,7 +101,35 @@ def verify_counterpart(
     if method not in ("cutting-plane", "pyros"):
         raise ValueError(f"method must be 'cutting-plane' or 'pyros', got {method!r}")
     probe = SemiInfinite(nominal, uncertain)
-    names = [v.local_name for v in probe.variables]
+    names = [v.name for v in probe.variables]
+    mapping = variable_map(names, variables, counterpart)
+    if method == "pyros":  # refuse a set PyROS has no counterpart for before any solve
+        for item in [*probe.rows, *probe.terms]:
+            item.uncertainty.is_point() or item.uncertainty.pyros_set(len(item.coefficients))
+    tolerances = {"objective": objective_tol, "violation": violation_tol, "solution": solution_tol,
+                  "atol": objective_atol}
+    compared = list(compare) if compare is not None else names
+    try:
+        cres = solve(counterpart, counterpart_solver)
+    except (SolverUnavailableError, ValueError):
+        raise  # the user's choice of solver, or a model no solver can take: bad input
+    except Exception as exc:  # its optimum cannot be computed: nothing to compare
+        not_run = SemiInfiniteSolution(method, math.nan, {}, math.nan, None, 0, 0.0, "not run",
+                                       "not run: the counterpart has no optimum to compare with")
+        why = unbounded_nominal(nominal) or failure_summary(exc)
+        return Verification(method, title(counterpart), False, [], None, not_run, math.nan, math.nan, math.nan, "",
+                            None, math.nan, math.nan, 0.0, tolerances, compared=compared,
+                            undecided=[f"the counterpart's optimum could not be computed: {why}"])
+    cvalues = counterpart_values(counterpart, mapping)
+    si = semi_infinite_route(nominal, uncertain, method, solver, local_solver, global_solver, time_limit)
+    return judge(probe, counterpart, counterpart_solver, cres, cvalues, si, mapping, compared, tolerances,
+                 lambda: unbounded_nominal(nominal))
+
+
+def variable_map(names: Sequence[str], variables, counterpart: pyo.ConcreteModel) -> dict[str, str]:
+    """The nominal variables (full names: ``plant.x`` in a block) to the counterpart's: ``variables`` as a map, a
+    list of the same names, or None (every variable by its name); ``ValueError`` for a variable it leaves out or
+    one the counterpart does not have."""
     if variables is None:
         mapping = {n: n for n in names}
     elif isinstance(variables, Mapping):
@@ -112,43 +140,49 @@ def verify_counterpart(
     if missing:
         raise ValueError(f"the variable map gives no counterpart variable for {missing}: every variable of the "
                          "nominal model is first stage")
-    unknown = [c for c in mapping.values() if counterpart.component(c) is None]
+    unknown = [c for c in mapping.values() if not isinstance(counterpart.find_component(c), pyo.Var)]
     if unknown:
-        raise ValueError(f"the counterpart has no variable {unknown}")
-    if method == "pyros":  # refuse a set PyROS has no counterpart for before any solve
-        for item in [*probe.rows, *probe.terms]:
-            item.uncertainty.is_point() or item.uncertainty.pyros_set(len(item.coefficients))
-    tolerances = {"objective": objective_tol, "violation": violation_tol, "solution": solution_tol,
-                  "atol": objective_atol}
-    name = title(counterpart)
-    try:
-        cres = solve(counterpart, counterpart_solver)
-    except (SolverUnavailableError, ValueError):
-        raise  # the user's choice of solver, or a model no solver can take: bad input
-    except Exception as exc:  # its optimum cannot be computed: nothing to compare
-        not_run = SemiInfiniteSolution(method, math.nan, {}, math.nan, None, 0, 0.0, "not run",
-                                       "not run: the counterpart has no optimum to compare with")
-        return Verification(method, name, False, [], None, not_run, math.nan, math.nan, math.nan, "", None,
-                            math.nan, math.nan, 0.0, tolerances, compared=list(compare or names),
-                            undecided=[f"the counterpart's optimum could not be computed: {failure_summary(exc)}"])
-    cvalues = {n: cres.values[mapping[n]] for n in names}
+        raise ValueError(f"the counterpart has no variable {unknown} (give the full name of a variable in a "
+                         "block: 'plant.x')")
+    return mapping
+
+
+def counterpart_values(counterpart: pyo.ConcreteModel, mapping: Mapping[str, str]) -> dict[str, np.ndarray]:
+    """The counterpart's solution (its variables' values after the solve), by the nominal names."""
+    out = {}
+    for n, c in mapping.items():
+        var = counterpart.find_component(c)
+        data = list(var.values()) if var.is_indexed() else [var]
+        out[n] = np.array([math.nan if v.value is None else v.value for v in data], float)
+    return out
+
+
+def semi_infinite_route(nominal, uncertain, method: str, solver: str, local_solver, global_solver,
+                        time_limit) -> SemiInfiniteSolution:
+    """The semi-infinite model by ``method``; a route that failed as a solution that says how."""
     start = time.perf_counter()
     try:
         if method == "cutting-plane":
-            si = solve_cutting_planes(nominal, uncertain, solver)
-        else:
-            si = pyros_with_fallback(nominal, uncertain, local_solver, global_solver, time_limit)
+            return solve_cutting_planes(nominal, uncertain, solver)
+        return pyros_with_fallback(nominal, uncertain, local_solver, global_solver, time_limit)
     except (SolverUnavailableError, ValueError):
         raise
     except Exception as exc:  # a master or a subsolver that failed, a licence, the rounds' limit
-        si = SemiInfiniteSolution(method, math.nan, {}, math.nan, None, 0, time.perf_counter() - start, "error",
-                                  failure_summary(exc))
+        return SemiInfiniteSolution(method, math.nan, {}, math.nan, None, 0, time.perf_counter() - start, "error",
+                                    failure_summary(exc))
+
+
+def judge(probe: SemiInfinite, counterpart, counterpart_solver: str, cres, cvalues: dict, si: SemiInfiniteSolution,
+          mapping: Mapping[str, str], compared: list, tolerances: dict, unbounded) -> Verification:
+    """The verdict on measured numbers (:func:`verify_counterpart`); ``unbounded()``: the words for a nominal
+    model that is unbounded, or ``""``."""
+    objective_tol, violation_tol = tolerances["objective"], tolerances["violation"]
+    solution_tol, objective_atol = tolerances["solution"], tolerances["atol"]
     probe.load(cvalues)
     ev = probe.evaluate()
     reasons, undecided = [], []
-    compared = list(compare) if compare is not None else names
     if not si.ok:
-        undecided.append(f"the {method} route ended {si.termination} ({si.message})")
+        undecided.append(f"the {si.method} route ended {si.termination} ({unbounded() or si.message})")
         gap = distance = math.nan
     else:
         probe.load(si.values)
@@ -178,9 +212,37 @@ def verify_counterpart(
     witness = ""
     if si.ok and reasons and ev.violation <= violation_tol:
         witness = witness_at(counterpart, counterpart_solver, mapping, si, scale_c)
-    return Verification(method, name, not reasons and not undecided, reasons, cres.objective, si, gap, distance,
-                        ev.violation, ev.row if ev.violation > 0 else "", ev.delta, ev.objective, consistency,
-                        cres.seconds, tolerances, witness, cvalues, compared, [] if reasons else undecided)
+    return Verification(si.method, title(counterpart), not reasons and not undecided, reasons, cres.objective, si,
+                        gap, distance, ev.violation, ev.row if ev.violation > 0 else "", ev.delta, ev.objective,
+                        consistency, cres.seconds, tolerances, witness, cvalues, compared,
+                        [] if reasons else undecided)
+
+
+UNBOUNDED_BOX = 1e6
+"""The box :func:`unbounded_nominal` puts on every variable: an optimum that reaches it is taken as a ray."""
+
+
+def unbounded_nominal(nominal: pyo.ConcreteModel) -> str:
+    """Words for a nominal model with no finite optimum, or ``""``: the nominal model with every variable boxed
+    at :data:`UNBOUNDED_BOX` has an optimal point on the box (a solver's own word, an iteration limit or a
+    diverging point, says less)."""
+    boxed = nominal.clone()
+    for v in boxed.component_data_objects(pyo.Var, descend_into=True):
+        if not v.fixed:
+            v.setlb(max(v.lb, -UNBOUNDED_BOX) if v.lb is not None else -UNBOUNDED_BOX)
+            v.setub(min(v.ub, UNBOUNDED_BOX) if v.ub is not None else UNBOUNDED_BOX)
+    try:
+        r = solve(boxed, raise_on_failure=False)
+    except Exception:  # no solver takes it: nothing to say
+        return ""
+    if r.termination is not Termination.OPTIMAL:
+        return ""
+    at_box = [v.name for v in boxed.component_data_objects(pyo.Var, descend_into=True)
+              if v.value is not None and abs(v.value) >= UNBOUNDED_BOX * (1 - 1e-6)]
+    if not at_box:
+        return ""
+    return (f"the nominal model is unbounded: its objective improves without end (boxed at +-{UNBOUNDED_BOX:g}, its "
+            f"optimum puts {', '.join(at_box[:3])} on the box); bound those variables or the objective")
 
 
 def first_stage(values: Mapping, names: Sequence[str]) -> np.ndarray:
@@ -193,7 +255,7 @@ def witness_at(counterpart: pyo.ConcreteModel, solver: str, mapping: Mapping[str
     """The counterpart with its first-stage variables fixed at the semi-infinite optimum."""
     fixed = counterpart.clone()
     for n, c in mapping.items():
-        var = fixed.component(c)
+        var = fixed.find_component(c)
         value = np.atleast_1d(np.asarray(si.values[n], float))
         for v, x in zip(list(var.values()) if var.is_indexed() else [var], value):
             v.fix(float(x))
