@@ -22,8 +22,9 @@ import pytest
 from tpm_models import Kernel, build, load_dataset, min_max_scale, solve
 from tpm_models.checks.robust import rel_gap
 from tpm_models.cli import main
-from tpm_models.export.library import AGREEMENT_TOL, LIBRARY_DATASETS, check_library, read_manifest, verify
+from tpm_models.export.library import LIBRARY_DATASETS, check_library, read_manifest
 from tpm_models.export.ripopt import RIPOPT_SOLVED, ripopt_executable, run_ripopt
+from tpm_models.export.verification import AGREEMENT_TOL, verify
 from tpm_models.export.writers import (
     export,
     formats_for,
@@ -242,7 +243,7 @@ def _kernel_of(text: str) -> Kernel | None:
 def test_verify_passes_over_a_licence_limit(monkeypatch, wine):
     """(11) on Wine with the inhomogeneous quadratic map has 236 variables: over the 200 of Gurobi's
     pip licence, which is noted and passed over; PIQP and DAQP then verify it."""
-    from tpm_models.export import library as ex
+    from tpm_models.export import verification as ex
 
     X, y = wine
     model = build(11, X, y, 1, 0.3, 1.0, Kernel("inhom-poly", degree=2, gamma=1.0))

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from tpm_models.cli.commands import add_command
-from tpm_models.plots import FIGURES, TABLE3_CSV, figure, read_table3, save
+from tpm_models.plots import FIGURES, figure, read_table3, save
+from tpm_models.plots.table3 import TABLE3_CSV
 from tpm_models.validation import check_output_path
 
 NO_TABLE3_CSV = (f"the Table 3 chart draws a results CSV and none was given: no {TABLE3_CSV} under the current "

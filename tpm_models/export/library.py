@@ -1,5 +1,6 @@
 """The ``formulations/`` library: canonical instances of every model written in every format that
-holds it, with a manifest of optimal values verified by two solvers (``docs/formulations.md``)."""
+holds it, with a manifest of optimal values verified by two solvers (:mod:`tpm_models.export.verification`), checked
+against a fresh export by :mod:`tpm_models.export.differences` (``docs/formulations.md``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import csv
 import io
 import math
 import os
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,15 +17,12 @@ import numpy as np
 import pyomo.environ as pyo
 
 from tpm_models.data import load_dataset, min_max_scale
-from tpm_models.export.ripopt import ripopt_executable, solve_ripopt
+from tpm_models.export.differences import text_difference
+from tpm_models.export.verification import verify
 from tpm_models.export.writers import formats_for, gzip_bytes, model_texts, read_text
 from tpm_models.files import FileLock, write_bytes
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build
-from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError
-from tpm_models.solvers.compare import objective_scale, rel_gap
-from tpm_models.solvers.dispatch import is_licence_limit, solve
-from tpm_models.solvers.program import title
 from tpm_models.solvers.structure import model_class
 
 LIBRARY_DATASETS = ("iris", "wine")
@@ -49,25 +46,6 @@ LIBRARY_KERNELS = (
     Kernel("gaussian", sigma=1.0),
 )
 """Kernels of (12), (13), (19); (10), (11) take the polynomial ones (exact finite feature maps)."""
-
-
-AGREEMENT_TOL = 1e-6
-"""Largest disagreement between two verifying solvers, :func:`tpm_models.solvers.compare.rel_gap`
-(relative to the objective's terms, as every robust tie)."""
-
-
-VERIFIERS = {
-    "QP": ("piqp", "daqp", "gurobi", "cplex", "highs"),
-    "SOCP": ("ipopt", "gurobi", "cplex", "scip"),
-    "NLP": ("ipopt", "scip", "ripopt"),
-}
-"""Solvers tried, in order, until two agree. ``ripopt`` solves the instance's own ``.nl`` file."""
-
-
-SCIP_VERIFY_TIME_LIMIT = 30.0
-"""Seconds SCIP may take to verify an NLP (a limit is noted, and ripopt is tried). With (23)'s norm
-written as ``(sum_j (w_j^2)^(p'/2))^(1/p')``, SCIP left a gap of 5e-4 on Wine at p = 3 after 60 s;
-with the epigraph form of :func:`tpm_models.models.robust.build_robust_23` it verifies every NLP here."""
 
 
 OBJECTIVE_DIGITS = 10
@@ -139,67 +117,6 @@ def library_instances(datasets: Sequence[str] = LIBRARY_DATASETS) -> list[Instan
             for c in classes:
                 out.append(Instance(eq, name, c, kernel=k, p=p, eps=LIBRARY_EPS if p is not None else None))
     return out
-
-
-@dataclass
-class Verification:
-    """Two or more solvers that agree on an instance's optimum."""
-
-    objective: float
-    scale: float
-    solvers: list[str]
-    disagreement: float
-    notes: list[str]
-
-
-def verify(model: pyo.ConcreteModel, kind: str | None = None) -> Verification:
-    """Solve ``model`` with the :data:`VERIFIERS` of its class until two agree within :data:`AGREEMENT_TOL`.
-
-    The first solver's objective is the reference. A licence size limit, a non-optimal end, a
-    missing solver or a disagreeing solver is passed over (and noted, except a missing one).
-    Raises ``RuntimeError`` if fewer than two agree.
-    """
-    kind = kind or model_class(model)
-    reference: float | None = None
-    scale = 0.0
-    solvers: list[str] = []
-    worst = 0.0
-    notes: list[str] = []
-    for name in VERIFIERS[kind]:
-        if len(solvers) == 2:
-            break
-        if name == "ripopt":
-            if ripopt_executable() is None:
-                continue
-            objective, message = solve_ripopt(model)
-        else:
-            try:
-                limit = SCIP_VERIFY_TIME_LIMIT if name == "scip" else None
-                objective, message = solve(model, name, time_limit=limit).objective, ""
-            except SolverUnavailableError:
-                continue
-            except NoOptimalSolutionError as exc:
-                kind_of = "licence size limit" if is_licence_limit(exc.result) else exc.result.termination.value
-                objective, message = None, f"{name}: {kind_of}"
-        if objective is None:
-            notes.append(message)
-            continue
-        if reference is None:
-            reference, scale = objective, objective_scale(model)
-            solvers.append(name)
-            continue
-        residual = rel_gap(reference, objective, scale)
-        if residual > AGREEMENT_TOL:
-            notes.append(f"{name}: disagrees by {residual:.1e}")
-            continue
-        solvers.append(name)
-        worst = max(worst, residual)
-    if reference is None or len(solvers) < 2:
-        raise RuntimeError(
-            f"{title(model)}: only {solvers or 'no solver'} reached a verified optimum "
-            f"({'; '.join(notes) or 'no other solver installed'}); tried {VERIFIERS[kind]}"
-        )
-    return Verification(reference, scale, solvers, worst, notes)
 
 
 def _counts(nl_text: bytes) -> tuple[int, int]:
@@ -393,84 +310,6 @@ def write_library(root: str | os.PathLike, rows: list[dict[str, str]], files: Se
     size = sum((root / path).stat().st_size for path in contents) + (root / MANIFEST).stat().st_size
     instances = len({r["file"].rsplit(".", 2)[0] for r in rows if r["file"]})
     return {"files": len(files), "instances": instances, "bytes": size, "removed": removed}
-
-
-COEFFICIENT_RTOL = 1e-12
-"""Relative tolerance of :func:`text_difference` on the numbers of a model file.
-
-The coefficients are sums of products (Gram and kernel entries, ``X_{-c} e``, ``nu/m`` terms).
-numpy's OpenBLAS picks its kernel per CPU (its ``DYNAMIC_ARCH`` build) and its SIMD ``exp`` per
-instruction set, so the same sum comes out in another order on another CPU and differs in its
-last digits, e.g. ``-0.952249491064367`` against ``-0.9522494910643668``. Every coefficient of the
-library is a sum of at most n = 13 nonnegative terms (features min-max scaled to [0, 1], kernels
-with nonnegative values), a fixed multiple of one, or the ``exp`` of one: no cancellation, so
-its rounding error is relative to itself, at most ~n * 2**-52 ~ 3e-15. 1e-12 leaves a factor 300
-of room and still catches any real change of a coefficient (the smallest a model change makes is
-the ``nu/m`` of one point, ~1e-3 relative)."""
-
-
-_NUMBER = re.compile(r"(?:(?<=^n)|(?<![\w.]))[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])", re.M)
-"""A number standing alone in a model file: not part of a name (``w(1)``'s 1 is compared as a
-number, which is exact for integers), with the ``n`` prefix of an ``.nl`` constant allowed."""
-
-
-def text_difference(committed: bytes, fresh: bytes, rtol: float = COEFFICIENT_RTOL,
-                    statements: bool = False) -> str | None:
-    """The first difference between two texts of one model file, or ``None`` when they are equal.
-
-    Everything but the numbers (names and their order, the sparsity pattern, senses, the
-    writer's layout, line by line) must be equal to the character; the numbers of each line
-    must satisfy ``|a - b| <= rtol * max(|a|, |b|, S)``, with ``S`` the largest magnitude on that
-    line of the fresh text (a row's largest term where a writer puts a row on one line).
-    :data:`COEFFICIENT_RTOL` says why a byte-for-byte comparison can only pass on the CPU that
-    wrote the file.
-
-    ``statements=True`` is for a writer that wraps long rows by the width of their number strings
-    (Pyomo's GAMS writer): a last digit that differs between CPUs moves a line break there. The
-    texts are then compared statement by statement (``;`` ends a GAMS statement), token by token,
-    with ``S`` the largest magnitude of the statement: the tokens, names and their order are still
-    equal to the character, only where a line breaks is free.
-    """
-    if committed == fresh:
-        return None
-    if statements:
-        return _statement_difference(committed.decode("utf-8"), fresh.decode("utf-8"), rtol)
-    old_lines, new_lines = committed.decode("utf-8").split("\n"), fresh.decode("utf-8").split("\n")
-    if len(old_lines) != len(new_lines):
-        return f"{len(old_lines)} lines, a fresh export has {len(new_lines)}"
-    for k, (old, new) in enumerate(zip(old_lines, new_lines), start=1):
-        if old == new:
-            continue
-        if _NUMBER.sub("#", old) != _NUMBER.sub("#", new):
-            return f"line {k}: {old[:80]!r} is {new[:80]!r} in a fresh export"
-        pairs = [(float(a), float(b), a, b) for a, b in zip(_NUMBER.findall(old), _NUMBER.findall(new))]
-        scale = max(abs(b) for _, b, _, _ in pairs)
-        for a, b, a_text, b_text in pairs:
-            if a == b or abs(a - b) <= rtol * max(abs(a), abs(b), scale):
-                continue
-            return (f"line {k}: {a_text} is {b_text} in a fresh export "
-                    f"(relative difference {abs(a - b) / max(abs(a), abs(b), scale):.1e} > {rtol:g})")
-    return None
-
-
-def _statement_difference(old: str, new: str, rtol: float) -> str | None:
-    """:func:`text_difference` of two texts statement by statement, blind to where lines break."""
-    old_statements, new_statements = old.split(";"), new.split(";")
-    if len(old_statements) != len(new_statements):
-        return f"{len(old_statements)} statements, a fresh export has {len(new_statements)}"
-    for k, (a_statement, b_statement) in enumerate(zip(old_statements, new_statements), start=1):
-        if a_statement == b_statement:
-            continue
-        if _NUMBER.sub("#", a_statement).split() != _NUMBER.sub("#", b_statement).split():
-            return f"statement {k}: {' '.join(a_statement.split())[:80]!r} differs from a fresh export"
-        pairs = [(float(a), float(b), a, b) for a, b in zip(_NUMBER.findall(a_statement),
-                                                            _NUMBER.findall(b_statement))]
-        scale = max(abs(b) for _, b, _, _ in pairs)
-        for a, b, a_text, b_text in pairs:
-            if a != b and abs(a - b) > rtol * max(abs(a), abs(b), scale):
-                return (f"statement {k}: {a_text} is {b_text} in a fresh export "
-                        f"(relative difference {abs(a - b) / max(abs(a), abs(b), scale):.1e} > {rtol:g})")
-    return None
 
 
 def _key(row: dict[str, str]) -> tuple[str, ...]:

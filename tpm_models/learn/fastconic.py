@@ -83,56 +83,11 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
     q[ixi:ixi + m] = alpha / m
     if robust:
         q[ir] = nu * eps
-    rows, cones = [], []  # rows: (A block, b block); every s = b - A x
-
-    def nonneg(block: sp.spmatrix) -> None:  # block @ x <= 0
-        rows.append(sp.csr_matrix(block))
-        cones.append(Cone("nonneg", block.shape[0]))
-
-    # margin rows: -(Xc w + theta - eps r + xi) <= 0
-    margin = sp.hstack([sp.csr_matrix(-Xc), sp.csr_matrix(-np.ones((m, 1))), -sp.identity(m, format="csr"),
-                        sp.csr_matrix((m, nx - (n + 1 + m)))]).tocsr()
+    rows, cones = _margin_rows(Xc, eps, nx, ixi, ir)
     if robust:
-        margin = margin.tolil()
-        margin[:, ir] = eps
-        margin = margin.tocsr()
-    nonneg(margin)
-    nonneg(sp.hstack([sp.csr_matrix((m, ixi)), -sp.identity(m, format="csr"),
-                      sp.csr_matrix((m, nx - ixi - m))]).tocsr())  # -xi <= 0
-    eye = sp.identity(n, format="csr")
-
-    def place(block_w: sp.spmatrix | None, col_r: float | None, block_a: sp.spmatrix | None, k: int):
-        parts = sp.lil_matrix((k, nx))
-        if block_w is not None:
-            parts[:, iw:iw + n] = block_w
-        if col_r is not None:
-            parts[:, ir] = col_r
-        if block_a is not None:
-            parts[:, ia:ia + n] = block_a
-        return parts.tocsr()
-
-    if robust and q_norm == math.inf:  # +-w_j - r <= 0
-        nonneg(place(eye, -1.0, None, n))
-        nonneg(place(-eye, -1.0, None, n))
-    elif robust and q_norm == 1.0:  # +-w_j - a_j <= 0, e'a - r <= 0
-        nonneg(place(eye, None, -eye, n))
-        nonneg(place(-eye, None, -eye, n))
-        nonneg(place(None, -1.0, sp.csr_matrix(np.ones((1, n))), 1))
-    elif robust and q_norm == 2.0:  # (r, w) in SOC
-        block = sp.lil_matrix((n + 1, nx))
-        block[0, ir] = -1.0
-        block[1:, iw:iw + n] = -eye
-        rows.append(block.tocsr())
-        cones.append(Cone("soc", n + 1))
-    elif robust:  # e'a - r <= 0; (a_j, r, w_j) in Kpow(1/q)
-        nonneg(place(None, -1.0, sp.csr_matrix(np.ones((1, n))), 1))
-        for j in range(n):
-            block = sp.lil_matrix((3, nx))
-            block[0, ia + j] = -1.0
-            block[1, ir] = -1.0
-            block[2, iw + j] = -1.0
-            rows.append(block.tocsr())
-            cones.append(Cone("pow", 3, 1.0 / q_norm))
+        norm_rows, norm_cones = _norm_rows(q_norm, n, nx, iw, ir, ia)
+        rows += norm_rows
+        cones += norm_cones
     A = sp.vstack(rows).tocsc()
     b = np.zeros(A.shape[0])
     run = clarabel_solve(sp.triu(P).tocsc(), q, A, b, cones, time_limit)
@@ -151,6 +106,65 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
             status, theta, objective = "Solved", choose_theta(interval), repaired
             message += f"; repaired point within {repaired - bound:.1e} of Clarabel's dual value"
     return Dense23Solution(CLARABEL_STATUS.get(status, Termination.ERROR), objective, w, theta, message)
+
+
+def _margin_rows(Xc: np.ndarray, eps: float, nx: int, ixi: int, ir: int) -> tuple[list[sp.csr_matrix], list[Cone]]:
+    """The rows (nonnegative cone, ``s = -A x``) of the margins :math:`X_c w + e\\theta - \\varepsilon r e + \\xi
+    \\ge 0` (no :math:`r` at :math:`\\varepsilon = 0`) and of :math:`\\xi \\ge 0`."""
+    m, n = Xc.shape
+    margin = sp.hstack([sp.csr_matrix(-Xc), sp.csr_matrix(-np.ones((m, 1))), -sp.identity(m, format="csr"),
+                        sp.csr_matrix((m, nx - (n + 1 + m)))]).tocsr()
+    if eps > 0:
+        margin = margin.tolil()
+        margin[:, ir] = eps
+        margin = margin.tocsr()
+    xi = sp.hstack([sp.csr_matrix((m, ixi)), -sp.identity(m, format="csr"), sp.csr_matrix((m, nx - ixi - m))]).tocsr()
+    return [margin, xi], [Cone("nonneg", m), Cone("nonneg", m)]
+
+
+def _norm_rows(q_norm: float, n: int, nx: int, iw: int, ir: int, ia: int) -> tuple[list[sp.csr_matrix], list[Cone]]:
+    """The rows of :math:`r \\ge \\|w\\|_{p'}` by :math:`p'` (module docstring), ``s = -A x`` in each cone."""
+    rows: list[sp.csr_matrix] = []
+    cones: list[Cone] = []
+
+    def nonneg(block: sp.spmatrix) -> None:  # block @ x <= 0
+        rows.append(sp.csr_matrix(block))
+        cones.append(Cone("nonneg", block.shape[0]))
+
+    def place(block_w: sp.spmatrix | None, col_r: float | None, block_a: sp.spmatrix | None, k: int):
+        parts = sp.lil_matrix((k, nx))
+        if block_w is not None:
+            parts[:, iw:iw + n] = block_w
+        if col_r is not None:
+            parts[:, ir] = col_r
+        if block_a is not None:
+            parts[:, ia:ia + n] = block_a
+        return parts.tocsr()
+
+    eye = sp.identity(n, format="csr")
+    if q_norm == math.inf:  # +-w_j - r <= 0
+        nonneg(place(eye, -1.0, None, n))
+        nonneg(place(-eye, -1.0, None, n))
+    elif q_norm == 1.0:  # +-w_j - a_j <= 0, e'a - r <= 0
+        nonneg(place(eye, None, -eye, n))
+        nonneg(place(-eye, None, -eye, n))
+        nonneg(place(None, -1.0, sp.csr_matrix(np.ones((1, n))), 1))
+    elif q_norm == 2.0:  # (r, w) in SOC
+        block = sp.lil_matrix((n + 1, nx))
+        block[0, ir] = -1.0
+        block[1:, iw:iw + n] = -eye
+        rows.append(block.tocsr())
+        cones.append(Cone("soc", n + 1))
+    else:  # e'a - r <= 0; (a_j, r, w_j) in Kpow(1/q)
+        nonneg(place(None, -1.0, sp.csr_matrix(np.ones((1, n))), 1))
+        for j in range(n):
+            block = sp.lil_matrix((3, nx))
+            block[0, ia + j] = -1.0
+            block[1, ir] = -1.0
+            block[2, iw + j] = -1.0
+            rows.append(block.tocsr())
+            cones.append(Cone("pow", 3, 1.0 / q_norm))
+    return rows, cones
 
 
 def _objective(Xc, Xo, nu, alpha, eps, w, theta, norm) -> float:

@@ -35,9 +35,21 @@ def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: s
                     discussion: str | None = None, experiments_link: str = "../experiments.md") -> str:
     """Table 3 beside the paper's under both selection protocols and tie rules, the SVC baseline, the other
     decision functions, times, the selected configurations and the per-cell diagnostics."""
-    k = run.protocol.cv_folds
     cv = bool(summaries) and all("cv" in s.mean for s in summaries)
-    lines = [
+    columns = [c for c in PROTOCOLS if cv or not c.startswith("cv")]
+    lines = _protocol_markdown(run, command, meta, cv, experiments_link)
+    lines += _accuracy_markdown(summaries, columns)
+    lines += _selected_markdown(summaries, columns)
+    lines += _time_markdown(summaries, run, cv)
+    lines += _diagnostics_markdown(summaries, cv)
+    lines += ["", "## Discussion", "", DISCUSSION_START, discussion or "(not written yet)", DISCUSSION_END, ""]
+    return "\n".join(lines)
+
+
+def _protocol_markdown(run: RunResult, command: str, meta: dict, cv: bool, experiments_link: str) -> list[str]:
+    """The title, the command and the protocol's description, up to the accuracy table's heading."""
+    k = run.protocol.cv_folds
+    return [
         "# Table 3 reproduced" + (", and a sound selection protocol beside it" if cv else ""),
         "",
         f"Produced by `{command}`",
@@ -54,16 +66,19 @@ def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: s
            "(`CV` = `first`), refitted on the whole training split and tested on the test split;"] if cv else []),
         f"- solver {run.protocol.solver} on the fast path; shortcuts (errata 7, 10): "
         f"{'on' if run.protocol.shortcuts else 'off'};",
-        *(f"- {k}: {v}" for k, v in meta.items()),
+        *(f"- {key}: {value}" for key, value in meta.items()),
         "- `diff (z)`: ours − paper, and z = (ours − paper) / sqrt(s_ours²/n + s_paper²/100); |z| > 2 is **bold**.",
         "",
         "## Test accuracy (%), ours beside the paper's",
         "",
     ]
-    columns = [c for c in PROTOCOLS if cv or not c.startswith("cv")]
+
+
+def _accuracy_markdown(summaries: Sequence[CellSummary], columns: Sequence[str]) -> list[str]:
+    """The accuracy table of the TPM cells, then the SVC baseline's and the other decision functions' sections."""
     header = ["data", "kernel", "paper"] + [COLUMN_TITLES[c] for c in columns] + [
         f"diff (z), {COLUMN_TITLES[c]}" for c in columns if c != "cv-last"]
-    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     tpm = [s for s in summaries if ALL_CELLS[s.cell].family == "tpm"]
     svc = [s for s in summaries if ALL_CELLS[s.cell].family == "svc"]
     for s in tpm:
@@ -77,8 +92,13 @@ def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: s
     others = [s for s in summaries if ALL_CELLS[s.cell].family in ("ovo-vote", "ovr-maxdist")]
     if others:
         lines += _decisions_markdown(tpm, others, columns)
-    lines += _selected_markdown(summaries, columns)
-    lines += [
+    return lines
+
+
+def _time_markdown(summaries: Sequence[CellSummary], run: RunResult, cv: bool) -> list[str]:
+    """Our compute time per cell beside the paper's CPU time."""
+    k = run.protocol.cv_folds
+    lines = [
         "",
         "## Time: our compute time beside the paper's CPU time",
         "",
@@ -94,7 +114,12 @@ def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: s
         pc = s.paper[2]
         lines.append(f"| {s.dataset} | {ALL_CELLS[s.cell].label} | {s.qps} | {s.seconds:.2f} | "
                      f"{s.qps / s.seconds if s.seconds > 0 else math.inf:.0f} | {dash_or(pc)} |")
-    lines += [
+    return lines
+
+
+def _diagnostics_markdown(summaries: Sequence[CellSummary], cv: bool) -> list[str]:
+    """Ties, perfect training accuracy and midpoint thetas per cell."""
+    lines = [
         "",
         "## Diagnostics",
         "",
@@ -111,8 +136,7 @@ def table3_markdown(summaries: Sequence[CellSummary], run: RunResult, command: s
         tied_cv = f"{s.mean_tied_cv:.1f} | " if cv else ""
         lines.append(f"| {s.dataset} | {ALL_CELLS[s.cell].label} | {s.mean_tied:.1f} | {tied_cv}"
                      f"{s.perfect_train:.2f} | {s.theta_midpoint:.3f} |")
-    lines += ["", "## Discussion", "", DISCUSSION_START, discussion or "(not written yet)", DISCUSSION_END, ""]
-    return "\n".join(lines)
+    return lines
 
 
 def _top(dist: tuple[tuple[str, float], ...], n: int = 3) -> str:

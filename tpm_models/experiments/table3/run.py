@@ -21,6 +21,7 @@ from tpm_models.experiments.table3.protocol import (
     ALL_CELLS,
     CELLS,
     DATASETS,
+    Cell,
     Protocol,
     check_cells,
     check_datasets,
@@ -81,35 +82,60 @@ def run_table3(
     datasets = check_datasets(datasets)
     start = time.perf_counter()
     result_store = Table3Store(store) if store is not None else None
+    records, corrupt = _open_store(result_store, resume, fresh) if result_store is not None else ([], 0)
     have: dict[tuple[str, str, int], list[dict]] = {}
-    corrupt = stale = 0
-    tasks: list[SplitTask] = []
+    for rec in records:
+        have.setdefault(tuple(rec["key"]), []).append(rec)
+    out, tasks, stale = _plan(datasets, cell_specs, runs, protocol, have)
+    wanted = {(d, c.name, s) for d in datasets for c in cell_specs for s in range(runs)}
+    reused = len(out)
+    # the costliest cells first, so that the last tasks are short ones
+    tasks.sort(key=lambda t: -len(ALL_CELLS[t.cell].params))
+    LOGGER.info("table3: %d splits to compute (%d data sets x %d cells x %d runs), %d reused from the store",
+                len(tasks), len(datasets), len(cell_specs), runs, reused)
+    _compute(tasks, n_jobs, result_store, out, progress)
+    out = {k: out[k] for k in sorted(wanted)}
+    return RunResult(out, len(tasks), reused, corrupt, stale, time.perf_counter() - start, list(datasets),
+                     [c.name for c in cell_specs], runs, protocol)
+
+
+def _open_store(result_store: Table3Store, resume: bool, fresh: bool) -> tuple[list[dict], int]:
+    """Lock ``result_store`` for the run (the lock is held on return) and read its records: ``(records, number
+    of corrupt lines)``, the corrupt lines set aside and the store rewritten without them. An existing store
+    without ``resume`` or ``fresh`` is an error; ``fresh`` removes it under the lock first."""
+    if result_store.path.exists() and not resume and not fresh:
+        raise ValueError(f"the results store {result_store.path} exists: pass resume=True (--resume) to reuse "
+                         "its records, or remove it (--fresh)")
+    records, bad = result_store.check_recognised()
+    result_store.path.parent.mkdir(parents=True, exist_ok=True)
+    result_store.lock()
+    try:
+        result_store.check_writable()  # a read-only store is refused before anything is removed or rewritten
+        if fresh:
+            removed = result_store.remove()  # under the lock just taken, which the run keeps
+            print(f"--fresh: removed {', '.join(map(str, removed))}" if removed
+                  else f"--fresh: no store at {result_store.path}", flush=True)
+        records, bad = result_store.check_recognised()  # again, now that no other run writes
+        corrupt = len(bad)
+        if bad:
+            aside = result_store.set_aside(bad)
+            LOGGER.warning("table3: %d corrupt or truncated line(s) in %s (a run stopped mid-line?): moved to %s, "
+                           "their splits are recomputed", corrupt, result_store.path, aside)
+            result_store.rewrite(records)
+    except BaseException:
+        result_store.unlock()
+        raise
+    return records, corrupt
+
+
+def _plan(datasets: Sequence[str], cell_specs: Sequence[Cell], runs: int, protocol: Protocol,
+          have: dict[tuple[str, str, int], list[dict]]) -> tuple[dict, list[SplitTask], int]:
+    """``(reused records by key, tasks to compute, number of stale splits)``: a split is reused when ``have``
+    holds a record of it with the same configuration, else computed (stale when ``have`` holds one of another
+    configuration)."""
     out: dict[tuple[str, str, int], dict] = {}
-    if result_store is not None:
-        if result_store.path.exists() and not resume and not fresh:
-            raise ValueError(f"the results store {result_store.path} exists: pass resume=True (--resume) to reuse "
-                             "its records, or remove it (--fresh)")
-        records, bad = result_store.check_recognised()
-        result_store.path.parent.mkdir(parents=True, exist_ok=True)
-        result_store.lock()
-        try:
-            result_store.check_writable()  # a read-only store is refused before anything is removed or rewritten
-            if fresh:
-                removed = result_store.remove()  # under the lock just taken, which the run keeps
-                print(f"--fresh: removed {', '.join(map(str, removed))}" if removed
-                      else f"--fresh: no store at {result_store.path}", flush=True)
-            records, bad = result_store.check_recognised()  # again, now that no other run writes
-            corrupt = len(bad)
-            if bad:
-                aside = result_store.set_aside(bad)
-                LOGGER.warning("table3: %d corrupt or truncated line(s) in %s (a run stopped mid-line?): moved to %s, "
-                               "their splits are recomputed", corrupt, result_store.path, aside)
-                result_store.rewrite(records)
-        except BaseException:
-            result_store.unlock()
-            raise
-        for rec in records:
-            have.setdefault(tuple(rec["key"]), []).append(rec)
+    tasks: list[SplitTask] = []
+    stale = 0
     for name in datasets:
         X, y, sha = dataset_arrays(name)
         for cell in cell_specs:
@@ -122,12 +148,14 @@ def run_table3(
                     continue
                 stale += key in have  # records of this split, but of another configuration
                 tasks.append(SplitTask(name, cell.name, split, protocol, X, y, config))
-    wanted = {(d, c.name, s) for d in datasets for c in cell_specs for s in range(runs)}
+    return out, tasks, stale
+
+
+def _compute(tasks: Sequence[SplitTask], n_jobs: int | None, result_store: Table3Store | None,
+             out: dict[tuple[str, str, int], dict], progress: bool) -> None:
+    """Run ``tasks``, each record appended to the store as it comes and put in ``out``; the store unlocked at
+    the end. An interrupt says how many new records were kept."""
     reused = len(out)
-    # the costliest cells first, so that the last tasks are short ones
-    tasks.sort(key=lambda t: -len(ALL_CELLS[t.cell].params))
-    LOGGER.info("table3: %d splits to compute (%d data sets x %d cells x %d runs), %d reused from the store",
-                len(tasks), len(datasets), len(cell_specs), runs, reused)
     bar = Progress(len(tasks), enabled=progress)
     try:
         for rec in parallel_map(run_split, ((t,) for t in tasks), n_jobs) if tasks else ():
@@ -144,9 +172,6 @@ def run_table3(
         bar.close()
         if result_store is not None:
             result_store.unlock()
-    out = {k: out[k] for k in sorted(wanted)}
-    return RunResult(out, len(tasks), reused, corrupt, stale, time.perf_counter() - start, list(datasets),
-                     [c.name for c in cell_specs], runs, protocol)
 
 
 @contextlib.contextmanager
