@@ -45,7 +45,7 @@ from tpm_models.models.recovery import choose_theta, theta_interval_primal
 from tpm_models.solvers.clarabel_runs import clarabel_solve
 from tpm_models.solvers.clarabel_settings import CLARABEL_STATUS, DEFAULT_SETTINGS
 from tpm_models.solvers.common import Termination
-from tpm_models.solvers.conic import Cone
+from tpm_models.solvers.conic import Cone, ConeKind
 
 
 @dataclass
@@ -87,7 +87,7 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
 
     def nonneg(block: sp.spmatrix) -> None:  # block @ x <= 0
         rows.append(sp.csr_matrix(block))
-        cones.append(Cone("nonneg", block.shape[0]))
+        cones.append(Cone(ConeKind.NONNEG, block.shape[0]))
 
     # margin rows: -(Xc w + theta - eps r + xi) <= 0
     margin = sp.hstack([sp.csr_matrix(-Xc), sp.csr_matrix(-np.ones((m, 1))), -sp.identity(m, format="csr"),
@@ -101,7 +101,7 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
                       sp.csr_matrix((m, nx - ixi - m))]).tocsr())  # -xi <= 0
     eye = sp.identity(n, format="csr")
 
-    def place(block_w: sp.spmatrix | None, col_r: float | None, block_a: sp.spmatrix | None, k: int):
+    def place(block_w: sp.spmatrix | None, col_r: float | None, block_a: sp.spmatrix | None, k: int) -> sp.csr_matrix:
         parts = sp.lil_matrix((k, nx))
         if block_w is not None:
             parts[:, iw:iw + n] = block_w
@@ -123,7 +123,7 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
         block[0, ir] = -1.0
         block[1:, iw:iw + n] = -eye
         rows.append(block.tocsr())
-        cones.append(Cone("soc", n + 1))
+        cones.append(Cone(ConeKind.SOC, n + 1))
     elif robust:  # e'a - r <= 0; (a_j, r, w_j) in Kpow(1/q)
         nonneg(place(None, -1.0, sp.csr_matrix(np.ones((1, n))), 1))
         for j in range(n):
@@ -132,7 +132,7 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
             block[1, ir] = -1.0
             block[2, iw + j] = -1.0
             rows.append(block.tocsr())
-            cones.append(Cone("pow", 3, 1.0 / q_norm))
+            cones.append(Cone(ConeKind.POW, 3, 1.0 / q_norm))
     A = sp.vstack(rows).tocsc()
     b = np.zeros(A.shape[0])
     run = clarabel_solve(sp.triu(P).tocsc(), q, A, b, cones, time_limit)
@@ -153,7 +153,8 @@ def solve_23_dense(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, p: f
     return Dense23Solution(CLARABEL_STATUS.get(status, Termination.ERROR), objective, w, theta, message)
 
 
-def _objective(Xc, Xo, nu, alpha, eps, w, theta, norm) -> float:
+def _objective(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, eps: float, w: np.ndarray, theta: float,
+               norm: float) -> float:
     """(23) at ``(w, theta)`` with the least feasible xi (``norm`` = ||w||_p')."""
     xi = np.maximum(0.0, -(Xc @ w + theta - eps * norm))
     return float(0.5 * w @ w + nu / len(Xo) * Xo.sum(axis=0) @ w + nu * eps * norm + nu * theta
