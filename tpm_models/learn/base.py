@@ -3,6 +3,8 @@ the one-versus-all decision (18)/(20) from per-class distances (:class:`OneVsAll
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -38,25 +40,29 @@ class TPMClassifierBase(ClassifierMixin, BaseEstimator):
 
     def _validate_fit_data(self, X: object, y: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``X`` as a finite float array, ``classes_`` (sorted) and the class index of every row."""
+        points: np.ndarray
+        labels: np.ndarray
         if plain_fit_arrays(X, y):  # what validate_data does to them, without its 0.2 ms of generic checks
-            self.n_features_in_ = X.shape[1]
+            points, labels = cast(np.ndarray, X), cast(np.ndarray, y)  # plain_fit_arrays checked they are
+            self.n_features_in_ = points.shape[1]
             if hasattr(self, "feature_names_in_"):  # a refit on an array: the names of an earlier fit go
                 del self.feature_names_in_
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=2)
-        X = check_features(X)  # our message for NaN / inf: where, and what to do
-        if y.dtype.kind not in LABEL_KINDS:  # 1-D integer, bool or string labels are classes already
-            check_classification_targets(y)
-        classes, y_idx = np.unique(y, return_inverse=True)
-        return X, classes, y_idx
+            points, labels = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False,
+                                           ensure_min_samples=2)
+        points = check_features(points)  # our message for NaN / inf: where, and what to do
+        if labels.dtype.kind not in LABEL_KINDS:  # 1-D integer, bool or string labels are classes already
+            check_classification_targets(labels)
+        classes, y_idx = np.unique(labels, return_inverse=True)
+        return points, classes, y_idx
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "classes_")  # set last, by a fit that succeeded
 
     def _validate_predict_data(self, X: object) -> np.ndarray:
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
-        return check_features(X)
+        checked = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+        return check_features(checked)
 
 
 class OneVsAllBase(TPMClassifierBase):

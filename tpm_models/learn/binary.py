@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
@@ -29,6 +31,7 @@ from tpm_models.models.binary import (
 )
 from tpm_models.models.recovery import (
     FREE_TOL,
+    Hyperplane,
 )
 from tpm_models.solvers.dispatch import solve
 from tpm_models.validation import check_free_tol, check_nu_alpha
@@ -155,7 +158,7 @@ class TPMSVM(TPMClassifierBase):
 
     def _hyperplane_parameters(self) -> tuple[tuple[float, float], tuple[float, float]]:
         """:math:`((\\nu_+, \\alpha_+), (\\nu_-, \\alpha_-))`, each pair checked (errata 6)."""
-        def pick(own: object, shared: object) -> object:
+        def pick(own: float | None, shared: float) -> float:
             return shared if own is None else own
 
         nu_p, alpha_p = pick(self.nu_plus, self.nu), pick(self.alpha_plus, self.alpha)
@@ -193,6 +196,7 @@ class TPMSVM(TPMClassifierBase):
             )
         y_pm = np.where(y_idx == 1, 1, -1)  # classes_[1] is X_+ (label +1 of Section 2)
         backend = resolve_backend(backend, solver, [int((y_idx == 1).sum()), int((y_idx == 0).sum())])
+        planes: tuple[ExpansionPlane, ...] | tuple[Hyperplane, Hyperplane]
         if backend == "decomposition":  # (4)/(12) own = X_+ (group 1), (5)/(13) own = X_- (group 0), recovery (7)
             try:
                 planes = tuple(fit_planes(kernel, X, y_idx, 2, [(1, nu_p, alpha_p, 1), (0, nu_m, alpha_m, -1)],
@@ -209,7 +213,7 @@ class TPMSVM(TPMClassifierBase):
             else:
                 duals = (build_dual_12(X, y_pm, nu_p, alpha_p, kernel=kernel),
                          build_dual_13(X, y_pm, nu_m, alpha_m, kernel=kernel))
-            lam_p, lam_m = (solve(model, solver).values["lam"] for model in duals)
+            lam_p, lam_m = (cast(np.ndarray, solve(model, solver).values["lam"]) for model in duals)  # arrays
             planes = (
                 recover_plus(X, y_pm, lam_p, nu_p, alpha_p, kernel, free_tol),
                 recover_minus(X, y_pm, lam_m, nu_m, alpha_m, kernel, free_tol),

@@ -23,6 +23,7 @@ import functools
 import glob
 import os
 from collections.abc import Callable, Iterator
+from typing import cast
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -86,7 +87,7 @@ def openblas_controls() -> tuple[ThreadControl, ...] | None:
     controls = [_controls(path) for path in _openblas_paths()]
     if not controls or any(c is None for c in controls):
         return None
-    return tuple(controls)
+    return tuple(cast(list[ThreadControl], controls))  # none is None (checked above)
 
 
 def cheap_blas_limit() -> bool:

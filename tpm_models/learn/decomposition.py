@@ -68,6 +68,7 @@ import time
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -252,13 +253,13 @@ def solve_box_qp(P: np.ndarray, c: np.ndarray, total: float, upper: float) -> np
                     np.zeros(m), np.full(m, upper))
     first = solve_matrices(qp, SUBPROBLEM_SOLVER, raise_on_failure=False, options=SUBPROBLEM_OPTIONS)
     if first.optimal:
-        return _snap(first.values["x"], upper)
+        return _snap(cast(np.ndarray, first.values["x"]), upper)  # a QP in matrix form: its point an array
     second = solve_matrices(qp, "default", raise_on_failure=False)
     if not second.optimal:
         raise DecompositionError(f"the subproblem of {m} points was solved neither by {first.solver} "
                                  f"({first.termination.value}: {first.message}) nor by {second.solver} "
                                  f"({second.termination.value}: {second.message})")
-    return _snap(second.values["x"], upper)
+    return _snap(cast(np.ndarray, second.values["x"]), upper)
 
 
 def _snap(x: np.ndarray, upper: float) -> np.ndarray:

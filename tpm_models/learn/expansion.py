@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -92,7 +93,7 @@ class ExpansionPlane:
 
 def fit_plane(
     kernel: Kernel, X: np.ndarray, sums: np.ndarray, groups: np.ndarray, own_group: int, nu: float, alpha: float,
-    sign: int = 1, free_tol: float = FREE_TOL, **solver_options: object,
+    sign: int = 1, free_tol: float = FREE_TOL, **solver_options: Any,
 ) -> ExpansionPlane:
     """Solve the dual of the group ``own_group`` of ``X`` against all other points and recover (6)/(7)/(17)/(20).
 
@@ -119,7 +120,7 @@ def fit_plane(
 
 def fit_planes(
     kernel: Kernel, X: np.ndarray, groups: np.ndarray, n_groups: int, specs: Sequence[tuple[int, float, float, int]],
-    free_tol: float = FREE_TOL, **solver_options: object,
+    free_tol: float = FREE_TOL, **solver_options: Any,
 ) -> list[ExpansionPlane]:
     """:func:`fit_plane` for each ``(own_group, nu, alpha, sign)`` of ``specs``, from one pass of
     :func:`group_kernel_sums`. BLAS runs on one thread here (:func:`one_blas_thread`): the products are

@@ -45,7 +45,7 @@ from tpm_models.models.recovery import choose_theta, theta_interval_primal
 from tpm_models.solvers.clarabel_runs import clarabel_solve
 from tpm_models.solvers.clarabel_settings import CLARABEL_STATUS, DEFAULT_SETTINGS
 from tpm_models.solvers.common import Termination
-from tpm_models.solvers.conic import Cone
+from tpm_models.solvers.cones import Cone, ConeKind
 
 
 @dataclass
@@ -119,7 +119,7 @@ def _margin_rows(Xc: np.ndarray, eps: float, nx: int, ixi: int, ir: int) -> tupl
         margin[:, ir] = eps
         margin = margin.tocsr()
     xi = sp.hstack([sp.csr_matrix((m, ixi)), -sp.identity(m, format="csr"), sp.csr_matrix((m, nx - ixi - m))]).tocsr()
-    return [margin, xi], [Cone("nonneg", m), Cone("nonneg", m)]
+    return [margin, xi], [Cone(ConeKind.NONNEG, m), Cone(ConeKind.NONNEG, m)]
 
 
 def _norm_rows(q_norm: float, n: int, nx: int, iw: int, ir: int, ia: int) -> tuple[list[sp.csr_matrix], list[Cone]]:
@@ -129,9 +129,10 @@ def _norm_rows(q_norm: float, n: int, nx: int, iw: int, ir: int, ia: int) -> tup
 
     def nonneg(block: sp.spmatrix) -> None:  # block @ x <= 0
         rows.append(sp.csr_matrix(block))
-        cones.append(Cone("nonneg", block.shape[0]))
+        cones.append(Cone(ConeKind.NONNEG, block.shape[0]))
 
-    def place(block_w: sp.spmatrix | None, col_r: float | None, block_a: sp.spmatrix | None, k: int):
+    def place(block_w: sp.spmatrix | None, col_r: float | None, block_a: sp.spmatrix | None,
+              k: int) -> sp.csr_matrix:
         parts = sp.lil_matrix((k, nx))
         if block_w is not None:
             parts[:, iw:iw + n] = block_w
@@ -154,7 +155,7 @@ def _norm_rows(q_norm: float, n: int, nx: int, iw: int, ir: int, ia: int) -> tup
         block[0, ir] = -1.0
         block[1:, iw:iw + n] = -eye
         rows.append(block.tocsr())
-        cones.append(Cone("soc", n + 1))
+        cones.append(Cone(ConeKind.SOC, n + 1))
     else:  # e'a - r <= 0; (a_j, r, w_j) in Kpow(1/q)
         nonneg(place(None, -1.0, sp.csr_matrix(np.ones((1, n))), 1))
         for j in range(n):
@@ -163,11 +164,12 @@ def _norm_rows(q_norm: float, n: int, nx: int, iw: int, ir: int, ia: int) -> tup
             block[1, ir] = -1.0
             block[2, iw + j] = -1.0
             rows.append(block.tocsr())
-            cones.append(Cone("pow", 3, 1.0 / q_norm))
+            cones.append(Cone(ConeKind.POW, 3, 1.0 / q_norm))
     return rows, cones
 
 
-def _objective(Xc, Xo, nu, alpha, eps, w, theta, norm) -> float:
+def _objective(Xc: np.ndarray, Xo: np.ndarray, nu: float, alpha: float, eps: float, w: np.ndarray, theta: float,
+               norm: float) -> float:
     """(23) at ``(w, theta)`` with the least feasible xi (``norm`` = ||w||_p')."""
     xi = np.maximum(0.0, -(Xc @ w + theta - eps * norm))
     return float(0.5 * w @ w + nu / len(Xo) * Xo.sum(axis=0) @ w + nu * eps * norm + nu * theta

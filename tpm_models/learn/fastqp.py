@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -104,7 +105,7 @@ class ClassDual:
         self.qps += 1
         if not result.optimal:
             raise FastQPError(f"{result.solver} did not solve (19): {result.termination.value} ({result.message})")
-        return result.values["x"]
+        return cast(np.ndarray, result.values["x"])  # the point of a QP in matrix form: an array
 
 
 @dataclass(frozen=True)
@@ -153,13 +154,13 @@ def recover_planes(
     :attr:`Planes.fallbacks` to record."""
     lam = np.asarray(lam, dtype=float).reshape(len(own), -1)
     a = np.asarray(nu, dtype=float) / len(other)
-    alpha = np.asarray(alpha, dtype=float)
+    alphas = np.asarray(alpha, dtype=float)
     K_oo = K[np.ix_(own, own)] if K_own is None else K_own
     r_own = K[np.ix_(own, other)].sum(axis=1)
     K_other = K[np.ix_(other, other)]
     K_lam = K_oo @ lam
     minus_s = -(K_lam - np.outer(r_own, a))
-    rules = kkt_thetas(minus_s, lam, alpha / len(own), 1, free_tol)
+    rules = kkt_thetas(minus_s, lam, alphas / len(own), 1, free_tol)
     total_other = K_other.sum()
     w_w = np.einsum("ij,ij->j", lam, K_lam) - 2.0 * a * (r_own @ lam) + a**2 * total_other
     # w = 0 (DEGENERATE_TOL): |w| <= tol * nu * max_i |phi(x^i)| over the training points

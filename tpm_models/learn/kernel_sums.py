@@ -11,6 +11,8 @@ Every function equals :meth:`tpm_models.kernels.Kernel.gram` applied to the whol
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from tpm_models.kernels import Kernel
@@ -47,7 +49,7 @@ def kernel_block(kernel: Kernel, A: np.ndarray, B: np.ndarray, sq_B: np.ndarray 
     with ``sq_B`` the squared norms of ``B``'s rows when known. Equal to ``kernel.gram(A, B)`` to rounding."""
     if kernel.name != "gaussian":
         return kernel.gram(A, B)
-    inv = 1.0 / (2.0 * kernel.sigma**2)
+    inv = 1.0 / (2.0 * cast(float, kernel.sigma) ** 2)  # a Gaussian kernel has its sigma
     sq_B = (B * B).sum(axis=1) if sq_B is None else sq_B
     K = A @ B.T
     K *= 2.0 * inv
@@ -68,7 +70,7 @@ def _gaussian_factors(kernel: Kernel, *point_sets: np.ndarray) -> tuple[float, l
     """:math:`(2\\gamma, [f(X) \\text{ for each set}])` when the factored Gaussian form applies, else None."""
     if kernel.name != "gaussian":
         return None
-    gamma = 1.0 / (2.0 * kernel.sigma**2)
+    gamma = 1.0 / (2.0 * cast(float, kernel.sigma) ** 2)  # a Gaussian kernel has its sigma
     sqs = [(P * P).sum(axis=1) for P in point_sets]
     if 2.0 * gamma * max(float(sq.max(initial=0.0)) for sq in sqs) > FACTOR_LIMIT:
         return None

@@ -3,6 +3,8 @@ decision (18)/(20)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -139,6 +141,7 @@ class TPMSVMOneVsAll(OneVsAllBase):
         X, classes, y_idx = self._validate_fit_data(X, y)
         self._check_classes(classes, "TPMSVMOneVsAll")
         backend = resolve_backend(backend, solver, np.bincount(y_idx).tolist())
+        planes: list[Hyperplane] | list[ExpansionPlane]
         if backend == "decomposition":
             try:
                 planes = fit_planes(kernel, X, y_idx, len(classes),
@@ -153,7 +156,7 @@ class TPMSVMOneVsAll(OneVsAllBase):
         )
         self.kernel_ = kernel
         self.fit_backend_ = backend
-        self.planes_: list[Hyperplane | ExpansionPlane] = planes
+        self.planes_: list[Hyperplane] | list[ExpansionPlane] = planes
         self.intercept_ = np.array([h.theta for h in planes])
         self.classes_ = classes
         return self
@@ -169,7 +172,7 @@ class TPMSVMOneVsAll(OneVsAllBase):
             dual = build_dual_16(X, y_idx, c, nu, alpha)
         else:
             dual = build_dual_19(X, y_idx, c, nu, alpha, kernel=kernel)
-        lam = solve(dual, solver).values["lam"]
+        lam = cast(np.ndarray, solve(dual, solver).values["lam"])  # an indexed variable's values: an array
         return recover_17(X, y_idx, c, lam, nu, alpha, kernel, free_tol)
 
     @property
@@ -205,7 +208,7 @@ def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: 
     ``fit`` nor ``predict`` computes it again)."""
     gram_own, gram_other_own = gram_blocks(kernel, X_own, X_other)
     qp = dual_matrices(gram_own, gram_other_own, nu, alpha)
-    lam = solve_matrices(qp, solver).values["x"]
+    lam = cast(np.ndarray, solve_matrices(qp, solver).values["x"])  # a QP in matrix form: its point an array
     a = nu / len(X_other)
     gram_own_other = gram_other_own.T
     # Hyperplane.w_phi(X_own) = sign (K(X_own,X_own) lam - a K(X_own,X_other) e) = sign (P lam + q): qp.q is

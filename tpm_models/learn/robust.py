@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -120,7 +121,8 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
         """
         nu, alpha = check_nu_alpha(self.nu, self.alpha, "RobustTPMSVMOneVsAll")
         try:
-            p = check_p(self.p)
+            # check_p takes 'inf' too (tpm_models.models.norms annotates p as float only)
+            p = check_p(cast(float, self.p))
         except ValueError as exc:
             raise ValueError(f"{exc}: p is the norm of the uncertainty set (21), a number >= 1 or 'inf'") from None
         eq = ROBUST_EQUATION.get(p, 26)
@@ -133,16 +135,17 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
             raise ValueError(
                 f"{exc}: eps holds the radii of (21), a number >= 0 for all points or one per training point"
             ) from None
-        coef, intercept, intervals = [], [], []
+        weights: list[np.ndarray] = []
+        intercept, intervals = [], []
         for c in range(len(classes)):
-            w = solve(build(eq, X, y_idx, c, nu, alpha, p=p, eps=radii), solver).values["w"]
+            w = cast(np.ndarray, solve(build(eq, X, y_idx, c, nu, alpha, p=p, eps=radii), solver).values["w"])
             own = y_idx == c
             scores = X[own] @ w - radii[own] * dual_norm(w, p)
             interval = theta_interval_primal(-scores, nu, alpha)
-            coef.append(w)
+            weights.append(w)
             intercept.append(choose_theta(interval))
             intervals.append(interval)
-        coef = np.array(coef)
+        coef = np.array(weights)
         self.degenerate_ = degenerate_planes(
             np.linalg.norm(coef, axis=1), np.full(len(coef), nu), X, Kernel("linear"), classes.tolist()
         )

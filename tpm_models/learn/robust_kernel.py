@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from tpm_models.learn.base import OneVsAllBase
@@ -109,7 +111,8 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
         """
         nu, alpha = check_nu_alpha(self.nu, self.alpha, "RobustKernelTPMSVMOneVsAll")
         try:
-            p = check_p(self.p)
+            # check_p takes 'inf' too (tpm_models.models.norms annotates p as float only)
+            p = check_p(cast(float, self.p))
         except ValueError as exc:
             raise ValueError(f"{exc}: p is the norm of the uncertainty set (21), a number >= 1 or 'inf'") from None
         solver = validate_solver(self.solver, "SOCP")
@@ -125,7 +128,8 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
         basis = span_basis(kernel, X)
         planes = []
         for c in range(len(classes)):
-            w = solve(build_robust_kernel_23(X, y_idx, c, nu, alpha, kernel=kernel, p=p, eps=radii), solver).values["w"]
+            model = build_robust_kernel_23(X, y_idx, c, nu, alpha, kernel=kernel, p=p, eps=radii)
+            w = cast(np.ndarray, solve(model, solver).values["w"])  # an indexed variable's values: an array
             planes.append(recover_robust_kernel_23(X, y_idx, c, nu, alpha, p, radii, kernel, w, basis))
         self.degenerate_ = degenerate_planes(
             np.array([h.norm_w for h in planes]), np.full(len(planes), nu), X, kernel, classes.tolist()

@@ -5,8 +5,9 @@ products of two columns (:func:`product_terms`), for :mod:`tpm_models.solvers.ro
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, MutableSequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -66,7 +67,7 @@ class AtomRows(Mapping):
         self.walked, self.blocks, self.others = walked, blocks, others
         self._where: dict | None = None
 
-    def __getitem__(self, key: int):
+    def __getitem__(self, key: int) -> Any:
         if key in self.walked:
             return self.walked[key]
         if self._where is None:
@@ -81,7 +82,8 @@ class AtomRows(Mapping):
         return len(self.others)
 
 
-def walk_atoms(expr, scale: float, column: dict, cols: list, coefs: list, atoms: list,
+def walk_atoms(expr: Any, scale: float, column: dict, cols: MutableSequence[int], coefs: MutableSequence[float],
+               atoms: list,
                 named: dict | None = None) -> float:
     """:func:`walk` that keeps a term it cannot read linearly as an atom ``(scale, node)`` (``node`` with its
     named-expression wrappers removed) instead of failing; returns the constant. ``named``: the named expressions
@@ -132,7 +134,7 @@ def walk_atoms(expr, scale: float, column: dict, cols: list, coefs: list, atoms:
         return 0.0
 
 
-def atom_terms(expr, column: dict) -> tuple[list[int], list[float], float, list[tuple[float, object]]] | None:
+def atom_terms(expr: Any, column: dict) -> tuple[list[int], list[float], float, list[tuple[float, object]]] | None:
     """``expr`` read as ``constant + sum_k a_k x_k + sum_j c_j * node_j``: ``(columns, coefficients, constant,
     [(c_j, node_j)])``, the nodes being the terms :func:`linear_terms` cannot read (``eps_i * norm_w`` in (23)'s
     margin rows: ``(-eps_i, sqrt(...))``; ``0.5 * w_j**2``), the same node object wherever the model shares it, so
@@ -148,7 +150,7 @@ def atom_terms(expr, column: dict) -> tuple[list[int], list[float], float, list[
     return cols, coefs, float(const), atoms
 
 
-def _product_term(node, column: dict) -> tuple[int, int, float] | None:
+def _product_term(node: Any, column: dict) -> tuple[int, int, float] | None:
     """``(i, j, c)`` of a node ``c * x_i * x_j`` (``x_i**2``, ``x_i*x_j``, ``(c*x_i)*x_j``), else ``None``."""
     cls = node.__class__
     if cls is ne.PowExpression:

@@ -71,6 +71,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import asdict, dataclass, replace
+from typing import Any, cast
 
 import numpy as np
 import pyomo.core as pyo
@@ -80,7 +81,7 @@ from tpm_models.solvers.certificate_reading import model_columns, objective_disa
 from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
 from tpm_models.solvers.cones import APEX_TOL
 from tpm_models.solvers.gradients import objective_gradient
-from tpm_models.solvers.power_apex import power_apexes
+from tpm_models.solvers.power_apex import PowerApexes, power_apexes
 from tpm_models.solvers.program import objective_of
 from tpm_models.solvers.variables import integer_mask
 
@@ -165,7 +166,7 @@ class ApexCone:
         return self.V @ (self.lam * (self.V.T @ u))
 
 
-def apex_cone(con, gradient_row: np.ndarray, body: float, x: np.ndarray, col: dict, lb: np.ndarray,
+def apex_cone(con: Any, gradient_row: np.ndarray, body: float, x: np.ndarray, col: dict, lb: np.ndarray,
               ub: np.ndarray) -> ApexCone | None:
     """``con`` read as a cone at its apex (module docstring, "A cone's apex"), or ``None`` when it is not one: its
     gradient at ``x`` above :data:`~tpm_models.solvers.cones.APEX_TOL`, not a quadratic at one active side, a
@@ -308,7 +309,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
     return _judged(cert, gap, read[0], convex, len(apexes) + int(rows.kinks.sum()), len(norms))
 
 
-def _primal(model, rows, variables: list, x: np.ndarray, lb: np.ndarray, ub: np.ndarray,
+def _primal(model: Any, rows: Any, variables: list, x: np.ndarray, lb: np.ndarray, ub: np.ndarray,
             row_norm: np.ndarray) -> Certificate:
     """The primal part of the certificate: every row relative to its size (the largest of its gradient's entries and
     its sides), every bound relative to :math:`\\max(1, |\\text{bound}|)`, integrality and SOS conditions
@@ -335,7 +336,8 @@ def _primal(model, rows, variables: list, x: np.ndarray, lb: np.ndarray, ub: np.
     return Certificate(worst, worst_row=where, absolute=max(absolute, sos))
 
 
-def _multipliers(rows, duals: dict, x: np.ndarray, col: dict, lb: np.ndarray, ub: np.ndarray):
+def _multipliers(rows: Any, duals: dict, x: np.ndarray, col: dict, lb: np.ndarray, ub: np.ndarray
+                 ) -> tuple[np.ndarray, list[ApexCone], PowerApexes | None] | str:
     """The rows' multipliers ``y`` from the backend's ``duals``, with the rows at a cone's apex (``ApexCone`` s) and
     the perspective rows at their power cone's apex (``PowerApexes`` or ``None``) set apart (their multipliers are
     vectors of the cones' normal cones, added to the stationarity residual); or why the KKT conditions cannot be
@@ -357,7 +359,7 @@ def _multipliers(rows, duals: dict, x: np.ndarray, col: dict, lb: np.ndarray, ub
     return y, apexes, powers
 
 
-def _kkt_residuals(cert: Certificate, rows, read: tuple, y: np.ndarray, sigma: float, apexes: list, powers,
+def _kkt_residuals(cert: Certificate, rows: Any, read: tuple, y: np.ndarray, sigma: float, apexes: list, powers: Any,
                    norms: list, x: np.ndarray, lb: np.ndarray, ub: np.ndarray, row_norm: np.ndarray) -> float:
     """Stationarity, dual signs and complementarity into ``cert``; returns the duality gap (absolute).
 
@@ -414,7 +416,8 @@ def _judged(cert: Certificate, gap: float, f: float, convex: bool, at_apex: int,
     """The certificate's level from its KKT residuals: failed past :data:`KKT_FAIL_TOL`, feasible only past
     :data:`KKT_TOL` or a duality gap past :data:`GAP_TOL` of the objective, else certified on a convex model and
     local otherwise."""
-    kkt = max(cert.stationarity, cert.dual_sign, cert.complementarity)
+    # the three set by _kkt_residuals before this
+    kkt = max(cast(float, cert.stationarity), cast(float, cert.dual_sign), cast(float, cert.complementarity))
     if kkt > KKT_FAIL_TOL:
         cert.level, cert.why = "failed", "the KKT conditions do not hold with the backend's duals"
     elif kkt > KKT_TOL:

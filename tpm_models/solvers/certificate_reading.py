@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 import pyomo.core as pyo
@@ -85,7 +86,7 @@ class _AtomRecord:
         return L
 
 
-def _value(con) -> float:
+def _value(con: Any) -> float:
     value = real_value(con.body)
     return math.inf if value is None else value
 
@@ -96,7 +97,7 @@ def model_columns(model: pyo.ConcreteModel) -> tuple[list, dict]:
     return variables, {id(v): k for k, v in enumerate(variables)}
 
 
-def _add_column(v, variables: list, col: dict) -> None:
+def _add_column(v: Any, variables: list, col: dict) -> None:
     if id(v) not in col and not v.fixed:
         col[id(v)] = len(variables)
         variables.append(v)
@@ -116,7 +117,7 @@ class _Reading:
         self.data: list = []
         self.norms: list = []
 
-    def add(self, rows: np.ndarray, cols, coefs) -> None:
+    def add(self, rows: np.ndarray, cols: Any, coefs: Any) -> None:
         """Jacobian entries ``(rows[k], cols[k]) = coefs[k]``."""
         self.ri.append(rows)
         self.ci.append(np.asarray(cols, dtype=np.int64))
@@ -127,7 +128,7 @@ class _Reading:
         self.body[i] = _value(self.cons[i])
         self.kinks[i] = True
 
-    def gradients(self, at_rows: np.ndarray, values: np.ndarray, J, status: np.ndarray, found_norms: list) -> None:
+    def gradients(self, at_rows: np.ndarray, values: np.ndarray, J: Any, status: np.ndarray, found_norms: list) -> None:
         """The bodies and Jacobian rows of ``at_rows`` read by a gradient reader (``status`` 0: read)."""
         for apex, local, coefs in found_norms:
             self.norms.append((apex, at_rows[local], coefs))
@@ -176,7 +177,7 @@ def _recorded_rows(model: pyo.ConcreteModel, reading: _Reading, variables: list,
     atom_records: list[tuple[np.ndarray, _AtomRecord]] = []
     for block in row_blocks(model):
         at = [reading.where.get(id(r)) for r in block.rows]
-        if not at or None in at or any(reading.done[at]):
+        if not at or None in at or any(reading.done[cast(list[int], at)]):  # no None past `None in at`
             continue
         at_rows = np.asarray(at, dtype=np.int64)
         if not (np.diff(at_rows) == 1).all():
@@ -190,7 +191,7 @@ def _recorded_rows(model: pyo.ConcreteModel, reading: _Reading, variables: list,
         if atoms is not None:
             atom_records.append((at_rows, _AtomRecord(block.rows, block.indptr, np.asarray(cols, dtype=np.int64),
                                                       np.asarray(coefs, dtype=float), np.asarray(atoms, dtype=float),
-                                                      block.atom.expr)))
+                                                      cast(Any, block.atom).expr)))  # typed object there
         else:
             reading.add(np.repeat(at_rows, np.diff(block.indptr)), cols, coefs)
         reading.lower[at_rows], reading.upper[at_rows] = block.lower, block.upper
@@ -252,7 +253,7 @@ def _node_rows(reading: _Reading, nonlinear: list[tuple], x: np.ndarray, col: di
         reading.add(np.full(len(cols), i, dtype=np.int64), cols, coefs)
 
 
-def _node_terms(expr, scale: float) -> list[tuple[float, object]]:
+def _node_terms(expr: Any, scale: float) -> list[tuple[float, object]]:
     """``scale * expr`` (the nonlinear part of a row, as Pyomo's visitor returns it) as ``[(coefficient, node)]``:
     a sum split into its terms, a constant factor or a negation taken out of each, so that a node shared by many
     rows (a named expression, the norm of (23)) is one node."""
@@ -293,7 +294,7 @@ DIRECTION_MAX_COLUMNS = 20_000
 evaluations of the objective); above, its value only (one evaluation, 0.05-0.3 s at :math:`10^5` points)."""
 
 
-def objective_disagrees(objective, variables: list, x: np.ndarray, f: float, grad: np.ndarray,
+def objective_disagrees(objective: Any, variables: list, x: np.ndarray, f: float, grad: np.ndarray,
                         smooth: bool) -> str | None:
     """Why the certificate's objective (value ``f`` and gradient ``grad`` at ``x``, read by
     :mod:`tpm_models.solvers.gradients`) is not the model's, judged by Pyomo's own evaluation of the objective
@@ -324,7 +325,7 @@ def objective_disagrees(objective, variables: list, x: np.ndarray, f: float, gra
             f"Pyomo's central difference {difference:.6g}")
 
 
-def _central_difference(objective, variables: list, x: np.ndarray, d: np.ndarray, h: float) -> float:
+def _central_difference(objective: Any, variables: list, x: np.ndarray, d: np.ndarray, h: float) -> float:
     """:math:`(f(x + hd) - f(x - hd)) / 2h` by Pyomo's evaluation (NaN where it has no value); the variables' values
     put back as they were."""
     sides = []

@@ -24,8 +24,10 @@ and 3.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
+import scipy.sparse as sp
 
 from tpm_models.solvers.clarabel_settings import DEFAULT_SETTINGS, ClarabelSettings, clarabel_cone, clarabel_options
 from tpm_models.solvers.common import GAP_FLOOR
@@ -53,7 +55,7 @@ class Attempt:
     rescue: bool = False
 
 
-def meets(attempt, tol: float) -> bool:
+def meets(attempt: Attempt, tol: float) -> bool:
     """Whether Clarabel's point meets ``tol`` by Clarabel's own tests: the duality gap, absolute or relative (to
     ``max(1, min(|primal|, |dual|))``), and its scaled primal and dual residuals."""
     p, d = float(attempt.obj_val), float(attempt.obj_val_dual)
@@ -63,7 +65,7 @@ def meets(attempt, tol: float) -> bool:
     return (gap <= tol or gap <= tol * max(1.0, min(abs(p), abs(d)))) and max(attempt.r_prim, attempt.r_dual) <= tol
 
 
-def almost_residuals(attempt) -> float | None:
+def almost_residuals(attempt: Attempt) -> float | None:
     """The larger of Clarabel's scaled primal and dual residuals of an ``AlmostSolved`` point with finite objectives,
     else ``None``: the gate of the polish of such a point, which mends the gap."""
     p, d = float(attempt.obj_val), float(attempt.obj_val_dual)
@@ -73,7 +75,7 @@ def almost_residuals(attempt) -> float | None:
     return residual if np.isfinite(residual) else None
 
 
-def almost_residual(attempt) -> float | None:
+def almost_residual(attempt: Attempt) -> float | None:
     """:func:`almost_residuals` and the duality gap relative to the objective (0 at or below the certificate's
     ``GAP_FLOOR``): the measure of the last resort."""
     residuals = almost_residuals(attempt)
@@ -262,7 +264,8 @@ class RetryPolicy:
                 return self.outcome(attempt, attempt.status)
             self.keep(attempt)
             residual = almost_residuals(attempt)
-            if short and residual is not None and residual <= self.settings.polish_almost_tol:
+            if short and self.polisher is not None and residual is not None \
+                    and residual <= self.settings.polish_almost_tol:  # short: a polisher is given
                 short = False  # one such polish per solve
                 polished = self.polisher.short(attempt.point, self.settings.polish_almost_accept, first=True)
                 if polished.accepted:
@@ -291,7 +294,8 @@ class RetryPolicy:
                 run = self.outcome(self.near[1], "Solved", polished)
                 run.last_polished = polished.residual_after
                 return run
-        run = self.outcome(self.last, self.last.status)
+        last = cast(Attempt, self.last)  # set by the ladder, run before the rescue
+        run = self.outcome(last, last.status)
         run.tol = accept
         return run
 
@@ -301,12 +305,13 @@ class RetryPolicy:
         run = ClarabelRun(p.x, p.s, p.z, status, attempt.status, attempt.tol, attempt.iterations, attempt.obj_val,
                           attempt.obj_val_dual, attempt.r_dual, self.settings, rescued=attempt.rescue,
                           note=self.run.note)
-        if polished is not None:
+        if polished is not None and self.polisher is not None:  # a polished point is the polisher's
             run.take(polished, self.polisher.program)
         return run
 
 
-def clarabel_solve(P, q, A, b, cones: list[Cone], time_limit: float | None = None, polish_point: bool = True,
+def clarabel_solve(P: sp.csr_matrix, q: np.ndarray, A: sp.csr_matrix, b: np.ndarray, cones: list[Cone],
+                   time_limit: float | None = None, polish_point: bool = True,
                    options: dict | None = None, settings: ClarabelSettings = DEFAULT_SETTINGS) -> ClarabelRun:
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) by the retry policy, no certificate judging its point (no

@@ -11,6 +11,7 @@ every run; a :class:`ClarabelSettings` given there as ``options["settings"]`` re
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from tpm_models.solvers.common import Termination
 from tpm_models.solvers.cones import Cone
@@ -113,7 +114,7 @@ def clarabel_options(settings: ClarabelSettings, tol: float, columns: int = 0, f
     return {**out, **(options or {})}
 
 
-def clarabel_cone(cone: Cone):
+def clarabel_cone(cone: Cone) -> Any:
     """Clarabel's cone object of one :class:`~tpm_models.solvers.cones.Cone`."""
     import clarabel  # an optional extra: imported when a run is made
 

@@ -194,6 +194,8 @@ class SolveResult:
         point is (:attr:`solution_status`) and from the library's verdict (:attr:`termination`)."""
         if self.licence_limited:
             return TerminationCondition.licensingProblems
+        if self.solver_termination is None:
+            return TerminationCondition.unknown
         return TERMINATION_CONDITIONS.get(self.solver_termination, TerminationCondition.unknown)
 
     @property

@@ -22,7 +22,7 @@ def rel_gap(a: float, b: float, scale: float = 0.0) -> float:
 def rel_dist(u: np.ndarray, v: np.ndarray) -> float:
     """:math:`\\|u-v\\|_2 / \\max(\\|v\\|_2, 1)`."""
     u, v = np.asarray(u, float), np.asarray(v, float)
-    return float(np.linalg.norm(u - v) / max(np.linalg.norm(v), 1.0))
+    return float(np.linalg.norm(u - v)) / max(float(np.linalg.norm(v)), 1.0)
 
 
 def objective_scale(model: pyo.ConcreteModel) -> float:

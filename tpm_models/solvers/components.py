@@ -32,6 +32,7 @@ others (:data:`TRANSFORM`)  refused with the transformation to apply first
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pyomo.core as pyo
 from pyomo.core.base.component import ModelComponentFactory
@@ -78,7 +79,7 @@ class UnsupportedComponentError(ModelError):
     names it and the transformation to apply."""
 
 
-def _type_name(component) -> str:
+def _type_name(component: Any) -> str:
     return component.ctype.__name__
 
 
@@ -114,7 +115,7 @@ def read_components(model: pyo.ConcreteModel) -> bool:
     return sos
 
 
-def unread_domains(variables) -> list[str]:
+def unread_domains(variables: Any) -> list[str]:
     """Names (at most 5) of the variables whose domain is neither an interval of the reals nor of the integers (a
     finite set of values such as ``{1, 3, 7}``): no backend here reads such a domain, so a solve refuses them."""
     out: list[str] = []

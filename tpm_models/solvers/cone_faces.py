@@ -29,12 +29,14 @@ and the ratio within 1e2; off it, the cosine is above 1e-4 or the ratio beyond 1
 def _h(kind: str, s: np.ndarray, alpha: float | None) -> float:
     if kind == "soc":
         return float(s[0] - np.linalg.norm(s[1:]))
+    assert alpha is not None  # a power cone has its alpha (Cone's check)
     return float(s[0] ** alpha * s[1] ** (1 - alpha) - abs(s[2]))
 
 
 def _h_dual(kind: str, z: np.ndarray, alpha: float | None) -> float:
     if kind == "soc":
         return float(z[0] - np.linalg.norm(z[1:]))
+    assert alpha is not None  # a power cone has its alpha (Cone's check)
     return float((z[0] / alpha) ** alpha * (z[1] / (1 - alpha)) ** (1 - alpha) - abs(z[2]))
 
 
@@ -53,12 +55,14 @@ def boundary_function(cone: Cone, s: np.ndarray, solve_for: int = 0) -> tuple[fl
         r = float(np.linalg.norm(s[1:]))
         if r == 0:
             raise FloatingPointError("a second-order cone's boundary point reached the apex")
-        u = s[1:] / r
+        unit = s[1:] / r
         H = np.zeros((d, d))
-        H[1:, 1:] = -(np.eye(d - 1) - np.outer(u, u)) / r
-        return float(s[0]) - r, np.concatenate([[1.0], -u]), H
+        H[1:, 1:] = -(np.eye(d - 1) - np.outer(unit, unit)) / r
+        return float(s[0]) - r, np.concatenate([[1.0], -unit]), H
     u, v = solve_for, 1 - solve_for
-    k = 1.0 / cone.alpha if solve_for == 0 else 1.0 / (1.0 - cone.alpha)
+    alpha = cone.alpha
+    assert alpha is not None  # a power cone has its alpha (Cone's check)
+    k = 1.0 / alpha if solve_for == 0 else 1.0 / (1.0 - alpha)
     sv, s2 = float(s[v]), float(s[2])
     if sv <= 0 or (s2 == 0 and k < 2):
         raise FloatingPointError("a power cone's boundary point left the domain of h")
@@ -127,7 +131,8 @@ def faces(cones: Sequence[Cone], s: np.ndarray, z: np.ndarray) -> list:
     smooth, ``"edge0"`` (:math:`s_0 = s_2 = 0 < s_1`, so :math:`z_1 = 0`: a perspective
     :math:`(\\tau_j, r, w_j)` at :math:`w_j = 0`, e.g. a feature that is 0 on every point) and ``"edge1"``
     (:math:`s_1 = s_2 = 0 < s_0`, :math:`z_0 = 0`)."""
-    out, start = [], 0
+    out: list = []
+    start = 0
     for cone in cones:
         sk, zk = s[start:start + cone.dim], z[start:start + cone.dim]
         start += cone.dim

@@ -156,7 +156,7 @@ class ConicForm:
 
     def dual_values(self, x: np.ndarray, z: np.ndarray) -> dict:
         """Duals by constraint data, in :mod:`tpm_models.solvers`' convention (module docstring)."""
-        out = {}
+        out: dict = {}
         for rows in self.row_duals:
             out.update(zip(rows.constraints, (self.sense * rows.values(z)).tolist()))
         for d in self.duals:

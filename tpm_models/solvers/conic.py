@@ -7,12 +7,14 @@ objective are recognised as cones: :mod:`tpm_models.solvers.conic_shapes`. Their
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pyomo.core as pyo
 import scipy.sparse as sp
 
 from tpm_models.solvers.common import PSD_TOL
-from tpm_models.solvers.cones import APEX_TOL, Cone, ConicForm, DualMap, NotConicError, RowDuals
+from tpm_models.solvers.cones import APEX_TOL, Cone, ConeKind, ConicForm, DualMap, NotConicError, RowDuals
 from tpm_models.solvers.conic_rows import assemble
 from tpm_models.solvers.conic_shapes import ShapeReader
 from tpm_models.solvers.program import Program
@@ -53,9 +55,9 @@ def conic_form(model: pyo.ConcreteModel, program: Program | None = None, batched
     # rows in cone order: zero, nonneg, then the soc / pow blocks
     cones = []
     if len(bld.zero):
-        cones.append(Cone("zero", len(bld.zero)))
+        cones.append(Cone(ConeKind.ZERO, len(bld.zero)))
     if len(bld.nonneg):
-        cones.append(Cone("nonneg", len(bld.nonneg)))
+        cones.append(Cone(ConeKind.NONNEG, len(bld.nonneg)))
     block_start = []
     start = len(bld.zero) + len(bld.nonneg)
     for cone, block in bld.blocks:
@@ -66,7 +68,7 @@ def conic_form(model: pyo.ConcreteModel, program: Program | None = None, batched
     duals: dict[int, DualMap] = {}
     for dual, kind, local in bld.pending:
         if kind == "block":
-            dual.cone_start = block_start[dual.cone_start]
+            dual.cone_start = block_start[cast(int, dual.cone_start)]  # a block's dual: its block's index
         else:
             dual.rows += [(offset[kind] + r, f) for r, f in local]
         duals[id(dual)] = dual
@@ -111,7 +113,7 @@ def conic_program(program: Program) -> ConicForm:
         except NotConicError as exc:
             program.not_conic = str(exc)
             raise
-    return program.conic
+    return cast(ConicForm, program.conic)  # Program.conic: typed object there (no import of cones: a cycle)
 
 
 def why_not_conic(model: pyo.ConcreteModel, program: Program | None = None) -> str | None:

@@ -6,6 +6,7 @@ A :class:`~tpm_models.solvers.cones.ConicForm` is one with the map back to a mod
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,7 +25,7 @@ class ConicProgram:
     cones: list[Cone]
 
     @classmethod
-    def of(cls, form) -> ConicProgram:
+    def of(cls, form: Any) -> ConicProgram:
         """The program of anything with ``P``, ``q``, ``A``, ``b`` and ``cones`` (a ``ConicForm``)."""
         return cls(form.P, np.asarray(form.q, dtype=float), form.A, np.asarray(form.b, dtype=float),
                    list(form.cones))

@@ -53,6 +53,7 @@ The objective is :math:`\\tfrac12x^\\top Px + q^\\top x + \\sum_k\\kappa_k\\phi_
 from __future__ import annotations
 
 import math
+from typing import Any, cast
 
 import numpy as np
 import pyomo.core as pyo
@@ -64,7 +65,7 @@ from tpm_models.solvers.atoms import ATOMS
 from tpm_models.solvers.atoms.terms import is_constant as _const
 from tpm_models.solvers.atoms.terms import is_variable as _var
 from tpm_models.solvers.atoms.terms import short as _short
-from tpm_models.solvers.cones import Cone, DualMap, NotConicError
+from tpm_models.solvers.cones import Cone, ConeKind, DualMap, NotConicError
 from tpm_models.solvers.conic_rows import RowList, SparseChunk, bound_rows, linear_rows, squares, summed
 from tpm_models.solvers.program import Program
 
@@ -97,7 +98,7 @@ class ShapeReader:
         self.signs = program.signs  # variables kept >= 0 by a row of their own (``y >= 0`` as a constraint)
         self.concave: set[int] = set()  # hypograph columns (tau <= a concave atom): allowed on the concave side
 
-    def nonnegative(self, v) -> bool:
+    def nonnegative(self, v: Any) -> bool:
         """``v >= 0`` by its bound or by a row of its own."""
         return (v.lb is not None and pyo.value(v.lb) >= 0) or id(v) in self.signs
 
@@ -106,7 +107,7 @@ class ShapeReader:
         self.aux_names.append(name)
         return self.n + len(self.aux_names) - 1
 
-    def column(self, v) -> int:
+    def column(self, v: Any) -> int:
         try:
             return self.col[id(v)]
         except KeyError:
@@ -117,7 +118,7 @@ class ShapeReader:
         return len(self.blocks) - 1
 
     # ---------------------------------------------------------------- atoms
-    def decompose(self, expr, coef: float, lin: dict, atoms: list, where: str) -> float:
+    def decompose(self, expr: Any, coef: float, lin: dict, atoms: list, where: str) -> float:
         """Add ``coef * expr`` into linear terms ``lin`` and atoms ``(coef, column)``; return its constant."""
         if _const(expr):
             return coef * float(pyo.value(expr))
@@ -152,17 +153,17 @@ class ShapeReader:
                             "linear, quadratic, sqrt(quadratic), abs(affine), a**q * r**(1-q), "
                             "(sum_j abs(x_j)**q)**(1/q))")
 
-    def atom(self, expr, coef: float, column: int, atoms: list) -> float:
+    def atom(self, expr: Any, coef: float, column: int, atoms: list) -> float:
         """Record ``coef * tau`` for the atom node ``expr`` (kept alive in ``nodes``, so its id stays its own)."""
         self.nodes[id(expr)] = (expr, column)
         atoms.append((coef, column))
         return 0.0
 
-    def quadratic(self, expr, where: str) -> tuple[dict, dict, float]:
+    def quadratic(self, expr: Any, where: str) -> tuple[dict, dict, float]:
         repn = generate_standard_repn(expr, quadratic=True)
         if repn.nonlinear_expr is not None:
             raise NotConicError(f"{where}: {_short(expr)} is not quadratic")
-        quad: dict[tuple[int, int], float] = {}
+        quad: dict[tuple[int, ...], float] = {}  # (i, j), i <= j
         for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
             key = tuple(sorted((self.column(u), self.column(v))))
             quad[key] = quad.get(key, 0.0) + float(coef)
@@ -172,10 +173,10 @@ class ShapeReader:
         return quad, lin, float(pyo.value(repn.constant))
 
     # ---------------------------------------------------------------- one expression
-    def parts(self, expr, where: str) -> tuple[dict, dict, list, float]:
+    def parts(self, expr: Any, where: str) -> tuple[dict, dict, list, float]:
         """``(quadratic, linear, atoms, constant)`` of ``expr``."""
         repn = generate_standard_repn(expr, quadratic=True)
-        quad: dict[tuple[int, int], float] = {}
+        quad: dict[tuple[int, ...], float] = {}  # (i, j), i <= j
         for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
             key = tuple(sorted((self.column(u), self.column(v))))
             quad[key] = quad.get(key, 0.0) + float(coef)
@@ -188,7 +189,7 @@ class ShapeReader:
             const += self.decompose(repn.nonlinear_expr, 1.0, lin, atoms, where)
         return quad, lin, atoms, const
 
-    def fast_parts(self, expr, where: str, read: tuple | None = None) -> tuple[dict, dict, list, float] | None:
+    def fast_parts(self, expr: Any, where: str, read: tuple | None = None) -> tuple[dict, dict, list, float] | None:
         """:meth:`parts` of an expression linear in nodes (:func:`~.atom_terms.atom_terms`; ``read``: that
         reading when the caller has it), each node a quadratic or an atom: an atom met before (``nodes``: (23)'s
         ``eps_i * norm_w`` in every margin row and 7,500 times in its objective at 10^4 points) is not walked again;
@@ -223,7 +224,7 @@ class ShapeReader:
             return None
         return quad, lin, atoms, const
 
-    def linear_constraint(self, con) -> bool:
+    def linear_constraint(self, con: Any) -> bool:
         """A row read by :func:`tpm_models.solvers.rows.read_rows` (the builders' linear rows), added as
         :meth:`constraint` would add it, as ``((k, sign), constant)``: row ``k`` of the read rows' matrix times
         ``sign`` is its ``A`` row (:func:`tpm_models.solvers.conic.conic_form` gathers them in one sparse product);
@@ -260,7 +261,7 @@ class ShapeReader:
             self.row_duals.append((kind, owner, len(rows) + np.arange(len(chunk), dtype=np.int64), factor))
             rows.add_chunk(chunk)
 
-    def atom_row(self, con, read: tuple) -> bool:
+    def atom_row(self, con: Any, read: tuple) -> bool:
         """A one-sided row linear in atoms already met (``read``: its :func:`~.atom_terms.atom_terms`;
         (23)'s margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i >= 0``) added as :meth:`constraint`
         would add it, without its dictionaries: one ``nonneg`` row in a :class:`~tpm_models.solvers.conic_rows.
@@ -323,7 +324,7 @@ class ShapeReader:
         self.atom_duals[2].extend((-orient).tolist())
         return True
 
-    def constraint(self, con, linear: bool = True) -> None:
+    def constraint(self, con: Any, linear: bool = True) -> None:
         """Add the row ``con`` (module docstring); ``linear=False``: ``con`` is known not to be one of the read linear
         rows (one of ``self.linear.others``), so it is not looked up among them."""
         if linear and self.linear_constraint(con):
@@ -340,11 +341,11 @@ class ShapeReader:
         if con.equality or (lower is not None and upper is not None and lower == upper):
             if quad or atoms:
                 raise NotConicError(f"{where}: a nonlinear equality is not convex")
-            self.zero.append(({c: -a for c, a in lin.items()}, lower - const))  # s = rhs - body = 0
+            # a Pyomo equality has both bounds
+            self.zero.append(({c: -a for c, a in lin.items()}, cast(float, lower) - const))  # s = rhs - body = 0
             self.pending.append((dual, "zero", [(len(self.zero) - 1, -1.0)]))
             return
-        sides = [(1.0, upper), (-1.0, lower)]
-        sides = [(o, v) for o, v in sides if v is not None and math.isfinite(v)]
+        sides = [(o, v) for o, v in [(1.0, upper), (-1.0, lower)] if v is not None and math.isfinite(v)]
         if (quad or atoms) and len(sides) != 1:
             raise NotConicError(f"{where}: a nonlinear ranged row is not convex")
         for orient, bound in sides:
@@ -384,7 +385,7 @@ class ShapeReader:
                 rows = [({y: math.sqrt(b)}, -math.sqrt(b) * h)] + list(zip(F, g0))
                 if c0 > 0:
                     rows.append(({}, math.sqrt(c0)))
-                return self.add_block(Cone("soc", len(rows)), rows)
+                return self.add_block(Cone(ConeKind.SOC, len(rows)), rows)
         rotated = self.rotated_row(quad, lin, const, where)
         if rotated is not None:
             return rotated
@@ -393,7 +394,7 @@ class ShapeReader:
         u_lin = {c: -a for c, a in lin.items()}
         rows = [(dict(u_lin), 1.0 - const), ({c: -a for c, a in u_lin.items()}, 1.0 + const)]
         rows += [({c: 2.0 * a for c, a in row.items()}, 0.0) for row in F]
-        return self.add_block(Cone("soc", len(rows)), rows)
+        return self.add_block(Cone(ConeKind.SOC, len(rows)), rows)
 
     def rotated_row(self, quad: dict, lin: dict, const: float, where: str) -> int | None:
         r""":math:`\|Fx+g_0\|^2 + c_0 - b\,t\,s \le 0` with :math:`b > 0`, :math:`t, s \ge 0` bounds, :math:`t, s`
@@ -416,7 +417,7 @@ class ShapeReader:
         rows += [({c: 2.0 * a for c, a in row.items()}, 2.0 * g) for row, g in zip(F, g0)]
         if c0 > 0:
             rows.append(({}, 2.0 * math.sqrt(c0)))
-        return self.add_block(Cone("soc", len(rows)), rows)
+        return self.add_block(Cone(ConeKind.SOC, len(rows)), rows)
 
     # ---------------------------------------------------------------- the whole model
     def objective(self):

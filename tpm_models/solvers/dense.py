@@ -20,7 +20,9 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -60,7 +62,7 @@ class WarmStart:
     ``q``, ``b``, ``h`` and the bounds in it and re-solves (DAQP from its last working set); any other run sets the
     solver up and keeps it here. A fresh ``WarmStart`` gives a cold run."""
 
-    solver: object | None = None
+    solver: Any = None  # the backend's own solver object (piqp, daqp: untyped)
     matrices: tuple = ()
     arrays: tuple = ()
     """The arrays the solver was set up with, kept alive (a solver may point into them rather than copy them)."""
@@ -119,7 +121,8 @@ def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bo
     backend = matrix_backend(solver)
     start = time.perf_counter()
     try:
-        sol = backend.matrix_run(qp, options, warm)
+        # matrix_backend gives a backend with a matrix_run (typed Callable[..., object] | None in the registry)
+        sol = cast(Callable[..., MatrixSolution], backend.matrix_run)(qp, options, warm)
     except Exception as exc:  # a crash inside the solver is a failure, not a crash
         log.warning("%s raised %s: %s", backend.name, type(exc).__name__, exc)
         sol = MatrixSolution(Termination.ERROR, np.full(len(qp.q), np.nan), np.zeros(0), np.zeros(0),

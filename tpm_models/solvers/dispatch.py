@@ -51,6 +51,7 @@ import logging
 import math
 import operator
 import time
+from typing import Any
 
 import pyomo.core as pyo
 from pyomo.common.gc_manager import PauseGC
@@ -204,7 +205,7 @@ class Run:
         self.program, self.traits, self.time_limit = program, traits, time_limit
         self.warm_start, self.options, self.tee = warm_start, options, tee
 
-    def __call__(self, backend, prepared) -> SolveResult:
+    def __call__(self, backend: Any, prepared: Any) -> SolveResult:
         """``backend`` run on the model (``prepared``: what its ``prepare`` built), its word checked by the
         certificate: ``OPTIMAL`` only when the certificate on the model passes (module docstring)."""
         model = self.program.model
@@ -240,10 +241,11 @@ class Run:
             certificate=None if certificate is None else certificate.to_dict(),
         )
 
-    def _backend_run(self, backend, prepared) -> tuple[Termination, dict | None, str, bool]:
+    def _backend_run(self, backend: Any, prepared: Any) -> tuple[Termination, dict | None, str, bool]:
         """The backend's own ``(termination, duals, message)`` and whether its licence refused the model
         (``Backend.licence_limit``); a licence limit or a crash inside the solver is a failure, not a crash."""
-        extra = {"options": self.options} if self.options else {}  # a user's backend may take (model, time_limit)
+        extra: dict[str, object] = {"options": self.options} if self.options else {}  # a user's backend may take
+        # (model, time_limit) only
         if prepared is not None:
             extra["prepared"] = prepared
         if self.tee and backend.tee:
@@ -267,7 +269,7 @@ class Run:
                            "declare the variable on this model (or on one of its blocks)")
             return termination, None, message, False
 
-    def _verdict(self, backend, termination: Termination, message: str,
+    def _verdict(self, backend: Any, termination: Termination, message: str,
                  certificate: Certificate | None) -> tuple[Termination, str, float | None]:
         """The library's verdict on the backend's word ``termination``, given the ``certificate`` (``None``: a
         variable has no value), its message, and the objective."""
@@ -320,7 +322,7 @@ def _solution_status(termination: Termination, certificate: Certificate | None) 
     return SolutionStatus.FEASIBLE if certificate.primal <= FEASIBILITY_TOL else SolutionStatus.INFEASIBLE
 
 
-def _raised(exc: BaseException, test) -> bool:
+def _raised(exc: BaseException | None, test: Any) -> bool:
     """``test`` of ``exc`` or of an error it was raised from (Pyomo's interfaces may wrap the solver's)."""
     seen = 0
     while exc is not None and seen < 5:

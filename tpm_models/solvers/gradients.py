@@ -8,6 +8,7 @@ differentiated once. A point where an expression has no derivative raises :class
 from __future__ import annotations
 
 import math
+from typing import Any, Literal
 
 import numpy as np
 import pyomo.core as pyo
@@ -19,10 +20,10 @@ from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 from tpm_models.solvers.atom_terms import atom_terms, product_terms
 from tpm_models.solvers.common import FEASIBILITY_TOL
 from tpm_models.solvers.linear_walk import constant_value
-from tpm_models.solvers.norm_apex import NormApex, norm_apex
+from tpm_models.solvers.norm_apex import AbsApex, NormApex, norm_apex
 
 
-def linear_body(body, col: dict):
+def linear_body(body: Any, col: dict) -> tuple[list[int], list[float], float, float] | None:
     """``(cols, coefs, constant, value at the point)`` of a body made of monomials, variables and constants only
     (how the builders write their rows: ``LinearExpression``), read without ``generate_standard_repn``; ``None``
     otherwise."""
@@ -73,7 +74,7 @@ _UNARY = {
 }
 
 
-def _forward(expr, col: dict, memo: dict) -> tuple[float, dict]:
+def _forward(expr: Any, col: dict, memo: dict) -> tuple[float, dict]:
     """The value and the (sparse) gradient of ``expr`` at the point, by forward differentiation with every node's
     result kept in ``memo`` (by node): the builders share one node (the norm of (23)) among thousands of terms and
     rows, which a tree walk (``generate_standard_repn``, ``reverse_ad``) would visit once per use."""
@@ -114,10 +115,11 @@ def _add(acc: dict, g: dict, c: float = 1.0) -> None:
         acc[k] = acc.get(k, 0.0) + c * d
 
 
-def _node(expr, col: dict, memo: dict) -> tuple[float, dict]:
+def _node(expr: Any, col: dict, memo: dict) -> tuple[float, dict]:
     kind = type(expr)
     if kind in (ne.SumExpression, ne.LinearExpression) or isinstance(expr, ne.SumExpression):
-        total, grad = 0.0, {}
+        total: float = 0.0
+        grad: dict = {}
         for a in expr.args:
             v, g = _forward(a, col, memo)
             total += v
@@ -169,7 +171,7 @@ def _node(expr, col: dict, memo: dict) -> tuple[float, dict]:
     raise NotDifferentiable(f"a {kind.__name__} node")
 
 
-def gradient(expr, col: dict, memo: dict) -> tuple[float, list[int], list[float]] | None:
+def gradient(expr: Any, col: dict, memo: dict) -> tuple[float, list[int], list[float]] | None:
     """The value of ``expr`` and its gradient by the model's unfixed variables (:func:`_forward`, else Pyomo's
     ``reverse_ad``); ``None`` where it is not differentiable at the point (``abs`` at 0, ``sqrt`` at 0)."""
     try:
@@ -189,7 +191,8 @@ def gradient(expr, col: dict, memo: dict) -> tuple[float, list[int], list[float]
     return value, list(grad), list(grad.values())
 
 
-def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict):
+def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict
+                  ) -> tuple[float, list[int], list[float]] | Literal[False] | None:
     """Value and gradient ``(value, columns, entries)`` of ``constant + a'x + sum_j c_j node_j``
     (:func:`~.atom_terms.atom_terms`) with each node's by :func:`_forward` (kept in ``memo``); ``False``
     at a kink of a node; ``None`` when a node is one :func:`_forward` does not differentiate."""
@@ -250,7 +253,7 @@ def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int
                             np.asarray(ccoef, dtype=float), node_list, x, col, memo, n, apexes)
 
 
-def atom_block_gradient(block, x: np.ndarray, col: dict, memo: dict, n: int, apexes: list | None = None
+def atom_block_gradient(block: Any, x: np.ndarray, col: dict, memo: dict, n: int, apexes: list | None = None
                         ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
     """:func:`atom_rows_gradient` of the rows of ``block`` (a :class:`~.atom_terms.AtomBlock`: row ``k``
     is its linear terms plus ``atom[k] * node``) from its arrays, without a Python object a row: the same numbers
@@ -271,9 +274,11 @@ def _linear_in_nodes(L: sp.csr_matrix, const: np.ndarray, crow: np.ndarray, cnod
     m = L.shape[0]
     status = np.zeros(m, dtype=np.int8)
     value = np.zeros(len(node_list))
-    gr, gc, gd = [], [], []
+    gr: list[int] = []
+    gc: list[int] = []
+    gd: list[float] = []
     node_status = np.zeros(len(node_list), dtype=np.int8)
-    at_zero: list[tuple[int, NormApex]] = []
+    at_zero: list[tuple[int, NormApex | AbsApex]] = []
     for j, node in enumerate(node_list):
         try:
             v, g = _forward(node, col, memo)
@@ -304,7 +309,7 @@ def _linear_in_nodes(L: sp.csr_matrix, const: np.ndarray, crow: np.ndarray, cnod
     if not finite.all():
         bad[np.repeat(np.arange(m), np.diff(J.indptr))[~finite]] = True
     status[(status == 0) & bad] = 2
-    if at_zero:
+    if at_zero and apexes is not None:  # at_zero holds apexes only when apexes is given
         Cc = C.tocsc()
         for j, apex in at_zero:
             rows, coefs = Cc.indices[Cc.indptr[j]:Cc.indptr[j + 1]], Cc.data[Cc.indptr[j]:Cc.indptr[j + 1]]
@@ -313,7 +318,8 @@ def _linear_in_nodes(L: sp.csr_matrix, const: np.ndarray, crow: np.ndarray, cnod
     return values, J, status
 
 
-def _atom_objective(read: tuple | None, col: dict, n: int, memo: dict, x: np.ndarray, apexes: list | None = None):
+def _atom_objective(read: tuple | None, col: dict, n: int, memo: dict, x: np.ndarray, apexes: list | None = None
+                    ) -> tuple[float, np.ndarray] | Literal[False] | None:
     """Value and gradient of an objective linear in nodes (:func:`~.atom_terms.atom_terms`: (23)'s
     ``sum_i eps_i * norm_w`` and ``0.5 * w_j**2``), each distinct node differentiated once with its coefficients
     summed; ``None`` at a kink of a node, ``False`` when the objective is not read so (then :func:`gradient`).
@@ -346,7 +352,7 @@ def _atom_objective(read: tuple | None, col: dict, n: int, memo: dict, x: np.nda
             grad[k] += c * d
     if not (math.isfinite(value) and np.isfinite(grad).all()):
         return False
-    if at_zero:
+    if at_zero and apexes is not None:  # at_zero holds apexes only when apexes is given
         apexes.extend(at_zero)
     return value, grad
 
@@ -355,7 +361,7 @@ class _NotQuadratic(Exception):
     pass
 
 
-def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list, list]) -> float:
+def _quadratic(expr: Any, scale: float, col: dict, out: tuple[list, list, list, list, list]) -> float:
     """Add ``scale * expr`` to ``out = (rows, cols, coefs, linear cols, linear coefs)`` of a quadratic read term by
     term (the duals' objectives: sums of ``K_ij * lam_i * lam_j``); returns its constant. :class:`_NotQuadratic`
     for anything else (then :func:`_forward` reads it)."""
@@ -431,7 +437,7 @@ def _quadratic(expr, scale: float, col: dict, out: tuple[list, list, list, list,
     raise _NotQuadratic
 
 
-def objective_gradient(model, objective, col: dict, n: int, memo: dict, x: np.ndarray,
+def objective_gradient(model: Any, objective: Any, col: dict, n: int, memo: dict, x: np.ndarray,
                        apexes: list | None = None) -> tuple[float, np.ndarray] | None:
     """The objective's value and gradient at ``x``; ``None`` where it has no derivative. ``apexes``: when a list, a
     node of an objective linear in nodes that is a Euclidean norm at zero is left out of the gradient and ``(apex,
@@ -463,10 +469,10 @@ def objective_gradient(model, objective, col: dict, n: int, memo: dict, x: np.nd
     atoms = _atom_objective(read, col, n, memo, x, apexes)
     if atoms is not False:
         return atoms
-    read = gradient(objective.expr, col, memo)
-    if read is None:
+    walked = gradient(objective.expr, col, memo)
+    if walked is None:
         return None
-    value, cols, vals = read
+    value, walked_cols, vals = walked
     grad = np.zeros(n)
-    np.add.at(grad, np.asarray(cols, dtype=int), np.asarray(vals, dtype=float))
+    np.add.at(grad, np.asarray(walked_cols, dtype=int), np.asarray(vals, dtype=float))
     return value, grad

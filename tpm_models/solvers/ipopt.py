@@ -33,6 +33,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import pyomo.core as pyo
@@ -105,7 +106,7 @@ class NLPSolution:
 
 
 def solve_nlp(
-    model, time_limit: float | None = None, iteration_limit: int | None = None, options: dict | None = None,
+    model: Any, time_limit: float | None = None, iteration_limit: int | None = None, options: dict | None = None,
     tee: bool = False, referenced_only: bool = False, check_convexity: bool = False,
     time_option: str = "max_cpu_time", cache: RowCache | None = None, rows_to_bounds: bool = False,
     warm_start: bool = True,
@@ -175,7 +176,7 @@ def solve_nlp(
     )
 
 
-def _nlp_variables(model, obj_repn, repns: list, referenced_only: bool) -> list:
+def _nlp_variables(model: Any, obj_repn: Any, repns: list, referenced_only: bool) -> list:
     """The columns Ipopt is given: the variables of the objective's and the rows' repns (``referenced_only``), else
     every unfixed variable of the model, in model order."""
     if not referenced_only:
@@ -204,7 +205,7 @@ def _rows_kept(repns: list, column: dict, lbg: np.ndarray, ubg: np.ndarray, lbx:
     return kept
 
 
-def _polynomial(rows: list, x, variables: list, column: dict, symbols: dict):
+def _polynomial(rows: list, x: Any, variables: list, column: dict, symbols: dict) -> Any:
     """The constant, linear and quadratic parts of the repns ``rows`` as one vectorised CasADi column over ``x``, and
     their nonlinear parts translated (:func:`to_casadi`; ``symbols``: the columns' symbols, made once)."""
     import casadi as ca
@@ -239,7 +240,7 @@ def _polynomial(rows: list, x, variables: list, column: dict, symbols: dict):
 
 
 def run(model: pyo.ConcreteModel, time_limit: float | None, iteration_limit: int, options: dict | None = None,
-        tee: bool = False):
+        tee: bool = False) -> tuple[str, dict, str]:
     """Solve ``model`` with CasADi's Ipopt (``options``: Ipopt options over :data:`IPOPT_OPTIONS`; ``tee``: its log on
     standard output) and load the point; returns ``(status, duals by constraint, message)`` where ``status`` is
     Ipopt's return status string."""
@@ -324,7 +325,7 @@ class NLPSolutionLoader(SolutionLoader):
     converged point (``optimal`` or ``feasible``) is loadable; duals of rows handed to Ipopt as bounds do
     not exist (``NoDualsError``)."""
 
-    def __init__(self, model, sol: NLPSolution, converged: bool):
+    def __init__(self, model: Any, sol: NLPSolution, converged: bool):
         self._pyomo_model = model  # SolutionLoader.load_import_suffixes reads this name
         self.sol = sol
         self.converged = converged
@@ -336,12 +337,12 @@ class NLPSolutionLoader(SolutionLoader):
         if not self.converged:
             raise NoSolutionError(f"{PLUGIN_NAME}: no {what}: Ipopt ended {self.sol.status}")
 
-    def get_vars(self, vars_to_load=None) -> ComponentMap:
+    def get_vars(self, vars_to_load: Any = None) -> ComponentMap:
         self._check("point")
         values = ComponentMap(zip(self.sol.variables, map(float, self.sol.x)))
         return values if vars_to_load is None else ComponentMap((v, values[v]) for v in vars_to_load)
 
-    def get_duals(self, cons_to_load=None) -> dict:
+    def get_duals(self, cons_to_load: Any = None) -> dict:
         self._check("duals")
         duals = dict(zip(self.sol.constraints, map(float, self.sol.duals)))
         wanted = duals if cons_to_load is None else {c: duals[c] for c in cons_to_load}
@@ -350,7 +351,7 @@ class NLPSolutionLoader(SolutionLoader):
                                "import Suffix 'dual' on the model before solving to keep them rows")
         return wanted
 
-    def get_reduced_costs(self, vars_to_load=None) -> ComponentMap:
+    def get_reduced_costs(self, vars_to_load: Any = None) -> ComponentMap:
         self._check("reduced costs")
         rcs = ComponentMap(zip(self.sol.variables, map(float, self.sol.reduced_costs)))
         return rcs if vars_to_load is None else ComponentMap((v, rcs[v]) for v in vars_to_load)
@@ -402,7 +403,7 @@ class CasadiIpopt(SolverBase):
     def version(self) -> tuple[int, int, int, int]:
         return ipopt_version()
 
-    def solve(self, model, **kwds) -> Results:
+    def solve(self, model: Any, **kwds: Any) -> Results:
         config = self.config(value=kwds, preserve_implicit=True)
         started = datetime.datetime.now(datetime.UTC)
         integer = [v.name for v in model.component_data_objects(pyo.Var, descend_into=True)
@@ -471,7 +472,7 @@ class LegacyCasadiIpopt(LegacySolverWrapper, CasadiIpopt):
 
     def solve(self, model, *args, **kwds):
         legacy = super().solve(model, *args, **kwds)
-        results = self.last_results
+        results = cast(Results, self.last_results)  # set by the solve just above
         sharper = LEGACY_TERMINATION.get((results.termination_condition, results.solution_status))
         if sharper is not None:
             legacy.solver.termination_condition = sharper

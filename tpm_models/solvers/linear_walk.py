@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numbers
 import operator
+from collections.abc import MutableSequence
 from functools import reduce
+from typing import Any
 
 import pyomo.core as pyo
 from pyomo.common.numeric_types import native_numeric_types
@@ -22,7 +24,7 @@ PLAIN = (float, int)
 VARIABLES = (VarData, ScalarVar)
 
 
-def is_number(x) -> bool:
+def is_number(x: Any) -> bool:
     """``x`` is a number (not a Pyomo component or expression). ``isinstance(x, numbers.Number)`` on a Pyomo
     expression walks the ABC's registry (about 10 microseconds a call): Pyomo's objects are told apart first."""
     return x.__class__ in native_numeric_types or (not hasattr(x, "is_expression_type")
@@ -33,7 +35,7 @@ class NotLinear(Exception):
     """A node :func:`linear_terms` does not read (the caller's generic path reads the row)."""
 
 
-def coefficient(c) -> float:
+def coefficient(c: Any) -> float:
     """A term's coefficient: a number, or an expression of parameters only (``-eps[i]``: the negation of a
     parameter is read directly, anything else by ``pyo.value``)."""
     cls = c.__class__
@@ -52,12 +54,12 @@ def coefficient(c) -> float:
     return float(pyo.value(c))
 
 
-def is_constant(e) -> bool:
+def is_constant(e: Any) -> bool:
     """A number or an expression without variables."""
     return is_number(e) or not e.is_potentially_variable()
 
 
-def param_sum(c) -> float | None:
+def param_sum(c: Any) -> float | None:
     """The value of a sum (nested sums included) of numbers and parameters, or ``None`` if it holds anything else.
     The terms are added last to first (the order of the walk below); a flat sum of parameters ((23)-(29)'s
     ``sum_i eps_i``, 10^5 terms) is read in one pass (:func:`~tpm_models.models.row_blocks.param_values`) and added
@@ -82,7 +84,7 @@ def param_sum(c) -> float | None:
     return float(total)
 
 
-def constant_value(c) -> float:
+def constant_value(c: Any) -> float:
     """The value of ``c``, a number or an expression without variables, as :func:`coefficient` reads a term's
     coefficient (a sum of parameters in one pass); ``ValueError`` if it holds a variable."""
     try:
@@ -91,7 +93,7 @@ def constant_value(c) -> float:
         raise ValueError(f"{c} holds a variable") from None
 
 
-def walk(expr, scale: float, column: dict, cols: list, coefs: list) -> float:
+def walk(expr: Any, scale: float, column: dict, cols: MutableSequence[int], coefs: MutableSequence[float]) -> float:
     """Add ``scale * expr``'s linear terms to ``cols``/``coefs``; return its constant (``NotLinear``: not linear)."""
     cls = expr.__class__
     if cls is ne.LinearExpression:
@@ -152,7 +154,7 @@ def walk(expr, scale: float, column: dict, cols: list, coefs: list) -> float:
     raise NotLinear
 
 
-def linear_terms(body, column: dict) -> tuple[list[int], list[float], float] | None:
+def linear_terms(body: Any, column: dict) -> tuple[list[int], list[float], float] | None:
     """``(columns, coefficients, constant)`` of a linear ``body`` (columns by ``column[id(var)]``), or ``None``
     when the body holds a node read only by Pyomo's generic walker (a square, a fixed variable, a function...)."""
     cols: list[int] = []
@@ -164,7 +166,7 @@ def linear_terms(body, column: dict) -> tuple[list[int], list[float], float] | N
     return cols, coefs, float(const)
 
 
-def scaled_node(expr) -> tuple[float, object | None]:
+def scaled_node(expr: Any) -> tuple[float, object | None]:
     """``(c, node)`` with ``expr = c * node`` read through negations, products and divisions by constants and named
     expressions (``-eps_i * norm_w`` -> ``(-eps_i, the expression of norm_w)``); ``(1.0, None)`` when ``expr`` holds
     no variable. The caller recognises ``node`` (a node it has seen)."""

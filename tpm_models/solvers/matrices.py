@@ -14,6 +14,8 @@ Nothing is reformulated: the matrices are the model's coefficients.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyomo.core as pyo
 import scipy.sparse as sp
@@ -48,7 +50,7 @@ class NotAQPError(ValueError):
     """The model is not a QP with linear constraints; use an NLP/SOCP-capable solver."""
 
 
-def _active_objective(model: pyo.ConcreteModel):
+def _active_objective(model: pyo.ConcreteModel) -> Any:
     objectives = list(model.component_data_objects(pyo.Objective, active=True))
     if len(objectives) != 1:
         raise ValueError(f"the model must have exactly one active objective, it has {len(objectives)}")
@@ -146,12 +148,15 @@ def sparse_qp_matrices(model: pyo.ConcreteModel, program: Program | None = None)
     )
 
 
-def _sparse_objective(program: Program, objective) -> tuple[sp.csr_matrix, np.ndarray, float]:
+def _sparse_objective(program: Program, objective: Any) -> tuple[sp.csr_matrix, np.ndarray, float]:
     """``(P, q, q0)`` of the objective as written (``P`` full and symmetric): from its products
     (:attr:`~tpm_models.solvers.program.Program.quadratic_objective`), else Pyomo's standard representation."""
     column, n = program.column, program.n
     read = program.quadratic_objective
     q = np.zeros(n)
+    pr: np.ndarray | list  # P's entries (rows, columns, values): arrays from the products, else lists from the repn
+    pc: np.ndarray | list
+    pd: np.ndarray | list
     if read is not None:
         qi, qj, qa, lc, la, q0 = read
         square = qi == qj

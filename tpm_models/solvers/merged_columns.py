@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tpm_models.qp import QPMatrices
-from tpm_models.solvers.cones import Cone
+from tpm_models.solvers.cones import Cone, ConeKind
 
 MERGE_MIN_ROWS = 1_000
 """The fewest rows of a block whose columns are merged (:func:`rank_one_columns`); below it the form is left as it
@@ -120,10 +120,11 @@ class MergedColumns:
             at.append(np.full(v_rows[j].size + with_rows, kept[-1]))
             new_rows.append(np.append(v_rows[j], [m + j] if with_rows else []))
             new_vals.append(np.append(v_vals[j], [1.0] if with_rows else []))
-        at, new_rows, new_vals = np.concatenate(at), np.concatenate(new_rows), np.concatenate(new_vals)
-        order = np.argsort(at, kind="stable")  # np.insert keeps the order given among equal places
-        out_indices = np.insert(indices[keep], at[order], new_rows[order].astype(indices.dtype))
-        out_data = np.insert(data[keep], at[order], new_vals[order])
+        places, row_of, val_of = np.concatenate(at), np.concatenate(new_rows), np.concatenate(new_vals)
+        del at, new_rows, new_vals  # the pieces freed as before
+        order = np.argsort(places, kind="stable")  # np.insert keeps the order given among equal places
+        out_indices = np.insert(indices[keep], places[order], row_of[order].astype(indices.dtype))
+        out_data = np.insert(data[keep], places[order], val_of[order])
         out_indptr = np.concatenate([[0], np.cumsum(np.concatenate([counts, [r.size + with_rows for r in v_rows]]))])
         return sp.csc_matrix((out_data, out_indices, out_indptr), shape=(m + k * with_rows, n + k))
 
@@ -140,7 +141,7 @@ class MergedColumns:
         per group, after ``A``'s, and one new ``zero`` row per group, after ``A``'s rows."""
         k = len(self.groups)
         return (self.padded(P), np.append(np.asarray(q, dtype=float), np.zeros(k)), self.merged(A),
-                np.append(np.asarray(b, dtype=float), np.zeros(k)), [*cones, Cone("zero", k)])
+                np.append(np.asarray(b, dtype=float), np.zeros(k)), [*cones, Cone(ConeKind.ZERO, k)])
 
     def qp(self, qp: QPMatrices) -> QPMatrices:
         """``qp`` with the groups of its inequality rows ``G`` (:attr:`shape`) merged: the new columns free, the new
@@ -185,11 +186,11 @@ def rank_one_columns(A: sp.spmatrix, min_rows: int = MERGE_MIN_ROWS) -> MergedCo
         if len(members) < 2:
             continue
         rows = np.flatnonzero(block_of == b)
-        on_block = {}
+        on_block: dict[np.intp, np.ndarray] = {}
         for c in members:
             lo, hi = csc.indptr[c], csc.indptr[c + 1]
             on_block[c] = csc.data[lo:hi][block_of[csc.indices[lo:hi]] == b]  # aligned: sorted rows, all present
-        open_groups: list[tuple[int, list[int], list[float]]] = []
+        open_groups: list[tuple[np.intp, list[np.intp], list[float]]] = []
         for c in members:
             for first, columns, ratios in open_groups:
                 ratio = on_block[c][0] / on_block[first][0]

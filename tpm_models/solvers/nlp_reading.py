@@ -5,6 +5,7 @@ those representations kept between solves of the same model (:class:`RowCache`).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
@@ -23,7 +24,7 @@ class UnsupportedExpression(ValueError):
     """The model uses an expression the CasADi translation does not know."""
 
 
-def to_casadi(expr, symbols: dict):
+def to_casadi(expr: Any, symbols: dict) -> Any:
     """Translate a Pyomo expression; ``symbols`` maps ``id(var)`` to a CasADi symbol."""
     import casadi as ca
 
@@ -68,7 +69,7 @@ CONVEXITY_MAX_DIM = 2000
 larger form is not certified (the solve is then reported only locally optimal)."""
 
 
-def _curvature_ok(repn, direction: float) -> bool:
+def _curvature_ok(repn: Any, direction: float) -> bool:
     """True if ``direction * (quadratic part of repn)`` is a positive semidefinite form and
     there is no other nonlinear part (``direction`` +1: convex, -1: concave)."""
     if repn.nonlinear_expr is not None:
@@ -90,7 +91,7 @@ def _curvature_ok(repn, direction: float) -> bool:
     return bool(eig.min() >= -CONVEXITY_TOL * max(1.0, float(np.abs(eig).max())))
 
 
-def convexity(objective, constraints, objective_repn, constraint_repns) -> tuple[bool, str]:
+def convexity(objective: Any, constraints: Any, objective_repn: Any, constraint_repns: Any) -> tuple[bool, str]:
     """Whether the model is a convex QCQP, by its exact quadratic forms: ``(certified, why not)``.
 
     Convex means: a minimised objective with a positive semidefinite quadratic part (or a
@@ -131,7 +132,7 @@ class NumericRepn:
         self.nonlinear_vars = tuple(repn.nonlinear_vars)
 
 
-def _leaves(expr) -> list[tuple] | None:
+def _leaves(expr: Any) -> list[tuple] | None:
     """The variables and mutable parameters of ``expr`` with their fixed flags and values,
     or None if it holds a named ``Expression`` (whose content can change in place). While
     ``expr`` is the same object and these are unchanged, so is its translation."""
@@ -161,7 +162,7 @@ def _unchanged(leaves: list[tuple]) -> bool:
     return True
 
 
-def row_repn(con) -> tuple[NumericRepn, float, float]:
+def row_repn(con: Any) -> tuple[NumericRepn, float, float]:
     """``(repn of the body, lower, upper)`` of a constraint (bounds +-inf where absent)."""
     lb, body, ub = con.to_bounded_expression(evaluate_bounds=True)
     return (NumericRepn(generate_standard_repn(body, quadratic=True)),
@@ -193,12 +194,12 @@ class RowCache:
         self._rows[id(component)] = (component, expr, out, leaves)
         return out
 
-    def row(self, con) -> tuple[NumericRepn, float, float]:
+    def row(self, con: Any) -> tuple[NumericRepn, float, float]:
         return self._get(con, row_repn)
 
-    def objective(self, obj) -> NumericRepn:
+    def objective(self, obj: Any) -> NumericRepn:
         return self._get(obj, objective_repn)
 
 
-def objective_repn(obj) -> NumericRepn:
+def objective_repn(obj: Any) -> NumericRepn:
     return NumericRepn(generate_standard_repn(obj.expr, quadratic=True))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from pyomo.core.base.var import VarData
@@ -80,7 +81,7 @@ class AbsApex:
         return K * s * self.a, K * max(self.value - s * self.inner, 0.0)
 
 
-def abs_apex(node, col: dict, x: np.ndarray) -> AbsApex | None:
+def abs_apex(node: Any, col: dict, x: np.ndarray) -> AbsApex | None:
     """``node`` (a named expression is read through) as :math:`|a^\top x + b|` with ``a`` over the model's
     columns, else ``None``."""
     expr = node
@@ -100,7 +101,7 @@ def abs_apex(node, col: dict, x: np.ndarray) -> AbsApex | None:
     return AbsApex(node, cols, a, abs(inner), inner)
 
 
-def _squares(expr, col: dict, weight: float, out: dict) -> bool:
+def _squares(expr: Any, col: dict, weight: float, out: dict) -> bool:
     """Add ``weight * expr`` to ``out`` (column -> :math:`a_k`) when ``expr`` is a sum of ``c * v**2`` terms with
     ``c > 0`` (``v * v`` too); ``False`` otherwise."""
     if isinstance(expr, ne.SumExpression):  # LinearExpression too (a subclass)
@@ -123,7 +124,7 @@ def _squares(expr, col: dict, weight: float, out: dict) -> bool:
     return True
 
 
-def norm_apex(node, col: dict, x: np.ndarray) -> NormApex | AbsApex | None:
+def norm_apex(node: Any, col: dict, x: np.ndarray) -> NormApex | AbsApex | None:
     """``node`` (a named expression is read through) as :math:`\\sqrt{\\sum_k a_k x_k^2}` (``sqrt(...)`` or
     ``(...)**0.5``, :math:`a_k > 0`), or as :math:`|a^\\top x + b|` (:func:`abs_apex`), else ``None``. Asked only
     of a node the gradient reader found at a kink; how far the point is from :math:`x_V = 0` is counted in the gap

@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -145,9 +146,9 @@ class _Faces:
         self.m = start
         self.s_rows = np.concatenate(s_rows) if s_rows else np.zeros(0, dtype=int)
         self.z_rows = np.concatenate(z_rows) if z_rows else np.zeros(0, dtype=int)
-        free = np.ones(start, dtype=bool)
-        free[self.z_rows] = False
-        self.z_unknown = np.flatnonzero(free)
+        unknown = np.ones(start, dtype=bool)
+        unknown[self.z_rows] = False
+        self.z_unknown = np.flatnonzero(unknown)
         """The rows whose :math:`z_i` is an unknown of the Newton system (:func:`_reduce`): every row but the
         ``z_i = 0`` rows, whose step is :math:`-z_i`."""
         self.boundary_rows: np.ndarray | None = None
@@ -155,7 +156,7 @@ class _Faces:
         (``boundary_A``): read by the first :func:`_jacobian`."""
         self.boundary_block: np.ndarray | None = None
         self.boundary_A: sp.csr_matrix | None = None
-        self.position = np.cumsum(free) - 1
+        self.position = np.cumsum(unknown) - 1
         """For a row ``i`` of :attr:`z_unknown`, ``position[i]`` is its place among the face rows of the Newton
         system."""
         self.pin_rows = self.pin_cols = np.zeros(0, dtype=np.int64)
@@ -195,7 +196,7 @@ class _Faces:
 
     def columns(self, M: sp.csr_matrix) -> sp.csr_matrix:
         """``M`` without the pinned columns (columns renumbered as :attr:`x_kept`)."""
-        if self.x_map is None:
+        if self.x_map is None or self.x_kept is None:  # both set by pin, or neither
             return M
         M = sp.csr_matrix(M)
         new = self.x_map[M.indices]
@@ -204,7 +205,8 @@ class _Faces:
         return sp.csr_matrix((M.data[kept], new[kept], starts), shape=(M.shape[0], len(self.x_kept)))
 
 
-def _residual(P, q, A, b, f: _Faces, x, z, mu) -> np.ndarray:
+def _residual(P: sp.csr_matrix, q: np.ndarray, A: sp.csr_matrix, b: np.ndarray, f: _Faces, x: np.ndarray, z: np.ndarray,
+              mu: np.ndarray) -> np.ndarray:
     """The equations of the module docstring at ``(x, z, mu)`` (``FloatingPointError`` off a boundary's domain)."""
     nx, m, nb = len(x), len(z), len(mu)
     s = b - A @ x
@@ -246,12 +248,13 @@ def _expand(f: _Faces, F: np.ndarray, step: np.ndarray, nx: int, P: sp.csr_matri
     dx = np.zeros(nx)
     dx[f.x_kept] = step[:kx]
     dz[f.pin_rows] = 0.0
+    P, A = cast(sp.csr_matrix, P), cast(sp.csr_matrix, A)  # given with pinned columns (docstring)
     stationarity = F[:nx][f.pin_cols] + (P @ dx)[f.pin_cols] + (A.T @ dz)[f.pin_cols]
     dz[f.pin_rows] = -stationarity / f.pin_coef  # the pinning row's a_i is the only entry of z_i in row j
     return np.concatenate([dx, dz, step[kx + k:]])
 
 
-def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix) -> sp.csr_matrix:
+def _jacobian(A: sp.csr_matrix, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix) -> sp.csr_matrix:
     """``fixed`` (:func:`_fixed_jacobian`) plus the boundary blocks' terms at ``s = b - Ax`` and ``mu``, in one sparse
     assembly: on the boundary rows :math:`A_B` (read once per reading of the faces), the rows
     :math:`\\mu_k H_k A_k` of every block (one product of block-diagonal :math:`H` and :math:`A_B`), the columns
@@ -265,24 +268,29 @@ def _jacobian(A, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix)
         f.boundary_rows = np.concatenate([np.arange(start, start + d) for start, d, _, _ in f.boundary])
         f.boundary_block = np.repeat(np.arange(nb), [d for _, d, _, _ in f.boundary])
         f.boundary_A = f.columns(sp.csr_matrix(A[f.boundary_rows]))  # a pinned column is in no boundary block
+    # all three read just above, once per reading of the faces
+    boundary_rows, boundary_block = f.boundary_rows, cast(np.ndarray, f.boundary_block)
+    boundary_A = cast(sp.csr_matrix, f.boundary_A)
     gs, Hs = [], []
     for start, d, cone, side in f.boundary:
         _, g, H = boundary_function(cone, s[start:start + d], side)
-        gs.append(g), Hs.append(H)
+        gs.append(g)
+        Hs.append(H)
     g = np.concatenate(gs)
-    HA = sp.coo_matrix(sp.block_diag(Hs, format="csr") @ f.boundary_A)  # d/dx (z - mu g(s)) = mu H A_k
-    HA.data *= mu[f.boundary_block[HA.row]]
-    G = sp.csr_matrix((g, (np.arange(len(g)), f.boundary_block)), shape=(len(g), nb))
-    gA = sp.coo_matrix(-(f.boundary_A.T @ G).T)  # d/dx h(s) = -g'A_k
+    HA = sp.coo_matrix(sp.block_diag(Hs, format="csr") @ boundary_A)  # d/dx (z - mu g(s)) = mu H A_k
+    HA.data *= mu[boundary_block[HA.row]]
+    G = sp.csr_matrix((g, (np.arange(len(g)), boundary_block)), shape=(len(g), nb))
+    gA = sp.coo_matrix(-(boundary_A.T @ G).T)  # d/dx h(s) = -g'A_k
     gA.eliminate_zeros()
-    rows = nx + f.position[f.boundary_rows]  # a boundary block's rows are consecutive unknowns
+    rows = nx + f.position[boundary_rows]  # a boundary block's rows are consecutive unknowns
     var = sp.csr_matrix((np.concatenate([HA.data, -g, gA.data]),
                          (np.concatenate([rows[HA.row], rows, nx + k_z + gA.row]),
-                          np.concatenate([HA.col, nx + k_z + f.boundary_block, gA.col]))), shape=(n, n))
+                          np.concatenate([HA.col, nx + k_z + boundary_block, gA.col]))), shape=(n, n))
     return fixed + var
 
 
-def _fixed_jacobian(P, A, f: _Faces, nx: int, nb: int) -> tuple[sp.csr_matrix, np.ndarray]:
+def _fixed_jacobian(P: sp.csr_matrix, A: sp.csr_matrix, f: _Faces, nx: int, nb: int
+                    ) -> tuple[sp.csr_matrix, np.ndarray]:
     """The Jacobian's terms that do not depend on the point, and the sign pattern of its regularisation, in the
     unknowns ``(x, z_i of the rows of f.z_unknown, mu)``: the rows :math:`z_i = 0` (every inactive row: half of
     (28)'s at 10^5 points) are an identity block, eliminated exactly (:func:`_reduce`, :func:`_expand`), so the
@@ -321,7 +329,8 @@ def _mu_start(f: _Faces, s: np.ndarray, z: np.ndarray) -> np.ndarray:
     return np.array(out)
 
 
-def _newton(P, q, A, b, cones, blocks, x0, z0, pin: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+def _newton(P: sp.csr_matrix, q: np.ndarray, A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Cone], blocks: list,
+            x0: np.ndarray, z0: np.ndarray, pin: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Damped Newton on the equations of the faces ``blocks`` from ``(x0, z0)``: the last point reached (its
     bounds snapped, :func:`_snap_bounds`), the first full step's change of ``z``, and whether the signs are to be
     read there (the equations hold to rounding, or at scale the run stopped crawling: :data:`POLISH_STALL_LARGE`);
@@ -371,7 +380,7 @@ def _newton(P, q, A, b, cones, blocks, x0, z0, pin: bool = True) -> tuple[np.nda
     return _snap_bounds(A, b, f, xk), zk, first_dz, crawled or bool(_norm(F) <= 1e3 * floor)
 
 
-def _doubtful_rows(cones, blocks, z: np.ndarray, dz: np.ndarray) -> list[tuple[int, int]]:
+def _doubtful_rows(cones: Sequence[Cone], blocks: list, z: np.ndarray, dz: np.ndarray) -> list[tuple[int, int]]:
     """The active ``nonneg`` rows, as ``(block, row in block)``, by decreasing :math:`|\\Delta z_i| / z_i` of a
     failed first Newton step: the rows whose multipliers that step wanted to change the most."""
     out, start = [], 0
@@ -384,7 +393,7 @@ def _doubtful_rows(cones, blocks, z: np.ndarray, dz: np.ndarray) -> list[tuple[i
     return [(k, i) for _, k, i in sorted(out, reverse=True)]
 
 
-def _ambiguous_released(cones, blocks: list, s: np.ndarray, z: np.ndarray) -> tuple[list, int]:
+def _ambiguous_released(cones: Sequence[Cone], blocks: list, s: np.ndarray, z: np.ndarray) -> tuple[list, int]:
     """``blocks`` with every ambiguous active ``nonneg`` row (:data:`POLISH_AMBIGUOUS`: :math:`s_i \\ge z_i /`
     ``POLISH_AMBIGUOUS``, at the interior point ``(s, z)``) read inactive, and how many there were."""
     out, start, count = list(blocks), 0, 0
@@ -411,7 +420,7 @@ def _snap_bounds(A: sp.csr_matrix, b: np.ndarray, f: _Faces, x: np.ndarray) -> n
     return x
 
 
-def _sign_corrections(cones, blocks: list, s: np.ndarray, z: np.ndarray) -> list | None:
+def _sign_corrections(cones: Sequence[Cone], blocks: list, s: np.ndarray, z: np.ndarray) -> list | None:
     """``blocks`` with the ``nonneg`` rows whose sign is wrong at a solution of its equations moved to the other
     side (an inactive row with :math:`s_i < 0` made active, an active row with :math:`z_i < 0` inactive: one step of
     an active-set method), and a cone read at its apex whose :math:`z` is outside the dual cone read inside

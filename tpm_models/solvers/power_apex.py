@@ -40,6 +40,7 @@ point, and the certificate reads the rows as above at the solver's own point.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyomo.core.expr as ex
@@ -71,13 +72,13 @@ def least_v(w: np.ndarray, u: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     return np.where(w == 0, 0.0, np.where(u > 0, out, np.inf))
 
 
-def _variable(node, col: dict) -> int | None:
+def _variable(node: Any, col: dict) -> int | None:
     if isinstance(node, VarData) and not node.fixed and id(node) in col:
         return col[id(node)]
     return None
 
 
-def _power(node, col: dict) -> tuple[int, float] | None:
+def _power(node: Any, col: dict) -> tuple[int, float] | None:
     """``(column, exponent)`` of ``var ** number``."""
     if type(node) is not ex.PowExpression:
         return None
@@ -88,7 +89,7 @@ def _power(node, col: dict) -> tuple[int, float] | None:
     return k, float(exponent)
 
 
-def _product(node, col: dict) -> tuple[float, int, int, float] | None:
+def _product(node: Any, col: dict) -> tuple[float, int, int, float] | None:
     """``(c, a, r, q)`` of ``c * a**q * r**(1-q)`` with ``c > 0``, ``q > 1`` (``c`` a number in front, or 1)."""
     c = 1.0
     if type(node) is ex.ProductExpression and isinstance(node.args[0], (int, float)):
@@ -104,7 +105,7 @@ def _product(node, col: dict) -> tuple[float, int, int, float] | None:
     return c, a, r, q
 
 
-def power_apex_row(con, x: np.ndarray, col: dict) -> PowerApexRow | None:
+def power_apex_row(con: Any, x: np.ndarray, col: dict) -> PowerApexRow | None:
     """``con`` read as :math:`c\\,a^q r^{1-q} - d\\,z \\le 0` at its apex (:math:`|a|, |r|, |z| \\le`
     :data:`~tpm_models.solvers.cones.APEX_TOL`), else ``None``."""
     if con.lb is not None or con.ub is None or float(con.ub) != 0.0:

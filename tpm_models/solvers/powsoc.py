@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
 
-from tpm_models.solvers.cones import Cone
+from tpm_models.solvers.cones import Cone, ConeKind
 from tpm_models.solvers.conic_program import ConicProgram
 
 POW_MAX_DENOMINATOR = 16
@@ -44,27 +45,28 @@ def rational(alpha: float) -> Fraction | None:
     return frac if abs(float(frac) - alpha) <= 1e-14 and 0 < frac < 1 else None
 
 
-def pow_as_soc(form) -> ConicProgram:
+def pow_as_soc(form: Any) -> ConicProgram:
     """``form`` (a :class:`~tpm_models.solvers.conic_program.ConicProgram` or anything with its fields) with every
     power cone of a rational exponent written as second-order cones (module docstring); ``form``'s program when it
     has none."""
     return pow_as_soc_map(form)[0]
 
 
-def pow_as_soc_map(form) -> tuple[ConicProgram, sp.csr_matrix | None]:
+def pow_as_soc_map(form: Any) -> tuple[ConicProgram, sp.csr_matrix | None]:
     """:func:`pow_as_soc`, and the map ``B`` back to ``form``'s rows: each new row, on ``form``'s own columns, is
     ``B`` times ``form``'s rows (the power cones' :math:`s_0, s_1`), so a dual ``z`` of the new form gives ``form``
     the dual ``z[:m] + B.T @ z[m:]`` with the same stationarity (:func:`dual_of_power_form`); ``None`` when
     ``form`` has no power cone to write."""
     starts = np.cumsum([0] + [c.dim for c in form.cones])
-    targets = [(k, int(starts[k]), rational(c.alpha)) for k, c in enumerate(form.cones) if c.kind == "pow"]
-    targets = [t for t in targets if t[2] is not None]
+    # a pow cone has its alpha (Cone's check)
+    powers = [(k, int(starts[k]), rational(cast(float, c.alpha))) for k, c in enumerate(form.cones) if c.kind == "pow"]
+    targets = [(k, start, frac) for k, start, frac in powers if frac is not None]
     if not targets:
         return ConicProgram.of(form), None
     A = sp.csr_matrix(form.A)
     m0, n0 = A.shape
     cols: list[str] = []  # the new columns, named for the reader of this function
-    extra: list[tuple[dict, float]] = []  # rows appended: (A entries by column, b)
+    extra: list[tuple[dict, float, dict]] = []  # rows appended: (A entries by column, b, rows of form)
     extra_cones: list[Cone] = []
     fixes: list[tuple[int, int]] = []  # (row, column): +1 entries added to the form's own rows
 
@@ -79,7 +81,7 @@ def pow_as_soc_map(form) -> tuple[ConicProgram, sp.csr_matrix | None]:
     def var_handle(c: int) -> tuple[dict, float, dict]:  # s = x_c: b = 0, A = -e_c
         return {c: -1.0}, 0.0, {}
 
-    def combine(y, z, sign: float) -> tuple[dict, float, dict]:
+    def combine(y: Any, z: Any, sign: float) -> tuple[dict, float, dict]:
         out, of = dict(y[0]), dict(y[2])
         for c, a in z[0].items():
             out[c] = out.get(c, 0.0) + sign * a
@@ -87,18 +89,18 @@ def pow_as_soc_map(form) -> tuple[ConicProgram, sp.csr_matrix | None]:
             of[r] = of.get(r, 0.0) + sign * a
         return out, y[1] + sign * z[1], of
 
-    def rotated(g: int, y, z) -> None:  # g^2 <= y z  <=>  (y + z, y - z, 2 g) in SOC(3)
+    def rotated(g: int, y: Any, z: Any) -> None:  # g^2 <= y z  <=>  (y + z, y - z, 2 g) in SOC(3)
         extra.extend([combine(y, z, 1.0), combine(y, z, -1.0), ({g: -2.0}, 0.0, {})])
-        extra_cones.append(Cone("soc", 3))
+        extra_cones.append(Cone(ConeKind.SOC, 3))
 
     cones = list(form.cones)
     for k, start, frac in targets:
         a, d = frac.numerator, frac.denominator
         sigma, rho = new_col(f"power cone {k}: sigma"), new_col(f"power cone {k}: rho")
         fixes.append((start + 2, sigma))  # s_2 - sigma = 0
-        cones[k] = (Cone("nonneg", 2), Cone("zero", 1))
+        cones[k] = (Cone(ConeKind.NONNEG, 2), Cone(ConeKind.ZERO, 1))
         extra.extend([({rho: -1.0, sigma: 1.0}, 0.0, {}), ({rho: -1.0, sigma: -1.0}, 0.0, {})])  # rho >= |sigma|
-        extra_cones.append(Cone("nonneg", 2))
+        extra_cones.append(Cone(ConeKind.NONNEG, 2))
         size = 1 << max(1, math.ceil(math.log2(d)))
         # the leaves as (handle, how many): s_0 a times, s_1 d - a times, rho 2^L - d times
         level = [(row_handle(start), a), (row_handle(start + 1), d - a), (var_handle(rho), size - d)]
@@ -124,7 +126,7 @@ def pow_as_soc_map(form) -> tuple[ConicProgram, sp.csr_matrix | None]:
     return ConicProgram(P, np.concatenate([form.q, np.zeros(len(cols))]), A_new, b, flat + extra_cones), back
 
 
-def _assemble(form, A: sp.csr_matrix, new: int, fixes: list, extra: list
+def _assemble(form: Any, A: sp.csr_matrix, new: int, fixes: list, extra: list
               ) -> tuple[sp.csc_matrix, sp.csc_matrix, np.ndarray, sp.csr_matrix]:
     """:func:`pow_as_soc_map`'s ``P``, ``A``, ``b`` and map back from ``form`` with ``new`` columns after its own,
     the ``+1`` entries ``fixes`` (row, column) in its rows, and the rows ``extra`` (entries, b, rows of ``form``)
@@ -137,9 +139,13 @@ def _assemble(form, A: sp.csr_matrix, new: int, fixes: list, extra: list
     back_r, back_c, back_d = [], [], []
     for i, (row, _, of) in enumerate(extra):
         for c, a in row.items():
-            new_r.append(i), new_c.append(c), new_d.append(a)
+            new_r.append(i)
+            new_c.append(c)
+            new_d.append(a)
         for r, a in of.items():
-            back_r.append(i), back_c.append(r), back_d.append(a)
+            back_r.append(i)
+            back_c.append(r)
+            back_d.append(a)
     below = sp.csr_matrix((new_d, (new_r, new_c)), shape=(len(extra), n))
     A_new = sp.vstack([sp.hstack([A, fixed], format="csr"), below], format="csc")
     A_new.eliminate_zeros()
@@ -150,7 +156,7 @@ def _assemble(form, A: sp.csr_matrix, new: int, fixes: list, extra: list
     return P_new, A_new, b, sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
 
 
-def dual_of_power_form(form, back: sp.csr_matrix, x: np.ndarray, z: np.ndarray
+def dual_of_power_form(form: Any, back: sp.csr_matrix, x: np.ndarray, z: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray]:
     """A primal-dual point ``(x, z)`` of :func:`pow_as_soc_map`'s form as one of ``form`` (its power cones'):
     ``x`` on ``form``'s columns, and ``z[:m] + back.T @ z[m:]``, which keeps :math:`Px + q + A^\\top z` on those
@@ -211,11 +217,12 @@ def without_rows(A: sp.spmatrix, b: np.ndarray, cones: list[Cone], rows: np.ndar
     """``A``, ``b`` and ``cones`` without ``rows`` (rows of ``nonneg`` blocks), and the rows kept."""
     keep = np.ones(len(b), dtype=bool)
     keep[rows] = False
-    out, start = [], 0
+    out: list[Cone] = []
+    start = 0
     for cone in cones:
         dim = int(keep[start:start + cone.dim].sum()) if cone.kind == "nonneg" else cone.dim
         if dim:
-            out.append(Cone("nonneg", dim) if cone.kind == "nonneg" else cone)
+            out.append(Cone(ConeKind.NONNEG, dim) if cone.kind == "nonneg" else cone)
         start += cone.dim
     kept = np.flatnonzero(keep)
     return sp.csc_matrix(sp.csr_matrix(A)[kept]), np.asarray(b, dtype=float)[kept], out, kept

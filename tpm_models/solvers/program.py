@@ -23,7 +23,9 @@ reading            what it holds
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
@@ -94,7 +96,7 @@ class Program:
         self.__dict__.pop("atom_rows", None)
 
     @cached_property
-    def atom_rows(self) -> dict:
+    def atom_rows(self) -> Mapping:
         """``{id(con): atom terms or None}`` of the rows :attr:`rows` leaves in ``others``."""
         return read_atom_rows(self.model, self.rows, self.column, self.n)
 
@@ -134,7 +136,7 @@ def title(model: pyo.ConcreteModel) -> str:
     return model.name.strip("'")
 
 
-def objective_of(model: pyo.ConcreteModel):
+def objective_of(model: pyo.ConcreteModel) -> Any:
     """The active objective of ``model``; :class:`~tpm_models.solvers.common.ModelError` unless there is exactly
     one (a feasibility problem still needs one: ``pyo.Objective(expr=0)``)."""
     objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))

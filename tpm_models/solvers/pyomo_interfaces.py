@@ -19,7 +19,8 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pyomo.core as pyo
 from pyomo.opt import SolverFactory
@@ -63,7 +64,7 @@ def _fd_output_to_file(*_args, **_kwargs):
 
 
 @contextlib.contextmanager
-def _replaced(module, name: str, value):
+def _replaced(module: Any, name: str, value: Any) -> Iterator[None]:
     """``module.name`` set to ``value`` for the block, restored after it (``unittest.mock.patch.object`` without
     importing ``unittest.mock``, which imports ``asyncio``: 15-20 ms of every ``import tpm_models``)."""
     saved = getattr(module, name)
@@ -74,11 +75,12 @@ def _replaced(module, name: str, value):
         setattr(module, name, saved)
 
 
-def contrib_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
+def contrib_runner(pyomo_name: str, settings: Callable[[float | None], dict]) \
+        -> Callable[..., tuple[Termination, dict | None, str]]:
     """Backends through Pyomo's newer solver interface (``pyomo.contrib.solver``)."""
 
-    def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None,
-            tee: bool = False):
+    def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
+            prepared: Any = None, tee: bool = False) -> tuple[Termination, dict | None, str]:
         from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
         from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
 
@@ -120,12 +122,13 @@ def contrib_runner(pyomo_name: str, settings: Callable[[float | None], dict]):
     return run
 
 
-def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict], loud: dict | None = None):
+def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict], loud: dict | None = None) \
+        -> Callable[..., tuple[Termination, dict | None, str]]:
     """Backends through Pyomo's direct (``SolverFactory``) interfaces, duals by suffix; ``loud``: the solver's
     settings that turn its log on, applied under ``tee`` (Gurobi's ``OutputFlag``)."""
 
-    def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None,
-            tee: bool = False):
+    def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
+            prepared: Any = None, tee: bool = False) -> tuple[Termination, dict | None, str]:
         from pyomo.opt import SolverStatus, TerminationCondition
 
         load_pyomo_solvers()

@@ -65,7 +65,7 @@ class DropImpliedBounds:
         return ConicProgram(program.P, program.q, A, b, cones)
 
     def back(self, solution: ConicSolution) -> ConicSolution:
-        if self.kept is None:
+        if self.kept is None or self.program is None:  # set together by forward
             return solution
         z = np.zeros(self.program.shape[0])
         z[self.kept] = solution.z
@@ -95,7 +95,7 @@ class PowAsSoc:
         return soc
 
     def back(self, solution: ConicSolution) -> ConicSolution:
-        if self.map is None:
+        if self.map is None or self.program is None:  # set together by forward
             return solution
         x, z = dual_of_power_form(self.program, self.map, solution.x, solution.z)
         return ConicSolution(x, self.program.slack(x), z)

@@ -30,6 +30,7 @@ from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import chain, islice
+from typing import Any, cast
 
 import numpy as np
 import pyomo.core as pyo
@@ -91,14 +92,14 @@ class LinearRows:
         return order
 
 
-def _numbers(values, dtype) -> np.ndarray:
+def _numbers(values: Any, dtype: Any) -> np.ndarray:
     """``values`` (a list, or an ``array.array`` read without a copy) as a numpy array."""
     if isinstance(values, array):
         return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
     return np.asarray(values, dtype=dtype)
 
 
-def to_csr(indptr, cols, coefs, shape: tuple[int, int]) -> sp.csr_matrix:
+def to_csr(indptr: Any, cols: Any, coefs: Any, shape: tuple[int, int]) -> sp.csr_matrix:
     """A CSR matrix from row pointers and terms (lists, or ``array.array`` s), duplicates summed and zeros removed."""
     M = sp.csr_matrix((_numbers(coefs, float), _numbers(cols, np.int64), _numbers(indptr, np.int64)), shape=shape)
     M.sum_duplicates()
@@ -148,7 +149,8 @@ def sign_rows(rows: LinearRows, variables: list) -> set[int]:
 
 def _append(buffer: array, values: np.ndarray) -> None:
     """Append ``values`` (of the buffer's type) to the ``array.array`` ``buffer`` without a Python object a term."""
-    buffer.frombytes(memoryview(np.ascontiguousarray(values)).cast("B"))
+    # numpy's stubs give ndarray no __buffer__ before Python 3.12; an ndarray has the buffer protocol
+    buffer.frombytes(memoryview(np.ascontiguousarray(values)).cast("B"))  # type: ignore[arg-type]
 
 
 def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
@@ -158,6 +160,7 @@ def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
     if read is None:
         return None
     cols, coefs, atoms = read
+    atom: Any = block.atom  # RowBlock.atom: a named expression, typed object there
     for k in {0, len(rows) - 1}:
         lo, body, up = rows[k].to_bounded_expression(True)
         walked = atom_terms(body, column)
@@ -170,7 +173,7 @@ def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
                     or (math.inf if up is None else float(up) - walked[2]) != block.upper[k]:
                 return None
         elif walked[2] != 0.0 or len(walked[3]) != 1 or walked[3][0][0] != atoms[k] \
-                or walked[3][0][1] is not block.atom.expr \
+                or walked[3][0][1] is not atom.expr \
                 or (-math.inf if lo is None else float(lo)) != block.lower[k] \
                 or (math.inf if up is None else float(up)) != block.upper[k]:
             return None
@@ -178,8 +181,15 @@ def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
 
 
 def _read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool) -> LinearRows:
-    constraints, others, lower, upper, equality = [], [], [], [], []
-    position, other_position, atom_rows, atom_blocks = [], [], {}, []
+    constraints: list = []
+    others: list = []
+    lower: list[float] = []
+    upper: list[float] = []
+    equality: list[bool] = []
+    position: list[int] = []
+    other_position: list[int] = []
+    atom_rows: dict = {}
+    atom_blocks: list[AtomBlock] = []
     # the terms as machine numbers (8 bytes each, no Python list of objects): at 10^6 points (15) holds 2.1e7 terms
     indptr, cols, coefs = array("q", [0]), array("q"), array("d")
     inf, linear = math.inf, ne.LinearExpression
@@ -194,7 +204,7 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool) -> Li
             read = block_terms(block, chunk, column)
             if read is not None and read[2] is not None:  # rows linear in one node each: to others, as one block
                 atom_blocks.append(AtomBlock(len(others), chunk, block.indptr, read[0].astype(np.int64), read[1],
-                                             np.asarray(read[2], dtype=float), block.atom.expr, block.lower,
+                                             np.asarray(read[2], dtype=float), cast(Any, block.atom).expr, block.lower,
                                              block.upper))
                 others.extend(chunk)
                 other_position.extend(range(i, i + len(chunk)))
@@ -218,24 +228,27 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool) -> Li
             rows = chain(chunk[1:], rows)  # the rest of the chunk is read row by row, as any row
         start = len(cols)
         lo, body, up = con.to_bounded_expression(True)
-        atoms: list = []
+        atoms: list | None = []
         try:
-            const = None
+            const: float | None = None
             if body.__class__ is linear:  # the builders' rows: read by walk without the atom reader's dispatch
                 try:
                     const = walk(body, 1.0, column, cols, coefs)
                 except NotLinear:
                     del cols[start:], coefs[start:]
             if const is None:
-                const = walk_atoms(body, 1.0, column, cols, coefs, atoms)
+                const = walk_atoms(body, 1.0, column, cols, coefs, cast(list, atoms))  # [] here
         except (NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
             atoms = None
         if atoms != []:  # not linear: the row goes to others, with its reading as linear in nodes if there is one
-            atom_rows[id(con)] = None if atoms is None else (cols[start:], coefs[start:], float(const), atoms)
+            # const: read by walk_atoms when atoms is not None
+            atom_rows[id(con)] = None if atoms is None else (cols[start:], coefs[start:], float(cast(float, const)),
+                                                             atoms)
             del cols[start:], coefs[start:]
             others.append(con)
             other_position.append(i)
             continue
+        assert const is not None  # read by walk or walk_atoms: a row they raised on went to others above
         position.append(i)
         lo = -inf if lo is None else float(lo) - const
         up = inf if up is None else float(up) - const
@@ -253,7 +266,7 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool) -> Li
 # ------------------------------------------------------------------- rows linear in shared nonlinear nodes
 
 
-def read_atom_rows(model: pyo.ConcreteModel, rows: LinearRows, column: dict, n: int) -> dict:
+def read_atom_rows(model: pyo.ConcreteModel, rows: LinearRows, column: dict, n: int) -> Mapping:
     """``id(constraint)`` -> :func:`atom_terms` of its body (``None`` where it is not read so) for every constraint
     in ``rows.others`` (``rows`` read by :func:`read_rows` with the same ``column``, ``n``, in the same walk)."""
     return rows.atom_rows

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
@@ -90,6 +92,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None, program: Pro
     sense = 1.0 if objective.sense == pyo.minimize else -1.0
     # a nonlinear objective is an NLP whatever its quadratic part: its degree is read without the (slower)
     # standard representation, which (23)'s objective, one norm node in thousands of terms, makes costly
+    degree: int | None
     if isinstance(objective.expr, (int, float)) or program.linear_objective is not None:
         degree = 1  # a linear objective ((26)-(29)), read fast: Pyomo's degree walk reads its 10^5 terms slowly
     else:
@@ -134,7 +137,7 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None, program: Pro
     return ModelTraits(kind, integers, nonconvex, nonconvex is None and not general, sos)
 
 
-def _degree(objective, read: tuple | None) -> int | None:
+def _degree(objective: Any, read: tuple | None) -> int | None:
     """``objective.expr.polynomial_degree()``, read from its terms ``read`` (linear terms plus nodes,
     :attr:`tpm_models.solvers.program.Program.objective_terms`) with each distinct node's degree taken once: (23)'s
     objective holds one norm node in thousands of terms, which Pyomo's walk visits once per term."""
@@ -167,7 +170,7 @@ def _psd_terms(qi: np.ndarray, qj: np.ndarray, qa: np.ndarray, sign: float) -> b
     return bool(lam.min() >= -PSD_TOL * max(1.0, float(np.abs(lam).max())))
 
 
-def _psd(repn, sign: float) -> bool:
+def _psd(repn: Any, sign: float) -> bool:
     """Whether ``sign`` times the quadratic part of ``repn`` is a positive semidefinite form (:data:`PSD_TOL`)."""
     index: dict[int, int] = {}
     for u, v in repn.quadratic_vars:
@@ -190,12 +193,12 @@ def _psd(repn, sign: float) -> bool:
     return bool(lam.min() >= -PSD_TOL * max(1.0, float(np.abs(lam).max())))
 
 
-def _nonnegative(v, rows: set[int] = frozenset()) -> bool:
+def _nonnegative(v: Any, rows: AbstractSet[int] = frozenset()) -> bool:
     """``v >= 0`` by its bound or by a row of its own (:func:`tpm_models.solvers.rows.sign_rows`)."""
     return (v.lb is not None and pyo.value(v.lb) >= 0) or id(v) in rows
 
 
-def _convex_quadratic_row(con, repn, signs: set[int]) -> bool:
+def _convex_quadratic_row(con: Any, repn: Any, signs: set[int]) -> bool:
     """A quadratic row (not a plain cone) whose feasible set is convex: a PSD form on its ``<=`` side (NSD on its
     ``>=`` side), or a rotated cone ``sum a_k x_k^2 - b t s <= 0`` / ``b t s >= c`` (``t, s >= 0``, ``c >= 0``)."""
     if con.equality or (con.lower is not None and con.upper is not None):
@@ -215,7 +218,7 @@ def _convex_quadratic_row(con, repn, signs: set[int]) -> bool:
             and all(a > 0 and u is not t and u is not s_ for u, a in squares))
 
 
-def _is_shifted_cone(con, repn, sign: float, signs: set[int]) -> bool:
+def _is_shifted_cone(con: Any, repn: Any, sign: float, signs: set[int]) -> bool:
     r"""``g = ||F x + g0||^2 + c0 - b (y - h)^2 <= 0`` with ``c0 >= 0``, ``b > 0`` and ``y >= h`` implied (by ``y``'s
     bound, or ``h <= 0`` and ``y >= 0``), ``y`` in no product with another variable: the second-order cone
     :math:`\sqrt{\|Fx + g_0\|^2 + c_0} \le \sqrt b\,(y - h)`, shifted (``sum_k (x_k - a_k)^2 <= y^2``,
@@ -262,7 +265,7 @@ def _is_shifted_cone(con, repn, sign: float, signs: set[int]) -> bool:
     return c0 >= -1e-9 * (1.0 + abs(bound))
 
 
-def _is_cone(con, repn, signs: set[int] = frozenset()) -> bool:
+def _is_cone(con: Any, repn: Any, signs: AbstractSet[int] = frozenset()) -> bool:
     """``sum a_k x_k^2 - b y^2 <= 0`` (or its negation >= 0) with a, b > 0 and y >= 0."""
     if repn.linear_vars or pyo.value(repn.constant) != 0:
         return False
@@ -281,7 +284,7 @@ def _is_cone(con, repn, signs: set[int] = frozenset()) -> bool:
     return len(negative) == 1 and _nonnegative(negative[0], signs)
 
 
-def component_values(model: pyo.ConcreteModel, get: Callable, ctype) -> dict[str, float | np.ndarray]:
+def component_values(model: pyo.ConcreteModel, get: Callable, ctype: Any) -> dict[str, float | np.ndarray]:
     """``get(data)`` of every component of type ``ctype`` by name: a float for a scalar component,
     an array in index order otherwise (the layout of :class:`tpm_models.solvers.common.SolveResult`); NaN where
     ``get`` returns ``None``."""
@@ -294,7 +297,7 @@ def component_values(model: pyo.ConcreteModel, get: Callable, ctype) -> dict[str
             # user's model changed) and raise KeyError on a Constraint
             index = comp.index_set()
             if not index.isfinite() or len(comp) == len(index):  # a Reference over Any: its members, in order
-                data = map(get, comp.values())
+                data: Iterable = map(get, comp.values())
             else:
                 data = (get(comp[k]) if k in comp else None for k in comp.index_set())
             out[comp.local_name] = np.array(list(data), dtype=float)  # None (unset) -> NaN

@@ -5,6 +5,7 @@ sparse product, and only the other rows through Pyomo."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
@@ -44,7 +45,7 @@ def model_violation(model: pyo.ConcreteModel) -> float:
     return float(worst)
 
 
-def real_value(expr) -> float | None:
+def real_value(expr: Any) -> float | None:
     """Pyomo's value of ``expr`` at the loaded point as a real number; ``None`` where it has none: an error, an unset
     variable, or a complex value (a negative base under a fractional power: Python's ``(-1e-20) ** -0.5`` is
     complex, and a perspective row ``a**q * r**(1-q)`` of an interior point's ``r`` 1e-20 below 0 gave one, which
@@ -58,7 +59,7 @@ def real_value(expr) -> float | None:
     return float(value)
 
 
-def row_violation(con) -> float:
+def row_violation(con: Any) -> float:
     """The violation of one constraint at the loaded point by Pyomo's evaluation of its body (absolute, 0 when it
     holds; ``inf`` where the body has no finite real value)."""
     body = real_value(con.body)

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyomo.core.expr import numeric_expr as ne
 
 from tpm_models.solvers.atoms.terms import Reader, short
 from tpm_models.solvers.cones import NotConicError
 
 
-def epigraph(reader: Reader, expr, where: str) -> int | None:
+def epigraph(reader: Reader, expr: Any, where: str) -> int | None:
     """:math:`\\tau`'s column for an ``abs`` node (module docstring), ``None`` for another node."""
     if not isinstance(expr, ne.AbsExpression):
         return None

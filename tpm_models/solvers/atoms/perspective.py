@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 
@@ -11,7 +13,7 @@ from tpm_models.solvers.atoms.terms import Reader, is_constant, is_variable, sho
 from tpm_models.solvers.cones import Cone, ConeKind, NotConicError
 
 
-def epigraph(reader: Reader, expr, where: str) -> int | None:
+def epigraph(reader: Reader, expr: Any, where: str) -> int | None:
     """:math:`\\tau`'s column for a product of two powers (module docstring), ``None`` for another node (a product
     with a constant factor is linear: the reader takes it before the atoms)."""
     if not isinstance(expr, ne.ProductExpression):

@@ -6,6 +6,7 @@ i.e. :math:`|x_j| \\le r_j^{1/q}\\tau^{1-1/q}`."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
@@ -14,7 +15,7 @@ from tpm_models.solvers.atoms.terms import Reader, is_constant, is_variable, sho
 from tpm_models.solvers.cones import Cone, ConeKind, NotConicError
 
 
-def epigraph(reader: Reader, expr, where: str) -> int | None:
+def epigraph(reader: Reader, expr: Any, where: str) -> int | None:
     """:math:`\\tau`'s column for a power of exponent in :math:`(0, 1)` read as a p-norm (module docstring),
     ``None`` for another node."""
     if not (isinstance(expr, ne.PowExpression) and is_constant(expr.args[1])):
@@ -47,7 +48,7 @@ def epigraph(reader: Reader, expr, where: str) -> int | None:
     return reader.atoms[key]
 
 
-def _column(reader: Reader, t, q: float, base, where: str) -> int:
+def _column(reader: Reader, t: Any, q: float, base: Any, where: str) -> int:
     """The column of :math:`x_j` in the term ``abs(x_j)**q`` (or ``x_j**q``, :math:`x_j \\ge 0`)."""
     if not (isinstance(t, ne.PowExpression) and is_constant(t.args[1])
             and abs(float(pyo.value(t.args[1])) - q) <= 1e-12 * q):

@@ -8,6 +8,7 @@ exact where the row needs :math:`\\tau` large (the atom on the concave side of i
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
@@ -18,7 +19,7 @@ from tpm_models.solvers.cones import Cone, ConeKind, NotConicError
 from tpm_models.solvers.conic_rows import squares
 
 
-def epigraph(reader: Reader, expr, where: str) -> int | None:
+def epigraph(reader: Reader, expr: Any, where: str) -> int | None:
     """:math:`\\tau`'s column for a square root (module docstring), ``None`` for another node or for ``E**0.5`` of
     an ``E`` that is not a convex quadratic (then it may be a p-norm at :math:`q = 2`)."""
     if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() == "sqrt":
@@ -33,12 +34,12 @@ def epigraph(reader: Reader, expr, where: str) -> int | None:
     return None
 
 
-def _is_affine(arg) -> bool:
+def _is_affine(arg: Any) -> bool:
     repn = generate_standard_repn(arg, quadratic=True)
     return repn.nonlinear_expr is None and not repn.quadratic_vars and bool(repn.linear_vars)
 
 
-def _of_quadratic(reader: Reader, arg, where: str) -> int:
+def _of_quadratic(reader: Reader, arg: Any, where: str) -> int:
     quad, lin, const = reader.quadratic(arg, where)
     key = ("sqrt", tuple(sorted(quad.items())), tuple(sorted(lin.items())), const)
     if key not in reader.atoms:
@@ -52,7 +53,7 @@ def _of_quadratic(reader: Reader, arg, where: str) -> int:
     return reader.atoms[key]
 
 
-def _hypograph(reader: Reader, arg, where: str) -> int:
+def _hypograph(reader: Reader, arg: Any, where: str) -> int:
     _, lin, const = reader.quadratic(arg, where)
     key = ("sqrt hypograph", tuple(sorted(lin.items())), const)
     if key not in reader.atoms:

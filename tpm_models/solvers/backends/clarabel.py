@@ -21,6 +21,7 @@ The pipeline of one solve (its settings: :class:`~tpm_models.solvers.clarabel_se
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import pyomo.core as pyo
@@ -88,7 +89,8 @@ class PowerConePolisher(Polisher):
 
 def rewritable(program: ConicProgram) -> bool:
     """Whether ``program`` has a power cone that :class:`~tpm_models.solvers.reductions.PowAsSoc` writes."""
-    return any(c.kind == "pow" and rational(c.alpha) is not None for c in program.cones)
+    # a pow cone has its alpha (Cone's check)
+    return any(c.kind == "pow" and rational(cast(float, c.alpha)) is not None for c in program.cones)
 
 
 def reductions_for(program: ConicProgram, settings: ClarabelSettings) -> list[Reduction]:
@@ -107,6 +109,7 @@ def first_solve(reading: Program, form: ConicForm, settings: ClarabelSettings, t
     reductions = reductions_for(program, settings)
     reduced = reduce(program, reductions)
     polish = settings.polish
+    polisher: Polisher | None
     if reductions:  # its power cones written as second-order cones: polished on them
         plan = RunPlan(settings.soc_ladder, settings.feas_tol, settings.apex_gap_tol, judged=not any(
             c.kind == "pow" for c in reduced.cones), polish_short=True)
@@ -132,13 +135,13 @@ def clarabel_program(reading: Program) -> Program:
 
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
-                 prepared: Program | None = None, tee: bool = False):
+                 prepared: Program | None = None, tee: bool = False) -> tuple[Termination, dict | None, str]:
     """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the solve's
     :class:`~tpm_models.solvers.program.Program` with the form built by the refusal check, so it is built once per
     solve) by the pipeline of the module docstring; duals by ``ConicForm.dual_values``."""
     settings, options = split_options({**(options or {}), "verbose": True} if tee else options)
     reading = clarabel_program(Program(model)) if prepared is None else prepared
-    form = reading.conic
+    form = cast(ConicForm, reading.conic)  # built by clarabel_program; Program.conic is typed object
     run, reductions = first_solve(reading, form, settings, time_limit, options)
     note = "".join(r.note for r in reversed(reductions))
     termination = CLARABEL_STATUS.get(run.status, Termination.ERROR)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyomo.core as pyo
 
@@ -88,7 +90,8 @@ def daqp_matrices(qp: QPMatrices, options: dict | None = None, warm: WarmStart |
                           -lam[:m_eq], -lam[m_eq:], f"exitflag {int(exitflag)}")
 
 
-def run_daqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None):
+def run_daqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
+             prepared: Any = None) -> tuple[Termination, dict | None, str]:
     """The ``daqp`` backend: :func:`daqp_matrices` on the model's dense matrices (refused with what to do when they
     would not fit: :func:`~tpm_models.solvers.matrices.check_dense_fits`), the values and duals loaded back. DAQP is
     registered without a time limit, so ``time_limit`` is always ``None`` here."""

@@ -5,6 +5,7 @@ of an NLP that Clarabel cannot map to its cones."""
 from __future__ import annotations
 
 import shutil
+from typing import Any
 
 import pyomo.core as pyo
 
@@ -25,8 +26,8 @@ IPOPT_STATUS = {
 }
 
 
-def run_ipopt(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None,
-              tee: bool = False):
+def run_ipopt(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
+              prepared: Any = None, tee: bool = False) -> tuple[Termination, dict | None, str]:
     """Ipopt with :data:`~tpm_models.solvers.ipopt.IPOPT_OPTIONS`, then the user's ``options`` (Ipopt's names);
     ``tee``: its log (``print_level`` 5) on standard output."""
     if shutil.which("ipopt"):  # an executable (idaes-pse, conda): Pyomo's .nl interface

@@ -8,6 +8,7 @@ rows x columns is dense (dense, (15) at 10^4 points took 10 s, and 10^5 points d
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
@@ -53,7 +54,7 @@ def piqp_settings(options: dict | None = None, sparse: bool = False) -> dict:
     return {**settings, **(options or {})}
 
 
-def stalled_but_accurate(status, result) -> str | None:
+def stalled_but_accurate(status: Any, result: Any) -> str | None:
     """Why a run stopped at its iteration cap (``status``) is taken as optimal (:data:`PIQP_ACCEPT_TOL`), or
     ``None``: not at the cap, a point that is not finite, or a residual above the tolerance."""
     import piqp
@@ -76,7 +77,7 @@ def finite(a: np.ndarray) -> np.ndarray:
     return a if np.isfinite(a).all() else np.where(np.isfinite(a), a, np.sign(a) * 1e30)
 
 
-def piqp_setup(qp: QPMatrices, options: dict | None = None):
+def piqp_setup(qp: QPMatrices, options: dict | None = None) -> Any:
     """PIQP's solver set up (not yet solved) on ``qp``, with :func:`piqp_settings`: its ``SparseSolver`` when
     ``qp.P`` is a ``scipy.sparse`` matrix (the upper triangle of ``P``, CSC), else its ``DenseSolver`` (Fortran
     order); no rows ``A`` or ``G`` are passed as ``None``, infinite bounds as :func:`finite`. An unknown setting
@@ -160,8 +161,8 @@ def piqp_program(program: Program) -> QPMatrices:
     return qp_matrices(program.model) if program.n <= PIQP_DENSE_MAX else sparse_qp_matrices(program.model, program)
 
 
-def run_piqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None, prepared=None,
-             tee: bool = False):
+def run_piqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
+             prepared: Any = None, tee: bool = False) -> tuple[Termination, dict | None, str]:
     """The ``piqp`` backend: :func:`piqp_matrices` on the model's matrices (``prepared``: :func:`piqp_program`),
     the values and duals loaded back."""
     qp = piqp_program(Program(model)) if prepared is None else prepared
