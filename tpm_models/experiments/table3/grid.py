@@ -31,6 +31,7 @@ from tpm_models.experiments.table3.protocol import (
     split_indices,
 )
 from tpm_models.kernels import Kernel
+from tpm_models.lazy import import_optional
 from tpm_models.learn.fastqp import fit_classes, predict_rows
 from tpm_models.models.recovery import FREE_TOL
 
@@ -177,8 +178,7 @@ def svc_counts(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray
     binary SVC per class, class c against the rest, the largest decision value wins, the first class on a
     tie; a test checks the identity), without its per-fit overhead.
     """
-    from sklearn.svm import SVC
-
+    SVC = import_optional("sklearn.svm", "learn", "the SVC baseline of Table 3").SVC
     K = kernel.gram(X, X)
     classes = np.unique(y)
 

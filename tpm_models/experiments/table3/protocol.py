@@ -12,6 +12,7 @@ import numpy as np
 
 from tpm_models.data import load_dataset, min_max_scale, stratified_split
 from tpm_models.kernels import Kernel
+from tpm_models.lazy import import_optional
 from tpm_models.learn.fastqp import FAST_SOLVERS
 from tpm_models.models.recovery import FREE_TOL
 
@@ -192,8 +193,7 @@ def cv_folds(y: np.ndarray, train: np.ndarray, k: int, random_state: int) -> lis
 
     scikit-learn's ``StratifiedKFold(k, shuffle=True, random_state)``; every training point is held out once.
     """
-    from sklearn.model_selection import StratifiedKFold
-
-    folds = StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
+    model_selection = import_optional("sklearn.model_selection", "learn", "the cross-validation folds of Table 3")
+    folds = model_selection.StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
     return [(train[a], train[b]) for a, b in folds.split(train, y[train])]
 
