@@ -10,6 +10,7 @@ import sysconfig
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tpm_models.cli import main
@@ -133,3 +134,33 @@ def test_the_core_builds_solves_checks_and_exports_without_any_extra_and_names_t
     assert "an estimator of tpm_models.learn needs sklearn" in done.stderr and "a stratified split needs" in done.stderr
     measured, failed = map(int, ties.split())
     assert measured > 100 and failed == 0  # every tie of one class, (26) by Clarabel in place of Ipopt
+
+
+def test_a_solver_not_installed_names_its_extra(monkeypatch):
+    """``solve(model, "gurobi")`` without gurobipy: the message names the extra that brings it (pyproject.toml's
+    ``commercial``), not the bare package."""
+    import importlib.util
+
+    from tpm_models import build, solve
+    from tpm_models.solvers.backends.registry import BACKENDS
+    from tpm_models.solvers.common import SolverUnavailableError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",  # Backend.installed's question: gurobipy is not found
+                        lambda name, *rest: None if name == BACKENDS["gurobi"].package else real(name, *rest))
+    X = np.array([[0.1, 0.2], [0.4, 0.1], [0.9, 0.8], [0.7, 0.9]])
+    with pytest.raises(SolverUnavailableError, match=r'solver \'gurobi\' is not installed '
+                                                     r'\(pip install "tpm-models\[commercial\]"\)'):
+        solve(build(15, X, np.array([0, 0, 1, 1]), c=1, nu=0.3, alpha=1.0), "gurobi")
+
+
+def test_every_extra_named_for_a_package_is_an_extra_of_pyproject():
+    """Truth: pyproject.toml's own table of extras, and the packages listed in each."""
+    import tomllib
+
+    from tpm_models.lazy import EXTRA_OF
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for package, extra in EXTRA_OF.items():
+        listed = {d.split(">")[0].split("=")[0].split("[")[0].strip().replace("-", "_") for d in extras[extra]}
+        assert package in listed or {"sklearn": "scikit_learn"}.get(package) in listed, (package, extra, listed)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -23,11 +26,31 @@ from tpm_models.data import Dataset, min_max_scale
 from tpm_models.kernels import KERNELS
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import all_models, build, model_info
+from tpm_models.solvers import dispatch
 from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, available_solvers
-from tpm_models.solvers.common import NoOptimalSolutionError
+from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
 from tpm_models.solvers.dispatch import solve
 from tpm_models.solvers.program import title
 from tpm_models.validation import json_safe
+
+
+@contextmanager
+def failure_reported_here(model: object) -> Iterator[None]:
+    """Hold back the library's warning that the solve of ``model`` ended without an optimum ("xpress on (15) ...:
+    refused SolverError: ?120 ..."), which ``solve`` logs just before it raises ``NoOptimalSolutionError``: the
+    command prints that error itself, with the same words, so the failure is said once. The warnings of the
+    default solver's attempts ("default piqp on ...") and every other record pass."""
+    verdicts = tuple(f"{name} on {title(model)}: " for name in BACKENDS)
+
+    def keep(record: logging.LogRecord) -> bool:
+        return not (record.levelno == logging.WARNING and record.getMessage().startswith(verdicts))
+
+    logger = logging.getLogger(dispatch.__name__)
+    logger.addFilter(keep)
+    try:
+        yield
+    finally:
+        logger.removeFilter(keep)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -53,7 +76,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     model = build(args.model, X, data.y, c, args.nu, args.alpha, kernel if info.kernel != "none" else None,
                   p=args.p, eps=args.eps, **params)
     try:
-        result = solve(model, args.solver)
+        with failure_reported_here(model):
+            result = solve(model, args.solver)
         code = 0
     except NoOptimalSolutionError as exc:  # reported, and no values are printed: they are not a solution
         result, code = exc.result, 1
@@ -88,7 +112,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return code
 
 
-def _certificate_line(result) -> str:
+def _certificate_line(result: SolveResult) -> str:
     """The certificate in one line: what it proves and its residuals (``SolveResult.certificate``)."""
     c = result.certificate
     if c is None:
