@@ -274,5 +274,5 @@ class FileLock:
     def __enter__(self) -> FileLock:
         return self.acquire()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()

@@ -111,7 +111,8 @@ def _own_other(X: np.ndarray, y: np.ndarray, c: object, side: str) -> tuple[np.n
     return X[y == c], X[y != c]
 
 
-def _recover(pair: Pair, X, y, c, lam, nu, alpha, kernel) -> Hyperplane:
+def _recover(pair: Pair, X: np.ndarray, y: np.ndarray, c: object, lam: np.ndarray, nu: float, alpha: float,
+             kernel: Kernel | None) -> Hyperplane:
     if pair.binary_side == "plus":
         return recover_plus(X, one_vs_rest(y, c), lam, nu, alpha, kernel)
     if pair.binary_side == "minus":

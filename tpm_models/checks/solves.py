@@ -43,7 +43,8 @@ class Solves:
         return self if X is self.X and y is self.y else Solves(X, y)
 
     @staticmethod
-    def _key(eq, c, nu, alpha, kernel, p, eps) -> tuple:
+    def _key(eq: int | str, c: object, nu: float, alpha: float, kernel: Kernel | None, p: float | None,
+             eps: float | None) -> tuple:
         return (str(eq), c, float(nu), float(alpha), kernel, None if p is None else float(p),
                 None if eps is None else float(eps))
 

@@ -229,8 +229,9 @@ def _first_best(train: Sequence[int]) -> int:
     return int(np.flatnonzero(np.asarray(train) == max(train))[0])
 
 
-def run_robust_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100, p_values=P_VALUES,
-                     eps_grid=EPS_GRID, n_jobs: int | None = 1, progress: bool = True,
+def run_robust_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100,
+                     p_values: Sequence[float] = P_VALUES, eps_grid: Sequence[float] = EPS_GRID,
+                     n_jobs: int | None = 1, progress: bool = True,
                      solver: str = "auto") -> list[dict]:
     """:func:`run_robust_split` for every (data set, split ``0..runs-1``) in ``n_jobs`` processes; the records
     sorted by (data set, split)."""
@@ -329,8 +330,9 @@ def run_robust_kernel_split(dataset: str, split: int, p_values: Sequence[float],
     return out
 
 
-def run_robust_kernel_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100, p_values=P_VALUES,
-                            eps_grid=EPS_GRID, sigma: float = KERNEL_SIGMA, n_jobs: int | None = 1,
+def run_robust_kernel_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100,
+                            p_values: Sequence[float] = P_VALUES, eps_grid: Sequence[float] = EPS_GRID,
+                            sigma: float = KERNEL_SIGMA, n_jobs: int | None = 1,
                             progress: bool = True) -> list[dict]:
     """:func:`run_robust_kernel_split` for every (data set, split ``0..runs-1``) in ``n_jobs`` processes; the
     records sorted by (data set, split)."""

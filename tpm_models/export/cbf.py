@@ -55,10 +55,14 @@ import math
 import os
 import tempfile
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
+
+if TYPE_CHECKING:  # an optional dependency (the mosek extra), for the annotation of fill_mosek_task only
+    import mosek
 
 from tpm_models.solvers.conic import PSD_TOL, ConicForm, NotConicError, conic_form
 from tpm_models.solvers.program import title
@@ -288,7 +292,7 @@ MOSEK_MISSING = ("writing .ptf needs the mosek package's own writer: pip install
                  "writing a file needs no licence). Or write .cbf, which needs nothing")
 
 
-def fill_mosek_task(task, prog: ConicProgram) -> None:
+def fill_mosek_task(task: mosek.Task, prog: ConicProgram) -> None:
     """Put ``prog`` into an empty ``mosek.Task``: linear rows as constraints, cones as affine conic
     constraints, with the names of :class:`ConicProgram`."""
     import mosek  # the optional extra: imported only when a .ptf is asked for

@@ -71,6 +71,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
@@ -132,7 +133,7 @@ def format_of(path: str | os.PathLike, fmt: str | None) -> str:
     return fmt
 
 
-def _nonpolynomial(expr) -> list[str]:
+def _nonpolynomial(expr: Any) -> list[str]:
     """Names of the functions of ``expr`` that are not linear or quadratic (``sqrt``, ``power 1.5``...)."""
     found: set[str] = set()
     stack = [expr]
@@ -162,7 +163,7 @@ class _Repn:
     nonlinear: bool
 
 
-def _repn(expr, position: dict[int, int]) -> _Repn:
+def _repn(expr: Any, position: dict[int, int]) -> _Repn:
     """Pyomo's quadratic walker (the one the ``.lp`` writer uses): one term per variable and per pair."""
     visitor = QuadraticRepnVisitor({}, var_recorder=OrderedVarRecorder({}, {}, None))
     r = visitor.walk_expression(expr)

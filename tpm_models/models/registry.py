@@ -223,7 +223,8 @@ def register_model(
     return join
 
 
-def _counterpart_fields(eq, robust_p, nominal, uncertain, compare) -> dict:
+def _counterpart_fields(eq: int | str, robust_p: float | None, nominal: object, uncertain: object, compare: object
+                        ) -> dict:
     """``nominal``, ``uncertain``, ``compare`` checked: for robust models only, a callable, names."""
     if (nominal is not None or uncertain is not None) and robust_p is None:
         raise ValueError(f"register_model({eq!r}): nominal= and uncertain= are for robust models (give robust_p=)")

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pyomo.core as pyo
 from pyomo.core.base.param import ParamData
 
 from tpm_models.models.lazy_rows import LazyRows, is_as_built
@@ -168,12 +169,12 @@ def record_rows(component, variables: list, indptr, slots, coefs, lower, upper, 
     return block
 
 
-def row_blocks(model) -> list[RowBlock]:
+def row_blocks(model: pyo.Block) -> list[RowBlock]:
     """The records of the model that holds ``model`` (a model or one of its blocks), in the order recorded."""
     return getattr(model.model(), ATTRIBUTE, None) or []
 
 
-def discard_replaced(model) -> int:
+def discard_replaced(model: pyo.Block) -> int:
     """Drop the records of ``model`` that can never hold again: a row of the block deleted from its component or given
     another expression (``set_value``, as :func:`tpm_models.models.counterpart.robust_counterpart` does to the rows it
     makes robust), so that their arrays are not kept for nothing (keeping one would only cost memory: a record is

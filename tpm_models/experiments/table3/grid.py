@@ -131,7 +131,7 @@ def _folds(task: SplitTask, train: np.ndarray) -> list[tuple[np.ndarray, np.ndar
     return cv_folds(task.y, train, k, cv_seed(task.protocol.seed, task.split)) if k else []
 
 
-def _record(task: SplitTask, train: np.ndarray, test: np.ndarray, start: float, **result) -> dict:
+def _record(task: SplitTask, train: np.ndarray, test: np.ndarray, start: float, **result: object) -> dict:
     result = {"n_train": len(train), "n_test": len(test), **result,
               "train_sha": hashlib.sha256(train.tobytes()).hexdigest()[:16]}
     return {"key": list(task.key), "config": task.config, "result": result,
