@@ -28,7 +28,7 @@ from tpm_models.models.robust_kernel import RobustKernelHyperplane, feature_radi
 from tpm_models.validation import check_features, check_labels
 
 
-def project(delta: np.ndarray, p: float, eps: np.ndarray) -> np.ndarray:
+def project(delta: np.ndarray, p: float, eps: np.ndarray | float) -> np.ndarray:
     """Euclidean projection of each row of ``delta`` (last axis) onto :math:`\\{\\|\\delta\\|_p\\le\\varepsilon\\}`,
     :math:`p\\in\\{1,2,\\infty\\}`; ``eps`` broadcasts against ``delta[..., 0]``."""
     p = check_p(p)

@@ -61,9 +61,11 @@ def cmd_export_library(args: argparse.Namespace) -> int:
             print(f"  ... {msg}", flush=True)
 
     summary = generate_library(args.root, progress)
+    size, removed = summary["bytes"], summary["removed"]
+    if not isinstance(size, int | float) or not isinstance(removed, list):  # generate_library's dict of objects
+        raise TypeError(f"generate_library returned bytes={size!r}, removed={removed!r}")
     print(f"{args.root}: {summary['instances']} instances, {summary['files']} files + {MANIFEST}, "
-          f"{summary['bytes'] / 1e6:.1f} MB, {summary['seconds']:.0f} s")
-    removed = summary["removed"]
+          f"{size / 1e6:.1f} MB, {summary['seconds']:.0f} s")
     print(f"removed {len(removed)} file(s) of the former library that it no longer has: "
           f"{', '.join(map(str, removed))}" if removed else "removed nothing (every other file is left as it was)")
     return 0

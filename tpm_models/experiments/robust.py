@@ -43,6 +43,7 @@ import math
 import time
 from collections.abc import Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -187,7 +188,10 @@ def robust_correct(W: np.ndarray, theta: np.ndarray, X: np.ndarray, y: np.ndarra
     """Correct for every perturbation :math:`\\|\\delta\\|_p \\le \\varepsilon` (and so on the clean point)."""
     deg = degenerate_planes(W, nu, X_train)
     clean = predict(W, theta, X, deg) == y
-    return clean & (attack_values(W, theta, X, y, p, eps, deg) > ATTACK_TOL)
+    values = attack_values(W, theta, X, y, p, eps, deg)
+    if not isinstance(values, np.ndarray):  # witness=False: the values alone
+        raise TypeError("attack_values returned a witness")
+    return clean & (values > ATTACK_TOL)
 
 
 def run_robust_split(dataset: str, split: int, p_values: Sequence[float], eps_grid: Sequence[float],
@@ -207,7 +211,7 @@ def run_robust_split(dataset: str, split: int, p_values: Sequence[float], eps_gr
         for eps in eps_grid:
             fits[f"p={p:g},eps={eps:g}"] = fit_linear_23(Xt, yt, C, RATIOS, p, eps, solver=solver, used=used)
     for name, per_ratio in fits.items():
-        rec = {"train": [], "test": [], "attacked": {}}
+        rec: dict[str, Any] = {"train": [], "test": [], "attacked": {}}
         for k, (W, T) in enumerate(per_ratio):
             nu = RATIOS[k]
             deg = degenerate_planes(W, nu, Xt)
@@ -255,7 +259,8 @@ def summarize_robust(records: Sequence[dict]) -> list[dict]:
     for d in sorted({r["dataset"] for r in records}):
         recs = [r for r in records if r["dataset"] == d]
         for key in [k for k in recs[0]["models"] if k != "det"]:
-            acc = {"robust clean": [], "robust attacked": [], "det clean": [], "det attacked": []}
+            acc: dict[str, list[float]] = {"robust clean": [], "robust attacked": [], "det clean": [],
+                                           "det attacked": []}
             for r in recs:
                 n = r["n_test"]
                 for who, name in (("robust", key), ("det", "det")):

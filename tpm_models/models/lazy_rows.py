@@ -37,16 +37,18 @@ class LazyRowData(ConstraintData):
 
     def __init__(self, component: LazyRows, index: int) -> None:
         # ConstraintData's own initialisation, inlined (as Pyomo's TemplateConstraintData does): no expression yet
-        self._component = weakref.ref(component)
-        self._index = index
-        self._active = True
-        self._expr = None
+        # the four attributes are in the __slots__ of Pyomo's ConstraintData, which mypy reads as Any (no stubs), so it
+        # sees this class's empty __slots__ only
+        self._component = weakref.ref(component)  # type: ignore[misc]
+        self._index = index  # type: ignore[misc]
+        self._active = True  # type: ignore[misc]
+        self._expr = None  # type: ignore[misc]
 
     @property
     def expr(self):
         """The row's relational expression (made by the component's row maker the first time it is read)."""
         if self._expr is None:
-            self._expr = self.parent_component().maker(self._index)
+            self._expr = self.parent_component().maker(self._index)  # type: ignore[misc]  # a slot of ConstraintData
         return self._expr
 
     @property
@@ -71,6 +73,9 @@ class LazyRows(IndexedConstraint):
     ``maker`` must be a callable *object* (a module-level class, not a closure) holding the numbers and the Pyomo
     objects of the model the rows are written from: ``clone()`` and ``pickle`` then copy it with the model, and a
     clone's rows are made from the clone's variables and parameters."""
+
+    _constructed: bool
+    """Pyomo's flag (``IndexedComponent``): the rows are made."""
 
     def __init__(self, index: object, maker: Callable[[int], object], *, doc: str | None = None) -> None:
         super().__init__(index, doc=doc)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -49,8 +50,9 @@ class Cell:
         """One kernel per value of the grid parameter (one kernel if there is none)."""
         if self.param is None:
             return [Kernel(self.kernel, degree=self.degree)] if self.degree else [Kernel(self.kernel)]
-        return [Kernel(self.kernel, degree=self.degree, **{self.param: v}) if self.degree
-                else Kernel(self.kernel, **{self.param: v}) for v in KERNEL_PARAMS]
+        degree: dict[str, int] = {"degree": self.degree} if self.degree else {}
+        grid: list[dict[str, Any]] = [{self.param: v} for v in KERNEL_PARAMS]  # sigma or gamma: a float each
+        return [Kernel(self.kernel, **degree, **value) for value in grid]
 
     @property
     def params(self) -> tuple[float | None, ...]:
