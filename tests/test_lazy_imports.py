@@ -1,5 +1,6 @@
 """``import tpm_models`` and ``from tpm_models import build, solve`` load neither pandas nor scikit-learn (issue 24):
-they cost about 2.4 s of a 3.2 s import and only the data loaders and the classifiers need them.
+they cost about 2.4 s of a 3.2 s import and only the classifiers and the stratified splits need scikit-learn; the
+CSV reader needs neither (the standard library's csv module).
 
 Truth: ``sys.modules`` of a fresh interpreter (a subprocess, so that no other test has imported them already), and
 for the lazy names (PEP 562 ``__getattr__``) the object in the module that defines them. The controls (the
@@ -35,14 +36,15 @@ def loaded_after(code: str, modules: tuple[str, ...] = HEAVY) -> dict[str, bool]
 
 @pytest.mark.parametrize("code", ["import tpm_models", "from tpm_models import build, solve",
                                   "from benchmarks.bench_scale import tpm_row",
-                                  "import tpm_models.learn.fastqp"])
+                                  "import tpm_models.learn.fastqp",
+                                  "from tpm_models import load_dataset; load_dataset('iris')"])
 def test_the_import_loads_neither_pandas_nor_sklearn(code):
     assert loaded_after(code) == {"pandas": False, "sklearn": False}
 
 
 @pytest.mark.parametrize(("code", "needed"), [
     ("from tpm_models import TPMSVMOneVsAll", "sklearn"),
-    ("from tpm_models import load_dataset; load_dataset('iris')", "pandas"),
+    ("import pandas", "pandas"),
     ("from tpm_models import stratified_split; stratified_split([0, 1] * 4, seed=0)", "sklearn"),
 ])
 def test_the_probe_sees_them_when_they_are_used(code, needed):

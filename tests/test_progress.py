@@ -90,3 +90,25 @@ def test_the_bar_shows_counts_on_a_terminal(tmp_path):
     os.close(leader)
     text = seen.decode(errors="replace")
     assert "table3" in text and "/6 [" in text and "split" in text, text
+
+
+def test_verify_by_pyros_shows_a_bar_of_its_iterations(monkeypatch, capsys, caplog):
+    """``tpm-models verify --method pyros``: a bar counts PyROS's iterations on a terminal, and PyROS's table stays
+    out of the log without ``-v``. Truth: the iteration count PyROS itself returns (``res.iterations``), printed in
+    the command's own table."""
+    import re
+
+    from tpm_models.cli import verify
+    from tpm_models.cli.main import main
+
+    monkeypatch.setattr(progress, "BAR_DELAY", 0.0)
+    stream, drawn = Terminal(), verify.pyros_bar
+    monkeypatch.setattr(verify, "pyros_bar", lambda enabled: drawn(enabled, stream=stream))
+    code = main(["verify", "--model", "28", "--p", "2", "--eps", "0.02", "--nu", "0.3", "--alpha", "1",
+                 "--method", "pyros", "--points-per-class", "10"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    iterations = int(re.search(r"by pyros \(robust_optimal, (\d+) iterations\)", out).group(1))
+    counts = [int(n) for n in re.findall(r"PyROS iterations: (\d+)it \[", stream.getvalue())]
+    assert iterations >= 1 and max(counts) == iterations, stream.getvalue()
+    assert not [r for r in caplog.records if r.name == verify.PYROS_LOGGER and r.levelno < 30]

@@ -2,6 +2,8 @@
 label blanks, delimiters, overflow; pandas frames, sparse and complex arrays, mixed labels. The truths are the
 files' own contents, written here."""
 
+from importlib import resources
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,6 +11,7 @@ import scipy.sparse as sp
 
 from tpm_models import build, load_dataset, min_max_scale
 from tpm_models.cli import main
+from tpm_models.data import SHIPPED
 from tpm_models.validation import check_features, sorted_classes
 
 ROWS = [(0.1, 0.2, 0.3, "a"), (0.4, 0.5, 0.6, "b"), (0.7, 0.8, 0.9, "a"), (0.2, 0.1, 0.5, "b")]
@@ -122,3 +125,35 @@ def test_continuous_labels_are_refused_by_the_command_line_as_by_the_estimator(t
     err = capsys.readouterr().err
     assert code == 2 and "continuous" in err and len(err.strip().splitlines()) == 1, err
     assert sorted_classes(np.array([1.0, 2.0, 1.0]))[0].tolist() == [1.0, 2.0]  # whole numbers are classes
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_the_shipped_sets_read_as_pandas_reads_them(name):
+    """The reader is the standard library's csv module; the truth is pandas' read_csv of the same file."""
+    with resources.as_file(resources.files("tpm_models") / "datasets" / f"{name}.csv") as path:
+        frame = pd.read_csv(path)
+    d = load_dataset(name)
+    np.testing.assert_array_equal(d.X, frame.iloc[:, :-1].to_numpy(dtype=float))
+    assert d.feature_names == tuple(frame.columns[:-1])
+    labels = frame.iloc[:, -1].tolist()
+    assert d.classes[d.y].tolist() == [v.strip() if isinstance(v, str) else v for v in labels]
+    assert d.classes.dtype.kind == ("U" if pd.api.types.is_string_dtype(frame.iloc[:, -1]) else "i")
+
+
+def test_quotes_missing_values_and_short_rows(tmp_path):
+    """Quoted fields hold the delimiter; a missing value (NA, an empty field) is NaN, refused as such; a short row is
+    refused with its line (not filled with missing values)."""
+    (tmp_path / "quoted.csv").write_text('"a","b c",label\n"1",2,"x, y"\n3,4,z\n')
+    d = load_dataset(tmp_path / "quoted.csv")
+    assert d.feature_names == ("a", "b c") and d.classes.tolist() == ["x, y", "z"]
+    np.testing.assert_array_equal(d.X, [[1, 2], [3, 4]])
+    for field in ("NA", ""):
+        (tmp_path / "gap.csv").write_text(f"a,b,label\n1,{field},x\n3,4,y\n")
+        with pytest.raises(ValueError, match=r"NaN or infinite values \(first at row 0, column 1\)"):
+            load_dataset(tmp_path / "gap.csv")
+    (tmp_path / "nolabel.csv").write_text("a,b,label\n1,2,NA\n3,4,y\n")
+    with pytest.raises(ValueError, match=r"label column \(last\) has missing values"):
+        load_dataset(tmp_path / "nolabel.csv")
+    (tmp_path / "short.csv").write_text("a,b,label\n1,2,x\n3,4,y\n5\n")
+    with pytest.raises(ValueError, match="same number of fields on every row \\(line 4 has 1 field, the header 3\\)"):
+        load_dataset(tmp_path / "short.csv")

@@ -12,21 +12,19 @@ Row convention: the code stores points as **rows** (``X`` has shape
 from __future__ import annotations
 
 import csv
+import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tpm_models.lazy import import_optional
 from tpm_models.validation import check_features, sorted_classes
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-# pandas (about 0.6 s) and sklearn.model_selection (about 2 s) are imported by the functions that use them
-# (load_dataset, read_table, stratified_split), not here: ``import tpm_models`` and ``build()`` + ``solve()`` do not
-# need them, and paid 2.4 s of a 3.2 s import for them. A deferred import for load cost, not for a cycle.
+# CSV files are read by the standard library's csv module (read_table), not pandas: the core install has no pandas.
+# scikit-learn, for stratified_split, is the "learn" extra's (tpm_models.lazy.import_optional).
 
 SHIPPED = ("iris", "wine", "digits", "penguins", "vehicle")
 """The data sets shipped in ``tpm_models/datasets`` (provenance, licences and checksums: its ``README.md``)."""
@@ -67,19 +65,18 @@ def load_dataset(name_or_path: str | Path, header: bool = True, delimiter: str |
     of the label values (Iris: 0 setosa, 1 versicolor, 2 virginica; Wine:
     0, 1, 2 for cultivars 1, 2, 3; digits: the digit; penguins: 0 Adelie,
     1 Chinstrap, 2 Gentoo; vehicle: 0 bus, 1 opel, 2 saab, 3 van). Blanks around a
-    label are removed (``" x"`` is ``"x"``).
+    label are removed (``" x"`` is ``"x"``). A column is read as whole numbers when every field is one, as real
+    numbers when every field is a number or missing (:data:`MISSING`, read as NaN), and as text otherwise.
 
     A CSV is read right or refused (:func:`read_table`): its header must name as many columns as its rows hold; a
     first line of numbers only is data, not a header (refused, unless ``header=False``: the columns are then named
     ``x1..xn, label``); a file of one column whose first line holds another delimiter is refused with its name
     (``delimiter=`` reads it).
     """
-    import pandas as pd  # deferred for load cost: see the note at the imports
-
     key = str(name_or_path)
     if key in SHIPPED:
         with resources.as_file(resources.files("tpm_models") / "datasets" / f"{key}.csv") as p:
-            frame = pd.read_csv(p)
+            table = read_table(p)
         name = key
     else:
         path = Path(key)
@@ -87,23 +84,60 @@ def load_dataset(name_or_path: str | Path, header: bool = True, delimiter: str |
             raise ValueError(
                 f"data set {key!r} is neither a shipped set {SHIPPED} nor an existing CSV file"
             )
-        frame = read_table(path, header, delimiter)
+        table = read_table(path, header, delimiter)
         name = path.stem
-    if frame.shape[0] == 0:
+    if table.n_rows == 0:
         raise ValueError(f"{key}: no data rows (only a header?)")
-    if frame.shape[1] < 2:
+    if len(table.names) < 2:
         raise ValueError(f"{key}: need at least one feature column and a label column (last)")
-    features = frame.iloc[:, :-1]
-    non_numeric = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
+    features = [column_values(c) for c in table.columns[:-1]]
+    non_numeric = [n for n, c in zip(table.names, features) if c.dtype.kind not in "iuf"]
     if non_numeric:
         raise ValueError(f"{key}: feature columns must be numeric; not numeric: {non_numeric}")
-    labels = frame.iloc[:, -1].to_numpy()
-    if pd.isna(labels).any():
+    labels = column_values(table.columns[-1])
+    if any(f.strip() in MISSING for f in table.columns[-1]):
         raise ValueError(f"{key}: the label column (last) has missing values")
-    X = features.to_numpy(dtype=float)
+    X = np.column_stack(features).astype(float)
     classes, y = sorted_classes(labels, where=f"{key}, label column")
     check_features(X, where=key)
-    return Dataset(name, X, y.astype(int), classes, tuple(str(c) for c in features.columns))
+    return Dataset(name, X, y.astype(int), classes, table.names[:-1])
+
+
+MISSING = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+                     "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
+"""The fields read as a missing value (NaN in a column of numbers), blanks around them aside: pandas' default
+``na_values``, so a file written by pandas or R reads the same."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A CSV file as text: its column names and, for each column, its fields (one per data row)."""
+
+    names: tuple[str, ...]
+    columns: tuple[tuple[str, ...], ...]
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.columns[0]) if self.columns else 0
+
+
+def column_values(fields: Sequence[str]) -> np.ndarray:
+    """A column's fields as an array: ``int64`` when every field is a whole number, ``float`` when every field is a
+    number or missing (:data:`MISSING`, NaN), else the fields as text (``object``, blanks kept)."""
+    stripped = [f.strip() for f in fields]
+    if stripped and all(_is_integer(f) for f in stripped):
+        try:
+            return np.array([int(f) for f in stripped], dtype=np.int64)
+        except OverflowError:  # beyond int64: read as real numbers
+            pass
+    if all(f in MISSING or _is_number(f) for f in stripped):
+        return np.array([np.nan if f in MISSING else float(f) for f in stripped], dtype=float)
+    return np.array(list(fields), dtype=object)
+
+
+def _is_integer(text: str) -> bool:
+    digits = text[1:] if text[:1] in "+-" else text
+    return digits.isascii() and digits.isdigit()
 
 
 DELIMITERS = (";", "\t", "|", " ")
@@ -111,6 +145,8 @@ DELIMITERS = (";", "\t", "|", " ")
 
 
 def _is_number(text: str) -> bool:
+    if "_" in text:  # float() takes 1_000; a CSV reader does not
+        return False
     try:
         float(text)
     except ValueError:
@@ -133,19 +169,34 @@ def _looks_like_a_point(first: list[str], rest: list[str], sep: str) -> bool:
     return _is_number(label) == _is_number(following[-1]) if following else True
 
 
-def read_table(path: Path, header: bool = True, delimiter: str | None = None) -> pd.DataFrame:
-    """A CSV file as a frame, read right or refused with what to do (``ValueError``): a header with fewer or more
-    names than the rows have fields (pandas would make the first column the index, or drop a feature), a first line
-    of numbers (a file without a header: ``header=False``), a file of one column whose first line holds another
-    delimiter (``delimiter=``)."""
-    import pandas as pd  # deferred for load cost: see the note at the imports
+def _column_names(header: list[str]) -> tuple[str, ...]:
+    """The header's names as a reader of CSV files gives them: a nameless column ``j`` is ``"Unnamed: j"``, a name
+    seen before gets ``.1``, ``.2``, ... (as pandas names them)."""
+    names: list[str] = []
+    for j, name in enumerate(header):
+        name = name or f"Unnamed: {j}"
+        unique, k = name, 0
+        while unique in names:
+            k += 1
+            unique = f"{name}.{k}"
+        names.append(unique)
+    return tuple(names)
 
+
+def read_table(path: Path, header: bool = True, delimiter: str | None = None) -> Table:
+    """A CSV file as a :class:`Table`, read right or refused with what to do (``ValueError``): a header with fewer or
+    more names than the rows have fields, a first line of numbers (a file without a header: ``header=False``), a file
+    of one column whose first line holds another delimiter (``delimiter=``), a row with another number of fields than
+    the header (a short row is not filled with missing values). Blank lines are skipped. A first
+    column without a name holding the row numbers ``0, 1, 2, ...`` (an index, as pandas' ``to_csv()`` writes it) is
+    dropped (:func:`without_index_column`)."""
     sep = "," if delimiter is None else delimiter
     try:
-        with open(path, newline="") as fh:
-            lines = [line for line in (fh.readline() for _ in range(2)) if line.strip()]
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            text = fh.read()
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (a CSV: a header row, then one point per row)") from None
+    lines = [line for line in text.splitlines(keepends=True)[:2] if line.strip()]
     if not lines:
         raise ValueError(f"{path}: the file is empty; expected a header row and data rows")
     first = next(csv.reader([lines[0]], delimiter=sep))
@@ -165,27 +216,35 @@ def read_table(path: Path, header: bool = True, delimiter: str | None = None) ->
             raise ValueError(f"{path}: the header names {len(first)} columns but the first data row has "
                              f"{len(row)} fields: fix the header (feature names, then the label's)")
     try:
-        frame = pd.read_csv(path, sep=sep, header=0 if header else None, index_col=False)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"{path}: the file is empty; expected a header row and data rows") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        why = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"{path}: not a table with the same number of fields on every row ({why})") from None
-    if not header:
-        frame.columns = [f"x{j + 1}" for j in range(frame.shape[1] - 1)] + ["label"]
-    elif frame.shape[1] > 2 and first[0].strip() in ("", "Unnamed: 0"):
-        frame = without_index_column(frame, path)
-    return frame
+        reader = csv.reader(io.StringIO(text), delimiter=sep)
+        rows = [(reader.line_num, row) for row in reader if row]
+    except csv.Error as exc:
+        raise ValueError(f"{path}: not a table with the same number of fields on every row ({exc})") from None
+    if header:
+        (_, names_row), rows = rows[0], rows[1:]
+        names = _column_names(names_row)
+    else:
+        names = tuple(f"x{j + 1}" for j in range(len(first) - 1)) + ("label",)
+    fields: list[list[str]] = []
+    for line, row in rows:
+        if len(row) != len(names):
+            fields_of = f"{len(row)} field{'s' if len(row) != 1 else ''}"
+            raise ValueError(f"{path}: not a table with the same number of fields on every row (line {line} has "
+                             f"{fields_of}, the {'header' if header else 'first row'} {len(names)})")
+        fields.append(row)
+    table = Table(names, tuple(zip(*fields)) if fields else tuple(() for _ in names))
+    if header and len(names) > 2 and first[0].strip() == "":
+        table = without_index_column(table, path)
+    return table
 
 
-def without_index_column(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
-    """``frame`` without its first column when that column is an index, as pandas' ``to_csv()`` writes it: no name
+def without_index_column(table: Table, path: Path) -> Table:
+    """``table`` without its first column when that column is an index, as pandas' ``to_csv()`` writes it: no name
     in the header and the row numbers ``0, 1, 2, ...``; a nameless first column holding anything else is refused
     (``ValueError``): it is neither a feature with a name nor an index."""
-    column = frame.iloc[:, 0]
-    numbers = np.arange(len(frame))
-    if column.dtype.kind in "iu" and np.array_equal(column.to_numpy(), numbers):
-        return frame.iloc[:, 1:]
+    column = column_values(table.columns[0])
+    if column.dtype.kind in "iu" and np.array_equal(column, np.arange(table.n_rows)):
+        return Table(table.names[1:], table.columns[1:])
     raise ValueError(f"{path}: the first column has no name in the header and is not an index (0, 1, 2, ...): "
                      "name it, or write the file without it (pandas: to_csv(index=False))")
 
@@ -214,12 +273,11 @@ def stratified_split(
 
     Class proportions are kept in both parts; the same ``seed`` gives the same split.
     """
-    from sklearn.model_selection import train_test_split  # deferred for load cost: see the note at the imports
-
+    model_selection = import_optional("sklearn.model_selection", "learn", "a stratified split")
     if not 0.0 < test_size < 1.0:
         raise ValueError(f"test_size must lie in (0, 1), got {test_size}")
     index = np.arange(len(y))
-    train, test = train_test_split(index, test_size=test_size, stratify=y, random_state=seed)
+    train, test = model_selection.train_test_split(index, test_size=test_size, stratify=y, random_state=seed)
     return np.sort(train), np.sort(test)
 
 

@@ -155,8 +155,7 @@ def replacing(path: str | os.PathLike, binary: bool = False, newline: str | None
         try:  # the open inside: a signal that comes just after it still finds the temporary file to remove
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
                          0o600)
-            with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8",
-                                                                                "newline": newline})) as fh:
+            with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline=newline)) as fh:
                 yield fh
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -274,5 +273,5 @@ class FileLock:
     def __enter__(self) -> FileLock:
         return self.acquire()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()

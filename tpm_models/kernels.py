@@ -179,6 +179,14 @@ class Kernel:
         if self.sigma is not None and self.sigma <= 0:
             raise ValueError(f"sigma must be > 0 (Table 1), got {self.sigma}")
 
+    def param(self, name: str) -> float:
+        """The parameter ``name`` (``"degree"``, ``"gamma"``, ``"sigma"``, ``"a"``, ``"b"``) of a kernel that takes
+        it (given, as ``__post_init__`` requires); ``ValueError`` naming it when it is not set."""
+        value = getattr(self, name)
+        if value is None:
+            raise ValueError(f"the {self.name} kernel has no parameter {name}")
+        return float(value)
+
     def __str__(self) -> str:
         params = {k: getattr(self, k) for k in ("degree", "gamma", "sigma", "a", "b")}
         shown = ", ".join(f"{k}={v:g}" for k, v in params.items() if v is not None)
@@ -197,14 +205,14 @@ class Kernel:
                            "built by tpm_models.build, whose size grows with the points, not their square")
         if self.name == "gaussian":
             sq = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * (A @ B.T)
-            return np.exp(-np.maximum(sq, 0.0) / (2.0 * self.sigma**2))
+            return np.exp(-np.maximum(sq, 0.0) / (2.0 * self.param("sigma") ** 2))
         inner = A @ B.T
         if self.name == "linear":
             return inner
         if self.name == "hom-poly":
-            return inner ** int(self.degree)
+            return inner ** int(self.param("degree"))
         if self.name == "inhom-poly":
-            return (self.gamma + inner) ** int(self.degree)
+            return (self.param("gamma") + inner) ** int(self.param("degree"))
         return np.tanh(self.a * inner + self.b)
 
     def gram_sum(self, A: np.ndarray, B: np.ndarray, chunk: int | None = None) -> float:
@@ -242,10 +250,10 @@ class Kernel:
         if self.name == "linear":
             return X.copy()
         if self.name == "hom-poly":
-            return _homogeneous_monomials(X, int(self.degree))
+            return _homogeneous_monomials(X, int(self.param("degree")))
         if self.name == "inhom-poly":
-            lifted = np.hstack([np.full((X.shape[0], 1), math.sqrt(self.gamma)), X])
-            return _homogeneous_monomials(lifted, int(self.degree))
+            lifted = np.hstack([np.full((X.shape[0], 1), math.sqrt(self.param("gamma"))), X])
+            return _homogeneous_monomials(lifted, int(self.param("degree")))
         raise ValueError(
             f"the {self.name} kernel has no finite feature map; use the kernel duals (12), (13), (19)"
         )

@@ -74,6 +74,19 @@ class MissingExtraError(ImportError):
     it (``pip install "tpm-models[plot]"``)."""
 
 
+EXTRA_OF = {"sklearn": "learn", "casadi": "ipopt", "pyscipopt": "scip", "gurobipy": "commercial",
+            "cplex": "commercial", "xpress": "commercial", "mosek": "mosek", "distributed": "dask", "dask": "dask",
+            "matplotlib": "plot"}
+"""The extra of ``tpm-models`` that brings each optional top-level package (pyproject.toml's extras)."""
+
+
+def install_hint(package: str) -> str:
+    """How to install ``package``: ``pip install "tpm-models[<extra>]"`` for a package of an extra
+    (:data:`EXTRA_OF`), else ``pip install <package>``."""
+    extra = EXTRA_OF.get(package)
+    return f'pip install "tpm-models[{extra}]"' if extra else f"pip install {package}"
+
+
 def import_optional(module: str, extra: str, feature: str) -> types.ModuleType:
     """The module ``module`` (dotted names allowed), imported for ``feature`` (words for the message: "drawing a
     figure"). Raises :class:`MissingExtraError` naming ``pip install "tpm-models[<extra>]"`` when its top-level

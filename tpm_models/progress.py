@@ -25,9 +25,10 @@ BAR_DELAY = 1.0
 """Seconds before a bar is drawn: a job shorter than this draws nothing."""
 
 
-def progress_bar(total: int, label: str, unit: str = "step", enabled: bool = True,
+def progress_bar(total: int | None, label: str, unit: str = "step", enabled: bool = True,
                  stream: IO[str] | None = None) -> tqdm:
-    """A progress bar of ``total`` steps titled ``label`` on ``stream`` (default standard error): off when
+    """A progress bar of ``total`` steps (``None``: an open count, no time left) titled ``label`` on ``stream``
+    (default standard error): off when
     ``enabled`` is false or the stream is not a terminal. ``bar.update()`` after each step, ``bar.close()`` at the
     end (or use it as a context manager)."""
     return tqdm(total=total, desc=label, unit=unit, file=stream, disable=None if enabled else True,

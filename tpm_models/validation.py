@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,8 @@ def check_features(X: np.ndarray, where: str = "X") -> np.ndarray:
         text = [str(c) for c, t in zip(X.columns, X.dtypes) if getattr(t, "kind", "O") not in "biuf"]
         if text:
             raise ValueError(f"{where}: the columns {text} are not numbers; encode or drop them first")
-        X = X.to_numpy()
+        frame: Any = X  # a pandas DataFrame (duck-typed: pandas is not a dependency)
+        X = frame.to_numpy()
     raw = np.asarray(X)
     if raw.dtype.kind == "c":
         raise ValueError(f"{where}: complex numbers are not taken (features are real); pass X.real or np.abs(X) "

@@ -106,3 +106,23 @@ def test_solve_json_at_a_large_eps_is_valid_json(capsys, model):
                  "--eps", "10", "--json"]) == 0
     out = json.loads(capsys.readouterr().out, parse_constant=_no_constant)
     assert out["model"] == int(model) and out["eps"] == 10.0 and out["termination"] == "optimal"
+
+
+def test_a_solver_refusal_is_printed_once(tmp_path, capsys, caplog):
+    """Xpress's Community licence refuses (15) on 300 points (error 120, its size limit): the command line says so
+    in one line, not once more as the library's warning just before the error. Truth: the solver's own words
+    ("?120") counted on stderr and in the log records."""
+    from tpm_models import available_solvers
+
+    if "xpress" not in available_solvers():
+        pytest.skip("xpress is not installed")
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 3))
+    rows = "".join(f"{a},{b},{c},{int(a > 0.5)}\n" for a, b, c in X)
+    (tmp_path / "big.csv").write_text("a,b,c,label\n" + rows)
+    code = main(["solve", "--model", "15", "--dataset", str(tmp_path / "big.csv"), "--class", "0", "--nu", "0.3",
+                 "--alpha", "1", "--solver", "xpress"])
+    err = capsys.readouterr().err
+    assert code == 1 and "did not solve the model to optimality: refused" in err, err
+    said = err.count("?120") + sum("?120" in r.getMessage() for r in caplog.records)
+    assert said == 1, (err, [r.getMessage() for r in caplog.records])

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tpm_models.checks.solves import Solves
+from tpm_models.checks.solves import Solves, array, duals, objective, scalar
 from tpm_models.data import one_vs_rest
 from tpm_models.kernels import Kernel
 from tpm_models.models.binary import recover_minus, recover_plus
@@ -111,7 +111,8 @@ def _own_other(X: np.ndarray, y: np.ndarray, c: object, side: str) -> tuple[np.n
     return X[y == c], X[y != c]
 
 
-def _recover(pair: Pair, X, y, c, lam, nu, alpha, kernel) -> Hyperplane:
+def _recover(pair: Pair, X: np.ndarray, y: np.ndarray, c: object, lam: np.ndarray, nu: float, alpha: float,
+             kernel: Kernel | None) -> Hyperplane:
     if pair.binary_side == "plus":
         return recover_plus(X, one_vs_rest(y, c), lam, nu, alpha, kernel)
     if pair.binary_side == "minus":
@@ -143,9 +144,9 @@ def check_pair(
     const = dual_constant(other, nu, kernel)
     name = f"({pair.primal})<->({pair.dual})"
     where = f"{label} c={c} nu={nu:g} alpha={alpha:g}" + (f" {kernel}" if feature else "")
-    out = [CheckResult(f"strong duality {name}", where, rel_gap(p.objective, d.objective + const, const))]
+    out = [CheckResult(f"strong duality {name}", where, rel_gap(objective(p), objective(d) + const, const))]
 
-    lam = d.values["lam"]
+    lam = array(d, "lam")
     plane = _recover(pair, X, y, c, lam, nu, alpha, kernel)
     phi = kernel.feature_map if feature else (lambda Z: Z)
     w_primal = p.values["w"]
@@ -154,14 +155,14 @@ def check_pair(
     scores_primal = phi(X) @ w_primal
     out.append(CheckResult(f"recovery w {name}", where, rel_dist(scores_dual, scores_primal)))
     out.append(CheckResult(
-        f"recovery theta {name}", where, theta_residual(plane, p.values["theta"]),
+        f"recovery theta {name}", where, theta_residual(plane, scalar(p, "theta")),
         note=f"{plane.theta_rule}; |N|={plane.free.size}; interval=({plane.theta_interval[0]:.6g}, "
              f"{plane.theta_interval[1]:.6g})",
     ))
     if p.duals is not None:  # margin rows are >= in (2), (10), (15) and <= in (3), (11)
         row_sign = -1.0 if pair.binary_side == "minus" else 1.0
         out.append(CheckResult(
-            f"lambda vs primal duals {name}", where, rel_dist(row_sign * p.duals["margin"], lam)))
+            f"lambda vs primal duals {name}", where, rel_dist(row_sign * duals(p, "margin"), lam)))
     # complementary slackness with the primal (xi, w, theta) and the dual lambda
     s = phi(own) @ w_primal + p.values["theta"]
     xi = p.values["xi"]
@@ -181,8 +182,8 @@ def check_kernel_trick(
     solves = (solves or Solves(X, y)).for_data(X, y)
     d16, _ = solves.solve(16, c, nu, alpha, solver=solver)
     d19, _ = solves.solve(19, c, nu, alpha, Kernel("linear"), solver=solver)
-    out = [CheckResult("(19) linear kernel = (16)", where, rel_gap(d19.objective, d16.objective))]
-    plane = recover_17(X, y, c, d16.values["lam"], nu, alpha)
+    out = [CheckResult("(19) linear kernel = (16)", where, rel_gap(objective(d19), objective(d16)))]
+    plane = recover_17(X, y, c, array(d16, "lam"), nu, alpha)
     w = plane.w
     dist18 = np.abs(X @ w + plane.theta) / np.linalg.norm(w)
     dist20 = np.abs(plane.w_phi(X) + plane.theta) / np.sqrt(plane.w_w)
@@ -198,11 +199,11 @@ def check_inhomogeneous_linear(
     """Errata 10: with :math:`k = \\gamma + x^\\top x'` the distances of (20) equal the linear ones
     of (18) for every :math:`\\gamma` (the constant cancels in (19) and in (20))."""
     solves = (solves or Solves(X, y)).for_data(X, y)
-    linear = recover_17(X, y, c, solves.solve(16, c, nu, alpha, solver=solver)[0].values["lam"], nu, alpha)
+    linear = recover_17(X, y, c, array(solves.solve(16, c, nu, alpha, solver=solver)[0], "lam"), nu, alpha)
     out = []
     for gamma in gammas:
         kernel = Kernel("inhom-poly", degree=1, gamma=gamma)
-        lam = solves.solve(19, c, nu, alpha, kernel, solver=solver)[0].values["lam"]
+        lam = array(solves.solve(19, c, nu, alpha, kernel, solver=solver)[0], "lam")
         plane = recover_17(X, y, c, lam, nu, alpha, kernel)
         out.append(CheckResult(
             "inhom. linear kernel = linear (errata 10)", f"{label} c={c} nu={nu:g} alpha={alpha:g} gamma={gamma:g}",
@@ -225,7 +226,7 @@ def check_cross_solver(
         try:
             r, _ = solves.solve(eq, c, nu, alpha, solver=name)
             out.append(CheckResult(f"cross-solver {name} vs {ref.solver}", where,
-                                   objective_gap(r.objective, ref.objective)))
+                                   objective_gap(objective(r), objective(ref))))
         except NoOptimalSolutionError as exc:
             limited = is_licence_limit(exc.result)
             out.append(CheckResult(f"cross-solver {name} vs {ref.solver}", where, np.nan if limited else np.inf,

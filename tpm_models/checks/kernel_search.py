@@ -17,6 +17,7 @@ They are checks, not model: nothing here builds or changes a model.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from tpm_models.models.robust_kernel import RobustKernelHyperplane, feature_radi
 from tpm_models.validation import check_features, check_labels
 
 
-def project(delta: np.ndarray, p: float, eps: np.ndarray) -> np.ndarray:
+def project(delta: np.ndarray, p: float, eps: np.ndarray | float) -> np.ndarray:
     """Euclidean projection of each row of ``delta`` (last axis) onto :math:`\\{\\|\\delta\\|_p\\le\\varepsilon\\}`,
     :math:`p\\in\\{1,2,\\infty\\}`; ``eps`` broadcasts against ``delta[..., 0]``."""
     p = check_p(p)
@@ -66,7 +67,8 @@ def perturbation_samples(n: int, p: float, eps: np.ndarray, count: int, rng: np.
     return delta
 
 
-def projected_ascent(D: np.ndarray, f: np.ndarray, G: np.ndarray, step: np.ndarray, evaluate, p: float,
+def projected_ascent(D: np.ndarray, f: np.ndarray, G: np.ndarray, step: np.ndarray,
+                     evaluate: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], p: float,
                      radius: np.ndarray | float, iterations: int) -> tuple[np.ndarray, np.ndarray]:
     """Monotone projected gradient ascent from the perturbations ``D`` (last axis: coordinates; one search per
     entry of ``f``) with values ``f`` and normalised ascent directions ``G``: each step goes ``step`` along ``G``,

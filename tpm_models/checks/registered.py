@@ -18,6 +18,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from tpm_models.checks.deterministic import CheckResult, objective_gap
+from tpm_models.checks.solves import objective
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build, call_builder, model_info
 from tpm_models.solvers.backends.registry import available_solvers
@@ -56,7 +57,7 @@ def check_model_cross_solver(
         tie = f"cross-solver {name} vs {ref.solver}"
         try:
             r = solve(build(eq, X, y, c, nu, alpha, kernel, p, eps), name)
-            out.append(CheckResult(tie, where, objective_gap(r.objective, ref.objective, scale)))
+            out.append(CheckResult(tie, where, objective_gap(objective(r), objective(ref), scale)))
         except NoOptimalSolutionError as exc:
             limited = is_licence_limit(exc.result)
             out.append(CheckResult(tie, where, np.nan if limited else np.inf, note=exc.result.message[:80],
@@ -87,7 +88,7 @@ def check_model_dual_gap(
     constant = info.omitted_constant(*info.data(X, y, c), nu, alpha, **options) if info.omitted_constant else 0.0
     scale = max(objective_scale(primal_model), objective_scale(dual_model))
     return [CheckResult(tie, where,
-                        objective_gap(primal.objective, dual.objective + constant, scale),
+                        objective_gap(objective(primal), objective(dual) + constant, scale),
                         note=f"constant {constant:.6g}")]
 
 

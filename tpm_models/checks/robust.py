@@ -34,7 +34,7 @@ import numpy as np
 from tpm_models.checks.deterministic import TOL, CheckResult
 from tpm_models.checks.kernel_search import safety_report
 from tpm_models.checks.semi_infinite import PAPER_COUNTERPARTS, solve_22_cutting_plane, uncertain_22
-from tpm_models.checks.solves import Solves
+from tpm_models.checks.solves import Solves, array, objective, scalar
 from tpm_models.checks.verify import (  # noqa: F401  (PYROS_SUBSOLVER_NAMES: re-exported)
     PYROS_SUBSOLVER_NAMES,
     VIOLATION_TOL,
@@ -73,9 +73,13 @@ w well away from 0 on every class of Iris and Wine."""
 
 
 
-def _solve(solves: Solves, eq, c, nu, alpha, p, eps, solver="default") -> tuple[SolveResult, float]:
+def _solve(solves: Solves, eq: int | str, c: object, nu: float, alpha: float, p: float, eps: float,
+           solver: str = "default") -> tuple[SolveResult, float]:
     """(result, objective scale) of ``eq`` at ``(p, eps)`` by ``solver``, built and solved once in ``solves``."""
-    return solves.solve(eq, c, nu, alpha, p=p, eps=eps, solver=solver, scale=True)
+    result, scale = solves.solve(eq, c, nu, alpha, p=p, eps=eps, solver=solver, scale=True)
+    if scale is None:  # scale=True measures it
+        raise ValueError(f"({eq}) by {result.solver}: no objective scale")
+    return result, scale
 
 
 def check_oracle(n: int = 5, samples: int = 20000, seed: int = 0) -> list[CheckResult]:
@@ -114,7 +118,7 @@ def check_robust(
     # (23) at eps = 0 equals (15)
     r15, _ = solves.solve(15, c, nu, alpha)
     r23_0, scale = _solve(solves, 23, c, nu, alpha, 2.0, 0.0)
-    out.append(CheckResult("(23) eps=0 = (15)", where, rel_gap(r23_0.objective, r15.objective, scale)))
+    out.append(CheckResult("(23) eps=0 = (15)", where, rel_gap(objective(r23_0), objective(r15), scale)))
     r23, scale23, w22 = {}, {}, {}
     nominal = build(15, X, y, c, nu, alpha)
     for p in (1.0, 2.0, math.inf, GENERAL_P):
@@ -128,11 +132,11 @@ def check_robust(
         cp = solve_22_cutting_plane(X, y, c, nu, alpha, p, eps)
         w22[p] = cp.w
         w = f"{where} p={p:g}"
-        out.append(CheckResult("(26) = (23) objective", w, rel_gap(r26.objective, r23[p].objective, scale)))
-        out.append(CheckResult("(22) cutting planes = (23)", w, rel_gap(cp.objective, r23[p].objective, scale),
+        out.append(CheckResult("(26) = (23) objective", w, rel_gap(objective(r26), objective(r23[p]), scale)))
+        out.append(CheckResult("(22) cutting planes = (23)", w, rel_gap(cp.objective, objective(r23[p]), scale),
                                note=cp.message))
-        out.append(CheckResult("(23) w = (22) w", w, rel_dist(r23[p].values["w"], cp.w), W_TOL))
-        out.append(CheckResult("(26) w = (22) w", w, rel_dist(r26.values["w"], cp.w), W_TOL))
+        out.append(CheckResult("(23) w = (22) w", w, rel_dist(array(r23[p], "w"), cp.w), W_TOL))
+        out.append(CheckResult("(26) w = (22) w", w, rel_dist(array(r26, "w"), cp.w), W_TOL))
     # every installed solver that takes the model: (27)-(29) against (26) (Ipopt), and (23) itself
     # (a QP at p = 1, inf; an NLP otherwise) against its default solve
     cross = [(27, 1.0, 26), (28, 2.0, 26), (29, math.inf, 26)] + [(23, p, 23) for p in r23]
@@ -158,9 +162,9 @@ def check_robust(
                 out.append(CheckResult(tie, w, math.nan if limited else math.inf,
                                        note=exc.result.message[:80], skipped=limited))
                 continue
-            out.append(CheckResult(tie, w, rel_gap(r.objective, ref.objective, scale)))
+            out.append(CheckResult(tie, w, rel_gap(objective(r), objective(ref), scale)))
             tol = W_TOL if name in ("ipopt", "piqp", "daqp") else W_TOL_OTHER_SOCP
-            out.append(CheckResult(f"({eq}) w = (22) w, {name}", w, rel_dist(r.values["w"], w22[p]), tol))
+            out.append(CheckResult(f"({eq}) w = (22) w, {name}", w, rel_dist(array(r, "w"), w22[p]), tol))
     return out
 
 
@@ -236,8 +240,8 @@ def check_robust_duals(
         d0, _ = solves.solve(eq, c, nu, alpha, p=p, eps=0.0)
         w0 = f"{label} c={c} nu={nu:g} alpha={alpha:g} eps=0" + (f" p={p:g}" if eq == "23D" else "")
         out.append(CheckResult(f"({eq}) eps=0 = (16) objective", w0,
-                               rel_gap(d0.objective + omitted_constant(eq, X, y, c, nu), r16.objective + k16, k16)))
-        out.append(CheckResult(f"({eq}) eps=0: lam = lam of (16)", w0, rel_dist(d0.values["lam"], r16.values["lam"])))
+                               rel_gap(objective(d0) + omitted_constant(eq, X, y, c, nu), objective(r16) + k16, k16)))
+        out.append(CheckResult(f"({eq}) eps=0: lam = lam of (16)", w0, rel_dist(array(d0, "lam"), array(r16, "lam"))))
     # the conic duals of the SOCPs
     socp: dict[float, tuple[int, SolveResult, float]] = {}
     for eq, p, primal_eq in (("27D", 1.0, 27), ("28D", 2.0, 28), ("29D", math.inf, 29)):
@@ -246,9 +250,9 @@ def check_robust_duals(
         socp[p] = primal_eq, primal, scale
         dual, _ = solves.solve(eq, c, nu, alpha, p=p, eps=eps)
         out.append(CheckResult(f"({eq}) strong duality with ({primal_eq})", w,
-                               rel_gap(primal.objective, dual.objective, scale)))
+                               rel_gap(objective(primal), objective(dual), scale)))
         out.append(CheckResult(f"({eq}) w recovered = ({primal_eq}) w", w,
-                               rel_dist(recover_w_socp(dual.values), primal.values["w"]), W_TOL))
+                               rel_dist(recover_w_socp(dual.values), array(primal, "w")), W_TOL))
         out.append(_multiplier_row(eq, primal_eq, dual, primal, w))
         for name in others:
             try:
@@ -267,9 +271,9 @@ def check_robust_duals(
         w = f"{where} p={p:g} vs ({primal_eq})"
         dual, _ = solves.solve("23D", c, nu, alpha, p=p, eps=eps)
         out.append(CheckResult("(23D) strong duality with the primal", w,
-                               rel_gap(primal.objective, dual.objective + k23, scale)))
+                               rel_gap(objective(primal), objective(dual) + k23, scale)))
         out.append(CheckResult("(23D) w recovered = primal w", w,
-                               rel_dist(recover_w_23(X, y, c, nu, dual.values), primal.values["w"]), W_TOL))
+                               rel_dist(recover_w_23(X, y, c, nu, dual.values), array(primal, "w")), W_TOL))
         out.append(_multiplier_row("23D", primal_eq, dual, primal, w))
     return out
 
@@ -405,27 +409,27 @@ def check_robust_kernel(
     linear = Kernel("linear")
     r28, scale = _solve(solves, 28, c, nu, alpha, 2.0, eps)
     rk, _ = solves.solve("23K", c, nu, alpha, linear, p=2.0, eps=eps)
-    plane = recover_robust_kernel_23(X, y, c, nu, alpha, 2.0, eps, linear, rk.values["w"])
+    plane = recover_robust_kernel_23(X, y, c, nu, alpha, 2.0, eps, linear, array(rk, "w"))
     out.append(CheckResult("(23K) linear kernel p=2 = (28)", f"{where} eps={eps:g}",
-                           rel_gap(rk.objective, r28.objective, scale)))
+                           rel_gap(objective(rk), objective(r28), scale)))
     out.append(CheckResult("(23K) linear kernel p=2: w = (28) w", f"{where} eps={eps:g}",
-                           rel_dist(X.T @ plane.beta, r28.values["w"]), W_TOL))
+                           rel_dist(X.T @ plane.beta, array(r28, "w")), W_TOL))
     for kernel in kernels:
         basis = span_basis(kernel, X)
         w0 = f"{where} {kernel} eps=0"
         r19, _ = solves.solve(19, c, nu, alpha, kernel)
         r0, scale0 = solves.solve("23K", c, nu, alpha, kernel, p=2.0, eps=0.0, scale=True)
         out.append(CheckResult("(23K) eps=0 = (19) + constant", w0, rel_gap(
-            r0.objective, r19.objective + dual_constant(X[y != c], nu, kernel), scale0)))
-        d19 = recover_17(X, y, c, r19.values["lam"], nu, alpha, kernel).distance(X)
-        d0 = recover_robust_kernel_23(X, y, c, nu, alpha, 2.0, 0.0, kernel, r0.values["w"], basis).distance(X)
+            objective(r0), objective(r19) + dual_constant(X[y != c], nu, kernel), scale0 or 0.0)))  # measured: scale
+        d19 = recover_17(X, y, c, array(r19, "lam"), nu, alpha, kernel).distance(X)
+        d0 = recover_robust_kernel_23(X, y, c, nu, alpha, 2.0, 0.0, kernel, array(r0, "w"), basis).distance(X)
         out.append(CheckResult("(23K) eps=0: distances (20) = (19)'s", w0,
                                float(np.abs(d0 - d19).max() / max(np.abs(d19).max(), 1.0))))
         for p in (2.0, math.inf):
             w = f"{where} {kernel} eps={eps:g} p={p:g}"
             r, _ = solves.solve("23K", c, nu, alpha, kernel, p=p, eps=eps)
-            plane = recover_robust_kernel_23(X, y, c, nu, alpha, p, eps, kernel, r.values["w"], basis)
-            rep = safety_report(X, y, c, p, eps, plane, r.values["theta"], r.values["xi"], samples)
+            plane = recover_robust_kernel_23(X, y, c, nu, alpha, p, eps, kernel, array(r, "w"), basis)
+            rep = safety_report(X, y, c, p, eps, plane, scalar(r, "theta"), array(r, "xi"), samples)
             note = (f"searched worst case / rho|w|: max {rep.search_ratios.max():.3f}, "
                     f"mean {rep.search_ratios.mean():.3f}, min {rep.search_ratios.min():.3f}")
             out.append(CheckResult("(23K) sampled delta: rows hold", w, rep.sampled_violation, KERNEL_ROW_TOL,

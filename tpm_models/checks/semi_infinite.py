@@ -35,6 +35,7 @@ from tpm_models.checks.verify import (
     pyros_subsolver,
     solve_cutting_planes,
 )
+from tpm_models.checks.verify.model import Round
 from tpm_models.models.multiclass import build_primal_15
 from tpm_models.models.norms import check_p
 from tpm_models.models.semi_infinite import (
@@ -61,7 +62,7 @@ class SemiInfiniteResult:
     lower_bound: float | None
     seconds: float
     message: str = ""
-    history: list[tuple[int, float, float]] = field(default_factory=list)
+    history: list[Round] = field(default_factory=list)
     termination: str = ""
     """PyROS's termination condition (``robust_optimal``, ``time_out``...); empty for the cutting planes."""
 

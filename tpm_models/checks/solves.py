@@ -25,6 +25,31 @@ from tpm_models.solvers.dispatch import solve
 from tpm_models.solvers.structure import ModelTraits, model_traits
 
 
+def objective(result: SolveResult) -> float:
+    """The objective of a solve that returned a point (every tie compares optima: a failed solve raised
+    :class:`~tpm_models.solvers.common.NoOptimalSolutionError` before); ``ValueError`` naming the solver if none."""
+    if result.objective is None:
+        raise ValueError(f"{result.solver}: no objective ({result.termination.value})")
+    return result.objective
+
+
+def array(result: SolveResult, name: str) -> np.ndarray:
+    """The values of the component ``name`` of a solve, as a float array (a scalar gives a 0-d array)."""
+    return np.asarray(result.values[name], dtype=float)
+
+
+def scalar(result: SolveResult, name: str) -> float:
+    """The value of the scalar component ``name`` of a solve (``theta``)."""
+    return float(np.asarray(result.values[name], dtype=float))
+
+
+def duals(result: SolveResult, name: str) -> np.ndarray:
+    """The duals of the constraint ``name`` of a solve, as a float array; ``ValueError`` if the solver gave none."""
+    if result.duals is None or name not in result.duals:
+        raise ValueError(f"{result.solver}: no duals of {name!r}")
+    return np.asarray(result.duals[name], dtype=float)
+
+
 class Solves:
     """The models and solves of one data set ``(X, y)``, each made once (module docstring)."""
 
@@ -43,7 +68,8 @@ class Solves:
         return self if X is self.X and y is self.y else Solves(X, y)
 
     @staticmethod
-    def _key(eq, c, nu, alpha, kernel, p, eps) -> tuple:
+    def _key(eq: int | str, c: object, nu: float, alpha: float, kernel: Kernel | None, p: float | None,
+             eps: float | None) -> tuple:
         return (str(eq), c, float(nu), float(alpha), kernel, None if p is None else float(p),
                 None if eps is None else float(eps))
 

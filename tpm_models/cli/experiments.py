@@ -165,7 +165,7 @@ def _common(p: argparse.ArgumentParser, runs: int, jobs: int) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
-def add_parsers(sub) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register ``table3``, ``robust-table``, ``robust-kernel-table`` and ``reproduce``."""
     t = add_command(sub, "table3")
     _common(t, runs=100, jobs=1)
@@ -219,7 +219,7 @@ def cmd_robust_table(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_robust_command(sub) -> None:
+def add_robust_command(sub: argparse._SubParsersAction) -> None:
     r = add_command(sub, "robust-table")
     r.add_argument("--dataset", nargs="+", default=["iris", "wine"])
     r.add_argument("--runs", type=at_least_one, default=100)
@@ -257,7 +257,7 @@ def cmd_robust_kernel_table(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_robust_kernel_command(sub) -> None:
+def add_robust_kernel_command(sub: argparse._SubParsersAction) -> None:
     r = add_command(sub, "robust-kernel-table")
     r.add_argument("--dataset", nargs="+", default=["iris", "wine"])
     r.add_argument("--runs", type=at_least_one, default=100)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import (
     add_model_options,
@@ -20,7 +22,7 @@ from tpm_models.models.registry import build, model_info
 from tpm_models.validation import check_output_path
 
 
-def cmd_export(args) -> int:
+def cmd_export(args: argparse.Namespace) -> int:
     """``tpm-models export``: build one model and write it."""
     check_output_path(args.out)
     writable_target(args.out)  # a device, a pipe or a folder is refused before any work
@@ -44,7 +46,7 @@ def cmd_export(args) -> int:
     return 0
 
 
-def cmd_export_library(args) -> int:
+def cmd_export_library(args: argparse.Namespace) -> int:
     """``tpm-models export-library``: regenerate (or ``--check``) the instance library."""
     if args.check:
         problems = check_library(args.root)
@@ -59,15 +61,17 @@ def cmd_export_library(args) -> int:
             print(f"  ... {msg}", flush=True)
 
     summary = generate_library(args.root, progress)
+    size, removed = summary["bytes"], summary["removed"]
+    if not isinstance(size, int | float) or not isinstance(removed, list):  # generate_library's dict of objects
+        raise TypeError(f"generate_library returned bytes={size!r}, removed={removed!r}")
     print(f"{args.root}: {summary['instances']} instances, {summary['files']} files + {MANIFEST}, "
-          f"{summary['bytes'] / 1e6:.1f} MB, {summary['seconds']:.0f} s")
-    removed = summary["removed"]
+          f"{size / 1e6:.1f} MB, {summary['seconds']:.0f} s")
     print(f"removed {len(removed)} file(s) of the former library that it no longer has: "
           f"{', '.join(map(str, removed))}" if removed else "removed nothing (every other file is left as it was)")
     return 0
 
 
-def add_parsers(sub) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register ``export`` and ``export-library`` on the ``tpm-models`` subparsers."""
     e = add_command(sub, "export")
     add_model_options(e)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
+import logging
 import math
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -25,15 +27,16 @@ from tpm_models.data import Dataset, min_max_scale
 from tpm_models.kernels import KERNELS
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import all_models, build, model_info
+from tpm_models.solvers import dispatch
 from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, available_solvers
-from tpm_models.solvers.common import NoOptimalSolutionError
+from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
 from tpm_models.solvers.dispatch import solve
 from tpm_models.solvers.program import title
 from tpm_models.validation import json_safe
 
 
-@contextlib.contextmanager
-def solver_log_on_stderr(active: bool):
+@contextmanager
+def solver_log_on_stderr(active: bool) -> Iterator[None]:
     """While the block runs, what the process writes to standard output (a solver's log, printed by its C code to
     file descriptor 1) goes to standard error, so that the command's own output (``--json``) stays what it is."""
     if not active:
@@ -48,6 +51,26 @@ def solver_log_on_stderr(active: bool):
         sys.stdout.flush()
         os.dup2(saved, 1)
         os.close(saved)
+
+
+@contextmanager
+def failure_reported_here(model: object) -> Iterator[None]:
+    """Hold back the library's warning that the solve of ``model`` ended without an optimum ("xpress on (15) ...:
+    refused SolverError: ?120 ..."), which ``solve`` logs just before it raises ``NoOptimalSolutionError``: the
+    command prints that error itself, with the same words, so the failure is said once. The warnings of the
+    default solver's attempts ("default piqp on ...") and every other record pass."""
+    verdicts = tuple(f"{name} on {title(model)}: " for name in BACKENDS)
+
+    def keep(record: logging.LogRecord) -> bool:
+        return not (record.levelno == logging.WARNING and record.getMessage().startswith(verdicts))
+
+    logger = logging.getLogger(dispatch.__name__)
+    logger.addFilter(keep)
+    try:
+        yield
+    finally:
+        logger.removeFilter(keep)
+
 
 def cmd_solve(args: argparse.Namespace) -> int:
     data = dataset_from_args(args)
@@ -72,7 +95,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     model = build(args.model, X, data.y, c, args.nu, args.alpha, kernel if info.kernel != "none" else None,
                   p=args.p, eps=args.eps, **params)
     try:
-        with solver_log_on_stderr(args.verbose >= 1):  # -v: the backend's own log, beside the library's messages
+        with failure_reported_here(model), solver_log_on_stderr(args.verbose >= 1):  # -v: the backend's own log
             result = solve(model, args.solver, tee=args.verbose >= 1)
         code = 0
     except NoOptimalSolutionError as exc:  # reported, and no values are printed: they are not a solution
@@ -108,7 +131,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return code
 
 
-def _certificate_line(result) -> str:
+def _certificate_line(result: SolveResult) -> str:
     """The certificate in one line: what it proves and its residuals (``SolveResult.certificate``)."""
     c = result.certificate
     if c is None:

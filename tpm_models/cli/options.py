@@ -96,6 +96,8 @@ def load_plugins(names: Sequence[str]) -> list[str]:
                     loaded.append(name)  # the same file, loaded already in this process (main() called again)
                     continue
                 spec = importlib.util.spec_from_file_location(name_of_module, path)
+                if spec is None or spec.loader is None:
+                    raise ValueError(f"--plugin {name}: {path} cannot be loaded as a Python module")
                 module = importlib.util.module_from_spec(spec)
                 sys.modules[spec.name] = module
                 spec.loader.exec_module(module)
@@ -301,8 +303,9 @@ def typed_params(texts: Sequence[str], functions: Sequence[tuple[object, Mapping
             elif kind == "path":
                 out[name] = Path(value)
             else:
-                out[name] = {"int": int, "float": float, "str": str}[kind](value)
-                if kind == "float" and not math.isfinite(out[name]):
+                number = {"int": int, "float": float, "str": str}[kind](value)
+                out[name] = number
+                if isinstance(number, float) and not math.isfinite(number):
                     raise ValueError(f"--param {name}={value}: must be a finite number (not nan or inf)")
         except ValueError as exc:
             if str(exc).startswith("--param"):

@@ -46,7 +46,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
         check_output_path(args.out)
         targets = [(args.name, Path(args.out))]
     for name, out in targets:
-        png, svg = save(figure(name, csv_path) if name == "table3" else figure(name), out)
+        png, svg = save(figure(name, csv_path) if name == "table3" and csv_path is not None else figure(name), out)
         print(f"wrote {png} and {svg}")
     if csv_path is None and args.name == "all":
         print(f"tpm-models: table3 not drawn: {NO_TABLE3_CSV}", file=sys.stderr)

@@ -84,6 +84,8 @@ def run_check_task(task: CheckTask, solver: str, cross_solvers: tuple[str, ...] 
 
     say = None if quiet else LOGGER.info  # what each group is doing, at info level (-v)
     if task.group == "deterministic":
+        if task.parameters is None:
+            raise ValueError(f"the deterministic group of {task.dataset} has no (nu, alpha)")
         results = run_checks(X, y, data.name, solver=solver, parameters=[task.parameters], cross_solvers=cross_solvers,
                              progress=say, classes=classes)
     elif task.group == "protocol":

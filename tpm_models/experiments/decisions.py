@@ -52,6 +52,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 
@@ -66,8 +67,8 @@ RULES = ("ovo-vote", "ovr-maxdist")
 
 
 def surface(
-    K: np.ndarray, own: np.ndarray, other: np.ndarray, nu: Sequence[float], alpha: Sequence[float],
-    solver: str = "daqp", free_tol: float = FREE_TOL,
+    K: np.ndarray, own: np.ndarray, other: np.ndarray, nu: Sequence[float] | np.ndarray,
+    alpha: Sequence[float] | np.ndarray, solver: str = "daqp", free_tol: float = FREE_TOL,
 ) -> tuple[Planes, int]:
     """The (19)-type surface of the points ``own`` against ``other`` (positions in the Gram matrix ``K``) for
     every :math:`(\\nu_j, \\alpha_j)`, and the QPs solved. (4)/(12) with :math:`X_+` = own, :math:`X_-` = other;
@@ -124,8 +125,8 @@ class BinaryPlanes:
 
 
 def fit_binary(
-    K: np.ndarray, plus: np.ndarray, minus: np.ndarray, nu: Sequence[float], alpha: Sequence[float],
-    solver: str = "daqp", free_tol: float = FREE_TOL,
+    K: np.ndarray, plus: np.ndarray, minus: np.ndarray, nu: Sequence[float] | np.ndarray,
+    alpha: Sequence[float] | np.ndarray, solver: str = "daqp", free_tol: float = FREE_TOL,
 ) -> tuple[BinaryPlanes, int]:
     """The binary TPMSVM with :math:`X_+` = the points ``plus``, :math:`X_-` = ``minus`` (positions in ``K``)
     for every :math:`(\\nu_j, \\alpha_j)`, :math:`\\nu_\\pm = \\nu_j`, :math:`\\alpha_\\pm = \\alpha_j`; and the QPs
@@ -188,8 +189,9 @@ class RuleFit:
 
 
 def fit_rule(
-    rule: str, K: np.ndarray, train: np.ndarray, y_train: np.ndarray, n_classes: int, nu: Sequence[float],
-    alpha: Sequence[float], solver: str = "daqp", free_tol: float = FREE_TOL,
+    rule: str, K: np.ndarray, train: np.ndarray, y_train: np.ndarray, n_classes: int,
+    nu: Sequence[float] | np.ndarray, alpha: Sequence[float] | np.ndarray, solver: str = "daqp",
+    free_tol: float = FREE_TOL,
 ) -> RuleFit:
     """Every binary TPMSVM of ``rule`` on the points ``train`` (positions in the Gram matrix ``K``, class
     numbers ``y_train`` in ``0..n_classes-1``), for every :math:`(\\nu_j, \\alpha_j)`.
@@ -201,7 +203,8 @@ def fit_rule(
     if rule not in RULES:
         raise ValueError(f"unknown decision rule {rule!r}; choose one of {RULES}")
     members = [train[y_train == c] for c in range(n_classes)]
-    binaries, qps = {}, 0
+    binaries: dict[int | tuple[int, int], BinaryPlanes] = {}
+    qps = 0
     if rule == "ovo-vote":
         surfaces = {}
         for i in range(n_classes):
@@ -235,7 +238,7 @@ def decision_grid_counts(
     fitted = fit_rule(rule, K, train, y[train], n_classes, nu, alpha, solver, free_tol)
     correct = fitted.predict(K) == y[None, :]
     qps, rules, fallbacks = fitted.qps, fitted.theta_rules, fitted.fallbacks
-    cv = None
+    cv: np.ndarray | None = None
     if len(folds):
         cv = np.zeros(len(nu), dtype=int)
         for fit, held_out in folds:
@@ -265,7 +268,7 @@ class _FastRuleClassifier:
         self.solver = solver
         self.free_tol = free_tol
 
-    def fit(self, X: np.ndarray, y: np.ndarray):
+    def fit(self, X: np.ndarray, y: np.ndarray) -> Self:
         X = check_features(X)
         y = check_labels(X, y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)

@@ -43,6 +43,7 @@ import math
 import time
 from collections.abc import Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -187,7 +188,10 @@ def robust_correct(W: np.ndarray, theta: np.ndarray, X: np.ndarray, y: np.ndarra
     """Correct for every perturbation :math:`\\|\\delta\\|_p \\le \\varepsilon` (and so on the clean point)."""
     deg = degenerate_planes(W, nu, X_train)
     clean = predict(W, theta, X, deg) == y
-    return clean & (attack_values(W, theta, X, y, p, eps, deg) > ATTACK_TOL)
+    values = attack_values(W, theta, X, y, p, eps, deg)
+    if not isinstance(values, np.ndarray):  # witness=False: the values alone
+        raise TypeError("attack_values returned a witness")
+    return clean & (values > ATTACK_TOL)
 
 
 def run_robust_split(dataset: str, split: int, p_values: Sequence[float], eps_grid: Sequence[float],
@@ -207,7 +211,7 @@ def run_robust_split(dataset: str, split: int, p_values: Sequence[float], eps_gr
         for eps in eps_grid:
             fits[f"p={p:g},eps={eps:g}"] = fit_linear_23(Xt, yt, C, RATIOS, p, eps, solver=solver, used=used)
     for name, per_ratio in fits.items():
-        rec = {"train": [], "test": [], "attacked": {}}
+        rec: dict[str, Any] = {"train": [], "test": [], "attacked": {}}
         for k, (W, T) in enumerate(per_ratio):
             nu = RATIOS[k]
             deg = degenerate_planes(W, nu, Xt)
@@ -229,8 +233,9 @@ def _first_best(train: Sequence[int]) -> int:
     return int(np.flatnonzero(np.asarray(train) == max(train))[0])
 
 
-def run_robust_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100, p_values=P_VALUES,
-                     eps_grid=EPS_GRID, n_jobs: int | None = 1, progress: bool = True,
+def run_robust_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100,
+                     p_values: Sequence[float] = P_VALUES, eps_grid: Sequence[float] = EPS_GRID,
+                     n_jobs: int | None = 1, progress: bool = True,
                      solver: str = "auto") -> list[dict]:
     """:func:`run_robust_split` for every (data set, split ``0..runs-1``) in ``n_jobs`` processes; the records
     sorted by (data set, split)."""
@@ -254,7 +259,8 @@ def summarize_robust(records: Sequence[dict]) -> list[dict]:
     for d in sorted({r["dataset"] for r in records}):
         recs = [r for r in records if r["dataset"] == d]
         for key in [k for k in recs[0]["models"] if k != "det"]:
-            acc = {"robust clean": [], "robust attacked": [], "det clean": [], "det attacked": []}
+            acc: dict[str, list[float]] = {"robust clean": [], "robust attacked": [], "det clean": [],
+                                           "det attacked": []}
             for r in recs:
                 n = r["n_test"]
                 for who, name in (("robust", key), ("det", "det")):
@@ -329,8 +335,9 @@ def run_robust_kernel_split(dataset: str, split: int, p_values: Sequence[float],
     return out
 
 
-def run_robust_kernel_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100, p_values=P_VALUES,
-                            eps_grid=EPS_GRID, sigma: float = KERNEL_SIGMA, n_jobs: int | None = 1,
+def run_robust_kernel_table(datasets: Sequence[str] = ("iris", "wine"), runs: int = 100,
+                            p_values: Sequence[float] = P_VALUES, eps_grid: Sequence[float] = EPS_GRID,
+                            sigma: float = KERNEL_SIGMA, n_jobs: int | None = 1,
                             progress: bool = True) -> list[dict]:
     """:func:`run_robust_kernel_split` for every (data set, split ``0..runs-1``) in ``n_jobs`` processes; the
     records sorted by (data set, split)."""

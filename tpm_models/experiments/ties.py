@@ -82,7 +82,7 @@ def check_inhomogeneous_linear_protocols(X: np.ndarray, y: np.ndarray, label: st
         g = grid_counts(X, numbers, train, test, Kernel("inhom-poly", degree=1, gamma=gamma), ALPHAS, RATIOS,
                         folds=held)
         paper += int((g.train != linear.train).sum() + (g.test != linear.test).sum())
-        cv += int((g.cv != linear.cv).sum())
+        cv += int((np.asarray(g.cv) != np.asarray(linear.cv)).sum())
     where = f"{label} split {split}, {len(ALPHAS)}x{len(RATIOS)} grid x {len(KERNEL_PARAMS)} gammas"
     return [CheckResult("inhom. linear column = linear, paper's protocol", where, float(paper), tolerance=0.0),
             CheckResult(f"inhom. linear column = linear, {folds}-fold CV", where, float(cv), tolerance=0.0)]

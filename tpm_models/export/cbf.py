@@ -55,10 +55,14 @@ import math
 import os
 import tempfile
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyomo.environ as pyo
 import scipy.sparse as sp
+
+if TYPE_CHECKING:  # an optional dependency (the mosek extra), for the annotation of fill_mosek_task only
+    import mosek
 
 from tpm_models.solvers.conic import PSD_TOL, ConicForm, NotConicError, conic_form
 from tpm_models.solvers.program import title
@@ -153,7 +157,8 @@ def _row_names(form: ConicForm, names: list[str]) -> list[str]:
     labels: list[str | None] = [None] * m
     n_zero = form.cones[0].dim if form.cones and form.cones[0].kind == "zero" else 0
     for d in form.dual_maps():
-        name = d.constraint.name
+        constraint: Any = d.constraint  # a Pyomo constraint (untyped)
+        name = constraint.name
         for r, factor in d.rows:  # factor -1: a <= side (or an equality), +1: a >= side
             labels[r] = name if r < n_zero else f"{name} ({'<=' if factor < 0 else '>='})"
         if d.cone_start is not None:
@@ -241,9 +246,10 @@ def _ranges(labels: list[str], kinds: list[str]) -> list[str]:
 def cbf_text(model_or_program: pyo.ConcreteModel | ConicProgram) -> str:
     """The CBF text of a model (or of a :class:`ConicProgram`), names in leading comments."""
     prog = model_or_program if isinstance(model_or_program, ConicProgram) else conic_program(model_or_program)
-    powers = sorted({alpha for kind, _, alpha in prog.cones if kind == "pow"})
+    powers = sorted({alpha for kind, _, alpha in prog.cones if kind == "pow" and alpha is not None})
     power_index = {alpha: k for k, alpha in enumerate(powers)}
-    kind_text = [f"@{power_index[alpha]}:POW" if kind == "pow" else CBF_KIND[kind] for kind, _, alpha in prog.cones]
+    kind_text = [f"@{power_index[alpha]}:POW" if kind == "pow" and alpha is not None else CBF_KIND[kind]
+                 for kind, _, alpha in prog.cones]
     row_kinds = [t for t, (_, dim, _) in zip(kind_text, prog.cones) for _ in range(dim)]
     lines = [f"# {prog.model_title}: written by tpm-models (tpm_models.export.cbf) from the model's conic form",
              "# columns (VAR, 0-based) and the model's components:"]
@@ -288,7 +294,7 @@ MOSEK_MISSING = ("writing .ptf needs the mosek package's own writer: pip install
                  "writing a file needs no licence). Or write .cbf, which needs nothing")
 
 
-def fill_mosek_task(task, prog: ConicProgram) -> None:
+def fill_mosek_task(task: mosek.Task, prog: ConicProgram) -> None:
     """Put ``prog`` into an empty ``mosek.Task``: linear rows as constraints, cones as affine conic
     constraints, with the names of :class:`ConicProgram`."""
     import mosek  # the optional extra: imported only when a .ptf is asked for
@@ -331,8 +337,10 @@ def fill_mosek_task(task, prog: ConicProgram) -> None:
                 domain = task.appendquadraticconedomain(dim)
             elif kind == "qr":
                 domain = task.appendrquadraticconedomain(dim)
-            else:
+            elif alpha is not None:  # a power cone always has its exponent
                 domain = task.appendprimalpowerconedomain(dim, [float(alpha), 1.0 - float(alpha)])
+            else:
+                raise ValueError(f"a {kind} cone of dimension {dim} without an exponent")
             task.appendaccseq(domain, afe, [0.0] * dim)
             task.putaccname(task.getnumacc() - 1, unique(prog.row_names[start]))
         start += dim

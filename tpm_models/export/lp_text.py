@@ -30,6 +30,7 @@ from __future__ import annotations
 import io
 from itertools import compress, islice
 from operator import itemgetter, lt
+from typing import Any
 
 import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
@@ -97,7 +98,7 @@ class _Labels(dict):
     def __missing__(self, key: int) -> str:
         return self.of(self.variables[key])
 
-    def of(self, obj) -> str:
+    def of(self, obj: Any) -> str:  # a Pyomo component data (untyped)
         label = self.get(id(obj))
         if label is None:
             parent = obj.parent_component()
@@ -181,7 +182,7 @@ class _Writer:
 
     # ----------------------------------------------------------------------- sections
 
-    def _objective(self, obj, parts: list[str]) -> bool:
+    def _objective(self, obj: pyo.Objective, parts: list[str]) -> bool:
         label = self.labels.of(obj)
         self.symbols.append(label)
         parts.append(("min \n%s:\n" if obj.sense == pyo.minimize else "max \n%s:\n") % (label,))
@@ -303,7 +304,7 @@ class _Writer:
         """The columns written in ``LinearExpression`` rows: those whose text was made."""
         return set(self.tails) | set(self.names)
 
-    def _expression(self, repn, objective: bool) -> str:
+    def _expression(self, repn: Any, objective: bool) -> str:  # Pyomo's QuadraticRepn (untyped)
         """Pyomo's ``write_expression``: linear terms in column order, then ``+ [ ... ]`` (``/ 2`` in the objective)."""
         order, labels, used = self.var_order, self.labels, self.used
         out = []

@@ -71,6 +71,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
@@ -86,6 +87,7 @@ from tpm_models.export.cbf import cbf_text, conic_program, ptf_text
 from tpm_models.export.lp_text import lp_text
 from tpm_models.files import write_bytes
 from tpm_models.kernels import Kernel
+from tpm_models.models.norms import check_p
 from tpm_models.models.registry import build, model_info
 from tpm_models.solvers.conic import NotConicError, why_not_conic
 from tpm_models.solvers.ipopt import COLD_START
@@ -132,7 +134,7 @@ def format_of(path: str | os.PathLike, fmt: str | None) -> str:
     return fmt
 
 
-def _nonpolynomial(expr) -> list[str]:
+def _nonpolynomial(expr: Any) -> list[str]:
     """Names of the functions of ``expr`` that are not linear or quadratic (``sqrt``, ``power 1.5``...)."""
     found: set[str] = set()
     stack = [expr]
@@ -162,7 +164,7 @@ class _Repn:
     nonlinear: bool
 
 
-def _repn(expr, position: dict[int, int]) -> _Repn:
+def _repn(expr: Any, position: dict[int, int]) -> _Repn:
     """Pyomo's quadratic walker (the one the ``.lp`` writer uses): one term per variable and per pair."""
     visitor = QuadraticRepnVisitor({}, var_recorder=OrderedVarRecorder({}, {}, None))
     r = visitor.walk_expression(expr)
@@ -186,8 +188,8 @@ class _Analysis:
 
     not_quadratic: list[tuple[str, list[str]]]
     """``(component name, offending functions)`` of every row or objective of degree > 2."""
-    objective: object
-    """The active objective."""
+    objective: Any
+    """The active objective (a Pyomo objective, untyped)."""
     collected: object
     """Its collected polynomial form, or ``None`` when it is not of degree <= 2."""
 
@@ -476,4 +478,5 @@ def export(
     """Build model ``(eq)`` (as :func:`tpm_models.models.registry.build`) and :func:`write` it to ``path``."""
     if model_info(eq).key == 22:
         raise ValueError(NOT_FINITE_22)
-    return write(build(eq, X, y, c, nu, alpha, kernel=kernel, p=p, eps=eps), path, fmt)
+    return write(build(eq, X, y, c, nu, alpha, kernel=kernel, p=None if p is None else check_p(p), eps=eps), path,
+                 fmt)

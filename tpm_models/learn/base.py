@@ -6,11 +6,19 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
+from tpm_models.lazy import import_optional
 from tpm_models.validation import check_features
+
+# scikit-learn is the "learn" extra's: without it, importing an estimator says which extra to install
+sklearn_base = import_optional("sklearn.base", "learn", "an estimator of tpm_models.learn")
+BaseEstimator = sklearn_base.BaseEstimator
+ClassifierMixin = sklearn_base.ClassifierMixin
+sklearn_multiclass = import_optional("sklearn.utils.multiclass", "learn", "an estimator of tpm_models.learn")
+check_classification_targets = sklearn_multiclass.check_classification_targets
+sklearn_validation = import_optional("sklearn.utils.validation", "learn", "an estimator of tpm_models.learn")
+check_is_fitted = sklearn_validation.check_is_fitted
+validate_data = sklearn_validation.validate_data
 
 # --------------------------------------------------------------------------- shared base
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted
 
+from tpm_models.lazy import import_optional
 from tpm_models.learn.base import TPMClassifierBase
 from tpm_models.learn.decomposition import DecompositionError
 from tpm_models.learn.expansion import ExpansionPlane, fit_planes, plane_distances
@@ -35,6 +34,12 @@ from tpm_models.models.recovery import (
 )
 from tpm_models.solvers.dispatch import solve
 from tpm_models.validation import check_free_tol, check_nu_alpha
+
+# scikit-learn is the "learn" extra's: without it, importing an estimator says which extra to install
+sklearn_multiclass = import_optional("sklearn.utils.multiclass", "learn", "an estimator of tpm_models.learn")
+type_of_target = sklearn_multiclass.type_of_target
+sklearn_validation = import_optional("sklearn.utils.validation", "learn", "an estimator of tpm_models.learn")
+check_is_fitted = sklearn_validation.check_is_fitted
 
 # --------------------------------------------------------------------------- (2)-(14)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from tpm_models.kernels import Kernel
+from tpm_models.lazy import import_optional
 from tpm_models.learn.base import OneVsAllBase
 from tpm_models.learn.decomposition import DecompositionError
 from tpm_models.learn.expansion import ExpansionPlane, fit_planes, plane_distances
@@ -31,6 +31,10 @@ from tpm_models.models.shapes import dual_matrices, gram_blocks
 from tpm_models.solvers.dense import solve_matrices
 from tpm_models.solvers.dispatch import solve
 from tpm_models.validation import check_free_tol, check_nu_alpha
+
+# scikit-learn is the "learn" extra's: without it, importing an estimator says which extra to install
+sklearn_validation = import_optional("sklearn.utils.validation", "learn", "an estimator of tpm_models.learn")
+check_is_fitted = sklearn_validation.check_is_fitted
 
 # --------------------------------------------------------------------------- (15)-(20)
 

@@ -9,15 +9,19 @@ import math
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from tpm_models.kernels import Kernel
+from tpm_models.lazy import import_optional
 from tpm_models.learn.decomposition import DecompositionError, DecompositionWarning
 from tpm_models.learn.kernel_sums import self_kernel
 from tpm_models.models.recovery import DEGENERATE_TOL
 from tpm_models.solvers.backends.registry import BACKENDS, available_solvers
 from tpm_models.solvers.common import SolverUnavailableError
 from tpm_models.solvers.dense import matrix_solvers
+
+# scikit-learn is the "learn" extra's: without it, importing an estimator says which extra to install
+sklearn_base = import_optional("sklearn.base", "learn", "an estimator of tpm_models.learn")
+BaseEstimator = sklearn_base.BaseEstimator
 
 log = logging.getLogger(__name__)
 

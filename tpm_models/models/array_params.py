@@ -30,11 +30,11 @@ class ArrayParam(IndexedParam):
     values as indices, each a number; kept as Python floats, one float object for all when they are all equal, as
     ``initialize=`` a number gives)."""
 
-    def __init__(self, index, values: Sequence[float] | np.ndarray, *, doc: str | None = None):
+    def __init__(self, index: object, values: Sequence[float] | np.ndarray, *, doc: str | None = None) -> None:
         super().__init__(index, mutable=True, within=pyo.Any, doc=doc)
         self.values_given: Sequence[float] | np.ndarray | None = values
 
-    def construct(self, data=None) -> None:
+    def construct(self, data: object = None) -> None:
         if self._constructed:
             return
         super().construct(data)  # Pyomo's own construction (its index set, no value yet: no rule was given)

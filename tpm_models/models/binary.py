@@ -34,7 +34,7 @@ from tpm_models.qp import QPMatrices
 from tpm_models.validation import check_binary_labels, check_features, check_nu_alpha
 
 
-def binary_sets(X: np.ndarray, y: np.ndarray, nu: float, alpha: float):
+def binary_sets(X: np.ndarray, y: np.ndarray, nu: float, alpha: float) -> tuple:
     X = check_features(X)
     y = check_binary_labels(X, y)
     nu, alpha = check_nu_alpha(nu, alpha)
@@ -133,18 +133,18 @@ def build_primal_11(
     return m
 
 
-def _dual_blocks(X, y, nu, alpha, kernel: Kernel, sign: int):
+def _dual_blocks(X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kernel, sign: int) -> tuple:
     """Sets and Gram blocks of (4)/(12) (``sign = +1``: own = :math:`X_+`) or (5)/(13) (``-1``: own = :math:`X_-`)."""
     X, plus, minus, nu, alpha = binary_sets(X, y, nu, alpha)
     own, other = (plus, minus) if sign == 1 else (minus, plus)
     return *gram_blocks(kernel, X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1]), own, other, nu, alpha
 
 
-def _dual_plus(title: str, X, y, nu, alpha, kernel: Kernel) -> pyo.ConcreteModel:
+def _dual_plus(title: str, X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kernel) -> pyo.ConcreteModel:
     return shapes.dual(title, *_dual_blocks(X, y, nu, alpha, kernel, 1))
 
 
-def _dual_minus(title: str, X, y, nu, alpha, kernel: Kernel) -> pyo.ConcreteModel:
+def _dual_minus(title: str, X: np.ndarray, y: np.ndarray, nu: float, alpha: float, kernel: Kernel) -> pyo.ConcreteModel:
     return shapes.dual(title, *_dual_blocks(X, y, nu, alpha, kernel, -1))
 
 

@@ -35,18 +35,20 @@ class LazyRowData(ConstraintData):
 
     __slots__ = ()  # ConstraintData's layout, so that set_value can make the row an ordinary ConstraintData
 
-    def __init__(self, component: LazyRows, index):
+    def __init__(self, component: LazyRows, index: int) -> None:
         # ConstraintData's own initialisation, inlined (as Pyomo's TemplateConstraintData does): no expression yet
-        self._component = weakref.ref(component)
-        self._index = index
-        self._active = True
-        self._expr = None
+        # the four attributes are in the __slots__ of Pyomo's ConstraintData, which mypy reads as Any (no stubs), so it
+        # sees this class's empty __slots__ only
+        self._component = weakref.ref(component)  # type: ignore[misc]
+        self._index = index  # type: ignore[misc]
+        self._active = True  # type: ignore[misc]
+        self._expr = None  # type: ignore[misc]
 
     @property
     def expr(self):
         """The row's relational expression (made by the component's row maker the first time it is read)."""
         if self._expr is None:
-            self._expr = self.parent_component().maker(self._index)
+            self._expr = self.parent_component().maker(self._index)  # type: ignore[misc]  # a slot of ConstraintData
         return self._expr
 
     @property
@@ -58,7 +60,7 @@ class LazyRowData(ConstraintData):
         self.expr  # noqa: B018 -- made before ConstraintData reads it (body, lower, upper, lb, ub, the value)
         return super().to_bounded_expression(evaluate_bounds)
 
-    def set_value(self, expr) -> None:
+    def set_value(self, expr: object) -> None:
         """Give the row another expression: it becomes an ordinary ``ConstraintData`` (not as built). An expression
         ``ConstraintData.set_value`` refuses leaves the row as it was (its expression still made on demand)."""
         ConstraintData.set_value(self, expr)
@@ -72,11 +74,14 @@ class LazyRows(IndexedConstraint):
     objects of the model the rows are written from: ``clone()`` and ``pickle`` then copy it with the model, and a
     clone's rows are made from the clone's variables and parameters."""
 
-    def __init__(self, index, maker: Callable[[int], object], *, doc: str | None = None):
+    _constructed: bool
+    """Pyomo's flag (``IndexedComponent``): the rows are made."""
+
+    def __init__(self, index: object, maker: Callable[[int], object], *, doc: str | None = None) -> None:
         super().__init__(index, doc=doc)
         self.maker = maker
 
-    def construct(self, data=None) -> None:
+    def construct(self, data: object = None) -> None:
         if self._constructed:
             return
         self._constructed = True
@@ -91,7 +96,7 @@ def is_as_built(rows: Sequence) -> bool:
     return set(map(type, rows)) <= {LazyRowData}
 
 
-def position(numbers: np.ndarray, i) -> int:
+def position(numbers: np.ndarray, i: int) -> int:
     """The position ``k`` of ``i`` in the increasing array ``numbers`` (a row maker's rows by their index: the
     points' numbers), found by bisection; a ``KeyError`` when ``i`` is not in it."""
     k = int(np.searchsorted(numbers, i))

@@ -26,7 +26,7 @@ from tpm_models.qp import QPMatrices
 from tpm_models.validation import check_class, check_features, check_labels, check_nu_alpha
 
 
-def class_sets(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float):
+def class_sets(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float) -> tuple:
     X = check_features(X)
     y = check_labels(X, y)
     check_class(y, c)
@@ -100,7 +100,7 @@ def build_dual_19(
     return shapes.dual(title, *_gram_blocks(X, own, other, kernel), own, other, nu, alpha)
 
 
-def _gram_blocks(X: np.ndarray, own, other, kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
+def _gram_blocks(X: np.ndarray, own: tuple, other: tuple, kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
     return gram_blocks(kernel, X[np.asarray(own[1]) - 1], X[np.asarray(other[1]) - 1])
 
 

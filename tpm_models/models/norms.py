@@ -21,13 +21,14 @@ For :math:`w = 0` every :math:`\\delta` attains 0; we return :math:`\\varepsilon
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
 
 
-def check_p(p: float) -> float:
+def check_p(p: float | str) -> float:
     """Check :math:`p \\in [1, \\infty]` (``float("inf")`` or ``"inf"`` accepted)."""
     if isinstance(p, str):
         if p.strip().lower() not in ("inf", "infinity", "+inf"):
@@ -101,7 +102,7 @@ def worst_case_delta(w: np.ndarray, p: float, eps: float) -> np.ndarray:
 
 
 def add_pnorm_epigraph(
-    m: pyo.Block, a: Callable[[object], object], r: object, q: float, index: Sequence | pyo.Set,
+    m: pyo.Block, a: Any, r: Any, q: float, index: Sequence | pyo.Set,
     z_name: str = "z", rows_name: str = "perspective", doc: str = "",
 ) -> pyo.Constraint:
     """:math:`r \\ge \\|a\\|_q` for :math:`a \\ge 0` (``a[j]``, ``j`` in ``index``) and finite :math:`q > 1`, as

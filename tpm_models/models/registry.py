@@ -24,7 +24,7 @@ only (``robust_p is not None``). :func:`build` turns ``(y, c)`` into ``y_pm`` fo
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -223,7 +223,8 @@ def register_model(
     return join
 
 
-def _counterpart_fields(eq, robust_p, nominal, uncertain, compare) -> dict:
+def _counterpart_fields(eq: int | str, robust_p: tuple[float, ...] | None, nominal: int | str | None,
+                        uncertain: object, compare: Sequence[str] | str) -> dict:
     """``nominal``, ``uncertain``, ``compare`` checked: for robust models only, a callable, names."""
     if (nominal is not None or uncertain is not None) and robust_p is None:
         raise ValueError(f"register_model({eq!r}): nominal= and uncertain= are for robust models (give robust_p=)")
@@ -291,7 +292,7 @@ def accepted(parameters: Mapping[str, inspect.Parameter], params: Mapping[str, o
     return {k: v for k, v in params.items() if k in parameters}
 
 
-def describe(function: Callable) -> str:
+def describe(function: object) -> str:
     """A builder's (or a function's) name and module, for messages: ``build_robust_2 (robust_2.py)``."""
     name = getattr(function, "__qualname__", repr(function))
     module = getattr(function, "__module__", "") or ""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
@@ -64,7 +65,8 @@ class RobustData:
     eps: list
 
 
-def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.ConcreteModel, float, RobustData]:
+def _robust_skeleton(title: str, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float,
+                     eps: float | np.ndarray) -> tuple[pyo.ConcreteModel, float, RobustData]:
     p = check_p(p)
     X, own, other, nu, alpha = class_sets(X, y, c, nu, alpha)
     radii = check_radii(eps, X.shape[0])
@@ -89,7 +91,7 @@ def _robust_skeleton(title: str, X, y, c, nu, alpha, p, eps) -> tuple[pyo.Concre
                             np.asarray(other[1], dtype=int) - 1, list(m.eps.values()))
 
 
-def _robust_objective(m: pyo.ConcreteModel, data: RobustData, quadratic, norm) -> pyo.Objective:
+def _robust_objective(m: pyo.ConcreteModel, data: RobustData, quadratic: Any, norm: Any) -> pyo.Objective:
     """quadratic + nu/m_-c sum_{X_-c} (x_i'w + eps_i * norm) + nu theta + alpha/m_c sum xi.
 
     The sum over :math:`\\mathcal X_{-c}` is written from column sums, the same term:
@@ -126,11 +128,12 @@ class RobustMarginRow:
     numbers[k]`` the point's number, ``eps[k]`` the row's mutable parameter, ``norm`` the model's norm (a variable, a
     named expression or a sum of variables), written as :func:`_robust_margin` says."""
 
-    def __init__(self, numbers: np.ndarray, points: np.ndarray, w: list, theta, eps: list, norm, xi: list):
+    def __init__(self, numbers: np.ndarray, points: np.ndarray, w: list, theta: pyo.Var, eps: list, norm: Any,
+                 xi: list) -> None:
         self.numbers, self.points, self.w, self.theta, self.eps, self.norm, self.xi = \
             numbers, points, w, theta, eps, norm, xi
 
-    def __call__(self, i) -> InequalityExpression:
+    def __call__(self, i: int) -> InequalityExpression:
         k = position(self.numbers, i)
         terms, theta, norm, e = shapes.linear_terms(self.points[k], self.w), self.theta, self.norm, self.eps[k]
         if norm.is_variable_type():
@@ -141,7 +144,7 @@ class RobustMarginRow:
             False)
 
 
-def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm) -> None:
+def _robust_margin(m: pyo.ConcreteModel, data: RobustData, norm: Any) -> None:
     """Rows ``margin[i]``: :math:`{x^i}^\\top w + \\theta - \\varepsilon_i\\|w\\|_{p'} + \\xi_i \\ge 0`.
 
     Each row is the expression Pyomo's operators make of ``linear_row([*x_i, 1], [*w, theta]) - eps[i] * norm +

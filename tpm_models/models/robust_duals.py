@@ -77,7 +77,8 @@ class DualData:
     lam: list
 
 
-def _dual_skeleton(title: str, X, y, c, nu, alpha, eps) -> tuple[pyo.ConcreteModel, bool, DualData]:
+def _dual_skeleton(title: str, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float,
+                   eps: float | np.ndarray) -> tuple[pyo.ConcreteModel, bool, DualData]:
     """Sets, ``nu``, ``alpha``, ``eps[i]``, ``lam[i]`` and ``sum_lam``; second value: every :math:`\\varepsilon_i`
     is 0; third: the numbers of the rows.
 
@@ -125,7 +126,8 @@ def _radius_terms(m: pyo.ConcreteModel, data: DualData) -> tuple[pyo.Expression,
             LinearExpression(shapes.linear_terms(data.own_radii, data.lam)))
 
 
-def _conic_dual(title: str, X, y, c, nu, alpha, eps, norm_var: str) -> tuple[pyo.ConcreteModel, bool, DualData]:
+def _conic_dual(title: str, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float,
+                eps: float | np.ndarray, norm_var: str) -> tuple[pyo.ConcreteModel, bool, DualData]:
     """The part shared by (27D), (28D), (29D); ``norm_var`` is the primal variable that carries
     :math:`\\|w\\|_{p'}` (``"s"`` or ``"t"``). Second value: every :math:`\\varepsilon_i` is 0; third: the numbers
     of the rows."""

@@ -107,8 +107,8 @@ def feature_radius(kernel: Kernel, X: np.ndarray, eps: float | np.ndarray, p: fl
     if kernel.name == "linear":
         return R
     if kernel.name == "gaussian":
-        return np.sqrt(-2.0 * np.expm1(-(R**2) / (2.0 * kernel.sigma**2)))
-    d = int(kernel.degree)
+        return np.sqrt(-2.0 * np.expm1(-(R**2) / (2.0 * kernel.param("sigma") ** 2)))
+    d = int(kernel.param("degree"))
     b = np.sqrt((kernel.gamma or 0.0) + (X * X).sum(axis=1))
     return sum(math.comb(d, k) * b ** (d - k) * R**k for k in range(1, d + 1))
 
@@ -345,9 +345,10 @@ def value_and_gradient(kernel: Kernel, points: np.ndarray, beta: np.ndarray,
     elif kernel.name == "gaussian":
         G = kernel.gram(Z, points)  # k(x^j, z)
         values = G @ B
-        grads = (np.einsum("zm,mc,mn->zcn", G, B, points) - values[:, :, None] * Z[:, None, :]) / kernel.sigma**2
+        sigma = kernel.param("sigma")
+        grads = (np.einsum("zm,mc,mn->zcn", G, B, points) - values[:, :, None] * Z[:, None, :]) / sigma**2
     else:
-        d = int(kernel.degree)
+        d = int(kernel.param("degree"))
         inner = (kernel.gamma or 0.0) + Z @ points.T
         values = inner**d @ B
         grads = np.einsum("zm,mc,mn->zcn", d * inner ** (d - 1), B, points)

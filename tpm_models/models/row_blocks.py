@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pyomo.core as pyo
 from pyomo.core.base.param import ParamData
 
 from tpm_models.models.lazy_rows import LazyRows, is_as_built
@@ -117,18 +118,25 @@ class RowBlock:
             values = param_values(self.params)
             if not set(map(type, values)) <= _NUMBER_TYPES:  # None, unset, an expression...: the walk decides
                 return None
-            values = np.array(values, dtype=float)
+            numbers = np.array(values, dtype=float)
             if len(self.param_at):
                 coefs = coefs.copy()
-                coefs[self.param_at] = self.param_factor * values[self.param_of]
+                coefs[self.param_at] = self.param_factor * numbers[self.param_of]
             if self.atom is not None:
-                atoms = (self.atom_factor * values[self.atom_param_of]).tolist()
+                atoms = (self.atom_factor * numbers[self.atom_param_of]).tolist()
         return cols[self.slots], coefs, atoms
 
 
-def record_rows(component, variables: list, indptr, slots, coefs, lower, upper, *, equality: bool = False,
-                params: Sequence = (), param_at=(), param_of=(), param_factor=(), named: Sequence = (),
-                atom=None, atom_param_of=(), atom_factor: float = 1.0) -> RowBlock:
+Indices = Sequence[int] | np.ndarray
+"""Positions given as a sequence or an array of integers."""
+
+
+def record_rows(component: pyo.Constraint, variables: list, indptr: Indices, slots: Indices,
+                coefs: Sequence[float] | np.ndarray, lower: float | Sequence[float] | np.ndarray,
+                upper: float | Sequence[float] | np.ndarray, *, equality: bool = False, params: Sequence = (),
+                param_at: Indices = (), param_of: Indices = (), param_factor: Sequence[float] | np.ndarray = (),
+                named: Sequence = (), atom: object = None, atom_param_of: Indices = (),
+                atom_factor: float = 1.0) -> RowBlock:
     """Record the rows of the built constraint ``component`` (every row it holds, in its order) as the arrays they were
     written from (:class:`RowBlock`; ``lower``, ``upper``: one number for every row, or one per row) on the model that
     holds it. The caller promises that the arrays are its rows' terms, in the order written (an ``atom`` term, a
@@ -148,17 +156,18 @@ def record_rows(component, variables: list, indptr, slots, coefs, lower, upper, 
     if len(param_of) != len(param_at) or len(param_factor) != len(param_at) or \
             (len(param_of) and (param_of.min() < 0 or param_of.max() >= len(params))):
         raise ValueError(f"the record of {component.name} does not fit its {len(params)} parameters")
+    atom_rows = None
     if atom is not None:
-        atom_param_of = np.asarray(atom_param_of, dtype=np.int64)
-        if atom_param_of.shape != (k,) or all(e is not atom for e in named) or \
-                (k and (atom_param_of.min() < 0 or atom_param_of.max() >= len(params))):
+        atom_rows = np.asarray(atom_param_of, dtype=np.int64)
+        if atom_rows.shape != (k,) or all(e is not atom for e in named) or \
+                (k and (atom_rows.min() < 0 or atom_rows.max() >= len(params))):
             raise ValueError(f"the record of {component.name}: its atom needs one parameter a row and to be named")
     exprs = None if isinstance(component, LazyRows) else [r.expr for r in rows]  # not made to be recorded
     block = RowBlock(rows, exprs, list(variables), indptr, slots, coefs,
                      np.broadcast_to(np.asarray(lower, dtype=float), (k,)).copy(),
                      np.broadcast_to(np.asarray(upper, dtype=float), (k,)).copy(), bool(equality), list(params),
                      param_at, param_of, np.asarray(param_factor, dtype=float), [(e, e.expr) for e in named], atom,
-                     None if atom is None else atom_param_of, float(atom_factor))
+                     atom_rows, float(atom_factor))
     model = component.model()
     blocks = getattr(model, ATTRIBUTE, None)
     if blocks is None:
@@ -168,12 +177,12 @@ def record_rows(component, variables: list, indptr, slots, coefs, lower, upper, 
     return block
 
 
-def row_blocks(model) -> list[RowBlock]:
+def row_blocks(model: pyo.Block) -> list[RowBlock]:
     """The records of the model that holds ``model`` (a model or one of its blocks), in the order recorded."""
     return getattr(model.model(), ATTRIBUTE, None) or []
 
 
-def discard_replaced(model) -> int:
+def discard_replaced(model: pyo.Block) -> int:
     """Drop the records of ``model`` that can never hold again: a row of the block deleted from its component or given
     another expression (``set_value``, as :func:`tpm_models.models.counterpart.robust_counterpart` does to the rows it
     makes robust), so that their arrays are not kept for nothing (keeping one would only cost memory: a record is

@@ -48,7 +48,8 @@ from tpm_models.models.uncertainty import NormBall, Uncertain, UncertainRow, Unc
 log = logging.getLogger(__name__)
 
 
-def _point_data(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps):
+def _point_data(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, eps: float | np.ndarray
+                ) -> tuple:
     X, own, other, nu, alpha = class_sets(X, y, c, nu, alpha)
     return X, own, other, nu, alpha, check_radii(eps, X.shape[0])
 
@@ -96,7 +97,8 @@ def add_scenario(m: pyo.ConcreteModel, i: int, delta: np.ndarray) -> None:
         m.worst_other.add(m.eta[i] - score >= 0)
 
 
-def semi_infinite_objective(X, y, c, nu, alpha, p, eps, w, theta) -> float:
+def semi_infinite_objective(X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, p: float,
+                            eps: float | np.ndarray, w: np.ndarray, theta: float) -> float:
     """The objective of (22) at :math:`(w,\\theta)` with the optimal :math:`\\xi`, the inner
     maxima by the closed form (25): :math:`\\max_\\delta \\delta^\\top w = \\varepsilon_i\\|w\\|_{p'}`."""
     radii = check_radii(eps, len(X))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import gc
+from collections.abc import Sequence
 
 import numpy as np
 import pyomo.core as pyo
@@ -88,7 +89,7 @@ def skeleton(
     return m
 
 
-def linear_row(coefs, variables, constant: float = 0.0) -> LinearExpression:
+def linear_row(coefs: Sequence[float] | np.ndarray, variables: Sequence, constant: float = 0.0) -> LinearExpression:
     """:math:`\\sum_k a_k v_k` (+ ``constant``) as one ``LinearExpression``, the way Pyomo stores a linear row.
 
     Built directly from the coefficients and variables, without the generic expression system.
@@ -100,7 +101,7 @@ def linear_row(coefs, variables, constant: float = 0.0) -> LinearExpression:
     return LinearExpression(args + linear_terms(coefs, variables))
 
 
-def linear_terms(coefs, variables) -> list:
+def linear_terms(coefs: Sequence[float] | np.ndarray, variables: Sequence) -> list:
     """The terms of :func:`linear_row` (without a constant): for a builder that appends terms of its own to a row
     and makes it one ``LinearExpression`` the way Pyomo's operators would have made it."""
     if isinstance(coefs, np.ndarray):
@@ -119,10 +120,10 @@ class PrimalMarginRow:
     ``linear_row([*x_i, 1, sign], [*w, theta, xi_i]) >= 0`` (``<= 0``): a coefficient 1 is the variable itself, any
     other one -- 0.0 too -- a monomial. ``points`` is the model's own (:func:`margin_coefficients`' first columns)."""
 
-    def __init__(self, numbers: np.ndarray, points: np.ndarray, w: list, theta, xi: list, sign: int):
+    def __init__(self, numbers: np.ndarray, points: np.ndarray, w: list, theta: pyo.Var, xi: list, sign: int) -> None:
         self.numbers, self.points, self.w, self.theta, self.xi, self.sign = numbers, points, w, theta, xi, sign
 
-    def __call__(self, i) -> InequalityExpression:
+    def __call__(self, i: int) -> InequalityExpression:
         k = position(self.numbers, i)
         terms = linear_terms(self.points[k], self.w)
         if self.sign == 1:
@@ -146,8 +147,8 @@ def margin_coefficients(points: np.ndarray, rows: np.ndarray, n_norm: int, sign:
     return coefs
 
 
-def record_margin(component, coefs: np.ndarray, w: list, theta, xi: list, sign: float, *,
-                  norm: list = (), eps: list = (), named: list = (), atom=None) -> RowBlock:
+def record_margin(component: pyo.Constraint, coefs: np.ndarray, w: list, theta: pyo.Var, xi: list, sign: float, *,
+                  norm: Sequence = (), eps: Sequence = (), named: Sequence = (), atom: object = None) -> RowBlock:
     """Record the margin rows ``component`` (:mod:`tpm_models.models.row_blocks`) as written: row ``k`` is
 
     .. math::

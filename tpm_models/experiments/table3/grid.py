@@ -11,6 +11,7 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from tpm_models.experiments.table3.protocol import (
     split_indices,
 )
 from tpm_models.kernels import Kernel
+from tpm_models.lazy import import_optional
 from tpm_models.learn.fastqp import fit_classes, predict_rows
 from tpm_models.models.recovery import FREE_TOL
 
@@ -110,7 +112,7 @@ def grid_counts(
     shape = (len(alphas), len(ratios))
     rules = Counter(r for p in planes for r in p.theta_rule)
     fallbacks = sum(p.fallbacks for p in planes)
-    cv = None
+    cv: np.ndarray | None = None
     if len(folds):
         cv = np.zeros(len(nu), dtype=int)
         for fit, held_out in folds:
@@ -130,7 +132,7 @@ def _folds(task: SplitTask, train: np.ndarray) -> list[tuple[np.ndarray, np.ndar
     return cv_folds(task.y, train, k, cv_seed(task.protocol.seed, task.split)) if k else []
 
 
-def _record(task: SplitTask, train: np.ndarray, test: np.ndarray, start: float, **result) -> dict:
+def _record(task: SplitTask, train: np.ndarray, test: np.ndarray, start: float, **result: object) -> dict:
     result = {"n_train": len(train), "n_test": len(test), **result,
               "train_sha": hashlib.sha256(train.tobytes()).hexdigest()[:16]}
     return {"key": list(task.key), "config": task.config, "result": result,
@@ -177,8 +179,7 @@ def svc_counts(X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray
     binary SVC per class, class c against the rest, the largest decision value wins, the first class on a
     tie; a test checks the identity), without its per-fit overhead.
     """
-    from sklearn.svm import SVC
-
+    SVC = import_optional("sklearn.svm", "learn", "the SVC baseline of Table 3").SVC
     K = kernel.gram(X, X)
     classes = np.unique(y)
 
@@ -204,7 +205,8 @@ def _run_svc_split(task: SplitTask, cell: Cell, train: np.ndarray, test: np.ndar
     counts = [svc_counts(task.X, task.y, train, test, kernel, SVC_C, folds) for kernel in cell.kernels()]
 
     def stacked(part: int) -> list:  # like the TPM grid: axis 0 = C (17 values), 1 = a single "ratio", 2 = sigma
-        return np.stack([c[part] for c in counts], axis=-1)[:, None, :].tolist()
+        # part 0, 1 and (with folds) 2 of svc_counts' tuple are arrays of counts
+        return np.stack([cast(np.ndarray, c[part]) for c in counts], axis=-1)[:, None, :].tolist()
 
     extra = {"cv_correct": stacked(2), "cv_folds": len(folds)} if folds else {}
     return _record(task, train, test, start, alphas_solved=list(SVC_C), derived="svc baseline",
@@ -258,7 +260,8 @@ def select(result: dict, rule: str = "first", by: str = "train") -> Selection:
     best = flat.max()
     tied = np.flatnonzero(flat == best)
     k = int(tied[0] if rule == "first" else tied[-1])
-    index = tuple(int(i) for i in np.unravel_index(k, tr.shape))
+    first, second, third = (int(i) for i in np.unravel_index(k, tr.shape))
+    index = (first, second, third)
     n_train = result["n_train"]  # the held-out folds partition the training split: n_train counts in all
     return Selection(index, 100.0 * best / n_train, 100.0 * tr.reshape(-1)[k] / n_train,
                      100.0 * te.reshape(-1)[k] / result["n_test"], len(tied))

@@ -7,11 +7,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
 from tpm_models.data import load_dataset, min_max_scale, stratified_split
 from tpm_models.kernels import Kernel
+from tpm_models.lazy import import_optional
 from tpm_models.learn.fastqp import FAST_SOLVERS
 from tpm_models.models.recovery import FREE_TOL
 
@@ -48,8 +50,9 @@ class Cell:
         """One kernel per value of the grid parameter (one kernel if there is none)."""
         if self.param is None:
             return [Kernel(self.kernel, degree=self.degree)] if self.degree else [Kernel(self.kernel)]
-        return [Kernel(self.kernel, degree=self.degree, **{self.param: v}) if self.degree
-                else Kernel(self.kernel, **{self.param: v}) for v in KERNEL_PARAMS]
+        degree: dict[str, int] = {"degree": self.degree} if self.degree else {}
+        grid: list[dict[str, Any]] = [{self.param: v} for v in KERNEL_PARAMS]  # sigma or gamma: a float each
+        return [Kernel(self.kernel, **degree, **value) for value in grid]
 
     @property
     def params(self) -> tuple[float | None, ...]:
@@ -192,8 +195,7 @@ def cv_folds(y: np.ndarray, train: np.ndarray, k: int, random_state: int) -> lis
 
     scikit-learn's ``StratifiedKFold(k, shuffle=True, random_state)``; every training point is held out once.
     """
-    from sklearn.model_selection import StratifiedKFold
-
-    folds = StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
+    model_selection = import_optional("sklearn.model_selection", "learn", "the cross-validation folds of Table 3")
+    folds = model_selection.StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
     return [(train[a], train[b]) for a, b in folds.split(train, y[train])]
 

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -57,7 +58,7 @@ class CellSummary:
     def z(self, rule: str) -> float | None:
         """Difference in standard errors: :math:`(\\bar a - \\bar b)/\\sqrt{s_a^2/n + s_b^2/100}`."""
         p_mean, p_std, _ = self.paper
-        if p_mean is None:
+        if p_mean is None or p_std is None:
             return None
         se = math.sqrt(self.std[rule] ** 2 / self.runs + p_std**2 / 100)
         return (self.mean[rule] - p_mean) / se if se > 0 else math.inf
@@ -93,7 +94,7 @@ def summarize(run: RunResult) -> list[CellSummary]:
                 counts = Counter(_describe(ALL_CELLS[c], s.index) for s in sels[column])
                 distribution[column] = tuple((k, v / len(recs)) for k, v in counts.most_common())
                 selected[column] = distribution[column][0][0]
-            rules = Counter()
+            rules: Counter[str] = Counter()
             for r in recs:
                 rules.update(r["result"]["theta_rules"])
             out.append(CellSummary(
@@ -149,8 +150,8 @@ def write_csv(summaries: Sequence[CellSummary], path: str | Path) -> None:
 
 
 
-def print_summary(summaries: Sequence[CellSummary], rule: str = "first", stream=None, selection: str = "train"
-                  ) -> None:
+def print_summary(summaries: Sequence[CellSummary], rule: str = "first", stream: TextIO | None = None,
+                  selection: str = "train") -> None:
     """Table 3 on the terminal: the paper's number, ours under the paper's protocol (tie rule ``rule``, then the
     other rule) and, for a cross-validation run, ours under the CV protocol."""
     stream = stream or sys.stdout

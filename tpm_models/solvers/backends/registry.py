@@ -15,6 +15,7 @@ from importlib import metadata
 
 import pyomo.core as pyo
 
+from tpm_models.lazy import install_hint
 from tpm_models.solvers.common import SolverUnavailableError, Termination
 from tpm_models.solvers.matrices import NotAQPError
 from tpm_models.solvers.program import Program, title
@@ -282,7 +283,7 @@ def _checked(program: Program, solver: str, traits: ModelTraits,
         )
     if not backend.installed():
         raise SolverUnavailableError(
-            f"solver {solver!r} is not installed (pip install {backend.package}); installed for "
+            f"solver {solver!r} is not installed ({install_hint(backend.package)}); installed for "
             f"{kind}: {available_solvers(kind)}"
         )
     if traits.integers and not backend.integers:
