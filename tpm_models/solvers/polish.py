@@ -37,7 +37,7 @@ regularisation (``newton_solve.POLISH_REG``) and iterative refinement, so it is 
 **Accepted only when better** (:func:`polish`): its KKT residual (:func:`kkt_residual`: stationarity, cone
 distances, complementarity) below the interior point's and at most :data:`POLISH_ACCEPT` (a KKT point of the convex
 program: optimal), :math:`x` moved by at most :data:`POLISH_MAX_MOVE`; else the interior point is kept and
-:attr:`Polished.reason` says why. Measured: ``docs/solvers.md``, "The polish at scale".
+:attr:`Polished.reason` says why (``docs/solvers.md``, "The polish at scale").
 """
 
 from __future__ import annotations
@@ -62,39 +62,32 @@ from tpm_models.solvers.cones import Cone
 from tpm_models.solvers.newton_solve import newton_step
 
 POLISH_NEWTON = 20
-"""Newton steps at most (the equations are linear but for the cone faces: quadratic convergence near the
-solution; damped steps farther away)."""
+"""Newton steps at most (quadratic convergence near the solution; damped steps farther away)."""
 POLISH_FLOOR = 1e-15
 """Newton stops once :math:`\\|F\\|_2` is below 1e-15 times the largest of 1, :math:`|q|` and :math:`|b|`
 (rounding), or once a step no longer halves it below 1e3 times that (rounding too)."""
 POLISH_RETRIES = 3
 """Readings of the faces tried after the first, each with one doubtful active row released (:func:`polish`), below
-:data:`POLISH_LARGE` unknowns only (each is a Newton run; none was measured to help at scale: ``docs/solvers.md``,
-"The polish at scale")."""
+:data:`POLISH_LARGE` unknowns only (``docs/solvers.md``, "The polish at scale")."""
 POLISH_ATTEMPTS = 8
-"""Newton runs at most per polish: the readings above, and readings with signs corrected after a run that solved
-its equations but left a row with the wrong sign."""
+"""Newton runs at most per polish: the readings above, and readings with signs corrected."""
 POLISH_HUGE = 50_000
 """From this many unknowns on, :data:`POLISH_ATTEMPTS_HUGE` Newton runs at most."""
 POLISH_ATTEMPTS_HUGE = 3
-"""Newton runs at most from :data:`POLISH_HUGE` unknowns on: the first reading, the one with its ambiguous rows
-released (:data:`POLISH_AMBIGUOUS`) and one with signs corrected (each a factorisation of 10^5 rows or more;
-``docs/notes/bench-scale-history.md``, "the p-norms' tree of cones")."""
+"""Newton runs at most from :data:`POLISH_HUGE` unknowns on (the first reading, ambiguous rows released, signs)."""
 POLISH_AMBIGUOUS = 10.0
 """An active ``nonneg`` row (:math:`s_i < z_i`) whose :math:`s_i` is within this factor of :math:`z_i` is
 *ambiguous*: at a strictly complementary optimum one of :math:`s_i, z_i` is clearly larger, while a row active with a
 zero multiplier has both near :math:`\\sqrt\\mu`. When the first reading fails, one reading has every ambiguous row
-read inactive (:func:`_ambiguous_released`): the next from :data:`POLISH_LARGE` unknowns on, the last below
-(measured: ``docs/bench-scale.md``)."""
+read inactive (:func:`_ambiguous_released`): the next from :data:`POLISH_LARGE` unknowns on, the last below."""
 POLISH_MIN_STEP = 2.0**-20
 """The shortest damped step tried: a shorter one ends the polish."""
 POLISH_STALL = 0.9
 """A Newton run stops once a step leaves :math:`\\|F\\|_2` above 0.9 times what it was (above the rounding level of
-:data:`POLISH_FLOOR`): a crawl means a misread face or a singular system (``docs/solvers.md``, "The polish at
-scale")."""
+:data:`POLISH_FLOOR`): a crawl means a misread face or a singular system."""
 POLISH_STALL_LARGE = 0.2
 """:data:`POLISH_STALL` from :data:`POLISH_LARGE` unknowns on: a run must converge faster than linearly at ratio
-1/4 (Newton at a singular root crawls at 1/2 or 1/4; ``docs/solvers.md``, "The polish at scale")."""
+1/4 (Newton at a singular root crawls at 1/2 or 1/4)."""
 POLISH_ACCEPT = 1e-11
 """The largest KKT residual (:func:`kkt_residual`) of an accepted polished point."""
 POLISH_LARGE = 5_000
@@ -103,8 +96,9 @@ POLISH_LARGE = 5_000
 stops at :data:`POLISH_STALL_LARGE`."""
 
 POLISH_MAX_MOVE = 1e-2
-"""The largest move :math:`\\|x_{\\text{polished}} - x\\|_\\infty / \\max(1, \\|x\\|_\\infty)` accepted: a safety net
-only, as a point meeting :data:`POLISH_ACCEPT` is a KKT point of a convex program, optimal wherever it is."""
+"""The largest relative move :math:`\\|x_{\\text{polished}} - x\\|_\\infty / \\max(1, \\|x\\|_\\infty)` accepted."""
+
+
 @dataclass
 class Polished:
     """The result of :func:`polish`: the point to use (polished if ``accepted``, else the one given)."""
@@ -115,9 +109,6 @@ class Polished:
     residual_before: float
     residual_after: float
     reason: str
-
-
-# --------------------------------------------------------------------------- Newton
 
 
 class _Faces:

@@ -190,8 +190,7 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool) -> Li
     other_position: list[int] = []
     atom_rows: dict = {}
     atom_blocks: list[AtomBlock] = []
-    # the terms as machine numbers (8 bytes each, no Python list of objects): at 10^6 points (15) holds 2.1e7 terms
-    indptr, cols, coefs = array("q", [0]), array("q"), array("d")
+    indptr, cols, coefs = array("q", [0]), array("q"), array("d")  # machine numbers: (15) holds 2.1e7 at 10^6
     inf, linear = math.inf, ne.LinearExpression
     starts = {id(b.rows[0]): b for b in row_blocks(model) if b.rows} if bulk else {}
     rows = iter(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
