@@ -3,7 +3,7 @@ the one-versus-all decision (18)/(20) from per-class distances (:class:`OneVsAll
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -12,8 +12,8 @@ from tpm_models.validation import check_features
 
 # scikit-learn is the "learn" extra's: without it, importing an estimator says which extra to install
 sklearn_base = import_optional("sklearn.base", "learn", "an estimator of tpm_models.learn")
-BaseEstimator = sklearn_base.BaseEstimator
-ClassifierMixin = sklearn_base.ClassifierMixin
+BaseEstimator: Any = sklearn_base.BaseEstimator  # a class of the optional extra (Any to the type checker)
+ClassifierMixin: Any = sklearn_base.ClassifierMixin
 sklearn_multiclass = import_optional("sklearn.utils.multiclass", "learn", "an estimator of tpm_models.learn")
 check_classification_targets = sklearn_multiclass.check_classification_targets
 sklearn_validation = import_optional("sklearn.utils.validation", "learn", "an estimator of tpm_models.learn")

@@ -7,11 +7,12 @@ from __future__ import annotations
 import logging
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
 from tpm_models.kernels import Kernel
-from tpm_models.lazy import import_optional
+from tpm_models.lazy import import_optional, install_hint
 from tpm_models.learn.decomposition import DecompositionError, DecompositionWarning
 from tpm_models.learn.kernel_sums import self_kernel
 from tpm_models.models.recovery import DEGENERATE_TOL
@@ -21,7 +22,7 @@ from tpm_models.solvers.dense import matrix_solvers
 
 # scikit-learn is the "learn" extra's: without it, importing an estimator says which extra to install
 sklearn_base = import_optional("sklearn.base", "learn", "an estimator of tpm_models.learn")
-BaseEstimator = sklearn_base.BaseEstimator
+BaseEstimator: Any = sklearn_base.BaseEstimator  # a class of the optional extra (Any to the type checker)
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ def scale_sigma(X: np.ndarray) -> float:
     return math.sqrt(X.shape[1] * var / 2.0) if var > 0 else 1.0
 
 
-def validate_kernel(est: BaseEstimator, X: np.ndarray | None = None) -> Kernel:
+def validate_kernel(est: Any, X: np.ndarray | None = None) -> Kernel:
     """The :class:`~tpm_models.kernels.Kernel` of Table 1 named by the estimator's parameters. ``sigma="scale"``
     (with the training points ``X``) is :func:`scale_sigma` for the Gaussian kernel and ignored by the kernels
     without a :math:`\\sigma`."""
@@ -76,7 +77,7 @@ def validate_solver(solver: object, model_class: str) -> str:
     if not backend.available():
         why = backend.refuses(None) if backend.installed() and backend.refuses is not None else None
         raise SolverUnavailableError(
-            f"solver {solver!r}" + (f": {why}" if why else f" is not installed (pip install {backend.package})")
+            f"solver {solver!r}" + (f": {why}" if why else f" is not installed ({install_hint(backend.package)})")
             + f"; installed ones that take {model_class}s: {available_solvers(model_class)}"
         )
     return solver
