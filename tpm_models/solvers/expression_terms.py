@@ -169,44 +169,6 @@ def linear_terms(body: Any, column: dict) -> tuple[list[int], list[float], float
     return cols, coefs, float(const)
 
 
-def scaled_node(expr: Any) -> tuple[float, object | None]:
-    """``(c, node)`` with ``expr = c * node`` read through negations, products and divisions by constants and named
-    expressions (``-eps_i * norm_w`` -> ``(-eps_i, the expression of norm_w)``); ``(1.0, None)`` when ``expr`` holds
-    no variable. The caller recognises ``node`` (a node it has seen)."""
-    coef = 1.0
-    try:
-        while True:
-            cls = expr.__class__
-            if cls is ne.NegationExpression:
-                coef, expr = -coef, expr.args[0]
-            elif cls is ne.ProductExpression and is_constant(expr.args[0]):
-                coef, expr = coef * coefficient(expr.args[0]), expr.args[1]
-            elif cls is ne.ProductExpression and is_constant(expr.args[1]):
-                coef, expr = coef * coefficient(expr.args[1]), expr.args[0]
-            elif cls is ne.MonomialTermExpression:
-                coef, expr = coef * coefficient(expr.args[0]), expr.args[1]
-            elif cls is ne.DivisionExpression and is_constant(expr.args[1]):
-                coef, expr = coef / coefficient(expr.args[1]), expr.args[0]
-            elif not is_number(expr) and expr.is_named_expression_type():
-                expr = expr.expr
-            else:
-                break
-    except (NotLinear, AttributeError, TypeError):
-        return 1.0, None
-    return coef, (None if is_number(expr) else expr)
-
-
-class _AnyColumn(dict):
-    """Column 0 for every variable: :func:`linear_terms` with it says whether a body is linear, whatever its columns."""
-
-    def __missing__(self, key: int) -> int:
-        return 0
-
-
-ANY_COLUMN = _AnyColumn()
-"""A ``column`` argument of :func:`linear_terms` for a test of linearity only (every variable is column 0)."""
-
-
 def walk_atoms(expr: Any, scale: float, column: dict, cols: MutableSequence[int], coefs: MutableSequence[float],
                atoms: list,
                 named: dict | None = None) -> float:

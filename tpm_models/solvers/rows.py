@@ -138,14 +138,6 @@ class LinearRows:
             mask[block.start:block.start + len(block.constraints)] = True
         return mask
 
-    def in_model_order(self) -> np.ndarray:
-        """The permutation putting the rows, then ``others``, back in the model's order: with it, ``order[i]`` is
-        the index (into ``constraints + others``) of the model's ``i``-th active constraint."""
-        order = np.empty(len(self.position) + len(self.other_position), dtype=np.int64)
-        order[self.position] = np.arange(len(self.position))
-        order[self.other_position] = len(self.position) + np.arange(len(self.other_position))
-        return order
-
 
 def _numbers(values: Any, dtype: Any) -> np.ndarray:
     """``values`` (a list, or an ``array.array`` read without a copy) as a numpy array."""
