@@ -299,13 +299,13 @@ def test_variables_bounds_and_domains_read_once_are_pyomos(monkeypatch):
 
 
 def test_parameters_read_in_one_pass_are_their_values():
-    """``row_blocks.param_values`` and the sum of parameters (``linear_walk.constant_value``) against ``p.value`` and
+    """``row_blocks.param_values`` and the sum of parameters (``constant_value``) against ``p.value`` and
     Pyomo's evaluation: numbers, an int, a value set after the build, an unset value (refused by the caller), and a
     list that is not all ``ParamData``; the sum in the walk's order (last term first), so bit for bit."""
     from functools import reduce
 
     from tpm_models.models.row_blocks import param_values
-    from tpm_models.solvers.linear_walk import constant_value
+    from tpm_models.solvers.expression_terms import constant_value
 
     m = pyo.ConcreteModel()
     m.eps = pyo.Param(range(50), initialize=lambda m, i: 0.1 * i + 1e-3, mutable=True)

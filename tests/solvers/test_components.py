@@ -19,8 +19,8 @@ from pyomo.gdp import Disjunction
 
 from tpm_models import build
 from tpm_models import solvers as S
-from tpm_models.solvers import atom_terms as atom_terms_module
 from tpm_models.solvers import certificate_reading, components, gradients
+from tpm_models.solvers import expression_terms as atom_terms_module
 from tpm_models.solvers import program as program_module
 from tpm_models.solvers.backends import daqp as daqp_backend
 from tpm_models.solvers.backends import piqp as piqp_backend
@@ -450,7 +450,8 @@ def test_messages_name_the_class():
 
 def test_a_misread_objective_fails_the_certificate(monkeypatch, iris):
     """A linear objective's reading is shared by Clarabel's form and the certificate's gradient
-    (``atom_terms.atom_terms``): broken on purpose (its coefficients halved), Clarabel solves another problem, and the
+    (``expression_terms.atom_terms``): broken on purpose (its coefficients halved), Clarabel solves another problem,
+    and the
     certificate's KKT conditions follow it; Pyomo's own evaluation of the objective, which the certificate compares
     with its reading, does not. (28) on Iris; control: unbroken, certified."""
     X, y = iris

@@ -237,7 +237,7 @@ def test_a_cone_rows_dual_is_its_blocks_projection(points, rng):
 def test_an_atom_blocks_jacobian_leaves_its_arrays_alone():
     """``AtomBlock.linear`` sums a repeated column and sorts the columns of a row without touching the block's arrays
     (they may be a builder's record, read again at the next solve)."""
-    from tpm_models.solvers.atom_terms import AtomBlock
+    from tpm_models.solvers.rows import AtomBlock
 
     indptr = np.array([0, 3, 5])
     cols = np.array([2, 0, 2, 1, 0], dtype=np.int64)

@@ -29,7 +29,7 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
-from tpm_models.solvers.clarabel_settings import DEFAULT_SETTINGS, ClarabelSettings, clarabel_cone, clarabel_options
+from tpm_models.solvers.clarabel_settings import DEFAULT_SETTINGS, ClarabelSettings, clarabel_cones, clarabel_options
 from tpm_models.solvers.common import GAP_FLOOR
 from tpm_models.solvers.cones import Cone
 from tpm_models.solvers.conic_program import ConicProgram, ConicSolution
@@ -110,7 +110,7 @@ class Runner:
                 raise ValueError(f"Clarabel has no setting {key!r} (clarabel.DefaultSettings)")
             setattr(settings, key, value)
         run = self.program if self.merge is None else self.merge.forward(self.program)
-        solver = clarabel.DefaultSolver(run.P, run.q, run.A, run.b, [clarabel_cone(c) for c in run.cones], settings)
+        solver = clarabel.DefaultSolver(run.P, run.q, run.A, run.b, clarabel_cones(run.cones), settings)
         del run
         out = solver.solve()
         point = ConicSolution(*(np.asarray(v, dtype=float) for v in (out.x, out.s, out.z)))

@@ -10,6 +10,7 @@ every run; a :class:`ClarabelSettings` given there as ``options["settings"]`` re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,19 +115,16 @@ def clarabel_options(settings: ClarabelSettings, tol: float, columns: int = 0, f
     return {**out, **(options or {})}
 
 
-def clarabel_cone(cone: Cone) -> Any:
-    """Clarabel's cone object of one :class:`~tpm_models.solvers.cones.Cone`."""
+def clarabel_cones(cones: Sequence[Cone]) -> list[Any]:
+    """Clarabel's cone objects of the :class:`~tpm_models.solvers.cones.Cone` s ``cones``, in their order."""
     import clarabel  # an optional extra: imported when a run is made
 
-    if cone.kind == "zero":
-        return clarabel.ZeroConeT(cone.dim)
-    if cone.kind == "nonneg":
-        return clarabel.NonnegativeConeT(cone.dim)
-    if cone.kind == "soc":
-        return clarabel.SecondOrderConeT(cone.dim)
-    if cone.kind == "pow":
-        return clarabel.PowerConeT(cone.alpha)
-    raise ValueError(f"unknown cone kind {cone.kind!r}")
+    made = {"zero": lambda c: clarabel.ZeroConeT(c.dim), "nonneg": lambda c: clarabel.NonnegativeConeT(c.dim),
+            "soc": lambda c: clarabel.SecondOrderConeT(c.dim), "pow": lambda c: clarabel.PowerConeT(c.alpha)}
+    unknown = sorted({str(c.kind) for c in cones} - made.keys())
+    if unknown:
+        raise ValueError(f"unknown cone kind(s) {unknown}")
+    return [made[c.kind](c) for c in cones]
 
 
 CLARABEL_STATUS = {

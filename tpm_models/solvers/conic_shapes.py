@@ -60,14 +60,15 @@ import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
-from tpm_models.solvers.atom_terms import AtomBlock, atom_terms
 from tpm_models.solvers.atoms import ATOMS
 from tpm_models.solvers.atoms.terms import is_constant as _const
 from tpm_models.solvers.atoms.terms import is_variable as _var
 from tpm_models.solvers.atoms.terms import short as _short
 from tpm_models.solvers.cones import Cone, ConeKind, DualMap, NotConicError
 from tpm_models.solvers.conic_rows import RowList, SparseChunk, bound_rows, linear_rows, squares, summed
+from tpm_models.solvers.expression_terms import atom_terms
 from tpm_models.solvers.program import Program
+from tpm_models.solvers.rows import AtomBlock
 
 
 class ShapeReader:
@@ -190,7 +191,7 @@ class ShapeReader:
         return quad, lin, atoms, const
 
     def fast_parts(self, expr: Any, where: str, read: tuple | None = None) -> tuple[dict, dict, list, float] | None:
-        """:meth:`parts` of an expression linear in nodes (:func:`~.atom_terms.atom_terms`; ``read``: that
+        """:meth:`parts` of an expression linear in nodes (:func:`~.expression_terms.atom_terms`; ``read``: that
         reading when the caller has it), each node a quadratic or an atom: an atom met before (``nodes``: (23)'s
         ``eps_i * norm_w`` in every margin row and 7,500 times in its objective at 10^4 points) is not walked again;
         ``None`` when a node is neither (then :meth:`parts` reads the whole expression)."""
@@ -262,7 +263,7 @@ class ShapeReader:
             rows.add_chunk(chunk)
 
     def atom_row(self, con: Any, read: tuple) -> bool:
-        """A one-sided row linear in atoms already met (``read``: its :func:`~.atom_terms.atom_terms`;
+        """A one-sided row linear in atoms already met (``read``: its :func:`~.expression_terms.atom_terms`;
         (23)'s margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i >= 0``) added as :meth:`constraint`
         would add it, without its dictionaries: one ``nonneg`` row in a :class:`~tpm_models.solvers.conic_rows.
         SparseRun`, its dual as arrays. ``False`` when the row is not such a row (then :meth:`constraint` reads it)."""
@@ -288,7 +289,7 @@ class ShapeReader:
         return True
 
     def atom_block(self, block: AtomBlock) -> bool:
-        """The rows of ``block`` (:class:`~.atom_terms.AtomBlock`: (23)'s margin rows at p = 2) added as
+        """The rows of ``block`` (:class:`~.rows.AtomBlock`: (23)'s margin rows at p = 2) added as
         :meth:`atom_row` would add them one by one, as one :class:`~tpm_models.solvers.conic_rows.SparseChunk` of
         ``nonneg`` rows, their duals as arrays; ``False`` (nothing added) unless every row is one-sided with a finite
         side and the node is an atom already met, on the side of the row that keeps the row convex (then each row is

@@ -1,7 +1,7 @@
 """Values and gradients of a Pyomo model's expressions at its loaded point, for the certificate
 (:mod:`tpm_models.solvers.certificate`): forward differentiation with every node's result kept (the builders share
 one node, the norm of (23), among thousands of terms and rows), linear bodies and quadratic objectives read term
-by term, rows and objectives linear in shared nodes (:func:`~.atom_terms.atom_terms`) with each node
+by term, rows and objectives linear in shared nodes (:func:`~.expression_terms.atom_terms`) with each node
 differentiated once. A point where an expression has no derivative raises :class:`Kink`.
 """
 
@@ -17,9 +17,8 @@ from pyomo.core.base.var import VarData
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 
-from tpm_models.solvers.atom_terms import atom_terms, product_terms
 from tpm_models.solvers.common import FEASIBILITY_TOL
-from tpm_models.solvers.linear_walk import constant_value
+from tpm_models.solvers.expression_terms import atom_terms, constant_value, product_terms
 from tpm_models.solvers.norm_apex import AbsApex, NormApex, norm_apex
 
 
@@ -194,7 +193,7 @@ def gradient(expr: Any, col: dict, memo: dict) -> tuple[float, list[int], list[f
 def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict
                   ) -> tuple[float, list[int], list[float]] | Literal[False] | None:
     """Value and gradient ``(value, columns, entries)`` of ``constant + a'x + sum_j c_j node_j``
-    (:func:`~.atom_terms.atom_terms`) with each node's by :func:`_forward` (kept in ``memo``); ``False``
+    (:func:`~.expression_terms.atom_terms`) with each node's by :func:`_forward` (kept in ``memo``); ``False``
     at a kink of a node; ``None`` when a node is one :func:`_forward` does not differentiate."""
     cols, coefs, const, atoms = read
     grad: dict = {}
@@ -217,7 +216,7 @@ def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict
 
 def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int, apexes: list | None = None
                        ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
-    """:func:`atom_gradient` of many rows at once (``reads``: their :func:`~.atom_terms.atom_terms`; (23)'s
+    """:func:`atom_gradient` of many rows at once (``reads``: their :func:`~.expression_terms.atom_terms`; (23)'s
     margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i``, one per point, sharing one node): each distinct
     node differentiated once, the rows' values :math:`c + a^\top x + C v` and Jacobian :math:`L + C G` (:math:`L` the
     linear parts, :math:`C` the nodes' coefficients, :math:`v`, :math:`G` the nodes' values and gradients) as sparse
@@ -255,7 +254,7 @@ def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int
 
 def atom_block_gradient(block: Any, x: np.ndarray, col: dict, memo: dict, n: int, apexes: list | None = None
                         ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
-    """:func:`atom_rows_gradient` of the rows of ``block`` (a :class:`~.atom_terms.AtomBlock`: row ``k``
+    """:func:`atom_rows_gradient` of the rows of ``block`` (a :class:`~.rows.AtomBlock`: row ``k``
     is its linear terms plus ``atom[k] * node``) from its arrays, without a Python object a row: the same numbers
     (``apexes`` the same)."""
     m = len(block.constraints)
@@ -320,10 +319,10 @@ def _linear_in_nodes(L: sp.csr_matrix, const: np.ndarray, crow: np.ndarray, cnod
 
 def _atom_objective(read: tuple | None, col: dict, n: int, memo: dict, x: np.ndarray, apexes: list | None = None
                     ) -> tuple[float, np.ndarray] | Literal[False] | None:
-    """Value and gradient of an objective linear in nodes (:func:`~.atom_terms.atom_terms`: (23)'s
+    """Value and gradient of an objective linear in nodes (:func:`~.expression_terms.atom_terms`: (23)'s
     ``sum_i eps_i * norm_w`` and ``0.5 * w_j**2``), each distinct node differentiated once with its coefficients
     summed; ``None`` at a kink of a node, ``False`` when the objective is not read so (then :func:`gradient`).
-    ``read``: the objective's :func:`~tpm_models.solvers.atom_terms.atom_terms`. ``apexes``: as in
+    ``read``: the objective's :func:`~tpm_models.solvers.expression_terms.atom_terms`. ``apexes``: as in
     :func:`atom_rows_gradient`, ``(apex, coefficient)`` appended for a norm at zero."""
     if read is None:
         return False

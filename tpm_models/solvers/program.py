@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import pyomo.core as pyo
 
-from tpm_models.solvers.atom_terms import atom_terms, product_terms
 from tpm_models.solvers.common import ModelError
+from tpm_models.solvers.expression_terms import atom_terms, product_terms
 from tpm_models.solvers.rows import LinearRows, read_atom_rows, read_rows, sign_rows
 from tpm_models.solvers.variables import free_variables, model_variables, variable_bounds
 
@@ -112,7 +112,7 @@ class Program:
 
     @cached_property
     def objective_terms(self) -> tuple | None:
-        """:func:`tpm_models.solvers.atom_terms.atom_terms` of the objective: ``(columns, coefficients, constant,
+        """:func:`~.expression_terms.atom_terms` of the objective: ``(columns, coefficients, constant,
         [(coefficient, node)])``, or ``None`` when it is not linear in nodes."""
         return atom_terms(self.objective.expr, self.column)
 
@@ -126,7 +126,7 @@ class Program:
 
     @cached_property
     def quadratic_objective(self) -> tuple | None:
-        """:func:`tpm_models.solvers.atom_terms.product_terms` of the objective: ``(i, j, a, linear columns, linear
+        """:func:`~.expression_terms.product_terms` of the objective: ``(i, j, a, linear columns, linear
         coefficients, constant)``, or ``None`` when a node is not a product of two columns."""
         return product_terms(self.objective_terms, self.column)
 

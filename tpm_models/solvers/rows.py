@@ -2,7 +2,7 @@
 
 The builders write every linear row as one ``LinearExpression`` (:func:`tpm_models.models.shapes.linear_row`),
 or as a short sum of such expressions, parameter-times-variable terms and variables (the margin rows of
-(23) and (29): ``x_i'w + theta - eps_i * sum_j s_j + xi_i``). :func:`~.linear_walk.linear_terms` reads such a body
+(23) and (29): ``x_i'w + theta - eps_i * sum_j s_j + xi_i``). :func:`~.expression_terms.linear_terms` reads such a body
 directly from its argument lists (the way :mod:`tpm_models.export.lp_text` reads a row), a few
 microseconds a row where ``generate_standard_repn`` takes 30-100; :func:`read_rows` reads every row of a
 model that way and returns the rows it could not read (a quadratic or nonlinear body, a node it does not
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from typing import Any, cast
@@ -38,8 +38,63 @@ import scipy.sparse as sp
 from pyomo.core.expr import numeric_expr as ne
 
 from tpm_models.models.row_blocks import RowBlock, row_blocks
-from tpm_models.solvers.atom_terms import AtomBlock, AtomRows, atom_terms, walk_atoms
-from tpm_models.solvers.linear_walk import NotLinear, walk
+from tpm_models.solvers.expression_terms import NotLinear, atom_terms, walk, walk_atoms
+
+
+@dataclass
+class AtomBlock:
+    """Rows of a recorded block (:class:`~tpm_models.models.row_blocks.RowBlock` with an ``atom``) read in one pass:
+    ``lower[k] <= sum_t coefs_t x_{cols_t} + atom[k] * node <= upper[k]``, ``t`` in ``indptr[k]:indptr[k+1]`` (the
+    terms as written, a repeated column not summed), ``constraints[k]`` being ``others[start + k]`` of the
+    :class:`LinearRows` that holds it. Row ``k`` is what :func:`atom_terms` reads of its body (:meth:`row`)."""
+
+    start: int
+    constraints: list
+    indptr: np.ndarray
+    cols: np.ndarray
+    coefs: np.ndarray
+    atom: np.ndarray
+    node: object
+    lower: np.ndarray
+    upper: np.ndarray
+
+    def row(self, k: int) -> tuple:
+        """Row ``k`` as :func:`atom_terms` reads it: ``(columns, coefficients, 0.0, [(atom[k], node)])``."""
+        a, b = int(self.indptr[k]), int(self.indptr[k + 1])
+        return (array("q", self.cols[a:b].astype(np.int64).tobytes()), array("d", self.coefs[a:b].tobytes()), 0.0,
+                [(float(self.atom[k]), self.node)])
+
+    def linear(self, n: int) -> sp.csr_matrix:
+        """The rows' linear parts over ``n`` columns (a repeated column summed, a zero kept). The arrays are copied:
+        ``sum_duplicates`` sorts in place, and they may be the builder's record."""
+        L = sp.csr_matrix((self.coefs, self.cols, self.indptr), shape=(len(self.constraints), n), copy=True)
+        L.sum_duplicates()
+        return L
+
+
+class AtomRows(Mapping):
+    """``LinearRows.atom_rows``: the readings of the rows walked, kept, and those of the rows of
+    :class:`AtomBlock` s, made from the block's arrays when asked for (one Python object a row would cost more than
+    the rest of their reading); keys in the order of ``others``."""
+
+    def __init__(self, walked: dict, blocks: list, others: list):
+        self.walked, self.blocks, self.others = walked, blocks, others
+        self._where: dict | None = None
+
+    def __getitem__(self, key: int) -> Any:
+        if key in self.walked:
+            return self.walked[key]
+        if self._where is None:
+            self._where = {id(con): (block, k) for block in self.blocks for k, con in enumerate(block.constraints)}
+        block, k = self._where[key]
+        return block.row(k)
+
+    def __iter__(self) -> Iterator[int]:
+        return (id(con) for con in self.others)
+
+    def __len__(self) -> int:
+        return len(self.others)
+
 
 
 @dataclass
@@ -82,14 +137,6 @@ class LinearRows:
         for block in self.atom_blocks:
             mask[block.start:block.start + len(block.constraints)] = True
         return mask
-
-    def in_model_order(self) -> np.ndarray:
-        """The permutation putting the rows, then ``others``, back in the model's order: with it, ``order[i]`` is
-        the index (into ``constraints + others``) of the model's ``i``-th active constraint."""
-        order = np.empty(len(self.position) + len(self.other_position), dtype=np.int64)
-        order[self.position] = np.arange(len(self.position))
-        order[self.other_position] = len(self.position) + np.arange(len(self.other_position))
-        return order
 
 
 def _numbers(values: Any, dtype: Any) -> np.ndarray:

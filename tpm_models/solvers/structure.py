@@ -156,7 +156,7 @@ def _degree(objective: Any, read: tuple | None) -> int | None:
 
 
 def _psd_terms(qi: np.ndarray, qj: np.ndarray, qa: np.ndarray, sign: float) -> bool:
-    """:func:`_psd` of ``sum_k qa_k x_{qi_k} x_{qj_k}`` (:func:`tpm_models.solvers.atom_terms.product_terms`)."""
+    """:func:`_psd` of ``sum_k qa_k x_{qi_k} x_{qj_k}`` (:func:`tpm_models.solvers.expression_terms.product_terms`)."""
     index, inverse = np.unique(np.concatenate([qi, qj]), return_inverse=True)
     a, b = inverse[:len(qi)], inverse[len(qi):]
     if (a == b).all():
