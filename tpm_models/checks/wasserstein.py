@@ -11,8 +11,8 @@
   :math:`\\mathbb E_{\\hat P}[\\cdot] + \\varepsilon\\kappa` (a primal point equal to a dual bound: both are the
   supremum).
 
-Objective residuals are relative to the objective's scale :math:`S` (:func:`tpm_models.solvers.compare.rel_gap`), as
-every robust tie's.
+Objective residuals are relative to the objective's scale :math:`S`, with the solvers' absolute floor
+(:func:`tpm_models.checks.deterministic.objective_gap`), as the cross-solver ties'.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tpm_models.checks.deterministic import CheckResult
+from tpm_models.checks.deterministic import CheckResult, objective_gap
 from tpm_models.checks.solves import Solves, array, objective, scalar
 from tpm_models.models.norms import conjugate, norm, worst_case_delta
 from tpm_models.models.wasserstein import gap_to_23
-from tpm_models.solvers.compare import rel_dist, rel_gap
+from tpm_models.solvers.compare import rel_dist
 
 W_TOL = 1e-5
 """Tolerance on :math:`w` (as :data:`tpm_models.checks.robust.W_TOL`: strongly convex in :math:`w` only)."""
@@ -69,8 +69,9 @@ def worst_case_distribution(X: np.ndarray, y: np.ndarray, c: object, p: float, e
 
 
 def excess(a: float, b: float, scale: float) -> float:
-    """How far :math:`a \\le b` fails, relative as :func:`rel_gap`: :math:`\\max(0, a-b)/\\max(|a|,|b|,S)`."""
-    return rel_gap(a, b, scale) if a > b else 0.0
+    """How far :math:`a \\le b` fails, relative as every objective tie (:func:`objective_gap`: to
+    :math:`\\max(|a|,|b|,S)` with the solvers' absolute floor); 0 when it holds."""
+    return objective_gap(a, b, scale) if a > b else 0.0
 
 
 def check_wasserstein(
@@ -84,7 +85,7 @@ def check_wasserstein(
     out = []
     r15, _ = solves.solve(15, c, nu, alpha)
     r0, scale0 = solves.solve("23W", c, nu, alpha, p=2.0, eps=0.0, scale=True)
-    out.append(CheckResult("(23W) eps=0 = (15)", f"{where} p=2", rel_gap(objective(r0), objective(r15), scale0 or 0.0)))
+    out.append(CheckResult("(23W) eps=0 = (15)", f"{where} p=2", objective_gap(objective(r0), objective(r15), scale0 or 0.0)))
     for p in ps:
         w = f"{where} p={p:g}"
         r23, scale23 = solves.solve(23, c, nu, alpha, p=p, eps=eps, scale=True)
@@ -101,7 +102,7 @@ def check_wasserstein(
         dual_linear = float(np.mean(other @ ww + theta)) + eps * scalar(rw, "kappa_minus_c")
         dual_hinge = float(np.mean(array(rw, "xi"))) + eps * scalar(rw, "kappa_c")
         attained = abs(nu * (wc.linear - dual_linear)) + abs(alpha * (wc.hinge - dual_hinge))
-        out.append(CheckResult("(23W) worst case attained in the balls", w, rel_gap(attained, 0.0, s),
+        out.append(CheckResult("(23W) worst case attained in the balls", w, objective_gap(attained, 0.0, s),
                                note=f"costs {wc.cost_other:.3g}, {wc.cost_own:.3g} (radius {eps:g}); "
                                     f"|w|_p' = {norm(ww, conjugate(p)):.3g}, kappa_c = {scalar(rw, 'kappa_c'):.3g}"))
         out.append(CheckResult("(23W) worst case within the balls", w,
@@ -111,6 +112,6 @@ def check_wasserstein(
         rwe, swe = solves.solve("23W", c, alpha, alpha, p=p, eps=eps, scale=True)
         we = f"{label} c={c} nu=alpha={alpha:g} eps={eps:g} p={p:g}"
         out.append(CheckResult("(23W) nu=alpha = (23)", we,
-                               rel_gap(objective(rwe), objective(r23e), max(se or 0.0, swe or 0.0))))
+                               objective_gap(objective(rwe), objective(r23e), max(se or 0.0, swe or 0.0))))
         out.append(CheckResult("(23W) nu=alpha: w = (23) w", we, rel_dist(array(rwe, "w"), array(r23e, "w")), W_TOL))
     return out
