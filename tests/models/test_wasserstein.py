@@ -5,8 +5,8 @@ Truths, each computed here and not by the code under test:
 * :math:`\\varepsilon = 0`: (15) solved by another route ((16) by PIQP plus the constant the dual omits, errata 1);
 * :math:`\\nu = \\alpha`: (23) (Proposition 3), objective and :math:`w`;
 * :math:`\\nu < \\alpha`: the closed forms of both objectives evaluated here in numpy, their difference
-  :math:`\\frac{\\alpha}{m_c}\\sum\\min(\\varepsilon\\|w\\|_{p'}, (x^\\top w+\\theta)_+)` (Proposition 2), and the sandwich
-  opt(23) <= opt(23W) <= opt(23) + that difference at (23)'s point;
+  :math:`\\frac{\\alpha}{m_c}\\sum\\min(\\varepsilon\\|w\\|_{p'}, (x^\\top w+\\theta)_+)` (Proposition 2), and the
+  sandwich opt(23) <= opt(23W) <= opt(23) + that difference at (23)'s point;
 * the worst case: a distribution of each ball built here (the dual-norm direction written here) whose transport cost
   is the radius and whose expectations equal the model's dual terms; random distributions of the balls never beat
   them (weak duality, sampled).

@@ -85,7 +85,8 @@ def check_wasserstein(
     out = []
     r15, _ = solves.solve(15, c, nu, alpha)
     r0, scale0 = solves.solve("23W", c, nu, alpha, p=2.0, eps=0.0, scale=True)
-    out.append(CheckResult("(23W) eps=0 = (15)", f"{where} p=2", objective_gap(objective(r0), objective(r15), scale0 or 0.0)))
+    out.append(CheckResult("(23W) eps=0 = (15)", f"{where} p=2",
+                           objective_gap(objective(r0), objective(r15), scale0 or 0.0)))
     for p in ps:
         w = f"{where} p={p:g}"
         r23, scale23 = solves.solve(23, c, nu, alpha, p=p, eps=eps, scale=True)
