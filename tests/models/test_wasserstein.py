@@ -205,6 +205,19 @@ def test_the_worst_case_is_attained_in_the_balls(request, rng, data, p):
                 assert e <= dual + OBJ_TOL * s + ABS_TOL
 
 
+@pytest.mark.parametrize("p", PS)
+def test_the_optimum_w_0_is_certified(p):
+    """A radius large enough drives w to 0 (the cone's apex): the default solve is certified there, w = 0 and the
+    optimum 0 (truth: F_W(0, theta) = nu theta + alpha (-theta)_+ >= 0 for nu <= alpha, and at w = 0 the gradient of
+    (15)'s terms is smaller than (nu + alpha) eps). Two cones at their apex on the same columns were refused."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(2000, 10))
+    y = (X[:, 0] + 0.3 * rng.normal(size=2000) > 0.5).astype(int)
+    r = solve(build("23W", X, y, 1, NU, ALPHA, p=p, eps=0.5))
+    assert r.optimal and r.certificate is not None and r.certificate["certified"], r.message
+    assert abs(r.objective) <= ABS_TOL and np.abs(np.asarray(r.values["w"], float)).max() <= 1e-8
+
+
 def test_the_tie_in_check_passes(iris):
     rows = check_wasserstein(*iris, 1, NU, ALPHA, EPS, "iris", ps=(2.0, math.inf))
     assert len(rows) == 1 + 2 * 6 and all(r.passed for r in rows), [r for r in rows if not r.passed]

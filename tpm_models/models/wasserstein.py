@@ -50,39 +50,37 @@ def check_radius(value: object, name: str = "eps") -> float:
     return float(value)
 
 
-def _kappa_ge_norm(m: pyo.ConcreteModel, kappa: pyo.Var, ball: str, q: float) -> None:
-    """Rows :math:`\\kappa \\ge \\|w\\|_q` for the ball ``ball`` (``"c"`` or ``"minus_c"``), as cones on ``w``:
+def _norm_epigraph(m: pyo.ConcreteModel, q: float) -> None:
+    """A variable ``r`` :math:`\\ge \\|w\\|_q`, written as a cone on ``w``, once for both balls:
 
-    * :math:`q=\\infty` (:math:`p=1`): ``kappa_<ball>_ge_w[j]``: :math:`\\kappa - w_j \\ge 0`,
-      ``kappa_<ball>_ge_minus_w[j]``: :math:`\\kappa + w_j \\ge 0`;
-    * :math:`q=2`: ``kappa_<ball>_ge_norm``: :math:`\\sum_j w_j^2 \\le \\kappa^2` (:math:`\\kappa\\ge0`: a second-order
-      cone, as (27)-(29)'s ``cone_t``);
-    * :math:`q=1` (:math:`p=\\infty`): ``kappa_<ball>_ge_norm``: :math:`\\sum_j` ``abs_w[j]`` :math:`\\le\\kappa`;
-    * otherwise: ``kappa_<ball>_ge_norm``: :math:`\\sum_j z_j \\le \\kappa` with ``z_<ball>[j]``,
-      ``perspective_<ball>[j]``: :math:`\\text{abs\\_w}_j^q\\kappa^{1-q}\\le z_j` (power cones,
-      :func:`tpm_models.models.norms.add_pnorm_epigraph`).
+    * :math:`q=\\infty` (:math:`p=1`): ``r_ge_w[j]``: :math:`r - w_j \\ge 0`, ``r_ge_minus_w[j]``:
+      :math:`r + w_j \\ge 0`;
+    * :math:`q=2`: ``r_ge_norm``: :math:`\\sum_j w_j^2 \\le r^2` (:math:`r\\ge0`: a second-order cone, as (27)-(29)'s
+      ``cone_t``);
+    * :math:`q=1` (:math:`p=\\infty`): ``abs_w[j]`` :math:`\\ge \\pm w_j` (rows ``abs_ge_w``, ``abs_ge_minus_w``),
+      ``r_ge_norm``: :math:`\\sum_j` ``abs_w[j]`` :math:`\\le r`;
+    * otherwise: ``abs_w[j]`` as for :math:`q=1`, ``z[j]``, ``perspective[j]``:
+      :math:`\\text{abs\\_w}_j^q r^{1-q}\\le z_j` (power cones, :func:`tpm_models.models.norms.add_pnorm_epigraph`),
+      ``r_ge_norm``: :math:`\\sum_j z_j \\le r`.
 
-    ``abs_w[j]`` :math:`\\ge |w_j|` (rows ``abs_ge_w``, ``abs_ge_minus_w``) is shared by the two balls."""
-    name = f"kappa_{ball}"
+    One cone, not one per ball: at an optimum :math:`w = 0` (a radius large enough) both would sit at their apex on
+    the same columns, and the certificate reads one cone's apex at a time
+    (:mod:`tpm_models.solvers.certificate`, "A cone's apex"): Clarabel's optimum of two such cones was refused."""
+    m.r = pyo.Var(domain=pyo.NonNegativeReals, doc="r >= |w|_p'")
     if math.isinf(q):
-        m.add_component(f"{name}_ge_w", pyo.Constraint(m.J, rule=lambda m, j: kappa - m.w[j] >= 0,
-                                                       doc=f"{name} >= w_j"))
-        m.add_component(f"{name}_ge_minus_w", pyo.Constraint(m.J, rule=lambda m, j: kappa + m.w[j] >= 0,
-                                                             doc=f"{name} >= -w_j"))
+        m.r_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.r - m.w[j] >= 0, doc="r >= w_j")
+        m.r_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.r + m.w[j] >= 0, doc="r >= -w_j")
         return
     if q == 2.0:
-        row = pyo.Constraint(expr=sum(m.w[j] ** 2 for j in m.J) <= kappa**2, doc=f"{name} >= |w|_2 (a cone)")
+        m.r_ge_norm = pyo.Constraint(expr=sum(m.w[j] ** 2 for j in m.J) <= m.r**2, doc="r >= |w|_2 (a cone)")
+        return
+    m.abs_w = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="abs_w[j] >= |w_j|")
+    m.abs_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] - m.w[j] >= 0)
+    m.abs_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] + m.w[j] >= 0)
+    if q == 1.0:
+        m.r_ge_norm = pyo.Constraint(expr=sum(m.abs_w[j] for j in m.J) - m.r <= 0, doc="r >= |w|_1")
     else:
-        if not hasattr(m, "abs_w"):
-            m.abs_w = pyo.Var(m.J, domain=pyo.NonNegativeReals, doc="abs_w[j] >= |w_j|")
-            m.abs_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] - m.w[j] >= 0)
-            m.abs_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.abs_w[j] + m.w[j] >= 0)
-        if q == 1.0:
-            row = pyo.Constraint(expr=sum(m.abs_w[j] for j in m.J) - kappa <= 0, doc=f"{name} >= |w|_1")
-        else:
-            row = add_pnorm_epigraph(m, m.abs_w, kappa, q, m.J, z_name=f"z_{ball}", rows_name=f"perspective_{ball}",
-                                     doc=f"{name} >= |w|_{q:g}")
-    m.add_component(f"{name}_ge_norm", row)
+        m.r_ge_norm = add_pnorm_epigraph(m, m.abs_w, m.r, q, m.J, doc=f"r >= |w|_{q:g}")
 
 
 @register_model("23W", family="multiclass", model_class="SOCP", robust_p=(), group="dro",
@@ -116,13 +114,15 @@ def build_wasserstein_23W(
                                                      ``w[j]``, ``theta``, ``xi[i]``, ``margin[i]``
     :math:`\\varepsilon_c, \\varepsilon_{-c}`, :math:`p`  ``eps_c``, ``eps_minus_c`` (mutable), ``p``
     :math:`\\kappa_c, \\kappa_{-c}`                     ``kappa_c``, ``kappa_minus_c`` (bounds ``>= 0``)
-    :math:`\\kappa\\ge\\|w\\|_{p'}`                      ``kappa_c_ge_norm`` / ``kappa_c_ge_w[j]``,
-                                                     ``kappa_c_ge_minus_w[j]`` (:func:`_kappa_ge_norm`), the same
-                                                     for ``minus_c``
+    :math:`\\kappa\\ge\\|w\\|_{p'}`                      ``kappa_c_ge_norm``: ``kappa_c >= r``, the same for
+                                                     ``minus_c``; ``r`` :math:`\\ge\\|w\\|_{p'}` a cone on ``w``
+                                                     (:func:`_norm_epigraph`)
     ==============================================  ====================================================
 
     A QP at :math:`p \\in\\{1, \\infty\\}`, an SOCP at :math:`p = 2`, power cones otherwise: every norm is a cone
-    (``kappa ≥ |w|_q`` written as (26)'s ``norm_r`` is), so a conic backend (Clarabel) takes every :math:`p`.
+    (``r >= |w|_q`` written as (26)'s ``norm_r`` is), so a conic backend (Clarabel) takes every :math:`p`. The two
+    multipliers share one epigraph ``r`` of the norm: :math:`\\kappa\\ge r\\ge\\|w\\|_{p'}` is
+    :math:`\\kappa\\ge\\|w\\|_{p'}` for every :math:`w` (:math:`r` is free between).
     """
     p = check_p(p)
     eps_c = check_radius(eps, "eps")
@@ -140,9 +140,9 @@ def build_wasserstein_23W(
     m.kappa_c = pyo.Var(domain=pyo.NonNegativeReals, doc="kappa_c >= |w|_p': multiplier of the budget of P_c's ball")
     m.kappa_minus_c = pyo.Var(domain=pyo.NonNegativeReals,
                               doc="kappa_-c >= |w|_p': multiplier of the budget of P_-c's ball")
-    q = conjugate(p)
-    _kappa_ge_norm(m, m.kappa_c, "c", q)
-    _kappa_ge_norm(m, m.kappa_minus_c, "minus_c", q)
+    _norm_epigraph(m, conjugate(p))
+    m.kappa_c_ge_norm = pyo.Constraint(expr=m.kappa_c - m.r >= 0, doc="kappa_c >= r >= |w|_p'")
+    m.kappa_minus_c_ge_norm = pyo.Constraint(expr=m.kappa_minus_c - m.r >= 0, doc="kappa_-c >= r >= |w|_p'")
     m.obj = pyo.Objective(expr=nominal + m.nu * m.eps_minus_c * m.kappa_minus_c + m.alpha * m.eps_c * m.kappa_c,
                           sense=pyo.minimize)
     return m
