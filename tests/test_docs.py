@@ -24,7 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 HAND_WRITTEN = ("index", "tour", "equations", "derivations", "solvers", "robust", "formulations", "api", "verify",
-                "robustify")
+                "robustify", "wasserstein")
 
 
 def python_blocks(page: str) -> list[str]:

@@ -7,6 +7,8 @@ module             ties
                    trick, inhom. linear = linear, cross-solver agreement
 ``robust``         the robust reductions, the (25) oracle, the conic duals, the robust kernel model
 ``semi_infinite``  Theorem 1: (22) solved by cutting planes and by PyROS; the paper's uncertain data
+``wasserstein``    the Wasserstein model (23W): (15) at eps = 0, (23) at nu = alpha, the bounds between them,
+                   the worst case attained
 ``verify``         the verifier of robust counterparts: :func:`verify` (the package's ``verify`` is this function),
                    ``verify_model`` (any registered one), three verdicts
 ``registered``     the generic ties of any registered model: cross-solver, primal/dual gap
@@ -44,6 +46,7 @@ from tpm_models.checks.verify import (
     verify,
     verify_counterpart,
 )
+from tpm_models.checks.wasserstein import check_wasserstein
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
 
@@ -52,6 +55,6 @@ __all__ = [
     "check_model_cross_solver",
     "check_model_dual_gap", "check_pair", "check_registered",
     "check_robust", "check_robust_duals", "dual_constant", "failures", "objective_scale", "rel_dist", "rel_gap",
-    "run_checks", "run_robust_checks", "solve_22_cutting_plane", "solve_22_pyros", "verify_model",
+    "run_checks", "run_robust_checks", "check_wasserstein", "solve_22_cutting_plane", "solve_22_pyros", "verify_model",
     "NOT_A_COUNTERPART", "UNDECIDED", "VERDICTS", "VERIFIED", "Verification", "verify", "verify_counterpart",
 ]

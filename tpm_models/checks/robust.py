@@ -13,7 +13,10 @@
   multipliers, and the reduction to (16) at :math:`\\varepsilon = 0` (:func:`check_robust_duals`);
 * the robust kernel model (23K) (:mod:`tpm_models.models.robust_kernel`): (28) with the linear kernel, (19) at
   :math:`\\varepsilon = 0`, and safe: no sampled or searched perturbation in :math:`\\mathcal U_p(x^i)`
-  violates its rows or beats its bound :math:`\\rho_i\\|w\\|` (:func:`check_robust_kernel`).
+  violates its rows or beats its bound :math:`\\rho_i\\|w\\|` (:func:`check_robust_kernel`);
+* the Wasserstein model (23W) (:mod:`tpm_models.checks.wasserstein`): (15) at :math:`\\varepsilon = 0`, (23) at
+  :math:`\\nu = \\alpha`, opt(23) :math:`\\le` opt(23W) :math:`\\le` opt(23) + its gap bound otherwise, and its worst
+  case attained by a distribution of each ball.
 
 Objective residuals are :math:`|a-b| / \\max(|a|, |b|, S)` where :math:`S` is the sum of the
 absolute values of the objective's terms at the solution (:func:`objective_scale`): the
@@ -42,6 +45,7 @@ from tpm_models.checks.verify import (  # noqa: F401  (PYROS_SUBSOLVER_NAMES: re
     is_licence_refusal,
     verify_model,
 )
+from tpm_models.checks.wasserstein import check_wasserstein
 from tpm_models.kernels import Kernel
 from tpm_models.models.multiclass import recover_17
 from tpm_models.models.norms import conjugate, norm, worst_case_delta
@@ -358,6 +362,7 @@ def run_robust_checks(
             solves = Solves(X, y)
             results += check_robust(X, y, c, nu, alpha, eps, label, cross_solvers, solves=solves)
             results += check_robust_kernel(X, y, c, nu, alpha, eps, label, solves=solves)
+            results += check_wasserstein(X, y, c, nu, alpha, eps, label, solves=solves)
             for k, (nu_d, alpha_d, eps_d) in enumerate(DUAL_PARAMETERS):  # other backends' multipliers: once
                 results += check_robust_duals(X, y, c, nu_d, alpha_d, eps_d, label,
                                               cross_solvers if k == 0 else (),

@@ -148,7 +148,8 @@ def add_model_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--model", type=model_key, required=True,
                    help=f"equation number: {sorted(group_keys('paper'))}, a derived dual: "
                    f"{', '.join(map(str, group_keys('dual')))}, the robust kernel model: "
-                   f"{', '.join(map(str, group_keys('kernel')))}, or a model a --plugin registers")
+                   f"{', '.join(map(str, group_keys('kernel')))}, the Wasserstein model: "
+                   f"{', '.join(map(str, group_keys('dro')))}, or a model a --plugin registers")
     s.add_argument("--dataset", default="iris", help="iris, wine or a CSV path (label column last)")
     add_data_options(s)
     add_param_option(s)

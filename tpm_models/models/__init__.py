@@ -17,6 +17,7 @@ module               what it holds
 ``declare``          uncertain data from a few numbers: a set kind and size, row-wise uncertainty
 ``derived``          the paper's counterparts derived by it: (15R), (2R), (3R)
 ``recovery``         the hyperplane from the dual: w and the interval of theta
+``wasserstein``      the distributionally robust (15) over type-1 Wasserstein balls: (23W)
 ===================  ==========================================================================
 
 Importing this package registers every builder.
@@ -24,7 +25,16 @@ Importing this package registers every builder.
 
 import pyomo.repn.plugins
 
-from tpm_models.models import binary, derived, multiclass, robust, robust_duals, robust_kernel, semi_infinite  # noqa: F401
+from tpm_models.models import (  # noqa: F401
+    binary,
+    derived,
+    multiclass,
+    robust,
+    robust_duals,
+    robust_kernel,
+    semi_infinite,
+    wasserstein,
+)
 from tpm_models.models.counterpart import register_robustified, robust_counterpart
 from tpm_models.models.registry import (
     REGISTRY,

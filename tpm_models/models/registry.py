@@ -40,10 +40,11 @@ FAMILIES = ("binary", "multiclass")
 ``multiclass``: the builder takes the labels and the class ``c``."""
 KERNEL_KINDS = ("none", "feature map", "gram")
 ROLES = ("primal", "dual")
-GROUPS = ("paper", "dual", "kernel", "derived", "user")
+GROUPS = ("paper", "dual", "kernel", "derived", "dro", "user")
 """Where a model comes from: the paper's numbered models, the duals derived here, the robust kernel
 model derived here, the paper's counterparts derived by :func:`tpm_models.models.counterpart.robust_counterpart`
-(``15R``, ``2R``, ``3R``), and the models a user registers."""
+(``15R``, ``2R``, ``3R``), the distributionally robust models derived here (``23W``: Wasserstein balls), and the
+models a user registers."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,8 @@ REGISTRY: dict[int | str, ModelInfo] = {}
 def group_keys(group: str) -> list[int | str]:
     """The keys of the models of one :data:`GROUPS` entry, in the order they joined: ``"paper"`` (the numbered
     models), ``"dual"`` (``"23D"``, ``"27D"``, ... : ``docs/robust_duals.md``), ``"kernel"`` (``"23K"``),
-    ``"derived"`` (``"15R"``, ``"2R"``, ``"3R"``: :mod:`tpm_models.models.derived`), ``"user"`` (registered from
+    ``"derived"`` (``"15R"``, ``"2R"``, ``"3R"``: :mod:`tpm_models.models.derived`), ``"dro"`` (``"23W"``:
+    :mod:`tpm_models.models.wasserstein`), ``"user"`` (registered from
     outside the package)."""
     if group not in GROUPS:
         raise ValueError(f"group {group!r} is not one of {GROUPS}")
@@ -261,7 +263,7 @@ def model_info(eq: int | str) -> ModelInfo:
         raise ValueError(
             f"({eq}) is not a model of the paper nor a registered one; the paper's models: "
             f"{sorted(group_keys('paper'))}, derived: {sorted(group_keys('dual'))} {sorted(group_keys('kernel'))} "
-            f"{sorted(group_keys('derived'))}"
+            f"{sorted(group_keys('derived'))}, distributionally robust: {sorted(group_keys('dro'))}"
             + (f", registered: {sorted(map(str, group_keys('user')))}" if group_keys("user") else "")
         ) from None
 
