@@ -27,7 +27,8 @@ LOGGER = logging.getLogger(__name__)
 PARENT_POLL_SECONDS = 0.5
 """How often a worker looks for its parent: an orphan ends within this time (plus its start-up)."""
 
-_watching = False
+WATCHER = "end-with-parent"
+"""The name of the thread :func:`end_with_parent` starts (one a process: a later call finds it running)."""
 
 
 def end_with_parent(parent: int, interval: float = PARENT_POLL_SECONDS) -> bool:
@@ -37,19 +38,17 @@ def end_with_parent(parent: int, interval: float = PARENT_POLL_SECONDS) -> bool:
     itself or in a process that ``parent`` did not start (a Dask worker). Returns whether this
     process is watched.
     """
-    global _watching
-    if _watching:
+    if any(thread.name == WATCHER for thread in threading.enumerate()):
         return True
     if os.getpid() == parent or os.getppid() != parent:
         return False
-    _watching = True
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(interval)
         os._exit(1)  # the parent is gone: nobody will read this worker's results
 
-    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
+    threading.Thread(target=watch, name=WATCHER, daemon=True).start()
     return True
 
 

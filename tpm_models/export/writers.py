@@ -327,9 +327,8 @@ def nl_text(model: pyo.ConcreteModel) -> tuple[str, list]:
 def data_names(model: pyo.ConcreteModel, kind: type) -> Iterator[str]:
     """The fully qualified names of ``model``'s active component data of ``kind`` (``pyo.Var`` or
     ``pyo.Constraint``), in ``component_data_objects`` order and, as it does, each datum once (a ``Reference`` yields
-    the data it is the first to reach, under their own names), each name as ``ComponentData.getname(True)`` makes it:
-    an indexed component's name once, then ``index_repr`` of each index (one ``getname`` a datum was 1.7 s of a
-    10^5-point ``.lp`` write; ``tests/export/test_names.py`` holds them equal)."""
+    the data it is the first to reach, under their own names), each name as ``ComponentData.getname(True)`` makes it,
+    made from an indexed component's name and ``index_repr`` of each index (``tests/export/test_names.py``)."""
     seen: set[int] = set()
     for comp in model.component_objects(kind, active=True, descend_into=True):
         reference = comp.is_reference()
