@@ -20,6 +20,7 @@ of before still works: ``--set box --eps 0.1``, ``--set ball --p 2 --eps 0.02``,
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -130,7 +131,7 @@ def read_sets(texts: list[str], eps: float | None, p: float | None, params: dict
     return specs
 
 
-def set_of(specs: list[SetSpec], sizes: list[int] | None):
+def set_of(specs: list[SetSpec], sizes: list[int] | None) -> Callable[[int], UncertaintySet]:
     """A function ``n -> set`` of the specs (one set; several: their intersection, or with ``sizes`` their
     Cartesian product), made once for each ``n`` (one set shared by the rows of that many coefficients); its
     errors name the spec."""

@@ -51,7 +51,7 @@ class CompositeBuilder(CounterpartBuilder):
         node = vec.groups[key]
         return (0.0, None, "zero") if node is None else (abs(s), node, how)
 
-    def symmetric_budget(self, vec: Coefficients, uset: SymmetricBudget, sign: float, why: str):
+    def symmetric_budget(self, vec: Coefficients, uset: SymmetricBudget, sign: float, why: str) -> object:
         """:math:`\\sigma(\\mathrm{sgn}\\,a)` of the symmetric budget: the one-sided budget's on :math:`(a, -a)`."""
         key = ("plus_minus", id(vec))
         if key not in vec.groups:

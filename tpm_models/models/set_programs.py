@@ -30,10 +30,11 @@ Without a cone the program is an LP, solved by HiGHS's dual simplex (a vertex, e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from tpm_models.lazy import LazyModule
 from tpm_models.models.uncertainty import (
     SUPPORT_LP_TOL,
     Box,
@@ -44,9 +45,6 @@ from tpm_models.models.uncertainty import (
     SymmetricBudget,
     UncertaintySet,
 )
-
-optimize = LazyModule("scipy.optimize")
-sparse = LazyModule("scipy.sparse")
 
 CONIC_SETTINGS = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10,
                   "max_iter": 400}
@@ -78,7 +76,7 @@ class Program:
         first, self.columns = self.columns, self.columns + k
         return first
 
-    def rows(self, terms: list[tuple[int, np.ndarray]], b, cone: str) -> None:
+    def rows(self, terms: list[tuple[int, np.ndarray]], b: ArrayLike, cone: str) -> None:
         self.blocks.append(([(c, np.atleast_2d(np.asarray(M, float))) for c, M in terms], np.atleast_1d(
             np.asarray(b, float)), cone))
 
@@ -86,8 +84,10 @@ class Program:
     def conic(self) -> bool:
         return any(cone == "soc" for _, _, cone in self.blocks)
 
-    def matrix(self, blocks) -> tuple:
+    def matrix(self, blocks: list) -> tuple[Any, np.ndarray]:
         """The stacked rows of ``blocks`` (a CSC matrix with :attr:`columns` columns) and their right-hand side."""
+        from scipy import sparse
+
         mats, rhs = [], []
         for terms, b, _ in blocks:
             M = np.zeros((len(b), self.columns))
@@ -172,9 +172,11 @@ def describe(prog: Program, uset: UncertaintySet, first: int, n: int) -> None:
         raise ValueError(f"no support program for the set {type(uset).__name__}")
 
 
-def support_program(g, uset: UncertaintySet, what: str = "the set") -> tuple[float, np.ndarray]:
+def support_program(g: ArrayLike, uset: UncertaintySet, what: str = "the set") -> tuple[float, np.ndarray]:
     """:math:`\\max_{\\delta\\in\\mathcal U} g^\\top\\delta` and a maximiser, by the program of the module docstring:
     HiGHS for an LP, Clarabel with a cone. ``ValueError`` naming ``what`` when the set is empty (or unbounded)."""
+    from scipy import optimize
+
     g = np.asarray(g, float)
     n = len(g)
     prog = Program(n)
@@ -202,6 +204,7 @@ def support_program(g, uset: UncertaintySet, what: str = "the set") -> tuple[flo
 
 def _conic(prog: Program, c: np.ndarray, g: np.ndarray, what: str) -> tuple[float, np.ndarray]:
     import clarabel
+    from scipy import sparse
 
     order = {"zero": 0, "nonneg": 1, "soc": 2}
     blocks = sorted(prog.blocks, key=lambda blk: order[blk[2]])  # stable: each cone's rows stay together

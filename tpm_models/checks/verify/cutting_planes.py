@@ -91,7 +91,8 @@ def solve_cutting_planes(
     """
     start = time.perf_counter()
     si = SemiInfinite(nominal, uncertain)
-    tol = max([tol, *(item.uncertainty.support_accuracy for item in [*si.rows, *si.terms])])
+    tol = max([tol, *(row.uncertainty.support_accuracy for row in si.rows),
+               *(term.uncertainty.support_accuracy for term in si.terms)])
     m = si.model
     m.verify_cuts = pyo.ConstraintList(doc="the uncertain rows at their scenarios")
     m.verify_eta_cuts = pyo.ConstraintList(doc="eta_k >= weight_k a_k(x)'delta at the scenarios")
