@@ -51,7 +51,7 @@ of about 90."""
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("sets")
-    (folder / "plan_plugin.py").write_text(PLUGIN)
+    (folder / "plan_sets_plugin.py").write_text(PLUGIN)
     np.savetxt(folder / "P.csv", SCENARIOS, delimiter=",")
     np.savetxt(folder / "PSI.csv", PSI, delimiter=",")
     np.save(folder / "A.npy", POLY_A)
@@ -129,7 +129,7 @@ def args_of(spec: str) -> list[str]:
 def test_every_set_from_the_command_line_equals_the_lp_over_its_vertices(files, capsys, monkeypatch, spec):
     monkeypatch.chdir(files)
     out = files / "plan.lp"
-    code = main(["--plugin", "plan_plugin.py", "robustify", "--model", "PLANS", *args_of(spec), "--out", str(out)])
+    code = main(["--plugin", "plan_sets_plugin.py", "robustify", "--model", "PLANS", *args_of(spec), "--out", str(out)])
     text = capsys.readouterr()
     assert code == 0, text
     assert "3 uncertain rows" in text.out and "set " + spec.split(":")[0] in text.out
@@ -146,7 +146,7 @@ CONES = ["ball:2:0.3", "ellipsoid:0.3:shape=S.npy", "ellipsoid:0.3 --set box:0.2
 @pytest.mark.parametrize("spec", CONES)
 def test_sets_with_a_cone_are_verified_by_cutting_planes(files, capsys, monkeypatch, spec):
     monkeypatch.chdir(files)
-    code = main(["--plugin", "plan_plugin.py", "robustify", "--model", "PLANS", *args_of(spec),
+    code = main(["--plugin", "plan_sets_plugin.py", "robustify", "--model", "PLANS", *args_of(spec),
                  "--out", str(files / "plan.nl"), "--verify"])
     text = capsys.readouterr().out
     assert code == 0 and "VERIFIED: a robust counterpart" in text, text
@@ -161,7 +161,7 @@ def test_sets_with_a_cone_are_verified_by_cutting_planes(files, capsys, monkeypa
 ])
 def test_the_form_of_before_writes_the_same_model(files, capsys, monkeypatch, old, new):
     monkeypatch.chdir(files)
-    head = ["--plugin", "plan_plugin.py", "robustify", "--model", "PLANS"]
+    head = ["--plugin", "plan_sets_plugin.py", "robustify", "--model", "PLANS"]
     assert main([*head, *old, "--out", "old.lp"]) == 0
     assert main([*head, *new, "--out", "new.lp"]) == 0
     capsys.readouterr()
@@ -178,7 +178,7 @@ def test_the_paper_declarations_under_a_symmetric_budget_verified(tmp_path, caps
 @pytest.mark.parametrize("fmt", ["lp", "mps", "nl", "gms", "cbf", "ptf"])
 def test_a_composite_counterpart_is_exported_in_every_format(files, capsys, monkeypatch, fmt):
     monkeypatch.chdir(files)
-    code = main(["--plugin", "plan_plugin.py", "robustify", "--model", "PLANS", "--set", "scenarios:P.csv",
+    code = main(["--plugin", "plan_sets_plugin.py", "robustify", "--model", "PLANS", "--set", "scenarios:P.csv",
                  "--set", "ellipsoid:0.4", "--out", f"plan.{fmt}"])
     assert code == 0, capsys.readouterr()
     assert (files / f"plan.{fmt}").stat().st_size > 500
@@ -210,7 +210,7 @@ def test_a_composite_counterpart_is_exported_in_every_format(files, capsys, monk
 ])
 def test_a_bad_set_is_exit_2_with_what_is_wrong(files, capsys, monkeypatch, args, message):
     monkeypatch.chdir(files)
-    code = main(["--plugin", "plan_plugin.py", "robustify", "--model", "PLANS", *args, "--out", "x.lp"])
+    code = main(["--plugin", "plan_sets_plugin.py", "robustify", "--model", "PLANS", *args, "--out", "x.lp"])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err, err
 
@@ -224,7 +224,7 @@ def test_solve_says_where_its_objective_comes_from(files, capsys, monkeypatch):
         assert main(["solve", "--model", key, *common, *extra]) == 0
         notes[key] = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("objective"))
     monkeypatch.chdir(files)
-    assert main(["--plugin", "plan_plugin.py", "solve", "--model", "PLANS", *common]) == 0
+    assert main(["--plugin", "plan_sets_plugin.py", "solve", "--model", "PLANS", *common]) == 0
     notes["PLANS"] = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("objective"))
     assert "(as printed in the paper)" in notes["15"]
     assert "as printed" not in notes["15R"] and "robust counterpart of (15) derived" in notes["15R"]
