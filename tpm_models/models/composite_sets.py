@@ -224,7 +224,10 @@ class Intersection(UncertaintySet):
     """:math:`\\mathcal U_1\\cap\\cdots\\cap\\mathcal U_m` (``sets``, at least two, of one dimension, with a point
     in common): PyROS ``IntersectionSet``. Support by the conjugate of the intersection,
     :math:`\\sigma(g) = \\min\\{\\sum_i\\sigma_i(g_i) : \\sum_i g_i = g\\}` (exact when the sets are polyhedral or
-    their relative interiors meet). The separation oracle is exact: an LP when every member is polyhedral, the KKT
+    their relative interiors meet). A :class:`Scenarios` member counts as its convex hull (as a row linear in
+    :math:`\\delta` sees it): the intersection is :math:`\\mathrm{conv}\\{\\delta^k\\}\\cap\\ldots`, not the scenarios
+    inside the other sets (PyROS's reading; give those as ``Scenarios`` of the points kept). The separation oracle
+    is exact: an LP when every member is polyhedral, the KKT
     root for boxes and 2-norm balls, and otherwise the convex program of
     :func:`tpm_models.models.set_programs.support_program` (an ellipsoid, scenarios (their hull), a factor model, a
     symmetric budget among the members: an LP by HiGHS, or with a cone by Clarabel to
@@ -289,6 +292,9 @@ class Intersection(UncertaintySet):
     def pyros_set(self, n):
         from pyomo.contrib import pyros
 
+        if any(isinstance(s, Scenarios) for s in self.sets):
+            raise ValueError("PyROS intersects the scenarios themselves (those inside the other sets), this "
+                             "Intersection their hull: no PyROS set is the same; verify by cutting planes")
         parts = halfspaces(self, n)
         if parts is not None:  # one polyhedron: PyROS bounds an IntersectionSet's members one by one (a slab fails)
             return pyros.PolyhedralSet(lhs_coefficients_mat=parts[0].tolist(), rhs_vec=parts[1].tolist())
