@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tpm_models.lazy import LazyModule
+from tpm_models.models.set_programs import CONIC_SUPPORT_TOL, Program, describe, support_program
 from tpm_models.models.uncertainty import (
     SUPPORT_LP_TOL,
     Box,
@@ -120,6 +121,17 @@ class Scenarios(UncertaintySet):
     def start(self, n):
         return self.arrays()[0][0].copy()
 
+    def program_rows(self, prog: Program, first: int, n: int) -> None:
+        """The hull in :func:`~tpm_models.models.set_programs.support_program`: :math:`\\delta = P^\\top\\lambda`,
+        :math:`\\lambda\\ge0`, :math:`\\sum\\lambda = 1`."""
+        P = self.arrays()[0]
+        if P.shape[1] != n:
+            raise ValueError(f"scenarios in R^{P.shape[1]} cannot perturb {n} coefficients")
+        lam = prog.new(P.shape[0])
+        prog.rows([(first, np.eye(n)), (lam, -P.T)], np.zeros(n), "zero")
+        prog.rows([(lam, np.ones((1, P.shape[0])))], [1.0], "zero")
+        prog.rows([(lam, -np.eye(P.shape[0]))], np.zeros(P.shape[0]), "nonneg")
+
     def is_point(self):
         P = self.arrays()[0]
         return bool(np.all(P == P[0]))
@@ -166,6 +178,18 @@ class FactorModel(UncertaintySet):
 
     def is_point(self):
         return not np.any(self.arrays()[0])
+
+    def program_rows(self, prog: Program, first: int, n: int) -> None:
+        """:math:`\\delta = \\Psi\\xi`, :math:`-1\\le\\xi\\le1`, :math:`|\\sum\\xi|\\le\\beta F`."""
+        psi, beta = self.arrays()
+        if psi.shape[0] != n:
+            raise ValueError(f"a factor model in R^{psi.shape[0]} cannot perturb {n} coefficients")
+        F = psi.shape[1]
+        xi = prog.new(F)
+        prog.rows([(first, np.eye(n)), (xi, -psi)], np.zeros(n), "zero")
+        ones = np.ones((1, F))
+        prog.rows([(xi, np.vstack([np.eye(F), -np.eye(F), ones, -ones]))], np.r_[np.ones(2 * F), beta * F, beta * F],
+                  "nonneg")
 
     def pyros_set(self, n):
         from pyomo.contrib import pyros
@@ -259,8 +283,6 @@ class Intersection(UncertaintySet):
         elif self.box_and_balls():
             delta = box_ball_maximiser(g, self.sets)
         else:
-            from tpm_models.models.set_programs import support_program
-
             return support_program(g, self, "the intersection")
         return float(g @ delta), delta
 
@@ -271,8 +293,6 @@ class Intersection(UncertaintySet):
     def support_accuracy(self) -> float:
         """0 for the LP and the KKT root; :data:`~tpm_models.models.set_programs.CONIC_SUPPORT_TOL` when the support
         program has a cone (an ellipsoid or a 2-norm ball beside a set that is not a box)."""
-        from tpm_models.models.set_programs import CONIC_SUPPORT_TOL
-
         if self.box_and_balls() or not any(isinstance(s, Ellipsoid) or isinstance(s, NormBall) and s.p == 2.0
                                            or s.support_accuracy > 0 for s in self.sets):
             return 0.0
@@ -288,6 +308,11 @@ class Intersection(UncertaintySet):
 
     def is_point(self):
         return any(s.is_point() for s in self.sets)
+
+    def program_rows(self, prog: Program, first: int, n: int) -> None:
+        """Every member's rows on the same :math:`\\delta`."""
+        for member in self.sets:
+            describe(prog, member, first, n)
 
     def pyros_set(self, n):
         from pyomo.contrib import pyros
@@ -340,6 +365,11 @@ class CartesianProduct(UncertaintySet):
     @property
     def support_accuracy(self) -> float:
         return max(s.support_accuracy for s in self.sets)
+
+    def program_rows(self, prog: Program, first: int, n: int) -> None:
+        """Each member's rows on its slice of :math:`\\delta`."""
+        for member, sl in zip(self.sets, self.slices(n)):
+            describe(prog, member, first + sl.start, sl.stop - sl.start)
 
     def pyros_set(self, n):
         from pyomo.contrib import pyros

@@ -101,9 +101,9 @@ class Program:
 
 
 def describe(prog: Program, uset: UncertaintySet, first: int, n: int) -> None:
-    """Add the rows that say :math:`\\delta\\in` ``uset``, :math:`\\delta` the columns ``first .. first + n - 1``."""
-    from tpm_models.models.composite_sets import CartesianProduct, FactorModel, Intersection, Scenarios
-
+    """Add the rows that say :math:`\\delta\\in` ``uset``, :math:`\\delta` the columns ``first .. first + n - 1``: the
+    sets of :mod:`tpm_models.models.uncertainty` here, any other by its own ``program_rows(prog, first, n)`` (the
+    composite sets of :mod:`tpm_models.models.composite_sets`, which import this module)."""
     eye = np.eye(n)
     if isinstance(uset, Box) or isinstance(uset, NormBall) and np.isinf(uset.p):
         lo, up = uset.bounds(n) if isinstance(uset, Box) else (np.full(n, -uset.radius), np.full(n, uset.radius))
@@ -144,30 +144,8 @@ def describe(prog: Program, uset: UncertaintySet, first: int, n: int) -> None:
         if A.shape[1] != n:
             raise ValueError(f"a polyhedron in R^{A.shape[1]} cannot perturb {n} coefficients")
         prog.rows([(first, A)], b, "nonneg")
-    elif isinstance(uset, Scenarios):
-        P = uset.arrays()[0]
-        if P.shape[1] != n:
-            raise ValueError(f"scenarios in R^{P.shape[1]} cannot perturb {n} coefficients")
-        lam = prog.new(P.shape[0])
-        prog.rows([(first, eye), (lam, -P.T)], np.zeros(n), "zero")
-        prog.rows([(lam, np.ones((1, P.shape[0])))], [1.0], "zero")
-        prog.rows([(lam, -np.eye(P.shape[0]))], np.zeros(P.shape[0]), "nonneg")
-    elif isinstance(uset, FactorModel):
-        psi, beta = uset.arrays()
-        if psi.shape[0] != n:
-            raise ValueError(f"a factor model in R^{psi.shape[0]} cannot perturb {n} coefficients")
-        F = psi.shape[1]
-        xi = prog.new(F)
-        prog.rows([(first, eye), (xi, -psi)], np.zeros(n), "zero")
-        ones = np.ones((1, F))
-        prog.rows([(xi, np.vstack([np.eye(F), -np.eye(F), ones, -ones]))], np.r_[np.ones(2 * F), beta * F, beta * F],
-                  "nonneg")
-    elif isinstance(uset, Intersection):
-        for member in uset.sets:
-            describe(prog, member, first, n)
-    elif isinstance(uset, CartesianProduct):
-        for member, sl in zip(uset.sets, uset.slices(n)):
-            describe(prog, member, first + sl.start, sl.stop - sl.start)
+    elif hasattr(uset, "program_rows"):  # the composite sets (composite_sets.py) write their own
+        uset.program_rows(prog, first, n)
     else:
         raise ValueError(f"no support program for the set {type(uset).__name__}")
 
