@@ -230,3 +230,27 @@ def test_solve_says_where_its_objective_comes_from(files, capsys, monkeypatch):
     assert "as printed" not in notes["15R"] and "robust counterpart of (15) derived" in notes["15R"]
     assert "as printed" not in notes["28D"] and "dual derived here; opt(28) = this" in notes["28D"]
     assert "as printed" not in notes["PLANS"] and "registered by the user" in notes["PLANS"]
+
+
+UNBOUNDED = '''
+import pyomo.environ as pyo
+from tpm_models import register_model
+
+
+@register_model("UNBOUNDEDS", family="binary", model_class="LP", summary="an unbounded LP")
+def build(X, y, nu, alpha):
+    """max x0 + x1 s.t. x0 - x1 <= 1, x >= 0: x = (t, t) improves without end."""
+    m = pyo.ConcreteModel("unbounded")
+    m.x = pyo.Var(range(2), domain=pyo.NonNegativeReals)
+    m.obj = pyo.Objective(expr=m.x[0] + m.x[1], sense=pyo.maximize)
+    m.cap = pyo.Constraint(expr=m.x[0] - m.x[1] <= 1)
+    return m
+'''
+
+
+def test_robustify_verify_says_when_the_nominal_model_is_unbounded(tmp_path, capsys):
+    (tmp_path / "unbounded_sets_plugin.py").write_text(UNBOUNDED)
+    code = main(["--plugin", str(tmp_path / "unbounded_sets_plugin.py"), "robustify", "--model", "UNBOUNDEDS",
+                 "--set", "box:0.1", "--out", str(tmp_path / "u.lp"), "--verify"])
+    text = capsys.readouterr().out
+    assert code == 1 and "COULD NOT DECIDE" in text and "the nominal model is unbounded" in text, text
