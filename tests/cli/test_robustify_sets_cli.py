@@ -254,3 +254,31 @@ def test_robustify_verify_says_when_the_nominal_model_is_unbounded(tmp_path, cap
                  "--set", "box:0.1", "--out", str(tmp_path / "u.lp"), "--verify"])
     text = capsys.readouterr().out
     assert code == 1 and "COULD NOT DECIDE" in text and "the nominal model is unbounded" in text, text
+
+
+NO_DATA = '''
+import pyomo.environ as pyo
+from tpm_models import register_model
+
+
+@register_model("NODATAS", family="binary", model_class="LP", summary="a plan with data of its own")
+def build():
+    """max x0 + x1 s.t. x0 + 2 x1 <= 4, x >= 0: no data, nu or alpha."""
+    m = pyo.ConcreteModel("plan")
+    m.x = pyo.Var(range(2), domain=pyo.NonNegativeReals)
+    m.obj = pyo.Objective(expr=m.x[0] + m.x[1], sense=pyo.maximize)
+    m.cap = pyo.Constraint(expr=m.x[0] + 2 * m.x[1] <= 4)
+    return m
+'''
+
+
+def test_a_builder_without_data_arguments_is_robustified(tmp_path, capsys):
+    """def build(): no (X, y, nu, alpha). Truth: under |delta_j| <= 0.1 with x >= 0 the row is 1.1 x0 + 2.1 x1 <= 4,
+    whose optimum is x0 = 4 / 1.1 (closed form); the written file read back by HiGHS."""
+    (tmp_path / "no_data_sets_plugin.py").write_text(NO_DATA)
+    out = tmp_path / "plan.lp"
+    code = main(["--plugin", str(tmp_path / "no_data_sets_plugin.py"), "robustify", "--model", "NODATAS",
+                 "--set", "box:0.1", "--out", str(out), "--verify"])
+    text = capsys.readouterr().out
+    assert code == 0 and "VERIFIED" in text, text
+    assert highs_optimum(out) == pytest.approx(4 / 1.1, rel=LP_TOL)
