@@ -10,7 +10,9 @@ declarations :func:`tpm_models.models.counterpart.robust_counterpart` and the ve
   ``(size, n) -> set``;
 * :func:`with_sets`: a model's own declarations (the paper's :func:`~tpm_models.models.semi_infinite.uncertain_22`)
   with every set replaced by another kind of the same size (:func:`size_of`);
-* :func:`declare_rows`: row-wise uncertainty on a nominal model's rows.
+* :func:`declare_rows`: row-wise uncertainty on a nominal model's rows;
+* :func:`affine_row`, :func:`affine_term`: a row :math:`(a_0 + Au)^\\top x \\le b + \\beta^\\top u` or an objective
+  term :math:`(c_0 + Au)^\\top x` as the user writes it, in the uncertain parameters :math:`u`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyomo.core as pyo
+from numpy.typing import ArrayLike
 from pyomo.core.expr.visitor import identify_variables
 
 from tpm_models.models.composite_sets import CartesianProduct, FactorModel, Intersection, Scenarios, dimension
@@ -249,3 +252,42 @@ def declare_rows(
             if coefs:
                 out.append(UncertainRow(row, coefs, make(radius, len(coefs)), row.name))
     return out
+
+
+def affine_row(row: object, x: Sequence, A: ArrayLike, uncertainty: UncertaintySet, beta: ArrayLike | None = None,
+               label: str = "") -> UncertainRow:
+    """The row :math:`(a_0 + Au)^\\top x \\le b + \\beta^\\top u` (or ``>=``, or ranged: both bounds move by
+    :math:`\\beta^\\top u`) for every :math:`u` in ``uncertainty``, as an :class:`UncertainRow`: ``row`` is the
+    nominal :math:`a_0^\\top x \\le b` of the model, ``x`` its variables (:math:`n`), ``A`` the :math:`n\\times L`
+    map of :math:`u` into their coefficients, ``beta`` the :math:`L` weights of :math:`u` in the right-hand side
+    (default 0). Moved to one side the row is :math:`a_0^\\top x + \\sum_l((A^\\top x)_l - \\beta_l)u_l \\le b`: the
+    coefficient of :math:`u_l` is :math:`(A^\\top x)_l - \\beta_l`, an affine expression (``ValueError`` for shapes
+    that do not match)."""
+    M = _affine_map(x, A)
+    b = np.zeros(M.shape[1]) if beta is None else np.asarray(beta, float).ravel()
+    if b.shape != (M.shape[1],) or not np.isfinite(b).all():
+        raise ValueError(f"beta must be {M.shape[1]} finite numbers (one a column of A), got {beta!r}")
+    coefficients = [sum(float(M[j, k]) * x[j] for j in range(len(x)) if M[j, k] != 0) - float(b[k])
+                    for k in range(M.shape[1])]
+    return UncertainRow(row, coefficients, uncertainty, label)
+
+
+def affine_term(x: Sequence, A: ArrayLike, uncertainty: UncertaintySet, weight: float = 1.0,
+                label: str = "") -> UncertainTerm:
+    """The objective term :math:`\\omega (Au)^\\top x` of an objective :math:`(c_0 + Au)^\\top x` whose nominal part
+    :math:`c_0^\\top x` is in the model: an :class:`UncertainTerm` with coefficients :math:`A^\\top x` (its worst case
+    over ``uncertainty``: the largest when minimised, the least when maximised)."""
+    M = _affine_map(x, A)
+    coefficients = [sum(float(M[j, k]) * x[j] for j in range(len(x)) if M[j, k] != 0) for k in range(M.shape[1])]
+    return UncertainTerm(coefficients, uncertainty, weight, label)
+
+
+def _affine_map(x: Sequence, A: ArrayLike) -> np.ndarray:
+    M = np.asarray(A, float)
+    if M.ndim == 1:
+        M = M[:, None]
+    if M.ndim != 2 or M.shape[0] != len(x) or M.shape[1] == 0:
+        raise ValueError(f"A must be an n x L matrix, one row a variable of x ({len(x)}), got shape {np.shape(A)}")
+    if not np.isfinite(M).all():
+        raise ValueError("A must be finite (no nan or inf)")
+    return M
