@@ -270,8 +270,9 @@ def test_robustify_page_runs_and_its_numbers_hold(tmp_path, monkeypatch, capsys)
     for line in lines:
         _, _, derived, _, written = printed(line)[0]  # p, 15, 15R's optimum, the twin's key, its optimum
         assert abs(derived - written) <= 2e-10  # printed to 1e-10; the solves agree to 1e-8 relative or better
+    robustify_page_sets(ns, out)
     commands = page_commands("robustify")
-    assert len(commands) == 3
+    assert len(commands) == 6
     for argv, expected in commands:
         done = subprocess.run([sys.executable, "-m", "tpm_models.cli", *argv], cwd=tmp_path, capture_output=True,
                               text=True, timeout=600)
@@ -279,7 +280,82 @@ def test_robustify_page_runs_and_its_numbers_hold(tmp_path, monkeypatch, capsys)
         assert "Traceback" not in done.stderr
         if expected == 0:
             assert "VERIFIED" in done.stdout
-    assert (tmp_path / "rc_budget.mps").stat().st_size > 1000 and (tmp_path / "rc_rows.nl").stat().st_size > 1000
+        else:
+            assert "the form is ball:P:R" in done.stderr or "--p" in done.stderr, done.stderr
+    for name in ("rc_budget.mps", "rc_rows.nl", "rc_symmetric.lp", "rc_cut.mps"):
+        assert (tmp_path / name).stat().st_size > 1000, name
+
+
+def robustify_page_sets(ns: dict, out: str) -> None:
+    """Sections 10 and 11 of docs/robustify.md. Truths: each set's support at g by its closed form, computed here
+    (the vertices of the polyhedron and of the factor model enumerated; the ball cut by the box by the KKT root,
+    Brent's method); the row forms' LP worked out by hand, solved by scipy's HiGHS; the joint budget's optimum
+    that of the separate budgets of section 2 (its projections)."""
+    import itertools
+
+    from scipy.optimize import brentq, linprog
+
+    g = ns["g"]
+    printed_values = {line.split("sigma(g) =")[0].strip(): float(line.split("sigma(g) =")[1].split()[0])
+                      for line in out.splitlines() if "sigma(g) =" in line}
+
+    def vertices(A, b):
+        out_ = []
+        for rows in itertools.combinations(range(len(b)), A.shape[1]):
+            M = A[list(rows)]
+            if abs(np.linalg.det(M)) > 1e-12:
+                v = np.linalg.solve(M, b[list(rows)])
+                if np.all(A @ v <= b + 1e-10):
+                    out_.append(v)
+        return np.array(out_)
+
+    def greedy(gains, gamma):
+        gains, left, total = np.sort(gains)[::-1], gamma, 0.0
+        for x in gains:
+            if x <= 0 or left <= 0:
+                break
+            total += min(1.0, left) * x
+            left -= min(1.0, left)
+        return total
+
+    d = np.array([0.1, 0.2, 0.3])
+    psi = np.array([[0.3, 0.0], [0.1, 0.2], [0.0, 0.4]])
+    xi = vertices(np.vstack([np.eye(2), -np.eye(2), np.ones((1, 2)), -np.ones((1, 2))]), np.r_[np.ones(4), 1.0, 1.0])
+    poly = vertices(np.vstack([np.eye(3), -np.eye(3), np.ones((1, 3))]), np.r_[np.full(6, 0.2), 0.3])
+
+    def ball_in_box(lam):  # the ball of 0.25 cut by the box of 0.2: delta = clip(g / lam), |delta| = 0.25
+        return np.linalg.norm(np.clip(g / lam, -0.2, 0.2)) - 0.25
+
+    lam = brentq(ball_in_box, 1e-6, 1e3, xtol=1e-15)
+    closed = {
+        "NormBall(2, 0.3)": 0.3 * np.linalg.norm(g), "NormBall(1, 0.3)": 0.3 * np.abs(g).max(),
+        "Box(-0.1, 0.2)": float(np.maximum(-0.1 * g, 0.2 * g).sum()),
+        "Ellipsoid(diag(.04, .09, .01), 1.5)": 1.5 * np.sqrt(g @ np.diag([0.04, 0.09, 0.01]) @ g),
+        "Budget(d, 1.5)": greedy(d * g, 1.5), "SymmetricBudget(d, 1.5)": greedy(d * np.abs(g), 1.5),
+        "Polyhedron(box 0.2, sum <= 0.3)": float((poly @ g).max()),
+        "Scenarios(3 points)": float((np.array([[0.3, -0.1, 0.2], [-0.2, 0.4, 0.1], [0.1, 0.1, -0.3]]) @ g).max()),
+        "FactorModel(Psi, 0.5)": float((xi @ (psi.T @ g)).max()),
+        "Intersection(box 0.2, ball 0.25)": float(g @ np.clip(g / lam, -0.2, 0.2)),
+        "CartesianProduct(box, ellipsoid)": float(np.maximum([-0.1 * g[0], 0.0], [0.2 * g[0], 0.3 * g[1]]).sum()
+                                                  + 0.2 * abs(g[2])),
+    }
+    assert set(printed_values) == set(closed)
+    for name, value in closed.items():
+        assert abs(ns["catalogue"][name].support(g)[0] - value) <= 1e-9, name  # HiGHS's vertices, the KKT root
+        assert abs(printed_values[name] - value) <= 5e-7, name  # printed to 6 decimals
+    # section 11: the row forms' LP, each worst case by hand (x >= 0)
+    lp = linprog([-2.5, -2.0], A_ub=[[-0.9, 1.1], [1.1, -0.9], [1.0, 1.0], [0.0, -1.0]], b_ub=[-1.0, 4.0, 7.0, -1.25],
+                 bounds=[(0, 10)] * 2, method="highs")
+    assert lp.status == 0 and abs(ns["r"].objective - -lp.fun) <= 1e-8 * abs(lp.fun)
+    assert ns["robust_lp"].component("blend_upper") is not None and ns["lp"].component("abs_x") is None
+    joint = solve_of(ns["robust_counterpart"](ns["nominal"], ns["joint"]))
+    assert abs(joint - ns["results"]["budget"].objective) <= 1e-8 * abs(joint)
+
+
+def solve_of(model) -> float:
+    from tpm_models import solve
+
+    return solve(model).objective
 
 
 @pytest.mark.parametrize("page", HAND_WRITTEN)

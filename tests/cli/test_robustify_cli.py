@@ -102,7 +102,7 @@ def test_robustify_the_paper_declarations_under_a_budget_set(tmp_path, capsys):
 
 @pytest.mark.parametrize("args,message", [
     (["--set", "ball"], "needs --p"),
-    (["--set", "budget", "--param", "shape=1"], "takes ['gamma']"),
+    (["--set", "budget", "--param", "shape=1"], "has no number 'shape'"),
     (["--set", "box", "--rows", "nothing"], "no constraint 'nothing'"),
     (["--set", "box", "--vars", "v"], "no variable 'v'"),
     (["--set", "box", "--param", "gamma"], "NAME=VALUE"),

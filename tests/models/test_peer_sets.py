@@ -50,7 +50,7 @@ def lp(upper=None, lower=None, term=None):
 
 SCEN = Scenarios([[0.3, -0.1, 0.2], [-0.2, 0.4, 0.1], [0.1, 0.1, -0.3]])
 FACTOR = FactorModel([[0.3, 0.0], [0.1, 0.2], [0.0, 0.4]], 0.5)
-BOX_BUDGET = Intersection([Box.symmetric(0.3), Polyhedron([[1, 1, 1], [-1, -1, -1]], [0.4, 0.4])])
+BOX_BUDGET = Intersection([Box.symmetric(0.3), Polyhedron([[1, 1, 1], [-1, -1, -1]], [0.4, 0.4], bounded=False)])
 BOX_BALL = Intersection([Box.symmetric(0.2), NormBall(2, 0.25)])
 PRODUCT = CartesianProduct([Box((-0.1, 0.0), (0.2, 0.3)), Ellipsoid([[0.04]], 1.0)], [2, 1])
 PRODUCT_POLY = CartesianProduct([Budget(0.3, 1.0), Box(-0.1, 0.2)], [2, 1])

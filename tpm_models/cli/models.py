@@ -26,7 +26,7 @@ from tpm_models.cli.options import (
 from tpm_models.data import Dataset, min_max_scale
 from tpm_models.kernels import KERNELS
 from tpm_models.models.norms import check_p
-from tpm_models.models.registry import all_models, build, model_info
+from tpm_models.models.registry import ModelInfo, all_models, build, model_info
 from tpm_models.solvers import dispatch
 from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
@@ -124,11 +124,28 @@ def cmd_solve(args: argparse.Namespace) -> int:
     print(f"certificate {_certificate_line(result)}")
     if not result.optimal:
         return code
-    print(f"objective  {result.objective:.12g}   (as printed in the paper, no constant added)")
+    print(f"objective  {result.objective:.12g}   ({objective_note(info)})")
     for name, value in result.values.items():
         shown = np.array2string(np.asarray(value), precision=6, max_line_width=100, threshold=12)
         print(f"{name:<10} {shown}")
     return code
+
+
+def objective_note(info: ModelInfo) -> str:
+    """Where the printed objective comes from, true for every model: the paper's as printed (a dual's omitted
+    constant not added), a dual or counterpart derived here, a user's model as its builder writes it."""
+    constant = info.omitted_constant is not None
+    if info.group == "paper":
+        return "as printed in the paper" + (", the constant its objective omits not added" if constant else "")
+    if info.group == "dual":
+        return (f"the dual derived here; opt({info.primal}) = this + the constant it omits" if constant
+                else f"the dual derived here; opt({info.primal}) = this" if info.primal is not None
+                else "the dual derived here")
+    if info.group == "derived":
+        return f"the robust counterpart of ({info.nominal}) derived by robust_counterpart, not printed in the paper"
+    if info.group == "kernel":
+        return "the robust kernel model derived here, not printed in the paper"
+    return f"the objective of ({info.key}) as its builder writes it (a model registered by the user)"
 
 
 def _certificate_line(result: SolveResult) -> str:

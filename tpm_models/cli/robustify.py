@@ -5,14 +5,16 @@ check it against its semi-infinite model.
 Where the uncertain data come from:
 
 * ``--model KEY`` of a model registered with ``uncertain=`` (the paper's 23, 26-29, 15R, 2R, 3R; a plugin's
-  counterpart, ``docs/verify.md``): its nominal model and its declarations, every set replaced by ``--set`` of the
-  same size (the radius the declaration gives, from ``--eps``);
+  counterpart, ``docs/verify.md``): its nominal model and its declarations, every set replaced by ``--set``;
 * any other ``--model KEY`` (a nominal model, e.g. 15 or a plugin's): the rows of ``--rows`` (default: every
-  inequality row) with their coefficients on ``--vars`` (default: every variable of the row) perturbed in ``--set``
-  of size ``--eps``.
+  inequality row) with their coefficients on ``--vars`` (default: every variable of the row) perturbed in ``--set``.
 
-``--param NAME=VALUE`` gives the set its other numbers: ``gamma=2`` (budget), ``shape=FILE`` (ellipsoid, a
-``.npy`` or ``.csv`` matrix), ``A=FILE`` and ``b=FILE`` (polyhedron).
+``--set SPEC`` is the set with its own numbers (:mod:`tpm_models.cli.set_spec`): ``box:0.1``, ``ball:2:0.02``,
+``ellipsoid:0.5:shape=S.npy``, ``budget:0.02:2`` (one-sided; ``cardinality``), ``symmetric-budget:0.02:2``,
+``polyhedron:A=A.csv:b=b.csv``, ``scenarios:P.csv``, ``factor:PSI.csv:0.5``; several ``--set`` are their
+intersection, with ``--product N1 N2 ...`` their Cartesian product. The form of before still works: ``--set box
+--eps 0.1``, ``--set ball --p 2 --eps 0.02``, ``--param gamma=2`` (budget), ``shape=FILE`` (ellipsoid), ``A=FILE``
+and ``b=FILE`` (polyhedron).
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from pyomo.core.expr.visitor import identify_variables
 from tpm_models.checks.verify import verify
 from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import class_of, model_key, read_array
+from tpm_models.cli.set_spec import describe, read_sets, set_of
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.export.writers import FORMATS, format_of, write
 from tpm_models.models.counterpart import robust_counterpart
-from tpm_models.models.declare import SET_KINDS, declare_rows, set_maker, with_sets
+from tpm_models.models.declare import SET_KINDS, declare_rows, with_sets
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import build, model_info
 from tpm_models.validation import check_output_path
@@ -69,13 +72,14 @@ def cmd_robustify(args: argparse.Namespace) -> int:
     fmt = format_of(args.out, args.format)
     data = load_dataset(args.dataset)
     c = class_of(data, args.class_)
-    if args.eps is None or args.eps < 0:
-        raise ValueError("give --eps >= 0, the size of the uncertainty set")
+    if args.eps is not None and not (math.isfinite(args.eps) and args.eps >= 0):
+        raise ValueError(f"--eps {args.eps:g}: the size of a set must be finite and >= 0")
     p = None if args.p is None else check_p(args.p)
-    if args.set == "ball" and p is None:
-        raise ValueError("--set ball needs --p (1, 2, inf or any number >= 1)")
+    if args.set == ["ball"] and p is None:
+        raise ValueError("--set ball needs --p (1, 2, inf or any number >= 1), or write it as --set ball:P:R")
     params = dict(read_param(t) for t in args.param)
-    make = set_maker(args.set, p, params)
+    specs = read_sets(args.set, args.eps, p, params)
+    make = set_of(specs, args.product)
     X, y = min_max_scale(data.X), data.y
     info = model_info(args.model)
     paper = model_info(info.nominal).group if info.uncertain is not None else info.group
@@ -85,17 +89,17 @@ def cmd_robustify(args: argparse.Namespace) -> int:
         if args.vars:
             raise ValueError(f"({info.key}) declares its uncertain data; --vars is for a nominal model")
         nominal = build(info.nominal, X, y, c, args.nu, args.alpha)
-        declared = info.uncertain(nominal, p if p is not None else 2.0, args.eps)
+        declared = info.uncertain(nominal, p if p is not None else 2.0, args.eps if args.eps is not None else 1.0)
         if args.rows:
             declared = [d for d in declared if not hasattr(d, "row") or d.row.parent_component().local_name
                         in args.rows]
-        uncertain = with_sets(declared, make)
+        uncertain = with_sets(declared, lambda _size, n: make(n))
         source = f"the uncertain data of ({info.key}) on its nominal model ({info.nominal})"
     else:
         if info.robust_p is not None:
             raise ValueError(f"({info.key}) is robust and declares no uncertain data; give its nominal model")
         nominal = build(args.model, X, y, c, args.nu, args.alpha)
-        uncertain = declare_rows(nominal, make, args.eps, args.rows, args.vars)
+        uncertain = declare_rows(nominal, lambda _size, n: make(n), 0.0, args.rows, args.vars)
         if not uncertain:
             raise ValueError("no uncertain row: --rows/--vars select no inequality row")
         source = f"row-wise uncertainty on ({info.key})"
@@ -103,7 +107,7 @@ def cmd_robustify(args: argparse.Namespace) -> int:
     path = write(counterpart, args.out, fmt)
     print(f"nominal      {size_of(nominal)}")
     print(f"counterpart  {size_of(counterpart)}  ({len(uncertain)} uncertain rows and terms: {source}, "
-          f"set {args.set}" + (f", p={p:g}" if p is not None and args.set == "ball" else "") + f", size {args.eps:g})")
+          f"set {describe(specs, args.product)})")
     print(f"wrote {path} ({fmt}, {path.stat().st_size} bytes)")
     if not args.verify:
         return 0
@@ -124,12 +128,19 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--nu", type=float, help="the paper's nu (required by the paper's models; a plugin's builder gets "
                                             "None when it is not given)")
     r.add_argument("--alpha", type=float, help="the paper's alpha (as --nu)")
-    r.add_argument("--set", choices=SET_KINDS, required=True, help="the uncertainty set")
-    r.add_argument("--p", help="--set ball: its norm, 1, 2, inf or any number >= 1")
-    r.add_argument("--eps", type=float, required=True, help="the set's size (radius, half-width, deviation)")
+    r.add_argument("--set", action="append", required=True, metavar="SPEC",
+                   help="the uncertainty set and its numbers: box:0.1, ball:2:0.02, ellipsoid:R[:shape=FILE], "
+                        "budget:D:GAMMA (one-sided; also cardinality), symmetric-budget:D:GAMMA, "
+                        "polyhedron:A=FILE:b=FILE, scenarios:FILE, factor:PSI_FILE:BETA; repeat for their "
+                        "intersection (or --product); a bare kind takes --eps, --p and --param: "
+                        + ", ".join(SET_KINDS))
+    r.add_argument("--product", type=int, nargs="+", metavar="N",
+                   help="several --set as a Cartesian product: set i on the next N_i coefficients")
+    r.add_argument("--p", help="--set ball (bare): its norm, 1, 2, inf or any number >= 1; the paper's declarations")
+    r.add_argument("--eps", type=float, help="--set of a bare kind: its size (radius, half-width, deviation)")
     r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="the set's other numbers: gamma=2 (budget), shape=FILE (ellipsoid), A=FILE b=FILE "
-                        "(polyhedron); repeatable")
+                   help="--set of a bare kind: its named numbers: gamma=2 (budget), shape=FILE (ellipsoid), A=FILE "
+                        "b=FILE (polyhedron); repeatable")
     r.add_argument("--rows", nargs="+", metavar="NAME", help="only the rows of these constraint components")
     r.add_argument("--vars", nargs="+", metavar="NAME",
                    help="a nominal model: perturb the coefficients of these variables (default: every variable "

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tpm_models.lazy import LazyModule
+from tpm_models.models.set_programs import CONIC_SUPPORT_TOL, Program, describe, support_program
 from tpm_models.models.uncertainty import (
     SUPPORT_LP_TOL,
     Box,
@@ -23,6 +24,7 @@ from tpm_models.models.uncertainty import (
     Ellipsoid,
     NormBall,
     Polyhedron,
+    SymmetricBudget,
     UncertaintySet,
     finite_array,
 )
@@ -64,7 +66,7 @@ def dimension(uset: UncertaintySet) -> int | None:
     if isinstance(uset, Box):
         lo, up = np.asarray(uset.lower, float), np.asarray(uset.upper, float)
         return len(lo) if lo.ndim else (len(up) if up.ndim else None)
-    if isinstance(uset, Budget):
+    if isinstance(uset, (Budget, SymmetricBudget)):
         d = np.asarray(uset.deviation, float)
         return len(d) if d.ndim else None
     return None
@@ -119,6 +121,17 @@ class Scenarios(UncertaintySet):
     def start(self, n):
         return self.arrays()[0][0].copy()
 
+    def program_rows(self, prog: Program, first: int, n: int) -> None:
+        """The hull in :func:`~tpm_models.models.set_programs.support_program`: :math:`\\delta = P^\\top\\lambda`,
+        :math:`\\lambda\\ge0`, :math:`\\sum\\lambda = 1`."""
+        P = self.arrays()[0]
+        if P.shape[1] != n:
+            raise ValueError(f"scenarios in R^{P.shape[1]} cannot perturb {n} coefficients")
+        lam = prog.new(P.shape[0])
+        prog.rows([(first, np.eye(n)), (lam, -P.T)], np.zeros(n), "zero")
+        prog.rows([(lam, np.ones((1, P.shape[0])))], [1.0], "zero")
+        prog.rows([(lam, -np.eye(P.shape[0]))], np.zeros(P.shape[0]), "nonneg")
+
     def is_point(self):
         P = self.arrays()[0]
         return bool(np.all(P == P[0]))
@@ -165,6 +178,18 @@ class FactorModel(UncertaintySet):
 
     def is_point(self):
         return not np.any(self.arrays()[0])
+
+    def program_rows(self, prog: Program, first: int, n: int) -> None:
+        """:math:`\\delta = \\Psi\\xi`, :math:`-1\\le\\xi\\le1`, :math:`|\\sum\\xi|\\le\\beta F`."""
+        psi, beta = self.arrays()
+        if psi.shape[0] != n:
+            raise ValueError(f"a factor model in R^{psi.shape[0]} cannot perturb {n} coefficients")
+        F = psi.shape[1]
+        xi = prog.new(F)
+        prog.rows([(first, np.eye(n)), (xi, -psi)], np.zeros(n), "zero")
+        ones = np.ones((1, F))
+        prog.rows([(xi, np.vstack([np.eye(F), -np.eye(F), ones, -ones]))], np.r_[np.ones(2 * F), beta * F, beta * F],
+                  "nonneg")
 
     def pyros_set(self, n):
         from pyomo.contrib import pyros
@@ -223,8 +248,15 @@ class Intersection(UncertaintySet):
     """:math:`\\mathcal U_1\\cap\\cdots\\cap\\mathcal U_m` (``sets``, at least two, of one dimension, with a point
     in common): PyROS ``IntersectionSet``. Support by the conjugate of the intersection,
     :math:`\\sigma(g) = \\min\\{\\sum_i\\sigma_i(g_i) : \\sum_i g_i = g\\}` (exact when the sets are polyhedral or
-    their relative interiors meet); the separation oracle is an LP when every member is polyhedral, and
-    otherwise refused (verify with PyROS)."""
+    their relative interiors meet). A :class:`Scenarios` member counts as its convex hull (as a row linear in
+    :math:`\\delta` sees it): the intersection is :math:`\\mathrm{conv}\\{\\delta^k\\}\\cap\\ldots`, not the scenarios
+    inside the other sets (PyROS's reading; give those as ``Scenarios`` of the points kept). The separation oracle
+    is exact: an LP when every member is polyhedral, the KKT
+    root for boxes and 2-norm balls, and otherwise the convex program of
+    :func:`tpm_models.models.set_programs.support_program` (an ellipsoid, scenarios (their hull), a factor model, a
+    symmetric budget among the members: an LP by HiGHS, or with a cone by Clarabel to
+    :data:`~tpm_models.models.set_programs.CONIC_SUPPORT_TOL`). Checked when made, once its dimension is known: the
+    intersection is nonempty and bounded."""
 
     sets: Sequence[UncertaintySet]
 
@@ -240,24 +272,36 @@ class Intersection(UncertaintySet):
             if halfspaces(self, n) is not None:  # nonempty and bounded (ValueError saying which otherwise)
                 for g in np.vstack([np.eye(n), -np.eye(n)]):
                     self.support(g)
+            else:  # a bounded member bounds it; nonempty: a point in common
+                self.support(np.zeros(n))
 
     def support(self, g):
         g = np.asarray(g, float)
         parts = halfspaces(self, len(g))
         if parts is not None:
             delta = support_lp(g, parts[0], parts[1], [(None, None)] * len(g), "the intersection")
-        elif all(isinstance(s, Box) or isinstance(s, NormBall) and s.p in (2.0, np.inf) for s in self.sets):
+        elif self.box_and_balls():
             delta = box_ball_maximiser(g, self.sets)
         else:
-            raise ValueError("the support of an intersection of other sets than polyhedra, or boxes and 2-norm "
-                             "balls, has no exact oracle here (an ellipsoid, scenarios, a factor model): verify its "
-                             "counterpart with method='pyros'")
+            return support_program(g, self, "the intersection")
         return float(g @ delta), delta
 
+    def box_and_balls(self) -> bool:
+        return all(isinstance(s, Box) or isinstance(s, NormBall) and s.p in (2.0, np.inf) for s in self.sets)
+
+    @property
+    def support_accuracy(self) -> float:
+        """0 for the LP and the KKT root; :data:`~tpm_models.models.set_programs.CONIC_SUPPORT_TOL` when the support
+        program has a cone (an ellipsoid or a 2-norm ball beside a set that is not a box)."""
+        if self.box_and_balls() or not any(isinstance(s, Ellipsoid) or isinstance(s, NormBall) and s.p == 2.0
+                                           or s.support_accuracy > 0 for s in self.sets):
+            return 0.0
+        return CONIC_SUPPORT_TOL
+
     def start(self, n):
-        """A common point: the support LP's at 0 for polyhedral members, else a member's point or 0 (which a
-        ball, an ellipsoid and a factor model contain)."""
-        if halfspaces(self, n) is not None:
+        """A common point: the support program's at 0 (the support LP's for polyhedral members), or for boxes and
+        balls a member's point or 0."""
+        if not self.box_and_balls():
             return self.support(np.zeros(n))[1]
         points = [s for s in self.sets if s.is_point()]
         return points[0].start(n) if points else np.zeros(n)
@@ -265,9 +309,17 @@ class Intersection(UncertaintySet):
     def is_point(self):
         return any(s.is_point() for s in self.sets)
 
+    def program_rows(self, prog: Program, first: int, n: int) -> None:
+        """Every member's rows on the same :math:`\\delta`."""
+        for member in self.sets:
+            describe(prog, member, first, n)
+
     def pyros_set(self, n):
         from pyomo.contrib import pyros
 
+        if any(isinstance(s, Scenarios) for s in self.sets):
+            raise ValueError("PyROS intersects the scenarios themselves (those inside the other sets), this "
+                             "Intersection their hull: no PyROS set is the same; verify by cutting planes")
         parts = halfspaces(self, n)
         if parts is not None:  # one polyhedron: PyROS bounds an IntersectionSet's members one by one (a slab fails)
             return pyros.PolyhedralSet(lhs_coefficients_mat=parts[0].tolist(), rhs_vec=parts[1].tolist())
@@ -309,6 +361,15 @@ class CartesianProduct(UncertaintySet):
 
     def is_point(self):
         return all(s.is_point() for s in self.sets)
+
+    @property
+    def support_accuracy(self) -> float:
+        return max(s.support_accuracy for s in self.sets)
+
+    def program_rows(self, prog: Program, first: int, n: int) -> None:
+        """Each member's rows on its slice of :math:`\\delta`."""
+        for member, sl in zip(self.sets, self.slices(n)):
+            describe(prog, member, first + sl.start, sl.stop - sl.start)
 
     def pyros_set(self, n):
         from pyomo.contrib import pyros

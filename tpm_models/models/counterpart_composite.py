@@ -9,7 +9,9 @@
 * ``Intersection(U_1, ..., U_m)``: the conjugate of the intersection, :math:`\\sum_i\\sigma_i(g_i)` over new free
   shares ``intersection_<a>_g[i, j]`` with :math:`\\sum_i g_i = \\mathrm{sgn}\\,a` (the last share is the rest), each
   member's epigraph on its share (a polyhedral member may be unbounded alone: a slab of a box);
-* ``CartesianProduct``: :math:`\\sum_i\\sigma_i(\\mathrm{sgn}\\,a_{(i)})`, each member's epigraph on its slice.
+* ``CartesianProduct``: :math:`\\sum_i\\sigma_i(\\mathrm{sgn}\\,a_{(i)})`, each member's epigraph on its slice;
+* ``SymmetricBudget(d, Gamma)`` (:mod:`tpm_models.models.uncertainty`): the one-sided budget's LP dual on the
+  coefficients :math:`(a, -a)` (:meth:`~tpm_models.models.uncertainty.SymmetricBudget.one_sided`).
 
 The members of an intersection or a product are written by :meth:`CompositeBuilder.support` itself, so they may
 be any set the builders know, composite ones included.
@@ -24,7 +26,7 @@ import pyomo.core as pyo
 
 from tpm_models.models.composite_sets import CartesianProduct, FactorModel, Intersection, Scenarios
 from tpm_models.models.counterpart_builder import Coefficients, CounterpartBuilder, combination, is_zero
-from tpm_models.models.uncertainty import Polyhedron
+from tpm_models.models.uncertainty import Polyhedron, SymmetricBudget
 
 
 class CompositeBuilder(CounterpartBuilder):
@@ -35,7 +37,8 @@ class CompositeBuilder(CounterpartBuilder):
         writers = {Scenarios: (self.scenarios, "scenarios: one row a scenario"),
                    FactorModel: (self.factor_model, "factor model: LP dual"),
                    Intersection: (self.intersection, "intersection: the sum of the members' supports"),
-                   CartesianProduct: (self.product, "Cartesian product: the sum over the slices")}
+                   CartesianProduct: (self.product, "Cartesian product: the sum over the slices"),
+                   SymmetricBudget: (self.symmetric_budget, "symmetric budget: the LP dual on (a, -a)")}
         if type(uset) not in writers:
             return super().support(vec, uset, s, why)
         if s == 0 or uset.is_point() and not np.any(uset.start(len(vec.exprs))):
@@ -47,6 +50,13 @@ class CompositeBuilder(CounterpartBuilder):
             vec.groups[key] = write(vec, uset, sign, f"first used by {why()}")
         node = vec.groups[key]
         return (0.0, None, "zero") if node is None else (abs(s), node, how)
+
+    def symmetric_budget(self, vec: Coefficients, uset: SymmetricBudget, sign: float, why: str) -> object:
+        """:math:`\\sigma(\\mathrm{sgn}\\,a)` of the symmetric budget: the one-sided budget's on :math:`(a, -a)`."""
+        key = ("plus_minus", id(vec))
+        if key not in vec.groups:
+            vec.groups[key] = self.derived([*vec.exprs, *(-e for e in vec.exprs)], f"{vec.base}_pm")
+        return self.budget(vec.groups[key], uset.one_sided(len(vec.exprs)), sign, why)
 
     def derived(self, exprs: list, base: str) -> Coefficients:
         """A coefficient vector of new expressions (``exprs``) named ``base``, indexed 0..n-1."""

@@ -128,7 +128,18 @@ class ModelInfo:
     def parameters(self) -> dict[str, inspect.Parameter]:
         """The builder's own parameters (:func:`extra_parameters`): what ``build(KEY, ..., **params)`` and
         ``--param name=value`` may give it."""
-        return extra_parameters(self.builder, len(self.data_names()) + 2)
+        return extra_parameters(self.builder, len(self.data_names()) + 2 if self.takes_data else 0)
+
+    @property
+    def takes_data(self) -> bool:
+        """The builder takes the data, ``nu`` and ``alpha`` first (every builder of the paper); False for a builder
+        with no positional parameter (``def build()``, ``def build(*, size=3)``): a model with data of its own,
+        called with its keywords only (``tpm-models robustify --model KEY`` without ``--dataset``)."""
+        try:
+            params = inspect.signature(self.builder).parameters.values()
+        except (TypeError, ValueError):
+            return True
+        return any(q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD, q.VAR_POSITIONAL) for q in params)
 
     def data_names(self) -> tuple[str, ...]:
         return ("X", "y_pm") if self.family == "binary" else ("X", "y", "c")
@@ -308,7 +319,8 @@ def call_builder(info: ModelInfo, X: np.ndarray, y: np.ndarray, c: object, nu: f
     returns something else, is a ``ValueError`` naming the builder, the key and what it returned."""
     who = f"the builder {describe(info.builder)} of ({info.key})"
     try:
-        model = info.builder(*info.data(X, y, c), nu, alpha, **options, **params)
+        data = (*info.data(X, y, c), nu, alpha) if info.takes_data else ()
+        model = info.builder(*data, **options, **params)
     except ValueError:
         raise
     except Exception as exc:

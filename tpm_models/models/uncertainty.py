@@ -21,6 +21,7 @@ uncertain=...)``) without the checks.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -82,6 +83,12 @@ class UncertaintySet:
     def pyros_set(self, n: int):
         raise ValueError(f"PyROS has no uncertainty set for {self}")
 
+    @property
+    def support_accuracy(self) -> float:
+        """The absolute accuracy of :meth:`support` (0: a closed form or a vertex of an LP, exact to rounding); the
+        cutting planes accept a violation up to it (:func:`tpm_models.checks.verify.solve_cutting_planes`)."""
+        return 0.0
+
 
 @dataclass(frozen=True)
 class NormBall(UncertaintySet):
@@ -138,7 +145,9 @@ class Box(UncertaintySet):
 
     @classmethod
     def symmetric(cls, radius: float | Sequence[float]) -> Box:
-        r = np.asarray(radius, float)
+        r = finite_array(radius, "a box's half-widths")
+        if r.ndim > 1 or (r < 0).any():
+            raise ValueError(f"a box's half-widths must be a number or a vector of numbers >= 0, got {radius!r}")
         return cls(tuple(np.atleast_1d(-r)) if r.ndim else -float(r), tuple(np.atleast_1d(r)) if r.ndim else float(r))
 
     def bounds(self, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -209,10 +218,12 @@ class Ellipsoid(UncertaintySet):
 
 @dataclass(frozen=True)
 class Budget(UncertaintySet):
-    """PyROS's cardinality set :math:`\\{\\delta = \\hat d \\odot z : z\\in[0,1]^n,\\ \\sum_j z_j\\le\\Gamma\\}`
-    (``deviation`` :math:`\\hat d\\ge0`, ``gamma`` :math:`\\Gamma`): at most :math:`\\Gamma` coordinates
-    deviate upwards. Support: the :math:`\\lfloor\\Gamma\\rfloor` largest positive :math:`g_j\\hat d_j`, plus the
-    fraction of the next; PyROS ``CardinalitySet``."""
+    """The **one-sided** budget, PyROS's cardinality set:
+    :math:`\\{\\delta = \\hat d \\odot z : z\\in[0,1]^n,\\ \\sum_j z_j\\le\\Gamma\\}` (``deviation``
+    :math:`\\hat d\\ge0`, ``gamma`` :math:`\\Gamma`): at most :math:`\\Gamma` coordinates deviate, upwards only.
+    Support: the :math:`\\lfloor\\Gamma\\rfloor` largest positive :math:`g_j\\hat d_j`, plus the fraction of the
+    next; PyROS ``CardinalitySet``. ``tpm-models robustify --set budget:D:GAMMA`` (or ``cardinality:D:GAMMA``).
+    The symmetric budget of Bertsimas and Sim (a coordinate moves either way) is :class:`SymmetricBudget`."""
 
     deviation: float | Sequence[float]
     gamma: float
@@ -248,19 +259,82 @@ class Budget(UncertaintySet):
 
 
 @dataclass(frozen=True)
+class SymmetricBudget(UncertaintySet):
+    """The **symmetric** budget of Bertsimas and Sim:
+    :math:`\\{\\delta : |\\delta_j|\\le\\hat d_j,\\ \\sum_j|\\delta_j|/\\hat d_j\\le\\Gamma\\}` (``deviation``
+    :math:`\\hat d\\ge0`, ``gamma`` :math:`\\Gamma`; a coordinate with :math:`\\hat d_j = 0` does not move): at most
+    :math:`\\Gamma` coordinates deviate, either way. It is the image of the one-sided :class:`Budget` on
+    :math:`(\\delta^+,\\delta^-)` under :math:`\\delta=\\delta^+-\\delta^-`, so its support is that budget's at
+    :math:`(g,-g)`: the :math:`\\lfloor\\Gamma\\rfloor` largest :math:`|g_j|\\hat d_j` plus the fraction of the
+    next, and its counterpart :math:`\\min\\{\\Gamma\\lambda+\\sum_j\\mu_j : \\lambda+\\mu_j\\ge\\hat d_j|a_j|,\\
+    \\lambda,\\mu\\ge0\\}`. PyROS has no such set: :meth:`pyros_set` writes it as a ``PolyhedralSet`` (the box and
+    the :math:`2^n` rows of the weighted :math:`\\ell_1` constraint, :math:`n\\le12`).
+    ``tpm-models robustify --set symmetric-budget:D:GAMMA``."""
+
+    deviation: float | Sequence[float]
+    gamma: float
+
+    def __post_init__(self):
+        d = finite_array(self.deviation, "a symmetric budget set's deviations")
+        if d.ndim > 1 or (d < 0).any():
+            raise ValueError("a symmetric budget set's deviations must be a scalar or a vector of numbers >= 0")
+        size_number(self.gamma, "a symmetric budget set's gamma")
+
+    def one_sided(self, n: int) -> Budget:
+        """The one-sided :class:`Budget` on :math:`(\\delta^+,\\delta^-)\\in\\mathbb R^{2n}` whose image this set is."""
+        d = np.broadcast_to(np.asarray(self.deviation, float), (n,))
+        return Budget(tuple(np.r_[d, d].tolist()), float(self.gamma))
+
+    def support(self, g):
+        g = np.asarray(g, float)
+        value, lifted = self.one_sided(len(g)).support(np.r_[g, -g])
+        return value, lifted[: len(g)] - lifted[len(g):]
+
+    def is_point(self):
+        return self.gamma == 0 or not np.any(np.asarray(self.deviation, float))
+
+    def pyros_set(self, n):
+        from pyomo.contrib import pyros
+
+        if n > 12:
+            raise ValueError(f"PyROS has no symmetric budget set; as a polyhedron it has 2^{n} rows: verify by "
+                             "cutting planes")
+        d = np.broadcast_to(np.asarray(self.deviation, float), (n,))
+        inv = np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 0.0)
+        signs = np.array(list(itertools.product((-1.0, 1.0), repeat=n)))
+        A = np.vstack([np.eye(n), -np.eye(n), signs * inv])
+        b = np.r_[d, d, np.full(len(signs), float(self.gamma))]
+        return pyros.PolyhedralSet(lhs_coefficients_mat=A.tolist(), rhs_vec=b.tolist())
+
+
+@dataclass(frozen=True)
 class Polyhedron(UncertaintySet):
     """:math:`\\{\\delta : A\\delta \\le b\\}`, nonempty and bounded. No closed form: the support is the LP
     :math:`\\max g^\\top\\delta` s.t. :math:`A\\delta\\le b`, solved by HiGHS's dual simplex through
     :func:`scipy.optimize.linprog` (a vertex, feasible to :data:`SUPPORT_LP_TOL`); PyROS ``PolyhedralSet``.
-    ``ValueError`` when the LP says the set is empty or unbounded in the direction asked."""
+
+    Checked when made: an empty set is refused, and so is an unbounded one (:meth:`check_bounded`: :math:`2n` LPs,
+    once for the same data) unless ``bounded=False``: a member of an
+    :class:`~tpm_models.models.composite_sets.Intersection` may be unbounded alone (a slab cut by a box), the
+    intersection being checked instead. ``ValueError`` when a support LP says the set is empty or unbounded in the
+    direction asked."""
 
     A: Sequence[Sequence[float]]
     b: Sequence[float]
+    bounded: bool = True
 
     def __post_init__(self):
         finite_array(self.A, "a polyhedron's A")
         finite_array(self.b, "a polyhedron's b")
-        self.arrays()
+        A, b = self.arrays()
+        key = (A.shape, A.tobytes(), b.tobytes())
+        if (key, self.bounded) in _CHECKED_POLYHEDRA:
+            return
+        if self.bounded:
+            self.check_bounded()
+        else:
+            self.support(np.zeros(A.shape[1]))  # nonempty (ValueError otherwise)
+        _CHECKED_POLYHEDRA.add((key, self.bounded))
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """:math:`(A, b)` as float arrays, checked: :math:`A` is (rows, n), :math:`b` has one entry a row."""
@@ -305,6 +379,10 @@ class Polyhedron(UncertaintySet):
 
         return pyros.PolyhedralSet(lhs_coefficients_mat=np.asarray(self.A, float).tolist(),
                                    rhs_vec=np.asarray(self.b, float).tolist())
+
+
+_CHECKED_POLYHEDRA: set = set()
+"""The data of the polyhedra already checked nonempty (and bounded): a row-wise declaration makes one set a row."""
 
 
 # --------------------------------------------------------------------------- the uncertain data

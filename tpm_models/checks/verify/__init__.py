@@ -127,6 +127,7 @@ from tpm_models.models.uncertainty import (
     Ellipsoid,
     NormBall,
     Polyhedron,
+    SymmetricBudget,
     Uncertain,
     UncertainRow,
     UncertainTerm,
@@ -147,5 +148,5 @@ __all__ = [
     "master_solvers", "objective_scale",
     "pyros_logger", "pyros_options", "pyros_subsolver", "pyros_with_fallback", "rel_gap", "row_with",
     "scenario_sum", "solve_cutting_planes", "solve_master", "solve_pyros", "uncertain_data", "verify",
-    "verify_counterpart", "verify_model", "witness_at",
+    "verify_counterpart", "verify_model", "witness_at", "SymmetricBudget",
 ]

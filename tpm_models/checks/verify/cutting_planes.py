@@ -82,14 +82,17 @@ def solve_cutting_planes(
     master with :func:`tpm_models.solvers.solve` (``solver``: a name, or names tried in order on a master
     the first fails; ``"default"`` is followed by :data:`MASTER_FALLBACK`), separates every row and term exactly
     (support functions; (25) for norm balls) and adds the worst :math:`\\delta` where the violation
-    exceeds ``tol``. ``lower_bound`` is the last master's objective; ``objective`` the semi-infinite
-    objective at the final point.
+    exceeds ``tol`` (or the accuracy a set claims for its support, :attr:`UncertaintySet.support_accuracy`, when it
+    is larger: a support computed by a conic solver). ``lower_bound`` is the last master's objective; ``objective``
+    the semi-infinite objective at the final point.
 
     Raises :class:`tpm_models.solvers.NoOptimalSolutionError` if a master fails and ``RuntimeError``
     after ``max_rounds`` rounds with a violation above ``tol``.
     """
     start = time.perf_counter()
     si = SemiInfinite(nominal, uncertain)
+    tol = max([tol, *(row.uncertainty.support_accuracy for row in si.rows),
+               *(term.uncertainty.support_accuracy for term in si.terms)])
     m = si.model
     m.verify_cuts = pyo.ConstraintList(doc="the uncertain rows at their scenarios")
     m.verify_eta_cuts = pyo.ConstraintList(doc="eta_k >= weight_k a_k(x)'delta at the scenarios")
