@@ -144,8 +144,9 @@ class Planes:
 
 
 def recover_planes(
-    K: np.ndarray, own: np.ndarray, other: np.ndarray, lam: np.ndarray, nu: Sequence[float],
-    alpha: Sequence[float], free_tol: float = FREE_TOL, K_own: np.ndarray | None = None, fallbacks: int = 0,
+    K: np.ndarray, own: np.ndarray, other: np.ndarray, lam: np.ndarray, nu: Sequence[float] | np.ndarray,
+    alpha: Sequence[float] | np.ndarray, free_tol: float = FREE_TOL, K_own: np.ndarray | None = None,
+    fallbacks: int = 0,
 ) -> Planes:
     """(17)/(20) for the columns of ``lam`` (one per :math:`(\\nu_j, \\alpha_j)`), from the Gram matrix ``K``
     whose rows and columns are indexed like ``own``/``other``; :math:`\\theta` by
@@ -171,8 +172,8 @@ def recover_planes(
 
 
 def fit_classes(
-    K: np.ndarray, train: np.ndarray, y_train: np.ndarray, n_classes: int, nu: Sequence[float],
-    alpha: Sequence[float], solver: str = "daqp", free_tol: float = FREE_TOL,
+    K: np.ndarray, train: np.ndarray, y_train: np.ndarray, n_classes: int, nu: Sequence[float] | np.ndarray,
+    alpha: Sequence[float] | np.ndarray, solver: str = "daqp", free_tol: float = FREE_TOL,
 ) -> tuple[list[Planes], int]:
     """One-versus-all (19) for every class and every :math:`(\\nu_j, \\alpha_j)` on the points ``train``.
 
