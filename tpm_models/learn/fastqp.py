@@ -5,10 +5,12 @@ For class :math:`c`, with Gram blocks :math:`K_{cc} = K(X_c, X_c)` and :math:`K_
 :func:`tpm_models.solvers.matrices.qp_matrices` reads ``build_dual_19(...)`` (``sense = -1``):
 
 .. math::
-    \\min_\\lambda\\ \\tfrac12\\lambda^\\top P\\lambda + q^\\top\\lambda
-    \\quad\\text{s.t.}\\quad A\\lambda = b,\\ \\ x_l \\le \\lambda \\le x_u, \\qquad
-    P = K_{cc},\\ \\ q = -\\frac{\\nu_c}{m_{-c}}K_{oc}^\\top e_{-c},\\ \\ A = e_c^\\top,\\ \\ b = \\nu_c,\\ \\
+    \\begin{aligned}
+    &\\min_\\lambda\\ \\tfrac12\\lambda^\\top P\\lambda + q^\\top\\lambda
+    \\quad\\text{s.t.}\\quad A\\lambda = b,\\ \\ x_l \\le \\lambda \\le x_u, \\\\
+    &P = K_{cc},\\ \\ q = -\\frac{\\nu_c}{m_{-c}}K_{oc}^\\top e_{-c},\\ \\ A = e_c^\\top,\\ \\ b = \\nu_c,\\ \\
     x_l = 0,\\ \\ x_u = \\frac{\\alpha_c}{m_c}e_c .
+    \\end{aligned}
 
 Nothing is built in Pyomo: the blocks are slices of one Gram matrix, and the QP of each
 (Gram matrix, class) (:class:`ClassDual`) goes to a backend that takes a QP in matrix form through
