@@ -41,6 +41,7 @@ import numpy as np
 
 from benchmarks import child_env
 from benchmarks.bench_scale import SCALE_ALPHA, SCALE_CLASS, SCALE_EPS, SCALE_NU, scale_data
+from benchmarks.pages import fmt
 from tpm_models.checks import solve_22_cutting_plane
 from tpm_models.experiments.store import ResultStore
 from tpm_models.models.registry import build
@@ -300,6 +301,46 @@ def _f(value, fmt: str = "{:.2f}") -> str:
     return "" if value is None else fmt.format(value)
 
 
+def differences(r: dict, ref: dict) -> tuple[float | None, float | None]:
+    """The objective's difference relative to the reference's (floor :data:`OBJ_FLOOR`) and :math:`\\max_j |w_j -
+    w^{\\rm def}_j|`, for an optimal row beside a reference that has them (else ``None``)."""
+    rel = dw = None
+    if r["status"] == "optimal" and r.get("objective") is not None and ref.get("objective") is not None:
+        rel = abs(r["objective"] - ref["objective"]) / max(abs(ref["objective"]), OBJ_FLOOR)
+    if r["status"] == "optimal" and r.get("w") and ref.get("w") and len(r["w"]) == len(ref["w"]):
+        dw = float(np.max(np.abs(np.asarray(r["w"]) - np.asarray(ref["w"]))))
+    return rel, dw
+
+
+def _certified(r: dict) -> str:
+    return "n/a" if r["key"] == "22" and r["status"] == "optimal" else ("yes" if r.get("certified") else "no")
+
+
+CSV_COLUMNS = ("model", "m", "variables", "backend", "default", "status", "certified", "build_s", "solve_s", "peak_mb",
+               "obj_rel_diff", "max_w_diff")
+"""The header of the page's CSV (``--csv``, :func:`csv_rows`): :func:`backends_table`'s columns without the note, and
+``default`` (``yes`` for the certified default the differences are taken from)."""
+CSV_TITLES = ("model", "m", "variables", "backend", "default", "status", "certified", "build s", "solve s", "peak MB",
+              "obj. rel. diff", "max abs w diff")
+"""The page's column titles, in the order of :data:`CSV_COLUMNS`."""
+
+
+def csv_rows(rows: list[dict]) -> list[dict[str, str]]:
+    """:func:`bench_backends`' rows as the cells of the page's CSV (:data:`CSV_COLUMNS`; the numbers in the
+    table's formats, an empty cell where there is none)."""
+    refs = reference_rows(rows)
+    out = []
+    for r in rows:
+        ref = refs.get((r["model"], r["m"]), {})
+        rel, dw = differences(r, ref)
+        out.append({"model": r["model"], "m": str(r["m"]), "variables": fmt(r.get("variables"), "d"),
+                    "backend": r["backend"], "default": "yes" if ref.get("default") == r["backend"] else "no",
+                    "status": r["status"], "certified": _certified(r), "build_s": fmt(r.get("build")),
+                    "solve_s": fmt(r.get("solve")), "peak_mb": fmt(r.get("peak_mb"), ".0f"),
+                    "obj_rel_diff": fmt(rel, ".1e"), "max_w_diff": fmt(dw, ".1e")})
+    return out
+
+
 def backends_table(rows: list[dict]) -> str:
     """The Markdown table of :func:`bench_backends`' rows; the default's backend in bold."""
     refs = reference_rows(rows)
@@ -307,17 +348,13 @@ def backends_table(rows: list[dict]) -> str:
              "max abs w diff | note |", "|" + "---|" * 12]
     for r in rows:
         ref = refs.get((r["model"], r["m"]), {})
-        rel = dw = None
-        if r["status"] == "optimal" and r.get("objective") is not None and ref.get("objective") is not None:
-            rel = abs(r["objective"] - ref["objective"]) / max(abs(ref["objective"]), OBJ_FLOOR)
-        if r["status"] == "optimal" and r.get("w") and ref.get("w") and len(r["w"]) == len(ref["w"]):
-            dw = float(np.max(np.abs(np.asarray(r["w"]) - np.asarray(ref["w"]))))
+        rel, dw = differences(r, ref)
         backend = f"**{r['backend']}**" if ref.get("default") == r["backend"] else r["backend"]
         note = r.get("message", "") or ""
         if r.get("rounds"):
             note = f"{r['rounds']} rounds, {r['solve'] / r['rounds']:.2f} s/round; " + note
         note = note.replace("|", "/").replace("\n", " ")[:160]
-        certified = "n/a" if r["key"] == "22" and r["status"] == "optimal" else ("yes" if r.get("certified") else "no")
+        certified = _certified(r)
         lines.append(f"| {r['model']} | {r['m']:,} | {_f(r.get('variables'), '{:,}')} | {backend} "
                      f"| {r['status']} | {certified} | {_f(r.get('build'))} | "
                      f"{_f(r.get('solve'))} | {_f(r.get('peak_mb'), '{:.0f}')} | {_f(rel, '{:.1e}')} | "

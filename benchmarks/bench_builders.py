@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from benchmarks import child_env
+from benchmarks.pages import fmt
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.run_info import peak_rss_mb
 from tpm_models.export.writers import model_text
@@ -158,6 +159,37 @@ def builders_table(rows: list[dict]) -> str:
             f"{_f(lp.get('peak_mb'), '{:.0f}')} | {_f(ratio, '{:.2f}x')} | {_f(peak, '{:.2f}x')} |"
         )
     return "\n".join(lines)
+
+
+CSV_COLUMNS = ("model", "m", "pyomo_build_s", "pyomo_lp_s", "pyomo_nl_s", "pyomo_peak_mb", "linopy_build_s",
+               "linopy_lp_s", "linopy_peak_mb", "build_lp_ratio", "peak_ratio", "note")
+"""The header of the page's CSV (``bench builders --csv``, :func:`builders_csv_rows`): :func:`builders_table`'s columns
+and a note (a row's error; ``n/a`` where linopy cannot hold the model)."""
+CSV_TITLES = ("model", "m", "Pyomo build s", "Pyomo .lp s", "Pyomo .nl s", "Pyomo peak MB", "linopy build s",
+              "linopy .lp s", "linopy peak MB", "(build+.lp) / linopy", "peak / linopy", "note")
+"""The page's column titles, in the order of :data:`CSV_COLUMNS`."""
+
+
+def builders_csv_rows(rows: list[dict]) -> list[dict[str, str]]:
+    """:func:`bench_builders`' rows as the cells of the page's CSV (:data:`CSV_COLUMNS`), in the formats of
+    :func:`builders_table`; an empty cell where there is no number."""
+    out = []
+    for r in rows:
+        p, lp = r["pyomo"], r.get("linopy", {})
+        notes = [f"Pyomo: {p['error']}"] if "error" in p else []
+        if "error" in lp:
+            notes.append("linopy: n/a (it cannot hold the model)" if lp["error"] == "n/a" else f"linopy: {lp['error']}")
+            lp = {}
+        ratio = peak = None
+        if lp and "lp" in p:
+            ratio = (p["build"] + p["lp"]) / (lp["build"] + lp["lp"])
+            peak = p["peak_mb"] / lp["peak_mb"] if lp["peak_mb"] > 0 else None
+        out.append({"model": r["model"], "m": str(r["m"]), "pyomo_build_s": fmt(p.get("build")),
+                    "pyomo_lp_s": fmt(p.get("lp")), "pyomo_nl_s": fmt(p.get("nl")),
+                    "pyomo_peak_mb": fmt(p.get("peak_mb"), ".0f"), "linopy_build_s": fmt(lp.get("build")),
+                    "linopy_lp_s": fmt(lp.get("lp")), "linopy_peak_mb": fmt(lp.get("peak_mb"), ".0f"),
+                    "build_lp_ratio": fmt(ratio), "peak_ratio": fmt(peak), "note": "; ".join(notes)})
+    return out
 
 
 def bench_estimators(repeats: int = 200, pyomo_repeats: int = 5) -> list[dict]:

@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from benchmarks import child_env
+from benchmarks.pages import fmt
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.run_info import peak_rss_mb
 from tpm_models.learn import TPMSVMOneVsAll
@@ -197,3 +198,36 @@ def scaled_table(rows: list[dict]) -> str:
             f"{_cell(svc, 'peak_mb', '{:.0f}')} | {mem} | {acc} |"
         )
     return "\n".join(lines)
+
+
+CSV_COLUMNS = ("kernel", "m", "tpmsvm_fit_s", "svc_fit_s", "ratio", "linearsvc_fit_s", "tpmsvm_peak_mb", "svc_peak_mb",
+               "memory_ratio", "tpmsvm_accuracy", "svc_accuracy", "linearsvc_accuracy", "tpmsvm_backend", "note")
+"""The header of the page's CSV (``bench estimators --sizes ... --csv``, :func:`scaled_csv_rows`): each model's fit
+seconds, peak MB above the process's size before the fit and test accuracy, the ratios ours / SVC's, the backend
+``backend="auto"`` chose, and a note (a fit's error)."""
+CSV_TITLES = ("kernel", "m", "TPMSVMOneVsAll fit s", "SVC fit s", "ratio", "LinearSVC fit s", "TPMSVMOneVsAll peak MB",
+              "SVC peak MB", "memory ratio", "TPMSVMOneVsAll accuracy", "SVC accuracy", "LinearSVC accuracy",
+              "our backend", "note")
+"""The page's column titles, in the order of :data:`CSV_COLUMNS`."""
+
+
+def scaled_csv_rows(rows: list[dict]) -> list[dict[str, str]]:
+    """:func:`bench_scaled`' rows as the cells of the page's CSV (:data:`CSV_COLUMNS`), in the formats of
+    :func:`scaled_table`; an empty cell where there is no number (LinearSVC has no Gaussian kernel)."""
+    out = []
+    for r in rows:
+        ours, svc, lin = r.get("tpmsvm", {}), r.get("svc", {}), r.get("linearsvc", {})
+        notes = [f"{name}: {x['error']}" for name, x in (("TPMSVMOneVsAll", ours), ("SVC", svc), ("LinearSVC", lin))
+                 if "error" in x]
+        ratio = ours["fit"] / svc["fit"] if "fit" in ours and "fit" in svc else None
+        mem = (max(ours["peak_mb"], 1.0) / max(svc["peak_mb"], 1.0)
+               if "peak_mb" in ours and "peak_mb" in svc else None)
+        out.append({"kernel": r["kernel"], "m": str(r["m"]), "tpmsvm_fit_s": fmt(ours.get("fit"), ".3f"),
+                    "svc_fit_s": fmt(svc.get("fit"), ".3f"), "ratio": fmt(ratio),
+                    "linearsvc_fit_s": fmt(lin.get("fit"), ".3f"), "tpmsvm_peak_mb": fmt(ours.get("peak_mb"), ".0f"),
+                    "svc_peak_mb": fmt(svc.get("peak_mb"), ".0f"), "memory_ratio": fmt(mem),
+                    "tpmsvm_accuracy": fmt(ours.get("accuracy"), ".3f"),
+                    "svc_accuracy": fmt(svc.get("accuracy"), ".3f"),
+                    "linearsvc_accuracy": fmt(lin.get("accuracy"), ".3f"),
+                    "tpmsvm_backend": ours.get("backend") or "", "note": "; ".join(notes)})
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Sequence
 
@@ -26,7 +27,9 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one lab command on ``argv`` (default ``sys.argv[1:]``); an error is one line on stderr."""
     silence_optional_solver_warnings()
-    args = parser().parse_args(sys.argv[1:] if argv is None else list(argv))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser().parse_args(argv)
+    args.command_line = shlex.join(["python", "-m", "benchmarks", *argv])
     configure_logging(args.verbose, getattr(args, "quiet", False))
     try:
         return args.func(args)

@@ -16,6 +16,7 @@ import time
 import pandas as pd
 
 from benchmarks import HELP, bench_backends
+from benchmarks import bench_builders as bench_builders_module
 from benchmarks.bench import BENCH_KERNELS, fit_time, load, per_qp_times, pipeline_time
 from benchmarks.bench_builders import (
     bench_builders,
@@ -27,8 +28,9 @@ from benchmarks.bench_builders import (
 from benchmarks.bench_certificate import LARGE_MODELS, PAPER_MODELS, synthetic, time_solves
 from benchmarks.bench_counterpart import bench_counterpart
 from benchmarks.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
+from benchmarks.bench_estimators import CSV_COLUMNS as SCALED_CSV_COLUMNS
 from benchmarks.bench_estimators import MODELS as SCALED_MODELS
-from benchmarks.bench_estimators import bench_scaled, bench_small, scaled_table, small_table
+from benchmarks.bench_estimators import bench_scaled, bench_small, scaled_csv_rows, scaled_table, small_table
 from benchmarks.bench_scale import (
     SCALE_MODELS,
     accuracy_table,
@@ -38,6 +40,7 @@ from benchmarks.bench_scale import (
     read_scale_reference,
     scale_table,
 )
+from benchmarks.pages import measured_line, write_rows
 from benchmarks.survey import markdown_table
 from tpm_models.cli.options import at_least_one, worker_count
 from tpm_models.cli.options import seconds as time_limit_seconds
@@ -53,7 +56,16 @@ def cmd_bench_builders(args: argparse.Namespace) -> int:
     print(f"python -m benchmarks bench builders: {machine()}")
     rows = bench_builders(args.sizes, linopy=not args.no_linopy, progress=None if args.quiet else print)
     print(builders_table(rows))
+    _write_csv(args, bench_builders_module.CSV_COLUMNS, bench_builders_module.builders_csv_rows(rows))
     return 0
+
+
+def _write_csv(args: argparse.Namespace, columns: tuple[str, ...], rows: list[dict[str, str]]) -> None:
+    """With ``--csv PATH``: the page's rows to ``PATH`` (:func:`benchmarks.pages.write_rows`), and the line the page
+    states beside them (date, load average, command: :func:`benchmarks.pages.measured_line`)."""
+    if args.csv:
+        print(f"wrote {write_rows(args.csv, columns, rows)}")
+    print(measured_line(getattr(args, "command_line", "python -m benchmarks bench " + args.what)))
 
 
 def cmd_bench_estimators(args: argparse.Namespace) -> int:
@@ -86,6 +98,7 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
                         models=models)
     print(scaled_table(rows))
     print(f"\n{machine()}")
+    _write_csv(args, SCALED_CSV_COLUMNS, scaled_csv_rows(rows))
     return 0
 
 
@@ -144,6 +157,7 @@ def cmd_bench_backends(args: argparse.Namespace) -> int:
     print()
     print(bench_backends.backends_table(rows))
     print(f"({load()})")
+    _write_csv(args, bench_backends.CSV_COLUMNS, bench_backends.csv_rows(rows))
     if args.json:
         write_text(args.json, json.dumps(json_safe(rows), indent=1, allow_nan=False))
     return 0
@@ -260,6 +274,8 @@ def add_parsers(sub) -> None:
     b.add_argument("--timeout", type=float, default=3600.0,
                    help="bench scale: seconds per process; bench estimators --sizes: seconds per fit")
     b.add_argument("--json", help="bench scale, backends: also write the rows to this JSON file")
+    b.add_argument("--csv", help="bench backends, builders, estimators --sizes: also write the page's rows to this CSV "
+                   "file (docs/notes/bench-<what>.csv; python -m benchmarks.plot_<what> draws its figure)")
     b.add_argument("--reference", help="bench scale: the CSV of docs/reference/cvxpy_scale.py, to print the accuracy")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
     b.add_argument("--repeats", type=int, default=None,

@@ -2,8 +2,8 @@
 
 The products of :mod:`tpm_models.learn.expansion` (a working set's kernel rows, one kernel block) are too small
 for BLAS threads to pay, and once another process holds a core, two OpenBLAS threads make them several times
-slower (at 1,000 points with the Gaussian kernel: a 30-40 ms fit instead of 8-15 ms, load about 1.5,
-``docs/bench-estimators.md``). ``threadpoolctl`` limits the threads, but it finds them by reading every library
+slower (at 1,000 points with the Gaussian kernel: a 30-40 ms fit instead of 8-15 ms, load about 1.5, the git log of
+``docs/notes/bench-estimators.md``). ``threadpoolctl`` limits the threads, but it finds them by reading every library
 the process has loaded (25-40 ms once tpm_models is imported, as long as such a fit).
 
 :func:`one_blas_thread` therefore goes straight to OpenBLAS when numpy's BLAS is OpenBLAS (numpy's build

@@ -113,7 +113,7 @@ leave multipliers of active bounds ~1e-30 off them, which would count them as fr
 
 OUTER_PER_POINT = 2.0
 """Cap on the decomposition's subproblems: ``1000 + OUTER_PER_POINT * m`` (typical counts are in
-``docs/bench-estimators.md``). At the cap the result is accepted, with a
+``docs/notes/bench-estimators.md``). At the cap the result is accepted, with a
 :class:`DecompositionWarning`, if its gap is within :data:`ACCEPT_GAP_TOL`, else
 :class:`DecompositionError` is raised."""
 
@@ -124,7 +124,7 @@ bounds (objective within ``gap`` :math:`\\cdot\\,\\nu`, :math:`\\|w-w^*\\| \\le 
 ``converged=False`` on the result. It is for nearly flat duals, on which :data:`GAP_TOL` can take many times
 the cap: a kernel of low numerical rank on the points (the Gaussian kernel on points much closer than
 :math:`\\sigma`) gives an optimum with thousands of free multipliers, on which first-order working sets
-converge sublinearly (an example: ``docs/bench-estimators.md``). A gap above it at the cap raises
+converge sublinearly (an example: ``docs/notes/bench-estimators.md``). A gap above it at the cap raises
 :class:`DecompositionError`: a kernel that is not positive semidefinite on the data (the sigmoid kernel can
 be) makes the QP nonconvex and is the usual reason."""
 

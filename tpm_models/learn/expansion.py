@@ -36,7 +36,7 @@ def one_blas_thread(m: int) -> contextlib.AbstractContextManager:
     limit is cheap (:func:`tpm_models.learn.blas_threads.cheap_blas_limit`), else from
     :data:`ONE_THREAD_MIN_POINTS` points on. Their products are a working set's rows or one kernel block, too
     small for BLAS threads to pay (multithreaded OpenBLAS is several times slower on them when the cores are
-    shared, ``docs/bench-estimators.md``)."""
+    shared; the git log of ``docs/notes/bench-estimators.md``)."""
     if m < ONE_THREAD_MIN_POINTS and not cheap_blas_limit():
         return contextlib.nullcontext()
     return blas_threads.one_blas_thread()

@@ -5,10 +5,12 @@ For class :math:`c`, with Gram blocks :math:`K_{cc} = K(X_c, X_c)` and :math:`K_
 :func:`tpm_models.solvers.matrices.qp_matrices` reads ``build_dual_19(...)`` (``sense = -1``):
 
 .. math::
-    \\min_\\lambda\\ \\tfrac12\\lambda^\\top P\\lambda + q^\\top\\lambda
-    \\quad\\text{s.t.}\\quad A\\lambda = b,\\ \\ x_l \\le \\lambda \\le x_u, \\qquad
-    P = K_{cc},\\ \\ q = -\\frac{\\nu_c}{m_{-c}}K_{oc}^\\top e_{-c},\\ \\ A = e_c^\\top,\\ \\ b = \\nu_c,\\ \\
+    \\begin{aligned}
+    &\\min_\\lambda\\ \\tfrac12\\lambda^\\top P\\lambda + q^\\top\\lambda
+    \\quad\\text{s.t.}\\quad A\\lambda = b,\\ \\ x_l \\le \\lambda \\le x_u, \\\\
+    &P = K_{cc},\\ \\ q = -\\frac{\\nu_c}{m_{-c}}K_{oc}^\\top e_{-c},\\ \\ A = e_c^\\top,\\ \\ b = \\nu_c,\\ \\
     x_l = 0,\\ \\ x_u = \\frac{\\alpha_c}{m_c}e_c .
+    \\end{aligned}
 
 Nothing is built in Pyomo: the blocks are slices of one Gram matrix, and the QP of each
 (Gram matrix, class) (:class:`ClassDual`) goes to a backend that takes a QP in matrix form through
@@ -144,8 +146,9 @@ class Planes:
 
 
 def recover_planes(
-    K: np.ndarray, own: np.ndarray, other: np.ndarray, lam: np.ndarray, nu: Sequence[float],
-    alpha: Sequence[float], free_tol: float = FREE_TOL, K_own: np.ndarray | None = None, fallbacks: int = 0,
+    K: np.ndarray, own: np.ndarray, other: np.ndarray, lam: np.ndarray, nu: Sequence[float] | np.ndarray,
+    alpha: Sequence[float] | np.ndarray, free_tol: float = FREE_TOL, K_own: np.ndarray | None = None,
+    fallbacks: int = 0,
 ) -> Planes:
     """(17)/(20) for the columns of ``lam`` (one per :math:`(\\nu_j, \\alpha_j)`), from the Gram matrix ``K``
     whose rows and columns are indexed like ``own``/``other``; :math:`\\theta` by
@@ -171,8 +174,8 @@ def recover_planes(
 
 
 def fit_classes(
-    K: np.ndarray, train: np.ndarray, y_train: np.ndarray, n_classes: int, nu: Sequence[float],
-    alpha: Sequence[float], solver: str = "daqp", free_tol: float = FREE_TOL,
+    K: np.ndarray, train: np.ndarray, y_train: np.ndarray, n_classes: int, nu: Sequence[float] | np.ndarray,
+    alpha: Sequence[float] | np.ndarray, solver: str = "daqp", free_tol: float = FREE_TOL,
 ) -> tuple[list[Planes], int]:
     """One-versus-all (19) for every class and every :math:`(\\nu_j, \\alpha_j)` on the points ``train``.
 

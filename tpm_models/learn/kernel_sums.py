@@ -24,7 +24,7 @@ SUM_BLOCK_ROWS = 128
 """At most this many rows per block of the Gaussian kernel sums of :func:`group_kernel_sums` (fewer when
 :data:`BLOCK_MB` says so), all computed into one buffer: at 750 points one block of every row took 3.1-3.5 ms
 on one BLAS thread, fresh memory's page faults and a 4.5 MB block out of cache included, and blocks of 128
-rows 1.2-1.7 ms; at 7,500 points 98-125 ms against 85-88 ms (``docs/bench-estimators.md``)."""
+rows 1.2-1.7 ms; at 7,500 points 98-125 ms against 85-88 ms (the git log of ``docs/notes/bench-estimators.md``)."""
 
 
 def self_kernel(kernel: Kernel, X: np.ndarray) -> np.ndarray:

@@ -93,7 +93,7 @@ has at most :data:`DENSE_MAX_POINTS` points and ``"decomposition"`` otherwise. A
 
 DENSE_MAX_POINTS = 100
 """Largest own set (:math:`m_c`, :math:`m_\\pm`) that ``backend="auto"`` gives to the dense solver. Measured
-(``docs/bench-estimators.md``): the dense interior point is cubic in :math:`m_c` and holds
+(``docs/notes/bench-estimators.md``): the dense interior point is cubic in :math:`m_c` and holds
 :math:`K(X_c, X_c)`; the decomposition is faster from a few hundred points per class on."""
 
 

@@ -178,11 +178,13 @@ def build_robust_kernel_23(
     """(23K) Robust kernel model: (23) with :math:`p=2` in the feature space, radii :math:`\\rho_i`.
 
     .. math::
-        \\min\\ \\tfrac12 t_c^2 + \\frac{\\nu_c}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}
+        \\begin{aligned}
+        \\min\\ & \\tfrac12 t_c^2 + \\frac{\\nu_c}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}
         \\big(\\langle w_c,\\varphi(x^i)\\rangle + \\rho_i t_c\\big) + \\nu_c\\theta_c
-        + \\frac{\\alpha_c}{m_c}\\sum_{i\\in\\mathcal X_c}\\xi_{c,i}
-        \\quad\\text{s.t.}\\quad \\langle w_c,\\varphi(x^i)\\rangle + \\theta_c - \\rho_i t_c \\ge -\\xi_{c,i}
+        + \\frac{\\alpha_c}{m_c}\\sum_{i\\in\\mathcal X_c}\\xi_{c,i} \\\\
+        \\text{s.t.}\\ & \\langle w_c,\\varphi(x^i)\\rangle + \\theta_c - \\rho_i t_c \\ge -\\xi_{c,i}
         \\ (i\\in\\mathcal X_c),\\ \\ t_c \\ge \\|w_c\\|,\\ \\ \\xi_{c,i}\\ge0
+        \\end{aligned}
 
     with :math:`\\rho_i` = :func:`feature_radius` (``kernel``, ``X``, ``eps``, ``p``) and
     :math:`\\langle w_c,\\varphi(x^i)\\rangle = \\sum_k` ``phi[i, k] * w[k]`` in the orthonormal basis of

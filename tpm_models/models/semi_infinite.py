@@ -3,11 +3,13 @@
 (22):
 
 .. math::
-    \\min\\ \\tfrac12\\|w_c\\|_2^2 + \\frac{\\nu_c}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}
+    \\begin{aligned}
+    \\min\\ & \\tfrac12\\|w_c\\|_2^2 + \\frac{\\nu_c}{m_{-c}}\\sum_{i\\in\\mathcal X_{-c}}
     \\max_{\\|\\delta^i\\|_p\\le\\varepsilon_i}\\big[(x^i+\\delta^i)^\\top w_c + \\theta_c\\big]
-    + \\frac{\\alpha_c}{m_c}\\sum_{i\\in\\mathcal X_c}\\xi_{c,i}
-    \\quad\\text{s.t.}\\quad x^\\top w_c + \\theta_c \\ge -\\xi_{c,i}\\ \\ \\forall x\\in\\mathcal U_p(x^i),
+    + \\frac{\\alpha_c}{m_c}\\sum_{i\\in\\mathcal X_c}\\xi_{c,i} \\\\
+    \\text{s.t.}\\ & x^\\top w_c + \\theta_c \\ge -\\xi_{c,i}\\ \\ \\forall x\\in\\mathcal U_p(x^i),
     \\ i\\in\\mathcal X_c;\\quad \\xi_{c,i}\\ge0
+    \\end{aligned}
 
 (24) writes the constraint as :math:`\\min_{\\|\\delta^i\\|_p\\le\\varepsilon_i}(x^i+\\delta^i)^\\top w_c
 + \\theta_c \\ge -\\xi_{c,i}`: the same model.

@@ -98,8 +98,8 @@ def fit_fig1(kernel: str = "linear") -> tuple[TPMSVM, np.ndarray, np.ndarray]:
     if kernel not in ("linear", "gaussian"):
         raise ValueError(f"Figure 1 has a linear and a Gaussian panel: kernel 'linear' or 'gaussian', not {kernel!r}")
     X, y = toy_data()
-    params = {"kernel": "gaussian", "sigma": FIG1_SIGMA} if kernel == "gaussian" else {}
-    return TPMSVM(nu=FIG1_NU, alpha=FIG1_ALPHA, **params).fit(X, y), X, y
+    sigma = FIG1_SIGMA if kernel == "gaussian" else None
+    return TPMSVM(nu=FIG1_NU, alpha=FIG1_ALPHA, kernel=kernel, sigma=sigma).fit(X, y), X, y
 
 
 def fig1_linear(grid: int = GRID) -> Figure:

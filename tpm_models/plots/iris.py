@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tpm_models.data import load_dataset, min_max_scale
+from tpm_models.learn.base import OneVsAllBase
 from tpm_models.learn.estimators import RobustTPMSVMOneVsAll, TPMSVMOneVsAll
 from tpm_models.plots.drawing import (
     CLASS_COLORS,
@@ -46,11 +47,11 @@ def iris_data() -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, str]]:
 
     d = load_dataset("iris")
     X = min_max_scale(d.X[:, list(IRIS_FEATURES)])
-    names = tuple(d.feature_names[j].removesuffix("_cm").replace("_", " ") for j in IRIS_FEATURES)
-    return X, d.y, d.classes, names
+    first, second = (d.feature_names[j].removesuffix("_cm").replace("_", " ") for j in IRIS_FEATURES)
+    return X, d.y, d.classes, (first, second)
 
 
-def iris_models() -> list[tuple[str, object]]:
+def iris_models() -> list[tuple[str, OneVsAllBase]]:
     """The three fitted classifiers of ``iris-regions``, with their panel titles."""
 
     X, y, _, _ = iris_data()
@@ -65,7 +66,7 @@ def iris_models() -> list[tuple[str, object]]:
     ]
 
 
-def near_boundary(model: object, X: np.ndarray, y: np.ndarray, per_class: int, apart: float) -> np.ndarray:
+def near_boundary(model: OneVsAllBase, X: np.ndarray, y: np.ndarray, per_class: int, apart: float) -> np.ndarray:
     """Indices of training points to draw :math:`\\mathcal U_p(x^i)` around: for each class, the
     ``per_class`` points with the smallest gap between their two nearest hyperplanes (18) -- the points
     nearest to a region boundary -- taken greedily so that no two chosen points are closer than ``apart``."""

@@ -206,8 +206,8 @@ def _baseline_markdown(tpm: Sequence[CellSummary], svc: Sequence[CellSummary], c
         cols = []
         for c in paired:
             for n in names:
-                b = next((x for x in svc if x.dataset == s.dataset and x.cell == n), None)
-                cols.append("—" if b is None else paired_difference(s.acc[c], b.acc[c]))
+                base = next((x for x in svc if x.dataset == s.dataset and x.cell == n), None)
+                cols.append("—" if base is None else paired_difference(s.acc[c], base.acc[c]))
         lines.append(f"| {s.dataset} | {CELLS[s.cell].label} | " + " | ".join(cols) + " |")
     return lines
 
