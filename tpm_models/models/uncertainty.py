@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
@@ -39,7 +40,7 @@ SUPPORT_LP_TOL = 1e-10
 """HiGHS's primal and dual feasibility tolerances in the support LP of a :class:`Polyhedron` (its default is
 1e-7): the cutting planes of the verifier separate to 1e-11 with this support."""
 
-def finite_array(data, what: str) -> np.ndarray:
+def finite_array(data: Any, what: str) -> np.ndarray:
     """``data`` as a float array, ``ValueError`` naming ``what`` unless every entry is a finite number."""
     try:
         arr = np.asarray(data, float)
@@ -51,7 +52,7 @@ def finite_array(data, what: str) -> np.ndarray:
     return arr
 
 
-def size_number(value, what: str) -> float:
+def size_number(value: Any, what: str) -> float:
     """``value`` as a float, ``ValueError`` unless it is a finite number >= 0."""
     try:
         r = float(value)
@@ -79,7 +80,7 @@ class UncertaintySet:
         """The set is one point (no uncertainty: the row is nominal at :meth:`start`)."""
         return False
 
-    def pyros_set(self, n: int):
+    def pyros_set(self, n: int) -> Any:
         raise ValueError(f"PyROS has no uncertainty set for {self}")
 
 
