@@ -95,7 +95,8 @@ def page(rows: list[dict]) -> str:
               "| case | source | closed form |", "|---|---|---|"]
     for r in rows:
         c = r["case"]
-        lines.append(f"| `{c.name}` | {c.source} | {c.note} |")
+        note = c.note.replace("|", "\\|")  # a norm's bars are not the table's
+        lines.append(f"| `{c.name}` | {c.source} | {note} |")
     return "\n".join(lines) + "\n"
 
 
