@@ -19,6 +19,7 @@ import importlib
 import sys
 import types
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from pyomo.common import dependencies
 
@@ -44,7 +45,7 @@ class LazyModule(types.ModuleType):
     """A stand-in for the module ``name``, imported on the first attribute read (``LazyModule("scipy.optimize")
     .linprog``); ``sys.modules`` is not touched until then."""
 
-    def __getattr__(self, attr: str) -> object:
+    def __getattr__(self, attr: str) -> Any:  # the module's attribute, whatever it is (as on the module itself)
         return getattr(importlib.import_module(self.__name__), attr)
 
 

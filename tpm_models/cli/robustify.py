@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pyomo.environ as pyo
@@ -36,6 +37,7 @@ from tpm_models.models.counterpart import robust_counterpart
 from tpm_models.models.declare import SET_KINDS, declare_rows, with_sets
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import build, model_info
+from tpm_models.models.uncertainty import UncertainRow, UncertainTerm
 from tpm_models.validation import check_output_path
 
 
@@ -82,10 +84,13 @@ def cmd_robustify(args: argparse.Namespace) -> int:
     make = set_of(specs, args.product)
     X, y = min_max_scale(data.X), data.y
     info = model_info(args.model)
-    paper = model_info(info.nominal).group if info.uncertain is not None else info.group
+    if info.uncertain is not None and info.nominal is None:
+        raise ValueError(f"({info.key}) declares uncertain data but names no nominal model to derive it from")
+    paper = model_info(info.nominal).group if info.nominal is not None and info.uncertain is not None else info.group
     if paper != "user" and (args.nu is None or args.alpha is None):
         raise ValueError(f"({info.key}) is a model of the paper: give --nu and --alpha")
-    if info.uncertain is not None:
+    uncertain: Sequence[UncertainRow | UncertainTerm]
+    if info.uncertain is not None and info.nominal is not None:
         if args.vars:
             raise ValueError(f"({info.key}) declares its uncertain data; --vars is for a nominal model")
         nominal = build(info.nominal, X, y, c, args.nu, args.alpha)

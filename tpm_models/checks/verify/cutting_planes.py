@@ -118,13 +118,16 @@ def solve_cutting_planes(
             worst, d = si.term_worst(term, at_point)
             cuts.append(Cut(si.sense * (worst - m.verify_eta[k].value), d, term=k))
         violation = max((cut.violation for cut in cuts), default=0.0)
-        history.append(Round(rounds, result.objective, violation))
-        log.info("cutting plane round %d: master %.12g, worst violation %.3g", rounds, result.objective, violation)
+        master = result.objective
+        if master is None:  # solve() returns only optimal results, which carry their objective
+            raise RuntimeError(f"cutting-plane master: {result.solver} returned no objective")
+        history.append(Round(rounds, master, violation))
+        log.info("cutting plane round %d: master %.12g, worst violation %.3g", rounds, master, violation)
         if violation <= tol:
             values = {k: v for k, v in si.values().items() if k != "verify_eta"}
             ev = evaluate_point(nominal, uncertain, values)
             return SemiInfiniteSolution(
-                "cutting-plane", ev.objective, values, ev.violation, result.objective, rounds,
+                "cutting-plane", ev.objective, values, ev.violation, master, rounds,
                 time.perf_counter() - start, "optimal", f"{rounds} rounds, master solver {'/'.join(sorted(used))}",
                 history,
             )
@@ -133,7 +136,7 @@ def solve_cutting_planes(
                 continue
             if cut.row is not None:
                 m.verify_cuts.add(row_with(cut.row.row, scenario_sum(cut.row.coefficients, cut.delta)))
-            else:
+            elif cut.term is not None:
                 term = si.terms[cut.term]
                 m.verify_eta_cuts.add(si.sense * (m.verify_eta[cut.term]
                                                   - scenario_sum(term.coefficients, cut.delta, term.weight)) >= 0)

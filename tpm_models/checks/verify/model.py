@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyomo.environ as pyo
@@ -59,7 +59,7 @@ class SemiInfinite:
         memo: dict = {}
         self.model = nominal.clone(memo)
         self._copies = memo
-        self._translated: dict[int, object] = {}
+        self._translated: dict[int, tuple[Any, Any]] = {}
         self.objective = self._on_clone(nominal_objective(nominal, maximise=True))
         self.nominal_objective = self.objective.expr
         self.sense = 1.0 if self.objective.sense == pyo.minimize else -1.0
@@ -129,7 +129,7 @@ class SemiInfinite:
         return mine
 
     @staticmethod
-    def coefficient_values(coefs) -> np.ndarray:
+    def coefficient_values(coefs: Sequence) -> np.ndarray:
         """:math:`a(x)` at the current point (a variable's value read directly: (22)'s coefficients are ``w``)."""
         return np.array([a.value if a.__class__ is VarData and a.value is not None else pyo.value(a) for a in coefs],
                         float)
@@ -148,7 +148,7 @@ class SemiInfinite:
                 v.set_value(float(x), skip_validation=True)
 
     def values(self) -> dict[str, float | np.ndarray]:
-        out = {}
+        out: dict[str, float | np.ndarray] = {}
         for var in self.variables:
             if var.is_indexed():
                 out[var.name] = np.array([np.nan if v.value is None else v.value for v in var.values()], float)
@@ -156,7 +156,7 @@ class SemiInfinite:
                 out[var.name] = np.nan if var.value is None else float(var.value)
         return out
 
-    def row_worst(self, item: RowOnClone, at_point: dict | None = None) -> tuple[float, np.ndarray | None]:
+    def row_worst(self, item: RowOnClone, at_point: dict | None = None) -> tuple[float, np.ndarray]:
         """Worst violation of an uncertain row at the current point, and its :math:`\\delta`: for
         :math:`\\mathrm{body}+a^\\top\\delta\\ge l` the least body is :math:`\\mathrm{body} - \\sigma_{\\mathcal U}(-a)`
         (:math:`\\sigma` the support function; (25): :math:`-\\varepsilon\\|a\\|_{p'}` for a ball).
@@ -165,7 +165,7 @@ class SemiInfinite:
         row, uset = item.row, item.uncertainty
         body = body_value(row.body)
         g = self.values_at(item.coefficients, at_point)
-        worst, delta = -math.inf, None
+        worst, delta = -math.inf, np.zeros(len(g))  # an inequality row: one of its sides sets both
         if row.lower is not None:
             s, d = self.support_at(uset, item.coefficients, -1.0, at_point)
             v = float(pyo.value(row.lower)) - (body + g @ d)
@@ -290,7 +290,7 @@ class SemiInfiniteSolution:
         return self.termination in ("optimal", "robust_optimal")
 
 
-def body_value(expr) -> float:
+def body_value(expr: Any) -> float:
     """``float(pyo.value(expr))``, read directly when ``expr`` is a ``LinearExpression`` of variables, monomials and
     numbers (the rows of the paper's models): each term's value as Pyomo computes it, summed in Pyomo's order
     (``LinearExpression._apply_operation``), so the same float without the expression walker, a third of the
@@ -320,7 +320,7 @@ def body_value(expr) -> float:
     return float(sum(terms, start=next(terms)))
 
 
-def scenario_sum(coefs: Sequence, delta: np.ndarray, weight: float = 1.0):
+def scenario_sum(coefs: Sequence, delta: np.ndarray, weight: float = 1.0) -> Any:
     """:math:`\\omega\\,a(x)^\\top\\delta` for a fixed :math:`\\delta` (zero entries left out).
 
     When every coefficient is a variable (the paper's (22): ``w``) the expression is built as the one
@@ -334,7 +334,7 @@ def scenario_sum(coefs: Sequence, delta: np.ndarray, weight: float = 1.0):
     return args[0] if len(args) == 1 else LinearExpression(args)
 
 
-def row_with(row: ConstraintData, extra) -> tuple:
+def row_with(row: ConstraintData, extra: Any) -> tuple:
     """The row with ``extra`` added to its body, same bounds."""
     lower = None if row.lower is None else pyo.value(row.lower)
     upper = None if row.upper is None else pyo.value(row.upper)

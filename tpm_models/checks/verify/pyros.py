@@ -18,7 +18,8 @@ import itertools
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pyomo.environ as pyo
 
@@ -80,7 +81,7 @@ def pyros_logger() -> logging.Logger:
 
 
 def pyros_subsolver(kind: str, prefer: str | None, time_limit: float | None = None,
-                    gurobi_options: dict | None = None, **kwds):
+                    gurobi_options: dict | None = None, **kwds: Any) -> Any:
     """A Pyomo solver object PyROS can call: Gurobi (QP; pip licence; ``gurobi_options`` on top of ours),
     SCIP, or our Ipopt (``kwds`` go to :class:`tpm_models.solvers.ipopt.CasadiIpopt`). ``prefer`` None: the first
     installed of :data:`PYROS_SUBSOLVERS`."""
@@ -129,7 +130,7 @@ def counting(opt):
 
 
 def pyros_options(local_solver: str | None, global_solver: str | None, time_limit: float | None = None,
-                  subsolver=pyros_subsolver) -> tuple[dict, list]:
+                  subsolver: Callable[..., Any] = pyros_subsolver) -> tuple[dict, list]:
     """PyROS's keyword arguments (subsolvers, backups, tolerances, worst-case objective, masters solved
     globally) and the list of backup solvers (each with a ``solves`` count). A Gurobi subsolver gets a
     Gurobi backup with :data:`GUROBI_BACKUP_OPTIONS`; ``tpm_ipopt`` a cold-started Ipopt
@@ -235,7 +236,7 @@ def solve_pyros(
                                 termination, message)
 
 
-def joint_set(sets: list):
+def joint_set(sets: list) -> Any:
     """The PyROS set of all the declarations' perturbations together: their Cartesian product, or, when every set is
     a ``DiscreteScenarioSet`` (which PyROS's product refuses), the scenarios of the product, every combination
     (``ValueError`` for scenarios beside a continuous set, which PyROS cannot combine)."""

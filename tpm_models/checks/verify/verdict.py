@@ -10,14 +10,21 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
 
 from tpm_models.checks.deterministic import ABS_TOL, objective_gap
 from tpm_models.checks.verify.cutting_planes import solve_cutting_planes
-from tpm_models.checks.verify.model import SemiInfinite, SemiInfiniteSolution, failure_summary
+from tpm_models.checks.verify.model import (
+    RowOnClone,
+    SemiInfinite,
+    SemiInfiniteSolution,
+    TermOnClone,
+    failure_summary,
+)
 from tpm_models.checks.verify.pyros import PYROS_SUBSOLVER_NAMES, pyros_with_fallback
 from tpm_models.checks.verify.report import Verification
 from tpm_models.models.norms import check_p
@@ -32,7 +39,7 @@ from tpm_models.models.registry import (
     verifiable_keys,
 )
 from tpm_models.models.uncertainty import Uncertain, UncertainRow, UncertainTerm
-from tpm_models.solvers import SolverUnavailableError, Termination, solve
+from tpm_models.solvers import SolveResult, SolverUnavailableError, Termination, solve
 from tpm_models.solvers.compare import rel_gap
 from tpm_models.solvers.program import title
 
@@ -104,7 +111,8 @@ def verify_counterpart(
     names = [v.name for v in probe.variables]
     mapping = variable_map(names, variables, counterpart)
     if method == "pyros":  # refuse a set PyROS has no counterpart for before any solve
-        for item in [*probe.rows, *probe.terms]:
+        items: list[RowOnClone | TermOnClone] = [*probe.rows, *probe.terms]
+        for item in items:
             item.uncertainty.is_point() or item.uncertainty.pyros_set(len(item.coefficients))
     tolerances = {"objective": objective_tol, "violation": violation_tol, "solution": solution_tol,
                   "atol": objective_atol}
@@ -126,7 +134,8 @@ def verify_counterpart(
                  lambda: unbounded_nominal(nominal))
 
 
-def variable_map(names: Sequence[str], variables, counterpart: pyo.ConcreteModel) -> dict[str, str]:
+def variable_map(names: Sequence[str], variables: Mapping[str, str] | Sequence[str] | None,
+                 counterpart: pyo.ConcreteModel) -> dict[str, str]:
     """The nominal variables (full names: ``plant.x`` in a block) to the counterpart's: ``variables`` as a map, a
     list of the same names, or None (every variable by its name); ``ValueError`` for a variable it leaves out or
     one the counterpart does not have."""
@@ -157,8 +166,9 @@ def counterpart_values(counterpart: pyo.ConcreteModel, mapping: Mapping[str, str
     return out
 
 
-def semi_infinite_route(nominal, uncertain, method: str, solver: str, local_solver, global_solver,
-                        time_limit) -> SemiInfiniteSolution:
+def semi_infinite_route(nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertain], method: str, solver: str,
+                        local_solver: str | None, global_solver: str | None,
+                        time_limit: float | None) -> SemiInfiniteSolution:
     """The semi-infinite model by ``method``; a route that failed as a solution that says how."""
     start = time.perf_counter()
     try:
@@ -172,10 +182,14 @@ def semi_infinite_route(nominal, uncertain, method: str, solver: str, local_solv
                                     failure_summary(exc))
 
 
-def judge(probe: SemiInfinite, counterpart, counterpart_solver: str, cres, cvalues: dict, si: SemiInfiniteSolution,
-          mapping: Mapping[str, str], compared: list, tolerances: dict, unbounded) -> Verification:
+def judge(probe: SemiInfinite, counterpart: pyo.ConcreteModel, counterpart_solver: str, cres: SolveResult,
+          cvalues: dict, si: SemiInfiniteSolution, mapping: Mapping[str, str], compared: list, tolerances: dict,
+          unbounded: Callable[[], str]) -> Verification:
     """The verdict on measured numbers (:func:`verify_counterpart`); ``unbounded()``: the words for a nominal
     model that is unbounded, or ``""``."""
+    objective = cres.objective
+    if objective is None:  # solve() returns only the results it verified optimal, which carry their objective
+        raise RuntimeError(f"the counterpart's solve by {cres.solver} returned no objective")
     objective_tol, violation_tol = tolerances["objective"], tolerances["violation"]
     solution_tol, objective_atol = tolerances["solution"], tolerances["atol"]
     probe.load(cvalues)
@@ -188,19 +202,19 @@ def judge(probe: SemiInfinite, counterpart, counterpart_solver: str, cres, cvalu
         probe.load(si.values)
         scale = probe.scale()
         probe.load(cvalues)
-        gap = objective_gap(cres.objective, si.objective, scale, objective_tol, objective_atol)
+        gap = objective_gap(objective, si.objective, scale, objective_tol, objective_atol)
         distance = float(np.linalg.norm(first_stage(cvalues, compared) - first_stage(si.values, compared))
-                         / max(np.linalg.norm(first_stage(si.values, compared)), 1.0))
+                         / max(float(np.linalg.norm(first_stage(si.values, compared))), 1.0))
     scale_c = probe.scale()
-    consistency = objective_gap(cres.objective, ev.objective, scale_c, objective_tol, objective_atol)
+    consistency = objective_gap(objective, ev.objective, scale_c, objective_tol, objective_atol)
     if si.ok and gap > objective_tol:
         reasons.append(f"the optima differ by {gap:.2e} (relative, floor {objective_atol:g}) > {objective_tol:g}: "
-                       f"counterpart {cres.objective:.10g}, semi-infinite {si.objective:.10g}")
+                       f"counterpart {objective:.10g}, semi-infinite {si.objective:.10g}")
     if ev.violation > violation_tol:
         reasons.append(f"its solution violates {ev.row} by {ev.violation:.2e} > {violation_tol:g}"
                        + (" at a delta of the set" if ev.delta is not None else ""))
     if consistency > objective_tol:
-        reasons.append(f"its objective {cres.objective:.10g} is not the worst-case objective {ev.objective:.10g} at "
+        reasons.append(f"its objective {objective:.10g} is not the worst-case objective {ev.objective:.10g} at "
                        f"its solution ({consistency:.2e} relative)")
     if si.ok and solution_tol is not None and distance > solution_tol:
         apart = f"the first-stage solutions are {distance:.2e} apart > {solution_tol:g}"
@@ -212,7 +226,7 @@ def judge(probe: SemiInfinite, counterpart, counterpart_solver: str, cres, cvalu
     witness = ""
     if si.ok and reasons and ev.violation <= violation_tol:
         witness = witness_at(counterpart, counterpart_solver, mapping, si, scale_c)
-    return Verification(si.method, title(counterpart), not reasons and not undecided, reasons, cres.objective, si,
+    return Verification(si.method, title(counterpart), not reasons and not undecided, reasons, objective, si,
                         gap, distance, ev.violation, ev.row if ev.violation > 0 else "", ev.delta, ev.objective,
                         consistency, cres.seconds, tolerances, witness, cvalues, compared,
                         [] if reasons else undecided)
@@ -267,11 +281,12 @@ def witness_at(counterpart: pyo.ConcreteModel, solver: str, mapping: Mapping[str
         return (f"the semi-infinite optimum (robust feasible) is excluded by the counterpart: with its first-stage "
                 f"variables fixed there, {r.solver} ends {r.termination.value} (max row violation "
                 f"{r.max_violation if r.max_violation is not None else math.nan:.2e})")
-    return (f"at the semi-infinite optimum the counterpart's objective is {r.objective:.10g}, the semi-infinite "
-            f"objective {si.objective:.10g} ({rel_gap(r.objective, si.objective, scale):.2e} relative)")
+    at = math.nan if r.objective is None else r.objective  # OPTIMAL: an objective
+    return (f"at the semi-infinite optimum the counterpart's objective is {at:.10g}, the semi-infinite "
+            f"objective {si.objective:.10g} ({rel_gap(at, si.objective, scale):.2e} relative)")
 
 
-def verify(nominal: pyo.ConcreteModel | int | str, *args, **kwargs) -> Verification:
+def verify(nominal: pyo.ConcreteModel | int | str, *args: Any, **kwargs: Any) -> Verification:
     """The verifier's front door, in two forms:
 
     * ``verify(nominal_model, uncertain, counterpart_model, ...)``: models you built
@@ -293,6 +308,8 @@ def uncertain_data(info: ModelInfo, nominal: pyo.ConcreteModel, p: float, eps: f
     :class:`UncertainRow` and :class:`UncertainTerm`. A function that raises, takes other arguments or returns
     anything else is a ``ValueError`` that names it, the model's key and what it returned."""
     function = info.uncertain
+    if function is None:
+        raise ValueError(f"({info.key}) names no uncertain= data")
     who = f"uncertain= {describe(function)} of ({info.key})"
     mine = accepted(extra_parameters(function, 3, skip=()), params)
     try:
@@ -342,11 +359,12 @@ def verify_model(
     (PyROS on the whole sets takes minutes).
     """
     info = model_info(eq)
-    if not info.verifiable:
+    nominal_key, uncertain_of = info.nominal, info.uncertain
+    if nominal_key is None or uncertain_of is None:  # not info.verifiable
         raise ValueError(f"({info.key}) is not a registered robust counterpart (its registry entry names no nominal= "
                          f"model and uncertain= data); verify takes {verifiable_keys()}")
     if p is None:
-        allowed = info.robust_p
+        allowed = info.robust_p or ()
         if len(allowed) != 1:
             which = f"p in {[f'{q:g}' for q in allowed]}" if allowed else "any p >= 1"
             raise ValueError(f"({info.key}) takes {which}: give p (the norm of the uncertainty set (21))")
@@ -360,16 +378,16 @@ def verify_model(
         keep = np.sort(np.concatenate([np.flatnonzero(y == k)[:points_per_class] for k in np.unique(y)]))
         X, y = X[keep], y[keep]
         eps = eps if np.ndim(eps) == 0 else np.asarray(eps)[keep]
-    nominal_info = model_info(info.nominal)
+    nominal_info = model_info(nominal_key)
     to_counterpart = accepted(info.parameters(), params)
     to_nominal = accepted(nominal_info.parameters(), params)
-    to_uncertain = accepted(extra_parameters(info.uncertain, 3, skip=()), params)
+    to_uncertain = accepted(extra_parameters(uncertain_of, 3, skip=()), params)
     unused = [k for k in params if k not in to_counterpart and k not in to_nominal and k not in to_uncertain]
     if unused:
         raise ValueError(f"({info.key}): no parameter {', '.join(unused)} in its builder {describe(info.builder)}, "
-                         f"its nominal ({nominal_info.key})'s or its uncertain= {describe(info.uncertain)}")
+                         f"its nominal ({nominal_info.key})'s or its uncertain= {describe(uncertain_of)}")
     counterpart = build(info.key, X, y, c, nu, alpha, p=p, eps=eps, **to_counterpart)
-    nominal = build(info.nominal, X, y, c, nu, alpha, **to_nominal)
+    nominal = build(nominal_key, X, y, c, nu, alpha, **to_nominal)
     kwargs: dict = {}
     if method == "pyros":
         if solver not in PYROS_SUBSOLVER_NAMES:
