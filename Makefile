@@ -24,18 +24,18 @@ $(VENV)/.installed: pyproject.toml
 run: bytecode
 	$(BIN)/tpm-models reproduce --dataset iris wine
 
-# the whole test suite (and the linter), in one worker process per core, at most 4 (pytest-xdist; a worker idle
+# the whole test suite (and the linter and the type checker), in one worker process per core, at most 4 (pytest-xdist; a worker idle
 # takes tests from a busy one): 20 min in one process on the project's 2-core machine, 12.5 min in two
 # (docs/architecture.md); `$(BIN)/python -m pytest` alone runs it in this process
 test: bytecode
 	$(BIN)/ruff check tpm_models tests benchmarks
+	$(BIN)/python -m mypy tpm_models
 	$(BIN)/python -m pytest -q -ra -n auto --maxprocesses 4 --dist worksteal
 
 lint: setup
 	$(BIN)/ruff check tpm_models tests benchmarks
 
-# mypy at the strictness of pyproject.toml's [tool.mypy], on the whole package
-# (not yet part of make test)
+# mypy at the strictness of pyproject.toml's [tool.mypy], on the whole package (make test runs it too)
 typecheck: setup
 	$(BIN)/python -m mypy tpm_models
 
