@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from benchmarks import child_env
-from benchmarks.pages import fmt
+from benchmarks.pages import cpu_name, fmt
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.run_info import peak_rss_mb
 from tpm_models.export.writers import model_text
@@ -239,12 +239,7 @@ def machine() -> str:
         except metadata.PackageNotFoundError:
             return "not installed"
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), cpu)
-    except OSError:
-        pass
+    cpu = cpu_name()
     one, five, _ = os.getloadavg()
     return (f"{cpu}, {os.cpu_count()} cores, load average {one:.2f}/{five:.2f}; Python {platform.python_version()}, "
             f"pyomo {v('pyomo')}, linopy {v('linopy')}, numpy {v('numpy')}, scikit-learn {v('scikit-learn')}, "

@@ -96,16 +96,22 @@ def fmt(value: float | None, spec: str = ".2f") -> str:
     return "" if value is None else format(value, spec)
 
 
-def measured_line(command: str) -> str:
-    """What a page states beside its table: the date (UTC), the machine's load (``os.getloadavg()``), the CPU and
-    the command."""
-    one, five, fifteen = os.getloadavg()
+def cpu_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else what ``platform`` says."""
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as fh:
             cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), cpu)
     except OSError:
         pass
+    return cpu
+
+
+def measured_line(command: str) -> str:
+    """What a page states beside its table: the date (UTC), the machine's load (``os.getloadavg()``), the CPU and
+    the command."""
+    one, five, fifteen = os.getloadavg()
+    cpu = cpu_name()
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (f"measured {now}, load average {one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min) on {os.cpu_count()} "
             f"cores ({cpu}), Python {platform.python_version()}: {command}")

@@ -96,7 +96,6 @@ class AtomRows(Mapping):
         return len(self.others)
 
 
-
 @dataclass
 class LinearRows:
     """The linear rows of a model: ``lower <= M x <= upper`` (``-inf``/``inf`` for a missing side; an equality
