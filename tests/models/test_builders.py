@@ -260,3 +260,12 @@ def test_dense_dual_objective_built_directly_is_the_operators_expression(rng, eq
     expected = (-0.5 * sum(K[a, b] * lam[a] * lam[b] for a in range(len(own)) for b in range(len(own)))
                 + model.nu / len(other) * linear_row((X[other] @ X[own].T).sum(axis=0), lam))
     assert compare_expressions(model.obj.expr, expected)
+
+
+@pytest.mark.parametrize("eq", [23, 26, 27, 28, 29])
+def test_a_robust_models_name_says_its_p_once(eq):
+    """The model's name (its title in messages and in written files) names the class and p once each."""
+    X, y = np.random.default_rng(0).random((12, 2)), np.repeat([0, 1, 2], 4)
+    kw = {"p": 2.0} if eq in (23, 26) else {}
+    name = build(eq, X, y, 1, 0.3, 1.0, eps=0.02, **kw).name.strip("'")
+    assert name.startswith(f"({eq}) ") and name.count("p=") == 1 and name.count("class 1") == 1, name

@@ -341,7 +341,7 @@ def build_socp_27(
     """
     if check_p(p) != 1.0:
         raise ValueError(f"(27) is the SOCP for p = 1; for p = {p:g} use (28) (p=2), (29) (p=inf) or (26)")
-    m, _, data = _robust_skeleton("(27) robust SOCP p=1", X, y, c, nu, alpha, 1.0, eps)
+    m, _, data = _robust_skeleton("(27) robust SOCP", X, y, c, nu, alpha, 1.0, eps)
     _cones(m)
     m.s = pyo.Var(domain=pyo.NonNegativeReals, doc="s_c >= |w_c|_inf (s_c >= 0 printed, implied)")
     m.s_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.s + m.w[j] >= 0, doc="s_c >= -w_c,j")
@@ -370,7 +370,7 @@ def build_socp_28(
     """
     if check_p(p) != 2.0:
         raise ValueError(f"(28) is the SOCP for p = 2; for p = {p:g} use (27) (p=1), (29) (p=inf) or (26)")
-    m, _, data = _robust_skeleton("(28) robust SOCP p=2", X, y, c, nu, alpha, 2.0, eps)
+    m, _, data = _robust_skeleton("(28) robust SOCP", X, y, c, nu, alpha, 2.0, eps)
     _cones(m)
     m.obj = _robust_objective(m, data, 0.5 * (m.u - m.v), m.t)
     _robust_margin(m, data, m.t)
@@ -397,7 +397,7 @@ def build_socp_29(
     """
     if not math.isinf(check_p(p)):
         raise ValueError(f"(29) is the SOCP for p = inf; for p = {p:g} use (27) (p=1), (28) (p=2) or (26)")
-    m, _, data = _robust_skeleton("(29) robust SOCP p=inf", X, y, c, nu, alpha, math.inf, eps)
+    m, _, data = _robust_skeleton("(29) robust SOCP", X, y, c, nu, alpha, math.inf, eps)
     _cones(m)
     m.s = pyo.Var(m.J, doc="s_c,j >= |w_c,j|")
     m.s_ge_minus_w = pyo.Constraint(m.J, rule=lambda m, j: m.s[j] + m.w[j] >= 0, doc="s_c,j >= -w_c,j")
