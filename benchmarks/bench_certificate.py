@@ -1,4 +1,4 @@
-"""What the certificate (:mod:`tpm_models.solvers.certificate`) costs inside ``solve()``: a benchmark that prints
+"""What the certificate (:mod:`tpm_models.certify.certificate`) costs inside ``solve()``: a benchmark that prints
 numbers (``docs/solvers.md``, "What the certificate costs"), never a test.
 
     python -m benchmarks bench certificate                    # Iris and Wine, the paper's models

@@ -4,7 +4,8 @@ name taken from another module, no import hidden inside a function.
 Truth: the source itself, read with ``ast`` (every ``import`` statement, at any depth). The layers, from
 the top down (``docs/architecture.md``)::
 
-    cli -> plots -> experiments -> learn -> checks -> export -> solvers -> models -> kernels, data, validation
+    cli -> plots -> experiments -> learn -> checks -> export -> solvers -> certify -> models
+        -> kernels, data, validation
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tpm_models"
-LAYERS = ("base", "models", "solvers", "export", "checks", "learn", "experiments", "plots", "cli")
+LAYERS = ("base", "models", "certify", "solvers", "export", "checks", "learn", "experiments", "plots", "cli")
 """From the bottom up: a module may import its own layer and the layers before it."""
 BASE = {"kernels", "data", "validation", "qp", "datasets", "lazy", "collector", "files", "progress"}
 

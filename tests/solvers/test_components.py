@@ -19,7 +19,9 @@ from pyomo.gdp import Disjunction
 
 from tpm_models import build
 from tpm_models import solvers as S
-from tpm_models.solvers import certificate_reading, components, gradients
+from tpm_models.certify import gradients
+from tpm_models.certify import reading as certificate_reading
+from tpm_models.solvers import components
 from tpm_models.solvers import expression_terms as atom_terms_module
 from tpm_models.solvers import program as program_module
 from tpm_models.solvers.backends import daqp as daqp_backend
@@ -449,28 +451,30 @@ def test_messages_name_the_class():
 
 
 def test_a_misread_objective_fails_the_certificate(monkeypatch, iris):
-    """A linear objective's reading is shared by Clarabel's form and the certificate's gradient
-    (``expression_terms.atom_terms``): broken on purpose (its coefficients halved), Clarabel solves another problem,
-    and the
-    certificate's KKT conditions follow it; Pyomo's own evaluation of the objective, which the certificate compares
-    with its reading, does not. (28) on Iris; control: unbroken, certified."""
+    """The solve path's reading of the objective (``expression_terms.atom_terms``, read by the program for Clarabel's
+    form) broken on purpose, its coefficients halved: Clarabel solves another problem, and the certificate, which
+    reads the objective on its own (:mod:`tpm_models.certify.gradients`), fails it. (28) on Iris; control: unbroken,
+    certified; and the certificate's reading does not reach the broken one (it is not called)."""
     X, y = iris
     assert solve(build(28, X, y, 1, 0.3, 1.0, eps=0.05), "clarabel").certified
     model = build(28, X, y, 1, 0.3, 1.0, eps=0.05)
     objective = model.component_data_objects(pyo.Objective, active=True).__next__().expr
     real = atom_terms_module.atom_terms
+    calls: list[str] = []
 
     def halved(expr, column):
         read = real(expr, column)
         if read is None or expr is not objective:
             return read
+        calls.append("read")
         cols, coefs, const, atoms = read
         return cols, [0.5 * c for c in coefs], const, atoms
 
-    monkeypatch.setattr(program_module, "atom_terms", halved)  # the solve path's reading
-    monkeypatch.setattr(gradients, "atom_terms", halved)  # and the certificate's
+    monkeypatch.setattr(program_module, "atom_terms", halved)  # the solve path's reading only
     r = solve(model, "clarabel", raise_on_failure=False)
-    assert r.termination is Termination.CERTIFICATE_FAILED and "objective" in r.message, r.message
+    assert calls, "the solve path did not read the objective through atom_terms"
+    assert r.termination is Termination.CERTIFICATE_FAILED, (r.termination, r.message)
+    assert not hasattr(gradients, "atom_terms")  # the certificate has no such reader to share
 
 
 def test_the_failure_message_does_not_suggest_the_solver_that_failed(monkeypatch):

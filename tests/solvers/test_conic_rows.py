@@ -1,5 +1,5 @@
 """The conic form's rows read in bulk (:mod:`tpm_models.solvers.conic_rows`), and the certificate's rows linear in
-shared nodes read in bulk (:func:`tpm_models.solvers.gradients.atom_rows_gradient`), against the same rows read one at
+shared nodes read in bulk (:func:`tpm_models.certify.gradients.atom_rows_gradient`), against the same rows read one at
 a time.
 
 Truth: :func:`conic_form` with the bulk readers switched off (``BATCH_LINEAR_ROWS``, ``BATCH_ATOM_ROWS``: every row
@@ -20,11 +20,12 @@ from user_edits import add_row, clone, deactivate, delete_one_row, fix, fix_row_
 
 from benchmarks.bench_scale import scale_data
 from tpm_models import build
-from tpm_models.solvers import certificate_reading, conic_shapes
+from tpm_models.certify import reading as certificate_reading
+from tpm_models.certify.certificate import certify
+from tpm_models.certify.gradients import atom_gradient
+from tpm_models.solvers import conic_shapes
 from tpm_models.solvers.backends.clarabel import run_clarabel
-from tpm_models.solvers.certificate import certify
 from tpm_models.solvers.conic import conic_form
-from tpm_models.solvers.gradients import atom_gradient
 from tpm_models.solvers.program import Program
 
 NU, ALPHA, EPS = 0.3, 1.0, 0.02

@@ -64,7 +64,8 @@ import scipy.sparse as sp
 if TYPE_CHECKING:  # an optional dependency (the mosek extra), for the annotation of fill_mosek_task only
     import mosek
 
-from tpm_models.solvers.conic import PSD_TOL, ConicForm, NotConicError, conic_form
+from tpm_models.certify.tolerances import PSD_TOL
+from tpm_models.solvers.conic import ConicForm, NotConicError, conic_form
 from tpm_models.solvers.program import title
 
 CBF_KIND = {"zero": "L=", "nonneg": "L+", "soc": "Q", "qr": "QR"}

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pyomo.environ as pyo
 
+from tpm_models.certify.tolerances import FEASIBILITY_TOL
 from tpm_models.export.writers import nl_text, read_text
-from tpm_models.solvers.common import FEASIBILITY_TOL
 from tpm_models.solvers.structure import max_violation
 
 RIPOPT_OPTIONS = {"print_level": 0, "tol": 1e-10, "constr_viol_tol": 1e-10, "compl_inf_tol": 1e-13, "mu_min": 1e-15,

@@ -65,7 +65,7 @@ def _norm_epigraph(m: pyo.ConcreteModel, q: float) -> None:
 
     One cone, not one per ball: at an optimum :math:`w = 0` (a radius large enough) both would sit at their apex on
     the same columns, and the certificate reads one cone's apex at a time
-    (:mod:`tpm_models.solvers.certificate`, "A cone's apex"): Clarabel's optimum of two such cones was refused."""
+    (:mod:`tpm_models.certify.certificate`, "A cone's apex"): Clarabel's optimum of two such cones was refused."""
     m.r = pyo.Var(domain=pyo.NonNegativeReals, doc="r >= |w|_p'")
     if math.isinf(q):
         m.r_ge_w = pyo.Constraint(m.J, rule=lambda m, j: m.r - m.w[j] >= 0, doc="r >= w_j")

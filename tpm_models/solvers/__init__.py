@@ -25,6 +25,8 @@ module              what it holds
 ==================  ==========================================================================
 """
 
+from tpm_models.certify.certificate import Certificate, certify
+from tpm_models.certify.tolerances import FEASIBILITY_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
 from tpm_models.solvers.backends import (
     BACKENDS,
     DEFAULT,
@@ -34,16 +36,11 @@ from tpm_models.solvers.backends import (
     default_solver,
     register_backend,
 )
-from tpm_models.solvers.certificate import Certificate, certify
 from tpm_models.solvers.common import (
     DENSE_QP_TOL,
-    FEASIBILITY_TOL,
     ITERATION_LIMIT,
-    KKT_FAIL_TOL,
-    KKT_TOL,
     MIP_GAP,
     OPTIMALITY_TOL,
-    PSD_TOL,
     SCIP_TIME_LIMIT,
     ModelError,
     NoOptimalSolutionError,

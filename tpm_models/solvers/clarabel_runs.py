@@ -29,8 +29,8 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
+from tpm_models.certify.tolerances import GAP_FLOOR
 from tpm_models.solvers.clarabel_settings import DEFAULT_SETTINGS, ClarabelSettings, clarabel_cones, clarabel_options
-from tpm_models.solvers.common import GAP_FLOOR
 from tpm_models.solvers.cones import Cone
 from tpm_models.solvers.conic_program import ConicProgram, ConicSolution
 from tpm_models.solvers.polish import Polished, polish

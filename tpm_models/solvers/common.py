@@ -23,11 +23,6 @@ import numpy as np
 from pyomo.contrib.solver.common.results import SolutionStatus as PyomoSolutionStatus
 from pyomo.contrib.solver.common.results import TerminationCondition
 
-FEASIBILITY_TOL = 1e-6
-"""Largest constraint or bound violation accepted at a point reported optimal (absolute;
-the data are min-max scaled to [0, 1], so rows are of order one)."""
-
-
 OPTIMALITY_TOL = 1e-9
 """Tolerance asked of every backend (absolute/relative gap and residuals where the
 backend has such settings)."""
@@ -38,39 +33,6 @@ DENSE_QP_TOL = 1e-12
 solution is about the square root of its objective gap, and the duals here have
 rank-deficient Hessians: at 1e-9 PIQP left w of (15) on Wine 4e-6 away from the other
 solvers' consensus; at 1e-12 it agrees to 1e-8 in ~10 iterations (0.25 ms)."""
-
-
-PSD_TOL = 1e-12
-"""The one PSD tolerance of the library: an eigenvalue of a quadratic form (objective or row) more negative than
-``-PSD_TOL`` times the form's largest absolute eigenvalue (at least 1) makes the form not convex. Used by the class
-reading (:func:`tpm_models.solvers.structure.model_traits`) and by the conic mapping."""
-
-
-KKT_TOL = 1e-6
-"""Largest scaled KKT residual (stationarity, complementarity, dual sign) of a certified optimum
-(:mod:`tpm_models.solvers.certificate`). Measured on the paper's models (Iris, Wine): PIQP, DAQP, HiGHS, Ipopt,
-Clarabel, and Gurobi, CPLEX, Xpress on the QPs, reach 1e-9 or less; a wrong point (the outer exponent dropped,
-a saddle) is off by O(0.1)."""
-
-
-GAP_TOL = 1e-6
-r"""Largest duality gap :math:`\sum_i|y_i|\,\mathrm{slack}_i` (plus the bounds') of a certified optimum relative to
-its objective :math:`|f|`, once the gap is above :data:`GAP_FLOOR`. The gap bounds the objective's error on a
-convex model; the complementarity test, relative to :math:`\max(1, |f|)`, does not see it when the objective is a
-small difference of large terms ((28) on 10^4 points: -5.0e-5 from terms summing to 0.5 in absolute value, where
-Ipopt stops at a gap of 6.3e-10 and an objective 6.3e-6 off, relative). Such a point is "optimal, not certified",
-not failed. Measured on (15) for Iris: Xpress's gap is 1.9e-7 of the objective (its objective 8.5e-8 off), every
-other backend's 1e-8 or less."""
-
-GAP_FLOOR = 1e-12
-"""An absolute duality gap at or below this is certified whatever the objective (an optimum of 0)."""
-
-
-KKT_FAIL_TOL = 1e-4
-"""Above this scaled KKT residual the certificate fails (``CERTIFICATE_FAILED``); between :data:`KKT_TOL` and it
-the result is "optimal, not certified": the duals that Gurobi and Xpress return for quadratic (cone) rows are
-accurate to ~1e-5 only (measured stationarity 1e-6..1.1e-5 on (27)-(29) for Iris and Wine, their objectives within
-1e-7 of Clarabel's), too loose to prove optimality, not a sign of a wrong point."""
 
 
 MIP_GAP = 1e-9
@@ -91,7 +53,7 @@ been seen to iterate without end on this paper's duals. PIQP needs ~10 iteration
 
 class Termination(StrEnum):
     """The library's verdict on a solve (:attr:`SolveResult.termination`): the backend's stop, mapped per backend,
-    then checked by the certificate (:mod:`tpm_models.solvers.certificate`) on the model as written. The backend's
+    then checked by the certificate (:mod:`tpm_models.certify.certificate`) on the model as written. The backend's
     stop alone is :attr:`SolveResult.solver_termination` (and, in Pyomo's terms,
     :attr:`SolveResult.termination_condition`); what the point is, :attr:`SolveResult.solution_status`."""
 
@@ -204,7 +166,7 @@ class SolveResult:
         ``optimal``; an optimum the certificate could not prove, ``feasible``)."""
         return _PYOMO_SOLUTION_STATUS[self.solution_status]
     certificate: dict | None = None
-    """The certificate's residuals (:class:`tpm_models.solvers.certificate.Certificate` as a dict): the scaled
+    """The certificate's residuals (:class:`tpm_models.certify.certificate.Certificate` as a dict): the scaled
     primal violation and, where checked, stationarity, complementarity and dual sign; ``None`` when no point."""
 
     @property

@@ -56,10 +56,8 @@ from enum import StrEnum
 import numpy as np
 import scipy.sparse as sp
 
+from tpm_models.certify.tolerances import APEX_TOL
 from tpm_models.solvers.matrices import NotAQPError
-
-APEX_TOL = 1e-10
-"""Below this :math:`\\|\\nabla g(x)\\|` a quadratic cone row sits at the apex and its scalar dual is NaN."""
 
 
 class NotConicError(NotAQPError):

@@ -13,8 +13,8 @@ import numpy as np
 import pyomo.core as pyo
 import scipy.sparse as sp
 
-from tpm_models.solvers.common import PSD_TOL
-from tpm_models.solvers.cones import APEX_TOL, Cone, ConeKind, ConicForm, DualMap, NotConicError, RowDuals
+from tpm_models.certify.tolerances import APEX_TOL, PSD_TOL
+from tpm_models.solvers.cones import Cone, ConeKind, ConicForm, DualMap, NotConicError, RowDuals
 from tpm_models.solvers.conic_rows import assemble
 from tpm_models.solvers.conic_shapes import ShapeReader
 from tpm_models.solvers.program import Program

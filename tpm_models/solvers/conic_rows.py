@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from tpm_models.solvers.common import PSD_TOL
+from tpm_models.certify.tolerances import PSD_TOL
 from tpm_models.solvers.cones import NotConicError
 
 

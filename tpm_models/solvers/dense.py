@@ -26,8 +26,8 @@ from typing import Any, cast
 
 import numpy as np
 
+from tpm_models.certify.tolerances import FEASIBILITY_TOL
 from tpm_models.qp import QPMatrices
-from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import BACKENDS, Backend, default_solver
 from tpm_models.solvers.common import (
     NoOptimalSolutionError,
@@ -132,7 +132,7 @@ def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bo
     termination, message = sol.termination, sol.message
     objective = None if violation == math.inf else qp.objective(sol.x)  # inf: a point not finite (or no bound)
     if termination is Termination.OPTIMAL and (
-        objective is None or not math.isfinite(objective) or violation > common.FEASIBILITY_TOL
+        objective is None or not math.isfinite(objective) or violation > FEASIBILITY_TOL
     ):
         termination = Termination.NUMERICAL_ERROR
         message = f"reported optimal but max violation {violation:.3g} / objective {objective}"
@@ -146,7 +146,7 @@ def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bo
         max_violation=violation,
         message=message,
         # no Pyomo model to certify on: feasible (absolute check above), optimality the solver's word
-        solution_status=SolutionStatus.FEASIBLE if violation <= common.FEASIBILITY_TOL else SolutionStatus.INFEASIBLE,
+        solution_status=SolutionStatus.FEASIBLE if violation <= FEASIBILITY_TOL else SolutionStatus.INFEASIBLE,
         solver_termination=sol.termination,
     )
     if not result.optimal:

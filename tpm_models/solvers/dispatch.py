@@ -34,7 +34,7 @@ Dual sign convention: :mod:`tpm_models.solvers.common` (one for every backend).
 Never a silent non-optimum
 --------------------------
 A solve is ``OPTIMAL`` only if the solver says so **and** the certificate computed on the model as written
-(:func:`tpm_models.solvers.certificate.certify`: every row feasible relative to its size, and on a convex model
+(:func:`tpm_models.certify.certificate.certify`: every row feasible relative to its size, and on a convex model
 the KKT conditions with the backend's duals) passes; a failed certificate is ``CERTIFICATE_FAILED`` with the
 residuals in the message. Otherwise :func:`solve` raises :class:`NoOptimalSolutionError` (its ``result``
 attribute holds what the solver returned). An optimal result whose optimality the certificate could not check
@@ -57,16 +57,10 @@ import pyomo.core as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.contrib.solver.common.util import IncompatibleModelError
 
+from tpm_models.certify.certificate import Certificate, certify
+from tpm_models.certify.tolerances import FEASIBILITY_TOL
 from tpm_models.solvers.backends.registry import no_default, prepared_backend, takers
-from tpm_models.solvers.certificate import Certificate, certify
-from tpm_models.solvers.common import (
-    FEASIBILITY_TOL,
-    ModelError,
-    NoOptimalSolutionError,
-    SolutionStatus,
-    SolveResult,
-    Termination,
-)
+from tpm_models.solvers.common import ModelError, NoOptimalSolutionError, SolutionStatus, SolveResult, Termination
 from tpm_models.solvers.conic import why_not_conic
 from tpm_models.solvers.program import Program, objective_of, title
 from tpm_models.solvers.structure import ModelTraits, component_values, max_violation, model_traits, values_of

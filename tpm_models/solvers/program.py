@@ -5,7 +5,7 @@ reads the model: the class (:func:`tpm_models.solvers.structure.model_traits`), 
 of :mod:`tpm_models.solvers.matrices`, the conic form of :mod:`tpm_models.solvers.conic`), the reset of the values.
 Each reading is made on first use and kept on the program, never in a module: a model may change between solves,
 and the next solve reads it afresh. The certificate never reads through a program
-(:mod:`tpm_models.solvers.certificate_reading`).
+(:mod:`tpm_models.certify.reading`).
 
 =================  ====================================================================================
 reading            what it holds
@@ -51,7 +51,7 @@ class Program:
         self.not_conic: str | None = None
         """Why the model has no conic form, once :func:`tpm_models.solvers.conic.conic_program` has found out."""
         self.certificates: dict = {}
-        """What :func:`tpm_models.solvers.certificate.certify` keeps of its last certificate in this solve (a
+        """What :func:`tpm_models.certify.certificate.certify` keeps of its last certificate in this solve (a
         backend that certified a point before handing it back is not certified twice)."""
 
     @cached_property

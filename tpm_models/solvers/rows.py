@@ -20,7 +20,7 @@ Why not Pyomo's own compiler: at :math:`10^5` points (``scale_data``, class 1), 
 (25,000 x 25,000) take 0.25 s and 0.28 s here against 3.4 s and 4.1 s by Pyomo 6.10's
 ``LinearStandardFormCompiler`` (``mixed_form=True``), which also refuses a quadratic objective and a cone row
 (measured under load 6-9, ratios 13.6 and 14.8). Pyomo's ``LinearRepnVisitor`` is the certificate's reader
-(:mod:`tpm_models.solvers.certificate_reading`), so the two readings stay independent.
+(:mod:`tpm_models.certify.reading`), so the two readings stay independent.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import numpy as np
 import pyomo.core as pyo
 from pyomo.repn import generate_standard_repn
 
-from tpm_models.solvers.common import PSD_TOL
+from tpm_models.certify.tolerances import PSD_TOL
 from tpm_models.solvers.components import UnsupportedComponentError, read_components, unread_domains
 from tpm_models.solvers.program import Program, title
 from tpm_models.solvers.variables import integer_mask
@@ -41,7 +41,7 @@ class ModelTraits:
     """Names of the variables (at most 5) whose domain is integer or binary; empty for a continuous model."""
     nonconvex: str | None = None
     """Why the model is proved not convex (a quadratic objective or row that fails the PSD test,
-    :data:`~tpm_models.solvers.common.PSD_TOL`), or ``None``."""
+    :data:`~tpm_models.certify.tolerances.PSD_TOL`), or ``None``."""
     convex: bool = False
     """Proved convex from what it holds: an LP, a QP with a PSD objective, rows linear, PSD quadratic or cones.
     ``False`` for an NLP whose rows are other functions (its convexity is then unknown here)."""

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pyomo.core as pyo
 
+from tpm_models.certify.reading import real_value
 from tpm_models.solvers.program import Program
 from tpm_models.solvers.rows import LinearRows
 from tpm_models.solvers.variables import values_array, variable_bounds
@@ -43,20 +44,6 @@ def model_violation(model: pyo.ConcreteModel) -> float:
     for con in rows.others:
         worst = max(worst, row_violation(con))
     return float(worst)
-
-
-def real_value(expr: Any) -> float | None:
-    """Pyomo's value of ``expr`` at the loaded point as a real number; ``None`` where it has none: an error, an unset
-    variable, or a complex value (a negative base under a fractional power: Python's ``(-1e-20) ** -0.5`` is
-    complex, and a perspective row ``a**q * r**(1-q)`` of an interior point's ``r`` 1e-20 below 0 gave one, which
-    ``float()`` refused: (23) at p = 3, 10^5 points, class 2, nu = 1, eps = 0.1)."""
-    try:
-        value = pyo.value(expr, exception=False)
-    except (ArithmeticError, ValueError, TypeError):
-        return None
-    if value is None or isinstance(value, complex):
-        return None
-    return float(value)
 
 
 def row_violation(con: Any) -> float:

@@ -15,7 +15,7 @@ The pipeline of one solve (its settings: :class:`~tpm_models.solvers.clarabel_se
 3. the polish of the point on the form's own cones (:class:`~tpm_models.solvers.clarabel_runs.Polisher`; at the
    power cones' apex :class:`PowerConePolisher`), used only when accepted;
 4. the point loaded into the model (a polished point at the apex has its perspectives' :math:`r` moved to
-   :data:`~tpm_models.solvers.power_apex.APEX_NUDGE`, where the model's rows have a value), the duals read off it.
+   :data:`~tpm_models.solvers.apex_moves.APEX_NUDGE`, where the model's rows have a value), the duals read off it.
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ from typing import cast
 import numpy as np
 import pyomo.core as pyo
 
+from tpm_models.certify.certificate import certify
+from tpm_models.solvers.apex_moves import APEX_NUDGE, apex_point, nudged_apex
 from tpm_models.solvers.backends.registry import register_backend
-from tpm_models.solvers.certificate import certify
 from tpm_models.solvers.clarabel_runs import ClarabelRun, Polisher, RetryPolicy, Runner, RunPlan
 from tpm_models.solvers.clarabel_settings import CLARABEL_STATUS, ClarabelSettings, split_options
 from tpm_models.solvers.common import Termination
 from tpm_models.solvers.conic import ConicForm, conic_program
 from tpm_models.solvers.conic_program import ConicProgram, ConicSolution
 from tpm_models.solvers.polish import Polished
-from tpm_models.solvers.power_apex import APEX_NUDGE, apex_point, nudged_apex
 from tpm_models.solvers.powsoc import rational
 from tpm_models.solvers.program import Program
 from tpm_models.solvers.reductions import DropImpliedBounds, PowAsSoc, Reduction, reduce
@@ -52,7 +52,7 @@ def _load(variables: list, x: np.ndarray) -> None:
 
 def apex_refused(reading: Program, form: ConicForm, point: ConicSolution) -> bool:
     """Whether the polish of ``point`` (of ``form``) would put power cones at their apex
-    (:func:`~tpm_models.solvers.power_apex.apex_point`) where the model's rows have no value (a perspective
+    (:func:`~tpm_models.solvers.apex_moves.apex_point`) where the model's rows have no value (a perspective
     :math:`c\\,a^q r^{1-q} \\le d z` at :math:`r = 0`). Loads a point into the model's variables (``reading``: the
     solve's :class:`~tpm_models.solvers.program.Program`)."""
     at_apex = apex_point(form, point.x, point.z)
@@ -64,7 +64,7 @@ def apex_refused(reading: Program, form: ConicForm, point: ConicSolution) -> boo
 
 def apex_point_certified(reading: Program, form: ConicForm, point: ConicSolution) -> bool:
     """Whether Clarabel's own ``point`` of ``form`` (loaded into the model) is certified optimal
-    (:func:`~tpm_models.solvers.certificate.certify`, kept in the solve's memo so that the solve does not certify it
+    (:func:`~tpm_models.certify.certificate.certify`, kept in the solve's memo so that the solve does not certify it
     twice): then it is kept and the polish at the apex not made."""
     _load(form.variables, point.x)
     return certify(reading.model, form.dual_values(point.x, point.z), convex=True,
@@ -162,7 +162,7 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
 
 def load(reading: Program, form: ConicForm, run: ClarabelRun) -> str:
     """Load ``run``'s point into ``model``; a polished point where the model's rows have no value (atoms: sqrt,
-    :math:`r^{1-q}`) is moved into the power cones (:func:`~tpm_models.solvers.power_apex.nudged_apex`), or else
+    :math:`r^{1-q}`) is moved into the power cones (:func:`~tpm_models.solvers.apex_moves.nudged_apex`), or else
     given up for Clarabel's own. The note for the message."""
     _load(form.variables, run.x)
     if run.interior is None or not form.n_aux or model_evaluates(reading.model, reading):

@@ -16,7 +16,7 @@ a linear row                Pyomo's ``LinearRepnVisitor`` (the standard represen
                             their values
 a row its builder recorded  the builder's own arrays (:mod:`tpm_models.models.row_blocks`: the numbers the row was
                             written from, kept only while the record still holds for the model as it is)
-a nonlinear row             value and gradient by :mod:`tpm_models.solvers.gradients` (forward differentiation of
+a nonlinear row             value and gradient by :mod:`tpm_models.certify.gradients` (forward differentiation of
                             the expression, else Pyomo's ``reverse_ad``)
 ``SOSConstraint``           its variables and weights, for the SOS conditions (:func:`sos_violation`)
 ==========================  ==================================================================================
@@ -38,11 +38,24 @@ from pyomo.core.expr.visitor import identify_variables
 from pyomo.repn.linear import LinearRepnVisitor
 from pyomo.repn.util import FileDeterminism, FileDeterminism_to_SortComponents, VarRecorder
 
+from tpm_models.certify.gradients import atom_block_gradient, atom_rows_gradient, gradient
 from tpm_models.models.row_blocks import row_blocks
-from tpm_models.solvers.gradients import atom_block_gradient, atom_rows_gradient, gradient
-from tpm_models.solvers.violation import real_value
 
 _VALUE = operator.attrgetter("value")
+
+
+def real_value(expr: Any) -> float | None:
+    """Pyomo's value of ``expr`` at the loaded point as a real number; ``None`` where it has none: an error, an unset
+    variable, or a complex value (a negative base under a fractional power: Python's ``(-1e-20) ** -0.5`` is
+    complex, and a perspective row ``a**q * r**(1-q)`` of an interior point's ``r`` 1e-20 below 0 gave one, which
+    ``float()`` refused: (23) at p = 3, 10^5 points, class 2, nu = 1, eps = 0.1)."""
+    try:
+        value = pyo.value(expr, exception=False)
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    if value is None or isinstance(value, complex):
+        return None
+    return float(value)
 
 
 @dataclass
@@ -59,7 +72,7 @@ class CertificateRows:
     kinks: np.ndarray
     """The rows whose gradient does not exist at the point (their ``J`` rows are 0)."""
     norms: list = field(default_factory=list)
-    """``(apex, rows, coefficients)``: a Euclidean norm at zero (:mod:`tpm_models.solvers.norm_apex`) held by
+    """``(apex, rows, coefficients)``: a Euclidean norm at zero (:mod:`tpm_models.certify.norm_apex`) held by
     ``rows`` of a recorded block with those coefficients; their ``J`` rows are the rest of their gradient."""
 
     @property
@@ -70,7 +83,7 @@ class CertificateRows:
 
 @dataclass
 class _AtomRecord:
-    """A recorded block of rows linear in one node, as :func:`tpm_models.solvers.gradients.atom_block_gradient`
+    """A recorded block of rows linear in one node, as :func:`tpm_models.certify.gradients.atom_block_gradient`
     reads it: row ``k`` is ``L[k] x + atom[k] * node``."""
 
     constraints: list
@@ -297,7 +310,7 @@ evaluations of the objective); above, its value only (one evaluation, 0.05-0.3 s
 def objective_disagrees(objective: Any, variables: list, x: np.ndarray, f: float, grad: np.ndarray,
                         smooth: bool) -> str | None:
     """Why the certificate's objective (value ``f`` and gradient ``grad`` at ``x``, read by
-    :mod:`tpm_models.solvers.gradients`) is not the model's, judged by Pyomo's own evaluation of the objective
+    :mod:`tpm_models.certify.gradients`) is not the model's, judged by Pyomo's own evaluation of the objective
     expression; ``None`` when they agree (:data:`OBJECTIVE_TOL`, :data:`DIRECTION_TOL`) or Pyomo cannot evaluate it
     there. ``smooth``: no node of the objective at a kink (the central difference means something)."""
     try:

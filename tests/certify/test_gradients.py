@@ -1,4 +1,4 @@
-"""The objective's value and gradient as the certificate reads them (:func:`tpm_models.solvers.gradients.
+"""The objective's value and gradient as the certificate reads them (:func:`tpm_models.certify.gradients.
 objective_gradient`), on the paper's models with one radius per point (the objective then holds
 :math:`(\\sum_i \\varepsilon_i)\\,\\|w\\|`, a sum of parameters read in one pass).
 
@@ -14,8 +14,8 @@ import pyomo.environ as pyo
 import pytest
 from pyomo.core.expr.calculus.derivatives import Modes, differentiate
 
+from tpm_models.certify.gradients import objective_gradient
 from tpm_models.models.registry import build
-from tpm_models.solvers.gradients import objective_gradient
 from tpm_models.solvers.variables import free_variables
 
 

@@ -28,16 +28,16 @@ residual           what it measures
 
 What it proves
 --------------
-``level == "kkt"``: the point is feasible and the KKT conditions hold to :data:`~tpm_models.solvers.common.KKT_TOL`
+``level == "kkt"``: the point is feasible and the KKT conditions hold to :data:`~tpm_models.certify.tolerances.KKT_TOL`
 on a model classified convex (:func:`tpm_models.solvers.structure.model_traits`, or mapped to cones by
 :func:`tpm_models.solvers.conic.why_not_conic`): for a convex model the KKT conditions are sufficient, so the
 point is optimal to these residuals. ``"local"``: KKT holds but the model is not classified convex (a local
 optimum). ``"feasible"``: no duals to check (a backend that gives none, a model with integer variables, a dual
 NaN at a cone's apex that is not read as one (below), a row not differentiable at the point), or duals that meet the KKT
 conditions only between
-:data:`~tpm_models.solvers.common.KKT_TOL` and :data:`~tpm_models.solvers.common.KKT_FAIL_TOL`: the point is
+:data:`~tpm_models.certify.tolerances.KKT_TOL` and :data:`~tpm_models.certify.tolerances.KKT_FAIL_TOL`: the point is
 feasible, its optimality is the backend's word. ``"failed"``: a scaled violation above
-:data:`~tpm_models.solvers.common.FEASIBILITY_TOL`, or a KKT residual above ``KKT_FAIL_TOL``. Only ``"kkt"`` is
+:data:`~tpm_models.certify.tolerances.FEASIBILITY_TOL`, or a KKT residual above ``KKT_FAIL_TOL``. Only ``"kkt"`` is
 *certified*; ``"local"`` and ``"feasible"`` are "optimal, not certified".
 
 A cone's apex
@@ -45,7 +45,7 @@ A cone's apex
 A quadratic row :math:`g(x) = (x - x_0)^\\top Q (x - x_0) \\le 0` with one negative eigenvalue of :math:`Q` (a
 second-order cone written as ``sum(w[j]**2) <= t**2``, with ``t >= 0``) has no scalar multiplier at its apex
 :math:`x = x_0`: :math:`\\nabla g(x_0) = 0`, and the conic backend's dual there (NaN in the model's convention,
-:data:`~tpm_models.solvers.cones.APEX_TOL`) is a vector of the dual cone. The optimum of (29) is such a point
+:data:`~tpm_models.certify.tolerances.APEX_TOL`) is a vector of the dual cone. The optimum of (29) is such a point
 (:math:`w = 0`, so :math:`t = \\|w\\|_2 = 0`). There the set is the cone's nappe
 :math:`K_+ = \\{d : d^\\top Q d \\le 0\\}` on the side of an active bound of one of its variables (the bound must
 hold on the whole nappe and exclude the other: :func:`apex_cone`), and its normal cone is :math:`Q K_+`. The
@@ -58,12 +58,12 @@ or a zero eigenvalue, stays "a dual is missing or NaN".
 The perspective rows :math:`c\\,a^q r^{1-q} - d\\,z \\le 0` of a :math:`q`-norm at their power cone's apex
 (:math:`a = r = z = 0`, where :math:`r^{1-q}` has no derivative: (23) at p = 3 when its optimum is :math:`w = 0`) are
 read the same way, their multipliers taken from the cones' normal cones together, as they share :math:`r`
-(:mod:`tpm_models.solvers.power_apex`).
+(:mod:`tpm_models.certify.power_apex`).
 
 A Euclidean norm :math:`\\sqrt{\\sum_k a_k x_k^2}` at zero, a node of rows and an objective read as linear in it
 ((23) at p = 2 when its optimum is :math:`w = 0`), is left out of their gradients; the Lagrangian's coefficient
 :math:`K` on it times a subgradient (an ellipsoid at 0) cancels the stationarity residual on its columns as far as it
-can (:mod:`tpm_models.solvers.norm_apex`).
+can (:mod:`tpm_models.certify.norm_apex`).
 """
 
 from __future__ import annotations
@@ -77,15 +77,31 @@ import numpy as np
 import pyomo.core as pyo
 from pyomo.repn import generate_standard_repn
 
-from tpm_models.solvers.certificate_reading import model_columns, objective_disagrees, read_rows, sos_violation
-from tpm_models.solvers.common import FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
-from tpm_models.solvers.cones import APEX_TOL
-from tpm_models.solvers.gradients import objective_gradient
-from tpm_models.solvers.power_apex import PowerApexes, power_apexes
-from tpm_models.solvers.program import objective_of
-from tpm_models.solvers.variables import integer_mask
+from tpm_models.certify.gradients import objective_gradient
+from tpm_models.certify.power_apex import PowerApexes, power_apexes
+from tpm_models.certify.reading import model_columns, objective_disagrees, read_rows, sos_violation
+from tpm_models.certify.tolerances import APEX_TOL, FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
 
 _VALUE = operator.attrgetter("value")
+
+
+def active_objective(model: pyo.ConcreteModel) -> Any:
+    """The one active objective of ``model`` (``ValueError`` unless there is exactly one; ``solve()`` refuses such a
+    model before it reaches the certificate)."""
+    objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
+    if len(objectives) != 1:
+        raise ValueError(f"the model has {len(objectives)} active objectives; the certificate needs exactly one")
+    return objectives[0]
+
+
+def integer_columns(variables: list) -> np.ndarray:
+    """Which of ``variables`` have an integer or binary domain, each distinct domain object asked once (the
+    builders' :math:`10^5` variables share a few)."""
+    domains = list(map(operator.attrgetter("domain"), variables))
+    discrete = {key: not v.is_continuous() for key, v in dict(zip(map(id, domains), variables)).items()}
+    if not any(discrete.values()):
+        return np.zeros(len(variables), dtype=bool)
+    return np.array([discrete[id(d)] for d in domains], dtype=bool)
 
 
 @dataclass
@@ -169,7 +185,7 @@ class ApexCone:
 def apex_cone(con: Any, gradient_row: np.ndarray, body: float, x: np.ndarray, col: dict, lb: np.ndarray,
               ub: np.ndarray) -> ApexCone | None:
     """``con`` read as a cone at its apex (module docstring, "A cone's apex"), or ``None`` when it is not one: its
-    gradient at ``x`` above :data:`~tpm_models.solvers.cones.APEX_TOL`, not a quadratic at one active side, a
+    gradient at ``x`` above :data:`~tpm_models.certify.tolerances.APEX_TOL`, not a quadratic at one active side, a
     :math:`Q` without exactly one negative eigenvalue and no zero one, or no active bound that picks the nappe."""
     if float(np.linalg.norm(gradient_row)) >= APEX_TOL:
         return None
@@ -213,7 +229,7 @@ def apex_cone(con: Any, gradient_row: np.ndarray, body: float, x: np.ndarray, co
 
 def _norm_terms(row_norms: list, objective_norms: list, y: np.ndarray, sigma: float) -> list:
     """Each Euclidean norm at zero of the rows and the objective with its Lagrangian coefficient
-    :math:`K = \\sigma(c_f - \\sum_i y_i C_i)` (:mod:`tpm_models.solvers.norm_apex`), one entry a node."""
+    :math:`K = \\sigma(c_f - \\sum_i y_i C_i)` (:mod:`tpm_models.certify.norm_apex`), one entry a node."""
     K: dict[int, list] = {}
     for apex, c in objective_norms:
         K.setdefault(id(apex.node), [apex, 0.0])[1] += sigma * c
@@ -232,7 +248,7 @@ def certify(model: pyo.ConcreteModel, duals: dict | None, convex: bool,
     classified convex (KKT then proves optimality). ``integers``: the model has integer variables or SOS
     constraints (no KKT: the backend's branch and bound is the proof).
 
-    The model is read afresh, on its own (:mod:`tpm_models.solvers.certificate_reading`): every active row and
+    The model is read afresh, on its own (:mod:`tpm_models.certify.reading`): every active row and
     variable, a variable of another model that a row holds as one more column. ``memo``: where the last
     certificate is kept (a solve's :class:`~tpm_models.solvers.program.Program`'s ``certificates``): a second
     certificate of the same point with the same duals is the first one, copied (the backend asked it already:
@@ -279,7 +295,7 @@ def _certify(model: pyo.ConcreteModel, variables: list, duals: dict | None, conv
         cert.level, cert.why = "failed", f"the point violates {cert.worst_row} by {cert.primal:.2g} (relative to " \
             "its size)"
         return cert
-    objective = objective_of(model)
+    objective = active_objective(model)
     objective_norms: list = []  # (apex, coefficient): a Euclidean norm at zero in the objective
     read = objective_gradient(model, objective, col, len(x), memo, x, objective_norms)
     if read is not None:
@@ -322,7 +338,7 @@ def _primal(model: Any, rows: Any, variables: list, x: np.ndarray, lb: np.ndarra
     row_viol = np.maximum(np.maximum(rows.lower - rows.body, rows.body - rows.upper), 0.0) / size
     bound_viol = np.maximum(np.maximum(lb - x, x - ub), 0.0)
     bound_viol /= np.maximum(1.0, np.where(lb - x > 0, np.abs(lb), np.where(x - ub > 0, np.abs(ub), 1.0)))
-    int_viol = np.abs(x - np.round(x)) * integer_mask(variables)
+    int_viol = np.abs(x - np.round(x)) * integer_columns(variables)
     absolute = max(float(np.maximum(rows.lower - rows.body, rows.body - rows.upper).max(initial=0.0)),
                    float(np.maximum(lb - x, x - ub).max(initial=0.0)), 0.0)
     worst, where = 0.0, ""
@@ -351,7 +367,7 @@ def _multipliers(rows: Any, duals: dict, x: np.ndarray, col: dict, lb: np.ndarra
         apexes.append(apex)
         y[i] = 0.0
     powers = None
-    if not rows.smooth:  # perspective rows at their power cone's apex (tpm_models.solvers.power_apex), or none
+    if not rows.smooth:  # perspective rows at their power cone's apex (tpm_models.certify.power_apex), or none
         powers = power_apexes([rows.cons[i] for i in np.flatnonzero(rows.kinks)], x, col)
         if powers is None:
             return "a row is not differentiable at the point"

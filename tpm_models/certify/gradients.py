@@ -1,8 +1,11 @@
 """Values and gradients of a Pyomo model's expressions at its loaded point, for the certificate
-(:mod:`tpm_models.solvers.certificate`): forward differentiation with every node's result kept (the builders share
+(:mod:`tpm_models.certify.certificate`): forward differentiation with every node's result kept (the builders share
 one node, the norm of (23), among thousands of terms and rows), linear bodies and quadratic objectives read term
-by term, rows and objectives linear in shared nodes (:func:`~.expression_terms.atom_terms`) with each node
-differentiated once. A point where an expression has no derivative raises :class:`Kink`.
+by term, rows and objectives linear in shared nodes (:func:`objective_terms`) with each node differentiated once.
+A point where an expression has no derivative raises :class:`Kink`.
+
+Every expression is read here, by this package's own code or Pyomo's (``reverse_ad``, ``value``), never by the solve
+path's readers (:mod:`tpm_models.solvers`), so that a misreading there is not repeated here.
 """
 
 from __future__ import annotations
@@ -13,13 +16,78 @@ from typing import Any, Literal
 import numpy as np
 import pyomo.core as pyo
 import scipy.sparse as sp
+from pyomo.common.numeric_types import native_numeric_types
+from pyomo.core.base.param import ParamData
 from pyomo.core.base.var import VarData
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 
-from tpm_models.solvers.common import FEASIBILITY_TOL
-from tpm_models.solvers.expression_terms import atom_terms, constant_value, product_terms
-from tpm_models.solvers.norm_apex import AbsApex, NormApex, norm_apex
+from tpm_models.certify.norm_apex import AbsApex, NormApex, norm_apex
+from tpm_models.certify.tolerances import FEASIBILITY_TOL
+from tpm_models.models.row_blocks import param_values
+
+
+def constant_value(c: Any) -> float:
+    """The value of ``c``, a number or an expression without variables: a parameter's stored value and a flat sum of
+    parameters ((23)-(29)'s :math:`\\sum_i \\varepsilon_i`, :math:`10^5` of them) read in one pass, anything else by
+    Pyomo's ``value``."""
+    cls = c.__class__
+    if cls is float or cls is int:
+        return float(c)
+    if cls is ParamData:
+        return float(c.value)
+    if cls is ne.NPV_SumExpression and all(a.__class__ is ParamData for a in c.args):
+        return float(sum(param_values(c.args)))
+    return float(pyo.value(c))
+
+
+def objective_terms(expr: Any, col: dict) -> tuple[list[int], list[float], float, list[tuple[float, Any]]] | None:
+    """``expr`` as ``constant + sum_k a_k x_k + sum_j c_j * node_j``: ``(columns, coefficients, constant,
+    [(c_j, node_j)])``, sums, negations and constant factors taken apart, every other term a node (the same object
+    wherever the model shares it: (23)'s norm); ``None`` when a variable is not a column of ``col``."""
+    cols: list[int] = []
+    coefs: list[float] = []
+    nodes: list[tuple[float, Any]] = []
+    const = 0.0
+    stack: list[tuple[float, Any]] = [(1.0, expr)]
+    while stack:
+        c, e = stack.pop()
+        kind = e.__class__
+        if kind in native_numeric_types:
+            const += c * float(e)
+        elif kind is VarData or (hasattr(e, "is_variable_type") and e.is_variable_type()):
+            if e.fixed:
+                const += c * float(e.value)
+            elif id(e) in col:
+                cols.append(col[id(e)])
+                coefs.append(c)
+            else:
+                return None
+        elif not e.is_potentially_variable():
+            const += c * constant_value(e)
+        elif kind is ne.SumExpression or kind is ne.LinearExpression:
+            stack.extend((c, a) for a in reversed(e.args))
+        elif kind is ne.NegationExpression:
+            stack.append((-c, e.args[0]))
+        elif (kind is ne.ProductExpression or kind is ne.MonomialTermExpression) and \
+                not getattr(e.args[0], "is_potentially_variable", lambda: False)():
+            stack.append((c * constant_value(e.args[0]), e.args[1]))
+        elif e.is_named_expression_type():
+            stack.append((c, e.expr))
+        else:
+            nodes.append((c, e))
+    return cols, coefs, const, nodes
+
+
+def _is_product(node: Any) -> bool:
+    """``node`` is a product of two variables (``x**2``, ``x*y``, ``(c*x)*y``), what :func:`_quadratic` reads."""
+    if node.__class__ is ne.PowExpression:
+        v, e = node.args
+        return e.__class__ in (int, float) and e == 2 and getattr(v, "is_variable_type", lambda: False)()
+    if node.__class__ is ne.ProductExpression:
+        return all(getattr(a.args[1] if a.__class__ is ne.MonomialTermExpression else a, "is_variable_type",
+                           lambda: False)() for a in node.args)
+    return False
 
 
 def linear_body(body: Any, col: dict) -> tuple[list[int], list[float], float, float] | None:
@@ -193,7 +261,7 @@ def gradient(expr: Any, col: dict, memo: dict) -> tuple[float, list[int], list[f
 def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict
                   ) -> tuple[float, list[int], list[float]] | Literal[False] | None:
     """Value and gradient ``(value, columns, entries)`` of ``constant + a'x + sum_j c_j node_j``
-    (:func:`~.expression_terms.atom_terms`) with each node's by :func:`_forward` (kept in ``memo``); ``False``
+    (:func:`objective_terms`) with each node's by :func:`_forward` (kept in ``memo``); ``False``
     at a kink of a node; ``None`` when a node is one :func:`_forward` does not differentiate."""
     cols, coefs, const, atoms = read
     grad: dict = {}
@@ -216,7 +284,7 @@ def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict
 
 def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int, apexes: list | None = None
                        ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
-    """:func:`atom_gradient` of many rows at once (``reads``: their :func:`~.expression_terms.atom_terms`; (23)'s
+    """:func:`atom_gradient` of many rows at once (``reads``: their :func:`objective_terms`; (23)'s
     margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i``, one per point, sharing one node): each distinct
     node differentiated once, the rows' values :math:`c + a^\top x + C v` and Jacobian :math:`L + C G` (:math:`L` the
     linear parts, :math:`C` the nodes' coefficients, :math:`v`, :math:`G` the nodes' values and gradients) as sparse
@@ -224,7 +292,7 @@ def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int
     (:func:`atom_gradient`'s ``False``), 2 not read so (a node :func:`_forward` does not differentiate, or a value or
     derivative that is not finite: :func:`atom_gradient`'s ``None``).
 
-    ``apexes``: when a list, a node at a kink that is a Euclidean norm at zero (:func:`tpm_models.solvers.norm_apex.
+    ``apexes``: when a list, a node at a kink that is a Euclidean norm at zero (:func:`tpm_models.certify.norm_apex.
     norm_apex`) is left out of the rows' Jacobian instead (their smooth parts: status 0), and ``(apex, rows,
     coefficients)`` is appended to it for the rows that hold it."""
     m = len(reads)
@@ -319,10 +387,10 @@ def _linear_in_nodes(L: sp.csr_matrix, const: np.ndarray, crow: np.ndarray, cnod
 
 def _atom_objective(read: tuple | None, col: dict, n: int, memo: dict, x: np.ndarray, apexes: list | None = None
                     ) -> tuple[float, np.ndarray] | Literal[False] | None:
-    """Value and gradient of an objective linear in nodes (:func:`~.expression_terms.atom_terms`: (23)'s
+    """Value and gradient of an objective linear in nodes (:func:`objective_terms`: (23)'s
     ``sum_i eps_i * norm_w`` and ``0.5 * w_j**2``), each distinct node differentiated once with its coefficients
     summed; ``None`` at a kink of a node, ``False`` when the objective is not read so (then :func:`gradient`).
-    ``read``: the objective's :func:`~tpm_models.solvers.expression_terms.atom_terms`. ``apexes``: as in
+    ``read``: the objective's :func:`objective_terms`. ``apexes``: as in
     :func:`atom_rows_gradient`, ``(apex, coefficient)`` appended for a norm at zero."""
     if read is None:
         return False
@@ -441,12 +509,12 @@ def objective_gradient(model: Any, objective: Any, col: dict, n: int, memo: dict
     """The objective's value and gradient at ``x``; ``None`` where it has no derivative. ``apexes``: when a list, a
     node of an objective linear in nodes that is a Euclidean norm at zero is left out of the gradient and ``(apex,
     coefficient)`` appended to it (:func:`_atom_objective`)."""
-    read = atom_terms(objective.expr, col)
+    read = objective_terms(objective.expr, col)
     if read is not None and not read[3]:  # a linear objective ((26)-(29)): read fast
         cols, coefs = np.asarray(read[0], dtype=int), np.asarray(read[1], dtype=float)
         grad = np.bincount(cols, weights=coefs, minlength=n).astype(float)  # np.add.at's sums, in the same order
         return float(read[2] + coefs @ x[cols]), grad
-    if read is not None and product_terms(read, col) is None:
+    if read is not None and not all(_is_product(node) for _, node in read[3]):
         # a node that is not a product of two variables ((23)'s eps-weighted norm): not a quadratic, read as linear
         # in its nodes (the term-by-term quadratic reading below would fail on that node)
         atoms = _atom_objective(read, col, n, memo, x, apexes)

@@ -1,4 +1,4 @@
-"""Perspective rows at their cone's apex, for the certificate (:mod:`tpm_models.solvers.certificate`).
+"""Perspective rows at their cone's apex, for the certificate (:mod:`tpm_models.certify.certificate`).
 
 The library writes :math:`\\|a\\|_q \\le r` (:func:`tpm_models.models.norms.add_pnorm_epigraph`, used by (23) and
 (26) at :math:`p \\notin \\{1, 2, \\infty\\}`) as the rows
@@ -28,13 +28,14 @@ is drawn from the residual on :math:`r`, and what is left on :math:`r` (or on :m
 as any other residual (a positive one on a variable at its lower bound 0 is that bound's multiplier). When
 :math:`\\sum_j v'_j` exceeds the residual on :math:`r`, the :math:`w_j` are scaled down until it does not, and the part
 of the residual on the :math:`a_j` they leave is a stationarity error: a point at the apex that is not optimal
-fails. Only rows of exactly this shape, at the apex to :data:`~tpm_models.solvers.cones.APEX_TOL`, with their
+fails. Only rows of exactly this shape, at the apex to :data:`~tpm_models.certify.tolerances.APEX_TOL`, with their
 :math:`a_j` and :math:`z_j` in no other such row, are read; any other row not differentiable at the point keeps the
 certificate at "optimal, not certified".
 
-Before polishing, :func:`apex_point` says where the polish would put the power cones that read at their apex: there
-a perspective row has no value, so the backend (:mod:`tpm_models.solvers.backends.clarabel`) does not polish such a
-point, and the certificate reads the rows as above at the solver's own point.
+Before polishing, :func:`tpm_models.solvers.apex_moves.apex_point` says where the polish would put the power cones
+that read at their apex: there a perspective row has no value, so the backend
+(:mod:`tpm_models.solvers.backends.clarabel`) does not polish such a point, and the certificate reads the rows as
+above at the solver's own point.
 """
 
 from __future__ import annotations
@@ -44,11 +45,9 @@ from typing import Any
 
 import numpy as np
 import pyomo.core.expr as ex
-import scipy.sparse as sp
 from pyomo.core.base.var import VarData
 
-from tpm_models.solvers.cone_faces import faces
-from tpm_models.solvers.cones import APEX_TOL, ConicForm
+from tpm_models.certify.tolerances import APEX_TOL
 
 
 @dataclass(frozen=True)
@@ -107,7 +106,7 @@ def _product(node: Any, col: dict) -> tuple[float, int, int, float] | None:
 
 def power_apex_row(con: Any, x: np.ndarray, col: dict) -> PowerApexRow | None:
     """``con`` read as :math:`c\\,a^q r^{1-q} - d\\,z \\le 0` at its apex (:math:`|a|, |r|, |z| \\le`
-    :data:`~tpm_models.solvers.cones.APEX_TOL`), else ``None``."""
+    :data:`~tpm_models.certify.tolerances.APEX_TOL`), else ``None``."""
     if con.lb is not None or con.ub is None or float(con.ub) != 0.0:
         return None
     body = con.body
@@ -184,52 +183,3 @@ def power_apexes(cons: list, x: np.ndarray, col: dict) -> PowerApexes | None:
     if private & set(groups):
         return None
     return PowerApexes(groups)
-
-
-def apex_point(form: ConicForm, x: np.ndarray, z: np.ndarray) -> np.ndarray | None:
-    """``x`` with the power cones of ``form`` that read at their apex at ``(x, z)`` (the polish's reading,
-    :func:`~tpm_models.solvers.cone_faces.faces`) put there as the polish puts them (:mod:`tpm_models.solvers.polish`:
-    :math:`s = 0` on the block, each row of one column :math:`s_i = b_i - a_i x_c` snapped to :math:`x_c = b_i / a_i`
-    exactly), ``None`` when no power cone reads so. A perspective block :math:`(\\tau, r, a)` there has :math:`r = 0`,
-    where the row :math:`c\\,a^q r^{1-q} \\le d z` has no value ((23) at p = 3 on 10^5 points, whose optimum is
-    :math:`w = 0`)."""
-    starts = np.cumsum([0] + [c.dim for c in form.cones])
-    read = faces(form.cones, form.b - form.A @ x, z)
-    rows = [np.arange(starts[k], starts[k + 1]) for k, c in enumerate(form.cones)
-            if c.kind == "pow" and read[k] == "apex"]
-    if not rows:
-        return None
-    return with_slacks(form, x, np.concatenate(rows), 0.0)[0]
-
-
-def with_slacks(form: ConicForm, x: np.ndarray, rows: np.ndarray, slack: float) -> tuple[np.ndarray, int]:
-    """``x`` with the column of each of ``rows`` that is a row of one column :math:`s_i = b_i - a_i x_c` solved for
-    :math:`s_i` = ``slack``: :math:`x_c = (b_i - s_i) / a_i` (the other rows left alone), and how many were."""
-    A = sp.csr_matrix(form.A)
-    rows = np.asarray(rows, dtype=np.int64)
-    rows = rows[np.diff(A.indptr)[rows] == 1]
-    rows = rows[A.data[A.indptr[rows]] != 0]
-    out = np.array(x, dtype=float)
-    out[A.indices[A.indptr[rows]]] = (np.asarray(form.b, dtype=float)[rows] - slack) / A.data[A.indptr[rows]]
-    return out, len(rows)
-
-
-APEX_NUDGE = 1e-14
-"""Where :func:`nudged_apex` puts the :math:`r` of a perspective block at its apex: a point where the model's rows
-have a value (:math:`r^{1-q}` at :math:`r = 0` has none), at :math:`10^{-4}` of
-:data:`~tpm_models.solvers.cones.APEX_TOL`, so the certificate still reads the block at its apex; the rows that hold
-:math:`r` move by its coefficient times 1e-14."""
-
-
-def nudged_apex(form: ConicForm, x: np.ndarray) -> np.ndarray | None:
-    """``x`` with each power cone of ``form`` that sits at its apex (its three components within
-    :data:`~tpm_models.solvers.cones.APEX_TOL` of 0) moved inside it by its second component, :math:`r` of the
-    perspective block :math:`(\\tau, r, a)`, set to :data:`APEX_NUDGE` (a row of one column: the column solved for
-    it); ``None`` when no such cone. The polish lands on :math:`r = 0` exactly when the optimum is :math:`w = 0`
-    ((26) at p = 1.5 on 10^5 points of the scale benchmark's seed 1), where the model's rows cannot be evaluated."""
-    starts = np.cumsum([0] + [c.dim for c in form.cones])
-    s = np.asarray(form.b, dtype=float) - form.A @ x
-    second = [starts[k] + 1 for k, cone in enumerate(form.cones)
-              if cone.kind == "pow" and np.abs(s[starts[k]:starts[k + 1]]).max() <= APEX_TOL]
-    out, moved = with_slacks(form, x, np.asarray(second, dtype=np.int64), APEX_NUDGE)
-    return out if moved else None

@@ -1,4 +1,4 @@
-"""A Euclidean norm at zero, for the certificate (:mod:`tpm_models.solvers.certificate`).
+"""A Euclidean norm at zero, for the certificate (:mod:`tpm_models.certify.certificate`).
 
 (23) at :math:`p = 2` holds :math:`\\|w\\|_2` as the named expression ``norm_w = sqrt(sum_j w[j]**2)``: in the
 objective, :math:`\\frac{\\nu}{m_{-c}}\\big(\\sum_{i\\in\\mathcal X_{-c}}\\varepsilon_i\\big)\\|w\\|_2`, and in
@@ -12,7 +12,8 @@ homogeneous, and its subdifferential at :math:`x_V = 0` is the ellipsoid
 .. math::
     \\partial h(0) = \\{g : \\textstyle\\sum_k g_k^2 / a_k \\le 1\\}.
 
-The rows and the objective that hold it are read as linear in it (:func:`~.expression_terms.atom_terms`):
+The rows and the objective that hold it are read as linear in it
+(:func:`~tpm_models.certify.gradients.objective_terms`):
 :math:`f = f_s + c_f h`, :math:`g_i = g_{s,i} + C_i h`. On a model classified convex, with duals of the right
 signs, the Lagrangian holds :math:`K h` with :math:`K = \\sigma(c_f - \\sum_i y_i C_i) \\ge 0`, and stationarity
 asks :math:`0 \\in r + K\\,\\partial h(0)` on the node's columns (:math:`r` the residual of the smooth parts). The

@@ -15,15 +15,10 @@ from pyomo.contrib.solver.common.results import TerminationCondition
 
 from tpm_models import Kernel, build
 from tpm_models import solvers as S
-from tpm_models.solvers.certificate import certify
+from tpm_models.certify.certificate import certify
+from tpm_models.certify.tolerances import KKT_TOL
 from tpm_models.solvers.clarabel_settings import ClarabelSettings
-from tpm_models.solvers.common import (
-    KKT_TOL,
-    ModelError,
-    SolutionStatus,
-    SolverUnavailableError,
-    Termination,
-)
+from tpm_models.solvers.common import ModelError, SolutionStatus, SolverUnavailableError, Termination
 from tpm_models.solvers.dispatch import solve
 from tpm_models.solvers.structure import model_traits
 from tpm_models.solvers.variables import fill_unused_variables
@@ -461,7 +456,7 @@ def test_a_second_certificate_of_the_same_point_within_a_solve_is_the_first(monk
     duals is made once (the Clarabel backend asks it before the solve's own, ``apex_point_certified``): the second is
     an equal copy, made without a second reading; a changed point or other duals is read again; without a memo
     nothing is kept."""
-    from tpm_models.solvers import certificate as C
+    from tpm_models.certify import certificate as C
 
     reads = []
     inner = C._certify
