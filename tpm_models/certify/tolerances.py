@@ -17,7 +17,7 @@ reading (:func:`tpm_models.solvers.structure.model_traits`) and by the conic map
 
 KKT_TOL = 1e-6
 """Largest scaled KKT residual (stationarity, complementarity, dual sign) of a certified optimum
-(:mod:`tpm_models.solvers.certificate`). Measured on the paper's models (Iris, Wine): PIQP, DAQP, HiGHS, Ipopt,
+(:mod:`tpm_models.certify.certificate`). Measured on the paper's models (Iris, Wine): PIQP, DAQP, HiGHS, Ipopt,
 Clarabel, and Gurobi, CPLEX, Xpress on the QPs, reach 1e-9 or less; a wrong point (the outer exponent dropped,
 a saddle) is off by O(0.1)."""
 
