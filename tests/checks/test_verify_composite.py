@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+from conftest import ran_in_fresh_process
 from scipy.optimize import linprog
 from scipy.spatial import ConvexHull
 
@@ -148,7 +149,11 @@ PYROS_TOL = 1e-8
 @pytest.mark.skipif("gurobi" not in available_solvers(), reason="PyROS's subsolvers here are Gurobi")
 @pytest.mark.parametrize("uset", [POLYTOPES["symmetric budget"][0], Intersection(CONES["ellipsoid cut by a box"])],
                          ids=["symmetric budget", "ellipsoid cut by a box"])
-def test_pyros_agrees_on_the_symmetric_budget_and_an_ellipsoid_cut_by_a_box(uset):
+def test_pyros_agrees_on_the_symmetric_budget_and_an_ellipsoid_cut_by_a_box(uset, request):
+    """After an Xpress solve in the same process Gurobi's subsolves end PyROS's separation "other" (the Xpress ->
+    Gurobi effect of ``conftest.ran_in_fresh_process``): run again in a fresh interpreter then."""
+    if ran_in_fresh_process(request):
+        return
     nominal, uncertain = lp(uset)
     cp = robust_counterpart(nominal, uncertain)
     v = verify(nominal, uncertain, cp, method="pyros", local_solver="gurobi_direct", global_solver="gurobi_direct")
