@@ -14,7 +14,7 @@ import pyomo.environ as pyo
 import pytest
 from pyomo.core.expr.calculus.derivatives import Modes, differentiate
 
-from tpm_models.certify.gradients import objective_gradient
+from tpm_models.certify.objective import objective_gradient
 from tpm_models.models.registry import build
 from tpm_models.solvers.variables import free_variables
 

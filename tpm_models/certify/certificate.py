@@ -77,7 +77,7 @@ import numpy as np
 import pyomo.core as pyo
 from pyomo.repn import generate_standard_repn
 
-from tpm_models.certify.gradients import objective_gradient
+from tpm_models.certify.objective import objective_gradient
 from tpm_models.certify.power_apex import PowerApexes, power_apexes
 from tpm_models.certify.reading import model_columns, objective_disagrees, read_rows, sos_violation
 from tpm_models.certify.tolerances import APEX_TOL, FEASIBILITY_TOL, GAP_FLOOR, GAP_TOL, KKT_FAIL_TOL, KKT_TOL, PSD_TOL
