@@ -210,8 +210,8 @@ def gradient(expr: Any, col: dict, memo: dict) -> tuple[float, list[int], list[f
 def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict
                   ) -> tuple[float, list[int], list[float]] | Literal[False] | None:
     """Value and gradient ``(value, columns, entries)`` of ``constant + a'x + sum_j c_j node_j``
-    (:func:`tpm_models.certify.objective.objective_terms`) with each node's by :func:`forward` (kept in ``memo``); ``False``
-    at a kink of a node; ``None`` when a node is one :func:`forward` does not differentiate."""
+    (:func:`tpm_models.certify.objective.objective_terms`) with each node's by :func:`forward` (kept in
+    ``memo``); ``False`` at a kink of a node; ``None`` when a node is one :func:`forward` does not differentiate."""
     cols, coefs, const, atoms = read
     grad: dict = {}
     for c, a in zip(cols, coefs):
@@ -233,7 +233,8 @@ def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict
 
 def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int, apexes: list | None = None
                        ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
-    """:func:`atom_gradient` of many rows at once (``reads``: their :func:`tpm_models.certify.objective.objective_terms`; (23)'s
+    """:func:`atom_gradient` of many rows at once (``reads``: their
+    :func:`tpm_models.certify.objective.objective_terms`; (23)'s
     margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i``, one per point, sharing one node): each distinct
     node differentiated once, the rows' values :math:`c + a^\top x + C v` and Jacobian :math:`L + C G` (:math:`L` the
     linear parts, :math:`C` the nodes' coefficients, :math:`v`, :math:`G` the nodes' values and gradients) as sparse
