@@ -17,6 +17,7 @@ import pyomo.environ as pyo
 import pytest
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
+from tpm_models import build
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.export import writers
 from tpm_models.export.library import LIBRARY_DATASETS, library_instances
@@ -145,6 +146,30 @@ def test_linear_rows_of_the_builders_shape():
                                                                    constant=float(data[i, 0])) >= -1)
     m.obj = pyo.Objective(expr=sum(m.w[j] ** 2 for j in m.w) + sum(m.xi.values()) / 40)
     same(m)
+
+
+@pytest.mark.parametrize("change", ["none", "fixed w", "deactivated row", "some made"])
+@pytest.mark.parametrize("eq", [2, 3, 15])
+def test_rows_made_on_demand_are_written_without_being_made(eq, change):
+    """The margin rows of (2), (3), (15), made on demand (``tpm_models.models.lazy_rows``), are written from their
+    maker's terms and stay unmade, and the text is Pyomo's, which makes every row to write it (data with 1.0 and 0.0:
+    bare variables and monomials); also with a weight fixed (those rows go through Pyomo's visitor), a row
+    deactivated, and some rows made before the write."""
+    rng = np.random.default_rng(3)
+    X = rng.random((30, 4))
+    X[::4, 0], X[1::5, 1] = 1.0, 0.0
+    model = build(eq, X, np.arange(30) % 3, 1, 0.3, 1.0)
+    rows = list(model.margin.values())
+    if change == "fixed w":
+        model.w[2].fix(0.25)
+    elif change == "deactivated row":
+        rows[3].deactivate()
+    elif change == "some made":
+        rows[0].body, rows[5].body  # noqa: B018 -- made by reading
+    made_before = {id(con) for con in rows if con.made}
+    ours = lp_text(model)
+    assert {id(con) for con in rows if con.made} == made_before or change == "fixed w"
+    assert ours == pyomo_lp_text(model)
 
 
 def test_random_linear_models():

@@ -9,10 +9,11 @@ import numpy as np
 import pyomo.environ as pyo
 import pytest
 from pyomo.core.base.constraint import ConstraintData
+from pyomo.core.expr.numeric_expr import MonomialTermExpression
 from pyomo.core.expr.visitor import identify_variables
 
-from tpm_models import build, solve
-from tpm_models.models.lazy_rows import LazyRowData, LazyRows, is_as_built
+from tpm_models import Kernel, build, solve
+from tpm_models.models.lazy_rows import LazyRowData, LazyRows, is_as_built, unmade_terms
 from tpm_models.models.row_blocks import discard_replaced, row_blocks
 
 NU, ALPHA, EPS = 0.3, 1.0, 0.05
@@ -161,3 +162,39 @@ def test_a_users_rows_on_a_list_index_are_made_when_read_and_solved():
     assert result.certified
     assert result.objective == pytest.approx(4.0, abs=1e-7)
     assert [pyo.value(model.x[i]) for i in (1, 3)] == pytest.approx([1.0, 3.0], abs=1e-7)
+
+
+def _data_with_ones_and_zeros(rng, m=30, n=4):
+    """Points with exact 1.0 and 0.0 among their numbers: a coefficient 1 is the bare variable, 0.0 a monomial."""
+    X = rng.random((m, n))
+    X[::4, 0], X[1::5, 1] = 1.0, 0.0
+    return X, np.arange(m) % 3
+
+
+@pytest.mark.parametrize("eq", [2, 3, 10, 11, 15])
+def test_a_row_makers_terms_are_the_terms_of_its_row(rng, eq):
+    """``terms(i)`` of the primal margin rows' maker (what the ``.lp`` writer reads of a row not made) is, object for
+    object and type for type, what the made row holds: its sides from ``to_bounded_expression(True)``, each
+    term's coefficient (the int 1 of a bare variable) and variable. Truth: the made row itself."""
+    X, y = _data_with_ones_and_zeros(rng)
+    model = build(eq, X, y, 1, NU, ALPHA, kernel=Kernel("hom-poly", degree=2) if eq in (10, 11) else None)
+    rows = [c for c in model.component_objects(pyo.Constraint) if isinstance(c, LazyRows)]
+    assert rows, "the primal models' margin rows are made on demand"
+    checked = 0
+    for component in rows:
+        for con in component.values():
+            terms = unmade_terms(con)
+            assert terms is not None and not con.made
+            lb, body, ub = con.to_bounded_expression(True)
+            assert con.made and unmade_terms(con) is None  # a made row is read as written
+            assert (type(terms.lower), terms.lower, type(terms.upper), terms.upper) == (type(lb), lb, type(ub), ub)
+            coefs, variables = [], []
+            for arg in body.args:
+                coef, var = arg.args if isinstance(arg, MonomialTermExpression) else (1, arg)
+                coefs.append(coef)
+                variables.append(var)
+            assert [type(c) for c in terms.coefs] == [type(c) for c in coefs] and terms.coefs == coefs
+            assert all(a is b for a, b in zip(terms.variables, variables)) and len(terms.variables) == len(variables)
+            assert terms.constant == 0
+            checked += 1
+    assert checked >= 10

@@ -88,6 +88,7 @@ from tpm_models.export.cbf import cbf_text, conic_program, ptf_text
 from tpm_models.export.lp_text import lp_text
 from tpm_models.files import write_bytes
 from tpm_models.kernels import Kernel
+from tpm_models.models.lazy_rows import has_unmade_terms
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import build, model_info
 from tpm_models.solvers.conic import NotConicError, why_not_conic
@@ -217,7 +218,7 @@ def _analyse_paused(model: pyo.ConcreteModel) -> _Analysis:
             terms.insert(0, repn.constant)
         collected = sum(terms[1:], terms[0])
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        if con.body.__class__ is LinearExpression:
+        if has_unmade_terms(con) or con.body.__class__ is LinearExpression:  # linear by its maker's contract
             continue  # degree <= 1 by construction (constants, monomials, variables): no walk of a large model
         degree = con.body.polynomial_degree()
         if degree is None or degree > 2:

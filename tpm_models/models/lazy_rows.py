@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from pyomo.core.base.constraint import ConstraintData, IndexedConstraint
@@ -88,6 +89,35 @@ class LazyRows(IndexedConstraint):
         for anonymous in self._anonymous_sets or ():  # an index given as a list: built first, as Constraint does
             anonymous.construct()
         self._data = {i: LazyRowData(self, i) for i in self.index_set()}
+
+
+class RowTerms(NamedTuple):
+    """A linear row as its maker writes it: ``lower <= LinearExpression([constant?] + terms) <= upper``, ``terms[t]``
+    being ``variables[t]`` itself where ``coefs[t]`` is the int 1 and the monomial ``(coefs[t], variables[t])``
+    elsewhere. ``coefs``, ``constant``, ``lower`` and ``upper`` are the very objects (int or float; ``None`` for a
+    missing side) that the made row holds and ``to_bounded_expression(True)`` returns, so that a reader of the made
+    row and a reader of these terms see the same numbers of the same types (``tests/models/test_lazy_rows.py``)."""
+
+    lower: object
+    coefs: list
+    variables: list
+    constant: object
+    upper: object
+
+
+def unmade_terms(con: object) -> RowTerms | None:
+    """The :class:`RowTerms` of ``con`` when :func:`has_unmade_terms`, else ``None``; the row stays unmade, so a
+    writer reads a large block of linear rows without making their expressions (:mod:`tpm_models.export.lp_text`)."""
+    if not has_unmade_terms(con):
+        return None
+    return con.parent_component().maker.terms(con.index())  # type: ignore[attr-defined]
+
+
+def has_unmade_terms(con: object) -> bool:
+    """Whether ``con`` is a :class:`LazyRowData` not made yet whose maker tells its rows' terms (a method
+    ``terms(i)`` returning :class:`RowTerms`): a linear row, by that contract."""
+    return con.__class__ is LazyRowData and not con.made and \
+        hasattr(con.parent_component().maker, "terms")
 
 
 def is_as_built(rows: Sequence) -> bool:

@@ -29,7 +29,7 @@ from pyomo.core.expr.relational_expr import InequalityExpression
 
 from tpm_models.collector import to_oldest_generation
 from tpm_models.kernels import GRAM_ARRAYS, Kernel, check_dense_memory
-from tpm_models.models.lazy_rows import LazyRows, position
+from tpm_models.models.lazy_rows import LazyRows, RowTerms, position
 from tpm_models.models.row_blocks import RowBlock, record_rows
 from tpm_models.qp import QPMatrices
 from tpm_models.validation import check_nu_alpha
@@ -122,6 +122,17 @@ class PrimalMarginRow:
 
     def __init__(self, numbers: np.ndarray, points: np.ndarray, w: list, theta: pyo.Var, xi: list, sign: int) -> None:
         self.numbers, self.points, self.w, self.theta, self.xi, self.sign = numbers, points, w, theta, xi, sign
+
+    def terms(self, i: int) -> RowTerms:
+        """Row ``i``'s terms as :meth:`__call__` writes them (:class:`tpm_models.models.lazy_rows.RowTerms`): the int
+        1 of a bare variable (a data coefficient equal to 1, :math:`\\theta`, :math:`\\xi_i`), -1 of
+        :math:`-\\xi_i`, the points' floats elsewhere; the sides 0 and ``None``."""
+        k = position(self.numbers, i)
+        coefs = [1 if a == 1 else a for a in self.points[k].tolist()]
+        variables = [*self.w, self.theta, self.xi[k]]
+        if self.sign == 1:
+            return RowTerms(0, coefs + [1, 1], variables, 0, None)
+        return RowTerms(None, coefs + [1, -1], variables, 0, 0)
 
     def __call__(self, i: int) -> InequalityExpression:
         k = position(self.numbers, i)
