@@ -117,21 +117,35 @@ def _row_in_subprocess(tool: str, eq: int, m: int) -> dict:
 BUILDER_EQS = ((15, "(15)"), (23, "(23) p=2"), (28, "(28) p=2"))
 
 
-def bench_builders(sizes=(10_000, 100_000), linopy: bool = True, progress=print) -> list[dict]:
-    """One row per (model, m): Pyomo's and linopy's numbers (module docstring)."""
+def bench_builders(sizes=(10_000, 100_000), linopy: bool = True, progress=print, repeats: int = 1) -> list[dict]:
+    """One row per (model, m): Pyomo's and linopy's numbers (module docstring); with ``repeats`` > 1, each side runs
+    in that many fresh processes, Pyomo's and linopy's in turn (so both see the same load), and each number is the
+    median of its runs (:func:`median_row`)."""
     rows = []
     progress = progress or (lambda _: None)
     for m in sizes:
         for eq, label in BUILDER_EQS:
-            progress(f"  {label} m={m}: pyomo ...")
-            row = {"model": label, "m": m, "pyomo": _row_in_subprocess("pyomo", eq, m)}
-            if linopy and eq == 15:
-                progress(f"  {label} m={m}: linopy ...")
-                row["linopy"] = _row_in_subprocess("linopy", eq, m)
-            elif linopy:  # (23): sqrt; (28): cones
-                row["linopy"] = {"error": "n/a"}
+            runs: dict[str, list[dict]] = {"pyomo": [], "linopy": []}
+            for r in range(repeats):
+                progress(f"  {label} m={m}: pyomo ..." + (f" ({r + 1} of {repeats})" if repeats > 1 else ""))
+                runs["pyomo"].append(_row_in_subprocess("pyomo", eq, m))
+                if linopy and eq == 15:
+                    progress(f"  {label} m={m}: linopy ...")
+                    runs["linopy"].append(_row_in_subprocess("linopy", eq, m))
+            row = {"model": label, "m": m, "pyomo": median_row(runs["pyomo"])}
+            if linopy:  # (23): sqrt; (28): cones
+                row["linopy"] = median_row(runs["linopy"]) if eq == 15 else {"error": "n/a"}
             rows.append(row)
     return rows
+
+
+def median_row(runs: list[dict]) -> dict:
+    """The median of each number over ``runs`` (each one process's :func:`pyomo_row` or :func:`linopy_row`), or the
+    first run's error when a run failed (a failure is reported, not outvoted)."""
+    for run in runs:
+        if "error" in run:
+            return run
+    return {key: float(np.median([run[key] for run in runs])) for key in runs[0]}
 
 
 def _f(value, fmt="{:.2f}") -> str:

@@ -54,7 +54,8 @@ from tpm_models.validation import json_safe
 def cmd_bench_builders(args: argparse.Namespace) -> int:
     """``python -m benchmarks bench builders``: :mod:`benchmarks.bench_builders` (Pyomo builders beside linopy)."""
     print(f"python -m benchmarks bench builders: {machine()}")
-    rows = bench_builders(args.sizes, linopy=not args.no_linopy, progress=None if args.quiet else print)
+    rows = bench_builders(args.sizes, linopy=not args.no_linopy, progress=None if args.quiet else print,
+                          repeats=args.repeats or 1)
     print(builders_table(rows))
     _write_csv(args, bench_builders_module.CSV_COLUMNS, bench_builders_module.builders_csv_rows(rows))
     return 0
@@ -281,7 +282,8 @@ def add_parsers(sub) -> None:
     b.add_argument("--repeats", type=int, default=None,
                    help="bench estimators: fits per median (default 200; with --processes, 50 after the first fit "
                    "of each process); bench certificate: solves per model (5); bench scale: processes per side and "
-                   "row, ours and cvxpy's in turn, the median's row printed (default 1)")
+                   "row, ours and cvxpy's in turn, the median's row printed (default 1); bench builders: fresh "
+                   "processes per side and row, Pyomo's and linopy's in turn, each number their median (default 1)")
     b.add_argument("--processes", type=int, default=0,
                    help="bench estimators (Iris, Wine): fit in this many fresh processes per model and data set "
                    "(--dataset), alternating ours and SVC: the first fit and the warm median of each, medians over "

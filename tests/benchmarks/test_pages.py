@@ -130,3 +130,12 @@ def test_the_benches_rows_become_csv_cells():
     ])
     assert scaled[0]["tpmsvm_fit_s"] == "0.008" and scaled[0]["svc_fit_s"] == "" and scaled[0]["ratio"] == ""
     assert scaled[0]["linearsvc_fit_s"] == "" and scaled[0]["note"] == "SVC: > 10 s"
+
+
+def test_the_builders_median_row_is_each_numbers_median_and_keeps_a_failure():
+    """``bench builders --repeats``: each number is the median of its runs (three runs: the middle value, computed
+    here by hand), and a failed run is reported, not outvoted by the others."""
+    runs = [{"build": 0.3, "lp": 2.0, "peak_mb": 250.0}, {"build": 0.1, "lp": 3.0, "peak_mb": 251.0},
+            {"build": 0.2, "lp": 1.0, "peak_mb": 249.0}]
+    assert bench_builders.median_row(runs) == {"build": 0.2, "lp": 2.0, "peak_mb": 250.0}
+    assert bench_builders.median_row(runs[:1] + [{"error": "timeout"}]) == {"error": "timeout"}
