@@ -146,3 +146,34 @@ def test_the_checks_catch_a_bad_shape(bad, monkeypatch):
     monkeypatch.setitem(EDGES, "tpm_models.models.registry", EDGES["tpm_models.models.registry"] + [fake])
     with pytest.raises(AssertionError):
         (test_no_upward_import if bad == "upward" else test_no_import_cycle)()
+
+
+CONE_KIND_NAMES = {"zero", "nonneg", "soc", "pow"}
+"""The values of ``ConeKind``, written out (the test does not import the package it reads)."""
+
+
+def _string_kind_tests(tree: ast.AST) -> list[int]:
+    """Lines where a ``.kind`` (or a name ``kind``) is compared with a cone kind's name as a string: ``kind ==
+    "soc"``, ``c.kind in ("soc", "pow")``."""
+    lines = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        left = node.left
+        if not ((isinstance(left, ast.Attribute) and left.attr == "kind") or
+                (isinstance(left, ast.Name) and left.id == "kind")):
+            continue
+        for right in node.comparators:
+            items = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+            if any(isinstance(i, ast.Constant) and i.value in CONE_KIND_NAMES for i in items):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_cone_kinds_are_tested_as_the_enum_not_as_strings():
+    """In the solve path a cone's kind is a :class:`tpm_models.solvers.cones.ConeKind` and is tested as one
+    (``c.kind is ConeKind.POW``): a misspelt string would be silently unequal, a misspelt member is an
+    ``AttributeError`` (issue 48, "cone kinds typed")."""
+    found = {str(path.relative_to(PACKAGE.parent)): lines for path in (PACKAGE / "solvers").rglob("*.py")
+             if (lines := _string_kind_tests(ast.parse(path.read_text())))}
+    assert found == {}

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from tpm_models.certify.tolerances import APEX_TOL
 from tpm_models.solvers.cone_faces import faces
-from tpm_models.solvers.cones import ConicForm
+from tpm_models.solvers.cones import ConeKind, ConicForm
 
 
 def apex_point(form: ConicForm, x: np.ndarray, z: np.ndarray) -> np.ndarray | None:
@@ -25,7 +25,7 @@ def apex_point(form: ConicForm, x: np.ndarray, z: np.ndarray) -> np.ndarray | No
     starts = np.cumsum([0] + [c.dim for c in form.cones])
     read = faces(form.cones, form.b - form.A @ x, z)
     rows = [np.arange(starts[k], starts[k + 1]) for k, c in enumerate(form.cones)
-            if c.kind == "pow" and read[k] == "apex"]
+            if c.kind is ConeKind.POW and read[k] == "apex"]
     if not rows:
         return None
     return with_slacks(form, x, np.concatenate(rows), 0.0)[0]
@@ -59,6 +59,6 @@ def nudged_apex(form: ConicForm, x: np.ndarray) -> np.ndarray | None:
     starts = np.cumsum([0] + [c.dim for c in form.cones])
     s = np.asarray(form.b, dtype=float) - form.A @ x
     second = [starts[k] + 1 for k, cone in enumerate(form.cones)
-              if cone.kind == "pow" and np.abs(s[starts[k]:starts[k + 1]]).max() <= APEX_TOL]
+              if cone.kind is ConeKind.POW and np.abs(s[starts[k]:starts[k + 1]]).max() <= APEX_TOL]
     out, moved = with_slacks(form, x, np.asarray(second, dtype=np.int64), APEX_NUDGE)
     return out if moved else None

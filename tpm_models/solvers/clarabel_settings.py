@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tpm_models.solvers.common import Termination
-from tpm_models.solvers.cones import Cone
+from tpm_models.solvers.cones import Cone, ConeKind
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,10 @@ def clarabel_cones(cones: Sequence[Cone]) -> list[Any]:
     """Clarabel's cone objects of the :class:`~tpm_models.solvers.cones.Cone` s ``cones``, in their order."""
     import clarabel  # an optional extra: imported when a run is made
 
-    made = {"zero": lambda c: clarabel.ZeroConeT(c.dim), "nonneg": lambda c: clarabel.NonnegativeConeT(c.dim),
-            "soc": lambda c: clarabel.SecondOrderConeT(c.dim), "pow": lambda c: clarabel.PowerConeT(c.alpha)}
+    made = {ConeKind.ZERO: lambda c: clarabel.ZeroConeT(c.dim),
+            ConeKind.NONNEG: lambda c: clarabel.NonnegativeConeT(c.dim),
+            ConeKind.SOC: lambda c: clarabel.SecondOrderConeT(c.dim),
+            ConeKind.POW: lambda c: clarabel.PowerConeT(c.alpha)}
     unknown = sorted({str(c.kind) for c in cones} - made.keys())
     if unknown:
         raise ValueError(f"unknown cone kind(s) {unknown}")

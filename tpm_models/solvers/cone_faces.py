@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from tpm_models.solvers.cones import Cone
+from tpm_models.solvers.cones import Cone, ConeKind
 
 FACE_ORTHOGONAL = 1e-6
 """A cone block is on its boundary face when :math:`|s^\\top z| \\le` 1e-6 :math:`\\|s\\|\\|z\\|` (complementary
@@ -26,15 +26,15 @@ and the ratio within 1e2; off it, the cosine is above 1e-4 or the ratio beyond 1
 # --------------------------------------------------------------------------- cone functions
 
 
-def _h(kind: str, s: np.ndarray, alpha: float | None) -> float:
-    if kind == "soc":
+def _h(kind: ConeKind, s: np.ndarray, alpha: float | None) -> float:
+    if kind is ConeKind.SOC:
         return float(s[0] - np.linalg.norm(s[1:]))
     assert alpha is not None  # a power cone has its alpha (Cone's check)
     return float(s[0] ** alpha * s[1] ** (1 - alpha) - abs(s[2]))
 
 
-def _h_dual(kind: str, z: np.ndarray, alpha: float | None) -> float:
-    if kind == "soc":
+def _h_dual(kind: ConeKind, z: np.ndarray, alpha: float | None) -> float:
+    if kind is ConeKind.SOC:
         return float(z[0] - np.linalg.norm(z[1:]))
     assert alpha is not None  # a power cone has its alpha (Cone's check)
     return float((z[0] / alpha) ** alpha * (z[1] / (1 - alpha)) ** (1 - alpha) - abs(z[2]))
@@ -50,7 +50,7 @@ def boundary_function(cone: Cone, s: np.ndarray, solve_for: int = 0) -> tuple[fl
     the cone's edge (:math:`s_0 \\to 0`: a perspective :math:`\\tau = |w_j|^q r^{1-q}` of 4e-10) the form
     :math:`s_0^\\alpha s_1^{1-\\alpha} - |s_2|` has derivatives of 1e5 and second derivatives of 1e15 and
     Newton's method crawls; this one has derivatives of order 1. ``FloatingPointError`` off its domain."""
-    if cone.kind == "soc":
+    if cone.kind is ConeKind.SOC:
         d = len(s)
         r = float(np.linalg.norm(s[1:]))
         if r == 0:
@@ -79,16 +79,16 @@ def boundary_function(cone: Cone, s: np.ndarray, solve_for: int = 0) -> tuple[fl
 
 def solve_for(cone: Cone, s: np.ndarray) -> int:
     """The side of a power cone's boundary function (:func:`boundary_function`) to solve for: the smaller."""
-    return 0 if cone.kind != "pow" or s[0] <= s[1] else 1
+    return 0 if cone.kind is not ConeKind.POW or s[0] <= s[1] else 1
 
 
-def _in_cone_distance(kind: str, v: np.ndarray, alpha: float | None, dual: bool) -> float:
+def _in_cone_distance(kind: ConeKind, v: np.ndarray, alpha: float | None, dual: bool) -> float:
     """How far ``v`` is outside the cone (or its dual): 0 inside."""
-    if kind == "zero":
+    if kind is ConeKind.ZERO:
         return 0.0 if dual else float(np.max(np.abs(v), initial=0.0))
-    if kind == "nonneg":
+    if kind is ConeKind.NONNEG:
         return float(max(0.0, -float(np.min(v, initial=0.0))))
-    if kind == "soc":
+    if kind is ConeKind.SOC:
         return max(0.0, float(np.linalg.norm(v[1:]) - v[0]))
     if min(v[0], v[1]) < 0:
         return float(-min(v[0], v[1]))
@@ -115,9 +115,9 @@ def kkt_residual(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, c
         sk, zk = s[block], z[block]
         worst = max(worst, _in_cone_distance(cone.kind, sk, cone.alpha, False),
                     _in_cone_distance(cone.kind, zk, cone.alpha, True))
-        if cone.kind == "nonneg":
+        if cone.kind is ConeKind.NONNEG:
             worst = max(worst, float(np.max(np.abs(sk * zk), initial=0.0)))
-        elif cone.kind != "zero":
+        elif cone.kind is not ConeKind.ZERO:
             worst = max(worst, abs(float(sk @ zk)))
     return worst
 
@@ -136,16 +136,16 @@ def faces(cones: Sequence[Cone], s: np.ndarray, z: np.ndarray) -> list:
     for cone in cones:
         sk, zk = s[start:start + cone.dim], z[start:start + cone.dim]
         start += cone.dim
-        if cone.kind == "zero":
+        if cone.kind is ConeKind.ZERO:
             out.append("zero")
-        elif cone.kind == "nonneg":
+        elif cone.kind is ConeKind.NONNEG:
             out.append(sk < zk)
         else:
             s_norm, z_norm = float(np.linalg.norm(sk)), float(np.linalg.norm(zk))
             product = s_norm * z_norm
             orthogonal = product > 0 and abs(float(sk @ zk)) <= FACE_ORTHOGONAL * product
             comparable = product > 0 and FACE_RATIO ** -1 <= s_norm / z_norm <= FACE_RATIO
-            on_edge = cone.kind == "pow" and abs(sk[2]) <= FACE_ORTHOGONAL * s_norm  # h not smooth there
+            on_edge = cone.kind is ConeKind.POW and abs(sk[2]) <= FACE_ORTHOGONAL * s_norm  # h not smooth there
             if comparable and on_edge and min(sk[0], sk[1]) <= FACE_ORTHOGONAL * s_norm:
                 out.append("edge0" if sk[0] <= sk[1] else "edge1")
             elif orthogonal and comparable and not on_edge:
@@ -173,15 +173,15 @@ def release_implied_bounds(A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Cone
 
     in_cone = set()
     for k, cone in enumerate(cones):
-        if cone.kind in ("soc", "pow") and blocks[k] in ("boundary", "interior"):
-            for j in (0, 1) if cone.kind == "pow" else (0,):
+        if cone.kind in (ConeKind.SOC, ConeKind.POW) and blocks[k] in ("boundary", "interior"):
+            for j in (0, 1) if cone.kind is ConeKind.POW else (0,):
                 c = single(int(starts[k]) + j)
                 if c is not None:
                     in_cone.add(c)
     if not in_cone:
         return blocks
     above = set()  # x_c with an active row x_c - y >= 0, y >= 0 from a cone
-    nonneg = [k for k, cone in enumerate(cones) if cone.kind == "nonneg"]
+    nonneg = [k for k, cone in enumerate(cones) if cone.kind is ConeKind.NONNEG]
     for k in nonneg:
         for r in int(starts[k]) + np.flatnonzero(blocks[k] & (nnz[starts[k]:starts[k + 1]] == 2)):
             if b[r] == 0:

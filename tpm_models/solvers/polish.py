@@ -58,7 +58,7 @@ from tpm_models.solvers.cone_faces import (
     release_implied_bounds,
     solve_for,
 )
-from tpm_models.solvers.cones import Cone
+from tpm_models.solvers.cones import Cone, ConeKind
 from tpm_models.solvers.newton_solve import newton_step
 
 POLISH_NEWTON = 20
@@ -120,10 +120,10 @@ class _Faces:
         start = 0
         for cone, face in zip(cones, blocks):
             rows = np.arange(start, start + cone.dim)
-            if cone.kind == "nonneg":
+            if cone.kind is ConeKind.NONNEG:
                 s_rows.append(rows[face])
                 z_rows.append(rows[~face])
-            elif cone.kind == "zero" or face == "apex":
+            elif cone.kind is ConeKind.ZERO or face == "apex":
                 s_rows.append(rows)
             elif face == "interior":
                 z_rows.append(rows)
@@ -376,7 +376,7 @@ def _doubtful_rows(cones: Sequence[Cone], blocks: list, z: np.ndarray, dz: np.nd
     failed first Newton step: the rows whose multipliers that step wanted to change the most."""
     out, start = [], 0
     for k, (cone, face) in enumerate(zip(cones, blocks)):
-        if cone.kind == "nonneg":
+        if cone.kind is ConeKind.NONNEG:
             for i in np.where(face)[0]:
                 zi = z[start + i]
                 out.append((abs(dz[start + i]) / zi if zi > 0 else math.inf, k, int(i)))
@@ -389,7 +389,7 @@ def _ambiguous_released(cones: Sequence[Cone], blocks: list, s: np.ndarray, z: n
     ``POLISH_AMBIGUOUS``, at the interior point ``(s, z)``) read inactive, and how many there were."""
     out, start, count = list(blocks), 0, 0
     for k, cone in enumerate(cones):
-        if cone.kind == "nonneg":
+        if cone.kind is ConeKind.NONNEG:
             sk, zk = s[start:start + cone.dim], z[start:start + cone.dim]
             ambiguous = blocks[k] & (sk * POLISH_AMBIGUOUS >= zk)
             if ambiguous.any():
@@ -419,7 +419,7 @@ def _sign_corrections(cones: Sequence[Cone], blocks: list, s: np.ndarray, z: np.
     out, start, changed = list(blocks), 0, False
     for k, cone in enumerate(cones):
         sk, zk = s[start:start + cone.dim], z[start:start + cone.dim]
-        if cone.kind == "nonneg":
+        if cone.kind is ConeKind.NONNEG:
             face = blocks[k]
             wrong = (~face & (sk < -POLISH_ACCEPT)) | (face & (zk < -POLISH_ACCEPT))
             if wrong.any():

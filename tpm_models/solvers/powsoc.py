@@ -59,7 +59,8 @@ def pow_as_soc_map(form: Any) -> tuple[ConicProgram, sp.csr_matrix | None]:
     ``form`` has no power cone to write."""
     starts = np.cumsum([0] + [c.dim for c in form.cones])
     # a pow cone has its alpha (Cone's check)
-    powers = [(k, int(starts[k]), rational(cast(float, c.alpha))) for k, c in enumerate(form.cones) if c.kind == "pow"]
+    powers = [(k, int(starts[k]), rational(cast(float, c.alpha))) for k, c in enumerate(form.cones)
+              if c.kind is ConeKind.POW]
     targets = [(k, start, frac) for k, start, frac in powers if frac is not None]
     if not targets:
         return ConicProgram.of(form), None
@@ -189,9 +190,9 @@ def implied_bounds(A: sp.spmatrix, b: np.ndarray, cones: list[Cone]) -> np.ndarr
     in_cone = np.zeros(A.shape[1], dtype=bool)
     nonneg = np.zeros(len(b), dtype=bool)
     for k, cone in enumerate(cones):
-        if cone.kind == "nonneg":
+        if cone.kind is ConeKind.NONNEG:
             nonneg[starts[k]:starts[k + 1]] = True
-        elif cone.kind == "pow":
+        elif cone.kind is ConeKind.POW:
             for r in (starts[k], starts[k] + 1):
                 if alone[r]:
                     in_cone[first[r]] = True
@@ -220,9 +221,9 @@ def without_rows(A: sp.spmatrix, b: np.ndarray, cones: list[Cone], rows: np.ndar
     out: list[Cone] = []
     start = 0
     for cone in cones:
-        dim = int(keep[start:start + cone.dim].sum()) if cone.kind == "nonneg" else cone.dim
+        dim = int(keep[start:start + cone.dim].sum()) if cone.kind is ConeKind.NONNEG else cone.dim
         if dim:
-            out.append(Cone(ConeKind.NONNEG, dim) if cone.kind == "nonneg" else cone)
+            out.append(Cone(ConeKind.NONNEG, dim) if cone.kind is ConeKind.NONNEG else cone)
         start += cone.dim
     kept = np.flatnonzero(keep)
     return sp.csc_matrix(sp.csr_matrix(A)[kept]), np.asarray(b, dtype=float)[kept], out, kept

@@ -32,6 +32,7 @@ from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.clarabel_runs import ClarabelRun, Polisher, RetryPolicy, Runner, RunPlan
 from tpm_models.solvers.clarabel_settings import CLARABEL_STATUS, ClarabelSettings, split_options
 from tpm_models.solvers.common import Termination
+from tpm_models.solvers.cones import ConeKind
 from tpm_models.solvers.conic import ConicForm, conic_program
 from tpm_models.solvers.conic_program import ConicProgram, ConicSolution
 from tpm_models.solvers.polish import Polished
@@ -90,7 +91,7 @@ class PowerConePolisher(Polisher):
 def rewritable(program: ConicProgram) -> bool:
     """Whether ``program`` has a power cone that :class:`~tpm_models.solvers.reductions.PowAsSoc` writes."""
     # a pow cone has its alpha (Cone's check)
-    return any(c.kind == "pow" and rational(cast(float, c.alpha)) is not None for c in program.cones)
+    return any(c.kind is ConeKind.POW and rational(cast(float, c.alpha)) is not None for c in program.cones)
 
 
 def reductions_for(program: ConicProgram, settings: ClarabelSettings) -> list[Reduction]:
@@ -112,9 +113,9 @@ def first_solve(reading: Program, form: ConicForm, settings: ClarabelSettings, t
     polisher: Polisher | None
     if reductions:  # its power cones written as second-order cones: polished on them
         plan = RunPlan(settings.soc_ladder, settings.feas_tol, settings.apex_gap_tol, judged=not any(
-            c.kind == "pow" for c in reduced.cones), polish_short=True)
+            c.kind is ConeKind.POW for c in reduced.cones), polish_short=True)
         polisher, columns = PowerConePolisher(reading, form, settings) if polish else None, reduced.shape[1]
-    elif any(c.kind == "pow" for c in program.cones):  # a failure is followed by the second-order-cone form
+    elif any(c.kind is ConeKind.POW for c in program.cones):  # a failure is followed by the second-order-cone form
         plan, polisher, columns = RunPlan(settings.ladder), Polisher(program, settings) if polish else None, 0
     else:  # a point short of the accepted tolerance polished (one Newton run) and judged by the certificate
         plan = RunPlan(settings.ladder, settings.feas_tol, judged=True, polish_short=True)
