@@ -53,7 +53,7 @@ from tpm_models.models.registry import build
 from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant, recover_w_23, recover_w_socp
 from tpm_models.models.robust_kernel import recover_robust_kernel_23, span_basis
 from tpm_models.models.shapes import dual_constant
-from tpm_models.solvers.backends.registry import available_solvers, default_solver
+from tpm_models.solvers.backends.registry import available_solvers, default_solver, has_accurate_point
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
 from tpm_models.solvers.compare import rel_dist, rel_gap
 from tpm_models.solvers.dispatch import is_licence_limit
@@ -167,7 +167,7 @@ def check_robust(
                                        note=exc.result.message[:80], skipped=limited))
                 continue
             out.append(CheckResult(tie, w, rel_gap(objective(r), objective(ref), scale)))
-            tol = W_TOL if name in ("ipopt", "piqp", "daqp") else W_TOL_OTHER_SOCP
+            tol = W_TOL if has_accurate_point(name) else W_TOL_OTHER_SOCP
             out.append(CheckResult(f"({eq}) w = (22) w, {name}", w, rel_dist(array(r, "w"), w22[p]), tol))
     return out
 
@@ -207,7 +207,7 @@ def _multiplier_row(eq: str, primal_eq: int, dual: SolveResult, primal: SolveRes
             theirs.append(value)
         else:
             missing.append(name)
-    tol = TOL if primal.solver in ("ipopt", "piqp", "daqp") else DUAL_MULTIPLIER_TOL_OTHER
+    tol = TOL if has_accurate_point(primal.solver) else DUAL_MULTIPLIER_TOL_OTHER
     note = f"compared: {', '.join(n for n in given if n not in missing)}"
     if missing:
         note += f"; not given by {primal.solver} (cone rows): {', '.join(missing)}"

@@ -31,6 +31,9 @@ SCIP_VERIFY_TIME_LIMIT = 30.0
 written as ``(sum_j (w_j^2)^(p'/2))^(1/p')``, SCIP left a gap of 5e-4 on Wine at p = 3 after 60 s;
 with the epigraph form of :func:`tpm_models.models.robust.build_robust_23` it verifies every NLP here."""
 
+VERIFY_TIME_LIMITS = {"scip": SCIP_VERIFY_TIME_LIMIT}
+"""Seconds a verifier of :data:`VERIFIERS` may take, by name (no limit for a name not here)."""
+
 
 @dataclass
 class Verification:
@@ -65,7 +68,7 @@ def verify(model: pyo.ConcreteModel, kind: str | None = None) -> Verification:
             objective, message = solve_ripopt(model)
         else:
             try:
-                limit = SCIP_VERIFY_TIME_LIMIT if name == "scip" else None
+                limit = VERIFY_TIME_LIMITS.get(name)
                 objective, message = solve(model, name, time_limit=limit).objective, ""
             except SolverUnavailableError:
                 continue

@@ -102,4 +102,4 @@ def run_daqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict |
 
 
 register_backend("daqp", "daqp", {"LP", "QP"}, run_daqp, time_limit=False,  # DAQP has no time limit
-                 matrix_run=daqp_matrices)
+                 matrix_run=daqp_matrices, accurate_point=True)

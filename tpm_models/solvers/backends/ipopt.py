@@ -45,4 +45,5 @@ def ipopt_version() -> str:
     return f"{major}.{minor}.{patch} (casadi {wheel})" if major else f"unknown (casadi {wheel})"
 
 
-register_backend("ipopt", "casadi", {"LP", "QP", "SOCP", "NLP"}, run_ipopt, version=ipopt_version, tee=True)
+register_backend("ipopt", "casadi", {"LP", "QP", "SOCP", "NLP"}, run_ipopt, version=ipopt_version, tee=True,
+                 accurate_point=True)

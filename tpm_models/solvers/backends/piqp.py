@@ -172,4 +172,4 @@ def run_piqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict |
 
 
 register_backend("piqp", "piqp", {"LP", "QP"}, run_piqp, time_limit=False,  # PIQP 0.7 has no time limit
-                 prepare=piqp_program, matrix_run=piqp_matrices, tee=True)
+                 prepare=piqp_program, matrix_run=piqp_matrices, tee=True, accurate_point=True)

@@ -58,6 +58,11 @@ class Backend:
     proves_convexity: bool = False
     """Takes a model only once its ``refuses`` check has mapped every row to a convex cone (Clarabel): a model it
     solves is convex, so its certificate's KKT conditions prove optimality."""
+    accurate_point: bool = False
+    """Its optimal points are accurate to about 1e-7 in the variables and multipliers on the paper's models
+    (measured: Ipopt, PIQP, DAQP, held to ``tpm_models.checks.deterministic.TOL`` and ``checks.robust.W_TOL`` by
+    ``tpm-models check``); without it, a barrier that stops at a duality gap (Gurobi, CPLEX, Xpress, MOSEK) leaves
+    about its square root in the point, and the ties against it are held to their looser documented tolerances."""
     tee: bool = False
     """``run`` takes ``tee=True`` and then streams the solver's own log to standard output
     (``solve(model, tee=True)``); a backend without it runs silent and says so in the log."""
@@ -111,7 +116,8 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                      nonconvex: bool = False, time_limit: bool = True, proves_convexity: bool = False,
                      prepare: Callable[[Program], object] | None = None,
                      licence_limit: Callable[[BaseException], bool] | None = None,
-                     matrix_run: Callable[..., object] | None = None, tee: bool = False) -> Backend:
+                     matrix_run: Callable[..., object] | None = None, tee: bool = False,
+                     accurate_point: bool = False) -> Backend:
     """Join the capability table: ``solve(model, name)`` then runs ``run`` on models of ``model_classes``
     when ``package`` is installed. ``integers``, ``nonconvex``, ``time_limit``,
     ``proves_convexity``: see :class:`Backend`. See
@@ -124,7 +130,8 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                          f"{list(SOLVABLE_CLASSES)} (tpm_models.validation.SOLVABLE_CLASSES)")
     backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready, integers=integers,
                       sos=sos, nonconvex=nonconvex, time_limit=time_limit, proves_convexity=proves_convexity,
-                      licence_limit=licence_limit, prepare=prepare, matrix_run=matrix_run, tee=tee)
+                      licence_limit=licence_limit, prepare=prepare, matrix_run=matrix_run, tee=tee,
+                      accurate_point=accurate_point)
     BACKENDS[name] = backend
     return backend
 
@@ -214,6 +221,13 @@ def honoured_time_limit(solver: str, time_limit: float | None) -> float | None:
     having them refused."""
     backend = BACKENDS.get(solver)
     return time_limit if backend is None or backend.time_limit else None
+
+
+def has_accurate_point(solver: str) -> bool:
+    """Whether the backend named ``solver`` declares :attr:`Backend.accurate_point` (``False`` for a name that is not
+    a registered backend)."""
+    backend = BACKENDS.get(solver)
+    return backend is not None and backend.accurate_point
 
 
 def available_solvers(model_class_name: str | None = None) -> list[str]:
