@@ -1,8 +1,8 @@
-"""The names an ``.lp``/``.mps`` write checks for collisions (``writers.data_names``), made one indexed component at a
-time, against Pyomo's own ``ComponentData.getname(True)`` of every datum ``component_data_objects`` yields: the same
-names, in the same order, on the paper's models and on a model written to hold every naming case (blocks, indexed
-blocks, tuple and string indices with blanks and punctuation, a deactivated row, a deactivated block, a
-``Reference``)."""
+"""The names an ``.lp``/``.mps`` write checks for collisions (``tpm_models.export.names.data_names``), made one indexed
+component at a time, against Pyomo's own ``ComponentData.getname(True)`` of every datum ``component_data_objects``
+yields: the same names, in the same order, on the paper's models and on a model written to hold every naming case
+(blocks, indexed blocks, tuple and string indices with blanks and punctuation, a deactivated row, a deactivated
+block, a ``Reference``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pyomo.environ as pyo
 import pytest
 
 from tpm_models import build
-from tpm_models.export.writers import data_names, same_names
+from tpm_models.export.names import data_names, same_names
 
 
 def pyomo_names(model: pyo.ConcreteModel, kind: type) -> list[str]:
