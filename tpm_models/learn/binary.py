@@ -100,8 +100,8 @@ class TPMSVM(TPMClassifierBase):
         (4)/(5) by :mod:`tpm_models.learn.linear_dual` (linear kernel only: :math:`w` kept explicitly, no kernel
         rows); ``"pyomo"``: the Pyomo model of (4)/(5) ((12)/(13)) is built and solved by
         :func:`tpm_models.solvers.dispatch.solve` (any QP backend); ``"auto"``: with the linear kernel
-        ``"linear-decomposition"`` from :data:`LINEAR_MIN_POINTS` points in the larger class on, with the others
-        ``"decomposition"`` beyond :data:`DENSE_MAX_POINTS`, else ``"dense"``. ``fit_backend_`` says which ran.
+        ``"linear-decomposition"`` beyond :data:`LINEAR_DENSE_MAX_POINTS` points in the larger class, with the
+        others ``"decomposition"`` beyond :data:`DENSE_MAX_POINTS`, else ``"dense"``. ``fit_backend_`` says which ran.
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier in the recovery of :math:`\\theta_\\pm`
         (:mod:`tpm_models.models.recovery`).

@@ -79,8 +79,8 @@ class TPMSVMOneVsAll(OneVsAllBase):
         :math:`m_c\times m_c` array, for large sets); ``"linear-decomposition"``: (16) by
         :mod:`tpm_models.learn.linear_dual` (linear kernel only: :math:`w` kept explicitly, no kernel rows);
         ``"pyomo"``: the Pyomo model is built and solved by :func:`tpm_models.solvers.dispatch.solve`; ``"auto"``:
-        with the linear kernel ``"linear-decomposition"`` from :data:`LINEAR_MIN_POINTS` points in the largest class
-        on, with the others ``"decomposition"`` beyond :data:`DENSE_MAX_POINTS`, else ``"dense"``.
+        with the linear kernel ``"linear-decomposition"`` beyond :data:`LINEAR_DENSE_MAX_POINTS` points in the
+        largest class, with the others ``"decomposition"`` beyond :data:`DENSE_MAX_POINTS`, else ``"dense"``.
         ``fit_backend_`` says which ran.
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier (:mod:`tpm_models.models.recovery`).
