@@ -4,8 +4,10 @@ The data: ``make_classification`` (4 classes, 20 features of which 3 informative
 it accepts for 4 classes of 2 clusters; seed 0), min-max scaled, a stratified 75/25 split (seed 0).
 On it, each in a fresh process:
 
-* ``TPMSVMOneVsAll(nu=0.3, alpha=1)`` with the default ``backend="auto"`` (the decomposition beyond
-  :data:`tpm_models.learn.estimators.DENSE_MAX_POINTS` points per class);
+* ``TPMSVMOneVsAll(nu=0.3, alpha=1)`` with the default ``backend="auto"`` (beyond
+  :data:`tpm_models.learn.estimators.DENSE_MAX_POINTS` points per class the decomposition; with the linear kernel
+  beyond :data:`tpm_models.learn.estimators.LINEAR_DENSE_MAX_POINTS` the linear path,
+  :mod:`benchmarks.bench_linear`);
 * ``SVC`` with the same kernel (``SVC(kernel="linear")``; for the Gaussian kernel of width :math:`\\sigma`,
   ``SVC(kernel="rbf", gamma=1/(2 sigma^2))``), scikit-learn's defaults otherwise;
 * ``LinearSVC()`` for the linear kernel.

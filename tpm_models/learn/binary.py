@@ -264,9 +264,10 @@ class TPMSVM(TPMClassifierBase):
         if isinstance(self.planes_[0], ExpansionPlane):
             d = plane_distances(self.planes_, X)
             return d[:, ~self.degenerate_].sum(axis=1)
-        if not self.degenerate_.any():
-            return decision_8(*self.planes_, X)
-        return sum((h.distance(X) for h, d in zip(self.planes_, self.degenerate_) if not d), np.zeros(len(X)))
+        planes = cast(tuple[Hyperplane | LinearPlane, ...], self.planes_)  # the expansion planes were handled above
+        if not self.degenerate_.any() and isinstance(planes[0], Hyperplane):
+            return decision_8(planes[0], cast(Hyperplane, planes[1]), X)
+        return sum((h.distance(X) for h, d in zip(planes, self.degenerate_) if not d), np.zeros(len(X)))
 
     def predict(self, X: object) -> np.ndarray:
         """(8)/(14): ``classes_[1]`` where the decision function is >= 0 (the tie rule of

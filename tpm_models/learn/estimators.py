@@ -28,7 +28,7 @@ The scikit-learn estimator contract
   for ``classes_[1]``; for :math:`C>2` classes one column per class, the largest wins.
 
 :class:`TPMSVM` and :class:`TPMSVMOneVsAll` choose how to solve their duals by size and kernel (``backend="auto"``,
-:data:`DENSE_MAX_POINTS`, :data:`LINEAR_DENSE_MAX_POINTS`): with the linear kernel beyond 75 points in the
+:data:`DENSE_MAX_POINTS`, :data:`LINEAR_DENSE_MAX_POINTS`): with the linear kernel beyond 100 points in the
 largest class by :mod:`tpm_models.learn.linear_dual` (``backend="linear-decomposition"``: :math:`w` kept
 explicitly, no kernel rows, the same QP and stopping rule as the decomposition's); otherwise up to 100 points per class
 from the dense matrices (``backend="dense"``:

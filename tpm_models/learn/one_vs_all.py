@@ -196,8 +196,9 @@ class TPMSVMOneVsAll(OneVsAllBase):
     def _distances(self, X: np.ndarray) -> np.ndarray:
         if isinstance(self.planes_[0], ExpansionPlane):
             return np.where(self.degenerate_, np.inf, np.abs(plane_distances(self.planes_, X)))
+        planes = cast(list[Hyperplane | LinearPlane], self.planes_)  # the expansion planes were handled above
         return np.column_stack([
-            np.full(len(X), np.inf) if d else np.abs(h.distance(X)) for h, d in zip(self.planes_, self.degenerate_)
+            np.full(len(X), np.inf) if d else np.abs(h.distance(X)) for h, d in zip(planes, self.degenerate_)
         ])
 
 

@@ -99,15 +99,21 @@ DENSE_MAX_POINTS = 100
 other than the linear one. Measured (``docs/notes/bench-estimators.md``): the dense interior point is cubic in
 :math:`m_c` and holds :math:`K(X_c, X_c)`; the decomposition is faster from a few hundred points per class on."""
 
-LINEAR_DENSE_MAX_POINTS = 75
+LINEAR_DENSE_MAX_POINTS = 100
 """Largest own set (:math:`\\max_c m_c`) that ``backend="auto"`` gives to the dense solver with ``kernel="linear"``;
-larger sets go to ``"linear-decomposition"`` (:mod:`tpm_models.learn.linear_dual`). Measured
-(``python -m benchmarks bench estimators --crossover``, ``TPMSVMOneVsAll(nu=0.3)``, medians of 15 warm fits, load
-2-3 on 2 cores; ``docs/notes/bench-estimators.md``): on the benchmark's data the two cross between 36 and 46 points
-per class (within 10% there), and the linear path was 2.5-3.2x faster at 56-70, 1.9x at 100, 5.5x at 200 and 14x at
-400 points per class; on Iris (50 per class) and Wine (48-71) the dense path was faster, 1.64 ms against 2.04 ms
-and 1.98 ms against 2.33 ms. 75 keeps the paper's data sets on the dense path (its numbers unchanged) and gives the
-linear path every set on which it was measured faster by more than the noise."""
+larger sets go to ``"linear-decomposition"`` (:mod:`tpm_models.learn.linear_dual`). Measured (medians of 15 warm
+fits, ``nu=0.3``, load 2-3 on 2 cores; ``docs/notes/bench-estimators.md``):
+
+* ``TPMSVMOneVsAll`` on the benchmark's data (``python -m benchmarks bench estimators --crossover``): the two cross
+  between 36 and 46 points per class (within 10% there); the linear path was 2.5-3.2x faster at 56-70 points per
+  class, 1.9x at 102, 5.5x at 202 and 14x at 401;
+* on the paper's data sets the dense path was as fast or faster up to 100 points in the larger class: Iris
+  one-versus-all (50 per class) 1.64 ms against 2.04 ms, Wine (48-71) 1.98 against 2.33 ms, ``TPMSVM`` on Iris one
+  class against the rest (100 and 50 points) 1.26-1.63 ms against 1.26-1.90 ms; on Wine one class against the rest
+  (107-130 points in the larger class) the linear path was faster, 1.53-1.79 ms against 1.86-2.06 ms.
+
+100 keeps every split of the paper's data with at most 100 points in a class on the dense path (its numbers
+unchanged) and gives the linear path every larger set, where it was faster in every measurement."""
 
 
 def check_backend(backend: object, solver: str, kernel: str | None = None) -> str:
