@@ -7,7 +7,8 @@ informative; min-max scaled, a stratified 75/25 split), the model ``TPMSVMOneVsA
 
 * ``--linear`` (:func:`bench_linear`): at each size, ``repeats`` fits of ours and of ``LinearSVC()``, alternating,
   each in a fresh process: the medians of the fit seconds and of the peak memory above the process's size before
-  the fit (the high-water mark reset after the data are made: :func:`fit_base_mb`), and the test accuracies (the
+  the fit (the high-water mark reset after the data are made:
+  :func:`benchmarks.bench_estimators.fit_base_mb`), and the test accuracies (the
   same in every repeat: both are deterministic). Up to ``exact_max`` points the same QPs are also solved exactly
   by the dense path (PIQP, ``backend="dense"``, one fresh process), and the row gives our distance to that
   optimum: the largest over the classes of the dual objective's relative difference,
@@ -21,11 +22,7 @@ Measured, never asserted.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import gc
 import json
-import os
 import subprocess
 import sys
 import time
@@ -35,7 +32,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from benchmarks import child_env
-from benchmarks.bench_estimators import BENCH_ALPHA, BENCH_NU, scaled_data
+from benchmarks.bench_estimators import BENCH_ALPHA, BENCH_NU, fit_base_mb, scaled_data
 from benchmarks.pages import fmt
 from tpm_models.experiments.run_info import peak_rss_mb
 from tpm_models.learn import TPMSVMOneVsAll
@@ -51,28 +48,6 @@ def _estimator(model: str):
         return LinearSVC()
     backend = {"ours": "linear-decomposition", "exact": "dense"}[model]
     return TPMSVMOneVsAll(nu=BENCH_NU, alpha=BENCH_ALPHA, backend=backend)
-
-
-def fit_base_mb() -> float:
-    """The size (MB) a fit's peak is measured from, after Linux's high-water mark ``VmHWM`` is reset to the current
-    size (``"5"`` to ``/proc/self/clear_refs``, a kernel control rather than a file): without the reset the peak
-    above the start is that of generating the data (``make_classification``'s temporaries at :math:`10^6` points
-    exceed either fit's), and both fits showed 0 MB. Before the reset, glibc's ``malloc_trim`` hands the freed
-    memory back to the system, so that a fit's arrays count even where they reuse the data's freed pages.
-    Elsewhere: the peak so far (:func:`~tpm_models.experiments.run_info.peak_rss_mb`)."""
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    try:
-        fd = os.open("/proc/self/clear_refs", os.O_WRONLY)
-        try:
-            os.write(fd, b"5")
-        finally:
-            os.close(fd)
-        with open("/proc/self/status") as status:
-            return next(int(line.split()[1]) / 1024.0 for line in status if line.startswith("VmRSS:"))
-    except (OSError, StopIteration):
-        return peak_rss_mb()
 
 
 def linear_fit_row(model: str, m: int) -> dict:
