@@ -31,6 +31,7 @@ from benchmarks.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
 from benchmarks.bench_estimators import CSV_COLUMNS as SCALED_CSV_COLUMNS
 from benchmarks.bench_estimators import MODELS as SCALED_MODELS
 from benchmarks.bench_estimators import bench_scaled, bench_small, scaled_csv_rows, scaled_table, small_table
+from benchmarks.bench_linear import LINEAR_CSV_COLUMNS, bench_crossover, bench_linear, crossover_table, linear_csv_rows
 from benchmarks.bench_scale import (
     SCALE_MODELS,
     accuracy_table,
@@ -73,6 +74,8 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
     """``python -m benchmarks bench estimators``: one-versus-all fits beside ``SVC(kernel="linear")`` on Iris and Wine;
     with ``--sizes``, :mod:`benchmarks.bench_estimators` at those sizes and ``--kernel`` kernels."""
     print(f"python -m benchmarks bench estimators: {machine()}")
+    if args.linear or args.crossover:
+        return _bench_linear(args)
     if args.sizes is None and args.processes:
         unknown = [d for d in args.dataset if d not in DATASETS]
         if unknown:
@@ -100,6 +103,22 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
     print(scaled_table(rows))
     print(f"\n{machine()}")
     _write_csv(args, SCALED_CSV_COLUMNS, scaled_csv_rows(rows))
+    return 0
+
+
+def _bench_linear(args: argparse.Namespace) -> int:
+    """``bench estimators --crossover`` (the dense against the linear path by points per class, the table printed)
+    and ``--linear`` (``backend="linear-decomposition"`` beside ``LinearSVC`` at ``--sizes``, with ``--csv`` the
+    rows of ``docs/notes/bench-estimators-linear.csv``): :mod:`benchmarks.bench_linear`."""
+    progress = None if args.quiet else print
+    if args.crossover:
+        print(crossover_table(bench_crossover(repeats=args.repeats or 20, progress=progress)))
+        print(measured_line(getattr(args, "command_line", "python -m benchmarks bench estimators --crossover")))
+    if args.linear:
+        rows = bench_linear(args.sizes or (10_000, 100_000), args.repeats or 3, timeout=args.timeout,
+                            progress=progress)
+        print(json.dumps(rows, indent=1))
+        _write_csv(args, LINEAR_CSV_COLUMNS, linear_csv_rows(rows))
     return 0
 
 
@@ -288,6 +307,13 @@ def add_parsers(sub) -> None:
                    help="bench estimators (Iris, Wine): fit in this many fresh processes per model and data set "
                    "(--dataset), alternating ours and SVC: the first fit and the warm median of each, medians over "
                    "the processes (default 0: every fit in this process)")
+    b.add_argument("--linear", action="store_true",
+                   help="bench estimators: backend='linear-decomposition' beside LinearSVC at --sizes (default 10000 "
+                   "100000), --repeats fresh processes each (default 3), our distance to the dense path's optimum "
+                   "up to 10,000 points (benchmarks.bench_linear)")
+    b.add_argument("--crossover", action="store_true",
+                   help="bench estimators: the dense against the linear path at 10-400 points per class, --repeats "
+                   "fits each (default 20) in one fresh process per size (the threshold of backend='auto')")
     b.add_argument("--points", type=int, default=None,
                    help="bench certificate: a synthetic set of this size (default: Iris and Wine)")
     b.add_argument("--p", default="2", help="bench counterpart: the norm of (21)")

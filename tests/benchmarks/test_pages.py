@@ -139,3 +139,53 @@ def test_the_builders_median_row_is_each_numbers_median_and_keeps_a_failure():
             {"build": 0.2, "lp": 1.0, "peak_mb": 249.0}]
     assert bench_builders.median_row(runs) == {"build": 0.2, "lp": 2.0, "peak_mb": 250.0}
     assert bench_builders.median_row(runs[:1] + [{"error": "timeout"}]) == {"error": "timeout"}
+
+
+def test_the_linear_section_is_its_csv():
+    """``bench estimators --linear --csv docs/notes/bench-estimators-linear.csv``: the table of bench-estimators.md
+    with those titles is the CSV's rows, and the page states the command and the measured line beside it."""
+    from benchmarks import bench_linear
+
+    page = pages.Page("estimators", bench_linear.LINEAR_CSV_COLUMNS, bench_linear.LINEAR_CSV_TITLES)
+    rows = pages.read_rows(pages.NOTES / "bench-estimators-linear.csv", bench_linear.LINEAR_CSV_COLUMNS)
+    shown = page_table(page)
+    assert len(shown) == len(rows) > 0
+    for cells, row in zip(shown, rows):
+        for cell, column in zip(cells, page.columns):
+            assert same_cell(cell, row[column], column), (row, column, cell)
+    text = page.markdown_path.read_text()
+    assert "--csv docs/notes/bench-estimators-linear.csv" in text
+    assert re.search(r"measured 20\d\d-\d\d-\d\d \d\d:\d\d UTC, load average [\d.]+ [\d.]+ [\d.]+ .*"
+                     r"bench estimators --linear", text)
+
+
+def test_the_linear_rows_become_csv_cells():
+    """The conversion keeps the numbers in the table's formats; a missing number (no exact solve at 10^6, a fit's
+    error) is an empty cell and a note."""
+    from benchmarks import bench_linear
+
+    cells = bench_linear.linear_csv_rows([
+        {"m": 10000, "repeats": 3, "ours": {"fit": 0.0214, "peak_mb": 1.2, "accuracy": 0.4456, "error": None},
+         "linearsvc": {"fit": 0.0454, "peak_mb": 2.8, "accuracy": 0.7608, "error": None},
+         "exact": {"obj_rel": 2.2e-14, "w_rel": 6.5e-9, "theta_abs": 1.27e-10, "fit": 6.71}},
+        {"m": 1000000, "repeats": 3, "ours": {"fit": 3.1, "peak_mb": 300.0, "accuracy": 0.43, "error": None},
+         "linearsvc": {"fit": None, "peak_mb": None, "accuracy": None, "error": "> 600 s"}},
+    ])
+    assert cells[0]["ours_fit_s"] == "0.021" and cells[0]["speedup"] == "2.1" and cells[0]["w_rel_diff"] == "6.5e-09"
+    assert cells[0]["note"] == "" and cells[0]["dense_fit_s"] == "6.71"
+    assert cells[1]["linearsvc_fit_s"] == "" and cells[1]["obj_rel_diff"] == "" and cells[1]["note"] == \
+        "LinearSVC: > 600 s"
+
+
+def test_the_linear_bench_rows_in_this_process():
+    """One row of each kind without a fresh process: ours ran the linear path, the crossover's two paths predict
+    alike, the distance to the exact optimum is small (the tests of tests/learn/test_linear_dual.py bound it)."""
+    from benchmarks import bench_linear
+
+    ours, exact = (bench_linear.linear_fit_row(model, 800) for model in ("ours", "exact"))
+    assert ours["backend"] == "linear-decomposition" and exact["backend"] == "dense"
+    distance = bench_linear.distance_to_exact(ours, exact)
+    assert distance["obj_rel"] < 1e-6 and distance["w_rel"] < 1e-4
+    row = bench_linear.crossover_row(120, 1)
+    assert row["per_class"] >= 120 and row["same_predictions"]
+    assert bench_linear.crossover_table([row]).splitlines()[2].startswith(f"| {row['per_class']} |")

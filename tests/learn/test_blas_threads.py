@@ -65,10 +65,11 @@ def test_blocked_sums_and_one_blas_thread_change_only_rounding(monkeypatch, kern
     (measured: 3e-13 u; the decomposition stops at a gap of 1e-9 nu kappa, so rounding moves lambda far less),
     :math:`\\theta` within 1e-12, the same predictions."""
     X_train, X_test, y_train, _ = scaled_data(1000)
-    new = make_model("tpmsvm", kernel).fit(X_train, y_train)
+    # the kernel decomposition by name: with the linear kernel backend="auto" now takes the linear path
+    new = make_model("tpmsvm", kernel).set_params(backend="decomposition").fit(X_train, y_train)
     monkeypatch.setattr(kernel_sums, "SUM_BLOCK_ROWS", 10**9)
     monkeypatch.setattr(expansion, "one_blas_thread", lambda m: contextlib.nullcontext())
-    old = make_model("tpmsvm", kernel).fit(X_train, y_train)
+    old = make_model("tpmsvm", kernel).set_params(backend="decomposition").fit(X_train, y_train)
     assert new.fit_backend_ == old.fit_backend_ == "decomposition"
     for a, b in zip(new.planes_, old.planes_):
         u = 1.0 / len(a.lam)  # alpha = 1

@@ -270,7 +270,8 @@ def test_auto_backend_by_size():
     assert np.bincount(y).max() <= DENSE_MAX_POINTS
     assert TPMSVMOneVsAll(nu=0.3).fit(X, y).fit_backend_ == "dense"
     X, y = _synthetic(4 * DENSE_MAX_POINTS, 3)
-    assert TPMSVMOneVsAll(nu=0.3).fit(X, y).fit_backend_ == "decomposition"
+    assert TPMSVMOneVsAll(nu=0.3, kernel="gaussian", sigma=1.0).fit(X, y).fit_backend_ == "decomposition"
+    assert TPMSVMOneVsAll(nu=0.3).fit(X, y).fit_backend_ == "linear-decomposition"  # the linear kernel's own path
     assert TPMSVMOneVsAll(nu=0.3, solver="piqp").fit(X, y).fit_backend_ == "dense"
 
 
@@ -414,7 +415,7 @@ def test_at_10_000_points_the_decomposition_equals_libsvm_and_predicts_the_same(
 
     X, X_test, y, _ = scaled_data(10_000)
     nu, alpha = 0.3, 1.0
-    est = TPMSVMOneVsAll(nu=nu, alpha=alpha).fit(X, y)
+    est = TPMSVMOneVsAll(nu=nu, alpha=alpha, backend="decomposition").fit(X, y)  # auto: the linear path
     assert est.fit_backend_ == "decomposition"
     k = Kernel("linear")
     distances = []
@@ -438,9 +439,9 @@ def test_at_10_000_points_the_decomposition_equals_libsvm_and_predicts_the_same(
 
 @pytest.mark.parametrize("estimator", [TPMSVMOneVsAll, TPMSVM])
 def test_auto_falls_back_to_the_dense_path_when_the_decomposition_fails_and_says_so(monkeypatch, estimator):
-    """``backend="auto"``: a failed decomposition (forced here) is replaced by the dense solve of the same QP,
-    with a DecompositionWarning and ``fit_backend_ = "dense"``; the result is the dense path's. A decomposition
-    asked for by name raises instead."""
+    """``backend="auto"``: a failed decomposition (forced here, the kernel one and the linear one) is replaced by
+    the dense solve of the same QP, with a DecompositionWarning and ``fit_backend_ = "dense"``; the result is the
+    dense path's. A decomposition asked for by name raises instead."""
     import tpm_models.learn.binary as binary
     import tpm_models.learn.one_vs_all as one_vs_all
 
@@ -451,6 +452,7 @@ def test_auto_falls_back_to_the_dense_path_when_the_decomposition_fails_and_says
     dense = estimator(nu=0.3, backend="dense").fit(X, y)
     for module in (binary, one_vs_all):
         monkeypatch.setattr(module, "fit_planes", fail)
+        monkeypatch.setattr(module, "fit_linear_planes", fail)
     with pytest.warns(DecompositionWarning, match=r"the decomposition failed \(forced\); the dual is solved by the "
                                                   r"dense path instead"):
         auto = estimator(nu=0.3).fit(X, y)
@@ -458,3 +460,5 @@ def test_auto_falls_back_to_the_dense_path_when_the_decomposition_fails_and_says
     np.testing.assert_allclose(auto.decision_function(X), dense.decision_function(X), rtol=1e-9, atol=1e-12)
     with pytest.raises(DecompositionError, match="forced"):
         estimator(nu=0.3, backend="decomposition").fit(X, y)
+    with pytest.raises(DecompositionError, match="forced"):
+        estimator(nu=0.3, backend="linear-decomposition").fit(X, y)

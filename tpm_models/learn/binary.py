@@ -10,6 +10,7 @@ from tpm_models.lazy import import_optional
 from tpm_models.learn.base import TPMClassifierBase
 from tpm_models.learn.decomposition import DecompositionError
 from tpm_models.learn.expansion import ExpansionPlane, fit_planes, plane_distances
+from tpm_models.learn.linear_dual import LinearPlane, fit_linear_planes
 from tpm_models.learn.one_vs_all import fit_dense_plane
 from tpm_models.learn.parameters import (
     check_backend,
@@ -92,13 +93,15 @@ class TPMSVM(TPMClassifierBase):
         A QP backend of :mod:`tpm_models.solvers` (``"piqp"``, ``"daqp"``, ``"highs"``, ...); with
         ``backend="dense"`` only ``"default"`` (PIQP) or a backend that takes a QP in matrix form
         (:func:`tpm_models.solvers.matrix_solvers`: ``"piqp"``, ``"daqp"``).
-    backend : {"auto", "dense", "decomposition", "pyomo"}, default="auto"
+    backend : {"auto", "dense", "decomposition", "linear-decomposition", "pyomo"}, default="auto"
         ``"dense"``: the dual's matrices (:func:`tpm_models.models.shapes.dual_matrices`, the ones the
         builders write) go straight to the dense solver; ``"decomposition"``: the same QP by
-        :mod:`tpm_models.learn.decomposition` (kernel rows on demand, for large sets); ``"pyomo"``: the Pyomo
-        model of (4)/(5) ((12)/(13)) is built and solved by :func:`tpm_models.solvers.dispatch.solve` (any QP
-        backend); ``"auto"``: ``"dense"`` up to :data:`DENSE_MAX_POINTS` points per class, else
-        ``"decomposition"``. ``fit_backend_`` says which ran.
+        :mod:`tpm_models.learn.decomposition` (kernel rows on demand, for large sets); ``"linear-decomposition"``:
+        (4)/(5) by :mod:`tpm_models.learn.linear_dual` (linear kernel only: :math:`w` kept explicitly, no kernel
+        rows); ``"pyomo"``: the Pyomo model of (4)/(5) ((12)/(13)) is built and solved by
+        :func:`tpm_models.solvers.dispatch.solve` (any QP backend); ``"auto"``: with the linear kernel
+        ``"linear-decomposition"`` beyond :data:`LINEAR_DENSE_MAX_POINTS` points in the larger class, with the
+        others ``"decomposition"`` beyond :data:`DENSE_MAX_POINTS`, else ``"dense"``. ``fit_backend_`` says which ran.
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier in the recovery of :math:`\\theta_\\pm`
         (:mod:`tpm_models.models.recovery`).
@@ -188,7 +191,7 @@ class TPMSVM(TPMClassifierBase):
         (nu_p, alpha_p), (nu_m, alpha_m) = self._hyperplane_parameters()
         kernel = validate_kernel(self)
         solver = validate_solver(self.solver, "QP")
-        backend = check_backend(self.backend, solver)
+        backend = check_backend(self.backend, solver, kernel.name)
         free_tol = check_free_tol(self.free_tol)
         X, classes, y_idx = self._validate_fit_data(X, y)
         if len(classes) == 1:
@@ -200,8 +203,14 @@ class TPMSVM(TPMClassifierBase):
                 f"{len(classes)}: {classes.tolist()}. Use TPMSVMOneVsAll for more than two classes"
             )
         y_pm = np.where(y_idx == 1, 1, -1)  # classes_[1] is X_+ (label +1 of Section 2)
-        backend = resolve_backend(backend, solver, [int((y_idx == 1).sum()), int((y_idx == 0).sum())])
-        planes: tuple[ExpansionPlane, ...] | tuple[Hyperplane, Hyperplane]
+        backend = resolve_backend(backend, solver, [int((y_idx == 1).sum()), int((y_idx == 0).sum())], kernel.name)
+        planes: tuple[ExpansionPlane, ...] | tuple[LinearPlane, ...] | tuple[Hyperplane, Hyperplane]
+        if backend == "linear-decomposition":  # (4) own = X_+, (5) own = X_-, w by (6)/(7) kept explicitly
+            try:
+                planes = tuple(fit_linear_planes(kernel, X, y_idx, [(1, nu_p, alpha_p, 1), (0, nu_m, alpha_m, -1)],
+                                                 free_tol))
+            except DecompositionError as exc:
+                backend = dense_fallback(self.backend, exc)
         if backend == "decomposition":  # (4)/(12) own = X_+ (group 1), (5)/(13) own = X_- (group 0), recovery (7)
             try:
                 planes = tuple(fit_planes(kernel, X, y_idx, 2, [(1, nu_p, alpha_p, 1), (0, nu_m, alpha_m, -1)],
@@ -255,9 +264,10 @@ class TPMSVM(TPMClassifierBase):
         if isinstance(self.planes_[0], ExpansionPlane):
             d = plane_distances(self.planes_, X)
             return d[:, ~self.degenerate_].sum(axis=1)
-        if not self.degenerate_.any():
-            return decision_8(*self.planes_, X)
-        return sum((h.distance(X) for h, d in zip(self.planes_, self.degenerate_) if not d), np.zeros(len(X)))
+        planes = cast(tuple[Hyperplane | LinearPlane, ...], self.planes_)  # the expansion planes were handled above
+        if not self.degenerate_.any() and isinstance(planes[0], Hyperplane):
+            return decision_8(planes[0], cast(Hyperplane, planes[1]), X)
+        return sum((h.distance(X) for h, d in zip(planes, self.degenerate_) if not d), np.zeros(len(X)))
 
     def predict(self, X: object) -> np.ndarray:
         """(8)/(14): ``classes_[1]`` where the decision function is >= 0 (the tie rule of

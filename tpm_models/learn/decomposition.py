@@ -222,15 +222,20 @@ class DecompositionResult:
         return float(-0.5 * self.lam @ (self.gradient + a * r) + a * (r @ self.lam))
 
 
-def _kkt_gap(lam: np.ndarray, G: np.ndarray, u: float) -> float:
+def kkt_gap(lam: np.ndarray, G: np.ndarray, u: float) -> float:
+    """The KKT violation of the dual (module docstring) at ``lam`` with gradient ``G`` and bound ``u``:
+    :math:`\\max_{I_{low}} G - \\min_{I_{up}} G` with :math:`I_{up} = \\{\\lambda_i < u\\}`,
+    :math:`I_{low} = \\{\\lambda_i > 0\\}` (absolute, in the units of the scores); 0 when one set is empty.
+    The stopping rule of :func:`solve_decomposition` and
+    :func:`tpm_models.learn.linear_dual.solve_linear_dual` (``gap <= tol * nu * kappa``)."""
     up, low = lam < u, lam > 0.0
     if not up.any() or not low.any():
         return 0.0
     return float(G[low].max() - G[up].min())
 
 
-def _select(lam: np.ndarray, G: np.ndarray, u: float, q: int) -> np.ndarray:
-    """The working set: ``q/2`` points of :math:`I_{up}` with the smallest :math:`G`, ``q/2`` of
+def select_working_set(lam: np.ndarray, G: np.ndarray, u: float, q: int) -> np.ndarray:
+    """The working set (sorted positions): ``q/2`` points of :math:`I_{up}` with the smallest :math:`G`, ``q/2`` of
     :math:`I_{low}` with the largest (a point in both may be picked once)."""
     half = max(1, q // 2)
     up = np.flatnonzero(lam < u)
@@ -253,20 +258,72 @@ def solve_box_qp(P: np.ndarray, c: np.ndarray, total: float, upper: float) -> np
                     np.zeros(m), np.full(m, upper))
     first = solve_matrices(qp, SUBPROBLEM_SOLVER, raise_on_failure=False, options=SUBPROBLEM_OPTIONS)
     if first.optimal:
-        return _snap(cast(np.ndarray, first.values["x"]), upper)  # a QP in matrix form: its point an array
+        return snap_to_bounds(cast(np.ndarray, first.values["x"]), upper)  # a QP in matrix form: its point an array
     second = solve_matrices(qp, "default", raise_on_failure=False)
     if not second.optimal:
         raise DecompositionError(f"the subproblem of {m} points was solved neither by {first.solver} "
                                  f"({first.termination.value}: {first.message}) nor by {second.solver} "
                                  f"({second.termination.value}: {second.message})")
-    return _snap(cast(np.ndarray, second.values["x"]), upper)
+    return snap_to_bounds(cast(np.ndarray, second.values["x"]), upper)
 
 
-def _snap(x: np.ndarray, upper: float) -> np.ndarray:
+def solve_subproblem(K_BB: np.ndarray, G_B: np.ndarray, old: np.ndarray, u: float, delta: float) -> np.ndarray:
+    """The new :math:`\\lambda_B` of a working set ``B`` with the other multipliers fixed (module docstring,
+    "Subproblem"): the Gram block ``K_BB``, the gradient ``G_B`` and the multipliers ``old`` of ``B``, the bound
+    ``u`` and the proximal weight ``delta`` (:data:`PROXIMAL` :math:`\\cdot\\,\\kappa`): the term
+    :math:`\\tfrac\\delta2\\|\\lambda_B-\\lambda_B^{old}\\|^2` makes it strictly convex (DAQP without its own
+    proximal loop) and changes no fixed point (a step that leaves :math:`\\lambda_B` unchanged solves it).
+    Solved exactly by :func:`solve_box_qp`."""
+    P = K_BB + delta * np.eye(len(old))
+    return solve_box_qp(P, G_B - P @ old, float(old.sum()), u)
+
+
+def accept_at_cap(what: str, cap: int, gap: float, nu: float, tol_abs: float, accept_abs: float,
+                  w_w: float | None, w_floor_sq: float, why: str) -> None:
+    """The verdict on a solve (``what``, e.g. "the decomposition of 500 points") stopped at its ``cap`` of
+    subproblems with the KKT gap ``gap`` above ``tol_abs``: :class:`DecompositionError` if ``gap`` exceeds
+    ``accept_abs`` or, with :math:`\\langle w,w\\rangle` = ``w_w`` known, if the bound :math:`2\\,\\text{gap}\\,\\nu`
+    on :math:`\\|w-w^*\\|^2` exceeds :data:`W_REL_TOL`:math:`^2 \\max(\\|w\\|^2,` ``w_floor_sq`` :math:`)` (``why``
+    names the usual cause in the message); else a :class:`DecompositionWarning` (and a log line) that gives the
+    gap and what it bounds, and the caller returns its result with ``converged=False``."""
+    w_bound = float(np.sqrt(2.0 * gap * nu))
+    w_ok = w_w is None or 2.0 * gap * nu <= W_REL_TOL**2 * max(w_w, w_floor_sq)
+    if gap > accept_abs or not w_ok:
+        w_norm = np.sqrt(max(w_w, 0.0)) if w_w is not None else np.nan
+        raise DecompositionError(
+            f"{what} stopped at its cap of {cap} subproblems with the KKT gap {gap:.3g} (accept_tol "
+            f"{accept_abs:.3g}; it bounds |w - w*| by {w_bound:.3g}, |w| = {w_norm:.3g}). A tiny |w| (classes alike) "
+            f"needs a gap out of reach; {why}. backend='dense' solves the same QP exactly")
+    message = (f"{what} stopped at its cap of {cap} subproblems with the KKT gap {gap:.3g} > {tol_abs:.3g} (tol) "
+               f"but <= {accept_abs:.3g} (accept_tol): the dual objective is within {gap * nu:.3g} of the optimum "
+               f"and |w - w*| <= {w_bound:.3g}" + ("" if w_w is None else f" (<= {W_REL_TOL:g} |w|)")
+               + "; raise max_outer for the tighter tolerance")
+    log.warning(message)
+    warnings.warn(message, DecompositionWarning, stacklevel=3)
+
+
+def snap_to_bounds(x: np.ndarray, upper: float) -> np.ndarray:
+    """``x`` clipped to :math:`[0,` ``upper`` :math:`]` (a new array), entries within :data:`BOUND_SNAP`
+    ``* upper`` of a bound put on it: the multipliers a subproblem returns, before the working sets count them."""
     x = np.clip(x, 0.0, upper)
     x[x <= BOUND_SNAP * upper] = 0.0
     x[x >= upper * (1.0 - BOUND_SNAP)] = upper
     return x
+
+
+def greedy_vertex(G: np.ndarray, nu: float, u: float) -> np.ndarray:
+    """The vertex of :math:`\\{e^\\top\\lambda=\\nu,\\ 0\\le\\lambda\\le u\\}` that minimises :math:`G^\\top\\lambda`:
+    :math:`u` on the :math:`\\lfloor\\nu/u\\rfloor` points of smallest ``G`` (stable order: ties by position),
+    the rest of :math:`\\nu` on the next one, snapped to the bounds (:func:`snap_to_bounds`). The greedy start
+    of :func:`solve_decomposition` and :func:`tpm_models.learn.linear_dual.solve_linear_dual`."""
+    m = len(G)
+    k = int(np.floor(nu / u * (1.0 + 1e-12)))
+    order = np.argsort(G, kind="stable")
+    lam = np.zeros(m)
+    lam[order[:k]] = u
+    if k < m:
+        lam[order[k]] = nu - k * u
+    return snap_to_bounds(lam, u)
 
 
 def _start(kernel: Kernel, X_own: np.ndarray, own_sums: np.ndarray, q: np.ndarray, nu: float, u: float,
@@ -283,12 +340,7 @@ def _start(kernel: Kernel, X_own: np.ndarray, own_sums: np.ndarray, q: np.ndarra
     G = (nu / m) * np.asarray(own_sums, dtype=float) + q
     if m <= working_set:
         return lam, G
-    k = int(np.floor(nu / u * (1.0 + 1e-12)))
-    order = np.argsort(G, kind="stable")
-    lam = np.zeros(m)
-    lam[order[:k]] = u
-    if k < m:
-        lam[order[k]] = nu - k * u
+    lam = greedy_vertex(G, nu, u)
     support = np.flatnonzero(lam)
     G = q.copy()
     sq = (X_own * X_own).sum(axis=1)
@@ -300,7 +352,7 @@ def _start(kernel: Kernel, X_own: np.ndarray, own_sums: np.ndarray, q: np.ndarra
     G_uniform = (nu / m) * np.asarray(own_sums, dtype=float) + q
     if uniform @ (G_uniform + q) < lam @ (G + q):
         return uniform, G_uniform
-    return _snap(lam, u), G
+    return lam, G
 
 
 def solve_decomposition(
@@ -329,50 +381,27 @@ def solve_decomposition(
     max_outer = int(1000 + OUTER_PER_POINT * m) if max_outer is None else max_outer
     delta = PROXIMAL * max(kappa, np.finfo(float).tiny)
     iterations = 0
-    gap = _kkt_gap(lam, G, u)
+    gap = kkt_gap(lam, G, u)
     accept_abs = max(accept_tol * nu * max(kappa, np.finfo(float).tiny), tol_abs)
     w_floor_sq = (DEGENERATE_TOL * nu) ** 2 * kappa
 
-    def w_determined(gap: float) -> bool:
-        """The bound :math:`2\\,\\text{gap}\\,\\nu` on :math:`\\|w-w^*\\|^2` within :data:`W_REL_TOL` of
-        :math:`\\|w\\|^2` (or of the degeneracy floor)."""
-        if w_offset is None:
-            return True
-        w_w = float(lam @ (G + q)) + w_offset
-        return 2.0 * gap * nu <= W_REL_TOL**2 * max(w_w, w_floor_sq)
-
     while gap > tol_abs:
         if iterations >= max_outer:
-            if gap > accept_abs or not w_determined(gap):
-                w_norm = np.sqrt(max(float(lam @ (G + q)) + w_offset, 0.0)) if w_offset is not None else np.nan
-                raise DecompositionError(
-                    f"the decomposition of {m} points stopped at its cap of {max_outer} subproblems with the KKT "
-                    f"gap {gap:.3g} (accept_tol {accept_abs:.3g}; it bounds |w - w*| by "
-                    f"{np.sqrt(2.0 * gap * nu):.3g}, |w| = {w_norm:.3g}). A tiny |w| (classes alike) needs a "
-                    f"gap out of reach; a kernel that is not positive semidefinite on these points ({kernel}, the "
-                    "sigmoid can be) makes the dual nonconvex. backend='dense' solves the same QP exactly")
-            seconds = time.perf_counter() - start
-            message = (f"the decomposition of {m} points stopped at its cap of {max_outer} subproblems with the KKT "
-                       f"gap {gap:.3g} > {tol_abs:.3g} (tol) but <= {accept_abs:.3g} (accept_tol): the dual objective "
-                       f"is within {gap * nu:.3g} of the optimum and |w - w*| <= {np.sqrt(2.0 * gap * nu):.3g}"
-                       + ("" if w_offset is None else f" (<= {W_REL_TOL:g} |w|)")
-                       + "; raise max_outer for the tighter tolerance")
-            log.warning(message)
-            warnings.warn(message, DecompositionWarning, stacklevel=2)
-            return DecompositionResult(lam, G, gap, tol_abs, iterations, rows.computed, seconds, converged=False,
-                                       nu=nu, kappa=kappa)
-        B = np.arange(m) if m <= working_set else _select(lam, G, u, working_set)
+            w_w = None if w_offset is None else float(lam @ (G + q)) + w_offset
+            accept_at_cap(f"the decomposition of {m} points", max_outer, gap, nu, tol_abs, accept_abs, w_w, w_floor_sq,
+                          f"a kernel that is not positive semidefinite on these points ({kernel}, the sigmoid can be) "
+                          "makes the dual nonconvex")
+            return DecompositionResult(lam, G, gap, tol_abs, iterations, rows.computed, time.perf_counter() - start,
+                                       converged=False, nu=nu, kappa=kappa)
+        B = np.arange(m) if m <= working_set else select_working_set(lam, G, u, working_set)
         K_B = rows.rows(B)  # (|B|, m)
         K_BB = K_B[:, B]
         old = lam[B]
-        # the proximal subproblem: + (delta/2)|lam_B - old|^2 makes it strictly convex (DAQP without its own
-        # proximal loop) and changes no fixed point: a step that leaves lam_B = old solves the subproblem
-        P = K_BB + delta * np.eye(len(B))
-        new = solve_box_qp(P, G[B] - P @ old, float(old.sum()), u)
+        new = solve_subproblem(K_BB, G[B], old, u, delta)
         lam[B] = new
         G += (new - old) @ K_B
         iterations += 1
-        gap = _kkt_gap(lam, G, u)
+        gap = kkt_gap(lam, G, u)
     seconds = time.perf_counter() - start
     log.debug("decomposition: m=%d, %d subproblems, %d kernel rows, gap %.3g, %.3f s", m, iterations,
               rows.computed, gap, seconds)

@@ -27,8 +27,11 @@ The scikit-learn estimator contract
 * ``decision_function`` follows scikit-learn: for two classes one value per point, positive
   for ``classes_[1]``; for :math:`C>2` classes one column per class, the largest wins.
 
-:class:`TPMSVM` and :class:`TPMSVMOneVsAll` choose how to solve their duals by size (``backend="auto"``,
-:data:`DENSE_MAX_POINTS`): up to 100 points per class from the dense matrices (``backend="dense"``:
+:class:`TPMSVM` and :class:`TPMSVMOneVsAll` choose how to solve their duals by size and kernel (``backend="auto"``,
+:data:`DENSE_MAX_POINTS`, :data:`LINEAR_DENSE_MAX_POINTS`): with the linear kernel beyond 100 points in the
+largest class by :mod:`tpm_models.learn.linear_dual` (``backend="linear-decomposition"``: :math:`w` kept
+explicitly, no kernel rows, the same QP and stopping rule as the decomposition's); otherwise up to 100 points per class
+from the dense matrices (``backend="dense"``:
 :func:`tpm_models.models.shapes.dual_matrices`, the very matrices the builders write, no Pyomo model, solved by
 :func:`tpm_models.solvers.solve_matrices`: a backend of the registry that takes a QP in matrix form, PIQP by
 default, with the settings and the checks of ``solve()``), beyond that by decomposition
@@ -54,6 +57,7 @@ from tpm_models.learn.one_vs_all import TPMSVMOneVsAll
 from tpm_models.learn.parameters import (
     DENSE_MAX_POINTS,
     FIT_BACKENDS,
+    LINEAR_DENSE_MAX_POINTS,
     DegenerateHyperplaneWarning,
     degenerate_planes,
     validate_kernel,
@@ -64,6 +68,7 @@ from tpm_models.learn.robust import ROBUST_EQUATION, RobustTPMSVMOneVsAll
 __all__ = [
     "DENSE_MAX_POINTS",
     "FIT_BACKENDS",
+    "LINEAR_DENSE_MAX_POINTS",
     "ROBUST_EQUATION",
     "DegenerateHyperplaneWarning",
     "OneVsAllBase",

@@ -12,6 +12,7 @@ from tpm_models.lazy import import_optional
 from tpm_models.learn.base import OneVsAllBase
 from tpm_models.learn.decomposition import DecompositionError
 from tpm_models.learn.expansion import ExpansionPlane, fit_planes, plane_distances
+from tpm_models.learn.linear_dual import LinearPlane, fit_linear_planes
 from tpm_models.learn.parameters import (
     check_backend,
     degenerate_planes,
@@ -71,13 +72,16 @@ class TPMSVMOneVsAll(OneVsAllBase):
     solver : str, default="default"
         A QP backend of :mod:`tpm_models.solvers`; with ``backend="dense"`` only ``"default"`` (PIQP) or a
         backend that takes a QP in matrix form (:func:`tpm_models.solvers.matrix_solvers`: ``"piqp"``, ``"daqp"``).
-    backend : {"auto", "dense", "decomposition", "pyomo"}, default="auto"
+    backend : {"auto", "dense", "decomposition", "linear-decomposition", "pyomo"}, default="auto"
         ``"dense"``: the matrices of (16)/(19) (:func:`tpm_models.models.multiclass.dual_19_qp`, the ones
         :func:`tpm_models.models.multiclass.build_dual_19` writes) go straight to the dense solver;
         ``"decomposition"``: the same QP by :mod:`tpm_models.learn.decomposition` (kernel rows on demand, no
-        :math:`m_c\times m_c` array, for large sets); ``"pyomo"``: the Pyomo model is built and solved by
-        :func:`tpm_models.solvers.dispatch.solve`; ``"auto"``: ``"dense"`` up to :data:`DENSE_MAX_POINTS`
-        points per class, else ``"decomposition"``. ``fit_backend_`` says which ran.
+        :math:`m_c\times m_c` array, for large sets); ``"linear-decomposition"``: (16) by
+        :mod:`tpm_models.learn.linear_dual` (linear kernel only: :math:`w` kept explicitly, no kernel rows);
+        ``"pyomo"``: the Pyomo model is built and solved by :func:`tpm_models.solvers.dispatch.solve`; ``"auto"``:
+        with the linear kernel ``"linear-decomposition"`` beyond :data:`LINEAR_DENSE_MAX_POINTS` points in the
+        largest class, with the others ``"decomposition"`` beyond :data:`DENSE_MAX_POINTS`, else ``"dense"``.
+        ``fit_backend_`` says which ran.
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier (:mod:`tpm_models.models.recovery`).
 
@@ -140,19 +144,21 @@ class TPMSVMOneVsAll(OneVsAllBase):
         nu, alpha = check_nu_alpha(self.nu, self.alpha, "TPMSVMOneVsAll")
         kernel = validate_kernel(self)
         solver = validate_solver(self.solver, "QP")
-        backend = check_backend(self.backend, solver)
+        backend = check_backend(self.backend, solver, kernel.name)
         free_tol = check_free_tol(self.free_tol)
         X, classes, y_idx = self._validate_fit_data(X, y)
         self._check_classes(classes, "TPMSVMOneVsAll")
-        backend = resolve_backend(backend, solver, np.bincount(y_idx).tolist())
-        planes: list[Hyperplane] | list[ExpansionPlane]
-        if backend == "decomposition":
-            try:
-                planes = fit_planes(kernel, X, y_idx, len(classes),
-                                    [(c, nu, alpha, 1) for c in range(len(classes))], free_tol)
-            except DecompositionError as exc:
-                backend = dense_fallback(self.backend, exc)
-        if backend != "decomposition":
+        backend = resolve_backend(backend, solver, np.bincount(y_idx).tolist(), kernel.name)
+        planes: list[Hyperplane] | list[ExpansionPlane] | list[LinearPlane]
+        specs = [(c, nu, alpha, 1) for c in range(len(classes))]
+        try:
+            if backend == "linear-decomposition":  # (16) with w of (17) kept explicitly
+                planes = fit_linear_planes(kernel, X, y_idx, specs, free_tol)
+            elif backend == "decomposition":
+                planes = fit_planes(kernel, X, y_idx, len(classes), specs, free_tol)
+        except DecompositionError as exc:
+            backend = dense_fallback(self.backend, exc)
+        if backend not in ("decomposition", "linear-decomposition"):
             planes = [self._fit_class(X, y_idx, c, nu, alpha, kernel, solver, backend, free_tol)
                       for c in range(len(classes))]
         self.degenerate_ = degenerate_planes(
@@ -160,7 +166,7 @@ class TPMSVMOneVsAll(OneVsAllBase):
         )
         self.kernel_ = kernel
         self.fit_backend_ = backend
-        self.planes_: list[Hyperplane] | list[ExpansionPlane] = planes
+        self.planes_: list[Hyperplane] | list[ExpansionPlane] | list[LinearPlane] = planes
         self.intercept_ = np.array([h.theta for h in planes])
         self.classes_ = classes
         return self
@@ -190,8 +196,9 @@ class TPMSVMOneVsAll(OneVsAllBase):
     def _distances(self, X: np.ndarray) -> np.ndarray:
         if isinstance(self.planes_[0], ExpansionPlane):
             return np.where(self.degenerate_, np.inf, np.abs(plane_distances(self.planes_, X)))
+        planes = cast(list[Hyperplane | LinearPlane], self.planes_)  # the expansion planes were handled above
         return np.column_stack([
-            np.full(len(X), np.inf) if d else np.abs(h.distance(X)) for h, d in zip(self.planes_, self.degenerate_)
+            np.full(len(X), np.inf) if d else np.abs(h.distance(X)) for h, d in zip(planes, self.degenerate_)
         ])
 
 

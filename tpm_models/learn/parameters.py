@@ -1,5 +1,6 @@
 """The estimators' parameter checks (each raising a ``ValueError`` that says what to do), the choice of
-fit path (:data:`FIT_BACKENDS`, :data:`DENSE_MAX_POINTS`) and the test for degenerate hyperplanes
+fit path (:data:`FIT_BACKENDS`, :data:`DENSE_MAX_POINTS`, :data:`LINEAR_DENSE_MAX_POINTS`) and the test for
+degenerate hyperplanes
 (:func:`degenerate_planes`), shared by the classifiers of :mod:`tpm_models.learn.estimators`."""
 
 from __future__ import annotations
@@ -83,28 +84,48 @@ def validate_solver(solver: object, model_class: str) -> str:
     return solver
 
 
-FIT_BACKENDS = ("auto", "dense", "decomposition", "pyomo")
+FIT_BACKENDS = ("auto", "dense", "decomposition", "linear-decomposition", "pyomo")
 """How :class:`TPMSVM` and :class:`TPMSVMOneVsAll` solve their duals: ``"dense"`` hands the matrices of
 :func:`tpm_models.models.shapes.dual_matrices` straight to a dense QP solver; ``"decomposition"`` solves the
 same QP by :mod:`tpm_models.learn.decomposition` (kernel rows on demand, nothing of size :math:`m\\times m`);
-``"pyomo"`` builds the Pyomo model (:func:`tpm_models.models.multiclass.build_dual_19`, ...) and solves it
-with :func:`tpm_models.solvers.dispatch.solve`; ``"auto"`` (the default) takes ``"dense"`` when every own set
-has at most :data:`DENSE_MAX_POINTS` points and ``"decomposition"`` otherwise. All solve the same QP."""
+``"linear-decomposition"`` solves (4)/(5)/(16), the linear kernel's, by :mod:`tpm_models.learn.linear_dual`
+(:math:`w` kept explicitly, no kernel rows); ``"pyomo"`` builds the Pyomo model
+(:func:`tpm_models.models.multiclass.build_dual_19`, ...) and solves it with
+:func:`tpm_models.solvers.dispatch.solve`; ``"auto"`` (the default): :func:`resolve_backend`. All solve the same
+QP."""
 
 DENSE_MAX_POINTS = 100
-"""Largest own set (:math:`m_c`, :math:`m_\\pm`) that ``backend="auto"`` gives to the dense solver. Measured
-(``docs/notes/bench-estimators.md``): the dense interior point is cubic in :math:`m_c` and holds
-:math:`K(X_c, X_c)`; the decomposition is faster from a few hundred points per class on."""
+"""Largest own set (:math:`m_c`, :math:`m_\\pm`) that ``backend="auto"`` gives to the dense solver with a kernel
+other than the linear one. Measured (``docs/notes/bench-estimators.md``): the dense interior point is cubic in
+:math:`m_c` and holds :math:`K(X_c, X_c)`; the decomposition is faster from a few hundred points per class on."""
+
+LINEAR_DENSE_MAX_POINTS = 100
+"""Largest own set (:math:`\\max_c m_c`) that ``backend="auto"`` gives to the dense solver with ``kernel="linear"``;
+larger sets go to ``"linear-decomposition"`` (:mod:`tpm_models.learn.linear_dual`). Measured (medians of 15 warm
+fits, ``nu=0.3``, load 2-3 on 2 cores; ``docs/notes/bench-estimators.md``):
+
+* ``TPMSVMOneVsAll`` on the benchmark's data (``python -m benchmarks bench estimators --crossover``): the two cross
+  between 36 and 46 points per class (within 10% there); the linear path was 2.5-3.2x faster at 56-70 points per
+  class, 1.9x at 102, 5.5x at 202 and 14x at 401;
+* on the paper's data sets the dense path was as fast or faster up to 100 points in the larger class: Iris
+  one-versus-all (50 per class) 1.64 ms against 2.04 ms, Wine (48-71) 1.98 against 2.33 ms, ``TPMSVM`` on Iris one
+  class against the rest (100 and 50 points) 1.26-1.63 ms against 1.26-1.90 ms; on Wine one class against the rest
+  (107-130 points in the larger class) the linear path was faster, 1.53-1.79 ms against 1.86-2.06 ms.
+
+100 keeps every split of the paper's data with at most 100 points in a class on the dense path (its numbers
+unchanged) and gives the linear path every larger set, where it was faster in every measurement."""
 
 
-def check_backend(backend: object, solver: str) -> str:
+def check_backend(backend: object, solver: str, kernel: str | None = None) -> str:
     """``backend`` in :data:`FIT_BACKENDS`; with ``"dense"`` the solver must take matrices, with
-    ``"decomposition"`` it is the decomposition's own (``solver="default"``)."""
+    ``"decomposition"`` and ``"linear-decomposition"`` it is their own method's (``solver="default"``), and
+    ``"linear-decomposition"`` takes the linear ``kernel`` only (its name; None: not checked)."""
     if not isinstance(backend, str) or backend not in FIT_BACKENDS:
         raise ValueError(
-            f"backend must be 'auto' (by size, the default), 'dense' (the dual's matrices to a dense QP solver), "
-            f"'decomposition' (kernel rows on demand, for large sets) or 'pyomo' (build the Pyomo model and "
-            f"solve it); got {backend!r}"
+            f"backend must be 'auto' (by size and kernel, the default), 'dense' (the dual's matrices to a dense QP "
+            f"solver), 'decomposition' (kernel rows on demand, for large sets), 'linear-decomposition' (the linear "
+            f"kernel's duals with w explicit, for large sets) or 'pyomo' (build the Pyomo model and solve it); "
+            f"got {backend!r}"
         )
     if backend in ("dense", "auto") and solver != "default" and solver not in matrix_solvers():
         raise ValueError(
@@ -116,22 +137,38 @@ def check_backend(backend: object, solver: str) -> str:
             f"backend='decomposition' solves the duals with its own method (tpm_models.learn.decomposition); "
             f"leave solver='default' or choose backend='dense' or 'pyomo' for solver {solver!r}"
         )
+    if backend == "linear-decomposition" and solver != "default":
+        raise ValueError(
+            f"backend='linear-decomposition' solves the duals with its own method (tpm_models.learn.linear_dual); "
+            f"leave solver='default' or choose backend='dense' or 'pyomo' for solver {solver!r}"
+        )
+    if backend == "linear-decomposition" and kernel is not None and kernel != "linear":
+        raise ValueError(
+            f"backend='linear-decomposition' solves the linear kernel's duals (4)/(5)/(16) with w explicit; "
+            f"kernel={kernel!r} needs backend='decomposition' (kernel rows on demand), 'dense', 'pyomo' or 'auto'"
+        )
     return backend
 
 
-def resolve_backend(backend: str, solver: str, own_sizes: list[int]) -> str:
-    """``"auto"`` by size (:data:`DENSE_MAX_POINTS`; a named dense solver keeps the dense path)."""
+def resolve_backend(backend: str, solver: str, own_sizes: list[int], kernel: str = "linear") -> str:
+    """The fit path of ``backend``: itself unless ``"auto"``; for ``"auto"``, ``"dense"`` with a named dense solver,
+    else by the largest own set and the ``kernel`` (its name): with the linear kernel ``"linear-decomposition"``
+    beyond :data:`LINEAR_DENSE_MAX_POINTS`, with the others ``"decomposition"`` beyond :data:`DENSE_MAX_POINTS`;
+    ``"dense"`` up to them."""
     if backend != "auto":
         return backend
-    if solver != "default" or max(own_sizes) <= DENSE_MAX_POINTS:
+    largest = max(own_sizes)
+    if solver != "default":
         return "dense"
-    return "decomposition"
+    if kernel == "linear":
+        return "linear-decomposition" if largest > LINEAR_DENSE_MAX_POINTS else "dense"
+    return "dense" if largest <= DENSE_MAX_POINTS else "decomposition"
 
 
 def dense_fallback(requested: str, error: DecompositionError) -> str:
-    """``"dense"`` after the decomposition failed (``error``) under ``backend="auto"``, with a
-    :class:`tpm_models.learn.decomposition.DecompositionWarning` that says so: the dense path solves the same QP
-    exactly from the :math:`m_c\\times m_c` Gram blocks (slower, and refused with
+    """``"dense"`` after the decomposition (or the linear working-set method) failed (``error``) under
+    ``backend="auto"``, with a :class:`tpm_models.learn.decomposition.DecompositionWarning` that says so: the dense
+    path solves the same QP exactly from the :math:`m_c\\times m_c` Gram blocks (slower, and refused with
     :class:`tpm_models.kernels.TooLargeError` when they cannot fit in memory). A backend asked for by name is not
     replaced: ``error`` is raised."""
     if requested != "auto":
