@@ -150,6 +150,23 @@ def test_default_falls_back_on_a_failure_and_says_so(iris, monkeypatch):
         solve(model)
 
 
+def test_default_without_fallback_is_its_first_taker_alone(iris, monkeypatch):
+    """``solve(model, fallback=False)``: the first default that takes the model runs alone, as by its name: its
+    failure is the solve's (no fallback), its success names it; the truth is Clarabel's optimum of the same model."""
+    X, y = iris
+    model = build(15, X, y, 1, NU, ALPHA)
+    truth = solve(model, "clarabel")
+    monkeypatch.setitem(BACKENDS, "broken", failing_backend("broken"))
+    monkeypatch.setitem(DEFAULT, "QP", ("broken", "piqp"))
+    with pytest.raises(NoOptimalSolutionError, match="made to fail") as failed:
+        solve(model, fallback=False)
+    assert failed.value.result.solver == "broken" and "fallback" not in failed.value.result.message
+    monkeypatch.setitem(DEFAULT, "QP", ("piqp", "broken"))
+    result = solve(model, fallback=False)
+    assert result.solver == "piqp" and result.optimal and "fallback" not in result.message
+    assert rel_gap(result.objective, truth.objective) <= 1e-9  # as the test above: both certified at 1e-9
+
+
 def test_a_licence_limit_is_what_the_backend_declares(iris, monkeypatch):
     """A backend's licence refusal is its declared ``licence_limit`` (the solver's own error code), not words in a
     message: the same error is REFUSED with ``licence_limited`` from a backend that declares it, an ERROR from one
