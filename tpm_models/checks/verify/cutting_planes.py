@@ -63,12 +63,12 @@ MASTER_OPTIONS: dict[str, dict] = {"piqp": {"reg_lower_limit": 1e-13}}
 :data:`~tpm_models.solvers.backends.piqp.PIQP_DENSE_MAX` variables (PIQP's dense solver, where they were measured).
 PIQP's regularisation floor ``reg_lower_limit`` (its default 1e-10) is 100 times the 1e-12 residuals it is asked
 for (:data:`~tpm_models.solvers.common.DENSE_QP_TOL`), and on the late masters of (22) at :math:`p = 3`, Iris class
-1 (``tpm-models check``: 155 variables, up to 1,200 rows of nearly parallel cuts) it stalled for 2,133-7,061
-iterations (18 s for the 8 masters); at 1e-13 the same 8 masters took 12-321 iterations (0.8 s). Over the 24 runs
-of (22) by cutting planes in ``tpm-models check --dataset iris wine`` the rounds were the same, the objectives
-within 1.1e-14 and ``w`` within 1.4e-10 of the runs at PIQP's default, and the masters' time fell from 21.8 to
-6.9 s. The library's default stays for every other QP: at 1e-13 the check's 415 other PIQP solves took 10% more
-iterations (4,548 against 4,136)."""
+1 (``tpm-models check``: 155 variables, 150-765 rows, most of them cuts) it stalled for 2,133-7,061 iterations (18 s
+for the 8 masters); at 1e-13 the same 8 masters took 10-321 iterations (0.8 s). Over the 24 runs of (22) by cutting
+planes in ``tpm-models check --dataset iris wine`` the rounds were the same, the objectives within 1.1e-14 and ``w``
+within 1.4e-10 of the runs at PIQP's default, and the 24 runs took 6.9 s instead of 21.8 s (their masters 2,121 PIQP
+iterations instead of 18,362). The library's default stays for every other QP: at 1e-13 the check's 415 other PIQP
+solves took 10% more iterations (4,548 against 4,136)."""
 
 
 class Cut(NamedTuple):
