@@ -229,13 +229,13 @@ def _break_matrices(monkeypatch, change):
     """The solve path's reading of a model into matrices, as PIQP and DAQP receive it, changed by
     ``change(QPMatrices)`` (its inequality rows ``h_l <= G x <= h_u``)."""
     for module in (piqp_backend, daqp_backend):
-        for name in ("qp_matrices", "sparse_qp_matrices"):
+        for name in ("qp_matrices", "dense_qp_matrices", "sparse_qp_matrices"):  # as each backend names its reader
             real = getattr(module, name, None)
             if real is None:
                 continue
 
-            def broken(model, real=real):
-                qp = real(model)
+            def broken(*args, real=real):
+                qp = real(*args)
                 change(qp)
                 return qp
 

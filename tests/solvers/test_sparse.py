@@ -23,7 +23,7 @@ from tpm_models.solvers.common import NoOptimalSolutionError, Termination
 from tpm_models.solvers.compare import rel_gap
 from tpm_models.solvers.conic import conic_form
 from tpm_models.solvers.dispatch import is_licence_limit, solve
-from tpm_models.solvers.matrices import DenseTooLargeError, qp_matrices, sparse_qp_matrices
+from tpm_models.solvers.matrices import DenseTooLargeError, dense_qp_matrices, qp_matrices, sparse_qp_matrices
 from tpm_models.solvers.program import Program
 from tpm_models.solvers.structure import max_violation
 from tpm_models.solvers.violation import model_violation
@@ -60,6 +60,22 @@ def test_sparse_qp_matrices_equal_the_dense_ones(iris, wine, eq, kw):
             assert dense.eq_constraints == sparse.eq_constraints
             assert dense.ineq_constraints == sparse.ineq_constraints
             assert dense.variables == sparse.variables
+
+
+@pytest.mark.parametrize("eq,kw", QP_CASES + [(4, {}), (5, {})])
+def test_dense_qp_matrices_are_qp_matrices_to_the_last_bit(iris, wine, eq, kw):
+    """PIQP's dense matrices read through the program (dense_qp_matrices) are qp_matrices' own (Pyomo's standard
+    representation row by row), the same floats: PIQP is given the same problem either way."""
+    for X, y in (iris, wine):
+        for c in np.unique(y):
+            model = build(eq, X, y, c, NU, ALPHA, **kw)
+            truth, read = qp_matrices(model), dense_qp_matrices(model, Program(model))
+            for name in ("P", "A", "G", "q", "b", "h_l", "h_u", "x_l", "x_u"):
+                a, b = getattr(truth, name), getattr(read, name)
+                assert isinstance(b, np.ndarray) and a.shape == b.shape and np.array_equal(a, b), f"({eq}) {name}"
+            assert (read.q0, read.sense) == (truth.q0, truth.sense)
+            assert read.variables == truth.variables
+            assert read.eq_constraints == truth.eq_constraints and read.ineq_constraints == truth.ineq_constraints
 
 
 def generic_conic_form(model, monkeypatch):
@@ -148,6 +164,23 @@ def test_default_falls_back_on_a_failure_and_says_so(iris, monkeypatch):
     monkeypatch.setattr(registry, "FALLBACK", ())
     with pytest.raises(NoOptimalSolutionError, match="made to fail"):
         solve(model)
+
+
+def test_default_without_fallback_is_its_first_taker_alone(iris, monkeypatch):
+    """``solve(model, fallback=False)``: the first default that takes the model runs alone, as by its name: its
+    failure is the solve's (no fallback), its success names it; the truth is Clarabel's optimum of the same model."""
+    X, y = iris
+    model = build(15, X, y, 1, NU, ALPHA)
+    truth = solve(model, "clarabel")
+    monkeypatch.setitem(BACKENDS, "broken", failing_backend("broken"))
+    monkeypatch.setitem(DEFAULT, "QP", ("broken", "piqp"))
+    with pytest.raises(NoOptimalSolutionError, match="made to fail") as failed:
+        solve(model, fallback=False)
+    assert failed.value.result.solver == "broken" and "fallback" not in failed.value.result.message
+    monkeypatch.setitem(DEFAULT, "QP", ("piqp", "broken"))
+    result = solve(model, fallback=False)
+    assert result.solver == "piqp" and result.optimal and "fallback" not in result.message
+    assert rel_gap(result.objective, truth.objective) <= 1e-9  # as the test above: both certified at 1e-9
 
 
 def test_a_licence_limit_is_what_the_backend_declares(iris, monkeypatch):

@@ -59,6 +59,8 @@ class Solves:
         self.kinds: dict[tuple, ModelTraits] = {}
         self.last: dict[tuple, str] = {}
         """The solver whose solution each model holds (its values are that solve's)."""
+        self.defaults: dict[tuple, str] = {}
+        """The name of each model's default solver, once known."""
         self.results: dict[tuple, tuple[SolveResult, float | None] | NoOptimalSolutionError] = {}
         self.built = self.solved = self.reused = 0
         """Counts: models built, solves made, solves answered from memory."""
@@ -100,28 +102,45 @@ class Solves:
               p: float | None = None, eps: float | None = None, solver: str = "default",
               scale: bool = False) -> tuple[SolveResult, float | None]:
         """``solve(model(...), solver)`` and, with ``scale``, the model's :func:`objective_scale` at that
-        solution; made on the first call (again only if a scale is asked that was not measured)."""
-        if solver == "default":  # one entry for the default solver asked by name or as "default"
-            kind = self.traits(eq, c, nu, alpha, kernel, p, eps)
-            solver = backend_for(self.model(eq, c, nu, alpha, kernel, p, eps), "default", kind)[0].name
-        key = (*self._key(eq, c, nu, alpha, kernel, p, eps), solver)
-        known = self.results.get(key)
+        solution; made on the first call (again only if a scale is asked that was not measured). ``"default"`` is
+        the first default that takes the model, alone (``solve(..., fallback=False)``, as that solver by name): one
+        entry with it, whichever name it is asked by, and the model read once per solve."""
+        at = self._key(eq, c, nu, alpha, kernel, p, eps)
+        model, traits = self.model(eq, c, nu, alpha, kernel, p, eps), self.traits(eq, c, nu, alpha, kernel, p, eps)
+        name = self.default_name(at, model, traits) if solver == "default" else solver
+        known = None if name is None else self.results.get((*at, name))
         if isinstance(known, NoOptimalSolutionError):
             raise known
-        model = self.model(eq, c, nu, alpha, kernel, p, eps)
-        if known is not None and known[1] is None and scale and self.last.get(key[:-1]) == solver:
-            known = self.results[key] = (known[0], objective_scale(model))  # the model still holds that solution
+        if known is not None and known[1] is None and scale and self.last.get(at) == name:
+            known = self.results[(*at, name)] = (known[0], objective_scale(model))  # the model holds that solution
         if known is not None and (known[1] is not None or not scale):
             self.reused += 1
             return known
         self.solved += 1
-        self.last.pop(key[:-1], None)
-        try:
-            result = solve(model, solver, kind=self.traits(eq, c, nu, alpha, kernel, p, eps))
+        self.last.pop(at, None)
+        try:  # name None: the default, not known yet; the solve finds it (its result names it)
+            result = solve(model, name or "default", kind=traits, fallback=False)
         except NoOptimalSolutionError as exc:
-            self.results[key] = exc
+            self.results[(*at, self.ran(at, solver, exc.result))] = exc
             raise
-        self.last[key[:-1]] = solver
+        name = self.ran(at, solver, result)
+        self.last[at] = name
         entry = (result, objective_scale(model) if scale else None)
-        self.results[key] = entry
+        self.results[(*at, name)] = entry
         return entry
+
+    def default_name(self, at: tuple, model: pyo.ConcreteModel, traits: ModelTraits) -> str | None:
+        """The default solver's name for the model at key ``at``: known once a ``"default"`` solve of it ran; read
+        from the model (:func:`backend_for`) only when another solver's solve of it is remembered, which may be the
+        default's (asked by name) and is not made twice; else ``None`` (the solve will say)."""
+        if at not in self.defaults and any(key[:-1] == at for key in self.results):
+            self.defaults[at] = backend_for(model, "default", traits)[0].name
+        return self.defaults.get(at)
+
+    def ran(self, at: tuple, solver: str, result: SolveResult) -> str:
+        """The name ``result`` of the model at ``at`` is kept under: ``solver`` as asked, or for ``"default"`` the
+        solver that made it (``result.solver``), then kept as the model's default."""
+        if solver != "default":
+            return solver
+        self.defaults[at] = result.solver
+        return result.solver

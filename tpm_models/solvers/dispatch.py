@@ -80,6 +80,7 @@ def solve(
     kind: str | ModelTraits | None = None,
     options: dict | None = None,
     tee: bool = False,
+    fallback: bool = True,
 ) -> SolveResult:
     """Solve ``model`` with ``solver`` and return a :class:`SolveResult`.
 
@@ -103,7 +104,10 @@ def solve(
     ``solver="default"``: the defaults of the model's class and size in turn
     (:func:`~tpm_models.solvers.backends.registry.default_candidates`): the first that takes the model solves it;
     when it fails (any end but optimal, infeasible or unbounded) the next one that takes the model solves it
-    again, and the result's message names each failure before it ("fallback after ...").
+    again, and the result's message names each failure before it ("fallback after ..."). ``fallback=False``: the
+    first default that takes the model runs alone, its result (or failure) the solve's, as
+    ``solve(model, its name)`` would give; ``result.solver`` names it (a caller that keys solves by solver learns the
+    default's name from the one reading of the model).
     """
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
         raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
@@ -118,13 +122,13 @@ def solve(
         if solver != "default":
             backend, _, prepared = prepared_backend(model, solver, traits, time_limit, program)
             return _finish(model, run(backend, prepared), raise_on_failure)
-        return _finish(model, _default(run), raise_on_failure)
+        return _finish(model, _default(run, fallback), raise_on_failure)
 
 
-def _default(run: Run) -> SolveResult:
+def _default(run: Run, fallback: bool = True) -> SolveResult:
     """``solve(model)``: the defaults in turn (:func:`~tpm_models.solvers.backends.registry.takers`) until one is
-    optimal, two agree that no optimum exists (:data:`CONFIRMATIONS`), or none is left; the best result by
-    :func:`_rank`, its message naming the failures before it."""
+    optimal, two agree that no optimum exists (:data:`CONFIRMATIONS`), or none is left (without ``fallback``: the
+    first that takes the model only); the best result by :func:`_rank`, its message naming the failures before it."""
     model = run.program.model
     reasons, failures, result, claims, feasible = [], [], None, [], False
     for name, backend, prepared, why in takers(run.program, run.traits, run.time_limit):
@@ -135,7 +139,7 @@ def _default(run: Run) -> SolveResult:
         feasible = feasible or out.optimal or out.locally_optimal
         if result is None or _rank(out, feasible) >= _rank(result, feasible):
             result = out
-        if out.optimal:
+        if out.optimal or not fallback:
             break
         if out.termination in NO_OPTIMUM:  # a claim that no optimum exists: confirmed by a second backend
             claims.append(f"{name}: {out.termination.value}")

@@ -70,8 +70,10 @@ from tpm_models.checks.verify.cutting_planes import (
     MASTER_FALLBACK,
     MASTER_LARGE,
     MASTER_LARGE_SOLVERS,
+    MASTER_OPTIONS,
     MAX_ROUNDS,
     Cut,
+    master_options,
     master_solvers,
     solve_cutting_planes,
     solve_master,
@@ -137,7 +139,7 @@ from tpm_models.solvers.compare import objective_scale, rel_gap
 
 __all__ = [
     "CUT_TOL", "FREE_PYROS_SUBSOLVERS", "GUROBI_BACKUP_OPTIONS", "MASTER_FALLBACK", "MASTER_LARGE",
-    "MASTER_LARGE_SOLVERS", "MAX_ROUNDS", "NOT_A_COUNTERPART",
+    "MASTER_LARGE_SOLVERS", "MASTER_OPTIONS", "MAX_ROUNDS", "NOT_A_COUNTERPART",
     "OBJECTIVE_ATOL", "OBJECTIVE_TOL", "PYROS_FEASIBILITY_TOL", "PYROS_SUBSOLVERS", "PYROS_SUBSOLVER_NAMES",
     "SCIP_LP_RETRY_FACTOR", "SCIP_PYROS_FEASIBILITY_TOL", "SCIP_PYROS_OPTIONS", "SOLUTION_TOL", "SOPLEX_MIN_TOL",
     "UNDECIDED", "VERDICTS", "VERIFIED", "VIOLATION_TOL",
@@ -145,7 +147,7 @@ __all__ = [
     "RowOnClone", "SemiInfinite", "SemiInfiniteSolution", "TermOnClone", "Uncertain", "UncertainRow",
     "UncertainTerm", "UncertaintySet", "Verification",
     "body_value", "counting", "evaluate_point", "failure_summary", "first_stage", "is_licence_refusal",
-    "master_solvers", "objective_scale",
+    "master_options", "master_solvers", "objective_scale",
     "pyros_logger", "pyros_options", "pyros_subsolver", "pyros_with_fallback", "rel_gap", "row_with",
     "scenario_sum", "solve_cutting_planes", "solve_master", "solve_pyros", "uncertain_data", "verify",
     "verify_counterpart", "verify_model", "witness_at", "SymmetricBudget",

@@ -1,8 +1,8 @@
 """PIQP: an interior point on the model's matrices (:mod:`tpm_models.solvers.matrices`). Default for LP and QP.
 
 A model of at most :data:`PIQP_DENSE_MAX` variables is solved by PIQP's ``DenseSolver`` on
-:func:`~tpm_models.solvers.matrices.qp_matrices` (the dense factorisation wins on the small duals: ~0.1 ms); a larger
-one by its ``SparseSolver`` on :func:`~tpm_models.solvers.matrices.sparse_qp_matrices`, where nothing of size
+:func:`~tpm_models.solvers.matrices.dense_qp_matrices` (the dense factorisation wins on the small duals: ~0.1 ms); a
+larger one by its ``SparseSolver`` on :func:`~tpm_models.solvers.matrices.sparse_qp_matrices`, where nothing of size
 rows x columns is dense (dense, (15) at 10^4 points took 10 s, and 10^5 points did not fit in 24 GB)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tpm_models.solvers import common
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import DENSE_QP_TOL, Termination
 from tpm_models.solvers.dense import MatrixSolution, WarmStart
-from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices, sparse_qp_matrices
+from tpm_models.solvers.matrices import dense_duals, dense_qp_matrices, load_values, sparse_qp_matrices
 from tpm_models.solvers.merged_columns import rank_one_columns
 from tpm_models.solvers.program import Program
 
@@ -156,9 +156,11 @@ def piqp_matrices(qp: QPMatrices, options: dict | None = None, warm: WarmStart |
 
 
 def piqp_program(program: Program) -> QPMatrices:
-    """The matrices PIQP solves: dense up to :data:`PIQP_DENSE_MAX` variables, else sparse (read from the solve's
-    ``program``)."""
-    return qp_matrices(program.model) if program.n <= PIQP_DENSE_MAX else sparse_qp_matrices(program.model, program)
+    """The matrices PIQP solves, read from the solve's ``program``: dense up to :data:`PIQP_DENSE_MAX` variables
+    (:func:`~tpm_models.solvers.matrices.dense_qp_matrices`), else sparse."""
+    if program.n <= PIQP_DENSE_MAX:
+        return dense_qp_matrices(program.model, program)
+    return sparse_qp_matrices(program.model, program)
 
 
 def run_piqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
