@@ -1,8 +1,8 @@
 """Values and gradients of a Pyomo model's expressions at its loaded point, for the certificate
 (:mod:`tpm_models.certify.certificate`): forward differentiation with every node's result kept (:func:`forward`: the
 builders share one node, the norm of (23), among thousands of terms and rows), linear bodies read term by term, rows
-linear in shared nodes with each node differentiated once. A point where an expression has no derivative raises
-:class:`Kink`. The objective's reading is :mod:`tpm_models.certify.objective`.
+linear in shared nodes (:func:`objective_terms`) with each node differentiated once. A point where an expression has
+no derivative raises :class:`Kink`. The objective's reading is :mod:`tpm_models.certify.objective`.
 
 Every expression is read here, by this package's own code or Pyomo's (``reverse_ad``, ``value``), never by the solve
 path's readers (:mod:`tpm_models.solvers`), so that a misreading there is not repeated here.
@@ -16,7 +16,9 @@ from typing import Any, Literal
 import numpy as np
 import pyomo.core as pyo
 import scipy.sparse as sp
+from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.param import ParamData
+from pyomo.core.base.var import VarData
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.calculus.diff_with_pyomo import reverse_ad
 
@@ -37,6 +39,44 @@ def constant_value(c: Any) -> float:
     if cls is ne.NPV_SumExpression and all(a.__class__ is ParamData for a in c.args):
         return float(sum(param_values(c.args)))
     return float(pyo.value(c))
+
+
+def objective_terms(expr: Any, col: dict) -> tuple[list[int], list[float], float, list[tuple[float, Any]]] | None:
+    """``expr`` as ``constant + sum_k a_k x_k + sum_j c_j * node_j``: ``(columns, coefficients, constant,
+    [(c_j, node_j)])``, sums, negations and constant factors taken apart, every other term a node (the same object
+    wherever the model shares it: (23)'s norm); ``None`` when a variable is not a column of ``col``."""
+    cols: list[int] = []
+    coefs: list[float] = []
+    nodes: list[tuple[float, Any]] = []
+    const = 0.0
+    stack: list[tuple[float, Any]] = [(1.0, expr)]
+    while stack:
+        c, e = stack.pop()
+        kind = e.__class__
+        if kind in native_numeric_types:
+            const += c * float(e)
+        elif kind is VarData or (hasattr(e, "is_variable_type") and e.is_variable_type()):
+            if e.fixed:
+                const += c * float(e.value)
+            elif id(e) in col:
+                cols.append(col[id(e)])
+                coefs.append(c)
+            else:
+                return None
+        elif not e.is_potentially_variable():
+            const += c * constant_value(e)
+        elif kind is ne.SumExpression or kind is ne.LinearExpression:
+            stack.extend((c, a) for a in reversed(e.args))
+        elif kind is ne.NegationExpression:
+            stack.append((-c, e.args[0]))
+        elif (kind is ne.ProductExpression or kind is ne.MonomialTermExpression) and \
+                not getattr(e.args[0], "is_potentially_variable", lambda: False)():
+            stack.append((c * constant_value(e.args[0]), e.args[1]))
+        elif e.is_named_expression_type():
+            stack.append((c, e.expr))
+        else:
+            nodes.append((c, e))
+    return cols, coefs, const, nodes
 
 
 def linear_body(body: Any, col: dict) -> tuple[list[int], list[float], float, float] | None:
@@ -210,7 +250,7 @@ def gradient(expr: Any, col: dict, memo: dict) -> tuple[float, list[int], list[f
 def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict
                   ) -> tuple[float, list[int], list[float]] | Literal[False] | None:
     """Value and gradient ``(value, columns, entries)`` of ``constant + a'x + sum_j c_j node_j``
-    (:func:`tpm_models.certify.objective.objective_terms`) with each node's by :func:`forward` (kept in
+    (:func:`objective_terms`) with each node's by :func:`forward` (kept in
     ``memo``); ``False`` at a kink of a node; ``None`` when a node is one :func:`forward` does not differentiate."""
     cols, coefs, const, atoms = read
     grad: dict = {}
@@ -234,7 +274,7 @@ def atom_gradient(read: tuple, x: np.ndarray, col: dict, memo: dict
 def atom_rows_gradient(reads: list, x: np.ndarray, col: dict, memo: dict, n: int, apexes: list | None = None
                        ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
     """:func:`atom_gradient` of many rows at once (``reads``: their
-    :func:`tpm_models.certify.objective.objective_terms`; (23)'s
+    :func:`objective_terms`; (23)'s
     margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i``, one per point, sharing one node): each distinct
     node differentiated once, the rows' values :math:`c + a^\top x + C v` and Jacobian :math:`L + C G` (:math:`L` the
     linear parts, :math:`C` the nodes' coefficients, :math:`v`, :math:`G` the nodes' values and gradients) as sparse

@@ -13,7 +13,7 @@ homogeneous, and its subdifferential at :math:`x_V = 0` is the ellipsoid
     \\partial h(0) = \\{g : \\textstyle\\sum_k g_k^2 / a_k \\le 1\\}.
 
 The rows and the objective that hold it are read as linear in it
-(:func:`~tpm_models.certify.objective.objective_terms`):
+(:func:`~tpm_models.certify.gradients.objective_terms`):
 :math:`f = f_s + c_f h`, :math:`g_i = g_{s,i} + C_i h`. On a model classified convex, with duals of the right
 signs, the Lagrangian holds :math:`K h` with :math:`K = \\sigma(c_f - \\sum_i y_i C_i) \\ge 0`, and stationarity
 asks :math:`0 \\in r + K\\,\\partial h(0)` on the node's columns (:math:`r` the residual of the smooth parts). The

@@ -1,7 +1,7 @@
 """The objective's value and gradient at a model's loaded point, for the certificate
 (:mod:`tpm_models.certify.certificate`), read on its own: a linear objective ((26)-(29)) and a quadratic one (the
 duals' sums of ``K_ij * lam_i * lam_j``) term by term, an objective linear in shared nodes ((23)'s
-``sum_i eps_i * norm_w``, :func:`objective_terms`) with each node differentiated once
+``sum_i eps_i * norm_w``, :func:`tpm_models.certify.gradients.objective_terms`) with each node differentiated once
 (:func:`tpm_models.certify.gradients.forward`), anything else by :func:`tpm_models.certify.gradients.gradient`.
 
 Like :mod:`tpm_models.certify.gradients`, it never uses the solve path's readers (:mod:`tpm_models.solvers`), so a
@@ -14,50 +14,11 @@ import math
 from typing import Any, Literal
 
 import numpy as np
-from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.var import VarData
 from pyomo.core.expr import numeric_expr as ne
 
-from tpm_models.certify.gradients import Kink, NotDifferentiable, constant_value, forward, gradient
+from tpm_models.certify.gradients import Kink, NotDifferentiable, constant_value, forward, gradient, objective_terms
 from tpm_models.certify.norm_apex import norm_apex
-
-
-def objective_terms(expr: Any, col: dict) -> tuple[list[int], list[float], float, list[tuple[float, Any]]] | None:
-    """``expr`` as ``constant + sum_k a_k x_k + sum_j c_j * node_j``: ``(columns, coefficients, constant,
-    [(c_j, node_j)])``, sums, negations and constant factors taken apart, every other term a node (the same object
-    wherever the model shares it: (23)'s norm); ``None`` when a variable is not a column of ``col``."""
-    cols: list[int] = []
-    coefs: list[float] = []
-    nodes: list[tuple[float, Any]] = []
-    const = 0.0
-    stack: list[tuple[float, Any]] = [(1.0, expr)]
-    while stack:
-        c, e = stack.pop()
-        kind = e.__class__
-        if kind in native_numeric_types:
-            const += c * float(e)
-        elif kind is VarData or (hasattr(e, "is_variable_type") and e.is_variable_type()):
-            if e.fixed:
-                const += c * float(e.value)
-            elif id(e) in col:
-                cols.append(col[id(e)])
-                coefs.append(c)
-            else:
-                return None
-        elif not e.is_potentially_variable():
-            const += c * constant_value(e)
-        elif kind is ne.SumExpression or kind is ne.LinearExpression:
-            stack.extend((c, a) for a in reversed(e.args))
-        elif kind is ne.NegationExpression:
-            stack.append((-c, e.args[0]))
-        elif (kind is ne.ProductExpression or kind is ne.MonomialTermExpression) and \
-                not getattr(e.args[0], "is_potentially_variable", lambda: False)():
-            stack.append((c * constant_value(e.args[0]), e.args[1]))
-        elif e.is_named_expression_type():
-            stack.append((c, e.expr))
-        else:
-            nodes.append((c, e))
-    return cols, coefs, const, nodes
 
 
 def _is_product(node: Any) -> bool:
@@ -73,10 +34,10 @@ def _is_product(node: Any) -> bool:
 
 def _atom_objective(read: tuple | None, col: dict, n: int, memo: dict, x: np.ndarray, apexes: list | None = None
                     ) -> tuple[float, np.ndarray] | Literal[False] | None:
-    """Value and gradient of an objective linear in nodes (:func:`objective_terms`: (23)'s
+    """Value and gradient of an objective linear in nodes (:func:`~tpm_models.certify.gradients.objective_terms`: (23)'s
     ``sum_i eps_i * norm_w`` and ``0.5 * w_j**2``), each distinct node differentiated once with its coefficients
     summed; ``None`` at a kink of a node, ``False`` when the objective is not read so (then :func:`gradient`).
-    ``read``: the objective's :func:`objective_terms`. ``apexes``: as in
+    ``read``: the objective's :func:`~tpm_models.certify.gradients.objective_terms`. ``apexes``: as in
     :func:`atom_rows_gradient`, ``(apex, coefficient)`` appended for a norm at zero."""
     if read is None:
         return False
