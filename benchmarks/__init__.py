@@ -11,7 +11,10 @@ and cvxpy: ``pip install -e ".[bench]"``) and only its public names. Benchmarks 
 asserts a speed.
 """
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +26,23 @@ def child_env() -> dict[str, str]:
     measured row runs in one) imports ``benchmarks`` from any working directory."""
     rest = os.environ.get("PYTHONPATH", "")
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), rest]) if rest else str(ROOT)}
+
+
+def run_fresh(module: str, call: str, timeout: float) -> dict:
+    """``call`` (the text of a call of a function of ``benchmarks.<module>`` that returns a JSON-able dict) in a fresh
+    interpreter (:func:`child_env`); its dict, or ``{"error": ...}``: ``"> N s"`` past ``timeout`` seconds, else the
+    last line of its standard error."""
+    code = (f"import json; from benchmarks.{module} import {call.split('(')[0]}; "
+            f"print('RESULT' + json.dumps({call}))")
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                              env=child_env())
+    except subprocess.TimeoutExpired:
+        return {"error": f"> {timeout:.0f} s"}
+    for line in done.stdout.splitlines():
+        if line.startswith("RESULT"):
+            return json.loads(line[6:])
+    return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1][:80]}
 
 
 HELP = {

@@ -28,17 +28,14 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
-import json
 import os
-import subprocess
-import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from benchmarks import child_env
+from benchmarks import run_fresh
 from benchmarks.pages import fmt
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.run_info import peak_rss_mb
@@ -174,18 +171,8 @@ def _in_subprocess(model: str, kernel: str, m: int, timeout: float) -> dict:
 
 
 def _run_code(call: str, timeout: float) -> dict:
-    """``call`` (a function of this module) in a fresh interpreter; its dict, or ``{"error": ...}``."""
-    code = (f"import json; from benchmarks.bench_estimators import {call.split('(')[0]}; "
-            f"print('RESULT' + json.dumps({call}))")
-    try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                              env=child_env())
-    except subprocess.TimeoutExpired:
-        return {"error": f"> {timeout:.0f} s"}
-    for line in done.stdout.splitlines():
-        if line.startswith("RESULT"):
-            return json.loads(line[6:])
-    return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1][:80]}
+    """``call`` (a function of this module) in a fresh interpreter: :func:`benchmarks.run_fresh`."""
+    return run_fresh("bench_estimators", call, timeout)
 
 
 def bench_scaled(sizes=(1_000, 10_000), kernels=BENCH_KERNELS, timeout: float = 3600.0, progress=print,

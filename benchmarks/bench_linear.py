@@ -22,16 +22,13 @@ Measured, never asserted.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from benchmarks import child_env
+from benchmarks import run_fresh
 from benchmarks.bench_estimators import BENCH_ALPHA, BENCH_NU, fit_base_mb, scaled_data
 from benchmarks.pages import fmt
 from tpm_models.experiments.run_info import peak_rss_mb
@@ -75,18 +72,8 @@ def linear_fit_row(model: str, m: int) -> dict:
 
 
 def _run(call: str, timeout: float) -> dict:
-    """``call`` (a function of this module) in a fresh interpreter; its dict, or ``{"error": ...}``."""
-    code = (f"import json; from benchmarks.bench_linear import {call.split('(')[0]}; "
-            f"print('RESULT' + json.dumps({call}))")
-    try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-                              env=child_env())
-    except subprocess.TimeoutExpired:
-        return {"error": f"> {timeout:.0f} s"}
-    for line in done.stdout.splitlines():
-        if line.startswith("RESULT"):
-            return json.loads(line[6:])
-    return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1][:80]}
+    """``call`` (a function of this module) in a fresh interpreter: :func:`benchmarks.run_fresh`."""
+    return run_fresh("bench_linear", call, timeout)
 
 
 def distance_to_exact(ours: dict, exact: dict) -> dict:
