@@ -189,6 +189,10 @@ def test_integer_variables(name, case):
     optimum (or fails, as HiGHS on a quadratic objective: it takes no MIQP)."""
     backend(name)
     model, truth = case()
+    if S.model_class(model) not in S.BACKENDS[name].model_classes:
+        with pytest.raises(SolverUnavailableError, match=f"{name} cannot take a"):
+            solve(model, name)
+        return
     if not S.BACKENDS[name].integers:
         with pytest.raises(SolverUnavailableError, match="would relax the integer variables"):
             solve(model, name)

@@ -235,7 +235,8 @@ def test_default_is_chosen_by_size(monkeypatch):
     assert first("QP", 10, DEFAULT) == DEFAULT["QP"]
     assert first("QP", registry.LARGE_MODEL, registry.DEFAULT_LARGE) == registry.DEFAULT_LARGE["QP"]
     assert first("QP", registry.HUGE_MODEL - 1, registry.DEFAULT_LARGE) == registry.DEFAULT_LARGE["QP"]
-    assert registry.default_candidates("QP", registry.HUGE_MODEL)[0] == "clarabel"  # PIQP stalls at 250,021
+    # a QP of its shape to linear-decomposition, any other to Clarabel before PIQP (PIQP stalls on (15) at 250,021)
+    assert registry.default_candidates("QP", registry.HUGE_MODEL)[:2] == ("linear-decomposition", "clarabel")
     assert "daqp" not in registry.DEFAULT_LARGE["QP"]
 
 
@@ -374,8 +375,12 @@ def test_a_stalled_piqp_run_at_scale_is_piqps_certified_optimum():
     from benchmarks.bench_scale import scale_data
 
     X, y = scale_data(100_000)
-    r = solve(build(15, X, y, 2, 0.1, 1.0))
+    r = solve(build(15, X, y, 2, 0.1, 1.0), "piqp")  # the default takes linear-decomposition: held to the same truth
     truth = solve(build(15, X, y, 2, 0.1, 1.0), "clarabel")
     assert r.solver == "piqp" and r.certified and "fallback" not in r.message, r.message
     assert truth.certified and abs(r.objective - truth.objective) <= 1e-12
     assert np.max(np.abs(r.values["w"] - truth.values["w"])) <= 1e-7
+    ours = solve(build(15, X, y, 2, 0.1, 1.0))
+    assert ours.solver == "linear-decomposition" and ours.certified, ours.message
+    assert abs(ours.objective - truth.objective) <= 1e-12
+    assert np.max(np.abs(ours.values["w"] - truth.values["w"])) <= 1e-7

@@ -63,6 +63,12 @@ class Backend:
     (measured: Ipopt, PIQP, DAQP, held to ``tpm_models.checks.deterministic.TOL`` and ``checks.robust.W_TOL`` by
     ``tpm-models check``); without it, a barrier that stops at a duality gap (Gurobi, CPLEX, Xpress, MOSEK) leaves
     about its square root in the point, and the ties against it are held to their looser documented tolerances."""
+    shape: str | None = None
+    """The one shape of model of its classes it takes, as the module that defines it
+    (``"tpm_models.solvers.slack_form"`` for ``linear-decomposition``): its ``prepare`` refuses every other model
+    (:class:`~tpm_models.solvers.matrices.NotAQPError`, so ``solve(model, name)`` raises
+    :class:`~tpm_models.solvers.common.SolverUnavailableError` before running, and ``solve(model)`` goes on to the
+    next default); ``None``: it takes every model of its classes."""
     tee: bool = False
     """``run`` takes ``tee=True`` and then streams the solver's own log to standard output
     (``solve(model, tee=True)``); a backend without it runs silent and says so in the log."""
@@ -117,13 +123,15 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
                      prepare: Callable[[Program], object] | None = None,
                      licence_limit: Callable[[BaseException], bool] | None = None,
                      matrix_run: Callable[..., object] | None = None, tee: bool = False,
-                     accurate_point: bool = False) -> Backend:
+                     accurate_point: bool = False, shape: str | None = None) -> Backend:
     """Join the capability table: ``solve(model, name)`` then runs ``run`` on models of ``model_classes``
     when ``package`` is installed. ``integers``, ``nonconvex``, ``time_limit``,
     ``proves_convexity``: see :class:`Backend`. See
     ``docs/solvers.md`` ("How to add a backend") for what ``run`` must do."""
     if name in BACKENDS:
         raise ValueError(f"a backend named {name!r} is registered already")
+    if shape is not None and prepare is None:
+        raise ValueError(f"backend {name!r} declares the shape {shape!r} but no prepare to refuse other models")
     unknown = set(model_classes) - set(SOLVABLE_CLASSES)
     if unknown:
         raise ValueError(f"model classes {sorted(unknown)} are not ones a backend takes; choose among "
@@ -131,7 +139,7 @@ def register_backend(name: str, package: str, model_classes: set[str] | frozense
     backend = Backend(name, package, frozenset(model_classes), run, version, refuses, ready, integers=integers,
                       sos=sos, nonconvex=nonconvex, time_limit=time_limit, proves_convexity=proves_convexity,
                       licence_limit=licence_limit, prepare=prepare, matrix_run=matrix_run, tee=tee,
-                      accurate_point=accurate_point)
+                      accurate_point=accurate_point, shape=shape)
     BACKENDS[name] = backend
     return backend
 
@@ -148,10 +156,16 @@ LARGE_MODEL = 5_000
 """Variables from which a model is *large* for :data:`DEFAULT_LARGE` (measured: ``docs/bench-scale.md``)."""
 
 DEFAULT_LARGE: dict[str, tuple[str, ...]] = {
-    "LP": ("piqp", "highs"), "QP": ("piqp", "clarabel"), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
+    "LP": ("piqp", "highs"), "QP": ("linear-decomposition", "piqp", "clarabel"), "SOCP": ("clarabel", "ipopt"),
+    "NLP": ("clarabel", "ipopt"),
 }
-"""The defaults of a model of at least :data:`LARGE_MODEL` variables, per class, in order of preference: PIQP (its
-sparse solver at that size, :mod:`tpm_models.solvers.backends.piqp`) then Clarabel for LP and QP; never DAQP
+"""The defaults of a model of at least :data:`LARGE_MODEL` variables, per class, in order of preference: a QP whose
+dual is a box and one equality ((15), (2), (3): :mod:`tpm_models.solvers.slack_form`) to ``linear-decomposition``
+(every other QP it refuses before running, at the cost of reading the shape off the program); then PIQP (its sparse
+solver at that size, :mod:`tpm_models.solvers.backends.piqp`) and Clarabel for LP and QP. ``solve()`` of (15)
+(make_classification, 20 features, 4 classes, class 1, nu = 0.3, alpha = 1; best of 3, load 1): 0.011 / 0.061 /
+0.093 s by linear-decomposition at 200 / 5,000 / 20,000 points (70 / 1,266 / 5,022 variables), 0.010 / 0.071 / 0.19
+s by PIQP: parity below this size, twice as fast from it (``docs/bench-scale.md`` for 10^5 and 10^6 points); never DAQP
 (dense active set) or HiGHS (its QP solver ended (15) at 10^4 points "unknown"). Measured: ``docs/bench-scale.md``."""
 
 
@@ -161,9 +175,11 @@ HUGE_MODEL = 100_000
 it in 92 s, certified, at 2.8 GB peak (``docs/bench-scale.md``); the threshold lies between the two measured sizes."""
 
 DEFAULT_HUGE: dict[str, tuple[str, ...]] = {
-    "LP": ("highs", "piqp"), "QP": ("clarabel", "piqp"), "SOCP": ("clarabel", "ipopt"), "NLP": ("clarabel", "ipopt"),
+    "LP": ("highs", "piqp"), "QP": ("linear-decomposition", "clarabel", "piqp"), "SOCP": ("clarabel", "ipopt"),
+    "NLP": ("clarabel", "ipopt"),
 }
-"""The defaults of a model of at least :data:`HUGE_MODEL` variables: a QP to Clarabel before PIQP, an LP to HiGHS
+"""The defaults of a model of at least :data:`HUGE_MODEL` variables: a QP of ``linear-decomposition``'s shape to it,
+any other QP to Clarabel before PIQP, an LP to HiGHS
 before PIQP.
 
 The LP rows, measured by ``scripts/lp_defaults.py`` (a transportation LP, ``solve(model, backend)`` in a fresh
@@ -174,7 +190,7 @@ below :data:`HUGE_MODEL`, HiGHS from it, each the other's first fallback."""
 
 
 FALLBACK: tuple[str, ...] = ("highs", "clarabel", "piqp", "scip", "ipopt", "gurobi", "cplex", "xpress", "mosek",
-                             "daqp")
+                             "daqp", "linear-decomposition")
 """After the defaults of a class, every other backend that takes it, in this order (free ones first, the
 size-limited licences after): a model the defaults refuse (integer variables, SOS constraints, a ``time_limit``
 PIQP cannot honour) or fail on goes to the next one that takes it, at any size."""
