@@ -12,6 +12,7 @@ import pytest
 
 from tpm_models import Kernel, build, solve
 from tpm_models.checks.deterministic import PAIRS, check_kernel_trick, check_pair, run_checks
+from tpm_models.checks.robust import shrunk_15
 from tpm_models.data import one_vs_rest
 from tpm_models.models.binary import decision_8, predict_8, recover_minus, recover_plus
 from tpm_models.models.multiclass import decision_18, predict_18, recover_17
@@ -207,3 +208,21 @@ def test_run_checks_iris_one_parameter_point(iris):
                          cross_solvers=["piqp", "highs"])
     assert len(results) > 50
     assert all(r.passed for r in results), [(r.tie, r.instance, r.residual) for r in results if not r.passed]
+
+
+@pytest.mark.parametrize("c, eps", [(0, 0.02), (1, 0.02), (2, 0.05), (1, 1.0)])
+def test_23_at_p_2_with_one_eps_is_15_shrunk(wine, c, eps):
+    """docs/derivations.md, "One eps": (23) at p = 2 (Clarabel on the norm) has (15)'s multipliers and
+    w = (1 - 2 nu eps / |w15|)_+ w15 (PIQP on (15)); eps = 1 makes the robust plane degenerate (w = 0). Two solvers
+    on two models: agreement to 1e-7 (both accurate to about 1e-9)."""
+    X, y = wine
+    nu, alpha = 0.3, 1.0
+    r15 = solve(build(15, X, y, c, nu, alpha), "piqp")
+    r23 = solve(build(23, X, y, c, nu, alpha, p=2, eps=eps), "clarabel")
+    w15 = r15.values["w"]
+    expected = shrunk_15(w15, nu, eps)
+    assert np.linalg.norm(r23.values["w"] - expected) <= 1e-7 * max(1.0, np.linalg.norm(expected))
+    if np.linalg.norm(w15) > 2 * nu * eps:
+        assert np.abs(r23.duals["margin"] - r15.duals["margin"]).max() <= 1e-7
+    else:
+        assert np.linalg.norm(expected) == 0.0

@@ -1,6 +1,8 @@
 """Numerical ties of the robust family (DESIGN.md item 4, and item 5 for every robust model).
 
-* (23) with :math:`\\varepsilon = 0` equals (15);
+* (23) with :math:`\\varepsilon = 0` equals (15), and at :math:`p = 2` with one :math:`\\varepsilon` its :math:`w` is
+  (15)'s shrunk, :math:`(1 - 2\\nu\\varepsilon/\\|w_{(15)}\\|)_+\\,w_{(15)}` (``docs/derivations.md``, "One
+  :math:`\\varepsilon`");
 * (26) equals (23) for :math:`p \\in \\{1, 2, \\infty\\}` and a general :math:`p`;
 * (27), (28), (29) equal (26) at :math:`p = 1, 2, \\infty`;
 * (22) by cutting planes equals (23) for :math:`p \\in \\{1, 2, \\infty, 3\\}`, and (22) by PyROS
@@ -86,6 +88,14 @@ def _solve(solves: Solves, eq: int | str, c: object, nu: float, alpha: float, p:
     return result, scale
 
 
+def shrunk_15(w15: np.ndarray, nu: float, eps: float) -> np.ndarray:
+    """The :math:`w` of (23) at :math:`p = 2` with one radius ``eps`` for every point, from (15)'s ``w15``:
+    :math:`(1 - 2\\nu\\varepsilon/\\|w_{(15)}\\|)_+\\,w_{(15)}`
+    (``docs/derivations.md``, "One :math:`\\varepsilon`")."""
+    size = float(np.linalg.norm(w15))
+    return max(0.0, 1.0 - 2.0 * nu * eps / size) * w15 if size > 0 else np.zeros_like(w15)
+
+
 def check_oracle(n: int = 5, samples: int = 20000, seed: int = 0) -> list[CheckResult]:
     """(25): :math:`\\delta^\\star` has norm :math:`\\varepsilon`, attains :math:`\\varepsilon\\|w\\|_{p'}`,
     and no sampled :math:`\\delta` with :math:`\\|\\delta\\|_p \\le \\varepsilon` beats it."""
@@ -141,6 +151,8 @@ def check_robust(
                                note=cp.message))
         out.append(CheckResult("(23) w = (22) w", w, rel_dist(array(r23[p], "w"), cp.w), W_TOL))
         out.append(CheckResult("(26) w = (22) w", w, rel_dist(array(r26, "w"), cp.w), W_TOL))
+    out.append(CheckResult("(23) p=2, one eps: w = (15) w shrunk", f"{where} p=2",
+                           rel_dist(array(r23[2.0], "w"), shrunk_15(array(r15, "w"), nu, eps)), W_TOL))
     # every installed solver that takes the model: (27)-(29) against (26) (Ipopt), and (23) itself
     # (a QP at p = 1, inf; an NLP otherwise) against its default solve
     cross = [(27, 1.0, 26), (28, 2.0, 26), (29, math.inf, 26)] + [(23, p, 23) for p in r23]
