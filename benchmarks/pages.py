@@ -91,6 +91,25 @@ def number(text: str) -> float:
     return float(text) if text else float("nan")
 
 
+def log_lines(ax: Any, lines: Iterable[tuple[str, Sequence[tuple[float, float]], Mapping[str, Any]]], title: str,
+              ylabel: str, xlabel: str = "points m") -> list[str]:
+    """Draw on ``ax`` each of ``lines`` (its label, its points ``(m, seconds)``, the keyword arguments of ``ax.plot``:
+    colour, marker, ...), both axes logarithmic; a point whose seconds are ``nan`` (an empty cell) is left out, and a
+    line with no point left is not drawn. Returns the labels drawn, in order."""
+    drawn = []
+    for label, points, style in lines:
+        kept = [(x, y) for x, y in points if y == y]
+        if kept:
+            ax.plot(*zip(*kept), label=label, **style)
+            drawn.append(label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return drawn
+
+
 def fmt(value: float | None, spec: str = ".2f") -> str:
     """``value`` in ``spec``; ``""`` (an empty cell) for ``None``."""
     return "" if value is None else format(value, spec)

@@ -31,6 +31,12 @@ BARS = (("Pyomo build + .lp", "pyomo_build_s", "pyomo_lp_s", "#1f77b4"),
 """The bars of each model: label, the build's column, the write's column, colour."""
 
 
+def build_and_write_s(row: Mapping[str, str], build: str, write: str) -> float:
+    """The seconds to build and write one model: the sum of the row's ``build`` and ``write`` cells (two columns of a
+    bar of :data:`BARS`), ``nan`` when either is empty (that side cannot hold the model, or failed)."""
+    return number(row[build]) + number(row[write]) if row[build] and row[write] else float("nan")
+
+
 def figure(rows: Sequence[Mapping[str, str]]) -> Any:
     """One panel per size: for each model and each of :data:`BARS`, the build seconds and the write seconds after
     them (one bar in two shades: the build dark, the write light)."""

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchmarks.bench_estimators import CSV_COLUMNS, CSV_TITLES
-from benchmarks.pages import Page, number, plot_main
+from benchmarks.pages import Page, log_lines, number, plot_main
 from tpm_models.plots import matplotlib_module
 
 PAGE = Page("estimators", CSV_COLUMNS, CSV_TITLES)
@@ -29,6 +29,15 @@ LINES = (("TPMSVMOneVsAll", "tpmsvm_fit_s", "#1f77b4", "o"), ("SVC", "svc_fit_s"
 """The lines of each panel: label, the CSV's column, colour, marker."""
 
 
+def kernel_lines(rows: Sequence[Mapping[str, str]], kernel: str) -> list[tuple[str, list, dict[str, str]]]:
+    """The lines of the panel of ``kernel``: for each of :data:`LINES`, its label, its points ``(m, fit seconds)``
+    from the rows of that kernel that have a number in its column, and its style (:func:`benchmarks.pages.log_lines`
+    draws them)."""
+    these = [r for r in rows if r["kernel"] == kernel]
+    return [(label, [(int(r["m"]), number(r[column])) for r in these if r[column]],
+             {"color": colour, "marker": marker}) for label, column, colour, marker in LINES]
+
+
 def figure(rows: Sequence[Mapping[str, str]]) -> Any:
     """One panel per kernel: fit seconds against points for each of :data:`LINES` that has a number there."""
     Figure = matplotlib_module("matplotlib.figure").Figure
@@ -36,16 +45,7 @@ def figure(rows: Sequence[Mapping[str, str]]) -> Any:
     fig = Figure(figsize=(4.5 * len(kernels), 3.8), layout="constrained")
     axes = fig.subplots(1, len(kernels), squeeze=False)[0]
     for ax, kernel in zip(axes, kernels):
-        these = [r for r in rows if r["kernel"] == kernel]
-        for label, column, colour, marker in LINES:
-            points = [(int(r["m"]), number(r[column])) for r in these if r[column]]
-            if points:
-                ax.plot(*zip(*points), marker=marker, color=colour, label=label)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("points m")
-        ax.set_ylabel("fit seconds")
-        ax.set_title(f"{kernel} kernel")
+        log_lines(ax, kernel_lines(rows, kernel), f"{kernel} kernel", "fit seconds")
         ax.legend(fontsize="small")
     return fig
 
