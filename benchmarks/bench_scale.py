@@ -274,6 +274,36 @@ def _f(value, fmt="{:.2f}") -> str:
     return "n/a" if value is None else fmt.format(value)
 
 
+def row_numbers(r: dict) -> dict:
+    """What a row of :func:`bench_scale` says beside its sides' own numbers: ``ratio`` (ours / cvxpy's wall, of the
+    median runs), ``pairs`` (the runs' ratios, pair by pair), ``peak`` (the peaks' ratio), ``diff``/``rel`` (the
+    objectives' absolute and relative difference), ``dw`` (the largest difference in w) and ``solver`` (our solver,
+    with its status when not optimal and certified); ``tpm``/``cvxpy``: the sides (an error as its text)."""
+    t, c = r["tpm"], r.get("cvxpy") or {}
+    if "error" in t:
+        t = {"solver": t["error"]}
+    if "error" in c:
+        c = {"status": c["error"]}
+    ratio = t["wall"] / c["wall"] if "wall" in t and "wall" in c else None
+    pairs = [a / b for a, b in zip(t.get("walls", []), c.get("walls", [])) if a is not None and b is not None]
+    peak = t["peak_mb"] / c["peak_mb"] if "peak_mb" in t and "peak_mb" in c else None
+    diff = rel = dw = None
+    if t.get("objective") is not None and c.get("objective") is not None:
+        diff = abs(t["objective"] - c["objective"])
+        rel = diff / max(abs(c["objective"]), 1e-300)
+    if t.get("w") and c.get("w") and len(t["w"]) == len(c["w"]):
+        dw = float(np.max(np.abs(np.asarray(t["w"]) - np.asarray(c["w"]))))
+    solver = t.get("solver", "")
+    if t.get("status") not in (None, "optimal"):
+        solver += f" ({t['status']})"
+    elif t.get("certified") is False:
+        solver += " (optimal, not certified)"
+    if "fallback" in t.get("message", ""):
+        solver += " (after a fallback)"
+    return {"tpm": t, "cvxpy": c, "ratio": ratio, "pairs": pairs, "peak": peak, "diff": diff, "rel": rel, "dw": dw,
+            "solver": solver}
+
+
 def scale_table(rows: list[dict]) -> str:
     """The Markdown table of :func:`bench_scale`'s rows: with ``repeats`` > 1, the wall ratio is that of the median
     runs, followed by the range of the ratios of the runs taken pair by pair (ours and cvxpy's run in turn)."""
@@ -281,36 +311,38 @@ def scale_table(rows: list[dict]) -> str:
              "peak MB | wall ratio | peak ratio | objective (ours) | abs. diff | rel. diff | max abs w diff |",
              "|" + "---|" * 17]
     for r in rows:
-        t, c = r["tpm"], r.get("cvxpy") or {}
-        if "error" in t:
-            t = {"solver": t["error"]}
-        if "error" in c:
-            c = {"status": c["error"]}
-        ratio = t["wall"] / c["wall"] if "wall" in t and "wall" in c else None
-        ratio_text = _f(ratio)
-        pairs = [a / b for a, b in zip(t.get("walls", []), c.get("walls", [])) if a is not None and b is not None]
-        if ratio is not None and len(pairs) > 1:  # the median's, and the range of the runs' ratios, pair by pair
+        n = row_numbers(r)
+        t, c, pairs = n["tpm"], n["cvxpy"], n["pairs"]
+        ratio_text = _f(n["ratio"])
+        if n["ratio"] is not None and len(pairs) > 1:  # the median's, and the range of the runs' ratios, pair by pair
             ratio_text += f" ({min(pairs):.2f}-{max(pairs):.2f})"
-        peak = t["peak_mb"] / c["peak_mb"] if "peak_mb" in t and "peak_mb" in c else None
-        diff = rel = dw = None
-        if t.get("objective") is not None and c.get("objective") is not None:
-            diff = abs(t["objective"] - c["objective"])
-            rel = diff / max(abs(c["objective"]), 1e-300)
-        if t.get("w") and c.get("w") and len(t["w"]) == len(c["w"]):
-            dw = float(np.max(np.abs(np.asarray(t["w"]) - np.asarray(c["w"]))))
-        solver = t.get("solver", "")
-        if t.get("status") not in (None, "optimal"):
-            solver += f" ({t['status']})"
-        elif t.get("certified") is False:
-            solver += " (optimal, not certified)"
-        if "fallback" in t.get("message", ""):
-            solver += " (after a fallback)"
         lines.append(
-            f"| {r['model']} | {r['m']:,} | {solver} | {_f(t.get('build'))} | {_f(t.get('solve'))} | "
+            f"| {r['model']} | {r['m']:,} | {n['solver']} | {_f(t.get('build'))} | {_f(t.get('solve'))} | "
             f"{_f(t.get('wall'))} | {_f(t.get('peak_mb'), '{:.0f}')} | {_f(c.get('build'))} | {_f(c.get('solve'))} | "
-            f"{_f(c.get('wall'))} | {_f(c.get('peak_mb'), '{:.0f}')} | {ratio_text} | {_f(peak)} | "
-            f"{_f(t.get('objective'), '{:.10g}')} | {_f(diff, '{:.1e}')} | {_f(rel, '{:.1e}')} | {_f(dw, '{:.1e}')} |")
+            f"{_f(c.get('wall'))} | {_f(c.get('peak_mb'), '{:.0f}')} | {ratio_text} | {_f(n['peak'])} | "
+            f"{_f(t.get('objective'), '{:.10g}')} | {_f(n['diff'], '{:.1e}')} | {_f(n['rel'], '{:.1e}')} | "
+            f"{_f(n['dw'], '{:.1e}')} |")
     return "\n".join(lines)
+
+
+CSV_COLUMNS = ("model", "points", "solver", "build_s", "solve_s", "wall_s", "peak_mb", "cvxpy_build_s",
+               "cvxpy_solve_s", "cvxpy_wall_s", "cvxpy_peak_mb", "wall_ratio", "peak_ratio", "objective", "abs_diff")
+"""The columns of ``docs/results/bench-scale.csv`` (the page's table, :mod:`benchmarks.plot_scale`)."""
+
+
+def scale_csv_rows(rows: list[dict]) -> list[dict[str, str]]:
+    """:func:`bench_scale`'s rows as the page's CSV rows (:data:`CSV_COLUMNS`), numbers as the page prints them."""
+    out = []
+    for r in rows:
+        n = row_numbers(r)
+        t, c = n["tpm"], n["cvxpy"]
+        out.append({
+            "model": r["model"], "points": str(r["m"]), "solver": n["solver"], "build_s": _f(t.get("build")),
+            "solve_s": _f(t.get("solve")), "wall_s": _f(t.get("wall")), "peak_mb": _f(t.get("peak_mb"), "{:.0f}"),
+            "cvxpy_build_s": _f(c.get("build")), "cvxpy_solve_s": _f(c.get("solve")), "cvxpy_wall_s": _f(c.get("wall")),
+            "cvxpy_peak_mb": _f(c.get("peak_mb"), "{:.0f}"), "wall_ratio": _f(n["ratio"]), "peak_ratio": _f(n["peak"]),
+            "objective": _f(t.get("objective"), "{:.10g}"), "abs_diff": _f(n["diff"], "{:.1e}")})
+    return out
 
 
 def parse_models(specs: list[str]) -> tuple[tuple[int, float | None], ...]:

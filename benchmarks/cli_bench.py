@@ -32,6 +32,7 @@ from benchmarks.bench_estimators import CSV_COLUMNS as SCALED_CSV_COLUMNS
 from benchmarks.bench_estimators import MODELS as SCALED_MODELS
 from benchmarks.bench_estimators import bench_scaled, bench_small, scaled_csv_rows, scaled_table, small_table
 from benchmarks.bench_linear import LINEAR_CSV_COLUMNS, bench_crossover, bench_linear, crossover_table, linear_csv_rows
+from benchmarks.bench_scale import CSV_COLUMNS as SCALE_CSV_COLUMNS
 from benchmarks.bench_scale import (
     SCALE_MODELS,
     accuracy_table,
@@ -39,6 +40,7 @@ from benchmarks.bench_scale import (
     bytecode_cached,
     parse_models,
     read_scale_reference,
+    scale_csv_rows,
     scale_table,
 )
 from benchmarks.pages import measured_line, write_rows
@@ -151,6 +153,7 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
                        progress=None if args.quiet else print, seeds=args.seeds or [0], repeats=args.repeats or 1)
     print(scale_table(rows))
     print(f"({load()})")
+    _write_csv(args, SCALE_CSV_COLUMNS, scale_csv_rows(rows))
     if args.reference:
         print("\nagainst the reference of (23) at the same p (docs/reference/cvxpy_scale.py):")
         print(accuracy_table(rows, read_scale_reference(args.reference)))
@@ -294,8 +297,8 @@ def add_parsers(sub) -> None:
     b.add_argument("--timeout", type=float, default=3600.0,
                    help="bench scale: seconds per process; bench estimators --sizes: seconds per fit")
     b.add_argument("--json", help="bench scale, backends: also write the rows to this JSON file")
-    b.add_argument("--csv", help="bench backends, builders, estimators --sizes: also write the page's rows to this CSV "
-                   "file (docs/notes/bench-<what>.csv; python -m benchmarks.plot_<what> draws its figure)")
+    b.add_argument("--csv", help="bench backends, builders, estimators --sizes, scale: also write the page's rows to "
+                   "this CSV file (docs/notes/bench-<what>.csv; python -m benchmarks.plot_<what> draws its figure)")
     b.add_argument("--reference", help="bench scale: the CSV of docs/reference/cvxpy_scale.py, to print the accuracy")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
     b.add_argument("--repeats", type=int, default=None,
