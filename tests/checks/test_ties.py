@@ -12,10 +12,10 @@ import pytest
 
 from tpm_models import Kernel, build, solve
 from tpm_models.checks.deterministic import PAIRS, check_kernel_trick, check_pair, run_checks
-from tpm_models.checks.robust import shrunk_15
 from tpm_models.data import one_vs_rest
 from tpm_models.models.binary import decision_8, predict_8, recover_minus, recover_plus
 from tpm_models.models.multiclass import decision_18, predict_18, recover_17
+from tpm_models.models.robust_duals import shrunk_15
 from tpm_models.solvers.compare import rel_gap
 
 TOL = 1e-6  # relative; the solvers are asked for 1e-9 (piqp 1e-12)

@@ -52,7 +52,13 @@ from tpm_models.kernels import Kernel
 from tpm_models.models.multiclass import recover_17
 from tpm_models.models.norms import conjugate, norm, worst_case_delta
 from tpm_models.models.registry import build
-from tpm_models.models.robust_duals import multipliers_from_primal, omitted_constant, recover_w_23, recover_w_socp
+from tpm_models.models.robust_duals import (
+    multipliers_from_primal,
+    omitted_constant,
+    recover_w_23,
+    recover_w_socp,
+    shrunk_15,
+)
 from tpm_models.models.robust_kernel import recover_robust_kernel_23, span_basis
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.backends.registry import available_solvers, default_solver, has_accurate_point
@@ -86,14 +92,6 @@ def _solve(solves: Solves, eq: int | str, c: object, nu: float, alpha: float, p:
     if scale is None:  # scale=True measures it
         raise ValueError(f"({eq}) by {result.solver}: no objective scale")
     return result, scale
-
-
-def shrunk_15(w15: np.ndarray, nu: float, eps: float) -> np.ndarray:
-    """The :math:`w` of (23) at :math:`p = 2` with one radius ``eps`` for every point, from (15)'s ``w15``:
-    :math:`(1 - 2\\nu\\varepsilon/\\|w_{(15)}\\|)_+\\,w_{(15)}`
-    (``docs/derivations.md``, "One :math:`\\varepsilon`")."""
-    size = float(np.linalg.norm(w15))
-    return max(0.0, 1.0 - 2.0 * nu * eps / size) * w15 if size > 0 else np.zeros_like(w15)
 
 
 def check_oracle(n: int = 5, samples: int = 20000, seed: int = 0) -> list[CheckResult]:

@@ -437,3 +437,11 @@ def multipliers_from_primal(eq: str, primal_values: dict, primal_duals: dict) ->
         out["pi_plus"] = np.asarray(d["s_ge_w"], float)
         out["pi_minus"] = np.asarray(d["s_ge_minus_w"], float)
     return out
+
+
+def shrunk_15(w15: np.ndarray, nu: float, eps: float) -> np.ndarray:
+    """The :math:`w` of (23) at :math:`p = 2` with one radius ``eps`` for every point, from (15)'s ``w15``:
+    :math:`(1 - 2\\nu\\varepsilon/\\|w_{(15)}\\|)_+\\,w_{(15)}`
+    (``docs/derivations.md``, "One :math:`\\varepsilon`")."""
+    size = float(np.linalg.norm(w15))
+    return max(0.0, 1.0 - 2.0 * nu * eps / size) * w15 if size > 0 else np.zeros_like(w15)
