@@ -32,8 +32,8 @@ from tpm_models.models.binary import recover_minus, recover_plus
 from tpm_models.models.multiclass import recover_17
 from tpm_models.models.recovery import Hyperplane
 from tpm_models.models.shapes import dual_constant
-from tpm_models.solvers.backends.registry import available_solvers
-from tpm_models.solvers.common import OPTIMALITY_TOL, NoOptimalSolutionError
+from tpm_models.solvers.backends.registry import BACKENDS, available_solvers
+from tpm_models.solvers.common import OPTIMALITY_TOL, NoOptimalSolutionError, SolverUnavailableError
 from tpm_models.solvers.compare import rel_dist, rel_gap
 from tpm_models.solvers.dispatch import is_licence_limit
 
@@ -212,6 +212,15 @@ def check_inhomogeneous_linear(
     return out
 
 
+def refused_by_shape(name: str, tie: str, where: str, exc: SolverUnavailableError) -> CheckResult:
+    """The row of a cross-solver tie whose backend ``name`` takes one shape of model only (``Backend.shape``:
+    ``linear-decomposition`` takes (15), not (16)) and refused this one before running: skipped, with why. A refusal
+    by any other backend is raised again (the ties expect every other backend of the class to take the model)."""
+    if name not in BACKENDS or BACKENDS[name].shape is None:
+        raise exc
+    return CheckResult(tie, where, np.nan, skipped=True, note=f"refused, not of its shape: {exc}"[:120])
+
+
 def check_cross_solver(
     eq: int, X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float,
     solvers: Iterable[str] | None = None, reference: str = "default", label: str = "",
@@ -227,6 +236,8 @@ def check_cross_solver(
             r, _ = solves.solve(eq, c, nu, alpha, solver=name)
             out.append(CheckResult(f"cross-solver {name} vs {ref.solver}", where,
                                    objective_gap(objective(r), objective(ref))))
+        except SolverUnavailableError as exc:
+            out.append(refused_by_shape(name, f"cross-solver {name} vs {ref.solver}", where, exc))
         except NoOptimalSolutionError as exc:
             limited = is_licence_limit(exc.result)
             out.append(CheckResult(f"cross-solver {name} vs {ref.solver}", where, np.nan if limited else np.inf,

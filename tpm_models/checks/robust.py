@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from tpm_models.checks.deterministic import TOL, CheckResult
+from tpm_models.checks.deterministic import TOL, CheckResult, refused_by_shape
 from tpm_models.checks.kernel_search import safety_report
 from tpm_models.checks.semi_infinite import PAPER_COUNTERPARTS, solve_22_cutting_plane, uncertain_22
 from tpm_models.checks.solves import Solves, array, objective, scalar
@@ -62,7 +62,7 @@ from tpm_models.models.robust_duals import (
 from tpm_models.models.robust_kernel import recover_robust_kernel_23, span_basis
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.backends.registry import available_solvers, default_solver, has_accurate_point
-from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
+from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError
 from tpm_models.solvers.compare import rel_dist, rel_gap
 from tpm_models.solvers.dispatch import is_licence_limit
 
@@ -171,6 +171,9 @@ def check_robust(
             tie = f"({eq}) = (26), {name}" if ref_eq == 26 else f"(23) {name} = (23) {default_solver(kind)}"
             try:
                 r, _ = solves.solve(eq, c, nu, alpha, p=p, eps=eps, solver=name)
+            except SolverUnavailableError as exc:
+                out.append(refused_by_shape(name, tie, w, exc))
+                continue
             except NoOptimalSolutionError as exc:
                 limited = is_licence_limit(exc.result)
                 out.append(CheckResult(tie, w, math.nan if limited else math.inf,
