@@ -5,7 +5,9 @@ arguments that are the same objects for every class (the training points, their 
 once), so the same code runs for each class wherever it runs: in this process one class after another, in
 joblib's loky worker processes, in its threads, or on a Dask cluster (``joblib.parallel_config(backend="dask")``,
 which scatters each large argument to the workers once per fit, not once per task). The planes are therefore
-the same numbers as a fit in this process (the tests compare them bit for bit).
+the same numbers as a fit in this process (the tests compare them bit for bit), with one exception: the dense and
+Pyomo paths run their matrix products on the process's BLAS threads, and a worker with another number of threads
+(loky gives each ``cores // n_jobs``) rounds those products differently (about 1e-13 on the planes).
 
 :func:`map_classes` decides where: ``n_jobs=1`` always in this process; ``None`` in this process when the
 active ``joblib.parallel_config`` has one worker (joblib's default), else joblib's; any other value joblib's.

@@ -89,7 +89,8 @@ class TPMSVMOneVsAll(OneVsAllBase):
         The classes' planes as joblib tasks (scikit-learn's meaning): None, one after another in this process unless
         a ``joblib.parallel_config`` with more than one worker is active (e.g. ``backend="dask"``: the classes run
         on the cluster); 1, always in this process; -1, one worker per core; 0 is refused. The planes are the same
-        numbers whatever runs them (:mod:`tpm_models.learn.class_jobs`).
+        bits whatever runs them (:mod:`tpm_models.learn.class_jobs`), but on the dense and Pyomo paths in a worker
+        whose BLAS runs on another number of threads than this process's (rounding, about 1e-13).
 
     Attributes
     ----------
