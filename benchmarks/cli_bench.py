@@ -215,8 +215,11 @@ def cmd_bench_counterpart(args: argparse.Namespace) -> int:
 def cmd_bench_dask(args: argparse.Namespace) -> int:
     """``python -m benchmarks bench dask``: :mod:`benchmarks.bench_dask` (the linear one-versus-all fit at --points,
     default 10^7, on a LocalCluster with --worker-memory per worker, beside n_jobs=1 in this process)."""
+    if args.workers < 2:
+        raise SystemExit("bench dask --workers: at least 2 (joblib runs the call of a one-worker cluster in this "
+                         "process: there would be nothing to measure)")
     print(f"python -m benchmarks bench dask: {machine()}")
-    bench_dask(args.points or DASK_POINTS, worker_memory_limit=args.worker_memory)
+    bench_dask(args.points or DASK_POINTS, n_workers=args.workers, worker_memory_limit=args.worker_memory)
     print(measured_line(getattr(args, "command_line", "python -m benchmarks bench dask")))
     return 0
 
@@ -288,7 +291,7 @@ def add_parsers(sub) -> None:
                    "fresh process; certificate: what the "
                    "certificate costs inside solve() (Iris and Wine, or --points); counterpart: the derivation of "
                    "(15)'s counterpart at --sizes points against solving it; dask: the linear one-versus-all fit at "
-                   "--points (default 10^7) on a LocalCluster of 2 workers with --worker-memory each, beside "
+                   "--points (default 10^7) on a LocalCluster of --workers workers with --worker-memory each, beside "
                    "n_jobs=1 here")
     b.add_argument("--sizes", nargs="+", type=int, default=None,
                    help="bench builders, bench scale: numbers of points (default 10000 100000); bench estimators: "
@@ -338,6 +341,8 @@ def add_parsers(sub) -> None:
                    "points of make_classification (default 10^7)")
     b.add_argument("--worker-memory", default=WORKER_MEMORY,
                    help=f"bench dask: memory_limit of each Dask worker (default {WORKER_MEMORY})")
+    b.add_argument("--workers", type=at_least_one, default=2,
+                   help="bench dask: Dask worker processes, 1 thread each (at least 2)")
     b.add_argument("--p", default="2", help="bench counterpart: the norm of (21)")
     b.add_argument("--solver", default=None, help="bench counterpart: the solver of both counterparts (clarabel)")
     b.add_argument("--dataset", nargs="+", default=list(DATASETS),

@@ -20,7 +20,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from joblib import parallel_config
+from joblib import Parallel, delayed, parallel_config
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 
@@ -156,3 +156,15 @@ def test_on_a_dask_local_cluster():
     assert any("fit_class_plane" in p for p in prefixes), prefixes
     assert_same_fit(serial, on_dask)
     assert_same_fit(dense, dense_on_dask)
+
+
+def test_a_one_worker_dask_cluster_runs_here_as_joblib_does():
+    """joblib runs a call in this process when its backend has one worker, a one-thread Dask cluster included
+    (its effective_n_jobs is the cluster's thread count); n_jobs=None follows it without a joblib call."""
+    distributed = pytest.importorskip("distributed", reason="n_jobs on Dask needs distributed (the dask extra)")
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client, parallel_config(backend="dask"):
+        assert runs_here(None)
+        assert Parallel(n_jobs=None)(delayed(divmod)(7, 2) for _ in range(2)) == [(3, 1), (3, 1)]
+        prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
+    assert prefixes == []  # joblib did not use the cluster either

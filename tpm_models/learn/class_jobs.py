@@ -11,6 +11,9 @@ Pyomo paths run their matrix products on the process's BLAS threads, and a worke
 
 :func:`map_classes` decides where: ``n_jobs=1`` always in this process; ``None`` in this process when the
 active ``joblib.parallel_config`` has one worker (joblib's default), else joblib's; any other value joblib's.
+joblib itself runs a call in this process when its backend has one worker, a Dask cluster of one worker thread
+included (``joblib.effective_n_jobs`` on Dask is the cluster's thread count): a cluster gets the classes from two
+worker threads on.
 """
 
 from __future__ import annotations
