@@ -27,6 +27,8 @@ from benchmarks.bench_builders import (
 )
 from benchmarks.bench_certificate import LARGE_MODELS, PAPER_MODELS, synthetic, time_solves
 from benchmarks.bench_counterpart import bench_counterpart
+from benchmarks.bench_dask import DEFAULT_POINTS as DASK_POINTS
+from benchmarks.bench_dask import WORKER_MEMORY, bench_dask
 from benchmarks.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
 from benchmarks.bench_estimators import CSV_COLUMNS as SCALED_CSV_COLUMNS
 from benchmarks.bench_estimators import MODELS as SCALED_MODELS
@@ -210,7 +212,21 @@ def cmd_bench_counterpart(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_dask(args: argparse.Namespace) -> int:
+    """``python -m benchmarks bench dask``: :mod:`benchmarks.bench_dask` (the linear one-versus-all fit at --points,
+    default 10^7, on a LocalCluster with --worker-memory per worker, beside n_jobs=1 in this process)."""
+    if args.workers < 2:
+        raise SystemExit("bench dask --workers: at least 2 (joblib runs the call of a one-worker cluster in this "
+                         "process: there would be nothing to measure)")
+    print(f"python -m benchmarks bench dask: {machine()}")
+    bench_dask(args.points or DASK_POINTS, n_workers=args.workers, worker_memory_limit=args.worker_memory)
+    print(measured_line(getattr(args, "command_line", "python -m benchmarks bench dask")))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "dask":
+        return cmd_bench_dask(args)
     if args.what == "certificate":
         return cmd_bench_certificate(args)
     if args.what == "counterpart":
@@ -263,7 +279,8 @@ def add_parsers(sub) -> None:
     """Register ``bench``."""
     b = sub.add_parser("bench", help=HELP["bench"])
     b.add_argument("what", nargs="?", default="table3",
-                   choices=["table3", "builders", "estimators", "scale", "backends", "certificate", "counterpart"],
+                   choices=["table3", "builders", "estimators", "scale", "backends", "certificate", "counterpart",
+                            "dask"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
                    "build/.lp/.nl seconds and peak memory beside linopy; estimators: Iris/Wine one-versus-all fits "
                    "beside scikit-learn's SVC(kernel='linear'), or with --sizes synthetic sets of those sizes "
@@ -273,7 +290,9 @@ def add_parsers(sub) -> None:
                    "at --sizes points (default 1000 10000 100000), against the certified default, each solve in a "
                    "fresh process; certificate: what the "
                    "certificate costs inside solve() (Iris and Wine, or --points); counterpart: the derivation of "
-                   "(15)'s counterpart at --sizes points against solving it")
+                   "(15)'s counterpart at --sizes points against solving it; dask: the linear one-versus-all fit at "
+                   "--points (default 10^7) on a LocalCluster of --workers workers with --worker-memory each, beside "
+                   "n_jobs=1 here")
     b.add_argument("--sizes", nargs="+", type=int, default=None,
                    help="bench builders, bench scale: numbers of points (default 10000 100000); bench estimators: "
                    "numbers of points of the synthetic sets (none: Iris and Wine)")
@@ -318,7 +337,12 @@ def add_parsers(sub) -> None:
                    help="bench estimators: the dense against the linear path at 10-400 points per class, --repeats "
                    "fits each (default 20) in one fresh process per size (the threshold of backend='auto')")
     b.add_argument("--points", type=int, default=None,
-                   help="bench certificate: a synthetic set of this size (default: Iris and Wine)")
+                   help="bench certificate: a synthetic set of this size (default: Iris and Wine); bench dask: the "
+                   "points of make_classification (default 10^7)")
+    b.add_argument("--worker-memory", default=WORKER_MEMORY,
+                   help=f"bench dask: memory_limit of each Dask worker (default {WORKER_MEMORY})")
+    b.add_argument("--workers", type=at_least_one, default=2,
+                   help="bench dask: Dask worker processes, 1 thread each (at least 2)")
     b.add_argument("--p", default="2", help="bench counterpart: the norm of (21)")
     b.add_argument("--solver", default=None, help="bench counterpart: the solver of both counterparts (clarabel)")
     b.add_argument("--dataset", nargs="+", default=list(DATASETS),

@@ -101,6 +101,20 @@ def check_free_tol(free_tol: object) -> float:
     return float(free_tol)
 
 
+def check_n_jobs(n_jobs: object, where: str = "n_jobs") -> int | None:
+    """Check a number of joblib workers, scikit-learn's ``n_jobs``: None (one, or what the active
+    ``joblib.parallel_config`` says, e.g. Dask), an integer >= 1, or a negative integer (-1: one per core, -2: all
+    but one, joblib's meaning). 0, booleans and non-integers raise ``ValueError`` saying so."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)):
+        raise ValueError(f"{where} must be None or an integer (>= 1 workers, or -1 for one per core); got {n_jobs!r}")
+    if n_jobs == 0:
+        raise ValueError(f"{where} = 0 runs nothing: give None (one worker, or the active joblib.parallel_config), "
+                         "an integer >= 1, or -1 for one per core")
+    return int(n_jobs)
+
+
 def check_discrete_labels(y: np.ndarray, where: str = "y") -> None:
     """Refuse (``ValueError``) labels that are measurements, not classes: numbers that are not all whole (``0.37``;
     scikit-learn's "continuous" targets), NaN or infinite ones. Whole numbers stored as floats (``1.0``) are

@@ -44,6 +44,12 @@ classifier's models (26)-(29) are SOCPs/NLPs and always go through Pyomo. Either
 not verified optimal raises :class:`tpm_models.solvers.common.NoOptimalSolutionError` (the decomposition:
 :class:`tpm_models.learn.decomposition.DecompositionError`), never returns a classifier.
 
+The one-versus-all classifiers take ``n_jobs`` (scikit-learn's meaning): their classes are independent joblib
+tasks (:mod:`tpm_models.learn.class_jobs`), in loky processes, threads or on a Dask cluster
+(``joblib.parallel_config(backend="dask")``): the same planes to the last bit as ``n_jobs=1`` on the working-set
+paths, and on the dense and Pyomo paths whenever the worker runs BLAS on as many threads as this process (else they
+differ by the rounding of a product, about 1e-13).
+
 >>> from tpm_models import load_dataset, min_max_scale
 >>> from tpm_models.learn import TPMSVMOneVsAll
 >>> d = load_dataset("iris")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -19,6 +19,7 @@ import numpy as np
 from tpm_models.kernels import Kernel
 from tpm_models.learn import blas_threads
 from tpm_models.learn.blas_threads import cheap_blas_limit
+from tpm_models.learn.class_jobs import map_classes
 from tpm_models.learn.decomposition import DecompositionResult, solve_decomposition
 from tpm_models.learn.kernel_sums import expansion_values, group_kernel_sums
 from tpm_models.models.recovery import FREE_TOL, kkt_theta
@@ -118,20 +119,39 @@ def fit_plane(
     return ExpansionPlane(kernel, X, sign * beta, lam, a, sign, theta, interval, free, rule, w_w, res)
 
 
+NO_POINTS = np.zeros((0, 0))
+"""The ``X_train`` of a plane on its way back from :func:`plane_task` (:func:`fit_planes` puts its own ``X`` back)."""
+
+
+def plane_task(kernel: Kernel, X: np.ndarray, sums: np.ndarray, groups: np.ndarray, own_group: int, nu: float,
+               alpha: float, sign: int, free_tol: float, solver_options: dict[str, Any]) -> ExpansionPlane:
+    """:func:`fit_plane` with BLAS on one thread (:func:`one_blas_thread`; nested in the caller's limit when it runs
+    in this process), one task of :func:`fit_planes`; its ``X_train`` is :data:`NO_POINTS` (from a worker process,
+    the plane would otherwise bring back a copy of all training points)."""
+    with one_blas_thread(len(X)):
+        plane = fit_plane(kernel, X, sums, groups, own_group, nu, alpha, sign, free_tol, **solver_options)
+    return replace(plane, X_train=NO_POINTS)
+
+
 def fit_planes(
     kernel: Kernel, X: np.ndarray, groups: np.ndarray, n_groups: int, specs: Sequence[tuple[int, float, float, int]],
-    free_tol: float = FREE_TOL, **solver_options: Any,
+    free_tol: float = FREE_TOL, *, n_jobs: int | None = 1, **solver_options: Any,
 ) -> list[ExpansionPlane]:
     """:func:`fit_plane` for each ``(own_group, nu, alpha, sign)`` of ``specs``, from one pass of
     :func:`group_kernel_sums`. BLAS runs on one thread here (:func:`one_blas_thread`): the products are
     small (a working set's rows), and multithreaded OpenBLAS on such products is several times slower on a
-    shared machine."""
+    shared machine.
+
+    ``n_jobs`` (checked by the caller, :func:`tpm_models.validation.check_n_jobs`): the planes as joblib tasks
+    (:func:`plane_task` by :func:`tpm_models.learn.class_jobs.map_classes`; 1: one after another here); every
+    plane's ``X_train`` is this ``X`` (one array for all planes, as in this process)."""
     X = np.ascontiguousarray(X, dtype=float)
     groups = np.asarray(groups)
     with one_blas_thread(len(X)):
         sums = group_kernel_sums(kernel, X, groups, n_groups)
-        return [fit_plane(kernel, X, sums, groups, g, nu, alpha, sign, free_tol, **solver_options)
-                for g, nu, alpha, sign in specs]
+        planes = map_classes(plane_task, [(kernel, X, sums, groups, g, nu, alpha, sign, free_tol, solver_options)
+                                          for g, nu, alpha, sign in specs], n_jobs)
+    return [replace(plane, X_train=X) for plane in planes]
 
 
 def plane_distances(planes: Sequence[ExpansionPlane], X: np.ndarray) -> np.ndarray:

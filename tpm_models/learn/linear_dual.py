@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tpm_models.kernels import Kernel
+from tpm_models.learn.class_jobs import map_classes
 from tpm_models.learn.expansion import one_blas_thread
 from tpm_models.models.recovery import FREE_TOL, kkt_theta
 from tpm_models.solvers.linear_dual import (  # noqa: F401  (re-exported: the linear path's names)
@@ -84,15 +85,29 @@ def fit_linear_plane(kernel: Kernel, X: np.ndarray, groups: np.ndarray, total: n
     return LinearPlane(kernel, sign * res.v, res.lam, nu / m_other, sign, theta, interval, free, rule, res)
 
 
+def linear_plane_task(kernel: Kernel, X: np.ndarray, groups: np.ndarray, total: np.ndarray, own_group: int,
+                      nu: float, alpha: float, sign: int, free_tol: float,
+                      solver_options: dict[str, object]) -> LinearPlane:
+    """:func:`fit_linear_plane` with BLAS on one thread (:func:`tpm_models.learn.expansion.one_blas_thread`): one
+    task of :func:`fit_linear_planes` (:func:`tpm_models.learn.class_jobs.map_classes`), wherever it runs. In this
+    process the caller holds the limit already (nested, it restores one thread); in a worker process it sets it."""
+    with one_blas_thread(len(X)):
+        return fit_linear_plane(kernel, X, groups, total, own_group, nu, alpha, sign, free_tol, **solver_options)
+
+
 def fit_linear_planes(
     kernel: Kernel, X: object, groups: object, specs: Sequence[tuple[int, float, float, int]],
-    free_tol: float = FREE_TOL, **solver_options: object,
+    free_tol: float = FREE_TOL, *, n_jobs: int | None = 1, **solver_options: object,
 ) -> list[LinearPlane]:
     """:func:`fit_linear_plane` for each ``(own_group, nu, alpha, sign)`` of ``specs`` (the specs of
     :func:`tpm_models.learn.expansion.fit_planes`), BLAS on one thread
     (:func:`tpm_models.learn.expansion.one_blas_thread`: the products are matrix-vector ones,
     which threads slow down on a shared machine). The linear kernel only (``ValueError``
-    otherwise, and for ``X`` not a finite 2-D array or ``groups`` not one label per row)."""
+    otherwise, and for ``X`` not a finite 2-D array or ``groups`` not one label per row).
+
+    ``n_jobs`` (checked by the caller, :func:`tpm_models.validation.check_n_jobs`): the planes as joblib tasks
+    (:func:`linear_plane_task` by :func:`tpm_models.learn.class_jobs.map_classes`; 1: one after another here). Each
+    task gets the whole ``X`` and ``groups`` (scattered once on Dask) and takes its group's rows there."""
     if kernel.name != "linear":
         raise ValueError(f"the linear working-set method (backend='linear-decomposition') solves (4)/(5)/(16), the "
                          f"linear kernel's duals, not those of {kernel}: use backend='decomposition' or 'dense'")
@@ -105,5 +120,5 @@ def fit_linear_planes(
         raise ValueError("fit_linear_planes: X must be finite (NaN or inf found)")
     with one_blas_thread(len(X)):
         total = np.ones(len(X)) @ X
-        return [fit_linear_plane(kernel, X, groups, total, g, nu, alpha, sign, free_tol, **solver_options)
-                for g, nu, alpha, sign in specs]
+        return map_classes(linear_plane_task, [(kernel, X, groups, total, g, nu, alpha, sign, free_tol, solver_options)
+                                               for g, nu, alpha, sign in specs], n_jobs)

@@ -10,6 +10,7 @@ import numpy as np
 from tpm_models.kernels import Kernel
 from tpm_models.lazy import import_optional
 from tpm_models.learn.base import OneVsAllBase
+from tpm_models.learn.class_jobs import map_classes
 from tpm_models.learn.decomposition import DecompositionError
 from tpm_models.learn.expansion import ExpansionPlane, fit_planes, plane_distances
 from tpm_models.learn.linear_dual import LinearPlane, fit_linear_planes
@@ -31,7 +32,7 @@ from tpm_models.models.recovery import (
 from tpm_models.models.shapes import dual_matrices, gram_blocks
 from tpm_models.solvers.dense import solve_matrices
 from tpm_models.solvers.dispatch import solve
-from tpm_models.validation import check_free_tol, check_nu_alpha
+from tpm_models.validation import check_free_tol, check_n_jobs, check_nu_alpha
 
 # scikit-learn is the "learn" extra's: without it, importing an estimator says which extra to install
 sklearn_validation = import_optional("sklearn.utils.validation", "learn", "an estimator of tpm_models.learn")
@@ -84,6 +85,12 @@ class TPMSVMOneVsAll(OneVsAllBase):
         ``fit_backend_`` says which ran.
     free_tol : float, default=FREE_TOL
         Relative tolerance for a free multiplier (:mod:`tpm_models.models.recovery`).
+    n_jobs : int or None, default=None
+        The classes' planes as joblib tasks (scikit-learn's meaning): None, one after another in this process unless
+        a ``joblib.parallel_config`` with more than one worker is active (e.g. ``backend="dask"``: the classes run
+        on the cluster); 1, always in this process; -1, one worker per core; 0 is refused. The planes are the same
+        bits whatever runs them (:mod:`tpm_models.learn.class_jobs`), but on the dense and Pyomo paths in a worker
+        whose BLAS runs on another number of threads than this process's (rounding, about 1e-13).
 
     Attributes
     ----------
@@ -117,9 +124,10 @@ class TPMSVMOneVsAll(OneVsAllBase):
     def __init__(
         self, *, nu: float = 0.5, alpha: float = 1.0, kernel: str = "linear", degree: int | None = None,
         gamma: float | None = None, sigma: float | None = None, a: float | None = None, b: float | None = None,
-        solver: str = "default", free_tol: float = FREE_TOL, backend: str = "auto",
+        solver: str = "default", free_tol: float = FREE_TOL, backend: str = "auto", n_jobs: int | None = None,
     ) -> None:
         self.backend = backend
+        self.n_jobs = n_jobs
         self.nu = nu
         self.alpha = alpha
         self.kernel = kernel
@@ -146,6 +154,7 @@ class TPMSVMOneVsAll(OneVsAllBase):
         solver = validate_solver(self.solver, "QP")
         backend = check_backend(self.backend, solver, kernel.name)
         free_tol = check_free_tol(self.free_tol)
+        n_jobs = check_n_jobs(self.n_jobs, "TPMSVMOneVsAll: n_jobs")
         X, classes, y_idx = self._validate_fit_data(X, y)
         self._check_classes(classes, "TPMSVMOneVsAll")
         backend = resolve_backend(backend, solver, np.bincount(y_idx).tolist(), kernel.name)
@@ -153,14 +162,14 @@ class TPMSVMOneVsAll(OneVsAllBase):
         specs = [(c, nu, alpha, 1) for c in range(len(classes))]
         try:
             if backend == "linear-decomposition":  # (16) with w of (17) kept explicitly
-                planes = fit_linear_planes(kernel, X, y_idx, specs, free_tol)
+                planes = fit_linear_planes(kernel, X, y_idx, specs, free_tol, n_jobs=n_jobs)
             elif backend == "decomposition":
-                planes = fit_planes(kernel, X, y_idx, len(classes), specs, free_tol)
+                planes = fit_planes(kernel, X, y_idx, len(classes), specs, free_tol, n_jobs=n_jobs)
         except DecompositionError as exc:
             backend = dense_fallback(self.backend, exc)
         if backend not in ("decomposition", "linear-decomposition"):
-            planes = [self._fit_class(X, y_idx, c, nu, alpha, kernel, solver, backend, free_tol)
-                      for c in range(len(classes))]
+            planes = map_classes(fit_class_plane, [(X, y_idx, c, nu, alpha, kernel, solver, backend, free_tol)
+                                                   for c in range(len(classes))], n_jobs)
         self.degenerate_ = degenerate_planes(
             np.array([h.norm_w for h in planes]), np.full(len(planes), nu), X, kernel, classes.tolist()
         )
@@ -170,20 +179,6 @@ class TPMSVMOneVsAll(OneVsAllBase):
         self.intercept_ = np.array([h.theta for h in planes])
         self.classes_ = classes
         return self
-
-    @staticmethod
-    def _fit_class(X: np.ndarray, y_idx: np.ndarray, c: int, nu: float, alpha: float, kernel: Kernel, solver: str,
-                   backend: str, free_tol: float) -> Hyperplane:
-        """(16)/(19) and (17)/(20) for class ``c`` on the dense or the Pyomo path."""
-        if backend == "dense":  # multiclass.dual_19_qp and recover_17 without re-validating the data
-            own = y_idx == c
-            return fit_dense_plane(kernel, X[own], X[~own], nu, alpha, solver, free_tol)
-        if kernel.name == "linear":
-            dual = build_dual_16(X, y_idx, c, nu, alpha)
-        else:
-            dual = build_dual_19(X, y_idx, c, nu, alpha, kernel=kernel)
-        lam = cast(np.ndarray, solve(dual, solver).values["lam"])  # an indexed variable's values: an array
-        return recover_17(X, y_idx, c, lam, nu, alpha, kernel, free_tol)
 
     @property
     def coef_(self) -> np.ndarray:
@@ -200,6 +195,21 @@ class TPMSVMOneVsAll(OneVsAllBase):
         return np.column_stack([
             np.full(len(X), np.inf) if d else np.abs(h.distance(X)) for h, d in zip(planes, self.degenerate_)
         ])
+
+
+def fit_class_plane(X: np.ndarray, y_idx: np.ndarray, c: int, nu: float, alpha: float, kernel: Kernel, solver: str,
+                    backend: str, free_tol: float) -> Hyperplane:
+    """(16)/(19) and (17)/(20) for class ``c`` on the dense (:func:`fit_dense_plane`) or the Pyomo path: one task of
+    :meth:`TPMSVMOneVsAll.fit` (:func:`tpm_models.learn.class_jobs.map_classes`), on the whole ``X`` and ``y_idx``."""
+    if backend == "dense":  # multiclass.dual_19_qp and recover_17 without re-validating the data
+        own = y_idx == c
+        return fit_dense_plane(kernel, X[own], X[~own], nu, alpha, solver, free_tol)
+    if kernel.name == "linear":
+        dual = build_dual_16(X, y_idx, c, nu, alpha)
+    else:
+        dual = build_dual_19(X, y_idx, c, nu, alpha, kernel=kernel)
+    lam = cast(np.ndarray, solve(dual, solver).values["lam"])  # an indexed variable's values: an array
+    return recover_17(X, y_idx, c, lam, nu, alpha, kernel, free_tol)
 
 
 def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: float, alpha: float, solver: str,

@@ -10,6 +10,7 @@ import numpy as np
 
 from tpm_models.kernels import Kernel
 from tpm_models.learn.base import OneVsAllBase
+from tpm_models.learn.class_jobs import map_classes
 from tpm_models.learn.parameters import (
     degenerate_planes,
     validate_solver,
@@ -21,7 +22,7 @@ from tpm_models.models.recovery import (
 )
 from tpm_models.models.registry import build, model_info
 from tpm_models.solvers.dispatch import solve
-from tpm_models.validation import check_nu_alpha
+from tpm_models.validation import check_n_jobs, check_nu_alpha
 
 ROBUST_EQUATION = {1.0: 27, 2.0: 28, math.inf: 29}
 """The SOCP solved by :class:`RobustTPMSVMOneVsAll` for :math:`p = 1, 2, \\infty`; (26) for any other p."""
@@ -70,6 +71,9 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
         An SOCP backend of :mod:`tpm_models.solvers` for :math:`p \\in \\{1, 2, \\infty\\}`
         (``"ipopt"``, ``"gurobi"``, ``"cplex"``, ``"xpress"``, ``"scip"``); an NLP backend
         (``"ipopt"``, ``"scip"``) otherwise.
+    n_jobs : int or None, default=None
+        The classes' models as joblib tasks, as in :class:`TPMSVMOneVsAll` (None: in this process unless a
+        ``joblib.parallel_config`` with more than one worker is active; 1: in this process; -1: one per core).
 
     Attributes
     ----------
@@ -101,8 +105,9 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
 
     def __init__(
         self, *, nu: float = 0.5, alpha: float = 1.0, p: float | str = 2, eps: float | np.ndarray = 0.0,
-        solver: str = "default",
+        solver: str = "default", n_jobs: int | None = None,
     ) -> None:
+        self.n_jobs = n_jobs
         self.nu = nu
         self.alpha = alpha
         self.p = p
@@ -127,6 +132,7 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
             raise ValueError(f"{exc}: p is the norm of the uncertainty set (21), a number >= 1 or 'inf'") from None
         eq = ROBUST_EQUATION.get(p, 26)
         solver = validate_solver(self.solver, model_info(eq).model_class)
+        n_jobs = check_n_jobs(self.n_jobs, "RobustTPMSVMOneVsAll: n_jobs")
         X, classes, y_idx = self._validate_fit_data(X, y)
         self._check_classes(classes, "RobustTPMSVMOneVsAll")
         try:
@@ -135,17 +141,11 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
             raise ValueError(
                 f"{exc}: eps holds the radii of (21), a number >= 0 for all points or one per training point"
             ) from None
-        weights: list[np.ndarray] = []
-        intercept, intervals = [], []
-        for c in range(len(classes)):
-            w = cast(np.ndarray, solve(build(eq, X, y_idx, c, nu, alpha, p=p, eps=radii), solver).values["w"])
-            own = y_idx == c
-            scores = X[own] @ w - radii[own] * dual_norm(w, p)
-            interval = theta_interval_primal(-scores, nu, alpha)
-            weights.append(w)
-            intercept.append(choose_theta(interval))
-            intervals.append(interval)
-        coef = np.array(weights)
+        fits = map_classes(robust_class_plane, [(eq, X, y_idx, c, nu, alpha, p, radii, solver)
+                                                for c in range(len(classes))], n_jobs)
+        coef = np.array([w for w, _, _ in fits])
+        intercept = [theta for _, theta, _ in fits]
+        intervals = [interval for _, _, interval in fits]
         self.degenerate_ = degenerate_planes(
             np.linalg.norm(coef, axis=1), np.full(len(coef), nu), X, Kernel("linear"), classes.tolist()
         )
@@ -160,3 +160,15 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
         d = np.full((len(X), len(self.classes_)), np.inf)
         d[:, live] = np.abs(X @ self.coef_[live].T + self.intercept_[live]) / np.linalg.norm(self.coef_[live], axis=1)
         return d
+
+
+def robust_class_plane(eq: int, X: np.ndarray, y_idx: np.ndarray, c: int, nu: float, alpha: float, p: float,
+                       radii: np.ndarray, solver: str) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """``(w_c, theta_c, interval)`` of class ``c``: (26)-(29) (``eq``) solved by ``solver``, :math:`\\theta_c` by
+    the rule of :mod:`tpm_models.models.recovery` on the interval of optimal :math:`\\theta` for that :math:`w_c`.
+    One task of :meth:`RobustTPMSVMOneVsAll.fit` (:func:`tpm_models.learn.class_jobs.map_classes`)."""
+    w = cast(np.ndarray, solve(build(eq, X, y_idx, c, nu, alpha, p=p, eps=radii), solver).values["w"])
+    own = y_idx == c
+    scores = X[own] @ w - radii[own] * dual_norm(w, p)
+    interval = theta_interval_primal(-scores, nu, alpha)
+    return w, choose_theta(interval), interval

@@ -6,7 +6,9 @@ from typing import cast
 
 import numpy as np
 
+from tpm_models.kernels import Kernel
 from tpm_models.learn.base import OneVsAllBase
+from tpm_models.learn.class_jobs import map_classes
 from tpm_models.learn.parameters import (
     degenerate_planes,
     validate_kernel,
@@ -14,13 +16,15 @@ from tpm_models.learn.parameters import (
 )
 from tpm_models.models.norms import check_p, check_radii
 from tpm_models.models.robust_kernel import (
+    RobustKernelHyperplane,
+    SpanBasis,
     build_robust_kernel_23,
     check_kernel_23k,
     recover_robust_kernel_23,
     span_basis,
 )
 from tpm_models.solvers.dispatch import solve
-from tpm_models.validation import check_nu_alpha
+from tpm_models.validation import check_n_jobs, check_nu_alpha
 
 
 class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
@@ -53,6 +57,9 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
         Radii :math:`\\varepsilon_i \\ge 0` of (21): one for all points, or one per training point.
     solver : str, default="default"
         An SOCP backend of :mod:`tpm_models.solvers` (Clarabel by default, then Ipopt).
+    n_jobs : int or None, default=None
+        The classes' models as joblib tasks, as in :class:`~tpm_models.learn.estimators.TPMSVMOneVsAll` (None: in
+        this process unless a ``joblib.parallel_config`` with more than one worker is active; 1: in this process).
 
     Attributes
     ----------
@@ -86,7 +93,9 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
         self, *, nu: float = 0.5, alpha: float = 1.0, kernel: str = "gaussian", degree: int | None = None,
         gamma: float | None = None, sigma: float | str | None = "scale", a: float | None = None,
         b: float | None = None, p: float | str = 2, eps: float | np.ndarray = 0.0, solver: str = "default",
+        n_jobs: int | None = None,
     ) -> None:
+        self.n_jobs = n_jobs
         self.nu = nu
         self.alpha = alpha
         self.kernel = kernel
@@ -116,6 +125,7 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
         except ValueError as exc:
             raise ValueError(f"{exc}: p is the norm of the uncertainty set (21), a number >= 1 or 'inf'") from None
         solver = validate_solver(self.solver, "SOCP")
+        n_jobs = check_n_jobs(self.n_jobs, "RobustKernelTPMSVMOneVsAll: n_jobs")
         X, classes, y_idx = self._validate_fit_data(X, y)
         kernel = check_kernel_23k(validate_kernel(self, X))
         self._check_classes(classes, "RobustKernelTPMSVMOneVsAll")
@@ -126,11 +136,8 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
                 f"{exc}: eps holds the radii of (21), a number >= 0 for all points or one per training point"
             ) from None
         basis = span_basis(kernel, X)
-        planes = []
-        for c in range(len(classes)):
-            model = build_robust_kernel_23(X, y_idx, c, nu, alpha, kernel=kernel, p=p, eps=radii)
-            w = cast(np.ndarray, solve(model, solver).values["w"])  # an indexed variable's values: an array
-            planes.append(recover_robust_kernel_23(X, y_idx, c, nu, alpha, p, radii, kernel, w, basis))
+        planes = map_classes(robust_kernel_class_plane, [(X, y_idx, c, nu, alpha, kernel, p, radii, solver, basis)
+                                                         for c in range(len(classes))], n_jobs)
         self.degenerate_ = degenerate_planes(
             np.array([h.norm_w for h in planes]), np.full(len(planes), nu), X, kernel, classes.tolist()
         )
@@ -145,3 +152,12 @@ class RobustKernelTPMSVMOneVsAll(OneVsAllBase):
         return np.column_stack([
             np.full(len(X), np.inf) if d else np.abs(h.distance(X)) for h, d in zip(self.planes_, self.degenerate_)
         ])
+
+
+def robust_kernel_class_plane(X: np.ndarray, y_idx: np.ndarray, c: int, nu: float, alpha: float, kernel: Kernel,
+                              p: float, radii: np.ndarray, solver: str, basis: SpanBasis) -> RobustKernelHyperplane:
+    """(23K) for class ``c`` solved by ``solver`` and recovered (:func:`recover_robust_kernel_23` in ``basis``): one
+    task of :meth:`RobustKernelTPMSVMOneVsAll.fit` (:func:`tpm_models.learn.class_jobs.map_classes`)."""
+    model = build_robust_kernel_23(X, y_idx, c, nu, alpha, kernel=kernel, p=p, eps=radii)
+    w = cast(np.ndarray, solve(model, solver).values["w"])  # an indexed variable's values: an array
+    return recover_robust_kernel_23(X, y_idx, c, nu, alpha, p, radii, kernel, w, basis)
