@@ -11,6 +11,7 @@ import numpy as np
 from tpm_models.kernels import Kernel
 from tpm_models.learn.base import OneVsAllBase
 from tpm_models.learn.class_jobs import map_classes
+from tpm_models.learn.expansion import one_blas_thread
 from tpm_models.learn.parameters import (
     degenerate_planes,
     validate_solver,
@@ -21,7 +22,9 @@ from tpm_models.models.recovery import (
     theta_interval_primal,
 )
 from tpm_models.models.registry import build, model_info
+from tpm_models.models.robust_duals import shrunk_15
 from tpm_models.solvers.dispatch import solve
+from tpm_models.solvers.linear_dual import solve_linear_dual
 from tpm_models.validation import check_n_jobs, check_nu_alpha
 
 ROBUST_EQUATION = {1.0: 27, 2.0: 28, math.inf: 29}
@@ -70,7 +73,10 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
     solver : str, default="default"
         An SOCP backend of :mod:`tpm_models.solvers` for :math:`p \\in \\{1, 2, \\infty\\}`
         (``"ipopt"``, ``"gurobi"``, ``"cplex"``, ``"xpress"``, ``"scip"``); an NLP backend
-        (``"ipopt"``, ``"scip"``) otherwise.
+        (``"ipopt"``, ``"scip"``) otherwise. ``"default"`` at :math:`p = 2` with one radius for every point solves
+        no SOCP: (23) at :math:`p = 2` is then (15) with :math:`w` shrunk by :math:`(1 - 2\\nu\\varepsilon/\\|w\\|)_+`
+        (``docs/derivations.md``, "One :math:`\\varepsilon`"), and (15) is solved on its dual with :math:`w`
+        explicit (:func:`tpm_models.solvers.linear_dual.solve_linear_dual`); ``fit_backend_`` says which ran.
     n_jobs : int or None, default=None
         The classes' models as joblib tasks, as in :class:`TPMSVMOneVsAll` (None: in this process unless a
         ``joblib.parallel_config`` with more than one worker is active; 1: in this process; -1: one per core).
@@ -83,6 +89,8 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
         :math:`w_c`.
     intercept_ : ndarray of shape (n_classes,)
         :math:`\\theta_c`.
+    fit_backend_ : str
+        ``"shrunk-15"`` (the closed form above) or the SOCP/NLP backend asked for.
     theta_intervals_ : list of tuple of float
         The optimal :math:`\\theta_c` for :math:`w_c`.
     degenerate_ : ndarray of bool, shape (n_classes,)
@@ -143,6 +151,7 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
             ) from None
         fits = map_classes(robust_class_plane, [(eq, X, y_idx, c, nu, alpha, p, radii, solver)
                                                 for c in range(len(classes))], n_jobs)
+        self.fit_backend_ = SHRUNK_15 if takes_shrunk_15(p, radii, solver) else solver
         coef = np.array([w for w, _, _ in fits])
         intercept = [theta for _, theta, _ in fits]
         intervals = [interval for _, _, interval in fits]
@@ -162,13 +171,30 @@ class RobustTPMSVMOneVsAll(OneVsAllBase):
         return d
 
 
+SHRUNK_15 = "shrunk-15"
+"""``fit_backend_`` of a fit by the closed form of (23) at :math:`p = 2` with one radius (:func:`takes_shrunk_15`)."""
+
+
+def takes_shrunk_15(p: float, radii: np.ndarray, solver: str) -> bool:
+    """Whether a class's plane is (15)'s shrunk (:func:`tpm_models.models.robust_duals.shrunk_15`) rather than a
+    solve of (28): :math:`p = 2`, one radius for every point, and the default solver."""
+    return p == 2.0 and solver == "default" and len(radii) > 0 and float(radii.min()) == float(radii.max())
+
+
 def robust_class_plane(eq: int, X: np.ndarray, y_idx: np.ndarray, c: int, nu: float, alpha: float, p: float,
                        radii: np.ndarray, solver: str) -> tuple[np.ndarray, float, tuple[float, float]]:
     """``(w_c, theta_c, interval)`` of class ``c``: (26)-(29) (``eq``) solved by ``solver``, :math:`\\theta_c` by
     the rule of :mod:`tpm_models.models.recovery` on the interval of optimal :math:`\\theta` for that :math:`w_c`.
-    One task of :meth:`RobustTPMSVMOneVsAll.fit` (:func:`tpm_models.learn.class_jobs.map_classes`)."""
-    w = cast(np.ndarray, solve(build(eq, X, y_idx, c, nu, alpha, p=p, eps=radii), solver).values["w"])
+    At :func:`takes_shrunk_15`, (15)'s :math:`w` by :func:`~tpm_models.solvers.linear_dual.solve_linear_dual` (BLAS
+    on one thread), shrunk. One task of :meth:`RobustTPMSVMOneVsAll.fit`
+    (:func:`tpm_models.learn.class_jobs.map_classes`)."""
     own = y_idx == c
+    if takes_shrunk_15(p, radii, solver):
+        with one_blas_thread(len(X)):
+            w15 = solve_linear_dual(X[own], X[~own].mean(axis=0), nu, alpha).v
+        w = shrunk_15(w15, nu, float(radii[0]))
+    else:
+        w = cast(np.ndarray, solve(build(eq, X, y_idx, c, nu, alpha, p=p, eps=radii), solver).values["w"])
     scores = X[own] @ w - radii[own] * dual_norm(w, p)
     interval = theta_interval_primal(-scores, nu, alpha)
     return w, choose_theta(interval), interval
