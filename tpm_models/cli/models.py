@@ -28,7 +28,7 @@ from tpm_models.kernels import KERNELS
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import ModelInfo, all_models, build, model_info
 from tpm_models.solvers import dispatch
-from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, available_solvers
+from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, DEFAULT_LARGE, LARGE_MODEL, available_solvers
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
 from tpm_models.solvers.dispatch import solve
 from tpm_models.solvers.program import title
@@ -216,11 +216,14 @@ def cmd_solvers(args: argparse.Namespace) -> int:
     for name, b in BACKENDS.items():
         default = [k for k, v in DEFAULT.items() if v[0] == name]
         fallback = [k for k, v in DEFAULT.items() if name in v[1:]]
+        large = [k for k, v in DEFAULT_LARGE.items() if v[0] == name and k not in default]
         status = "installed" if name in here else "no licence" if b.installed() else "missing"
         print(f"{name:<8} {status:<10} "
               f"{'/'.join(sorted(b.model_classes)):<8} package {b.package}"
               + (f"  (default for {', '.join(default)})" if default else "")
-              + (f"  (default when the first refuses: {', '.join(fallback)})" if fallback else ""))
+              + (f"  (default when the first refuses: {', '.join(fallback)})" if fallback else "")
+              + (f"  (default for {', '.join(large)} from {LARGE_MODEL:,} variables"
+                 + (", of its shape: " + b.shape if b.shape else "") + ")" if large else ""))
     return 0
 
 
