@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tpm_models.checks.solves import Solves, array, duals, objective, scalar
+from tpm_models.checks.solves import Solves, array, duals, objective, scalar, shape_skip
 from tpm_models.data import one_vs_rest
 from tpm_models.kernels import Kernel
 from tpm_models.models.binary import recover_minus, recover_plus
@@ -33,7 +33,7 @@ from tpm_models.models.multiclass import recover_17
 from tpm_models.models.recovery import Hyperplane
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.backends.registry import available_solvers
-from tpm_models.solvers.common import OPTIMALITY_TOL, NoOptimalSolutionError
+from tpm_models.solvers.common import OPTIMALITY_TOL, NoOptimalSolutionError, SolverUnavailableError
 from tpm_models.solvers.compare import rel_dist, rel_gap
 from tpm_models.solvers.dispatch import is_licence_limit
 
@@ -231,6 +231,9 @@ def check_cross_solver(
             limited = is_licence_limit(exc.result)
             out.append(CheckResult(f"cross-solver {name} vs {ref.solver}", where, np.nan if limited else np.inf,
                                    note=exc.result.message[:80], skipped=limited))
+        except SolverUnavailableError as exc:
+            out.append(CheckResult(f"cross-solver {name} vs {ref.solver}", where, np.nan, note=shape_skip(name, exc),
+                                   skipped=True))
     return out
 
 

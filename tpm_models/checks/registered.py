@@ -18,11 +18,11 @@ from collections.abc import Iterable
 import numpy as np
 
 from tpm_models.checks.deterministic import CheckResult, objective_gap
-from tpm_models.checks.solves import objective
+from tpm_models.checks.solves import objective, shape_skip
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build, call_builder, model_info
 from tpm_models.solvers.backends.registry import available_solvers
-from tpm_models.solvers.common import NoOptimalSolutionError
+from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError
 from tpm_models.solvers.compare import objective_scale
 from tpm_models.solvers.dispatch import is_licence_limit, solve
 from tpm_models.solvers.structure import model_class
@@ -62,6 +62,8 @@ def check_model_cross_solver(
             limited = is_licence_limit(exc.result)
             out.append(CheckResult(tie, where, np.nan if limited else np.inf, note=exc.result.message[:80],
                                    skipped=limited))
+        except SolverUnavailableError as exc:
+            out.append(CheckResult(tie, where, np.nan, note=shape_skip(name, exc), skipped=True))
     return out
 
 

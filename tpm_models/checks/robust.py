@@ -39,7 +39,7 @@ import numpy as np
 from tpm_models.checks.deterministic import TOL, CheckResult
 from tpm_models.checks.kernel_search import safety_report
 from tpm_models.checks.semi_infinite import PAPER_COUNTERPARTS, solve_22_cutting_plane, uncertain_22
-from tpm_models.checks.solves import Solves, array, objective, scalar
+from tpm_models.checks.solves import Solves, array, objective, scalar, shape_skip
 from tpm_models.checks.verify import (  # noqa: F401  (PYROS_SUBSOLVER_NAMES: re-exported)
     PYROS_SUBSOLVER_NAMES,
     VIOLATION_TOL,
@@ -62,7 +62,7 @@ from tpm_models.models.robust_duals import (
 from tpm_models.models.robust_kernel import recover_robust_kernel_23, span_basis
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers.backends.registry import available_solvers, default_solver, has_accurate_point
-from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
+from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError
 from tpm_models.solvers.compare import rel_dist, rel_gap
 from tpm_models.solvers.dispatch import is_licence_limit
 
@@ -175,6 +175,9 @@ def check_robust(
                 limited = is_licence_limit(exc.result)
                 out.append(CheckResult(tie, w, math.nan if limited else math.inf,
                                        note=exc.result.message[:80], skipped=limited))
+                continue
+            except SolverUnavailableError as exc:
+                out.append(CheckResult(tie, w, math.nan, note=shape_skip(name, exc), skipped=True))
                 continue
             out.append(CheckResult(tie, w, rel_gap(objective(r), objective(ref), scale)))
             tol = W_TOL if has_accurate_point(name) else W_TOL_OTHER_SOCP

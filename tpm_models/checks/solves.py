@@ -18,11 +18,21 @@ import pyomo.environ as pyo
 
 from tpm_models.kernels import Kernel
 from tpm_models.models.registry import build
-from tpm_models.solvers.backends.registry import backend_for
-from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
+from tpm_models.solvers.backends.registry import BACKENDS, backend_for
+from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError
 from tpm_models.solvers.compare import objective_scale
 from tpm_models.solvers.dispatch import solve
 from tpm_models.solvers.structure import ModelTraits, model_traits
+
+
+def shape_skip(name: str, exc: SolverUnavailableError) -> str:
+    """The note of a cross-solver row that is skipped because backend ``name`` takes one shape of model only
+    (``Backend.shape``: ``linear-decomposition`` takes (15), (2), (3), not their duals or (23)) and refused this
+    model before running; ``exc`` itself, re-raised, for any other backend (there a refusal is a fault)."""
+    backend = BACKENDS.get(name)
+    if backend is None or backend.shape is None:
+        raise exc
+    return f"skipped: not of the one shape {name} takes ({backend.shape}): {str(exc).split(': ', 1)[-1][:80]}"
 
 
 def objective(result: SolveResult) -> float:
