@@ -33,15 +33,18 @@ def readings(monkeypatch):
 
 @pytest.mark.parametrize("eq", [15, 16])
 def test_a_default_solve_reads_its_model_once_and_runs_the_registrys_default(iris, readings, eq):
-    """One reading per ``"default"`` solve (it was two: the name looked up, then the solve); the solver that ran is
-    the one the registry names for the model (:func:`backend_for`), and its optimum is that solver's by name on a
-    fresh model."""
+    """One reading for the model's traits and its first (``"default"``) solve together (it was three: the traits,
+    the name looked up, then the solve), a fresh one for each later solve; the solver that ran is the one the
+    registry names for the model (:func:`backend_for`), and its optimum is that solver's by name on a fresh model."""
     X, y = iris
     solves = Solves(X, y)
-    traits = solves.traits(eq, 1, NU, ALPHA)  # the class, read once per model before any solve
     readings.clear()
+    traits = solves.traits(eq, 1, NU, ALPHA)  # the class, read once per model before any solve
     result, _ = solves.solve(eq, 1, NU, ALPHA)
     assert len(readings) == 1
+    other = next(n for n in ("clarabel", "piqp") if n != result.solver)
+    solves.solve(eq, 1, NU, ALPHA, solver=other)
+    assert len(readings) == 2
     fresh = build(eq, X, y, 1, NU, ALPHA)
     name = backend_for(fresh, "default", traits)[0].name
     assert result.solver == name and result.optimal
@@ -79,3 +82,17 @@ def test_a_failed_default_is_remembered_under_its_name_without_a_fallback(iris, 
     with pytest.raises(NoOptimalSolutionError) as again:
         solves.solve(15, 1, NU, ALPHA, solver="broken")
     assert again.value is failed.value and solves.solved == 1
+
+
+def test_a_program_serves_one_solve_of_its_own_model(iris):
+    """``solve(model, program=...)`` takes the reading of that model not yet used by a solve, and refuses another
+    model's reading or one a solve has used (a program holds that solve's certificate)."""
+    X, y = iris
+    model, other = build(15, X, y, 1, NU, ALPHA), build(15, X, y, 2, NU, ALPHA)
+    with pytest.raises(ValueError, match="program"):
+        solve(model, program=program_module.Program(other))
+    reading = program_module.Program(model)
+    first = solve(model, program=reading)
+    assert rel_gap(first.objective, solve(build(15, X, y, 1, NU, ALPHA)).objective) <= SAME_SOLVER_TOL
+    with pytest.raises(ValueError, match="program"):
+        solve(model, program=reading)

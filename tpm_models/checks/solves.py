@@ -22,6 +22,7 @@ from tpm_models.solvers.backends.registry import backend_for
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult
 from tpm_models.solvers.compare import objective_scale
 from tpm_models.solvers.dispatch import solve
+from tpm_models.solvers.program import Program
 from tpm_models.solvers.structure import ModelTraits, model_traits
 
 
@@ -57,6 +58,8 @@ class Solves:
         self.X, self.y = X, y
         self.models: dict[tuple, pyo.ConcreteModel] = {}
         self.kinds: dict[tuple, ModelTraits] = {}
+        self.readings: dict[tuple, Program] = {}
+        """The reading of each model its traits were read from, until its first solve (which is handed it)."""
         self.last: dict[tuple, str] = {}
         """The solver whose solution each model holds (its values are that solve's)."""
         self.defaults: dict[tuple, str] = {}
@@ -92,10 +95,13 @@ class Solves:
     def traits(self, eq: int | str, c: object, nu: float, alpha: float, kernel: Kernel | None = None,
                p: float | None = None, eps: float | None = None) -> ModelTraits:
         """:func:`model_traits` of the model (its class, integers, convexity), read once per model: every solve
-        of it is handed them (the PSD test of (16)'s objective is not repeated per solver)."""
+        of it is handed them (the PSD test of (16)'s objective is not repeated per solver), and the first solve the
+        :class:`Program` they were read from (the model read once for both)."""
         key = self._key(eq, c, nu, alpha, kernel, p, eps)
         if key not in self.kinds:
-            self.kinds[key] = model_traits(self.model(eq, c, nu, alpha, kernel, p, eps))
+            model = self.model(eq, c, nu, alpha, kernel, p, eps)
+            self.readings[key] = Program(model)
+            self.kinds[key] = model_traits(model, program=self.readings[key])
         return self.kinds[key]
 
     def solve(self, eq: int | str, c: object, nu: float, alpha: float, kernel: Kernel | None = None,
@@ -119,7 +125,7 @@ class Solves:
         self.solved += 1
         self.last.pop(at, None)
         try:  # name None: the default, not known yet; the solve finds it (its result names it)
-            result = solve(model, name or "default", kind=traits, fallback=False)
+            result = solve(model, name or "default", kind=traits, fallback=False, program=self.readings.pop(at, None))
         except NoOptimalSolutionError as exc:
             self.results[(*at, self.ran(at, solver, exc.result))] = exc
             raise

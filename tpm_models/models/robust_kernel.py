@@ -333,6 +333,12 @@ def kernel_gradient(kernel: Kernel, points: np.ndarray, beta: np.ndarray, Z: np.
     return value_and_gradient(kernel, points, beta, Z)[1]
 
 
+def _weighted_sum(G: np.ndarray, B: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """:math:`\\sum_m G_{zm} B_{mc}\\, x^m_n`, shape ``(len(G), C, n)``: one matrix product per column of ``B``
+    (``einsum("zm,mc,mn->zcn")`` loops over the four indices: 15x slower on Wine's 1,068 x 178 Gram matrix)."""
+    return np.matmul(G[None], B.T[:, :, None] * points[None]).transpose(1, 0, 2)
+
+
 def value_and_gradient(kernel: Kernel, points: np.ndarray, beta: np.ndarray,
                        Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:math:`\\sum_j \\beta_j k(x^j, z)` and its gradient at each row of ``Z`` from one Gram matrix; ``beta`` of
@@ -348,12 +354,12 @@ def value_and_gradient(kernel: Kernel, points: np.ndarray, beta: np.ndarray,
         G = kernel.gram(Z, points)  # k(x^j, z)
         values = G @ B
         sigma = kernel.param("sigma")
-        grads = (np.einsum("zm,mc,mn->zcn", G, B, points) - values[:, :, None] * Z[:, None, :]) / sigma**2
+        grads = (_weighted_sum(G, B, points) - values[:, :, None] * Z[:, None, :]) / sigma**2
     else:
         d = int(kernel.param("degree"))
         inner = (kernel.gamma or 0.0) + Z @ points.T
         values = inner**d @ B
-        grads = np.einsum("zm,mc,mn->zcn", d * inner ** (d - 1), B, points)
+        grads = _weighted_sum(d * inner ** (d - 1), B, points)
     if np.ndim(beta) == 1:
         return values[:, 0], grads[:, 0]
     return values, grads

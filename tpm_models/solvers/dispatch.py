@@ -81,6 +81,7 @@ def solve(
     options: dict | None = None,
     tee: bool = False,
     fallback: bool = True,
+    program: Program | None = None,
 ) -> SolveResult:
     """Solve ``model`` with ``solver`` and return a :class:`SolveResult`.
 
@@ -108,6 +109,10 @@ def solve(
     first default that takes the model runs alone, its result (or failure) the solve's, as
     ``solve(model, its name)`` would give; ``result.solver`` names it (a caller that keys solves by solver learns the
     default's name from the one reading of the model).
+
+    ``program``: the reading of ``model`` (:class:`~tpm_models.solvers.program.Program`) its caller made for this
+    solve, e.g. the one :func:`~tpm_models.solvers.structure.model_traits` read for ``kind``, so that the model is
+    read once; a program serves one solve, of a model unchanged since it was read (``None``: a fresh one).
     """
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
         raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
@@ -116,7 +121,10 @@ def solve(
     # builders and Pyomo's writers do): every collection would walk the model's millions of live objects again, a
     # third of the conic form's time on (28) at 10^4 points (docs/bench-scale.md)
     with PauseGC():
-        program = Program(model)
+        if program is None:
+            program = Program(model)
+        elif program.model is not model or program.certificates:
+            raise ValueError("program: a reading of this model not used by a solve before (one program a solve)")
         traits = kind if isinstance(kind, ModelTraits) else model_traits(model, kind, program)
         run = Run(program, traits, time_limit, warm_start, options, tee)
         if solver != "default":
