@@ -48,7 +48,8 @@ def run_fresh(module: str, call: str, timeout: float) -> dict:
 HELP = {
     "bench": "time the fast path (per-QP solver times, one fit, every cell of Table 3); 'bench builders': Pyomo "
              "builders beside linopy; 'bench estimators': fits beside SVC; 'bench scale', 'bench backends', "
-             "'bench certificate', 'bench counterpart'",
+             "'bench certificate', 'bench counterpart', 'bench dask', 'bench robust' (RobustTPMSVMOneVsAll at p=2 by "
+             "(15) shrunk, beside the SOCP)",
     "survey": "every QP solver on the paper grid of dual (16), Iris and Wine (Markdown)",
     "robust-survey": "every robust model with every installed capable solver (Markdown)",
     "conic-survey": "(23) and its twins (26)-(29) against the cvxpy reference (Markdown)",

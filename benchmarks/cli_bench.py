@@ -34,6 +34,7 @@ from benchmarks.bench_estimators import CSV_COLUMNS as SCALED_CSV_COLUMNS
 from benchmarks.bench_estimators import MODELS as SCALED_MODELS
 from benchmarks.bench_estimators import bench_scaled, bench_small, scaled_csv_rows, scaled_table, small_table
 from benchmarks.bench_linear import LINEAR_CSV_COLUMNS, bench_crossover, bench_linear, crossover_table, linear_csv_rows
+from benchmarks.bench_robust import bench_robust, robust_table
 from benchmarks.bench_scale import CSV_COLUMNS as SCALE_CSV_COLUMNS
 from benchmarks.bench_scale import (
     SCALE_MODELS,
@@ -224,7 +225,20 @@ def cmd_bench_dask(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_robust(args: argparse.Namespace) -> int:
+    """``python -m benchmarks bench robust``: :mod:`benchmarks.bench_robust` (RobustTPMSVMOneVsAll at p = 2 with one
+    radius by the closed form, beside the SOCP (28) by Clarabel, fresh processes)."""
+    print(f"python -m benchmarks bench robust: {machine()}")
+    rows = bench_robust(args.sizes or [10_000, 100_000], timeout=args.timeout or 1200.0,
+                        progress=None if args.quiet else print)
+    print(robust_table(rows))
+    print(measured_line(getattr(args, "command_line", "python -m benchmarks bench robust")))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "robust":
+        return cmd_bench_robust(args)
     if args.what == "dask":
         return cmd_bench_dask(args)
     if args.what == "certificate":
@@ -280,7 +294,7 @@ def add_parsers(sub) -> None:
     b = sub.add_parser("bench", help=HELP["bench"])
     b.add_argument("what", nargs="?", default="table3",
                    choices=["table3", "builders", "estimators", "scale", "backends", "certificate", "counterpart",
-                            "dask"],
+                            "dask", "robust"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
                    "build/.lp/.nl seconds and peak memory beside linopy; estimators: Iris/Wine one-versus-all fits "
                    "beside scikit-learn's SVC(kernel='linear'), or with --sizes synthetic sets of those sizes "
