@@ -22,7 +22,7 @@ from tpm_models.learn.blas_threads import cheap_blas_limit
 from tpm_models.learn.class_jobs import map_classes
 from tpm_models.learn.decomposition import DecompositionResult, solve_decomposition
 from tpm_models.learn.kernel_sums import expansion_values, group_kernel_sums
-from tpm_models.models.recovery import FREE_TOL, kkt_theta
+from tpm_models.models.recovery import FREE_TOL, PlaneDistance, kkt_theta
 
 ONE_THREAD_MIN_POINTS = 2000
 """When the BLAS threads can only be limited through ``threadpoolctl`` (numpy's BLAS is not OpenBLAS,
@@ -44,7 +44,7 @@ def one_blas_thread(m: int) -> contextlib.AbstractContextManager:
 
 
 @dataclass(frozen=True)
-class ExpansionPlane:
+class ExpansionPlane(PlaneDistance):
     """A hyperplane of the scalable path: :math:`\\langle w,\\varphi(x)\\rangle = K(x, X_{train})\\,\\beta` with
     expansion coefficients :math:`\\beta` over the training points (:math:`\\sigma\\lambda_i` on the own set,
     :math:`-\\sigma\\nu/m_{\\bar o}` on the other: (6), (7), (17), (20)). Same fields and rule for
@@ -80,16 +80,6 @@ class ExpansionPlane:
     def w_phi(self, X: np.ndarray) -> np.ndarray:
         """:math:`\\langle w,\\varphi(x)\\rangle` for each row of ``X`` (blocks of rows)."""
         return expansion_values(self.kernel, self.X_train, self.beta[:, None], X)[:, 0]
-
-    def score(self, X: np.ndarray) -> np.ndarray:
-        """:math:`\\langle w,\\varphi(x)\\rangle + \\theta`."""
-        return self.w_phi(X) + self.theta
-
-    def distance(self, X: np.ndarray) -> np.ndarray:
-        """Signed distance :math:`(\\langle w,\\varphi(x)\\rangle+\\theta)/\\sqrt{\\langle w,w\\rangle}`."""
-        if self.norm_w == 0.0:
-            raise ValueError("w = 0: the hyperplane is degenerate and has no distance")
-        return self.score(X) / self.norm_w
 
 
 def fit_plane(

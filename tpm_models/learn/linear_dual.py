@@ -16,7 +16,7 @@ import numpy as np
 from tpm_models.kernels import Kernel
 from tpm_models.learn.class_jobs import map_classes
 from tpm_models.learn.expansion import one_blas_thread
-from tpm_models.models.recovery import FREE_TOL, kkt_theta
+from tpm_models.models.recovery import FREE_TOL, PlaneDistance, kkt_theta
 from tpm_models.solvers.linear_dual import (  # noqa: F401  (re-exported: the linear path's names)
     INNER_GAP_FRACTION,
     OUTER_WORKING_SET,
@@ -27,7 +27,7 @@ from tpm_models.solvers.linear_dual import (  # noqa: F401  (re-exported: the li
 
 
 @dataclass(frozen=True)
-class LinearPlane:
+class LinearPlane(PlaneDistance):
     """A hyperplane of the linear path: :math:`w` explicit (``w``: (6)/(17), or (7) for ``sign=-1``), the same
     fields and rule for :math:`\\theta` (errata 5, :func:`tpm_models.models.recovery.kkt_theta`) as
     :class:`tpm_models.models.recovery.Hyperplane`, and the solve's :class:`LinearDualResult` (``result``: its gap,
@@ -57,16 +57,6 @@ class LinearPlane:
     def w_phi(self, X: np.ndarray) -> np.ndarray:
         """:math:`\\langle w, x\\rangle` for each row of ``X``."""
         return np.atleast_2d(np.asarray(X, dtype=float)) @ self.w
-
-    def score(self, X: np.ndarray) -> np.ndarray:
-        """:math:`\\langle w, x\\rangle + \\theta`."""
-        return self.w_phi(X) + self.theta
-
-    def distance(self, X: np.ndarray) -> np.ndarray:
-        """Signed distance :math:`(\\langle w,x\\rangle+\\theta)/\\|w\\|`."""
-        if self.norm_w == 0.0:
-            raise ValueError("w = 0: the hyperplane is degenerate and has no distance")
-        return self.score(X) / self.norm_w
 
 
 def fit_linear_plane(kernel: Kernel, X: np.ndarray, groups: np.ndarray, total: np.ndarray, own_group: int, nu: float,

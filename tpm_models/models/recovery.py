@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
@@ -57,9 +58,41 @@ of the own class (for example labels that are noise). Shared by the estimators a
 path (:mod:`tpm_models.learn.fastqp`): such a hyperplane is at distance :math:`+\\infty` in (18)/(20)."""
 
 
+class PlaneParts(Protocol):
+    """What :class:`PlaneDistance` reads of a plane (fields or properties alike)."""
+
+    @property
+    def theta(self) -> float: ...
+
+    @property
+    def norm_w(self) -> float: ...
+
+    def w_phi(self, X: np.ndarray) -> np.ndarray: ...
+
+    def score(self, X: np.ndarray) -> np.ndarray: ...
+
+
+class PlaneDistance:
+    """:meth:`score` and :meth:`distance` of a hyperplane :math:`\\langle w,\\varphi(x)\\rangle + \\theta = 0`, for a
+    class that has ``w_phi(X)`` (:math:`\\langle w,\\varphi(x)\\rangle` for each row of ``X``), ``theta`` and ``norm_w``
+    (:math:`\\|w\\|`, a field or a property; :class:`PlaneParts`): :class:`Hyperplane`, the estimators' planes, the
+    robust kernel model's."""
+
+    def score(self: PlaneParts, X: np.ndarray) -> np.ndarray:
+        """:math:`\\langle w,\\varphi(x)\\rangle + \\theta` for each row of ``X``."""
+        return self.w_phi(X) + self.theta
+
+    def distance(self: PlaneParts, X: np.ndarray) -> np.ndarray:
+        """Signed distance :math:`(\\langle w,\\varphi(x)\\rangle + \\theta)/\\|w\\|` ((14), (18), (20));
+        ``ValueError`` for a degenerate plane (:math:`w = 0`)."""
+        norm = self.norm_w
+        if norm == 0.0:
+            raise ValueError("w = 0: the hyperplane is degenerate and has no distance")
+        return self.score(X) / norm
+
 
 @dataclass(frozen=True)
-class Hyperplane:
+class Hyperplane(PlaneDistance):
     """A recovered hyperplane :math:`\\langle w,\\varphi(x)\\rangle + \\theta = 0`.
 
     Attributes
@@ -133,17 +166,6 @@ class Hyperplane:
     def norm_w(self) -> float:
         """:math:`\\sqrt{\\langle w,w\\rangle}`."""
         return float(np.sqrt(max(self.w_w, 0.0)))
-
-    def score(self, X: np.ndarray) -> np.ndarray:
-        """:math:`\\langle w,\\varphi(x)\\rangle + \\theta` for each row of ``X``."""
-        return self.w_phi(X) + self.theta
-
-    def distance(self, X: np.ndarray) -> np.ndarray:
-        """Signed distance :math:`(\\langle w,\\varphi(x)\\rangle + \\theta)/\\sqrt{\\langle w,w\\rangle}`."""
-        norm = self.norm_w
-        if norm == 0.0:
-            raise ValueError("w = 0: the hyperplane is degenerate and has no distance")
-        return self.score(X) / norm
 
 
 def expansion_w_w(lam: np.ndarray, nu_over_m_other: float, gram_own: np.ndarray, gram_own_other: np.ndarray,

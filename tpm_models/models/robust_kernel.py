@@ -50,7 +50,7 @@ import pyomo.core as pyo
 from tpm_models.kernels import Kernel
 from tpm_models.models.multiclass import class_sets
 from tpm_models.models.norms import check_p, check_radii
-from tpm_models.models.recovery import choose_theta, theta_interval_primal
+from tpm_models.models.recovery import PlaneDistance, choose_theta, theta_interval_primal
 from tpm_models.models.registry import register_model
 from tpm_models.validation import check_class, check_features, check_labels, check_nu_alpha
 
@@ -256,7 +256,7 @@ def build_robust_kernel_23(
 
 
 @dataclass(frozen=True)
-class RobustKernelHyperplane:
+class RobustKernelHyperplane(PlaneDistance):
     """The hyperplane :math:`\\langle w_c,\\varphi(x)\\rangle + \\theta_c = 0` of a solved (23K).
 
     Attributes
@@ -288,16 +288,6 @@ class RobustKernelHyperplane:
     def gradient(self, X: np.ndarray) -> np.ndarray:
         """:math:`\\nabla_x\\langle w_c,\\varphi(x)\\rangle` for each row of ``X`` (:func:`kernel_gradient`)."""
         return kernel_gradient(self.kernel, self.points, self.beta, X)
-
-    def score(self, X: np.ndarray) -> np.ndarray:
-        """:math:`\\langle w_c,\\varphi(x)\\rangle + \\theta_c` for each row of ``X``."""
-        return self.w_phi(X) + self.theta
-
-    def distance(self, X: np.ndarray) -> np.ndarray:
-        """Signed distance :math:`(\\langle w_c,\\varphi(x)\\rangle+\\theta_c)/\\|w_c\\|` of (20)."""
-        if self.norm_w == 0.0:
-            raise ValueError("w = 0: the hyperplane is degenerate and has no distance")
-        return self.score(X) / self.norm_w
 
 
 def recover_robust_kernel_23(
