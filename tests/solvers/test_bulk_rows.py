@@ -299,13 +299,13 @@ def test_variables_bounds_and_domains_read_once_are_pyomos(monkeypatch):
 
 
 def test_parameters_read_in_one_pass_are_their_values():
-    """``row_blocks.param_values`` and the sum of parameters (``constant_value``) against ``p.value`` and
+    """``row_blocks.param_values`` and the sum of parameters (``coefficient``) against ``p.value`` and
     Pyomo's evaluation: numbers, an int, a value set after the build, an unset value (refused by the caller), and a
     list that is not all ``ParamData``; the sum in the walk's order (last term first), so bit for bit."""
     from functools import reduce
 
     from tpm_models.models.row_blocks import param_values
-    from tpm_models.solvers.expression_terms import constant_value
+    from tpm_models.solvers.expression_terms import coefficient
 
     m = pyo.ConcreteModel()
     m.eps = pyo.Param(range(50), initialize=lambda m, i: 0.1 * i + 1e-3, mutable=True)
@@ -315,13 +315,13 @@ def test_parameters_read_in_one_pass_are_their_values():
     assert param_values(params) == [p.value for p in params]
     assert param_values([m.s, *params]) == [m.s.value, *[p.value for p in params]]
     total = sum(m.eps[i] for i in range(50))
-    assert constant_value(total) == reduce(lambda a, b: a + b, [p.value for p in reversed(params)], 0.0)
-    assert constant_value(total) == pytest.approx(pyo.value(total), rel=1e-15)
+    assert coefficient(total) == reduce(lambda a, b: a + b, [p.value for p in reversed(params)], 0.0)
+    assert coefficient(total) == pytest.approx(pyo.value(total), rel=1e-15)
     m.u = pyo.Param(range(20), mutable=True)
     unset = sum(m.u[i] for i in range(20))
     assert len(m.u) == 20 and not set(map(type, param_values(list(m.u.values())))) & {float, int}  # the caller refuses
     with pytest.raises(ValueError):
-        constant_value(unset)
+        coefficient(unset)
 
 
 def test_values_by_component_are_in_index_order():

@@ -113,7 +113,7 @@ def solve_22_pyros(
     are fixed, over a box, an axis-aligned ellipsoid (a convex quadratic row) or a budget
     polytope. A KKT point of a convex problem is a global optimum. The plugin does not take
     this on trust: it reports ``globallyOptimal`` only for models whose exact quadratic forms
-    it certifies convex (:func:`tpm_models.solvers.ipopt.convexity`), else ``locallyOptimal``, which
+    it certifies convex (:func:`tpm_models.solvers.nlp_reading.convexity`), else ``locallyOptimal``, which
     PyROS does not accept from a global solver. With Ipopt as both solvers, local separation
     would repeat the global one with the same solver, so it is bypassed
     (``bypass_local_separation``), and the separation problems are ordered and helped by a

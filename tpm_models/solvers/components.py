@@ -4,34 +4,12 @@
 is solved. A component whose type is in :data:`READ` is read by the solve path and by the certificate; one in
 :data:`TRANSFORM` is refused with the Pyomo transformation that makes the model solvable; a ``SOSConstraint`` is
 taken only by a backend that declares SOS constraints (``Backend.sos``); any other type — whatever Pyomo or a
-plug-in defines now or later — is refused with its name, since what is not understood cannot be proved.
-
-==========================  ===================================================================================
-component                   how a solve treats it
-==========================  ===================================================================================
-``Var``, ``VarList``        read: the columns, their bounds and domains (reals, integers, binaries; a variable
-                            whose domain is not an interval of reals or integers is refused)
-``Param``, ``Set``,         read through the expressions that use them (a mutable ``Param`` at its value when
-``RangeSet``, ``Expression``  the solve starts)
-``Constraint``,             read: every active row
-``ConstraintList``
-``Objective``,              read: exactly one active objective
-``ObjectiveList``
-``Block`` (and ``Piecewise``,  read: walked into, each component judged by its own type
-a transformed ``Disjunct``)
-``Suffix``                  read as the user's annotations: never written, never read into the solve
-``BooleanVar``              read as data only: it enters no row (``LogicalConstraint`` s are refused)
-``BuildAction``,            nothing to read (they run when the model is built)
-``BuildCheck``
-``SOSConstraint``           only a backend with ``sos=True`` (Gurobi, CPLEX, Xpress, SCIP): its result is
-                            "optimal, not certified", the SOS conditions checked by the certificate
-others (:data:`TRANSFORM`)  refused with the transformation to apply first
-==========================  ===================================================================================
+plug-in defines now or later — is refused with its name, since what is not understood cannot be proved. The table
+of every type: ``docs/solvers.md``, "What a solve reads, and what it refuses by name".
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pyomo.core as pyo
@@ -79,23 +57,14 @@ class UnsupportedComponentError(ModelError):
     names it and the transformation to apply."""
 
 
-def _type_name(component: Any) -> str:
-    return component.ctype.__name__
-
-
-def _active_components(model: pyo.ConcreteModel) -> Iterator:
-    """Every component of ``model`` reached through active blocks, itself active (or without an active flag)."""
-    return model.component_objects(ctype=None, active=True, descend_into=True)
-
-
 def read_components(model: pyo.ConcreteModel) -> bool:
     """Check every active component of ``model`` (module docstring): raise :class:`UnsupportedComponentError` naming
     each kind refused (its first components and what to do), else return whether the model holds active
     ``SOSConstraint`` s (which only a backend with ``sos=True`` may take)."""
     refused: dict[str, list[str]] = {}
     sos = False
-    for component in _active_components(model):
-        kind = _type_name(component)
+    for component in model.component_objects(ctype=None, active=True, descend_into=True):  # through active blocks
+        kind = component.ctype.__name__
         if kind in READ:
             continue
         if kind == SOS:

@@ -28,7 +28,7 @@ import numpy as np
 
 from tpm_models.certify.tolerances import FEASIBILITY_TOL
 from tpm_models.qp import QPMatrices
-from tpm_models.solvers.backends.registry import BACKENDS, Backend, default_solver
+from tpm_models.solvers.backends.registry import BACKENDS, default_solver
 from tpm_models.solvers.common import (
     NoOptimalSolutionError,
     SolutionStatus,
@@ -82,16 +82,6 @@ def matrix_solvers() -> list[str]:
     return sorted(name for name, backend in BACKENDS.items() if backend.matrix_run is not None)
 
 
-def matrix_backend(solver: str) -> Backend:
-    """The backend ``solver`` names (``"default"``: ``default_solver("QP")``) when it takes a QP in matrix form;
-    else :class:`~tpm_models.solvers.common.SolverUnavailableError` naming those that do."""
-    backend = BACKENDS.get(default_solver("QP") if solver == "default" else solver)
-    if backend is None or backend.matrix_run is None:
-        raise SolverUnavailableError(
-            f"solver {solver!r} does not take a QP in matrix form; use 'default' or one of {matrix_solvers()}")
-    return backend
-
-
 def matrix_violation(qp: QPMatrices, x: np.ndarray) -> float:
     """Largest violation of the rows and bounds of ``qp`` at ``x`` (absolute, 0 when none is violated; ``inf`` if
     ``x`` is not finite)."""
@@ -118,7 +108,10 @@ def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bo
     raises :class:`NoOptimalSolutionError` (or, with ``raise_on_failure=False``, returns the non-optimal result).
     ``values["x"]`` is the point, ``objective`` the objective in the model's own sense.
     """
-    backend = matrix_backend(solver)
+    backend = BACKENDS.get(default_solver("QP") if solver == "default" else solver)
+    if backend is None or backend.matrix_run is None:
+        raise SolverUnavailableError(
+            f"solver {solver!r} does not take a QP in matrix form; use 'default' or one of {matrix_solvers()}")
     start = time.perf_counter()
     try:
         # matrix_backend gives a backend with a matrix_run (typed Callable[..., object] | None in the registry)

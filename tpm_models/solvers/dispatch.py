@@ -1,33 +1,8 @@
 """One ``solve()`` for every backend, one result type.
 
-Backends
---------
-========  ================================================  ===================  ==========================
-name      what                                              model classes        package
-========  ================================================  ===================  ==========================
-piqp      PIQP interior point, from the model's matrices   LP, QP               ``piqp`` (default LP, QP)
-          (:mod:`tpm_models.solvers.matrices`): dense when
-          small, sparse when large
-daqp      DAQP dual active set, from the model's matrices    LP, QP               ``daqp``
-highs     HiGHS through Pyomo's ``highs`` interface          LP, QP               ``highspy``
-ipopt     Ipopt: the ``ipopt`` executable if on PATH, else   LP, QP, SOCP, NLP    ``casadi``
-          CasADi's bundled Ipopt (:mod:`tpm_models.solvers.ipopt`)
-gurobi    Gurobi through Pyomo's ``gurobi_direct``           LP, QP, SOCP         ``gurobipy`` (size-limited)
-cplex     CPLEX through Pyomo's ``cplex_direct``             LP, QP, SOCP         ``cplex`` (size-limited)
-xpress    Xpress through Pyomo's ``xpress_direct``           LP, QP, SOCP         ``xpress`` (size-limited)
-scip      SCIP through Pyomo's ``scip_direct``               LP, QP, SOCP, NLP    ``pyscipopt``
-========  ================================================  ===================  ==========================
-
-HiGHS, PIQP and DAQP take no quadratic constraint: asking them for an SOCP or NLP is a
-:class:`SolverUnavailableError` naming the installed solvers that can.
-
-Size limits of the pip licences (a refusal is a reported ``ERROR``, never numbers):
-Gurobi takes at most 200 variables once the objective is quadratic; Xpress Community at
-most 200 rows plus columns; CPLEX Community 1000 variables and 1000 constraints.
-
-``solver="default"`` picks the default for the model's class and size (``DEFAULT``, ``DEFAULT_LARGE``),
-chosen from the measurements in ``docs/solvers.md`` and ``docs/bench-scale.md``, and falls back to the next
-default when one fails.
+The backends, what each takes and which is the default of a model's class and size: ``tpm-models solvers``,
+:mod:`tpm_models.solvers.backends.registry` and ``docs/solvers.md`` ("Which solver for which model", "The defaults
+and their fallbacks"). ``solver="default"`` falls back to the next default when one fails.
 
 Dual sign convention: :mod:`tpm_models.solvers.common` (one for every backend).
 
@@ -63,7 +38,7 @@ from tpm_models.solvers.backends.registry import no_default, prepared_backend, t
 from tpm_models.solvers.common import ModelError, NoOptimalSolutionError, SolutionStatus, SolveResult, Termination
 from tpm_models.solvers.conic import why_not_conic
 from tpm_models.solvers.program import Program, objective_of, title
-from tpm_models.solvers.structure import ModelTraits, component_values, max_violation, model_traits, values_of
+from tpm_models.solvers.structure import ModelTraits, model_traits, solution_values
 from tpm_models.solvers.variables import far_variable, fill_unused_variables, foreign_variables
 from tpm_models.solvers.violation import real_value
 
@@ -98,9 +73,8 @@ def solve(
     ``tee``: stream the backend's own log to standard output while it runs (the backends that can, ``Backend.tee``:
     every built-in one but DAQP).
 
-    ``options``: the solver's own settings, over this library's (tolerances, iteration limits: e.g.
-    ``{"max_iter": 50, "tol_gap_rel": 1e-8}`` for Clarabel, ``{"eps_abs": 1e-9}`` for PIQP, ``{"tol": 1e-8}``
-    for Ipopt); a name the solver does not know is an error of that solver, reported in the result.
+    ``options``: the solver's own settings, over this library's (``docs/solvers.md``, "A user's settings"); a name
+    the solver does not know is an error of that solver, reported in the result.
 
     ``solver="default"``: the defaults of the model's class and size in turn
     (:func:`~tpm_models.solvers.backends.registry.default_candidates`): the first that takes the model solves it;
@@ -144,10 +118,11 @@ def _default(run: Run, fallback: bool = True) -> SolveResult:
             reasons.append(why)
             continue
         out = run(backend, prepared)
-        feasible = feasible or out.optimal or out.locally_optimal
+        optimal = out.optimal
+        feasible = feasible or optimal or out.locally_optimal
         if result is None or _rank(out, feasible) >= _rank(result, feasible):
             result = out
-        if out.optimal or not fallback:
+        if optimal or not fallback:
             break
         if out.termination in NO_OPTIMUM:  # a claim that no optimum exists: confirmed by a second backend
             claims.append(f"{name}: {out.termination.value}")
@@ -227,21 +202,19 @@ class Run:
             certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
                                   self.traits.convex or backend.proves_convexity,
                                   bool(self.traits.integers) or self.traits.sos, self.program.certificates)
-        verdict, message, objective = self._verdict(backend, termination, message, certificate)
-        duals = None
-        if raw_duals is not None and verdict is Termination.OPTIMAL:
-            duals = component_values(model, raw_duals.get, pyo.Constraint)  # None (no dual) -> NaN
+        verdict, message, objective, status = self._verdict(backend, termination, message, certificate)
+        values, duals = solution_values(model, raw_duals if verdict is Termination.OPTIMAL else None)
         return SolveResult(
             solver=backend.name,
             solver_version=backend.solver_version(),
             termination=verdict,
             objective=objective if verdict in (Termination.OPTIMAL, Termination.LOCALLY_OPTIMAL) else None,
-            values=values_of(model),
+            values=values,
             duals=duals,
             seconds=seconds,
-            max_violation=certificate.absolute if certificate is not None else max_violation(model),
+            max_violation=math.inf if certificate is None else certificate.absolute,  # None: a variable has no value
             message=message,
-            solution_status=_solution_status(verdict, certificate),
+            solution_status=status,
             solver_termination=termination,
             licence_limited=limited,
             certificate=None if certificate is None else certificate.to_dict(),
@@ -275,39 +248,47 @@ class Run:
                            "declare the variable on this model (or on one of its blocks)")
             return termination, None, message, False
 
-    def _verdict(self, backend: Any, termination: Termination, message: str,
-                 certificate: Certificate | None) -> tuple[Termination, str, float | None]:
+    def _verdict(self, backend: Any, termination: Termination, message: str, certificate: Certificate | None) \
+            -> tuple[Termination, str, float | None, SolutionStatus]:
         """The library's verdict on the backend's word ``termination``, given the ``certificate`` (``None``: a
-        variable has no value), its message, and the objective."""
+        variable has no value), its message, the objective, and what the point is: certified optimal, feasible
+        (optimal not certified, or a stop with a feasible point), infeasible, or none."""
         model, traits = self.program.model, self.traits
         objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
         if objective is None:  # not read by the certificate: Pyomo's value, None where it has no real one
             objective = real_value(objective_of(model))
-        conic = False
+        if certificate is None:
+            status = SolutionStatus.NO_SOLUTION
+        else:
+            status = SolutionStatus.FEASIBLE if certificate.primal <= FEASIBILITY_TOL else SolutionStatus.INFEASIBLE
         if termination is Termination.OPTIMAL and (objective is None or not math.isfinite(objective)):
-            return Termination.NUMERICAL_ERROR, f"reported optimal but the objective is {objective}", objective
-        if termination is Termination.OPTIMAL and certificate is None:
-            return Termination.NUMERICAL_ERROR, f"{message}; reported optimal but a variable has no value", objective
-        if certificate is not None:
-            conic = certificate.level in ("local", "feasible") and traits.kind == "NLP" and \
-                why_not_conic(model, self.program) is None
-            if certificate.level == "local" and conic:
-                certificate.level, certificate.why = "kkt", "feasible, KKT conditions hold on a convex (conic) model"
-            if termination is Termination.OPTIMAL and not certificate.passed:
-                return Termination.CERTIFICATE_FAILED, f"{message}; {backend.name} said optimal but the certificate " \
-                    f"failed: {certificate.why} ({certificate.residuals()})", objective
-        if termination is not Termination.OPTIMAL or certificate is None or certificate.certified:
-            return termination, message, objective
+            return Termination.NUMERICAL_ERROR, f"reported optimal but the objective is {objective}", objective, status
+        if certificate is None:
+            if termination is Termination.OPTIMAL:
+                message = f"{message}; reported optimal but a variable has no value"
+                return Termination.NUMERICAL_ERROR, message, objective, status
+            return termination, message, objective, status
+        conic = certificate.level in ("local", "feasible") and traits.kind == "NLP" and \
+            why_not_conic(model, self.program) is None
+        if certificate.level == "local" and conic:
+            certificate.level, certificate.why = "kkt", "feasible, KKT conditions hold on a convex (conic) model"
+        if termination is not Termination.OPTIMAL:
+            return termination, message, objective, status
+        if not certificate.passed:
+            return Termination.CERTIFICATE_FAILED, f"{message}; {backend.name} said optimal but the certificate " \
+                f"failed: {certificate.why} ({certificate.residuals()})", objective, status
+        if certificate.certified:
+            return termination, message, objective, SolutionStatus.OPTIMAL
         far = far_variable(self.program.free)
         if far is not None:  # SCIP's "optimal" 36.8 on max log(x): x at 1e16, its infinity
             return Termination.NUMERICAL_ERROR, f"{message}; said optimal at {far}, beyond any backend's finite " \
-                "range: the model may be unbounded", objective
+                "range: the model may be unbounded", objective, status
         if not backend.nonconvex and not traits.convex and not conic and certificate.level in ("local", "feasible"):
             # a local solver's point on a model not proved convex
             return Termination.LOCALLY_OPTIMAL, f"{message}; locally optimal: the model is not proved convex, so " \
                 f"the point may not be its optimum (a global backend, e.g. scip, proves one) ({certificate.why})", \
-                objective
-        return termination, f"{message}; optimal, not certified: {certificate.why}", objective
+                objective, status
+        return termination, f"{message}; optimal, not certified: {certificate.why}", objective, status
 
 
 def _finish(model: pyo.ConcreteModel, result: SolveResult, raise_on_failure: bool) -> SolveResult:
@@ -316,16 +297,6 @@ def _finish(model: pyo.ConcreteModel, result: SolveResult, raise_on_failure: boo
         if raise_on_failure:
             raise NoOptimalSolutionError(result)
     return result
-
-
-def _solution_status(termination: Termination, certificate: Certificate | None) -> SolutionStatus:
-    """What the point is: certified optimal, feasible (optimal not certified, or a stop with a feasible point),
-    infeasible, or none."""
-    if certificate is None:
-        return SolutionStatus.NO_SOLUTION
-    if termination is Termination.OPTIMAL and certificate.certified:
-        return SolutionStatus.OPTIMAL
-    return SolutionStatus.FEASIBLE if certificate.primal <= FEASIBILITY_TOL else SolutionStatus.INFEASIBLE
 
 
 def _raised(exc: BaseException | None, test: Any) -> bool:

@@ -1,10 +1,9 @@
 """The terms of a Pyomo expression read without Pyomo's generic walker, for :mod:`tpm_models.solvers.rows`, the
-program, the conic form and the certificate's gradients: :func:`linear_terms` reads a body made of the builders'
-``LinearExpression`` s, parameter-times-variable terms and variables directly from its argument lists (a few
-microseconds a row where ``generate_standard_repn`` takes 30-100; a node it does not know raises :class:`NotLinear`,
-and the caller's generic path reads the row); :func:`atom_terms` reads a row or objective linear in nodes (``sqrt``,
-powers, products) as its linear terms and the nodes with their coefficients; :func:`product_terms` an objective's
-products of two columns."""
+program and the conic form: :func:`walk` reads a body made of the builders' ``LinearExpression`` s,
+parameter-times-variable terms and variables directly from its argument lists (a node it does not know raises
+:class:`NotLinear`, and the caller's generic path reads the row); :func:`atom_terms` reads a row or objective linear
+in nodes (``sqrt``, powers, products) as its linear terms and the nodes with their coefficients; :func:`product_terms`
+an objective's products of two columns."""
 
 from __future__ import annotations
 
@@ -35,7 +34,7 @@ def is_number(x: Any) -> bool:
 
 
 class NotLinear(Exception):
-    """A node :func:`linear_terms` does not read (the caller's generic path reads the row)."""
+    """A node :func:`walk` does not read (the caller's generic path reads the row)."""
 
 
 def coefficient(c: Any) -> float:
@@ -85,15 +84,6 @@ def param_sum(c: Any) -> float | None:
         else:
             return None
     return float(total)
-
-
-def constant_value(c: Any) -> float:
-    """The value of ``c``, a number or an expression without variables, as :func:`coefficient` reads a term's
-    coefficient (a sum of parameters in one pass); ``ValueError`` if it holds a variable."""
-    try:
-        return coefficient(c)
-    except NotLinear:
-        raise ValueError(f"{c} holds a variable") from None
 
 
 def walk(expr: Any, scale: float, column: dict, cols: MutableSequence[int], coefs: MutableSequence[float]) -> float:
@@ -157,21 +147,8 @@ def walk(expr: Any, scale: float, column: dict, cols: MutableSequence[int], coef
     raise NotLinear
 
 
-def linear_terms(body: Any, column: dict) -> tuple[list[int], list[float], float] | None:
-    """``(columns, coefficients, constant)`` of a linear ``body`` (columns by ``column[id(var)]``), or ``None``
-    when the body holds a node read only by Pyomo's generic walker (a square, a fixed variable, a function...)."""
-    cols: list[int] = []
-    coefs: list[float] = []
-    try:
-        const = walk(body, 1.0, column, cols, coefs)
-    except (NotLinear, KeyError, AttributeError, TypeError):
-        return None
-    return cols, coefs, float(const)
-
-
 def walk_atoms(expr: Any, scale: float, column: dict, cols: MutableSequence[int], coefs: MutableSequence[float],
-               atoms: list,
-                named: dict | None = None) -> float:
+               atoms: list, named: dict | None = None) -> float:
     """:func:`walk` that keeps a term it cannot read linearly as an atom ``(scale, node)`` (``node`` with its
     named-expression wrappers removed) instead of failing; returns the constant. ``named``: the named expressions
     already read as one atom, ``id -> (node, factor)`` (the :math:`m_{-c}` terms ``eps_i * norm_w`` of (23)'s
@@ -223,7 +200,7 @@ def walk_atoms(expr: Any, scale: float, column: dict, cols: MutableSequence[int]
 
 def atom_terms(expr: Any, column: dict) -> tuple[list[int], list[float], float, list[tuple[float, object]]] | None:
     """``expr`` read as ``constant + sum_k a_k x_k + sum_j c_j * node_j``: ``(columns, coefficients, constant,
-    [(c_j, node_j)])``, the nodes being the terms :func:`linear_terms` cannot read (``eps_i * norm_w`` in (23)'s
+    [(c_j, node_j)])``, the nodes being the terms :func:`walk` cannot read (``eps_i * norm_w`` in (23)'s
     margin rows: ``(-eps_i, sqrt(...))``; ``0.5 * w_j**2``), the same node object wherever the model shares it, so
     a caller reads each distinct node once. ``None`` when a variable is not in ``column`` (a fixed variable, a
     variable of another model) or a node is not an expression."""

@@ -10,11 +10,8 @@ multipliers back onto the Pyomo constraints. When an ``ipopt`` executable is on 
 ``PATH`` (idaes-pse or conda installs), :mod:`tpm_models.solvers` uses it through
 Pyomo instead.
 
-:class:`CasadiIpopt` makes the same bridge a Pyomo solver on Pyomo's ``contrib.solver`` interface
-(``Results`` with ``TerminationCondition`` and ``SolutionStatus``), registered on import of this
-module as ``tpm_ipopt`` in that factory and, through Pyomo's ``LegacySolverWrapper``, in
-``pyo.SolverFactory`` (:class:`LegacyCasadiIpopt`), for Pyomo code that takes solver objects:
-PyROS's subsolvers (:func:`tpm_models.checks.semi_infinite.solve_22_pyros`).
+:class:`CasadiIpopt` makes the same bridge a Pyomo solver (``tpm_ipopt``), for Pyomo code that takes solver
+objects: PyROS's subsolvers.
 
 Multipliers: CasADi's Lagrangian is :math:`f + \\lambda_g^\\top g + \\lambda_x^\\top x` for the
 minimised :math:`f`, so :math:`\\partial f^\\star/\\partial(\\text{bound of } g) = -\\lambda_g`; the
@@ -53,34 +50,19 @@ from pyomo.contrib.solver.common.util import (
 from pyomo.opt import SolverStatus as LegacySolverStatus
 from pyomo.opt import TerminationCondition as LegacyTC
 
-from tpm_models.solvers.nlp_reading import (  # noqa: F401  to_casadi, convexity: importable from here too
-    CONVEXITY_MAX_DIM,
-    CONVEXITY_TOL,
-    NumericRepn,
-    RowCache,
-    UnsupportedExpression,
-    convexity,
-    objective_repn,
-    row_repn,
-    to_casadi,
-)
+from tpm_models.solvers.nlp_reading import RowCache, convexity, objective_repn, row_repn, to_casadi
 
 log = logging.getLogger(__name__)
 
-IPOPT_OPTIONS = {
-    "tol": 1e-12,
-    "constr_viol_tol": 1e-12,
-    "compl_inf_tol": 1e-12,
-    "dual_inf_tol": 1e-12,
-    "bound_relax_factor": 0.0,
-}
-"""Ipopt's tolerances (its defaults: 1e-8, and 1e-4 on the constraint violation) and no relaxation of the bounds
-(``bound_relax_factor = 0`` keeps ``xi >= 0`` exact): at these the paper's models on Iris are within 5e-8 of the
-optimum relative to their terms (the measurements: ``docs/solvers.md``, "Ipopt's settings")."""
+IPOPT_OPTIONS = {"tol": 1e-12, "constr_viol_tol": 1e-12, "compl_inf_tol": 1e-12, "dual_inf_tol": 1e-12,
+                 "bound_relax_factor": 0.0}
+"""Ipopt's tolerances and no relaxation of the bounds (``bound_relax_factor = 0`` keeps ``xi >= 0`` exact); why:
+``docs/solvers.md``, "Ipopt's settings"."""
 
 COLD_START = 0.01
 """Start value of variables without a value. Not 0: the norms of (23) (``sqrt``, powers) have no derivative at
 w = 0, where Ipopt cannot start (``Invalid_Number_Detected``)."""
+
 
 @dataclass
 class NLPSolution:

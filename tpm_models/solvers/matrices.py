@@ -51,50 +51,33 @@ class NotAQPError(ValueError):
     """The model is not a QP with linear constraints; use an NLP/SOCP-capable solver."""
 
 
-def _active_objective(model: pyo.ConcreteModel) -> Any:
+def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
+    """Read ``model`` into :class:`QPMatrices` (raises :class:`NotAQPError` if it is not a QP)."""
     objectives = list(model.component_data_objects(pyo.Objective, active=True))
     if len(objectives) != 1:
         raise ValueError(f"the model must have exactly one active objective, it has {len(objectives)}")
-    return objectives[0]
-
-
-def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
-    """Read ``model`` into :class:`QPMatrices` (raises :class:`NotAQPError` if it is not a QP)."""
-    objective = _active_objective(model)
+    objective = objectives[0]
     variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
     column = {id(v): k for k, v in enumerate(variables)}
     n = len(variables)
     rows = sum(1 for _ in model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
     check_dense_fits(max(n, rows), n)
 
-    repn = generate_standard_repn(objective.expr, quadratic=True)
-    if repn.nonlinear_expr is not None:
-        raise NotAQPError(f"objective of {model.name!r} is not quadratic")
+    pr, pc, pd, lc, la, q0 = _repn_objective(objective.expr, column, model.name)
     P, q = np.zeros((n, n)), np.zeros(n)
-    for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
-        a, b = column[id(u)], column[id(v)]
-        if a == b:
-            P[a, a] += 2.0 * coef
-        else:
-            P[a, b] += coef
-            P[b, a] += coef
-    for v, coef in zip(repn.linear_vars, repn.linear_coefs):
-        q[column[id(v)]] += coef
+    for r, c, d in zip(pr, pc, pd):
+        P[r, c] += d
+    for j, a in zip(lc, la):
+        q[j] += a
     sense = 1 if objective.sense == pyo.minimize else -1
-    q0 = float(repn.constant)
 
     eq_rows, eq_rhs, eq_cons = [], [], []
     in_rows, in_lo, in_hi, in_cons = [], [], [], []
     for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        crepn = generate_standard_repn(con.body, quadratic=False)
-        if not crepn.is_linear():
-            raise NotAQPError(f"constraint {con.name} of {model.name!r} is not linear")
+        cols, coefs, lower, upper = _repn_row(con, column, model.name)
         row = np.zeros(n)
-        for v, coef in zip(crepn.linear_vars, crepn.linear_coefs):
-            row[column[id(v)]] += coef
-        shift = float(crepn.constant)
-        lower = -np.inf if con.lower is None else float(pyo.value(con.lower)) - shift
-        upper = np.inf if con.upper is None else float(pyo.value(con.upper)) - shift
+        for j, a in zip(cols, coefs):
+            row[j] += a
         if con.equality:
             eq_rows.append(row)
             eq_rhs.append(lower)
@@ -152,9 +135,8 @@ def sparse_qp_matrices(model: pyo.ConcreteModel, program: Program | None = None)
 def dense_qp_matrices(model: pyo.ConcreteModel, program: Program | None = None) -> QPMatrices:
     """:func:`qp_matrices` read as :func:`sparse_qp_matrices` reads it (``program``: the solve's reading of
     ``model``), then ``P``, ``A`` and ``G`` made dense: the same numbers, rows and columns as :func:`qp_matrices`
-    (``tests/solvers/test_sparse.py``), read in one pass over the program's bulk rows instead of a walk of Pyomo's
-    standard representation per row (3-10 times faster on the duals and robust QPs of ``tpm-models check``).
-    :class:`DenseTooLargeError` before a dense matrix past :data:`DENSE_MAX_BYTES`."""
+    (``tests/solvers/test_sparse.py``). :class:`DenseTooLargeError` before a dense matrix past
+    :data:`DENSE_MAX_BYTES`."""
     qp = sparse_qp_matrices(model, program)
     n = len(qp.q)
     check_dense_fits(max(n, qp.A.shape[0] + qp.G.shape[0]), n)
@@ -179,18 +161,8 @@ def _sparse_objective(program: Program, objective: Any) -> tuple[sp.csr_matrix, 
         pd = np.concatenate([2.0 * qa[square], qa[~square], qa[~square]])
         np.add.at(q, lc, la)
     else:
-        repn = generate_standard_repn(objective.expr, quadratic=True)
-        if repn.nonlinear_expr is not None:
-            raise NotAQPError(f"objective of {program.model.name!r} is not quadratic")
-        pr, pc, pd = [], [], []
-        for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
-            a, b = column[id(u)], column[id(v)]
-            pr += [a] if a == b else [a, b]
-            pc += [a] if a == b else [b, a]
-            pd += [2.0 * coef] if a == b else [coef, coef]
-        np.add.at(q, np.asarray([column[id(v)] for v in repn.linear_vars], dtype=np.int64),
-                  np.asarray(repn.linear_coefs, dtype=float))
-        q0 = float(repn.constant)
+        pr, pc, pd, lc_read, la_read, q0 = _repn_objective(objective.expr, column, program.model.name)
+        np.add.at(q, np.asarray(lc_read, dtype=np.int64), np.asarray(la_read, dtype=float))
     P = sp.csr_matrix((np.asarray(pd, dtype=float), (pr, pc)), shape=(n, n))
     P.sum_duplicates()
     return P, q, q0
@@ -206,15 +178,12 @@ def _sparse_rows(program: Program) -> tuple:
     cons, lower, upper, equality = list(rows.constraints), list(rows.lower), list(rows.upper), list(rows.equality)
     indptr, cols, coefs = [0], [], []
     for con in rows.others:
-        crepn = generate_standard_repn(con.body, quadratic=False)
-        if not crepn.is_linear():
-            raise NotAQPError(f"constraint {con.name} of {model.name!r} is not linear")
-        cols += [column[id(v)] for v in crepn.linear_vars]
-        coefs += [float(c) for c in crepn.linear_coefs]
+        row_cols, row_coefs, lo, up = _repn_row(con, column, model.name)
+        cols += row_cols
+        coefs += row_coefs
         indptr.append(len(cols))
-        shift = float(crepn.constant)
-        lower.append(-np.inf if con.lower is None else float(pyo.value(con.lower)) - shift)
-        upper.append(np.inf if con.upper is None else float(pyo.value(con.upper)) - shift)
+        lower.append(lo)
+        upper.append(up)
         equality.append(bool(con.equality))
         cons.append(con)
     M = sp.vstack([rows.M, to_csr(indptr, cols, coefs, (len(rows.others), n))], format="csr")
@@ -223,6 +192,36 @@ def _sparse_rows(program: Program) -> tuple:
     perm = np.argsort([order[id(c)] for c in cons], kind="stable")
     return [cons[k] for k in perm], M[perm], np.asarray(lower)[perm], np.asarray(upper)[perm], \
         np.asarray(equality)[perm]
+
+
+def _repn_objective(expr: Any, column: dict, name: str) -> tuple[list, list, list, list, list, float]:
+    """``(rows, columns, values)`` of ``P`` (full and symmetric, in the order of the terms), the columns and
+    coefficients of ``q``, and ``q0`` of a quadratic objective by Pyomo's standard representation;
+    :class:`NotAQPError` if it is not quadratic."""
+    repn = generate_standard_repn(expr, quadratic=True)
+    if repn.nonlinear_expr is not None:
+        raise NotAQPError(f"objective of {name!r} is not quadratic")
+    pr: list[int] = []
+    pc: list[int] = []
+    pd: list = []
+    for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
+        a, b = column[id(u)], column[id(v)]
+        pr += [a] if a == b else [a, b]
+        pc += [a] if a == b else [b, a]
+        pd += [2.0 * coef] if a == b else [coef, coef]
+    return pr, pc, pd, [column[id(v)] for v in repn.linear_vars], list(repn.linear_coefs), float(repn.constant)
+
+
+def _repn_row(con: Any, column: dict, name: str) -> tuple[list[int], list[float], float, float]:
+    """A linear row's columns, coefficients and sides less its constant by Pyomo's standard representation;
+    :class:`NotAQPError` if it is not linear."""
+    repn = generate_standard_repn(con.body, quadratic=False)
+    if not repn.is_linear():
+        raise NotAQPError(f"constraint {con.name} of {name!r} is not linear")
+    shift = float(repn.constant)
+    return ([column[id(v)] for v in repn.linear_vars], [float(c) for c in repn.linear_coefs],
+            -np.inf if con.lower is None else float(pyo.value(con.lower)) - shift,
+            np.inf if con.upper is None else float(pyo.value(con.upper)) - shift)
 
 
 def dense_duals(qp: QPMatrices, eq: np.ndarray, ineq: np.ndarray) -> dict:

@@ -1,24 +1,9 @@
 """The program: a Pyomo model as the solve path reads it, read once per solve and passed down.
 
 :func:`tpm_models.solvers.dispatch.solve` makes one :class:`Program` of the model and hands it to every step that
-reads the model: the class (:func:`tpm_models.solvers.structure.model_traits`), the backends' forms (the QP matrices
-of :mod:`tpm_models.solvers.matrices`, the conic form of :mod:`tpm_models.solvers.conic`), the reset of the values.
-Each reading is made on first use and kept on the program, never in a module: a model may change between solves,
-and the next solve reads it afresh. The certificate never reads through a program
-(:mod:`tpm_models.certify.reading`).
-
-=================  ====================================================================================
-reading            what it holds
-=================  ====================================================================================
-``variables``      every variable, fixed or not, in model order
-``columns``        the unfixed variables in model order and their columns ``{id(v): k}``: the map back
-``bounds``         their lower and upper bounds (``-inf``/``inf`` where absent)
-``rows``           the linear rows as one sparse matrix, the others apart (:class:`~.rows.LinearRows`)
-``atom_rows``      the other rows linear in nodes (``sqrt``, powers) where they are (:func:`~.rows.read_atom_rows`)
-``signs``          the variables a row of their own keeps nonnegative (:func:`~.rows.sign_rows`)
-``objective``      the one active objective; ``objective_terms``/``quadratic_objective``: its terms
-``conic``          the conic form, once a backend has built it (``None`` before)
-=================  ====================================================================================
+reads the model (the class, the backends' forms, the reset of the values). Each reading is made on first use and
+kept on the program, never in a module: a model may change between solves, and the next solve reads it afresh. The
+certificate never reads through a program (:mod:`tpm_models.certify.reading`).
 """
 
 from __future__ import annotations
@@ -32,7 +17,7 @@ import pyomo.core as pyo
 
 from tpm_models.solvers.common import ModelError
 from tpm_models.solvers.expression_terms import atom_terms, product_terms
-from tpm_models.solvers.rows import LinearRows, read_atom_rows, read_rows, sign_rows
+from tpm_models.solvers.rows import LinearRows, read_rows, sign_rows
 from tpm_models.solvers.variables import free_variables, model_variables, variable_bounds
 
 
@@ -64,17 +49,17 @@ class Program:
         """The unfixed variables in model order and their columns ``{id(v): k}``."""
         return free_variables(self.model, self.variables)
 
-    @property
+    @cached_property
     def free(self) -> list:
         """The unfixed variables in model order (the columns' variables)."""
         return self.columns[0]
 
-    @property
+    @cached_property
     def column(self) -> dict:
         """``{id(v): k}``: the column of each unfixed variable."""
         return self.columns[1]
 
-    @property
+    @cached_property
     def n(self) -> int:
         """The number of columns."""
         return len(self.columns[0])
@@ -93,12 +78,11 @@ class Program:
         """Let :attr:`rows` go (read again if asked for): a solver's run on a large model need not hold the rows'
         matrix beside its own copy of them."""
         self.__dict__.pop("rows", None)
-        self.__dict__.pop("atom_rows", None)
 
-    @cached_property
+    @property
     def atom_rows(self) -> Mapping:
-        """``{id(con): atom terms or None}`` of the rows :attr:`rows` leaves in ``others``."""
-        return read_atom_rows(self.model, self.rows, self.column, self.n)
+        """``{id(con): atom terms or None}`` of the rows :attr:`rows` leaves in ``others`` (``rows.atom_rows``)."""
+        return self.rows.atom_rows
 
     @cached_property
     def signs(self) -> set[int]:
@@ -116,7 +100,7 @@ class Program:
         [(coefficient, node)])``, or ``None`` when it is not linear in nodes."""
         return atom_terms(self.objective.expr, self.column)
 
-    @property
+    @cached_property
     def linear_objective(self) -> tuple | None:
         """``(columns, coefficients, constant)`` of a linear objective, ``None`` otherwise."""
         terms = self.objective_terms

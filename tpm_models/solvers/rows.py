@@ -1,26 +1,13 @@
 """The linear rows of a Pyomo model read into ``scipy.sparse`` in one pass, without Pyomo's generic walker.
 
-The builders write every linear row as one ``LinearExpression`` (:func:`tpm_models.models.shapes.linear_row`),
-or as a short sum of such expressions, parameter-times-variable terms and variables (the margin rows of
-(23) and (29): ``x_i'w + theta - eps_i * sum_j s_j + xi_i``). :func:`~.expression_terms.linear_terms` reads such a body
-directly from its argument lists (the way :mod:`tpm_models.export.lp_text` reads a row), a few
-microseconds a row where ``generate_standard_repn`` takes 30-100; :func:`read_rows` reads every row of a
-model that way and returns the rows it could not read (a quadratic or nonlinear body, a node it does not
-know) for the caller's generic path. A block of rows its builder recorded (:mod:`tpm_models.models.row_blocks`:
-the margin rows of (2), (3), (10), (11), (15), (23), (26)-(29)) is read in one numpy pass instead
-(:func:`block_terms`), while the record still holds for the model as it is now; the same arrays to the bit
-(``tests/solvers/test_bulk_rows.py``).
-
-What a body is read into: the columns (``column[id(var)]``), coefficients and the constant, with a
-repeated variable's coefficients added (as ``generate_standard_repn`` adds them) and no term dropped;
-:func:`to_csr` sums duplicates and removes zero coefficients, so the matrix equals the one read by
-``generate_standard_repn`` (``tests/solvers/test_sparse.py``: structure exact, numbers to 1e-12).
-
-Why not Pyomo's own compiler: at :math:`10^5` points (``scale_data``, class 1), the linear rows of (15) and (28)
-(25,000 x 25,000) take 0.25 s and 0.28 s here against 3.4 s and 4.1 s by Pyomo 6.10's
-``LinearStandardFormCompiler`` (``mixed_form=True``), which also refuses a quadratic objective and a cone row
-(measured under load 6-9, ratios 13.6 and 14.8). Pyomo's ``LinearRepnVisitor`` is the certificate's reader
-(:mod:`tpm_models.certify.reading`), so the two readings stay independent.
+:func:`read_rows` reads each row's body with :func:`~.expression_terms.walk` (the builders' ``LinearExpression`` s,
+parameter-times-variable terms and variables, read from their argument lists) and returns the rows it could not
+read (a quadratic or nonlinear body, a node it does not know) for the caller's generic path. A block of rows its
+builder recorded (:mod:`tpm_models.models.row_blocks`) is read in one numpy pass (:func:`block_terms`) while the
+record still holds for the model as it is now: the same arrays to the bit (``tests/solvers/test_bulk_rows.py``).
+A repeated variable's coefficients are added and no term dropped, so the matrix equals the one read by
+``generate_standard_repn`` (``tests/solvers/test_sparse.py``). Why not Pyomo's ``LinearStandardFormCompiler``:
+``docs/solvers.md``, "The rows' reading during a large run".
 """
 
 from __future__ import annotations
@@ -108,7 +95,7 @@ class LinearRows:
     equality: np.ndarray
     """``con.equality`` of each row (a ranged row with equal sides is not one)."""
     others: list
-    """The active constraints whose body :func:`linear_terms` could not read, in model order."""
+    """The active constraints whose body :func:`read_rows` could not read as linear, in model order."""
     position: np.ndarray
     """Where row ``k`` stands among the model's active constraints (``component_data_objects`` order)."""
     other_position: np.ndarray
@@ -151,15 +138,6 @@ def to_csr(indptr: Any, cols: Any, coefs: Any, shape: tuple[int, int]) -> sp.csr
     M.sum_duplicates()
     M.eliminate_zeros()
     return M
-
-
-def read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool = True) -> LinearRows:
-    """Every active constraint of ``model`` whose body :func:`linear_terms` reads, as :class:`LinearRows` over
-    ``n`` columns (``column[id(var)]``, the model's unfixed variables in order); the others are returned in ``others``.
-    ``bulk``: the builders' recorded row blocks (:func:`tpm_models.models.row_blocks.row_blocks`) are read from
-    their records, in bulk; ``False`` walks every row's expression (the reading the bulk one is tested against).
-    Read afresh at each call (a solve reads it once: :attr:`tpm_models.solvers.program.Program.rows`)."""
-    return _read_rows(model, column, n, bulk)
 
 
 def sign_rows(rows: LinearRows, variables: list) -> set[int]:
@@ -226,7 +204,12 @@ def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
     return read
 
 
-def _read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool) -> LinearRows:
+def read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool = True) -> LinearRows:
+    """Every active constraint of ``model`` whose body :func:`~.expression_terms.walk` reads, as :class:`LinearRows`
+    over ``n`` columns (``column[id(var)]``, the model's unfixed variables in order); the others are returned in
+    ``others``. ``bulk``: the builders' recorded row blocks (:func:`tpm_models.models.row_blocks.row_blocks`) are read
+    from their records, in bulk; ``False`` walks every row's expression (the reading the bulk one is tested against).
+    Read afresh at each call (a solve reads it once: :attr:`tpm_models.solvers.program.Program.rows`)."""
     constraints: list = []
     others: list = []
     lower: list[float] = []
@@ -306,12 +289,3 @@ def _read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool) -> Li
     return LinearRows(constraints, M, np.array(lower, dtype=float), np.array(upper, dtype=float),
                       np.array(equality, dtype=bool), others, np.array(position, dtype=np.int64),
                       np.array(other_position, dtype=np.int64), AtomRows(atom_rows, atom_blocks, others), atom_blocks)
-
-
-# ------------------------------------------------------------------- rows linear in shared nonlinear nodes
-
-
-def read_atom_rows(model: pyo.ConcreteModel, rows: LinearRows, column: dict, n: int) -> Mapping:
-    """``id(constraint)`` -> :func:`atom_terms` of its body (``None`` where it is not read so) for every constraint
-    in ``rows.others`` (``rows`` read by :func:`read_rows` with the same ``column``, ``n``, in the same walk)."""
-    return rows.atom_rows

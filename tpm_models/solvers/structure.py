@@ -171,26 +171,13 @@ def _psd_terms(qi: np.ndarray, qj: np.ndarray, qa: np.ndarray, sign: float) -> b
 
 
 def _psd(repn: Any, sign: float) -> bool:
-    """Whether ``sign`` times the quadratic part of ``repn`` is a positive semidefinite form (:data:`PSD_TOL`)."""
+    """Whether ``sign`` times the quadratic part of ``repn`` is a positive semidefinite form (:data:`PSD_TOL`):
+    :func:`_psd_terms` of its products, the variables numbered in order of appearance."""
     index: dict[int, int] = {}
-    for u, v in repn.quadratic_vars:
-        index.setdefault(id(u), len(index))
-        index.setdefault(id(v), len(index))
-    Q = np.zeros((len(index), len(index)))
-    diagonal = True
-    for (u, v), coef in zip(repn.quadratic_vars, repn.quadratic_coefs):
-        a, b = index[id(u)], index[id(v)]
-        c = sign * float(pyo.value(coef))
-        if a == b:
-            Q[a, a] += c
-        else:
-            diagonal = False
-            Q[a, b] += c / 2
-            Q[b, a] += c / 2
-    if diagonal:
-        return bool((np.diag(Q) >= 0).all())
-    lam = np.linalg.eigvalsh(Q)
-    return bool(lam.min() >= -PSD_TOL * max(1.0, float(np.abs(lam).max())))
+    ends = np.array([(index.setdefault(id(u), len(index)), index.setdefault(id(v), len(index)))
+                     for u, v in repn.quadratic_vars], dtype=np.int64).reshape(-1, 2)
+    coefs = np.array([float(pyo.value(c)) for c in repn.quadratic_coefs], dtype=float)
+    return _psd_terms(ends[:, 0], ends[:, 1], coefs, sign)
 
 
 def _nonnegative(v: Any, rows: AbstractSet[int] = frozenset()) -> bool:
@@ -310,6 +297,12 @@ def component_values(model: pyo.ConcreteModel, get: Callable, ctype: Any) -> dic
 def values_of(model: pyo.ConcreteModel) -> dict[str, float | np.ndarray]:
     """Current variable values by component name (NaN where unset)."""
     return component_values(model, _VALUE, pyo.Var)
+
+
+def solution_values(model: pyo.ConcreteModel, duals: dict | None) -> tuple[dict, dict | None]:
+    """:func:`values_of` the model and its rows' ``duals`` (by constraint data) by component name, NaN where a row
+    has none; ``None`` for no duals."""
+    return values_of(model), None if duals is None else component_values(model, duals.get, pyo.Constraint)
 
 
 def max_violation(model: pyo.ConcreteModel) -> float:

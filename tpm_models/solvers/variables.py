@@ -1,6 +1,5 @@
 """The variables of a Pyomo model as a solve reads them: the variables in model order and their columns, their
-bounds, which are integer, their values. At :math:`10^5` points the builders' models hold 25,000 variables; each
-reading is one pass (or a few C-level maps) over them, made once per solve by
+bounds, which are integer, their values; each reading one pass over them, made once per solve by
 :class:`tpm_models.solvers.program.Program`.
 """
 
@@ -34,10 +33,6 @@ def free_variables(model: pyo.ConcreteModel, variables: list | None = None) -> t
 def variable_bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
     """The lower and upper bounds of ``variables`` (``-inf``/``inf`` where absent: ``v.bounds``, one call a variable),
     as read-only arrays."""
-    return _bounds(variables)
-
-
-def _bounds(variables: list) -> tuple[np.ndarray, np.ndarray]:
     out = _stored_bounds(variables)
     if out is None:
         both = np.array([v.bounds for v in variables], dtype=float).reshape(-1, 2)  # None -> NaN (never NaN else)

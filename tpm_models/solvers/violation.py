@@ -1,6 +1,5 @@
-"""A model evaluated at its loaded point: the largest violation of its rows and bounds, and whether every active row
-has a value there, with the linear rows read once (:func:`tpm_models.solvers.rows.read_rows`) and evaluated as one
-sparse product, and only the other rows through Pyomo."""
+"""A model evaluated at its loaded point: the violation of one row, and whether every active row has a value there
+(each distinct node of the rows linear in nodes evaluated once)."""
 
 from __future__ import annotations
 
@@ -12,38 +11,7 @@ import pyomo.core as pyo
 
 from tpm_models.certify.reading import real_value
 from tpm_models.solvers.program import Program
-from tpm_models.solvers.rows import LinearRows
-from tpm_models.solvers.variables import values_array, variable_bounds
-
-
-def rows_violation(rows: LinearRows, x: np.ndarray) -> float:
-    """Largest violation of the rows ``rows`` at ``x`` (absolute; ``inf`` if a row is not finite)."""
-    if not len(rows.constraints):
-        return 0.0
-    body = rows.M @ x
-    if not np.isfinite(body).all():
-        return math.inf
-    with np.errstate(invalid="ignore"):
-        worst = np.maximum(rows.lower - body, body - rows.upper)
-    return float(max(0.0, float(np.max(worst))))
-
-
-def model_violation(model: pyo.ConcreteModel) -> float:
-    """Largest violation of a constraint or variable bound of ``model`` at its current values, as
-    :func:`tpm_models.solvers.structure.max_violation` measures it, with the linear rows evaluated as one sparse
-    product (:func:`read_rows`) and only the others through Pyomo (``inf`` where a value is unset or not finite)."""
-    program = Program(model)
-    x = values_array(program.variables)
-    if np.isnan(x).any():
-        return math.inf
-    lb, ub = variable_bounds(program.variables)
-    with np.errstate(invalid="ignore"):
-        worst = float(max(0.0, float(np.max(np.maximum(lb - x, x - ub), initial=0.0))))
-    rows = program.rows
-    worst = max(worst, rows_violation(rows, values_array(program.free)))
-    for con in rows.others:
-        worst = max(worst, row_violation(con))
-    return float(worst)
+from tpm_models.solvers.variables import values_array
 
 
 def row_violation(con: Any) -> float:
