@@ -29,10 +29,8 @@ backend has such settings)."""
 
 
 DENSE_QP_TOL = 1e-12
-"""Residual and duality-gap tolerance asked of PIQP. An interior point's error in the
-solution is about the square root of its objective gap, and the duals here have
-rank-deficient Hessians: at 1e-9 PIQP left w of (15) on Wine 4e-6 away from the other
-solvers' consensus; at 1e-12 it agrees to 1e-8 in ~10 iterations (0.25 ms)."""
+"""Residual and duality-gap tolerance asked of PIQP (why: ``docs/solvers.md``, "Defaults chosen from these
+numbers")."""
 
 
 MIP_GAP = 1e-9
@@ -45,10 +43,8 @@ SCIP_TIME_LIMIT = 120.0
 
 
 ITERATION_LIMIT = 10_000
-"""Cap on iterations of iterative backends. HiGHS's QP solver defaults to 2**31 and has
-been seen to iterate without end on this paper's duals. PIQP needs ~10 iterations and DAQP
-< 200 on these QPs; HiGHS still hit this cap on 123 of the paper's 918 duals
-(docs/solvers.md), which are then reported, never returned as optimal."""
+"""Cap on iterations of iterative backends (HiGHS's QP solver defaults to 2**31); a run stopped by it is reported,
+never returned as optimal (``docs/solvers.md``, "Summary")."""
 
 
 class Termination(StrEnum):

@@ -14,30 +14,10 @@ The QP is :mod:`tpm_models.learn.decomposition`'s, for :math:`K = X_oX_o^\\top`.
 vector of the own points' scores :math:`G = X_o v`: one product of :math:`O(n)` per point, where the kernel
 path needs a kernel row of :math:`O(mn)` per working-set point.
 
-* **State.** :math:`\\lambda` and :math:`v`; :math:`G` recomputed from :math:`v` at every pass.
-* **Start.** The uniform :math:`\\lambda = \\frac\\nu m e` or the greedy vertex built from its scores
-  (:func:`greedy_vertex`), whichever has the smaller :math:`\\|v\\|` (the
-  decomposition's rule: the lower objective).
-* **Two levels of working sets.** A pass computes :math:`G = X_o v` and picks the :data:`OUTER_WORKING_SET`
-  maximal violators (:func:`select_working_set`). On those points alone,
-  :math:`G_B = X_B v` costs :math:`O(|B|n)`, and subproblems of :data:`WORKING_SET`
-  points (their maximal violators within :math:`B`) are solved exactly like the decomposition's
-  (:func:`solve_subproblem`: DAQP, proximal weight
-  :data:`~PROXIMAL` :math:`\\cdot\\,\\kappa`, multipliers snapped to the bounds),
-  with the Gram block :math:`X_bX_b^\\top` and the update
-  :math:`v \\mathrel{+}= X_b^\\top(\\lambda_b - \\lambda_b^{old})`, until the KKT gap within :math:`B` is
-  :data:`INNER_GAP_FRACTION` of the pass's. Each subproblem lowers :math:`f`
-  (a maximal violating pair is in it), so every pass makes progress.
-* **Stop.** The decomposition's rule (:func:`kkt_gap`): the gap
-  :math:`\\max_{I_{low}}G - \\min_{I_{up}}G \\le` ``tol`` :math:`\\cdot\\,\\nu\\kappa`,
-  :math:`\\kappa = \\max_i\\|x^i\\|^2`, on the gradient of a :math:`v` recomputed from :math:`\\lambda` (no
-  rounding carried over from the updates), so the bounds of
-  :attr:`~DecompositionResult.w_bound` and
-  :attr:`~DecompositionResult.theta_bound` hold as stated there.
-* **Cap.** The decomposition's: ``1000 + OUTER_PER_POINT * m`` subproblems, then
-  :func:`~tpm_models.solvers.working_sets.accept_at_cap` (a :class:`~DecompositionWarning`
-  and ``converged=False`` within :data:`~ACCEPT_GAP_TOL` and
-  :data:`~W_REL_TOL`, else :class:`~DecompositionError`).
+The method (two levels of working sets: :data:`OUTER_WORKING_SET` maximal violators a pass, subproblems of
+:data:`WORKING_SET` points among them solved by :func:`solve_subproblem`; the stop of :func:`kkt_gap` on a :math:`v`
+recomputed from :math:`\\lambda`; the cap of :func:`~tpm_models.solvers.working_sets.accept_at_cap`) and its
+measurements: ``docs/notes/bench-estimators.md``, "The linear kernel".
 
 :func:`tpm_models.learn.linear_dual.fit_linear_planes` makes the estimators' hyperplanes of it; the
 ``linear-decomposition`` backend of ``solve()`` (:mod:`tpm_models.solvers.backends.linear_decomposition`) the
@@ -72,10 +52,7 @@ from tpm_models.validation import check_nu_alpha
 log = logging.getLogger(__name__)
 
 OUTER_WORKING_SET = 2048
-"""Points of a pass's working set (the maximal violators of the full gradient). Measured on the benchmark's data
-(``make_classification``, 4 classes, 20 features, :math:`\\nu=0.3`; one BLAS thread): at :math:`10^6` points
-(250,000 per class) 2,048 took 2.9 s where the one-level method (a full gradient per 64-point subproblem) took
-13.9 s; 512 or 8,192 gave 2.9-3.1 s (the git log of this module)."""
+"""Points of a pass's working set (the maximal violators of the full gradient; measured: module docstring)."""
 
 INNER_GAP_FRACTION = 0.1
 """A pass's subproblems stop when the KKT gap within its working set is this fraction of the pass's gap (or the

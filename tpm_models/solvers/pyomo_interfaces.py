@@ -31,23 +31,16 @@ log = logging.getLogger(__name__)
 
 
 def load_pyomo_solvers() -> None:
-    """Import ``pyomo.environ``, which registers Pyomo's solver interfaces (``SolverFactory("gurobi_direct")``,
-    ``pyomo.contrib.solver``'s ``"highs"``): called before any of them is looked up. Imported here and not at the
-    top of the module because it costs 0.5-1 s of every process's start and only these backends need it
-    (``docs/bench-scale.md``, "Import time"); importing it twice costs nothing."""
+    """Import ``pyomo.environ``, which registers Pyomo's solver interfaces: called before any of them is looked up
+    (why here: module docstring; ``docs/bench-scale.md``, "Import time")."""
     import pyomo.environ  # noqa: F401
 
 
 @contextlib.contextmanager
 def _fd_output_to_file(*_args, **_kwargs):
-    """Send the process's stdout/stderr file descriptors to a temporary *file* while a
-    solver's C code runs (it stands in for Pyomo's ``capture_output``, which uses a pipe).
-
-    ``scip_direct`` captures SCIP's output through a pipe drained by a Python thread, but
-    PySCIPOpt's ``optimize()`` holds the GIL: when SCIP prints more than a pipe holds (its
-    LP-solver error messages ignore ``display/verblevel``), the write blocks and the solve
-    hangs forever (seen on (23) for Wine at p = 1.2). A file never blocks.
-    """
+    """Send the process's stdout/stderr file descriptors to a temporary *file* while a solver's C code runs, in
+    place of Pyomo's ``capture_output`` (a pipe drained by a Python thread, which PySCIPOpt's ``optimize()`` blocks
+    by holding the GIL: a solver that prints more than a pipe holds would hang). A file never blocks."""
     sys.stdout.flush()
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)

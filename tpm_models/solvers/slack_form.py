@@ -4,36 +4,24 @@ A QP is of this shape when, after each row is written as :math:`\\ge` (a :math:`
 
 .. math::
     \\min_{w,\\theta,\\xi}\\ \\tfrac12 w^\\top D w + g^\\top w + h\\,\\theta + \\sum_i c_i\\xi_i
-    \\quad\\text{s.t.}\\quad a_i^\\top w + \\kappa\\,\\theta + s_i\\xi_i \\ge 0,\\ \\ \\xi_i \\ge 0
-    \\quad (i = 1,\\dots,m),
+    \\quad\\text{s.t.}\\quad a_i^\\top w + \\kappa\\,\\theta + s_i\\xi_i \\ge 0,\\ \\ \\xi_i \\ge 0,
 
-with :math:`D` diagonal and positive (the columns :math:`w` of the objective's squares, free), one free column
-:math:`\\theta` outside the squares with the same coefficient :math:`\\kappa \\ne 0` in every row, one slack
-column :math:`\\xi_i \\ge 0` of its own in each row (:math:`s_i > 0`), every row's right-hand side zero, and the
-bounds :math:`u = c_i/s_i` all equal. (15) is (:math:`D = I`, :math:`g = \\frac{\\nu}{m_{-c}}X_{-c}e`,
-:math:`h = \\nu`, :math:`\\kappa = 1`, :math:`s_i = 1`, :math:`c_i = \\frac{\\alpha}{m_c}`), and so are (2) and
-(3) (whose rows are :math:`\\le`: :math:`\\kappa = 1` after the negation, :math:`a_i = -x^i`).
+with :math:`D` diagonal and positive (:math:`w` free), one free :math:`\\theta` with the same :math:`\\kappa \\ne 0` in
+every row, one slack :math:`\\xi_i \\ge 0` of its own in each row (:math:`s_i > 0`), every right-hand side zero and
+all :math:`u = c_i/s_i` equal: (15), (2), (3). Its dual, with :math:`\\hat a_i = D^{-1/2}a_i`,
+:math:`\\hat g = D^{-1/2}g`, is :math:`\\min_\\lambda \\tfrac12\\|\\hat A^\\top\\lambda - \\hat g\\|^2` s.t.
+:math:`e^\\top\\lambda = \\nu := h/\\kappa`, :math:`0 \\le \\lambda \\le u` (``docs/solvers.md``, "Defaults chosen
+from these numbers"), the QP of :func:`tpm_models.solvers.linear_dual.solve_linear_dual`;
+:math:`w = D^{-1/2}(\\hat A^\\top\\lambda - \\hat g)`, :math:`\\theta` by errata 5's rule on the scores
+:math:`G_i = a_i^\\top w` (:func:`tpm_models.models.recovery.kkt_theta`) and
+:math:`\\xi_i = \\max(0, -(G_i + \\kappa\\theta))/s_i`. When :math:`\\nu < 0` or :math:`\\nu > m u` the dual has no
+point and the QP is unbounded: its rows hold at :math:`w = 0, \\theta = 0, \\xi = 0`, and the ray
+:math:`\\kappa\\,d\\theta = -1, d\\xi = 1/s` (:math:`\\nu > mu`) or :math:`\\kappa\\,d\\theta = 1` (:math:`\\nu < 0`)
+lowers the objective without end.
 
-Its Lagrangian dual (multipliers :math:`\\lambda_i \\ge 0` of the rows; stationarity in :math:`w`, :math:`\\theta`,
-:math:`\\xi`) is, with :math:`\\hat a_i = D^{-1/2}a_i` and :math:`\\hat g = D^{-1/2}g`,
-
-.. math::
-    \\min_\\lambda\\ \\tfrac12\\|\\hat A^\\top\\lambda - \\hat g\\|^2
-    \\quad\\text{s.t.}\\quad e^\\top\\lambda = \\nu := h/\\kappa,\\ \\ 0 \\le \\lambda \\le u,
-    \\qquad w = D^{-1/2}(\\hat A^\\top\\lambda - \\hat g),
-
-the QP of :func:`tpm_models.solvers.linear_dual.solve_linear_dual` (``X_own`` :math:`=\\hat A`,
-``other_mean`` :math:`= \\hat g/\\nu`, ``alpha`` :math:`= m u`). :math:`\\theta` is the equality's multiplier:
-with the scores :math:`G_i = a_i^\\top w`, :math:`\\kappa\\theta \\in [-\\min_{\\lambda_i<u} G_i,
--\\max_{\\lambda_i>0} G_i]`, taken by errata 5's rule (:func:`tpm_models.models.recovery.kkt_theta`), and
-:math:`\\xi_i = \\max(0, -(G_i + \\kappa\\theta))/s_i`. When :math:`\\nu < 0` or :math:`\\nu > m u` the dual has
-no point and the QP is unbounded (its rows hold at :math:`w = 0, \\theta = 0, \\xi = 0`; the ray
-:math:`\\kappa\\,d\\theta = -1, d\\xi = 1/s` when :math:`\\nu > mu`, :math:`\\kappa\\,d\\theta = 1` when
-:math:`\\nu < 0`, lowers the objective without end).
-
-:func:`slack_form` reads the shape off the solve's :class:`~tpm_models.solvers.program.Program` (its rows' matrix,
-bounds and objective terms: no matrix of the QP is built for a model it refuses) or raises
-:class:`~tpm_models.solvers.matrices.NotAQPError` naming the first part that does not fit.
+:func:`slack_form` reads the shape off the solve's :class:`~tpm_models.solvers.program.Program` (no matrix of the QP is
+built for a model it refuses) or raises :class:`~tpm_models.solvers.matrices.NotAQPError` naming the first part that
+does not fit.
 """
 
 from __future__ import annotations

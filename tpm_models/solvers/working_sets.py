@@ -62,34 +62,20 @@ BOUND_SNAP = 1e-12
 leave multipliers of active bounds ~1e-30 off them, which would count them as free in the working sets."""
 
 OUTER_PER_POINT = 2.0
-"""Cap on the decomposition's subproblems: ``1000 + OUTER_PER_POINT * m`` (typical counts are in
-``docs/notes/bench-estimators.md``). At the cap the result is accepted, with a
-:class:`DecompositionWarning`, if its gap is within :data:`ACCEPT_GAP_TOL`, else
-:class:`DecompositionError` is raised."""
+"""Cap on the decomposition's subproblems: ``1000 + OUTER_PER_POINT * m`` (then :func:`accept_at_cap`; typical
+counts: ``docs/notes/bench-estimators.md``)."""
 
 ACCEPT_GAP_TOL = 1e-7
-"""The looser KKT gap (relative to :math:`\\nu\\kappa`, like :data:`GAP_TOL`) that a solve stopped by its cap
-must meet to be returned, with a :class:`DecompositionWarning` that reports the gap reached and what it
-bounds (objective within ``gap`` :math:`\\cdot\\,\\nu`, :math:`\\|w-w^*\\| \\le \\sqrt{2\\,\\text{gap}\\,\\nu}`), and
-``converged=False`` on the result. It is for nearly flat duals, on which :data:`GAP_TOL` can take many times
-the cap: a kernel of low numerical rank on the points (the Gaussian kernel on points much closer than
-:math:`\\sigma`) gives an optimum with thousands of free multipliers, on which first-order working sets
-converge sublinearly (an example: ``docs/notes/bench-estimators.md``). A gap above it at the cap raises
-:class:`DecompositionError`: a kernel that is not positive semidefinite on the data (the sigmoid kernel can
-be) makes the QP nonconvex and is the usual reason."""
-
+"""The looser KKT gap (relative to :math:`\\nu\\kappa`, like :data:`GAP_TOL`) that a solve stopped by its cap must
+meet to be returned, with a :class:`DecompositionWarning` and ``converged=False``; above it the cap raises
+:class:`DecompositionError` (why and when: ``docs/notes/bench-estimators.md``, "When the cap is reached")."""
 
 W_REL_TOL = 1e-3
 """A solve stopped by its cap is returned only when the gap's bound on :math:`w`, :math:`\\|w-w^*\\| \\le
 \\sqrt{2\\,\\text{gap}\\,\\nu}`, is at most ``W_REL_TOL`` :math:`\\cdot\\max(\\|w\\|, w_0)`, with
 :math:`w_0 = ` :data:`tpm_models.models.recovery.DEGENERATE_TOL` :math:`\\cdot\\,\\nu\\sqrt\\kappa` the norm
-below which a plane counts as degenerate (when
-:func:`tpm_models.learn.decomposition.solve_decomposition` is given ``w_offset``, as
-:func:`tpm_models.learn.expansion.fit_plane` does). A gap that is small against :math:`\\nu\\kappa` can still
-leave :math:`w` undetermined when :math:`\\|w\\|` itself is tiny (classes with the same distribution: uniform
-random labels gave :math:`\\|w\\|\\approx10^{-5}`, and a gap of 1e-8 left :math:`\\|w\\|^2` 50% off); such a solve
-raises :class:`DecompositionError` at its cap rather than return it. (A solve that reaches :data:`GAP_TOL`
-is returned as converged without this test: the dense path's tolerance is absolute too.)"""
+below which a plane counts as degenerate (``docs/notes/bench-estimators.md``, "When the cap is reached"). A solve
+that reaches :data:`GAP_TOL` is returned as converged without this test."""
 
 
 class DecompositionError(RuntimeError):

@@ -29,8 +29,7 @@ from tpm_models.solvers.working_sets import DecompositionError, DecompositionWar
 TOL = 1e-13
 """The backend's KKT gap, relative to :math:`\\nu\\kappa` (``solve_linear_dual``'s ``tol``; the estimators' path stops
 at :data:`~tpm_models.solvers.working_sets.GAP_TOL`, 1e-9): the certificate judges the duality gap relative to the
-objective, and (3) on Iris has an objective of -3.5e-7, whose complementarity at 1e-9 (1.3e-12) failed it; at 1e-13
-the solve of (15) at 10^5 points took a pass more (the git log)."""
+objective, and (3) on Iris has an objective of -3.5e-7, whose complementarity at 1e-9 (1.3e-12) failed it."""
 
 OPTIONS = ("tol", "working_set", "outer_working_set", "max_outer", "accept_tol")
 """The settings ``solve(model, "linear-decomposition", options=...)`` takes (those of ``solve_linear_dual``)."""

@@ -1,9 +1,8 @@
 """PIQP: an interior point on the model's matrices (:mod:`tpm_models.solvers.matrices`). Default for LP and QP.
 
 A model of at most :data:`PIQP_DENSE_MAX` variables is solved by PIQP's ``DenseSolver`` on
-:func:`~tpm_models.solvers.matrices.dense_qp_matrices` (the dense factorisation wins on the small duals: ~0.1 ms); a
-larger one by its ``SparseSolver`` on :func:`~tpm_models.solvers.matrices.sparse_qp_matrices`, where nothing of size
-rows x columns is dense (dense, (15) at 10^4 points took 10 s, and 10^5 points did not fit in 24 GB)."""
+:func:`~tpm_models.solvers.matrices.dense_qp_matrices`, a larger one by its ``SparseSolver`` on
+:func:`~tpm_models.solvers.matrices.sparse_qp_matrices`, where nothing of size rows x columns is dense."""
 
 from __future__ import annotations
 
@@ -27,15 +26,8 @@ PIQP_DENSE_MAX = 500
 
 PIQP_MAX_ITER = 100
 """The iteration cap (``max_iter``; at most :data:`~tpm_models.solvers.common.ITERATION_LIMIT`) of PIQP's sparse
-solver (models above :data:`PIQP_DENSE_MAX` variables), where an iteration costs 24 ms at 10^5 points. Measured: 9-23
-iterations on (15), (23) at p = 1 and inf of the scale benchmark at 10^4 and 10^5 points; four times that leaves
-room for a slower run. On (15) at 10^5 points, class 2 against the rest, nu = 0.1, the dual residual reached 1.05e-12
-at iteration 19 and stalled at 5.05e-12, above PIQP's 1e-12 test: the cap of 10,000 iterations took 237 s, then
-Clarabel solved it; at this cap, 3.0 s, PIQP's point taken (:data:`PIQP_ACCEPT_TOL`) and certified. The dense
-solver keeps ``ITERATION_LIMIT``: its iterations cost 50 us, and the four of the 415 QPs of ``tpm-models reproduce
---dataset iris wine`` that stall the same way (Iris duals of 155 variables; the others take 9-22 iterations) reach
-PIQP's own test, at a gap of about 1e-13, after 1,445-5,965 iterations (0.1-0.3 s), where this cap would leave
-them at 1e-10."""
+solver (models above :data:`PIQP_DENSE_MAX` variables); the dense solver keeps ``ITERATION_LIMIT`` (the
+measurements: ``docs/solvers.md``, "Defaults chosen from these numbers")."""
 
 PIQP_ACCEPT_TOL = 1e-9
 """A run stopped at its iteration cap whose primal residual, dual residual and duality gap (PIQP's, absolute: the

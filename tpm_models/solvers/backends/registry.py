@@ -59,10 +59,9 @@ class Backend:
     """Takes a model only once its ``refuses`` check has mapped every row to a convex cone (Clarabel): a model it
     solves is convex, so its certificate's KKT conditions prove optimality."""
     accurate_point: bool = False
-    """Its optimal points are accurate to about 1e-7 in the variables and multipliers on the paper's models
-    (measured: Ipopt, PIQP, DAQP, held to ``tpm_models.checks.deterministic.TOL`` and ``checks.robust.W_TOL`` by
-    ``tpm-models check``); without it, a barrier that stops at a duality gap (Gurobi, CPLEX, Xpress, MOSEK) leaves
-    about its square root in the point, and the ties against it are held to their looser documented tolerances."""
+    """Its optimal points are accurate to about 1e-7 in the variables and multipliers on the paper's models (held to
+    ``tpm_models.checks.deterministic.TOL`` and ``checks.robust.W_TOL`` by ``tpm-models check``); without it, the
+    ties against it are held to their looser documented tolerances."""
     shape: str | None = None
     """The one shape of model of its classes it takes, as the module that defines it
     (``"tpm_models.solvers.slack_form"`` for ``linear-decomposition``): its ``prepare`` refuses every other model
@@ -113,7 +112,6 @@ BACKENDS: dict[str, Backend] = {}
 """Every backend that has joined, by name, in the order they joined (``tpm-models solvers``)."""
 
 
-
 def register_backend(name: str, package: str, model_classes: set[str] | frozenset[str],
                      run: Callable[..., tuple[Termination, dict | None, str]],
                      version: Callable[[], str] | None = None,
@@ -160,33 +158,22 @@ DEFAULT_LARGE: dict[str, tuple[str, ...]] = {
     "NLP": ("clarabel", "ipopt"),
 }
 """The defaults of a model of at least :data:`LARGE_MODEL` variables, per class, in order of preference: a QP whose
-dual is a box and one equality ((15), (2), (3): :mod:`tpm_models.solvers.slack_form`) to ``linear-decomposition``
-(every other QP it refuses before running, at the cost of reading the shape off the program); then PIQP (its sparse
-solver at that size, :mod:`tpm_models.solvers.backends.piqp`) and Clarabel for LP and QP. ``solve()`` of (15)
-(make_classification, 20 features, 4 classes, class 1, nu = 0.3, alpha = 1; best of 3, load 1): 0.011 / 0.061 /
-0.093 s by linear-decomposition at 200 / 5,000 / 20,000 points (70 / 1,266 / 5,022 variables), 0.010 / 0.071 / 0.19
-s by PIQP: parity below this size, twice as fast from it (``docs/bench-scale.md`` for 10^5 and 10^6 points); never DAQP
-(dense active set) or HiGHS (its QP solver ended (15) at 10^4 points "unknown"). Measured: ``docs/bench-scale.md``."""
+dual is a box and one equality (:mod:`tpm_models.solvers.slack_form`) to ``linear-decomposition`` (every other QP it
+refuses before running), then PIQP (its sparse solver) and Clarabel for LP and QP (the measurements:
+``docs/solvers.md``, "Defaults chosen from these numbers")."""
 
 
 HUGE_MODEL = 100_000
-"""Variables from which LP and QP go to Clarabel first (:data:`DEFAULT_HUGE`): PIQP's sparse solver took 1.8 s on
-(15) at 10^5 points (25,021 variables) but more than 9 CPU minutes at 10^6 points (250,021), where Clarabel solved
-it in 92 s, certified, at 2.8 GB peak (``docs/bench-scale.md``); the threshold lies between the two measured sizes."""
+"""Variables from which :data:`DEFAULT_HUGE` holds (measured: ``docs/solvers.md``, "Defaults chosen from these
+numbers")."""
 
 DEFAULT_HUGE: dict[str, tuple[str, ...]] = {
     "LP": ("highs", "piqp"), "QP": ("linear-decomposition", "clarabel", "piqp"), "SOCP": ("clarabel", "ipopt"),
     "NLP": ("clarabel", "ipopt"),
 }
 """The defaults of a model of at least :data:`HUGE_MODEL` variables: a QP of ``linear-decomposition``'s shape to it,
-any other QP to Clarabel before PIQP, an LP to HiGHS
-before PIQP.
-
-The LP rows, measured by ``scripts/lp_defaults.py`` (a transportation LP, ``solve(model, backend)`` in a fresh
-process, every answer certified): at 10^2 / 10^3 / 10^4 / 10^5 / 10^6 variables PIQP took 0.010 / 0.016 / 0.094 /
-1.5 / 81 s, HiGHS 0.15 / 0.16 / 0.34 / 2.5 / 53 s (0.15 s of it Pyomo's solver interfaces, imported at its first
-use), Clarabel 0.010 / 0.037 / 0.17 / 2.8 / 274 s, DAQP 0.011 / 0.32 s / over 300 s (``docs/solvers.md``). So PIQP
-below :data:`HUGE_MODEL`, HiGHS from it, each the other's first fallback."""
+any other QP to Clarabel before PIQP, an LP to HiGHS before PIQP (the LP measurements: ``docs/solvers.md``, "The
+defaults and their fallbacks")."""
 
 
 FALLBACK: tuple[str, ...] = ("highs", "clarabel", "piqp", "scip", "ipopt", "gurobi", "cplex", "xpress", "mosek",
