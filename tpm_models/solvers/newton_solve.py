@@ -190,7 +190,7 @@ class Factors:
         self.X = np.ascontiguousarray(self.lu.solve(M_SD))  # rows in memory order: X y by numpy's own loop (solve)
         del M_SD
         self.M_DS = M_DS
-        C = M_DD - np.einsum("ik,kj->ij", M_DS, self.X)  # not BLAS (polish._norm)
+        C = M_DD - np.einsum("ik,kj->ij", M_DS, self.X)  # not BLAS (face_newton._norm)
         self.lu_C = scipy.linalg.lu_factor(C, check_finite=False)
         if not np.all(np.diag(self.lu_C[0])):
             raise RuntimeError("the Schur complement is exactly singular")
@@ -202,7 +202,7 @@ class Factors:
             y = self.lu.solve(rhs[self.sparse])
             out[self.dense] = scipy.linalg.lu_solve(self.lu_C, rhs[self.dense] - np.einsum("ij,j->i", self.M_DS, y),
                                                     check_finite=False)
-            out[self.sparse] = y - np.einsum("ij,j->i", self.X, out[self.dense])  # not BLAS: polish._norm
+            out[self.sparse] = y - np.einsum("ij,j->i", self.X, out[self.dense])  # not BLAS: face_newton._norm
         elif self.perm is None:
             out = self.lu.solve(rhs)
         else:
