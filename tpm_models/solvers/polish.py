@@ -30,9 +30,8 @@ POLISH_ATTEMPTS_HUGE = 3
 """Newton runs at most from :data:`POLISH_HUGE` unknowns on (the first reading, ambiguous rows released, signs)."""
 POLISH_AMBIGUOUS = 10.0
 """An active ``nonneg`` row (:math:`s_i < z_i`) whose :math:`s_i` is within this factor of :math:`z_i` is
-*ambiguous*: at a strictly complementary optimum one of :math:`s_i, z_i` is clearly larger, while a row active with a
-zero multiplier has both near :math:`\\sqrt\\mu`. When the first reading fails, one reading has every ambiguous row
-read inactive (:func:`_ambiguous_released`): the next from :data:`POLISH_LARGE` unknowns on, the last below."""
+*ambiguous* (a row active with a zero multiplier has both near :math:`\\sqrt\\mu`): when the first reading fails, one
+reading has them all read inactive (:func:`_ambiguous_released`; ``docs/solvers.md``, "The polish at scale")."""
 POLISH_ACCEPT = 1e-11
 """The largest KKT residual (:func:`kkt_residual`) of an accepted polished point."""
 POLISH_MAX_MOVE = 1e-2
@@ -135,11 +134,9 @@ def faces(cones: Sequence[Cone], s: np.ndarray, z: np.ndarray) -> list:
 def release_implied_bounds(A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Cone], blocks: list) -> list:
     """``blocks`` with every active bound :math:`x_c \\ge 0` read inactive when two active rows already imply it:
     a row :math:`x_c - y \\ge 0` read active, and :math:`y \\ge 0` from a cone block (its :math:`s_0`, or a power
-    cone's :math:`s_1`, is :math:`y`) read on its boundary or inside. That is the bound :math:`z_j \\ge 0` of the
-    perspective :math:`z_j \\ge \\tau_j` of (23)'s p-norm, :math:`(\\tau_j, r, a_j)` a power cone: with
-    :math:`|w_j|` of 1e-6, :math:`\\tau_j` is 1e-14 and all three read active, their multipliers are not unique and
-    the Newton system is singular (``docs/solvers.md``, "The polish at scale"). A released bound is still checked:
-    the polished point's KKT residual covers every row."""
+    cone's :math:`s_1`, is :math:`y`) read on its boundary or inside: (23)'s bound :math:`z_j \\ge 0` beside
+    :math:`z_j \\ge \\tau_j`, whose three multipliers are not unique near :math:`w_j = 0` (``docs/solvers.md``, "The
+    polish at scale"). A released bound is still checked: the polished point's KKT residual covers every row."""
     starts = np.cumsum([0] + [c.dim for c in cones])
     nnz = np.diff(A.indptr)
 
@@ -166,8 +163,6 @@ def release_implied_bounds(A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Cone
                 elif a1 == -1.0 and a0 == 1.0 and int(c0) in in_cone:
                     above.add(int(c1))
     out = list(blocks)
-    if not above:
-        return out
     targets = np.fromiter(above, dtype=np.int64, count=len(above))
     for k in nonneg:  # the active rows s = x_c (single(r), vectorised) of a column c in above
         active = np.flatnonzero(blocks[k])
