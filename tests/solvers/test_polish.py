@@ -256,23 +256,23 @@ def test_a_crawling_newton_run_stops_without_changing_the_answer(monkeypatch):
     (Was (23) at p = 1.5 on 2,000 points of ``random_state=0``: on the tree with equal leaves paired,
     ``powsoc``, Clarabel's point there is another, whose Newton runs end in 4 steps with or without the stop.)"""
     from benchmarks.bench_scale import scale_data
-    from tpm_models.solvers import polish as polish_module
+    from tpm_models.solvers import face_newton
     from tpm_models.solvers.powsoc import pow_as_soc
 
     X, y = scale_data(3000, seed=2)
     form = pow_as_soc(conic_form(build(23, X, y, 1, 0.3, 1.0, p=3.0, eps=0.02)))
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)
     steps = {"n": 0}
-    newton_step = polish_module.newton_step
+    newton_step = face_newton.newton_step
 
     def counted(*args):
         steps["n"] += 1
         return newton_step(*args)
 
-    monkeypatch.setattr(polish_module, "newton_step", counted)
-    results, default = {}, polish_module.POLISH_STALL
+    monkeypatch.setattr(face_newton, "newton_step", counted)
+    results, default = {}, face_newton.POLISH_STALL
     for stall in (default, math.inf):
-        monkeypatch.setattr(polish_module, "POLISH_STALL", stall)
+        monkeypatch.setattr(face_newton, "POLISH_STALL", stall)
         steps["n"] = 0
         results[stall] = (polish(form.P, form.q, form.A, form.b, form.cones, run.x, run.s, run.z), steps["n"])
     (stopped, n_stopped), (full, n_full) = results[default], results[math.inf]
@@ -281,7 +281,7 @@ def test_a_crawling_newton_run_stops_without_changing_the_answer(monkeypatch):
     assert stopped.residual_before == full.residual_before
     readings = 1 + int(re.search(r"(\d+) other readings failed", full.reason).group(1))
     assert readings >= 4  # the readings depend on Clarabel's point, which is the CPU's: 5 on an Intel Xeon, 4 on an AMD
-    assert n_full == readings * polish_module.POLISH_NEWTON and n_stopped <= n_full // 4
+    assert n_full == readings * face_newton.POLISH_NEWTON and n_stopped <= n_full // 4
 
 
 def test_p15_models_polish_on_their_power_cones_to_one_optimum():
@@ -346,8 +346,8 @@ def _newton_system(eq: int, kwargs: dict, pin: bool, points: int, release: bool 
     structure, the residual F of every equation as a function of ``u = (x, z, mu)``, the
     point ``u``, F there, the reduced Jacobian and its regularisation's signs, and the matrices P (whole) and A."""
     from benchmarks.bench_scale import scale_data
-    from tpm_models.solvers import polish as polish_module
-    from tpm_models.solvers.cone_faces import faces, release_implied_bounds
+    from tpm_models.solvers import face_newton
+    from tpm_models.solvers.polish import faces, release_implied_bounds
 
     X, y = scale_data(points)
     form = conic_form(build(eq, X, y, 1, 0.3, 1.0, eps=0.02, **kwargs))
@@ -358,22 +358,22 @@ def _newton_system(eq: int, kwargs: dict, pin: bool, points: int, release: bool 
     blocks = faces(form.cones, run.s, run.z)
     if release:
         blocks = release_implied_bounds(A, form.b, form.cones, blocks)
-    f = polish_module._Faces(form.cones, blocks, run.s)
-    mu = polish_module._mu_start(f, run.s, run.z)
+    f = face_newton._Faces(form.cones, blocks, run.s)
+    mu = face_newton._mu_start(f, run.s, run.z)
     nx, m = len(run.x), len(run.z)
     assert len(f.z_rows) > 0 and len(f.boundary) > 0  # rows eliminated, and cone faces' nonlinear rows
     x = run.x.copy()
     if pin:
         f.pin(A, nx)
         assert len(f.pin_rows) > 50  # the active bounds xi_i >= 0
-        x[f.pin_cols] = form.b[f.pin_rows] / f.pin_coef  # as polish._newton holds them
+        x[f.pin_cols] = form.b[f.pin_rows] / f.pin_coef  # as face_newton.newton_run holds them
 
     def residual(u):
-        return polish_module._residual(P, form.q, A, form.b, f, u[:nx], u[nx:nx + m], u[nx + m:])
+        return face_newton._residual(P, form.q, A, form.b, f, u[:nx], u[nx:nx + m], u[nx + m:])
 
     u = np.concatenate([x, run.z, mu])
-    fixed, reg = polish_module._fixed_jacobian(P, A, f, nx, len(mu))
-    J = polish_module._jacobian(A, f, form.b - A @ x, mu, fixed)
+    fixed, reg = face_newton._fixed_jacobian(P, A, f, nx, len(mu))
+    J = face_newton._jacobian(A, f, form.b - A @ x, mu, fixed)
     assert J.shape[0] == nx + m - len(f.z_rows) - 2 * len(f.pin_rows) + len(mu)
     return f, residual, u, residual(u), J, reg, P, A
 
@@ -390,19 +390,18 @@ def _solves_the_whole_system(residual, u: np.ndarray, F: np.ndarray, step: np.nd
 @pytest.mark.parametrize("eq, kwargs", [(28, {}), (29, {}), (26, {"p": 1.5})])
 def test_the_newton_step_without_the_z_rows_solves_the_whole_newton_system(eq, kwargs, pin):
     """The polish's Newton matrix leaves out the rows z_i = 0 of the inactive rows and interior cones (their step is
-    -z_i, eliminated exactly: polish._reduce, polish._expand), and with ``pin`` (as from POLISH_LARGE unknowns on)
+    -z_i, eliminated exactly: face_newton._reduce, _expand), and with ``pin`` (as from POLISH_LARGE unknowns on)
     also the active rows of one entry s_i = b_i - a_i x_j (the bounds xi_i >= 0), their column x_j held at
     b_i / a_i and the stationarity row of x_j, which gives dz_i back (_Faces.pin). The step it gives must solve the
     Newton system of every equation, checked against the directional derivative of the residual F itself (central
     differences along the step, an independent truth: no Jacobian written by hand). Tolerance 1e-5 of max|F|: the
     central difference moves the point by 1e-5 and leaves a second-order error of about 1e-7 of max|F| on these
     models; dropping the coupling A_Z' dz_Z of the eliminated rows leaves 5e-3 to 2."""
-    from tpm_models.solvers import polish as polish_module
+    from tpm_models.solvers import face_newton
 
     f, residual, u, F, J, reg, P, A = _newton_system(eq, kwargs, pin, 300)
     nx = len(u) - f.m - len(f.boundary)
-    step = polish_module._expand(f, F, polish_module.newton_step(J, polish_module._reduce(A, f, F, nx), reg), nx,
-                                 P, A)
+    step = face_newton._expand(f, F, face_newton.newton_step(J, face_newton._reduce(A, f, F, nx), reg), nx, P, A)
     assert not step[f.pin_cols].any()
     assert _solves_the_whole_system(residual, u, F, step) <= 1e-5
 
@@ -419,18 +418,18 @@ def test_the_schur_factors_solve_the_same_newton_system(eq, kwargs):
     by central differences as in the test above (1e-5); where J is nonsingular ((28), (26)) it is the step of the
     LU of the whole matrix to 1e-8 (relative, the conditioning of these systems; (29) at its optimum w = 0 has
     multipliers that are not unique, so its steps may differ in those directions and only the equations judge)."""
-    from tpm_models.solvers import polish as polish_module
+    from tpm_models.solvers import face_newton
 
     f, residual, u, F, J, reg, P, A = _newton_system(eq, kwargs, True, 1000, release=True)
     nx = len(u) - f.m - len(f.boundary)
-    rhs = polish_module._reduce(A, f, F, nx)
+    rhs = face_newton._reduce(A, f, F, nx)
     schur = newton_solve.Factors(J, reg, large=True)
     assert schur.sparse is not None and len(schur.dense) >= 20  # the Schur complement was taken
     r, c = newton_solve.equilibrate(J)
     assert np.array_equal(schur.r, r) and np.array_equal(schur.c, c)
     step, size = newton_solve.refine(J, rhs, schur)
     assert step is not None and size <= 1e-14
-    assert _solves_the_whole_system(residual, u, F, polish_module._expand(f, F, step, nx, P, A)) <= 1e-5
+    assert _solves_the_whole_system(residual, u, F, face_newton._expand(f, F, step, nx, P, A)) <= 1e-5
     whole, _ = newton_solve.refine(J, rhs, newton_solve.Factors(J, reg))
     if eq != 29:
         assert np.max(np.abs(step - whole)) <= 1e-8 * np.max(np.abs(whole))

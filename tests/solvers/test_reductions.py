@@ -16,11 +16,10 @@ import scipy.sparse as sp
 from tpm_models.solvers import BACKENDS
 from tpm_models.solvers.clarabel_runs import Polisher, RetryPolicy, Runner, RunPlan
 from tpm_models.solvers.clarabel_settings import ClarabelSettings
-from tpm_models.solvers.cone_faces import kkt_residual
 from tpm_models.solvers.cones import Cone
 from tpm_models.solvers.conic_program import ConicProgram
 from tpm_models.solvers.merged_columns import MERGE_MIN_ROWS
-from tpm_models.solvers.polish import POLISH_ACCEPT
+from tpm_models.solvers.polish import POLISH_ACCEPT, kkt_residual
 from tpm_models.solvers.reductions import DropImpliedBounds, MergeColumns, PowAsSoc, reduce
 
 OBJ_TOL = 1e-9

@@ -307,7 +307,7 @@ def test_a_dual_of_the_second_order_cone_form_maps_back_to_the_power_cones(iris,
     import scipy.sparse as sp
 
     from tpm_models.solvers.clarabel_runs import clarabel_solve
-    from tpm_models.solvers.cone_faces import kkt_residual
+    from tpm_models.solvers.polish import kkt_residual
     from tpm_models.solvers.powsoc import dual_of_power_form, pow_as_soc_map
 
     X, y = iris

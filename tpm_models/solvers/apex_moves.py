@@ -11,13 +11,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from tpm_models.certify.tolerances import APEX_TOL
-from tpm_models.solvers.cone_faces import faces
 from tpm_models.solvers.cones import ConeKind, ConicForm
+from tpm_models.solvers.polish import faces
 
 
 def apex_point(form: ConicForm, x: np.ndarray, z: np.ndarray) -> np.ndarray | None:
     """``x`` with the power cones of ``form`` that read at their apex at ``(x, z)`` (the polish's reading,
-    :func:`~tpm_models.solvers.cone_faces.faces`) put there as the polish puts them (:mod:`tpm_models.solvers.polish`:
+    :func:`~tpm_models.solvers.polish.faces`) put there as the polish puts them (:mod:`tpm_models.solvers.polish`:
     :math:`s = 0` on the block, each row of one column :math:`s_i = b_i - a_i x_c` snapped to :math:`x_c = b_i / a_i`
     exactly), ``None`` when no power cone reads so. A perspective block :math:`(\\tau, r, a)` there has :math:`r = 0`,
     where the row :math:`c\\,a^q r^{1-q} \\le d z` has no value ((23) at p = 3 on 10^5 points, whose optimum is

@@ -1,12 +1,8 @@
-"""The linear algebra of the polish's Newton steps (:mod:`tpm_models.solvers.polish`): :math:`J\\,\\Delta = -F` solved
-through the LU factors of the Ruiz-equilibrated, regularised :math:`J + \\rho\\,\\mathrm{diag}(\\text{reg})`
-(:class:`Factors`) and iterative refinement on :math:`J` itself (:func:`refine`), so that the step is the one of
-:math:`J`, not of the regularised matrix; at scale the factors of a run's first step are reused by the next steps
-(:data:`POLISH_REUSE`), and the dense rows and columns are eliminated by a Schur complement (:meth:`Factors._schur`)
-or ordered last (:func:`dense_last`).
-
-One concern: factorising and solving a Newton system. What the system is (the faces, the residual, the Jacobian)
-is :mod:`tpm_models.solvers.polish`'s.
+"""The linear algebra of the polish's Newton steps (:func:`newton_step`, for :mod:`tpm_models.solvers.face_newton`,
+which says what the system is): :math:`J\\,\\Delta = -F` solved through the LU factors of the Ruiz-equilibrated,
+regularised :math:`J + \\rho\\,\\mathrm{diag}(\\text{reg})` (:class:`Factors`) and iterative refinement on :math:`J`
+itself (:func:`refine`), so that the step is the one of :math:`J`, not of the regularised matrix. Measured:
+``docs/solvers.md``, "The polish at scale".
 """
 
 from __future__ import annotations
@@ -26,23 +22,19 @@ POLISH_SWEEPS = 5
 """Ruiz equilibration sweeps of each Newton system (:func:`equilibrate`)."""
 
 POLISH_REUSE = 1e-14
-"""When a Newton run keeps its factors (:func:`newton_step`'s ``kept``: the polish does from ``POLISH_LARGE``
-unknowns on), a step is first solved with the factors of the run's first step (the Newton matrix changes only in
-the cone blocks' rows) and iterative refinement on its own matrix; that step is taken when its residual
-:math:`\\|J\\,step + F\\|_\\infty` is at most 1e-14 of :math:`\\max(1, \\|F\\|_\\infty)`, else the matrix is
-factorised. Each polished point is still judged by its KKT residual (``POLISH_ACCEPT``)."""
+"""A step solved with the kept factors of a run's first step (:func:`newton_step`'s ``kept``) is taken when its
+residual :math:`\\|J\\,step + F\\|_\\infty` is at most 1e-14 of :math:`\\max(1, \\|F\\|_\\infty)`; else the matrix is
+factorised."""
 
 POLISH_DENSE = 50
 """More nonzeros than this make a row or column of the Newton matrix *dense* for :func:`dense_last`."""
 POLISH_SCHUR = 100
 """At most this many dense rows and columns (:data:`POLISH_DENSE`) are eliminated by a dense Schur complement
 (:meth:`Factors._schur`), from the polish's ``POLISH_LARGE`` unknowns on; more, or none, and the whole matrix is
-factorised in the order of :func:`dense_last`. 41 dense unknowns on (29), 21-22 on (23), (26)-(28) at 10^5 points."""
+factorised in the order of :func:`dense_last`."""
 POLISH_SCHUR_SIZE = 10_000_000
 """At most this many entries :math:`n_S n_D` in :math:`X = M_{SS}^{-1} M_{SD}` (:meth:`Factors._schur`: 80 MB; the
-equilibration holds five more arrays of that size, for a moment), else the whole matrix is factorised. At 10^6
-points (15) has 3.1 million (149,969 sparse unknowns, 21 dense) and (28) 0.5 million (249,956 and 2); the peak
-memory of both processes is Clarabel's run, unchanged (``docs/notes/bench-scale-history.md``)."""
+equilibration holds five more arrays of that size, for a moment), else the whole matrix is factorised."""
 
 
 def equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray, np.ndarray]:
@@ -105,9 +97,8 @@ def _dense(M: sp.spmatrix) -> np.ndarray:
 
 def dense_last(M: sp.spmatrix) -> np.ndarray:
     """A symmetric ordering of ``M``: the rows and columns with more than :data:`POLISH_DENSE` nonzeros (the
-    columns of :math:`w`, :math:`\\theta`, :math:`t` that every margin row holds) last, the others in their order.
-    Each point's rows then eliminate with fill only in the dense block: on (28) at 10^5 points, 1.3 million
-    nonzeros in the factors and 0.3 s, against 30 million and 4.5 s with SuperLU's own COLAMD ordering."""
+    columns of :math:`w`, :math:`\\theta`, :math:`t` that every margin row holds) last, the others in their order:
+    each point's rows then eliminate with fill only in the dense block."""
     dense = _dense(M)
     return np.concatenate([np.flatnonzero(~dense), np.flatnonzero(dense)])
 
@@ -148,12 +139,8 @@ class Factors:
         """``J`` equilibrated (:func:`equilibrate`'s scaling, computed on the blocks: :func:`_equilibrate_blocks`)
         plus ``diag(diagonal)``, in blocks, sparse ``S`` and dense ``D``: the LU of :math:`M_{SS}` (SuperLU, its own
         ordering and pivoting), :math:`X = M_{SS}^{-1} M_{SD}` (one column per dense unknown) and the LU of the Schur
-        complement :math:`C = M_{DD} - M_{DS} X` (LAPACK, partial pivoting). Each point's rows of (29) at 10^5
-        points (42 nonzeros, all but :math:`z_i` in the 41 dense columns of :math:`w`, :math:`s`, :math:`\\theta`)
-        made the LU of the whole matrix pivot off the dense-last order: 3.1 million nonzeros in its factors and
-        0.21 s; :math:`M_{SS}` is then diagonal and :math:`C` 41 x 41 (``docs/notes/bench-scale-history.md``,
-        "the polish at 10^5"). ``RuntimeError`` if :math:`M_{SS}` or :math:`C` is exactly singular (then so is the
-        matrix)."""
+        complement :math:`C = M_{DD} - M_{DS} X` (LAPACK, partial pivoting). ``RuntimeError`` if :math:`M_{SS}` or
+        :math:`C` is exactly singular (then so is the matrix)."""
         n = J.shape[0]
         self.sparse, self.dense = S, D = np.flatnonzero(~dense), np.flatnonzero(dense)
         ns, nd = len(S), len(D)
@@ -190,7 +177,7 @@ class Factors:
         self.X = np.ascontiguousarray(self.lu.solve(M_SD))  # rows in memory order: X y by numpy's own loop (solve)
         del M_SD
         self.M_DS = M_DS
-        C = M_DD - np.einsum("ik,kj->ij", M_DS, self.X)  # not BLAS (polish._norm)
+        C = M_DD - np.einsum("ik,kj->ij", M_DS, self.X)  # not BLAS (face_newton._norm)
         self.lu_C = scipy.linalg.lu_factor(C, check_finite=False)
         if not np.all(np.diag(self.lu_C[0])):
             raise RuntimeError("the Schur complement is exactly singular")
@@ -202,7 +189,7 @@ class Factors:
             y = self.lu.solve(rhs[self.sparse])
             out[self.dense] = scipy.linalg.lu_solve(self.lu_C, rhs[self.dense] - np.einsum("ij,j->i", self.M_DS, y),
                                                     check_finite=False)
-            out[self.sparse] = y - np.einsum("ij,j->i", self.X, out[self.dense])  # not BLAS: polish._norm
+            out[self.sparse] = y - np.einsum("ij,j->i", self.X, out[self.dense])  # not BLAS: face_newton._norm
         elif self.perm is None:
             out = self.lu.solve(rhs)
         else:
@@ -229,11 +216,10 @@ def refine(J: sp.csc_matrix, F: np.ndarray, factors: Factors) -> tuple[np.ndarra
 
 
 def newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray, kept: list | None = None) -> np.ndarray | None:
-    """``J step = -F`` through the LU factors of the equilibrated ``J + POLISH_REG diag(reg)`` (:func:`equilibrate`)
-    and iterative refinement on ``J`` itself. ``kept``: a list (the polish passes one from ``POLISH_LARGE`` unknowns
-    on, else ``None``) holding the factors of an earlier step of the same Newton run: they are tried first, as a
-    preconditioner of the refinement on this ``J``, and kept when the refined step meets :data:`POLISH_REUSE` (else
-    ``J`` is factorised, its dense rows and columns by a Schur complement or last: :class:`Factors`)."""
+    """``J step = -F`` (the module docstring), ``None`` when ``J`` is exactly singular even regularised. ``kept``: a
+    list (``face_newton.newton_run`` passes one from ``POLISH_LARGE`` unknowns on) holding the factors of an earlier
+    step of the same run, tried first and kept while the refined step meets :data:`POLISH_REUSE` (else ``J`` is
+    factorised, from ``POLISH_LARGE`` on its dense rows and columns apart: :class:`Factors`)."""
     if kept:
         step, size = refine(J, F, kept[0])
         if step is not None and size <= POLISH_REUSE:

@@ -13,10 +13,7 @@ A block :math:`(s_0, s_1, s_2) \\in \\mathcal K_{\\mathrm{pow}}(\\alpha)`, :math
 * :math:`\\rho \\le (s_0^{a} s_1^{d-a} \\rho^{2^L-d})^{1/2^L}` (:math:`2^L \\ge d`), the geometric mean as a binary tree
   of rotated cones :math:`g^2 \\le y z` (:math:`\\|(y - z, 2g)\\|_2 \\le y + z`), one new column per inner node.
   Equal leaves are paired first, without a cone (:math:`\\sqrt{y\\,y} = y`): a leaf taken :math:`c` times enters
-  the tree once per bit of :math:`c`, so the tree has one rotated cone fewer than the bits of :math:`a`,
-  :math:`d - a` and :math:`2^L - d` (for :math:`\\alpha` = 1/3 or 2/3, the leaves :math:`s_0, s_1, s_1, \\rho` or
-  :math:`s_0, s_0, s_1, \\rho`: 2 cones, not 3), as many as cvxpy's ``pnorm`` writes (counted on its form;
-  ``docs/solvers.md``, "Power cones as second-order cones").
+  the tree once per bit of :math:`c` (the count: ``docs/solvers.md``, "The tree of rotated cones").
 
 Since :math:`\\rho \\ge 0`, :math:`\\rho^{2^L} \\le s_0^a s_1^{d-a} \\rho^{2^L - d}` is
 :math:`\\rho^d \\le s_0^a s_1^{d-a}`, the power cone's inequality. The new columns come after the form's own,
@@ -179,8 +176,8 @@ def implied_bounds(A: sp.spmatrix, b: np.ndarray, cones: list[Cone]) -> np.ndarr
 
     Each implication uses rows of two or more nonzeros and cones only, never another bound, so every row returned can
     be dropped at once and the feasible set stays the same (:func:`without_rows`). The bounds a second-order cone
-    implies (its :math:`s_0`: (26)'s :math:`t, u \\ge 0`) are kept: left out too, Clarabel's point of (26) at p = 1.5
-    on 10^5 points was no longer polished (measured, ``docs/bench-scale.md``)."""
+    implies (its :math:`s_0`: (26)'s :math:`t, u \\ge 0`) are kept (why: ``docs/solvers.md``, "The implied bounds
+    left out of Clarabel's run")."""
     A = sp.csr_matrix(A)
     nnz = np.diff(A.indptr)
     starts = np.cumsum([0] + [c.dim for c in cones])
