@@ -17,7 +17,7 @@ from tpm_models import Kernel, build
 from tpm_models import solvers as S
 from tpm_models.certify.certificate import certify
 from tpm_models.certify.tolerances import KKT_TOL
-from tpm_models.solvers.clarabel_settings import ClarabelSettings
+from tpm_models.solvers.clarabel_runs import ClarabelSettings
 from tpm_models.solvers.common import ModelError, SolutionStatus, SolverUnavailableError, Termination
 from tpm_models.solvers.dispatch import solve
 from tpm_models.solvers.structure import model_traits

@@ -23,7 +23,7 @@ from tpm_models.models.robust_duals import multipliers_from_primal, omitted_cons
 from tpm_models.models.shapes import dual_constant
 from tpm_models.solvers import clarabel_runs
 from tpm_models.solvers.backends import clarabel as clarabel_backend
-from tpm_models.solvers.clarabel_settings import ClarabelSettings
+from tpm_models.solvers.clarabel_runs import ClarabelSettings
 from tpm_models.solvers.common import NoOptimalSolutionError, SolverUnavailableError, Termination
 from tpm_models.solvers.compare import objective_scale, rel_dist, rel_gap
 from tpm_models.solvers.conic import Cone, NotConicError, conic_form

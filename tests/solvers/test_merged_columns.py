@@ -1,4 +1,4 @@
-"""Columns merged for the solver's run (:mod:`tpm_models.solvers.merged_columns`).
+"""Columns merged for the solver's run (:class:`tpm_models.solvers.reductions.MergeColumns`).
 
 Truths: the algebra of the merge (the merged rows at :math:`(x, k^\\top x_G)` equal the original rows at :math:`x`),
 the original form's own optimality conditions at the mapped-back point, and runs of the same form or model without
@@ -13,11 +13,10 @@ from benchmarks.bench_scale import scale_data
 from tpm_models import build
 from tpm_models.solvers import solve
 from tpm_models.solvers.backends.piqp import piqp_matrices
-from tpm_models.solvers.clarabel_runs import clarabel_solve
-from tpm_models.solvers.clarabel_settings import ClarabelSettings
+from tpm_models.solvers.clarabel_runs import ClarabelSettings, clarabel_solve
 from tpm_models.solvers.conic import conic_form
 from tpm_models.solvers.matrices import qp_matrices, sparse_qp_matrices
-from tpm_models.solvers.merged_columns import MERGE_MIN_ROWS, rank_one_columns
+from tpm_models.solvers.reductions import MERGE_MIN_ROWS, ConicProgram, ConicSolution, MergeColumns, rank_one_columns
 
 EPS = 0.02
 
@@ -50,8 +49,10 @@ def test_the_margin_columns_are_found_and_merged_exactly():
     group = merged.groups[0]
     assert group.columns.tolist() == [3, 4, 5, 6] and group.rows.tolist() == list(range(1_500))
     assert group.ratios.tolist() == [1.0, -EPS, -EPS, -EPS]
-    P, q, Am, b, cones = merged.form(sp.csc_matrix((A.shape[1], A.shape[1])), np.zeros(A.shape[1]), A,
-                                     np.zeros(A.shape[0]), [])
+    reduction = MergeColumns()
+    P, q, Am, b, cones = vars(reduction.forward(ConicProgram(sp.csc_matrix((A.shape[1], A.shape[1])),
+                                                             np.zeros(A.shape[1]), A, np.zeros(A.shape[0]),
+                                                             []))).values()
     assert Am.shape == (A.shape[0] + 1, A.shape[1] + 1) and P.shape == (A.shape[1] + 1,) * 2
     assert q.size == A.shape[1] + 1 and b.size == A.shape[0] + 1
     assert A.nnz - Am.nnz == 4 * 1_500 - 1_500 - 5  # 4 entries a row become 1; the new row holds 5
@@ -61,7 +62,8 @@ def test_the_margin_columns_are_found_and_merged_exactly():
     y = Am @ np.append(x, v)
     assert np.abs(y[:-1] - A @ x).max() <= 1e-14 * np.abs(A @ x).max()
     assert y[-1] == pytest.approx(0.0, abs=1e-15)
-    assert [a.shape for a in merged.point(np.append(x, v), y, y)] == [(A.shape[1],), (A.shape[0],), (A.shape[0],)]
+    back = reduction.back(ConicSolution(np.append(x, v), y, y))
+    assert [a.shape for a in (back.x, back.s, back.z)] == [(A.shape[1],), (A.shape[0],), (A.shape[0],)]
     # entry for entry against the merge written densely: the group's entries on the block moved to v, the new row
     dense = np.zeros((A.shape[0] + 1, A.shape[1] + 1))
     dense[:-1, :-1] = A.toarray()

@@ -127,7 +127,7 @@ def test_a_cone_read_at_its_apex_with_a_dual_outside_is_read_inside(monkeypatch,
     assert truth.certified and abs(r.objective - truth.objective) <= 1e-12  # both 0 to 1e-12: absolute
     assert np.max(np.abs(r.values["w"])) <= 1e-12
     if "signs corrected" not in r.message:  # Clarabel's point (the CPU's, and the columns merged for its run,
-        return  # merged_columns) is polished on its first reading: no apex to read inside (the unit test below)
+        return  # reductions.MergeColumns) is polished on its first reading: no apex to read inside (unit test below)
     monkeypatch.setattr(polish_module, "outside_dual", lambda cone, z: 0.0)  # an apex never read inside: as before
     before = solve(build(29, X, y, c, nu, 1.0, eps=0.1), "clarabel")
     assert before.optimal and not before.certified, before.message

@@ -1,4 +1,5 @@
-"""The reductions of the Clarabel backend (:mod:`tpm_models.solvers.reductions`), each alone against its inverse.
+"""The reductions of the Clarabel backend (:mod:`tpm_models.solvers.reductions`,
+:mod:`tpm_models.solvers.power_reductions`), each alone against its inverse.
 
 Truth: the same program solved directly. Each program is solved twice by the backend's retry policy, directly and
 through the reduction with its point mapped back (:meth:`~tpm_models.solvers.reductions.Reduction.back`), both
@@ -14,13 +15,11 @@ import pytest
 import scipy.sparse as sp
 
 from tpm_models.solvers import BACKENDS
-from tpm_models.solvers.clarabel_runs import Polisher, RetryPolicy, Runner, RunPlan
-from tpm_models.solvers.clarabel_settings import ClarabelSettings
+from tpm_models.solvers.clarabel_runs import ClarabelSettings, Polisher, RetryPolicy, Runner, RunPlan
 from tpm_models.solvers.cones import Cone
-from tpm_models.solvers.conic_program import ConicProgram
-from tpm_models.solvers.merged_columns import MERGE_MIN_ROWS
 from tpm_models.solvers.polish import POLISH_ACCEPT, kkt_residual
-from tpm_models.solvers.reductions import DropImpliedBounds, MergeColumns, PowAsSoc, reduce
+from tpm_models.solvers.power_reductions import DropImpliedBounds, PowAsSoc
+from tpm_models.solvers.reductions import MERGE_MIN_ROWS, Chain, ConicProgram, MergeColumns
 
 OBJ_TOL = 1e-9
 """Relative gap of the two optima (both polished KKT points to 1e-11, objectives of order 0.1-10: measured below
@@ -44,11 +43,10 @@ def clarabel():
 
 
 def solve(program: ConicProgram, reductions: list, polish: bool = True):
-    """The retry policy on ``reduce(program, reductions)``, its point mapped back and polished on ``program``."""
-    reduced = reduce(program, reductions)
+    """The retry policy on ``program`` through ``reductions``, its point mapped back and polished on ``program``."""
     polisher = Polisher(program, SETTINGS) if polish else None
     plan = RunPlan(SETTINGS.ladder, judged=True, polish_short=True)  # the backend's: a point short may be polished
-    run = RetryPolicy(Runner(reduced, reductions, SETTINGS), plan, SETTINGS, polisher).solve()
+    run = RetryPolicy(Runner(Chain(program, reductions), SETTINGS), plan, SETTINGS, polisher).solve()
     return run
 
 
@@ -184,7 +182,7 @@ def margin_program(seed: int, m: int = MERGE_MIN_ROWS + 200, eps: float = 0.05) 
     :math:`\\min \\tfrac12\\|w\\|^2 + 0.5\\,\\theta + 0.05\\,r + e^\\top\\xi / m` s.t.
     :math:`X_i w + \\theta - \\varepsilon r + \\xi_i \\ge 1`, :math:`\\xi \\ge 0`, :math:`r \\ge \\pm w_j`:
     :math:`\\theta` and :math:`r` enter every margin row in the ratio :math:`-\\varepsilon` (one merged group,
-    :func:`~tpm_models.solvers.merged_columns.rank_one_columns`)."""
+    :func:`~tpm_models.solvers.reductions.rank_one_columns`)."""
     rng = np.random.default_rng(seed)
     d = 3
     n = d + 2 + m

@@ -288,7 +288,7 @@ def test_clarabel_power_cones_are_rewritten_after_a_failure_below_the_size_thres
     first run on its power cones, which fail, then as second-order cones, and the message names the failure; the
     optimum is the one reached directly (truth: the same model's SOC path, above)."""
     from benchmarks.bench_scale import scale_data
-    from tpm_models.solvers.clarabel_settings import ClarabelSettings
+    from tpm_models.solvers.clarabel_runs import ClarabelSettings
 
     X, y = scale_data(10_000)
     direct = solve(build(23, X, y, 1, NU, ALPHA, p=1.5, eps=EPS), "clarabel")

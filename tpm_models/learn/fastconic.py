@@ -42,8 +42,7 @@ import scipy.sparse as sp
 
 from tpm_models.models.norms import check_p, conjugate
 from tpm_models.models.recovery import choose_theta, theta_interval_primal
-from tpm_models.solvers.clarabel_runs import clarabel_solve
-from tpm_models.solvers.clarabel_settings import CLARABEL_STATUS, DEFAULT_SETTINGS
+from tpm_models.solvers.clarabel_runs import CLARABEL_STATUS, DEFAULT_SETTINGS, clarabel_solve
 from tpm_models.solvers.common import Termination
 from tpm_models.solvers.cones import Cone, ConeKind
 

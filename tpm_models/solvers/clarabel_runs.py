@@ -1,40 +1,157 @@
-"""Clarabel's runs on a conic program (:class:`~tpm_models.solvers.conic_program.ConicProgram`): one run
-(:class:`Runner`, its columns merged for the run and its point mapped back through the reductions), the retry
-policy (:class:`RetryPolicy`: the ladder of tolerances, the rescue run, the last resorts) and the polish of its points
-behind one interface (:class:`Polisher`).
+"""Clarabel on a conic program (:class:`~tpm_models.solvers.reductions.ConicProgram`): its settings
+(:class:`ClarabelSettings`, one frozen object), one run (:class:`Runner`, on the program through the solve's
+:class:`~tpm_models.solvers.reductions.Chain` of reductions, its point mapped back), the retry policy
+(:class:`RetryPolicy`: the ladder of tolerances, the rescue run, the last resorts) and the polish of its points
+behind one interface (:class:`Polisher`). What each step does and why each setting has its value: ``docs/solvers.md``,
+"The backend's pipeline" and "Clarabel's settings".
 
-Two callers: the backend of ``solve(model, "clarabel")`` (:mod:`tpm_models.solvers.backends.clarabel`, which builds
-the program from a model, picks its reductions and loads the point) and :func:`clarabel_solve`, the same on a program
-given as matrices (the estimators' dense adapter :mod:`tpm_models.learn.fastconic`, and the tests).
-
-The retry policy, in order (the settings: :class:`~tpm_models.solvers.clarabel_settings.ClarabelSettings`):
-
-1. a run at each tolerance of the ladder, until one ends ``Solved`` or ``AlmostSolved`` meeting ``accept_tol``
-   (:func:`meets`), or infeasible, or out of time; where a certificate judges the point, the first ``AlmostSolved``
-   point within ``polish_almost_tol`` is polished and, when the polish is accepted, taken;
-2. else one rescue run at ``accept_tol`` with ``rescue_reg``;
-3. else, where a certificate judges the point, the best ``AlmostSolved`` point within ``last_resort_tol``, or the one
-   of least residuals polished to ``last_resort_tol`` (``last_resort_polish``).
-
-:func:`meets` is Clarabel's own test of its full tolerances, asked at ``accept_tol``: Clarabel's reduced tolerances
-(``reduced_tol_*``) cannot take its place, since the points that fail them must stay ``AlmostSolved`` for steps 1
-and 3.
+Two entries: :func:`pipeline_solve`, the pipeline of ``solve(model, "clarabel")`` on a model's conic form (the backend,
+:mod:`tpm_models.solvers.backends.clarabel`, builds the form and loads the point), and :func:`clarabel_solve`, the
+retry policy on a program given as matrices, no certificate judging its point (the estimators' dense adapter
+:mod:`tpm_models.learn.fastconic`, and the tests).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
 
 from tpm_models.certify.tolerances import GAP_FLOOR
-from tpm_models.solvers.clarabel_settings import DEFAULT_SETTINGS, ClarabelSettings, clarabel_cones, clarabel_options
-from tpm_models.solvers.cones import Cone
-from tpm_models.solvers.conic_program import ConicProgram, ConicSolution
+from tpm_models.solvers.common import Termination
+from tpm_models.solvers.cones import Cone, ConeKind
 from tpm_models.solvers.polish import Polished, polish
-from tpm_models.solvers.reductions import MergeColumns, Reduction, restore
+from tpm_models.solvers.power_reductions import DropImpliedBounds, PowAsSoc
+from tpm_models.solvers.powsoc import rational
+from tpm_models.solvers.reductions import Chain, ConicProgram, ConicSolution, Reduction
+
+
+@dataclass(frozen=True)
+class ClarabelSettings:
+    """The settings of the Clarabel backend's pipeline (why each value: ``docs/solvers.md``, "Clarabel's
+    settings"); given as ``solve(model, "clarabel", options={"settings": ClarabelSettings(...)})``."""
+
+    ladder: tuple[float, ...] = (1e-12, 1e-10, 1e-8)
+    """The tolerance of each run in turn (gap, feasibility, infeasibility), while a run ends neither ``Solved`` nor
+    with a point taken."""
+    soc_ladder: tuple[float, ...] = (1e-12,)
+    """The runs before the rescue on a program whose power cones are written as second-order cones up front."""
+    feas_tol: float = 1e-9
+    """Clarabel's ``tol_feas`` on a program without power cones (its first run stops no later than a tighter one)."""
+    apex_gap_tol: float = 1e-13
+    """The duality gap asked on a program whose power cones are written as second-order cones: an optimum at the
+    cones' apex is not polished, so its gap must stay under the certificate's floor (1e-12)."""
+    accept_tol: float = 1e-8
+    """An ``AlmostSolved`` point that meets this by Clarabel's own tests (:func:`meets`) is taken as optimal; also
+    the tolerance of the rescue run."""
+    refine_tol: float = 1e-15
+    """Clarabel's iterative refinement (relative and absolute) below :attr:`refine_large` columns."""
+    refine_large: int = 10_000
+    """From this many columns on, Clarabel's own refinement."""
+    ktratio_tol: float = 1e-7
+    """Clarabel's ``tol_ktratio``: under it a point is optimal, not a certificate of infeasibility."""
+    static_reg: float = 1e-9
+    """Clarabel's ``static_regularization_constant`` of every run but the rescue."""
+    rescue_reg: float = 1e-7
+    """The static regularisation of the rescue run, made when every run of the ladder failed."""
+    max_iter: int = 500
+    """Clarabel's iteration cap."""
+    last_resort_tol: float = 1e-6
+    """When no run meets :attr:`accept_tol`, the best ``AlmostSolved`` point within this (residuals and relative
+    gap) is taken and judged by the model's certificate (only where there is one)."""
+    polish_almost_tol: float = 1e-6
+    """An ``AlmostSolved`` point short of :attr:`accept_tol` whose residuals are within this is polished before the
+    next run; taken when the polish is accepted (only where a certificate judges it)."""
+    polish_almost_accept: float = 1e-8
+    """The largest KKT residual of that polish (a ``Solved`` point's polish asks
+    :data:`~tpm_models.solvers.polish.POLISH_ACCEPT`)."""
+    polish: bool = True
+    """Polish every optimal point (:func:`~tpm_models.solvers.polish.polish`)."""
+    last_resort_polish: bool = True
+    """When no point is taken otherwise, polish the ``AlmostSolved`` point of least residuals once more, accepted at
+    :attr:`last_resort_tol`, for the certificate to judge."""
+    pin: bool = True
+    """The polish pins the columns of active bounds at scale (:func:`~tpm_models.solvers.polish.polish`'s ``pin``)."""
+    merge_columns: bool = True
+    """Run on the program with its rank-one column blocks merged (:class:`~tpm_models.solvers.reductions.
+    MergeColumns`)."""
+    drop_implied_bounds: bool = True
+    """Leave out the implied bound rows (:class:`~tpm_models.solvers.power_reductions.DropImpliedBounds`) when the
+    power cones are written as second-order cones up front: their multipliers are not unique."""
+    pow_as_soc_columns: int = 2_000
+    """From this many columns on, power cones are written as second-order cones before the first run; below, only
+    after a run on them failed."""
+    forget_rows_large: int = 250_000
+    """From this many rows on, the model's rows as read are let go before the run (the certificate reads them
+    again)."""
+
+
+DEFAULT_SETTINGS = ClarabelSettings()
+"""The settings of ``solve(model, "clarabel")`` unless ``options["settings"]`` says otherwise."""
+
+
+def split_options(options: dict | None) -> tuple[ClarabelSettings, dict]:
+    """``options`` of ``solve(model, "clarabel", options=...)`` as the pipeline's settings (``options["settings"]``,
+    else :data:`DEFAULT_SETTINGS`) and Clarabel's own (the rest, over the pipeline's in every run)."""
+    rest = dict(options or {})
+    settings = rest.pop("settings", DEFAULT_SETTINGS)
+    if not isinstance(settings, ClarabelSettings):
+        raise TypeError(f"options['settings'] must be a ClarabelSettings, not {type(settings).__name__}")
+    return settings, rest
+
+
+def clarabel_options(settings: ClarabelSettings, tol: float, columns: int = 0, feas_tol: float | None = None,
+                     gap_tol: float | None = None, reg: float | None = None, time_limit: float | None = None,
+                     options: dict | None = None) -> dict:
+    """Clarabel's settings (``DefaultSettings`` names) of one run at tolerance ``tol`` on a program of ``columns``
+    columns (0: always :attr:`~ClarabelSettings.refine_tol`), then ``time_limit`` and the user's ``options`` over
+    them. ``feas_tol``: a looser ``tol_feas`` (``None``: ``tol``); ``gap_tol``: a tighter duality gap (``None``:
+    ``tol``); ``reg``: the static regularisation (``None``: :attr:`~ClarabelSettings.static_reg`)."""
+    gap = tol if gap_tol is None else min(tol, gap_tol)
+    out = {"verbose": False, "tol_gap_abs": gap, "tol_gap_rel": gap,
+           "tol_feas": tol if feas_tol is None else max(tol, feas_tol), "tol_infeas_abs": tol,
+           "tol_infeas_rel": tol, "tol_ktratio": settings.ktratio_tol,
+           "static_regularization_constant": settings.static_reg if reg is None else reg,
+           "max_iter": settings.max_iter}
+    if columns < settings.refine_large:
+        out["iterative_refinement_reltol"] = out["iterative_refinement_abstol"] = settings.refine_tol
+    if time_limit is not None:
+        out["time_limit"] = float(time_limit)
+    return {**out, **(options or {})}
+
+
+def clarabel_cones(cones: Sequence[Cone]) -> list[Any]:
+    """Clarabel's cone objects of the :class:`~tpm_models.solvers.cones.Cone` s ``cones``, in their order."""
+    import clarabel  # an optional extra: imported when a run is made
+
+    made = {ConeKind.ZERO: lambda c: clarabel.ZeroConeT(c.dim),
+            ConeKind.NONNEG: lambda c: clarabel.NonnegativeConeT(c.dim),
+            ConeKind.SOC: lambda c: clarabel.SecondOrderConeT(c.dim),
+            ConeKind.POW: lambda c: clarabel.PowerConeT(c.alpha)}
+    unknown = sorted({str(c.kind) for c in cones} - made.keys())
+    if unknown:
+        raise ValueError(f"unknown cone kind(s) {unknown}")
+    return [made[c.kind](c) for c in cones]
+
+
+CLARABEL_STATUS = {
+    "Solved": Termination.OPTIMAL,
+    # "AlmostSolved" met only Clarabel's reduced tolerances (5e-5): deliberately not optimal
+    "AlmostSolved": Termination.NUMERICAL_ERROR,
+    "PrimalInfeasible": Termination.INFEASIBLE,
+    "DualInfeasible": Termination.INFEASIBLE_OR_UNBOUNDED,  # a ray of the dual's infeasibility: unbounded if feasible
+    "AlmostPrimalInfeasible": Termination.NUMERICAL_ERROR,
+    "AlmostDualInfeasible": Termination.NUMERICAL_ERROR,
+    "MaxIterations": Termination.ITERATION_LIMIT,
+    "MaxTime": Termination.TIME_LIMIT,
+    "NumericalError": Termination.NUMERICAL_ERROR,
+    "InsufficientProgress": Termination.NUMERICAL_ERROR,
+}
+"""Clarabel's ``SolverStatus`` (by name) -> :class:`Termination`; any other status is ``ERROR``."""
 
 STOPS = ("PrimalInfeasible", "DualInfeasible", "MaxTime")
 """Clarabel's statuses after which no other run is made."""
@@ -57,7 +174,8 @@ class Attempt:
 
 def meets(attempt: Attempt, tol: float) -> bool:
     """Whether Clarabel's point meets ``tol`` by Clarabel's own tests: the duality gap, absolute or relative (to
-    ``max(1, min(|primal|, |dual|))``), and its scaled primal and dual residuals."""
+    ``max(1, min(|primal|, |dual|))``), and its scaled primal and dual residuals. Clarabel's reduced tolerances
+    cannot take its place: the points that fail them must stay ``AlmostSolved`` for the policy's later steps."""
     p, d = float(attempt.obj_val), float(attempt.obj_val_dual)
     if not (np.isfinite(p) and np.isfinite(d)):
         return False
@@ -87,16 +205,13 @@ def almost_residual(attempt: Attempt) -> float | None:
 
 
 class Runner:
-    """Clarabel's runs on ``program`` (the reduced one), each point mapped back through ``reductions`` to the program
-    they were given. With ``settings.merge_columns`` each run is on the program with its columns merged
-    (:class:`~tpm_models.solvers.reductions.MergeColumns`, read once), that copy let go once Clarabel holds its own.
+    """Clarabel's runs on ``chain``'s program, each point mapped back through it to the program given.
     ``columns``: the size that picks the iterative refinement (0: always ``refine_tol``)."""
 
-    def __init__(self, program: ConicProgram, reductions: list[Reduction], settings: ClarabelSettings,
-                 time_limit: float | None = None, options: dict | None = None, columns: int = 0):
-        self.program, self.reductions, self.settings = program, reductions, settings
-        self.time_limit, self.options, self.columns = time_limit, options, columns
-        self.merge = MergeColumns() if settings.merge_columns else None
+    def __init__(self, chain: Chain, settings: ClarabelSettings, time_limit: float | None = None,
+                 options: dict | None = None, columns: int = 0):
+        self.chain, self.settings, self.time_limit, self.options, self.columns = \
+            chain, settings, time_limit, options, columns
 
     def __call__(self, tol: float, feas_tol: float | None = None, gap_tol: float | None = None,
                  rescue: bool = False) -> Attempt:
@@ -109,31 +224,23 @@ class Runner:
             if not hasattr(settings, key):
                 raise ValueError(f"Clarabel has no setting {key!r} (clarabel.DefaultSettings)")
             setattr(settings, key, value)
-        run = self.program if self.merge is None else self.merge.forward(self.program)
+        run = self.chain.run_program()
         solver = clarabel.DefaultSolver(run.P, run.q, run.A, run.b, clarabel_cones(run.cones), settings)
         del run
         out = solver.solve()
-        point = ConicSolution(*(np.asarray(v, dtype=float) for v in (out.x, out.s, out.z)))
-        if self.merge is not None:
-            point = self.merge.back(point)
-        return Attempt(restore(point, self.reductions), str(out.status), tol, int(out.iterations),
+        return Attempt(self.chain.back(out.x, out.s, out.z), str(out.status), tol, int(out.iterations),
                        float(out.obj_val), float(out.obj_val_dual), float(out.r_prim), float(out.r_dual), rescue)
-
-    @property
-    def note(self) -> str:
-        """The merged columns, for the message."""
-        return "" if self.merge is None else self.merge.note
 
 
 class Polisher:
     """The polish of a point of ``program`` (the program given, before the reductions): :meth:`short` for an
     ``AlmostSolved`` point short of the accepted tolerance, :meth:`optimal` for an optimal one. ``short_attempts``:
-    the Newton runs of the first polish of a point short (``None``: the polish's own limit). A backend that must
-    check where the polish lands (the power cones' apex) overrides :meth:`optimal`."""
+    the Newton runs of the first polish of a point short (``None``: the polish's own limit). ``keep_own``: why an
+    optimal point is kept as Clarabel's, not polished, or ``None`` (the backend's test at the power cones' apex)."""
 
     def __init__(self, program: ConicProgram, settings: ClarabelSettings = DEFAULT_SETTINGS,
-                 short_attempts: int | None = None):
-        self.program, self.settings, self.short_attempts = program, settings, short_attempts
+                 short_attempts: int | None = None, keep_own: Callable[[ConicSolution], str | None] | None = None):
+        self.program, self.settings, self.short_attempts, self.keep_own = program, settings, short_attempts, keep_own
 
     def polish(self, point: ConicSolution, accept: float | None = None, attempts: int | None = None) -> Polished:
         """:func:`~tpm_models.solvers.polish.polish` of ``point`` on :attr:`program`."""
@@ -147,7 +254,10 @@ class Polisher:
         return self.polish(point, accept, self.short_attempts if first else None)
 
     def optimal(self, point: ConicSolution) -> Polished:
-        """The polish of an optimal point."""
+        """The polish of an optimal point, unless ``keep_own`` gives a reason not to make it."""
+        reason = None if self.keep_own is None else self.keep_own(point)
+        if reason is not None:
+            return Polished(point.x, point.z, False, math.nan, math.nan, reason)
         return self.polish(point)
 
 
@@ -176,7 +286,7 @@ class ClarabelRun:
     last_polished: float | None = None
     """The KKT residual of the polished ``AlmostSolved`` point taken as the last resort."""
     note: str = ""
-    """What the runs were on (the merged columns)."""
+    """What the runs were on (the merged columns, the reductions), for the message."""
 
     def take(self, polished: Polished, program: ConicProgram) -> None:
         """Use ``polished`` (a point of ``program``) when it is accepted."""
@@ -184,7 +294,7 @@ class ClarabelRun:
         if polished.accepted:
             self.interior = (self.x, self.s, self.z)
             self.x, self.z = polished.x, polished.z
-            self.s = program.slack(self.x)
+            self.s = program.b - program.A @ self.x
 
     def unpolish(self, why: str) -> None:
         """Go back to Clarabel's own point (the polished one failed a later test, ``why``)."""
@@ -214,9 +324,9 @@ class ClarabelRun:
 @dataclass(frozen=True)
 class RunPlan:
     """What the retry policy asks of the runs on one program. ``ladder``: the tolerances before the rescue;
-    ``feas_tol``, ``gap_tol``: :func:`~tpm_models.solvers.clarabel_settings.clarabel_options`'s, for those runs;
-    ``judged``: a certificate judges the point (so a point short of ``accept_tol`` may be taken: the last resort);
-    ``polish_short``: with ``judged``, a point short of it may be polished and taken."""
+    ``feas_tol``, ``gap_tol``: :func:`clarabel_options`'s, for those runs; ``judged``: a certificate judges the point
+    (so a point short of ``accept_tol`` may be taken: the last resort); ``polish_short``: with ``judged``, a point
+    short of it may be polished and taken."""
 
     ladder: tuple[float, ...]
     feas_tol: float | None = None
@@ -226,8 +336,16 @@ class RunPlan:
 
 
 class RetryPolicy:
-    """The runs of one solve (module docstring): :meth:`solve` makes them with ``run``, polishes with ``polisher``
-    (none: no polish)."""
+    """The runs of one solve, made with ``run`` and polished with ``polisher`` (none: no polish), in order:
+
+    1. a run at each tolerance of the ladder, until one ends ``Solved`` or ``AlmostSolved`` meeting ``accept_tol``
+       (:func:`meets`), or infeasible, or out of time; where a certificate judges the point, the first
+       ``AlmostSolved`` point within ``polish_almost_tol`` is polished and, when the polish is accepted, taken;
+    2. else one rescue run at ``accept_tol`` with ``rescue_reg``;
+    3. else, where a certificate judges the point, the best ``AlmostSolved`` point within ``last_resort_tol``, or
+       the one of least residuals polished to ``last_resort_tol`` (``last_resort_polish``).
+
+    A point taken as optimal and not polished yet is then polished (:meth:`Polisher.optimal`)."""
 
     def __init__(self, run: Runner, plan: RunPlan, settings: ClarabelSettings, polisher: Polisher | None = None):
         self.run, self.plan, self.settings, self.polisher = run, plan, settings, polisher
@@ -244,13 +362,9 @@ class RetryPolicy:
             self.near = (residuals, attempt)
 
     def solve(self) -> ClarabelRun:
-        """The runs, then the polish of an optimal point that is not polished yet."""
+        """The runs (class docstring)."""
         run = self.ladder()
-        if run is None:
-            run = self.rescue()
-        if run.status == "Solved" and run.polished is None and self.polisher is not None:
-            run.take(self.polisher.optimal(ConicSolution(run.x, run.s, run.z)), self.polisher.program)
-        return run
+        return self.rescue() if run is None else run
 
     def ladder(self) -> ClarabelRun | None:
         """Step 1: the runs of the ladder; ``None`` when each ended without a point taken."""
@@ -300,14 +414,67 @@ class RetryPolicy:
         return run
 
     def outcome(self, attempt: Attempt, status: str, polished: Polished | None = None) -> ClarabelRun:
-        """The :class:`ClarabelRun` of ``attempt`` with ``status`` (and an accepted ``polished`` point)."""
+        """The :class:`ClarabelRun` of ``attempt`` with ``status``: with ``polished``, an accepted polished point;
+        a point taken as optimal without one polished now."""
         p = attempt.point
         run = ClarabelRun(p.x, p.s, p.z, status, attempt.status, attempt.tol, attempt.iterations, attempt.obj_val,
                           attempt.obj_val_dual, attempt.r_dual, self.settings, rescued=attempt.rescue,
-                          note=self.run.note)
-        if polished is not None and self.polisher is not None:  # a polished point is the polisher's
-            run.take(polished, self.polisher.program)
+                          note=self.run.chain.note)
+        if self.polisher is not None:  # a polished point is the polisher's
+            if polished is None and status == "Solved":
+                polished = self.polisher.optimal(p)
+            if polished is not None:
+                run.take(polished, self.polisher.program)
         return run
+
+
+def rewritable(program: ConicProgram) -> bool:
+    """Whether ``program`` has a power cone that :class:`~tpm_models.solvers.power_reductions.PowAsSoc` writes."""
+    # a pow cone has its alpha (Cone's check)
+    return any(c.kind is ConeKind.POW and rational(cast(float, c.alpha)) is not None for c in program.cones)
+
+
+def reductions_for(program: ConicProgram, settings: ClarabelSettings) -> list[Reduction]:
+    """The reductions before the runs (the columns are merged in each run): from ``settings.pow_as_soc_columns``
+    columns on, the implied bounds left out (read on the power cones, so first) and the power cones written as
+    second-order cones; none below."""
+    if program.A.shape[1] < settings.pow_as_soc_columns or not rewritable(program):
+        return []
+    return [DropImpliedBounds(), PowAsSoc()] if settings.drop_implied_bounds else [PowAsSoc()]
+
+
+def pipeline_solve(program: ConicProgram, settings: ClarabelSettings = DEFAULT_SETTINGS,
+                   time_limit: float | None = None, options: dict | None = None,
+                   keep_own: Callable[[ConicSolution], str | None] | None = None) -> ClarabelRun:
+    """The backend's pipeline on ``program``, a model's conic form whose point a certificate judges: the retry
+    policy through :func:`reductions_for` and the merge of columns, the polish on ``program``'s own cones
+    (``keep_own``: :class:`Polisher`'s, on a program whose power cones are written as second-order cones); a program
+    that keeps its power cones and fails is solved again with them as second-order cones. ``options``: Clarabel's
+    own settings, over ``settings``'; the run's note says what the runs were on."""
+    reductions = reductions_for(program, settings)
+    chain = Chain(program, reductions, settings.merge_columns)
+    polisher: Polisher | None
+    if reductions:  # its power cones written as second-order cones: polished on them
+        plan = RunPlan(settings.soc_ladder, settings.feas_tol, settings.apex_gap_tol, judged=not any(
+            c.kind is ConeKind.POW for c in chain.program.cones), polish_short=True)
+        polisher, columns = Polisher(program, settings, keep_own=keep_own), chain.program.A.shape[1]
+    elif any(c.kind is ConeKind.POW for c in program.cones):  # a failure is followed by the second-order-cone form
+        plan, polisher, columns = RunPlan(settings.ladder), Polisher(program, settings), 0
+    else:  # a point short of the accepted tolerance polished (one Newton run) and judged by the certificate
+        plan = RunPlan(settings.ladder, settings.feas_tol, judged=True, polish_short=True)
+        polisher, columns = Polisher(program, settings, short_attempts=1), program.A.shape[1]
+    policy = RetryPolicy(Runner(chain, settings, time_limit, options, columns), plan, settings,
+                         polisher if settings.polish else None)
+    run = policy.solve()
+    run.note += "".join(r.note for r in reversed(reductions))
+    if CLARABEL_STATUS.get(run.status, Termination.ERROR) in (Termination.NUMERICAL_ERROR, Termination.ERROR) \
+            and not reductions and rewritable(program):  # Clarabel's power cones stall at 10^4 points
+        first = run.message
+        runner = Runner(Chain(program, [PowAsSoc()], settings.merge_columns), settings, time_limit, options)
+        polisher = Polisher(program, settings, keep_own=keep_own) if settings.polish else None
+        run = RetryPolicy(runner, RunPlan(settings.ladder, judged=True), settings, polisher).solve()
+        run.note += f"; power cones written as second-order cones after: {first}"
+    return run
 
 
 def clarabel_solve(P: sp.csr_matrix, q: np.ndarray, A: sp.csr_matrix, b: np.ndarray, cones: list[Cone],
@@ -316,8 +483,8 @@ def clarabel_solve(P: sp.csr_matrix, q: np.ndarray, A: sp.csr_matrix, b: np.ndar
     """Clarabel on :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in` ``cones``
     (``P`` upper triangular, ``P`` and ``A`` scipy CSC) by the retry policy, no certificate judging its point (no
     last resort); an optimal point polished when ``polish_point`` and ``settings.polish``. ``options``: Clarabel's
-    own settings, over ``settings``' (:func:`~tpm_models.solvers.clarabel_settings.clarabel_options`)."""
+    own settings, over ``settings``' (:func:`clarabel_options`)."""
     program = ConicProgram(P, np.asarray(q, dtype=float), A, np.asarray(b, dtype=float), list(cones))
     polisher = Polisher(program, settings) if polish_point and settings.polish else None
-    runner = Runner(program, [], settings, time_limit, options)
+    runner = Runner(Chain(program, [], settings.merge_columns), settings, time_limit, options)
     return RetryPolicy(runner, RunPlan(settings.ladder), settings, polisher).solve()

@@ -1,6 +1,6 @@
 """Power cones of a rational exponent written as second-order cones, for Clarabel.
 
-The reduction :class:`~tpm_models.solvers.reductions.PowAsSoc` of the Clarabel backend (why and when:
+The reduction :class:`~tpm_models.solvers.power_reductions.PowAsSoc` of the Clarabel backend (why and when:
 ``docs/solvers.md``, "Power cones as second-order cones"); the rewriting is exact (no approximation), as cvxpy's
 ``pnorm`` writes a rational power:
 
@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tpm_models.solvers.cones import Cone, ConeKind
-from tpm_models.solvers.conic_program import ConicProgram
+from tpm_models.solvers.reductions import ConicProgram
 
 POW_MAX_DENOMINATOR = 16
 """Largest denominator of an exponent :math:`\\alpha` written with second-order cones (p = 1.5, 3: 3; p = 1.2: 6)."""
@@ -43,7 +43,7 @@ def rational(alpha: float) -> Fraction | None:
 
 
 def pow_as_soc(form: Any) -> ConicProgram:
-    """``form`` (a :class:`~tpm_models.solvers.conic_program.ConicProgram` or anything with its fields) with every
+    """``form`` (a :class:`~tpm_models.solvers.reductions.ConicProgram` or anything with its fields) with every
     power cone of a rational exponent written as second-order cones (module docstring); ``form``'s program when it
     has none."""
     return pow_as_soc_map(form)[0]

@@ -18,8 +18,8 @@ from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.common import DENSE_QP_TOL, Termination
 from tpm_models.solvers.dense import MatrixSolution, WarmStart
 from tpm_models.solvers.matrices import dense_duals, dense_qp_matrices, load_values, sparse_qp_matrices
-from tpm_models.solvers.merged_columns import rank_one_columns
 from tpm_models.solvers.program import Program
+from tpm_models.solvers.reductions import rank_one_columns
 
 PIQP_DENSE_MAX = 500
 """Most variables of a model that ``solve(model, "piqp")`` hands to PIQP's dense solver; above, the sparse one."""
@@ -114,7 +114,7 @@ def piqp_matrices(qp: QPMatrices, options: dict | None = None, warm: WarmStart |
                   merge: bool = True) -> MatrixSolution:
     """PIQP on the matrices ``qp`` (the ``matrix_run`` of the ``piqp`` backend: the contract of
     :func:`tpm_models.solvers.dense.solve_matrices`), set up by :func:`piqp_setup`. Sparse ``qp``: the columns of
-    ``G`` that enter a large block of rows in fixed ratios merged (:mod:`tpm_models.solvers.merged_columns`; the
+    ``G`` that enter a large block of rows in fixed ratios merged (:mod:`tpm_models.solvers.reductions`; the
     point mapped back) unless ``merge`` is false. Dense ``qp`` with ``warm``
     (:class:`~tpm_models.solvers.dense.WarmStart`): the solver kept there is updated (``q``, ``b``, ``h``, bounds)
     when it was set up on the same ``P``, ``A``, ``G``, else set up and kept."""
