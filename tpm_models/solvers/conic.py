@@ -8,9 +8,9 @@ cones as plain :class:`~tpm_models.solvers.atoms.terms.Piece` s. Here: the form'
 
 A row is stored as :math:`s = c + a^\\top x` (then :math:`A = -a`, :math:`b = c`). The rows of one cone kind are a
 :class:`RowList` of chunks of rows held as arrays, in row order: :class:`LinearChunk` (rows of the read linear rows'
-matrix :math:`M`, the builders' linear rows, :math:`10^6` of them at :math:`10^6` points), :class:`ColumnChunk` (the
-variables' bounds, one column each), :class:`SparseChunk` (rows linear in atoms met before) and :class:`SparseRun`
-(single rows, added one at a time). A chunk is what a loop over its rows would have added, row for row
+matrix :math:`M`, the builders' linear rows, :math:`10^6` of them at :math:`10^6` points), :class:`SparseChunk` (the
+variables' bounds, one column each; rows linear in atoms met before) and :class:`SparseRun` (single rows, added one at
+a time). A chunk is what a loop over its rows would have added, row for row
 (``tests/solvers/test_conic_rows.py``: bit-identical :math:`A`, :math:`b` and duals), without a Python object per row:
 at :math:`10^6` points the per-row dictionaries, tuples and dual maps were most of the conic form's transient memory
 (``docs/bench-scale.md``).
@@ -50,22 +50,10 @@ class LinearChunk:
 
 
 @dataclass
-class ColumnChunk:
-    """Rows :math:`s = c_i + a_i x_{j_i}`: one column ``col[i]`` of coefficient ``coef[i]`` each (the bounds)."""
-
-    col: np.ndarray
-    coef: np.ndarray
-    const: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.col)
-
-
-@dataclass
 class SparseChunk:
     """Rows :math:`s = c_i + a_i^\\top x` as CSR arrays (``indptr``, ``indices``, ``data``: the entries of
-    :math:`A = -a`, a repeated column summed): a block of (23)'s margin rows at p = 2 read in one pass
-    (:meth:`FormRows.atom_block`), or, as lists, a :class:`SparseRun`."""
+    :math:`A = -a`, a repeated column summed): the variables' bounds (:func:`bound_chunks`), a block of (23)'s margin
+    rows at p = 2 read in one pass (:meth:`FormRows.atom_block`), or, as lists, a :class:`SparseRun`."""
 
     indptr: Any
     indices: Any
@@ -111,7 +99,7 @@ class RowList:
         run.const.append(const)
         self.size += 1
 
-    def add_chunk(self, chunk: LinearChunk | ColumnChunk | SparseChunk) -> None:
+    def add_chunk(self, chunk: LinearChunk | SparseChunk) -> None:
         if len(chunk):
             self.items.append(chunk)
             self.size += len(chunk)
@@ -141,29 +129,28 @@ def linear_chunks(lower: np.ndarray, upper: np.ndarray, equality: np.ndarray, k0
     return zero, nonneg, zero_duals, (nk, np.tile([-1.0, 1.0], count)[mask])
 
 
-def bound_chunks(lb: np.ndarray, ub: np.ndarray) -> tuple[ColumnChunk, ColumnChunk]:
+def bound_chunks(lb: np.ndarray, ub: np.ndarray) -> tuple[SparseChunk, SparseChunk]:
     """The variables' bounds as a loop over the columns adds them: :math:`l_j = u_j` a ``zero`` row
     :math:`s = l_j - x_j`; otherwise :math:`s = x_j - l_j` for a finite :math:`l_j`, then :math:`s = u_j - x_j`
-    for a finite :math:`u_j` (``nonneg``), column by column."""
+    for a finite :math:`u_j` (``nonneg``), column by column: one column a row."""
     cols = np.arange(len(lb), dtype=np.int64)
     fixed = lb == ub
-    zero = ColumnChunk(cols[fixed], np.full(int(fixed.sum()), -1.0), lb[fixed].copy())
     rest = ~fixed
     mask = np.stack([rest & np.isfinite(lb), rest & np.isfinite(ub)], axis=1).ravel()
-    nonneg = ColumnChunk(np.repeat(cols, 2)[mask], np.tile([1.0, -1.0], len(cols))[mask],
-                         np.stack([-lb, ub], axis=1).ravel()[mask])
-    return zero, nonneg
+    chunks = []
+    for col, coef, const in ((cols[fixed], np.full(int(fixed.sum()), -1.0), lb[fixed].copy()),
+                             (np.repeat(cols, 2)[mask], np.tile([1.0, -1.0], len(cols))[mask],
+                              np.stack([-lb, ub], axis=1).ravel()[mask])):
+        chunks.append(SparseChunk(np.arange(len(col) + 1, dtype=np.int64), col, -coef, const))
+    return chunks[0], chunks[1]
 
 
-def _chunk_rows(chunk: LinearChunk | ColumnChunk | SparseChunk, M: sp.csr_matrix, n: int) -> sp.csr_matrix:
+def _chunk_rows(chunk: LinearChunk | SparseChunk, M: sp.csr_matrix, n: int) -> sp.csr_matrix:
     if isinstance(chunk, SparseChunk):
         block = sp.csr_matrix((np.asarray(chunk.data, dtype=float), np.asarray(chunk.indices, dtype=np.int64),
                                np.asarray(chunk.indptr, dtype=np.int64)), shape=(len(chunk), n))
         block.sum_duplicates()
         return block
-    if isinstance(chunk, ColumnChunk):
-        return sp.csr_matrix((-chunk.coef, chunk.col, np.arange(len(chunk) + 1, dtype=np.int64)),
-                             shape=(len(chunk), n))
     picked = M[chunk.k]
     data = picked.data * np.repeat(chunk.sign, np.diff(picked.indptr))
     return sp.csr_matrix((data, picked.indices, picked.indptr), shape=(len(chunk), n))
