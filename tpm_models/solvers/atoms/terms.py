@@ -79,8 +79,9 @@ def squares(quad: dict, lin: dict, const: float, where: str) -> tuple[list[dict]
 
 
 class Reader(Protocol):
-    """What a canonicaliser reads of :class:`~tpm_models.solvers.conic_shapes.ShapeReader`: the atoms met (key ->
-    epigraph column), the hypograph columns, and its readings of columns and quadratics."""
+    """What a canonicaliser uses of :class:`~tpm_models.solvers.conic_shapes.ShapeReader`: the atoms met (key ->
+    epigraph column; it adds its own), the hypograph columns (it adds a concave atom's), new columns, and the reader's
+    readings of columns and quadratics."""
 
     atoms: dict[tuple, int]
     concave: set[int]
