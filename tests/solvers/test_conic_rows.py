@@ -1,10 +1,10 @@
-"""The conic form's rows read in bulk (:mod:`tpm_models.solvers.conic_rows`), and the certificate's rows linear in
+"""The conic form's rows read in bulk (:class:`tpm_models.solvers.conic.FormRows`), and the certificate's rows linear in
 shared nodes read in bulk (:func:`tpm_models.certify.gradients.atom_rows_gradient`), against the same rows read one at
 a time.
 
-Truth: :func:`conic_form` with the bulk readers switched off (``BATCH_LINEAR_ROWS``, ``BATCH_ATOM_ROWS``: every row
-through :meth:`ShapeReader.constraint`, one dictionary and one :class:`DualMap` per row; ``rows.BULK_BLOCKS``: every
-row read by walking its expression, not from the builder's record) and the variables' bounds
+Truth: :func:`conic_form` with the bulk readers switched off (``batched=False``: every row added by itself, through
+:meth:`ShapeReader.constraint` or one dictionary of its linear row, one :class:`DualMap` per row; ``Program(model,
+bulk=False)``: every row read by walking its expression, not from the builder's record) and the variables' bounds
 added by the loop below (the bounds as they were read before the bulk reader). Only the bookkeeping changed, so the
 two forms must be *bit-identical*: the same cones, the same :math:`A` (pattern and every number), :math:`b`,
 :math:`P`, :math:`q`, the same dual map of every constraint and the same dual values at a random point.
@@ -23,7 +23,7 @@ from tpm_models import build
 from tpm_models.certify import reading as certificate_reading
 from tpm_models.certify.certificate import certify
 from tpm_models.certify.gradients import atom_gradient
-from tpm_models.solvers import conic_shapes
+from tpm_models.solvers import conic
 from tpm_models.solvers.backends.clarabel import run_clarabel
 from tpm_models.solvers.conic import conic_form
 from tpm_models.solvers.program import Program
@@ -34,7 +34,7 @@ CASES = [(15, {}), (27, {"eps": EPS}), (28, {"eps": EPS}), (29, {"eps": EPS}), (
 
 
 def bounds_one_by_one(self) -> None:
-    """The variables' bounds added column by column, as :meth:`ShapeReader.bounds` did before it read them as arrays."""
+    """The variables' bounds added column by column, as :meth:`FormRows.bounds` did before it read them as arrays."""
     for k, v in enumerate(self.variables):
         lb = None if v.lb is None else float(pyo.value(v.lb))
         ub = None if v.ub is None else float(pyo.value(v.ub))
@@ -49,7 +49,7 @@ def bounds_one_by_one(self) -> None:
 
 def row_by_row_form(model, monkeypatch):
     with monkeypatch.context() as mp:
-        mp.setattr(conic_shapes.ShapeReader, "bounds", bounds_one_by_one)
+        mp.setattr(conic.FormRows, "bounds", bounds_one_by_one)
         # every row read by walking its expression (no record), and added to the form by itself
         return conic_form(model, Program(model, bulk=False), batched=False)
 
@@ -169,7 +169,7 @@ ATOM_CHANGES = [None, _eps, set_value, deactivate, fix, fix_row_variable, delete
 @pytest.mark.parametrize("change", ATOM_CHANGES, ids=[c.__name__ if c else "as-built" for c in ATOM_CHANGES])
 def test_a_block_of_atom_rows_is_its_rows_walked(points, monkeypatch, rng, change):
     """(23) at p = 2: the margin rows ``x_i'w + theta - eps_i * norm_w + xi_i >= 0``, recorded by the builder, enter
-    the conic form as one block of arrays (``ShapeReader.atom_block``) and the certificate as one Jacobian
+    the conic form as one block of arrays (``FormRows.atom_block``) and the certificate as one Jacobian
     (``gradients.atom_block_gradient``), as built and after each kind of user change (then the record holds, or the
     rows are walked). Truths: the form of every row walked and added one at a time (bit-identical), and the
     certificate of every row walked and differentiated one at a time (residuals to 1e-14, as above)."""
@@ -195,14 +195,14 @@ def test_an_atom_block_is_read_in_one_pass(points, monkeypatch):
     record (then its rows are walked and added one at a time)."""
     X, y = points
     taken = []
-    original = conic_shapes.ShapeReader.atom_block
+    original = conic.FormRows.atom_block
 
     def counting(self, block):
         out = original(self, block)
         taken.append((len(block.constraints), out))
         return out
 
-    monkeypatch.setattr(conic_shapes.ShapeReader, "atom_block", counting)
+    monkeypatch.setattr(conic.FormRows, "atom_block", counting)
     model = build(23, X[:120], y[:120], 1, NU, ALPHA, p=2.0, eps=EPS)
     conic_form(model)
     assert taken == [(len(model.margin), True)]

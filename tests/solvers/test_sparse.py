@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from pyomo.contrib.solver.common.results import TerminationCondition
 
 from tpm_models import build
-from tpm_models.solvers import conic_shapes, matrices
+from tpm_models.solvers import conic, conic_shapes, matrices
 from tpm_models.solvers.backends import piqp as piqp_backend
 from tpm_models.solvers.backends import registry
 from tpm_models.solvers.backends.registry import BACKENDS, DEFAULT, Backend, available_solvers
@@ -80,8 +80,8 @@ def generic_conic_form(model, monkeypatch):
     program = Program(model)
     program.objective_terms = None  # the objective not read as linear (Pyomo's walker reads it)
     with monkeypatch.context() as mp:
-        mp.setattr(conic_shapes.ShapeReader, "linear_constraint", lambda self, con: False)
-        mp.setattr(conic_shapes.ShapeReader, "fast_parts", lambda self, expr, where, read=None: None)
+        mp.setattr(conic.FormRows, "linear_constraint", lambda self, con: False)
+        mp.setattr(conic_shapes.ShapeReader, "fast_parts", lambda self, expr, where, read, pieces: None)
         return conic_form(model, program, batched=False)
 
 

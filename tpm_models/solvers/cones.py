@@ -148,6 +148,16 @@ class ConicForm:
     row_duals: list[RowDuals] = field(default_factory=list)
     """The duals of the rows read in bulk (the others: ``duals``)."""
 
+    @classmethod
+    def from_parts(cls, variables: list, aux_names: list[str], objective: tuple, A: sp.csc_matrix, b: np.ndarray,
+                   cones: list[tuple], duals: list[tuple], row_duals: list[tuple]) -> ConicForm:
+        """The form of plain parts, its typed members made here: ``objective`` is ``(P, q, q0, sense)``, each of
+        ``cones``, ``duals`` and ``row_duals`` the fields of a :class:`Cone`, a :class:`DualMap` and a
+        :class:`RowDuals` in their order."""
+        P, q, q0, sense = objective
+        return cls(variables, len(aux_names), P, q, q0, sense, A, b, [Cone(*c) for c in cones],
+                   [DualMap(*d) for d in duals], aux_names, [RowDuals(*r) for r in row_duals])
+
     def dual_maps(self) -> list[DualMap]:
         """Every constraint's :class:`DualMap`: those of ``row_duals``, then ``duals``."""
         return [d for rows in self.row_duals for d in rows.maps()] + list(self.duals)

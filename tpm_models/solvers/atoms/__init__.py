@@ -1,6 +1,6 @@
 """The convex atoms a conic form reads, one module an atom (after cvxpy's canonicalisers): each recognises its node
-of a Pyomo expression and writes the cones of its epigraph :math:`\\tau \\ge \\phi(x)` (or hypograph) into the
-:class:`~tpm_models.solvers.conic_shapes.ShapeReader`, returning :math:`\\tau`'s column.
+of a Pyomo expression and returns :math:`\\tau`'s column with the cones of its epigraph :math:`\\tau \\ge \\phi(x)`
+(or hypograph) as plain :class:`~tpm_models.solvers.atoms.terms.Piece` s, which the conic form adds.
 
 ==================  ============================================  =================================================
 module              node                                          cones of the epigraph
@@ -14,9 +14,9 @@ module              node                                          cones of the e
                                                                   :math:`(r_j, \\tau, x_j) \\in \\mathcal K_{pow}(1/q)`
 ==================  ============================================  =================================================
 
-A new atom is one module with a function ``epigraph(reader, expr, where) -> int | None`` (``None``: not its node;
-:class:`~tpm_models.solvers.cones.NotConicError`: its node, but not convex or not of its form) and one entry of
-:data:`ATOMS`, in the order they are tried.
+A new atom is one module with a function ``epigraph(reader, expr, where) -> (column, pieces) | None`` (no pieces
+for an atom met before, ``reader.atoms``; ``None``: not its node; :class:`~tpm_models.solvers.cones.NotConicError`: its
+node, but not convex or not of its form) and one entry of :data:`ATOMS`, in the order they are tried.
 """
 
 from __future__ import annotations

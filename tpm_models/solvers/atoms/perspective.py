@@ -9,13 +9,14 @@ from typing import Any
 import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 
-from tpm_models.solvers.atoms.terms import Reader, is_constant, is_variable, short
-from tpm_models.solvers.cones import Cone, ConeKind, NotConicError
+from tpm_models.solvers.atoms.terms import Piece, Reader, is_constant, is_variable, short
+from tpm_models.solvers.cones import ConeKind, NotConicError
 
 
-def epigraph(reader: Reader, expr: Any, where: str) -> int | None:
-    """:math:`\\tau`'s column for a product of two powers (module docstring), ``None`` for another node (a product
-    with a constant factor is linear: the reader takes it before the atoms)."""
+def epigraph(reader: Reader, expr: Any, where: str) -> tuple[int, list[Piece]] | None:
+    """:math:`\\tau`'s column and its cone (module docstring; none for a product met before) for a product of two
+    powers, ``None`` for another node (a product with a constant factor is linear: the reader takes it before the
+    atoms)."""
     if not isinstance(expr, ne.ProductExpression):
         return None
     a, b = expr.args
@@ -31,10 +32,10 @@ def epigraph(reader: Reader, expr: Any, where: str) -> int | None:
     for v in (x, r):
         if not reader.nonnegative(v):
             raise NotConicError(f"{where}: the perspective a**q * r**(1-q) needs {v.name} >= 0 as a bound")
-    key = ("pow", reader.column(x), reader.column(r), ex)
-    if key not in reader.atoms:
-        tau = reader.new_col(f"perspective atom {len(reader.atoms)}")
-        reader.add_block(Cone(ConeKind.POW, 3, 1.0 / ex),
-                         [({tau: 1.0}, 0.0), ({reader.column(r): 1.0}, 0.0), ({reader.column(x): 1.0}, 0.0)])
-        reader.atoms[key] = tau
-    return reader.atoms[key]
+    a_col, r_col = reader.column(x), reader.column(r)
+    key = ("pow", a_col, r_col, ex)
+    if key in reader.atoms:
+        return reader.atoms[key], []
+    tau = reader.new_col(f"perspective atom {len(reader.atoms)}")
+    reader.atoms[key] = tau
+    return tau, [Piece(ConeKind.POW, [({tau: 1.0}, 0.0), ({r_col: 1.0}, 0.0), ({a_col: 1.0}, 0.0)], 1.0 / ex)]

@@ -11,13 +11,13 @@ from typing import Any
 import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 
-from tpm_models.solvers.atoms.terms import Reader, is_constant, is_variable, short
-from tpm_models.solvers.cones import Cone, ConeKind, NotConicError
+from tpm_models.solvers.atoms.terms import Piece, Reader, is_constant, is_variable, short
+from tpm_models.solvers.cones import ConeKind, NotConicError
 
 
-def epigraph(reader: Reader, expr: Any, where: str) -> int | None:
-    """:math:`\\tau`'s column for a power of exponent in :math:`(0, 1)` read as a p-norm (module docstring),
-    ``None`` for another node."""
+def epigraph(reader: Reader, expr: Any, where: str) -> tuple[int, list[Piece]] | None:
+    """:math:`\\tau`'s column and its rows and cones (module docstring; none for a norm met before) for a power of
+    exponent in :math:`(0, 1)` read as a p-norm, ``None`` for another node."""
     if not (isinstance(expr, ne.PowExpression) and is_constant(expr.args[1])):
         return None
     e = float(pyo.value(expr.args[1]))
@@ -35,17 +35,17 @@ def epigraph(reader: Reader, expr: Any, where: str) -> int | None:
         raise NotConicError(f"{where}: a p-norm needs 1 < q < inf, got {q:g}")
     cols = [_column(reader, t, q, base, where) for t in terms]
     key = ("pnorm", tuple(cols), q)
-    if key not in reader.atoms:
-        tau = reader.new_col(f"p-norm atom {len(reader.atoms)}")
-        parts = [reader.new_col(f"p-norm atom {len(reader.atoms)} r[{k}]") for k in range(len(cols))]
-        row = {tau: 1.0}
-        for r in parts:
-            row[r] = -1.0
-        reader.nonneg.append((row, 0.0))  # tau - sum_j r_j >= 0
-        for r, c in zip(parts, cols):
-            reader.add_block(Cone(ConeKind.POW, 3, 1.0 / q), [({r: 1.0}, 0.0), ({tau: 1.0}, 0.0), ({c: 1.0}, 0.0)])
-        reader.atoms[key] = tau
-    return reader.atoms[key]
+    if key in reader.atoms:
+        return reader.atoms[key], []
+    tau = reader.new_col(f"p-norm atom {len(reader.atoms)}")
+    parts = [reader.new_col(f"p-norm atom {len(reader.atoms)} r[{k}]") for k in range(len(cols))]
+    reader.atoms[key] = tau
+    row = {tau: 1.0}
+    for r in parts:
+        row[r] = -1.0
+    cones = [Piece(ConeKind.POW, [({r: 1.0}, 0.0), ({tau: 1.0}, 0.0), ({c: 1.0}, 0.0)], 1.0 / q)
+             for r, c in zip(parts, cols)]
+    return tau, [Piece(ConeKind.NONNEG, [(row, 0.0)])] + cones  # tau - sum_j r_j >= 0, then the power cones
 
 
 def _column(reader: Reader, t: Any, q: float, base: Any, where: str) -> int:

@@ -14,14 +14,14 @@ import pyomo.core as pyo
 from pyomo.core.expr import numeric_expr as ne
 from pyomo.repn import generate_standard_repn
 
-from tpm_models.solvers.atoms.terms import Reader, is_constant
-from tpm_models.solvers.cones import Cone, ConeKind, NotConicError
-from tpm_models.solvers.conic_rows import squares
+from tpm_models.solvers.atoms.terms import Piece, Reader, is_constant, squares
+from tpm_models.solvers.cones import ConeKind, NotConicError
 
 
-def epigraph(reader: Reader, expr: Any, where: str) -> int | None:
-    """:math:`\\tau`'s column for a square root (module docstring), ``None`` for another node or for ``E**0.5`` of
-    an ``E`` that is not a convex quadratic (then it may be a p-norm at :math:`q = 2`)."""
+def epigraph(reader: Reader, expr: Any, where: str) -> tuple[int, list[Piece]] | None:
+    """:math:`\\tau`'s column and its cone (module docstring; none for a root met before) for a square root,
+    ``None`` for another node or for ``E**0.5`` of an ``E`` that is not a convex quadratic (then it may be a p-norm at
+    :math:`q = 2`)."""
     if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() == "sqrt":
         if _is_affine(expr.args[0]):
             return _hypograph(reader, expr.args[0], where)
@@ -39,26 +39,26 @@ def _is_affine(arg: Any) -> bool:
     return repn.nonlinear_expr is None and not repn.quadratic_vars and bool(repn.linear_vars)
 
 
-def _of_quadratic(reader: Reader, arg: Any, where: str) -> int:
+def _of_quadratic(reader: Reader, arg: Any, where: str) -> tuple[int, list[Piece]]:
     quad, lin, const = reader.quadratic(arg, where)
     key = ("sqrt", tuple(sorted(quad.items())), tuple(sorted(lin.items())), const)
-    if key not in reader.atoms:
-        F, g0, c0 = squares(quad, lin, const, where)
-        tau = reader.new_col(f"sqrt atom {len(reader.atoms)}")
-        rows = [({tau: 1.0}, 0.0)] + [(row, g) for row, g in zip(F, g0)]
-        if c0 > 0:
-            rows.append(({}, math.sqrt(c0)))
-        reader.add_block(Cone(ConeKind.SOC, len(rows)), rows)
-        reader.atoms[key] = tau
-    return reader.atoms[key]
+    if key in reader.atoms:
+        return reader.atoms[key], []
+    F, g0, c0 = squares(quad, lin, const, where)
+    tau = reader.new_col(f"sqrt atom {len(reader.atoms)}")
+    reader.atoms[key] = tau
+    rows = [({tau: 1.0}, 0.0)] + [(row, g) for row, g in zip(F, g0)]
+    if c0 > 0:
+        rows.append(({}, math.sqrt(c0)))
+    return tau, [Piece(ConeKind.SOC, rows)]
 
 
-def _hypograph(reader: Reader, arg: Any, where: str) -> int:
+def _hypograph(reader: Reader, arg: Any, where: str) -> tuple[int, list[Piece]]:
     _, lin, const = reader.quadratic(arg, where)
     key = ("sqrt hypograph", tuple(sorted(lin.items())), const)
-    if key not in reader.atoms:
-        tau = reader.new_col(f"sqrt hypograph {len(reader.atoms)}")
-        reader.add_block(Cone(ConeKind.SOC, 3), [(dict(lin), const + 1.0), (dict(lin), const - 1.0), ({tau: 2.0}, 0.0)])
-        reader.atoms[key] = tau
-        reader.concave.add(tau)
-    return reader.atoms[key]
+    if key in reader.atoms:
+        return reader.atoms[key], []
+    tau = reader.new_col(f"sqrt hypograph {len(reader.atoms)}")
+    reader.atoms[key] = tau
+    reader.concave.add(tau)
+    return tau, [Piece(ConeKind.SOC, [(dict(lin), const + 1.0), (dict(lin), const - 1.0), ({tau: 2.0}, 0.0)])]
