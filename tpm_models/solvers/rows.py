@@ -204,6 +204,24 @@ def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
     return read
 
 
+def _row_terms(body: Any, column: dict, cols: array, coefs: array) -> tuple[float | None, list | None]:
+    """One row's body read onto ``cols``/``coefs``: ``(constant, [])`` when it is linear, ``(constant, atoms)`` when
+    it is linear in the atoms' nodes (:func:`~.expression_terms.walk_atoms`), ``(None, None)`` when neither; the
+    builders' ``LinearExpression`` rows are read by :func:`~.expression_terms.walk` first, without the atom reader's
+    dispatch (what a failed walk appended is taken off)."""
+    start = len(cols)
+    atoms: list = []
+    try:
+        if body.__class__ is ne.LinearExpression:
+            try:
+                return walk(body, 1.0, column, cols, coefs), atoms
+            except NotLinear:
+                del cols[start:], coefs[start:]
+        return walk_atoms(body, 1.0, column, cols, coefs, atoms), atoms
+    except (NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
+        return None, None
+
+
 def read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool = True) -> LinearRows:
     """Every active constraint of ``model`` whose body :func:`~.expression_terms.walk` reads, as :class:`LinearRows`
     over ``n`` columns (``column[id(var)]``, the model's unfixed variables in order); the others are returned in
@@ -220,7 +238,7 @@ def read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool = True)
     atom_rows: dict = {}
     atom_blocks: list[AtomBlock] = []
     indptr, cols, coefs = array("q", [0]), array("q"), array("d")  # machine numbers: (15) holds 2.1e7 at 10^6
-    inf, linear = math.inf, ne.LinearExpression
+    inf = math.inf
     starts = {id(b.rows[0]): b for b in row_blocks(model) if b.rows} if bulk else {}
     rows = iter(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
     i = -1
@@ -256,18 +274,7 @@ def read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool = True)
             rows = chain(chunk[1:], rows)  # the rest of the chunk is read row by row, as any row
         start = len(cols)
         lo, body, up = con.to_bounded_expression(True)
-        atoms: list | None = []
-        try:
-            const: float | None = None
-            if body.__class__ is linear:  # the builders' rows: read by walk without the atom reader's dispatch
-                try:
-                    const = walk(body, 1.0, column, cols, coefs)
-                except NotLinear:
-                    del cols[start:], coefs[start:]
-            if const is None:
-                const = walk_atoms(body, 1.0, column, cols, coefs, cast(list, atoms))  # [] here
-        except (NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
-            atoms = None
+        const, atoms = _row_terms(body, column, cols, coefs)
         if atoms != []:  # not linear: the row goes to others, with its reading as linear in nodes if there is one
             # const: read by walk_atoms when atoms is not None
             atom_rows[id(con)] = None if atoms is None else (cols[start:], coefs[start:], float(cast(float, const)),
