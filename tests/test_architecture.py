@@ -138,6 +138,44 @@ def test_no_package_import_inside_a_function():
     assert hidden == []
 
 
+MODULE_LINES, FUNCTION_LINES = 500, 80
+"""The largest module and function of the package (issue 48: a reader can hold either in view)."""
+
+
+def oversized() -> list[str]:
+    """Every module of the package over :data:`MODULE_LINES` lines and every function over :data:`FUNCTION_LINES`."""
+    out = []
+    for module, path in MODULES.items():
+        text = path.read_text()
+        if len(text.splitlines()) > MODULE_LINES:
+            out.append(f"{module}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > FUNCTION_LINES:
+                    out.append(f"{module}.{node.name}: {length} lines")
+    return out
+
+
+def test_no_module_over_500_lines_and_no_function_over_80():
+    assert oversized() == []
+
+
+def test_no_module_state_rebound_and_no_module_switch():
+    """No ``global`` statement (module state rebound by a function) and no module-level ``NAME = True/False`` (a
+    switch a test would flip: a setting belongs to a settings object, ``ClarabelSettings``)."""
+    found = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text())
+        found += [f"{module}:{n.lineno} global {', '.join(n.names)}"
+                  for n in ast.walk(tree) if isinstance(n, ast.Global)]
+        for node in tree.body:
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+                found.append(f"{module}:{node.lineno} {ast.unparse(node).split('=')[0].strip()} = {value.value}")
+    assert found == []
+
+
 @pytest.mark.parametrize("bad", ["upward", "cycle"])
 def test_the_checks_catch_a_bad_shape(bad, monkeypatch):
     """The test must be able to fail: a model that imports the command line is an upward import and,
