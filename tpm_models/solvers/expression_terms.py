@@ -1,9 +1,7 @@
 """The terms of a Pyomo expression read without Pyomo's generic walker, for :mod:`tpm_models.solvers.rows`, the
-program and the conic form: :func:`walk` reads a body made of the builders' ``LinearExpression`` s,
-parameter-times-variable terms and variables directly from its argument lists (a node it does not know raises
-:class:`NotLinear`, and the caller's generic path reads the row); :func:`atom_terms` reads a row or objective linear
-in nodes (``sqrt``, powers, products) as its linear terms and the nodes with their coefficients; :func:`product_terms`
-an objective's products of two columns."""
+program and the conic form: :func:`walk` reads its linear terms from the argument lists (with ``atoms``, the terms
+it cannot read linearly, ``sqrt``, powers, products, kept as nodes with their coefficients); :func:`atom_terms` is
+that reading of a row or objective; :func:`product_terms` an objective's products of two columns."""
 
 from __future__ import annotations
 
@@ -34,7 +32,7 @@ def is_number(x: Any) -> bool:
 
 
 class NotLinear(Exception):
-    """A node :func:`walk` does not read (the caller's generic path reads the row)."""
+    """A node :func:`walk` does not read linearly (the caller's generic path reads the row)."""
 
 
 def coefficient(c: Any) -> float:
@@ -86,116 +84,98 @@ def param_sum(c: Any) -> float | None:
     return float(total)
 
 
-def walk(expr: Any, scale: float, column: dict, cols: MutableSequence[int], coefs: MutableSequence[float]) -> float:
-    """Add ``scale * expr``'s linear terms to ``cols``/``coefs``; return its constant (``NotLinear``: not linear)."""
+def _linear_terms(expr: Any, scale: float, column: dict, cols: MutableSequence[int],
+                  coefs: MutableSequence[float]) -> float:
+    """:func:`walk` of a ``LinearExpression`` (its nested nodes read strictly: ``NotLinear`` if one is not linear)."""
+    mono, get = ne.MonomialTermExpression, column.__getitem__
+    args = expr.args
+    if all(a.__class__ is mono for a in args):  # the builders' rows: monomials only, read in bulk
+        cs, vs = zip(*[a._args_ for a in args]) if args else ((), ())
+        if all(c.__class__ is float for c in cs):
+            cols.extend([get(id(v)) for v in vs])  # a fixed variable has no column: KeyError, the generic path
+            coefs.extend(cs if scale == 1.0 else [scale * c for c in cs])
+            return 0.0
+    const = 0.0
+    add_col, add_coef = cols.append, coefs.append
+    first = len(coefs)
+    for arg in args:
+        acls = arg.__class__
+        if acls is mono:
+            c, v = arg._args_
+            add_col(get(id(v)))  # a fixed variable has no column: KeyError, the generic path
+            add_coef(c if c.__class__ is float else coefficient(c))
+        elif acls is VarData or acls is ScalarVar:
+            add_col(get(id(arg)))
+            add_coef(1.0)
+        elif acls in PLAIN:
+            const += arg
+        else:  # a constant of parameters, or a nested node: its terms are scaled below with the others
+            const += walk(arg, 1.0, column, cols, coefs)
+    if scale != 1.0:
+        for k in range(first, len(coefs)):
+            coefs[k] *= scale
+    return scale * const
+
+
+def walk(expr: Any, scale: float, column: dict, cols: MutableSequence[int], coefs: MutableSequence[float],
+         atoms: list | None = None, named: dict | None = None) -> float:
+    """Add ``scale * expr``'s linear terms to ``cols``/``coefs`` and return its constant. A term not linear raises
+    :class:`NotLinear` when ``atoms`` is ``None``, else is kept in ``atoms`` as ``(scale, node)`` (``node`` without
+    its named-expression wrappers; a ``LinearExpression`` holding such a term is kept whole). ``named``: the named
+    expressions under a sum already read as one atom, ``id -> (node, factor)``, so that a shared one ((23)'s
+    ``norm_w`` in ``eps_i * norm_w``) is walked once. A variable not in ``column`` raises ``KeyError``."""
     cls = expr.__class__
     if cls is ne.LinearExpression:
-        mono, get = ne.MonomialTermExpression, column.__getitem__
-        args = expr.args
-        if all(a.__class__ is mono for a in args):  # the builders' rows: monomials only, read in bulk
-            cs, vs = zip(*[a._args_ for a in args]) if args else ((), ())
-            if all(c.__class__ is float for c in cs):
-                cols.extend([get(id(v)) for v in vs])  # a fixed variable has no column: KeyError, the generic path
-                coefs.extend(cs if scale == 1.0 else [scale * c for c in cs])
-                return 0.0
-        const = 0.0
-        add_col, add_coef = cols.append, coefs.append
-        first = len(coefs)
-        for arg in expr.args:
-            acls = arg.__class__
-            if acls is mono:
-                c, v = arg._args_
-                add_col(get(id(v)))  # a fixed variable has no column: KeyError, the generic path
-                add_coef(c if c.__class__ is float else coefficient(c))
-            elif acls is VarData or acls is ScalarVar:
-                add_col(get(id(arg)))
-                add_coef(1.0)
-            elif acls in PLAIN:
-                const += arg
-            else:  # a constant of parameters, or a nested node: its terms are scaled below with the others
-                const += walk(arg, 1.0, column, cols, coefs)
-        if scale != 1.0:
-            for k in range(first, len(coefs)):
-                coefs[k] *= scale
-        return scale * const
+        start = len(cols)
+        try:
+            return _linear_terms(expr, scale, column, cols, coefs)
+        except NotLinear:
+            del cols[start:], coefs[start:]
+            if atoms is None:
+                raise
+            atoms.append((scale, expr))
+            return 0.0
     if cls in VARIABLES:
         cols.append(column[id(expr)])
         coefs.append(scale)
         return 0.0
     if cls in PLAIN or is_number(expr):
         return scale * float(expr)
-    if cls is ne.MonomialTermExpression:
-        c, v = expr._args_
-        return walk(v, scale * coefficient(c), column, cols, coefs)
     if cls is ne.SumExpression:
-        return sum(walk(a, scale, column, cols, coefs) for a in expr.args)
-    if cls is ne.NegationExpression:
-        return walk(expr.args[0], -scale, column, cols, coefs)
-    if cls is ne.ProductExpression:
-        a, b = expr.args
-        if is_constant(a):
-            return walk(b, scale * coefficient(a), column, cols, coefs)
-        if is_constant(b):
-            return walk(a, scale * coefficient(b), column, cols, coefs)
-        raise NotLinear
-    if cls is ne.DivisionExpression and is_constant(expr.args[1]):
-        return walk(expr.args[0], scale / coefficient(expr.args[1]), column, cols, coefs)
-    if expr.is_named_expression_type():
-        return walk(expr.expr, scale, column, cols, coefs)
-    if not expr.is_potentially_variable():
-        return scale * float(pyo.value(expr))
-    raise NotLinear
-
-
-def walk_atoms(expr: Any, scale: float, column: dict, cols: MutableSequence[int], coefs: MutableSequence[float],
-               atoms: list, named: dict | None = None) -> float:
-    """:func:`walk` that keeps a term it cannot read linearly as an atom ``(scale, node)`` (``node`` with its
-    named-expression wrappers removed) instead of failing; returns the constant. ``named``: the named expressions
-    already read as one atom, ``id -> (node, factor)`` (the :math:`m_{-c}` terms ``eps_i * norm_w`` of (23)'s
-    objective at p = 2 share one ``norm_w``: it is walked once, not once per point)."""
-    cls = expr.__class__
-    if cls is ne.SumExpression:
-        if named is None:
+        if named is None and atoms is not None:
             named = {}
         total = 0.0
-        linear = ne.LinearExpression
         for a in expr.args:
-            if a.__class__ is linear:  # a term read by walk (below), without the dispatch: (23)'s objective at
-                start = len(cols)      # p = 2 sums m_-c rows x_i'w
-                try:
-                    total += walk(a, scale, column, cols, coefs)
-                    continue
-                except NotLinear:
-                    del cols[start:], coefs[start:]
-            total += walk_atoms(a, scale, column, cols, coefs, atoms, named)
+            total += walk(a, scale, column, cols, coefs, atoms, named)
         return total
     if cls is ne.NegationExpression:
-        return walk_atoms(expr.args[0], -scale, column, cols, coefs, atoms, named)
+        return walk(expr.args[0], -scale, column, cols, coefs, atoms, named)
     if cls is ne.ProductExpression or cls is ne.MonomialTermExpression or cls is ne.DivisionExpression:
         a, b = expr.args
         if cls is not ne.DivisionExpression and is_constant(a):
-            return walk_atoms(b, scale * coefficient(a), column, cols, coefs, atoms, named)
+            return walk(b, scale * coefficient(a), column, cols, coefs, atoms, named)
         if is_constant(b):
             factor = coefficient(b)
-            return walk_atoms(a, scale / factor if cls is ne.DivisionExpression else scale * factor,
-                               column, cols, coefs, atoms, named)
-    elif cls not in VARIABLES and not is_number(expr) and expr.is_named_expression_type():
-        known = None if named is None else named.get(id(expr))
+            return walk(a, scale / factor if cls is ne.DivisionExpression else scale * factor,
+                        column, cols, coefs, atoms, named)
+    elif expr.is_named_expression_type():
+        if named is None or atoms is None:
+            return walk(expr.expr, scale, column, cols, coefs, atoms, named)
+        known = named.get(id(expr))
         if known is not None:
             atoms.append((scale * known[1], known[0]))
             return 0.0
         start, first = len(cols), len(atoms)
-        const = walk_atoms(expr.expr, scale, column, cols, coefs, atoms, named)
-        if named is not None and len(cols) == start and len(atoms) == first + 1 and const == 0.0 and scale != 0.0:
+        const = walk(expr.expr, scale, column, cols, coefs, atoms, named)
+        if len(cols) == start and len(atoms) == first + 1 and const == 0.0 and scale != 0.0:
             named[id(expr)] = (atoms[first][1], atoms[first][0] / scale)  # one atom: read as such from now on
         return const
-    start = len(cols)
-    try:
-        return walk(expr, scale, column, cols, coefs)
-    except NotLinear:
-        del cols[start:], coefs[start:]
-        atoms.append((scale, expr))
-        return 0.0
+    if not expr.is_potentially_variable():
+        return scale * float(pyo.value(expr))
+    if atoms is None:
+        raise NotLinear
+    atoms.append((scale, expr))
+    return 0.0
 
 
 def atom_terms(expr: Any, column: dict) -> tuple[list[int], list[float], float, list[tuple[float, object]]] | None:
@@ -208,7 +188,7 @@ def atom_terms(expr: Any, column: dict) -> tuple[list[int], list[float], float, 
     coefs: list[float] = []
     atoms: list[tuple[float, object]] = []
     try:
-        const = walk_atoms(expr, 1.0, column, cols, coefs, atoms)
+        const = walk(expr, 1.0, column, cols, coefs, atoms)
     except (NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
         return None
     return cols, coefs, float(const), atoms

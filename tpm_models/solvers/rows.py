@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from pyomo.core.expr import numeric_expr as ne
 
 from tpm_models.models.row_blocks import RowBlock, row_blocks
-from tpm_models.solvers.expression_terms import NotLinear, atom_terms, walk, walk_atoms
+from tpm_models.solvers.expression_terms import NotLinear, atom_terms, walk
 
 
 @dataclass
@@ -205,19 +205,12 @@ def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
 
 
 def _row_terms(body: Any, column: dict, cols: array, coefs: array) -> tuple[float | None, list | None]:
-    """One row's body read onto ``cols``/``coefs``: ``(constant, [])`` when it is linear, ``(constant, atoms)`` when
-    it is linear in the atoms' nodes (:func:`~.expression_terms.walk_atoms`), ``(None, None)`` when neither; the
-    builders' ``LinearExpression`` rows are read by :func:`~.expression_terms.walk` first, without the atom reader's
-    dispatch (what a failed walk appended is taken off)."""
-    start = len(cols)
+    """One row's body read onto ``cols``/``coefs`` by :func:`~.expression_terms.walk`: ``(constant, atoms)``
+    (``atoms`` empty when it is linear), ``(None, None)`` when it is not read (the caller takes off what it
+    appended)."""
     atoms: list = []
     try:
-        if body.__class__ is ne.LinearExpression:
-            try:
-                return walk(body, 1.0, column, cols, coefs), atoms
-            except NotLinear:
-                del cols[start:], coefs[start:]
-        return walk_atoms(body, 1.0, column, cols, coefs, atoms), atoms
+        return walk(body, 1.0, column, cols, coefs, atoms), atoms
     except (NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
         return None, None
 
@@ -276,14 +269,13 @@ def read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool = True)
         lo, body, up = con.to_bounded_expression(True)
         const, atoms = _row_terms(body, column, cols, coefs)
         if atoms != []:  # not linear: the row goes to others, with its reading as linear in nodes if there is one
-            # const: read by walk_atoms when atoms is not None
             atom_rows[id(con)] = None if atoms is None else (cols[start:], coefs[start:], float(cast(float, const)),
                                                              atoms)
             del cols[start:], coefs[start:]
             others.append(con)
             other_position.append(i)
             continue
-        assert const is not None  # read by walk or walk_atoms: a row they raised on went to others above
+        assert const is not None  # a row walk raised on went to others above
         position.append(i)
         lo = -inf if lo is None else float(lo) - const
         up = inf if up is None else float(up) - const
