@@ -1,21 +1,13 @@
-"""Ipopt on a fresh machine: the Ipopt + MUMPS library bundled in CasADi's PyPI wheel,
-driven from a Pyomo model.
+"""Ipopt on a fresh machine: the Ipopt + MUMPS library bundled in CasADi's PyPI wheel, driven from a Pyomo model.
 
-Pyomo's own ``ipopt`` interface needs an ``ipopt`` executable and its ``cyipopt``
-interface needs the PyNumero ASL library, neither of which pip provides. So
-:func:`to_casadi` translates the model's objective and constraints into CasADi
-expressions (exact first and second derivatives by CasADi's automatic
-differentiation), Ipopt solves, and :func:`run` loads the solution and maps the
-multipliers back onto the Pyomo constraints. When an ``ipopt`` executable is on the
-``PATH`` (idaes-pse or conda installs), :mod:`tpm_models.solvers` uses it through
-Pyomo instead.
+Pyomo's ``ipopt`` interface needs an executable and its ``cyipopt`` one the PyNumero ASL library, neither of which
+pip provides: :func:`solve_nlp` translates the model into CasADi expressions (exact derivatives by automatic
+differentiation; :mod:`tpm_models.solvers.nlp_reading`), Ipopt solves, and :func:`run` loads the point and maps the
+multipliers onto the Pyomo constraints. :class:`CasadiIpopt` is the same bridge as a Pyomo solver (``tpm_ipopt``),
+for Pyomo code that takes solver objects (PyROS's subsolvers).
 
-:class:`CasadiIpopt` makes the same bridge a Pyomo solver (``tpm_ipopt``), for Pyomo code that takes solver
-objects: PyROS's subsolvers.
-
-Multipliers: CasADi's Lagrangian is :math:`f + \\lambda_g^\\top g + \\lambda_x^\\top x` for the
-minimised :math:`f`, so :math:`\\partial f^\\star/\\partial(\\text{bound of } g) = -\\lambda_g`; the
-model's dual (``tpm_models.solvers`` convention) is ``-sense * lam_g``.
+Multipliers: CasADi's Lagrangian is :math:`f + \\lambda_g^\\top g + \\lambda_x^\\top x` for the minimised :math:`f`,
+so the model's dual (``tpm_models.solvers`` convention) is ``-sense * lam_g``.
 """
 
 from __future__ import annotations
@@ -93,15 +85,12 @@ def solve_nlp(
     time_option: str = "max_cpu_time", cache: RowCache | None = None, rows_to_bounds: bool = False,
     warm_start: bool = True,
 ) -> NLPSolution:
-    """Solve ``model`` (active objective and constraints) with CasADi's Ipopt without touching
-    its values. ``options`` are Ipopt options on top of :data:`IPOPT_OPTIONS`;
-    ``referenced_only`` hands Ipopt only the variables of the active objective and
-    constraints (the others are left alone), else every unfixed variable of the model.
-    ``cache`` reuses repns between solves (:class:`RowCache`). ``rows_to_bounds`` hands rows
-    of one variable (``l <= a v <= u``) to Ipopt as bounds of ``v`` (their duals are then
-    NaN: only when no dual is wanted). Ipopt starts from the variables' values
-    (``warm_start``; :data:`COLD_START` where unset) or from :data:`COLD_START` everywhere,
-    clipped to the bounds."""
+    """Solve ``model`` (active objective and constraints) with CasADi's Ipopt without touching its values.
+    ``options``: Ipopt options over :data:`IPOPT_OPTIONS`; ``referenced_only``: only the variables of the active
+    objective and constraints, else every unfixed variable; ``cache``: repns kept between solves (:class:`RowCache`);
+    ``rows_to_bounds``: rows of one variable (``l <= a v <= u``) as bounds of ``v`` (their duals then NaN). Ipopt
+    starts from the variables' values (``warm_start``; :data:`COLD_START` where unset) or from :data:`COLD_START`
+    everywhere, clipped to the bounds."""
     import casadi as ca
 
     start_time = time.perf_counter()
@@ -241,12 +230,12 @@ def ipopt_version() -> tuple[int, int, int, int]:
     """Version of the Ipopt library bundled in the casadi wheel (from its file name; read once)."""
     import casadi as ca
 
-    for path in glob.glob(os.path.join(os.path.dirname(ca.__file__), "libipopt.so.*.*.*")) + glob.glob(
-        os.path.join(os.path.dirname(ca.__file__), "libipopt.*.*.*.dylib")
-    ):
-        numbers = re.findall(r"\d+", os.path.basename(path))
-        if len(numbers) >= 3:
-            return (int(numbers[0]), int(numbers[1]), int(numbers[2]), 0)
+    here = os.path.dirname(ca.__file__)
+    for pattern in ("libipopt.so.*.*.*", "libipopt.*.*.*.dylib"):
+        for path in glob.glob(os.path.join(here, pattern)):
+            numbers = re.findall(r"\d+", os.path.basename(path))
+            if len(numbers) >= 3:
+                return (int(numbers[0]), int(numbers[1]), int(numbers[2]), 0)
     return (0, 0, 0, 0)
 
 
@@ -319,10 +308,13 @@ class NLPSolutionLoader(SolutionLoader):
         if not self.converged:
             raise NoSolutionError(f"{PLUGIN_NAME}: no {what}: Ipopt ended {self.sol.status}")
 
-    def get_vars(self, vars_to_load: Any = None) -> ComponentMap:
-        self._check("point")
-        values = ComponentMap(zip(self.sol.variables, map(float, self.sol.x)))
+    def _by_variable(self, what: str, numbers: np.ndarray, vars_to_load: Any) -> ComponentMap:
+        self._check(what)
+        values = ComponentMap(zip(self.sol.variables, map(float, numbers)))
         return values if vars_to_load is None else ComponentMap((v, values[v]) for v in vars_to_load)
+
+    def get_vars(self, vars_to_load: Any = None) -> ComponentMap:
+        return self._by_variable("point", self.sol.x, vars_to_load)
 
     def get_duals(self, cons_to_load: Any = None) -> dict:
         self._check("duals")
@@ -334,9 +326,7 @@ class NLPSolutionLoader(SolutionLoader):
         return wanted
 
     def get_reduced_costs(self, vars_to_load: Any = None) -> ComponentMap:
-        self._check("reduced costs")
-        rcs = ComponentMap(zip(self.sol.variables, map(float, self.sol.reduced_costs)))
-        return rcs if vars_to_load is None else ComponentMap((v, rcs[v]) for v in vars_to_load)
+        return self._by_variable("reduced costs", self.sol.reduced_costs, vars_to_load)
 
     def load_import_suffixes(self) -> None:
         """Pyomo's, except that without a converged point the suffixes are left as they were."""
@@ -345,28 +335,17 @@ class NLPSolutionLoader(SolutionLoader):
 
 
 class CasadiIpopt(SolverBase):
-    """:func:`solve_nlp` as a Pyomo solver (``pyomo.contrib.solver`` interface), for Pyomo code that wants
-    an Ipopt solver object on a machine without an ``ipopt`` executable: PyROS's subsolvers
-    (:func:`tpm_models.checks.semi_infinite.solve_22_pyros`)::
+    """:func:`solve_nlp` as a Pyomo solver (``pyomo.contrib.solver`` interface, registered as ``tpm_ipopt`` there
+    and, by :class:`LegacyCasadiIpopt`, in ``pyo.SolverFactory``), for Pyomo code that wants an Ipopt solver object
+    without an ``ipopt`` executable: PyROS's subsolvers (:func:`tpm_models.checks.semi_infinite.solve_22_pyros`).
 
-        from pyomo.contrib.solver.common.factory import SolverFactory
-        results = SolverFactory("tpm_ipopt").solve(model, solver_options={"max_iter": 500})
-        results.termination_condition, results.solution_status, results.incumbent_objective
-
-    Importing this module registers it under ``tpm_ipopt`` in that factory and, through Pyomo's
-    ``LegacySolverWrapper``, in ``pyo.SolverFactory`` (:class:`LegacyCasadiIpopt`, which PyROS calls).
-
-    Ipopt finds KKT points, so a ``Solve_Succeeded`` point is ``SolutionStatus.optimal`` (with
-    ``objective_bound`` equal to the objective) only when :func:`convexity` certifies the solved model a
-    convex QCQP from its exact quadratic forms; otherwise it is ``feasible`` (bound: none) and, as Pyomo's
-    ``raise_exception_on_nonoptimal_result`` defaults to True, raises ``NoOptimalSolutionError`` unless that
-    is turned off. ``load_solutions`` loads a converged point only; after any other stop the model is left
-    as it was and a warning is logged. Integer variables raise ``IncompatibleModelError``.
-
-    Ipopt starts from the model's current values (``warmstart``) and gets only the variables of the active
-    objective and rows; without a ``dual`` or ``rc`` import suffix, rows of one variable become bounds. Rows
-    are kept translated between solves of the same model (:class:`RowCache`). PyROS cannot pass this plugin
-    its remaining time (it only knows the executables it ships for): set ``max_wall_time``.
+    A ``Solve_Succeeded`` point (a KKT point) is ``SolutionStatus.optimal`` (``objective_bound`` the objective) only
+    when :func:`convexity` certifies the model a convex QCQP, else ``feasible`` (no bound; Pyomo's
+    ``raise_exception_on_nonoptimal_result`` then raises ``NoOptimalSolutionError``). ``load_solutions`` loads a
+    converged point only (else a warning). Integer variables raise ``IncompatibleModelError``. Ipopt starts from the
+    current values (``warmstart``), gets the variables of the active objective and rows only, and, without a
+    ``dual`` or ``rc`` import suffix, rows of one variable as bounds; rows stay translated between solves
+    (:class:`RowCache`). PyROS cannot pass it its remaining time: set ``max_wall_time``.
     """
 
     CONFIG = CasadiIpoptConfig()
@@ -440,10 +419,9 @@ LEGACY_TERMINATION = {
     (TerminationCondition.convergenceCriteriaSatisfied, SolutionStatus.feasible): LegacyTC.locallyOptimal,
     (TerminationCondition.locallyInfeasible, SolutionStatus.infeasible): LegacyTC.other,
 }
-"""Where this plugin's legacy termination condition is sharper than Pyomo's ``LegacySolverWrapper`` mapping
-(which calls every converged point ``optimal`` and every infeasibility ``infeasible``): PyROS accepts only
-``optimal``/``globallyOptimal`` from a global solver, so an uncertified KKT point must say ``locallyOptimal``
-and an uncertified infeasibility must not end PyROS as robust infeasible."""
+"""Where this plugin's legacy termination condition is sharper than Pyomo's ``LegacySolverWrapper`` mapping (every
+converged point ``optimal``, every infeasibility ``infeasible``): PyROS takes ``optimal`` from a global solver as a
+proof, so an uncertified KKT point says ``locallyOptimal`` and an uncertified infeasibility ``other``."""
 
 
 class LegacyCasadiIpopt(LegacySolverWrapper, CasadiIpopt):

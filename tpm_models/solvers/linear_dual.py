@@ -15,14 +15,10 @@ vector of the own points' scores :math:`G = X_o v`: one product of :math:`O(n)` 
 path needs a kernel row of :math:`O(mn)` per working-set point.
 
 The method (two levels of working sets: :data:`OUTER_WORKING_SET` maximal violators a pass, subproblems of
-:data:`WORKING_SET` points among them solved by :func:`solve_subproblem`; the stop of :func:`kkt_gap` on a :math:`v`
-recomputed from :math:`\\lambda`; the cap of :func:`~tpm_models.solvers.working_sets.accept_at_cap`) and its
-measurements: ``docs/notes/bench-estimators.md``, "The linear kernel".
-
-:func:`tpm_models.learn.linear_dual.fit_linear_planes` makes the estimators' hyperplanes of it; the
-``linear-decomposition`` backend of ``solve()`` (:mod:`tpm_models.solvers.backends.linear_decomposition`) the
-solution of any QP of its shape (:mod:`tpm_models.solvers.slack_form`). Memory: the own set's rows once
-(:math:`m_c n` numbers) and :math:`O(m_c)` vectors; nothing of size :math:`m_c\\times m_c`.
+:data:`WORKING_SET` points among them; the stop of :func:`kkt_gap` on a :math:`v` recomputed from :math:`\\lambda`)
+and its measurements: ``docs/notes/bench-estimators.md``, "The linear kernel". Used by the estimators
+(:mod:`tpm_models.learn.linear_dual`) and the ``linear-decomposition`` backend of ``solve()``. Memory: the own set's
+rows once and :math:`O(m_c)` vectors; nothing of size :math:`m_c\\times m_c`.
 """
 
 from __future__ import annotations
@@ -156,19 +152,14 @@ def solve_linear_dual(
         G = X @ v
         passes += 1
         gap = kkt_gap(lam, G, u)
-        if gap <= tol_abs:  # confirmed on v recomputed from lam: the updates' rounding is not certified
+        if gap <= tol_abs or iterations >= cap:  # judged on v recomputed from lam, without the updates' rounding
+            passes += int(gap <= tol_abs)  # a confirmation counts as a pass; the recomputation at the cap does not
             v = lam @ X - c
             G = X @ v
-            passes += 1
             gap = kkt_gap(lam, G, u)
             if gap <= tol_abs:
                 break
         if iterations >= cap:
-            v = lam @ X - c
-            G = X @ v
-            gap = kkt_gap(lam, G, u)
-            if gap <= tol_abs:
-                break
             accept_at_cap(f"the linear working-set method on {m} points", cap, gap, nu, tol_abs, accept_abs,
                           float(v @ v), (DEGENERATE_TOL * nu) ** 2 * kappa,
                           "the data may have classes alike (w near 0)")

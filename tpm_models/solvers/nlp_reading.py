@@ -13,11 +13,9 @@ from pyomo.core.expr import numeric_expr as ne
 from pyomo.core.expr.numvalue import native_numeric_types
 from pyomo.repn import generate_standard_repn
 
-_UNARY = {
-    "sqrt": "sqrt", "exp": "exp", "log": "log", "log10": "log10", "sin": "sin", "cos": "cos",
-    "tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
-    "tanh": "tanh", "abs": "fabs",
-}
+_UNARY = frozenset({"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+                    "tanh"})
+"""Pyomo's unary functions that CasADi has under the same name (``abs``, an ``AbsExpression``, is ``fabs``)."""
 
 
 class UnsupportedExpression(ValueError):
@@ -56,22 +54,21 @@ def to_casadi(expr: Any, symbols: dict) -> Any:
     if isinstance(expr, ne.AbsExpression):
         return ca.fabs(args[0])
     if isinstance(expr, ne.UnaryFunctionExpression) and expr.getname() in _UNARY:
-        return getattr(ca, _UNARY[expr.getname()])(args[0])
+        return getattr(ca, expr.getname())(args[0])
     raise UnsupportedExpression(f"cannot pass {type(expr).__name__} ({expr}) to Ipopt via CasADi")
 
 
 CONVEXITY_TOL = 1e-10
-"""A quadratic form counts as positive semidefinite when its smallest eigenvalue is at
-least ``-CONVEXITY_TOL`` times its largest absolute eigenvalue (and 1)."""
+"""A quadratic form counts as positive semidefinite when its smallest eigenvalue is at least ``-CONVEXITY_TOL``
+times its largest absolute eigenvalue (and 1)."""
 
 CONVEXITY_MAX_DIM = 2000
-"""Largest number of variables in one quadratic form whose eigenvalues are computed; a
-larger form is not certified (the solve is then reported only locally optimal)."""
+"""Most variables of one quadratic form whose eigenvalues are computed; a larger form is not certified."""
 
 
 def _curvature_ok(repn: Any, direction: float) -> bool:
-    """True if ``direction * (quadratic part of repn)`` is a positive semidefinite form and
-    there is no other nonlinear part (``direction`` +1: convex, -1: concave)."""
+    """True if ``direction * (quadratic part of repn)`` is a positive semidefinite form and there is no other
+    nonlinear part (``direction`` +1: convex, -1: concave)."""
     if repn.nonlinear_expr is not None:
         return False
     if not repn.quadratic_vars:
@@ -94,13 +91,10 @@ def _curvature_ok(repn: Any, direction: float) -> bool:
 def convexity(objective: Any, constraints: Any, objective_repn: Any, constraint_repns: Any) -> tuple[bool, str]:
     """Whether the model is a convex QCQP, by its exact quadratic forms: ``(certified, why not)``.
 
-    Convex means: a minimised objective with a positive semidefinite quadratic part (or a
-    maximised one with a negative semidefinite part), every constraint ``body <= u`` with a
-    positive semidefinite part, every ``body >= l`` negative semidefinite, ranged and equality
-    rows linear, and no other nonlinear term (a ``sqrt`` or ``abs`` is not certified even
-    where it is convex). For such a model a KKT point is a global optimum (and Ipopt's
-    ``Infeasible_Problem_Detected``, a stationary point of the infeasibility, is a proof of
-    infeasibility up to its tolerance)."""
+    Convex: a minimised objective with a positive semidefinite quadratic part (a maximised one negative
+    semidefinite), every ``body <= u`` positive semidefinite, every ``body >= l`` negative semidefinite, ranged and
+    equality rows linear, no other nonlinear term (a convex ``sqrt`` or ``abs`` is not certified). There a KKT point
+    is a global optimum, and Ipopt's ``Infeasible_Problem_Detected`` a proof of infeasibility (to its tolerance)."""
     direction = 1.0 if objective.sense == pyo.minimize else -1.0
     if not _curvature_ok(objective_repn, direction):
         return False, f"objective {objective.name} is not a {'convex' if direction > 0 else 'concave'} quadratic"
@@ -133,9 +127,8 @@ class NumericRepn:
 
 
 def _leaves(expr: Any) -> list[tuple] | None:
-    """The variables and mutable parameters of ``expr`` with their fixed flags and values,
-    or None if it holds a named ``Expression`` (whose content can change in place). While
-    ``expr`` is the same object and these are unchanged, so is its translation."""
+    """The variables and mutable parameters of ``expr`` with their fixed flags and values, or None if it holds a
+    named ``Expression`` (whose content can change in place): while they are unchanged, so is its translation."""
     out, stack = [], [expr]
     while stack:
         e = stack.pop()
@@ -170,13 +163,10 @@ def row_repn(con: Any) -> tuple[NumericRepn, float, float]:
 
 
 class RowCache:
-    """Translated rows kept between solves of the same model: PyROS re-solves one
-    separation model per constraint (with some 5,000 unchanged rows of the uncertainty set)
-    and one master that grows by a block of rows per iteration.
-
-    A kept row is reused while the component holds the same expression object and every
-    variable and mutable parameter in it has the fixed flag and (if fixed) the value it had
-    (:func:`_leaves`); rows with a named ``Expression`` are translated at every solve."""
+    """Translated rows kept between solves of the same model (PyROS re-solves its separation models and a growing
+    master): a row is reused while its component holds the same expression object and every variable and mutable
+    parameter in it has the fixed flag and (if fixed) the value it had (:func:`_leaves`); a row with a named
+    ``Expression`` is translated at every solve."""
 
     def __init__(self):
         self._rows: dict[int, tuple] = {}

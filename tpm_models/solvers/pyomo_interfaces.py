@@ -1,14 +1,11 @@
 """Adapters for the backends reached through Pyomo's own solver interfaces.
 
-:func:`contrib_runner` drives the newer interface (``pyomo.contrib.solver``: HiGHS, SCIP),
-:func:`legacy_runner` the ``SolverFactory`` direct interfaces (Gurobi, CPLEX, Xpress, an
-``ipopt`` executable). Each returns a ``run(model, time_limit, options=None, prepared=None)`` for
+:func:`contrib_runner` drives the newer interface (``pyomo.contrib.solver``: HiGHS, SCIP), :func:`legacy_runner` the
+``SolverFactory`` direct interfaces (Gurobi, CPLEX, Xpress, an ``ipopt`` executable). Each returns a
+``run(model, time_limit, options=None, prepared=None, tee=False)`` for
 :func:`tpm_models.solvers.backends.register_backend`: ``options`` (the solver's own names) go over the library's
-settings.
-
-Pyomo registers these solvers when ``pyomo.environ`` is imported (:func:`load_pyomo_solvers`); the rest of the build
-and solve path needs only ``pyomo.core``, so ``pyomo.environ`` (0.5-1 s of a process's start) is imported when one
-of these backends is first used, not when :mod:`tpm_models` is.
+settings. ``pyomo.environ``, which registers these solvers, is imported when one of them is first used
+(:func:`load_pyomo_solvers`), not when :mod:`tpm_models` is.
 """
 
 from __future__ import annotations
@@ -23,11 +20,32 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pyomo.core as pyo
-from pyomo.opt import SolverFactory
+from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
+from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
+from pyomo.opt import SolverFactory, SolverStatus
+from pyomo.opt import TerminationCondition as LegacyTC
 
 from tpm_models.solvers.common import Termination
 
 log = logging.getLogger(__name__)
+
+CONTRIB_TERMINATIONS = {
+    TerminationCondition.convergenceCriteriaSatisfied: Termination.OPTIMAL,
+    TerminationCondition.provenInfeasible: Termination.INFEASIBLE,
+    TerminationCondition.locallyInfeasible: Termination.INFEASIBLE,
+    TerminationCondition.unbounded: Termination.UNBOUNDED,
+    TerminationCondition.infeasibleOrUnbounded: Termination.INFEASIBLE_OR_UNBOUNDED,
+    TerminationCondition.iterationLimit: Termination.ITERATION_LIMIT,
+    TerminationCondition.maxTimeLimit: Termination.TIME_LIMIT,
+}
+"""``pyomo.contrib.solver``'s stops as :class:`~tpm_models.solvers.common.Termination` s; any other is an error."""
+
+LEGACY_TERMINATIONS = {
+    LegacyTC.optimal: Termination.OPTIMAL, LegacyTC.infeasible: Termination.INFEASIBLE,
+    LegacyTC.unbounded: Termination.UNBOUNDED, LegacyTC.infeasibleOrUnbounded: Termination.INFEASIBLE_OR_UNBOUNDED,
+    LegacyTC.maxIterations: Termination.ITERATION_LIMIT, LegacyTC.maxTimeLimit: Termination.TIME_LIMIT,
+}
+"""The ``SolverFactory`` interfaces' stops likewise."""
 
 
 def load_pyomo_solvers() -> None:
@@ -74,9 +92,6 @@ def contrib_runner(pyomo_name: str, settings: Callable[[float | None], dict]) \
 
     def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
             prepared: Any = None, tee: bool = False) -> tuple[Termination, dict | None, str]:
-        from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
-        from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
-
         load_pyomo_solvers()
         opt = ContribSolverFactory(pyomo_name)
         kwargs = {"load_solutions": False, "raise_exception_on_nonoptimal_result": False,
@@ -91,16 +106,7 @@ def contrib_runner(pyomo_name: str, settings: Callable[[float | None], dict]) \
         with (contextlib.nullcontext() if tee else contextlib.redirect_stdout(io.StringIO())), no_pipe:
             res = opt.solve(model, **kwargs)
         tc = res.termination_condition
-        names = {
-            TerminationCondition.convergenceCriteriaSatisfied: Termination.OPTIMAL,
-            TerminationCondition.provenInfeasible: Termination.INFEASIBLE,
-            TerminationCondition.locallyInfeasible: Termination.INFEASIBLE,
-            TerminationCondition.unbounded: Termination.UNBOUNDED,
-            TerminationCondition.infeasibleOrUnbounded: Termination.INFEASIBLE_OR_UNBOUNDED,
-            TerminationCondition.iterationLimit: Termination.ITERATION_LIMIT,
-            TerminationCondition.maxTimeLimit: Termination.TIME_LIMIT,
-        }
-        termination = names.get(tc, Termination.ERROR)
+        termination = CONTRIB_TERMINATIONS.get(tc, Termination.ERROR)
         if termination is Termination.OPTIMAL and res.solution_status != SolutionStatus.optimal:
             termination = Termination.NUMERICAL_ERROR
         duals = None
@@ -122,8 +128,6 @@ def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict], lou
 
     def run(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
             prepared: Any = None, tee: bool = False) -> tuple[Termination, dict | None, str]:
-        from pyomo.opt import SolverStatus, TerminationCondition
-
         load_pyomo_solvers()
         opt = SolverFactory(pyomo_name)
         added = False
@@ -138,15 +142,7 @@ def legacy_runner(pyomo_name: str, settings: Callable[[float | None], dict], lou
                 asked = {**settings(time_limit), **(loud or {} if tee else {}), **(options or {})}
                 res = opt.solve(model, load_solutions=False, options=asked, tee=tee)
             tc = res.solver.termination_condition
-            names = {
-                TerminationCondition.optimal: Termination.OPTIMAL,
-                TerminationCondition.infeasible: Termination.INFEASIBLE,
-                TerminationCondition.unbounded: Termination.UNBOUNDED,
-                TerminationCondition.infeasibleOrUnbounded: Termination.INFEASIBLE_OR_UNBOUNDED,
-                TerminationCondition.maxIterations: Termination.ITERATION_LIMIT,
-                TerminationCondition.maxTimeLimit: Termination.TIME_LIMIT,
-            }
-            termination = names.get(tc, Termination.ERROR)
+            termination = LEGACY_TERMINATIONS.get(tc, Termination.ERROR)
             if termination is Termination.OPTIMAL and res.solver.status != SolverStatus.ok:
                 termination = Termination.ERROR
             duals = None

@@ -33,11 +33,9 @@ from tpm_models.solvers.dense import solve_matrices
 log = logging.getLogger(__name__)
 
 GAP_TOL = 1e-9
-"""Default stopping tolerance of :func:`tpm_models.learn.decomposition.solve_decomposition`, relative to
-:math:`\\nu\\kappa` (the scale of the scores
-:math:`G_i`: :math:`|\\langle w,\\varphi(x)\\rangle| \\le \\|w\\|\\sqrt\\kappa \\le 2\\nu\\kappa`).
-The dense path solves to :data:`tpm_models.solvers.common.DENSE_QP_TOL` and agrees with the Pyomo duals to
-about 1e-8 in :math:`w`; 1e-9 keeps the decomposition's objective within 1e-9 relative of it."""
+"""Default stopping tolerance of the decompositions' KKT gap, relative to :math:`\\nu\\kappa` (the scale of the
+scores: :math:`|\\langle w,\\varphi(x)\\rangle| \\le 2\\nu\\kappa`): their objective within 1e-9 relative of the
+dense path's (what a gap bounds: ``docs/notes/bench-estimators.md``, "What the tolerance means")."""
 
 WORKING_SET = 64
 """Points per working set (the subproblem's size). Own sets up to this size are solved in one subproblem."""
@@ -49,9 +47,8 @@ make any kernel singular); with it DAQP solves a strictly convex QP in one activ
 
 SUBPROBLEM_SOLVER = "daqp"
 """The backend of the subproblems (:func:`solve_box_qp`): DAQP, a dense active set, solves the strictly convex
-subproblem exactly in one pass; when it fails, the default QP backend (``default_solver("QP")``, an interior point)
-does. Both run with their settings of ``solve(model, solver)``, the one place of their tolerances
-(:data:`tpm_models.solvers.backends.daqp.DAQP_SETTINGS`, :func:`tpm_models.solvers.backends.piqp.piqp_settings`)."""
+subproblem exactly in one pass; when it fails, the default QP backend does. Both with their settings of
+``solve(model, solver)``."""
 
 SUBPROBLEM_OPTIONS = {"eps_prox": 0.0}
 """What the subproblems change in :data:`SUBPROBLEM_SOLVER`'s settings: no proximal loop (the subproblem is made
@@ -133,10 +130,7 @@ class DecompositionResult:
 
 def kkt_gap(lam: np.ndarray, G: np.ndarray, u: float) -> float:
     """The KKT violation of the dual (module docstring) at ``lam`` with gradient ``G`` and bound ``u``:
-    :math:`\\max_{I_{low}} G - \\min_{I_{up}} G` with :math:`I_{up} = \\{\\lambda_i < u\\}`,
-    :math:`I_{low} = \\{\\lambda_i > 0\\}` (absolute, in the units of the scores); 0 when one set is empty.
-    The stopping rule of :func:`tpm_models.learn.decomposition.solve_decomposition` and
-    :func:`tpm_models.solvers.linear_dual.solve_linear_dual` (``gap <= tol * nu * kappa``)."""
+    :math:`\\max_{I_{low}} G - \\min_{I_{up}} G` (absolute, in the units of the scores); 0 when one set is empty."""
     up, low = lam < u, lam > 0.0
     if not up.any() or not low.any():
         return 0.0
@@ -166,23 +160,19 @@ def solve_box_qp(P: np.ndarray, c: np.ndarray, total: float, upper: float) -> np
     qp = QPMatrices([], P, c, 0.0, 1, np.ones((1, m)), np.array([total]), [], np.zeros((0, m)), none, none, [],
                     np.zeros(m), np.full(m, upper))
     first = solve_matrices(qp, SUBPROBLEM_SOLVER, raise_on_failure=False, options=SUBPROBLEM_OPTIONS)
-    if first.optimal:
-        return snap_to_bounds(cast(np.ndarray, first.values["x"]), upper)  # a QP in matrix form: its point an array
-    second = solve_matrices(qp, "default", raise_on_failure=False)
-    if not second.optimal:
+    result = first if first.optimal else solve_matrices(qp, "default", raise_on_failure=False)
+    if not result.optimal:
         raise DecompositionError(f"the subproblem of {m} points was solved neither by {first.solver} "
-                                 f"({first.termination.value}: {first.message}) nor by {second.solver} "
-                                 f"({second.termination.value}: {second.message})")
-    return snap_to_bounds(cast(np.ndarray, second.values["x"]), upper)
+                                 f"({first.termination.value}: {first.message}) nor by {result.solver} "
+                                 f"({result.termination.value}: {result.message})")
+    return snap_to_bounds(cast(np.ndarray, result.values["x"]), upper)  # a QP in matrix form: its point an array
 
 
 def solve_subproblem(K_BB: np.ndarray, G_B: np.ndarray, old: np.ndarray, u: float, delta: float) -> np.ndarray:
-    """The new :math:`\\lambda_B` of a working set ``B`` with the other multipliers fixed (module docstring,
-    "Subproblem"): the Gram block ``K_BB``, the gradient ``G_B`` and the multipliers ``old`` of ``B``, the bound
-    ``u`` and the proximal weight ``delta`` (:data:`PROXIMAL` :math:`\\cdot\\,\\kappa`): the term
-    :math:`\\tfrac\\delta2\\|\\lambda_B-\\lambda_B^{old}\\|^2` makes it strictly convex (DAQP without its own
-    proximal loop) and changes no fixed point (a step that leaves :math:`\\lambda_B` unchanged solves it).
-    Solved exactly by :func:`solve_box_qp`."""
+    """The new :math:`\\lambda_B` of a working set ``B`` with the other multipliers fixed, by :func:`solve_box_qp`:
+    the Gram block ``K_BB``, the gradient ``G_B`` and the multipliers ``old`` of ``B``, the bound ``u`` and the
+    proximal weight ``delta`` (:data:`PROXIMAL` :math:`\\cdot\\,\\kappa`), whose term makes the subproblem strictly
+    convex and changes no fixed point."""
     P = K_BB + delta * np.eye(len(old))
     return solve_box_qp(P, G_B - P @ old, float(old.sum()), u)
 
@@ -223,9 +213,8 @@ def snap_to_bounds(x: np.ndarray, upper: float) -> np.ndarray:
 def greedy_vertex(G: np.ndarray, nu: float, u: float) -> np.ndarray:
     """The vertex of :math:`\\{e^\\top\\lambda=\\nu,\\ 0\\le\\lambda\\le u\\}` that minimises :math:`G^\\top\\lambda`:
     :math:`u` on the :math:`\\lfloor\\nu/u\\rfloor` points of smallest ``G`` (stable order: ties by position),
-    the rest of :math:`\\nu` on the next one, snapped to the bounds (:func:`snap_to_bounds`). The greedy start
-    of :func:`tpm_models.learn.decomposition.solve_decomposition` and
-    :func:`tpm_models.solvers.linear_dual.solve_linear_dual`."""
+    the rest of :math:`\\nu` on the next one, snapped to the bounds (:func:`snap_to_bounds`): the decompositions'
+    start."""
     m = len(G)
     k = int(np.floor(nu / u * (1.0 + 1e-12)))
     order = np.argsort(G, kind="stable")

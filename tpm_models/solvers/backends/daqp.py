@@ -16,9 +16,8 @@ from tpm_models.solvers.matrices import dense_duals, load_values, qp_matrices
 
 DAQP_SETTINGS = {"eps_prox": 1e-2, "eta_prox": DENSE_QP_TOL, "primal_tol": OPTIMALITY_TOL,
                  "iter_limit": common.ITERATION_LIMIT}
-"""The settings of ``solve(model, "daqp")`` and of every DAQP run on matrices: full proximal regularisation (the
-Hessians are singular) run to a ``DENSE_QP_TOL`` outer tolerance (the default automatic mode left w of (15) 1e-6 off
-on Wine)."""
+"""The settings of every DAQP run: full proximal regularisation (the Hessians are singular) to a ``DENSE_QP_TOL``
+outer tolerance (the default automatic mode left w of (15) 1e-6 off on Wine)."""
 
 DAQP_EQUALITY = 5
 """DAQP's ``sense`` of a row that holds with equality (active and immutable)."""
@@ -26,7 +25,6 @@ DAQP_EQUALITY = 5
 DAQP_TERMINATIONS = {1: Termination.OPTIMAL, 2: Termination.OPTIMAL, -1: Termination.INFEASIBLE,
                      -3: Termination.INFEASIBLE_OR_UNBOUNDED, -4: Termination.ITERATION_LIMIT}
 """DAQP's exit flags (1 optimal, 2 soft optimal; -3: a ray, no feasible point); any other is an error."""
-
 
 DAQP_INFINITY = 1e30
 """DAQP's infinite bound: larger bounds are clipped to it."""
@@ -55,11 +53,9 @@ def daqp_arrays(qp: QPMatrices) -> tuple[np.ndarray, ...]:
 
 def daqp_matrices(qp: QPMatrices, options: dict | None = None, warm: WarmStart | None = None) -> MatrixSolution:
     """DAQP on the dense matrices ``qp`` (the ``matrix_run`` of the ``daqp`` backend: the contract of
-    :func:`tpm_models.solvers.dense.solve_matrices`), with :data:`DAQP_SETTINGS` and then the user's ``options``
-    (DAQP's settings: ``primal_tol``, ``iter_limit``, ``eps_prox``...). Without ``warm``: ``daqp.solve``. With a
-    :class:`~tpm_models.solvers.dense.WarmStart`: a ``daqp.Model`` kept there, updated (``q`` and the bounds) and
-    started from its last working set when it was set up on the same ``P``, ``A``, ``G``, else set up and kept
-    (the same iterates as ``daqp.solve`` on a fresh one)."""
+    :mod:`tpm_models.solvers.dense`), with :data:`DAQP_SETTINGS` and then ``options`` (DAQP's names). With a
+    :class:`~tpm_models.solvers.dense.WarmStart`: the ``daqp.Model`` kept there is updated (``q``, bounds) and started
+    from its last working set, else a fresh one set up and kept (the iterates of ``daqp.solve``)."""
     import daqp
 
     if warm is not None and warm.holds(qp):
@@ -92,9 +88,8 @@ def daqp_matrices(qp: QPMatrices, options: dict | None = None, warm: WarmStart |
 
 def run_daqp(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
              prepared: Any = None) -> tuple[Termination, dict | None, str]:
-    """The ``daqp`` backend: :func:`daqp_matrices` on the model's dense matrices (refused with what to do when they
-    would not fit: :func:`~tpm_models.solvers.matrices.check_dense_fits`), the values and duals loaded back. DAQP is
-    registered without a time limit, so ``time_limit`` is always ``None`` here."""
+    """The ``daqp`` backend: :func:`daqp_matrices` on the model's dense matrices, the values and duals loaded back
+    (``time_limit`` is always ``None``: DAQP has none)."""
     qp = qp_matrices(model)
     sol = daqp_matrices(qp, options)
     load_values(qp, sol.x)

@@ -1,15 +1,11 @@
 """``linear-decomposition``: the QPs whose dual is a box and one equality, solved on that dual with :math:`w` explicit.
 
-The backend takes a QP of the shape of :mod:`tpm_models.solvers.slack_form` ((15), (2), (3) and any model written
-the same way) and refuses every other model before it runs, naming the part of the shape it lacks. It solves the
-dual by :func:`tpm_models.solvers.linear_dual.solve_linear_dual` (working sets of the rows, no Hessian of the dual
-formed: one product with the rows' coefficients a pass), recovers the primal point by the stationarity conditions
-(:meth:`~tpm_models.solvers.slack_form.SlackForm.point`), loads it, and returns the dual's :math:`\\lambda` as the
-rows' duals. ``solve()`` then certifies that point on the model as written, like any backend's. A QP whose dual has
-no point is reported ``UNBOUNDED`` with the reason (the ray of :mod:`tpm_models.solvers.slack_form`).
-
-``options``: the keywords of :func:`~tpm_models.solvers.linear_dual.solve_linear_dual` (``tol``, ``working_set``,
-``outer_working_set``, ``max_outer``, ``accept_tol``); any other raises ``ValueError``. No time limit.
+It takes a QP of the shape of :mod:`tpm_models.solvers.slack_form` ((15), (2), (3) and any model written the same
+way; every other model it refuses before it runs, naming the part of the shape it lacks), solves the dual by
+:func:`tpm_models.solvers.linear_dual.solve_linear_dual`, recovers and loads the primal point
+(:meth:`~tpm_models.solvers.slack_form.SlackForm.point`) and returns the dual's :math:`\\lambda` as the rows' duals;
+a QP whose dual has no point is ``UNBOUNDED``. ``options``: the keywords of ``solve_linear_dual`` (:data:`OPTIONS`;
+any other raises ``ValueError``). No time limit.
 """
 
 from __future__ import annotations
@@ -27,9 +23,8 @@ from tpm_models.solvers.slack_form import SlackForm, slack_form
 from tpm_models.solvers.working_sets import DecompositionError, DecompositionWarning
 
 TOL = 1e-13
-"""The backend's KKT gap, relative to :math:`\\nu\\kappa` (``solve_linear_dual``'s ``tol``; the estimators' path stops
-at :data:`~tpm_models.solvers.working_sets.GAP_TOL`, 1e-9): the certificate judges the duality gap relative to the
-objective, and (3) on Iris has an objective of -3.5e-7, whose complementarity at 1e-9 (1.3e-12) failed it."""
+"""The backend's KKT gap, relative to :math:`\\nu\\kappa` (``solve_linear_dual``'s ``tol``): at the estimators' 1e-9
+the certificate, which judges the duality gap relative to the objective, failed (3) on Iris (objective -3.5e-7)."""
 
 OPTIONS = ("tol", "working_set", "outer_working_set", "max_outer", "accept_tol")
 """The settings ``solve(model, "linear-decomposition", options=...)`` takes (those of ``solve_linear_dual``)."""

@@ -30,16 +30,14 @@ solver (models above :data:`PIQP_DENSE_MAX` variables); the dense solver keeps `
 measurements: ``docs/solvers.md``, "Defaults chosen from these numbers")."""
 
 PIQP_ACCEPT_TOL = 1e-9
-"""A run stopped at its iteration cap whose primal residual, dual residual and duality gap (PIQP's, absolute: the
-data are min-max scaled, rows of order one) are at most this is taken as optimal, and the certificate on the model
-judges its point, as for any backend's; else it is an iteration limit (the default solver then falls back)."""
+"""A run stopped at its iteration cap whose primal and dual residuals and duality gap (PIQP's, absolute) are at most
+this is taken as optimal, its point judged by the certificate as any backend's; else it is an iteration limit."""
 
 
 def piqp_settings(options: dict | None = None, sparse: bool = False) -> dict:
     """The settings of ``solve(model, "piqp")``: :data:`~tpm_models.solvers.common.DENSE_QP_TOL` residuals and gap,
     :data:`~tpm_models.solvers.common.ITERATION_LIMIT` (:data:`PIQP_MAX_ITER` for the ``sparse`` solver), then the
-    user's ``options`` (PIQP's names). PIQP has no time limit (the backend says so: ``time_limit=False``; cap
-    ``max_iter`` instead)."""
+    user's ``options`` (PIQP's names; it has no time limit: cap ``max_iter`` instead)."""
     cap = min(common.ITERATION_LIMIT, PIQP_MAX_ITER) if sparse else common.ITERATION_LIMIT
     settings = {"verbose": False, "eps_abs": DENSE_QP_TOL, "eps_rel": DENSE_QP_TOL, "check_duality_gap": True,
                 "eps_duality_gap_abs": DENSE_QP_TOL, "eps_duality_gap_rel": DENSE_QP_TOL, "max_iter": cap}
@@ -65,15 +63,22 @@ def stalled_but_accurate(status: Any, result: Any) -> str | None:
 
 def finite(a: np.ndarray) -> np.ndarray:
     """``a`` with its infinite entries as PIQP's "infinity", :math:`\\pm 10^{30}` (``a`` itself when all are
-    finite: the bounds of the duals)."""
+    finite)."""
     return a if np.isfinite(a).all() else np.where(np.isfinite(a), a, np.sign(a) * 1e30)
+
+
+def piqp_vectors(qp: QPMatrices) -> dict:
+    """The right-hand sides and bounds of ``qp`` as PIQP's ``setup`` and ``update`` take them: ``None`` for no rows,
+    infinite bounds as :func:`finite`."""
+    rows = len(qp.h_l) > 0
+    return {"b": qp.b if len(qp.b) else None, "h_l": finite(qp.h_l) if rows else None,
+            "h_u": finite(qp.h_u) if rows else None, "x_l": finite(qp.x_l), "x_u": finite(qp.x_u)}
 
 
 def piqp_setup(qp: QPMatrices, options: dict | None = None) -> Any:
     """PIQP's solver set up (not yet solved) on ``qp``, with :func:`piqp_settings`: its ``SparseSolver`` when
     ``qp.P`` is a ``scipy.sparse`` matrix (the upper triangle of ``P``, CSC), else its ``DenseSolver`` (Fortran
-    order); no rows ``A`` or ``G`` are passed as ``None``, infinite bounds as :func:`finite`. An unknown setting
-    in ``options`` raises ``ValueError``."""
+    order). An unknown setting in ``options`` raises ``ValueError``."""
     import piqp
     import scipy.sparse as sp
 
@@ -85,20 +90,14 @@ def piqp_setup(qp: QPMatrices, options: dict | None = None) -> Any:
             raise ValueError(f"PIQP has no setting {key!r} (see piqp's documentation, Settings)")
         setattr(known, key, value)
     matrix = sp.csc_matrix if sparse else np.asfortranarray
-    rows = len(qp.h_l) > 0
-    solver.setup(
-        sp.triu(qp.P, format="csc") if sparse else np.asfortranarray(qp.P), qp.q,
-        matrix(qp.A) if len(qp.b) else None, qp.b if len(qp.b) else None,
-        matrix(qp.G) if rows else None, finite(qp.h_l) if rows else None, finite(qp.h_u) if rows else None,
-        finite(qp.x_l), finite(qp.x_u),
-    )
+    solver.setup(sp.triu(qp.P, format="csc") if sparse else np.asfortranarray(qp.P), qp.q,
+                 A=matrix(qp.A) if len(qp.b) else None, G=matrix(qp.G) if len(qp.h_l) else None, **piqp_vectors(qp))
     return solver
 
 
 @functools.cache
 def piqp_terminations() -> dict:
-    """PIQP's statuses as :class:`~tpm_models.solvers.common.Termination` s (built once: the duals of a fit are
-    solved thousands of times); any other status is an error."""
+    """PIQP's statuses as :class:`~tpm_models.solvers.common.Termination` s (built once); any other is an error."""
     import piqp
 
     return {
@@ -125,9 +124,7 @@ def piqp_matrices(qp: QPMatrices, options: dict | None = None, warm: WarmStart |
     original, qp = qp, (qp if merged is None else merged.qp(qp))
     if warm is not None and not sparse and warm.holds(qp):
         solver = warm.solver
-        rows = len(qp.h_l) > 0
-        solver.update(c=qp.q, b=qp.b if len(qp.b) else None, h_l=finite(qp.h_l) if rows else None,
-                      h_u=finite(qp.h_u) if rows else None, x_l=finite(qp.x_l), x_u=finite(qp.x_u))
+        solver.update(c=qp.q, **piqp_vectors(qp))
     else:
         solver = piqp_setup(qp, options)
         if warm is not None and not sparse:
