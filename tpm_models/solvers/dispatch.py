@@ -1,19 +1,15 @@
 """One ``solve()`` for every backend, one result type.
 
-The backends, what each takes and which is the default of a model's class and size: ``tpm-models solvers``,
-:mod:`tpm_models.solvers.backends.registry` and ``docs/solvers.md`` ("Which solver for which model", "The defaults
-and their fallbacks"). ``solver="default"`` falls back to the next default when one fails.
+The backends, what each takes and the defaults: ``tpm-models solvers``, :mod:`tpm_models.solvers.backends.registry`
+and ``docs/solvers.md`` ("Which solver for which model", "The defaults and their fallbacks"). Dual sign convention:
+:mod:`tpm_models.solvers.common`.
 
-Dual sign convention: :mod:`tpm_models.solvers.common` (one for every backend).
-
-Never a silent non-optimum
---------------------------
-A solve is ``OPTIMAL`` only if the solver says so **and** the certificate computed on the model as written
-(:func:`tpm_models.certify.certificate.certify`: every row feasible relative to its size, and on a convex model
-the KKT conditions with the backend's duals) passes; a failed certificate is ``CERTIFICATE_FAILED`` with the
-residuals in the message. Otherwise :func:`solve` raises :class:`NoOptimalSolutionError` (its ``result``
-attribute holds what the solver returned). An optimal result whose optimality the certificate could not check
-(no duals; a model not classified convex) is ``solution_status == FEASIBLE``: "optimal, not certified".
+Never a silent non-optimum: a solve is ``OPTIMAL`` only if the solver says so **and** the certificate on the model
+as written (:func:`tpm_models.certify.certificate.certify`: every row feasible relative to its size and, on a convex
+model, the KKT conditions with the backend's duals) passes; a failed certificate is ``CERTIFICATE_FAILED`` with the
+residuals in the message, an optimum it could not check ``solution_status == FEASIBLE`` ("optimal, not certified";
+``docs/solvers.md``, "A status is not a proof: the certificate"). Otherwise :func:`solve` raises
+:class:`NoOptimalSolutionError` (its ``result``: what the solver returned).
 
 Refused before any solve (:class:`SolverUnavailableError`): integer variables on a backend that would relax them,
 a model proved not convex on a backend that is not global, a ``time_limit`` a backend cannot honour; a model
@@ -58,42 +54,29 @@ def solve(
     fallback: bool = True,
     program: Program | None = None,
 ) -> SolveResult:
-    """Solve ``model`` with ``solver`` and return a :class:`SolveResult`.
+    """Solve ``model`` with ``solver``, load the values into it and return a :class:`SolveResult`; unless the solve
+    is verified optimal (module docstring), raise :class:`NoOptimalSolutionError` (``raise_on_failure=False``: return
+    the result, its termination saying so).
 
-    Values are loaded into the model. Every solve starts cold (variable values cleared)
-    unless ``warm_start=True``, which hands the current values to solvers that take a
-    start (Ipopt). Unless the solve is verified optimal (module
-    docstring), raises :class:`NoOptimalSolutionError`; with ``raise_on_failure=False``
-    the non-optimal result is returned instead, with its termination saying so. ``kind``: the model's
-    :func:`~tpm_models.solvers.structure.model_class` when the caller already has it (a model solved by
-    several solvers is classified once), or its :func:`~tpm_models.solvers.structure.model_traits` (then the
-    objective's convexity test is not repeated either). ``time_limit``: seconds, > 0; a backend that cannot
-    honour it refuses.
-
-    ``tee``: stream the backend's own log to standard output while it runs (the backends that can, ``Backend.tee``:
-    every built-in one but DAQP).
-
-    ``options``: the solver's own settings, over this library's (``docs/solvers.md``, "A user's settings"); a name
-    the solver does not know is an error of that solver, reported in the result.
+    ``warm_start``: hand the current values to the solvers that take a start (Ipopt); else every solve starts cold.
+    ``kind``: the model's :func:`~tpm_models.solvers.structure.model_class` or
+    :func:`~tpm_models.solvers.structure.model_traits` when the caller has it (not computed again). ``time_limit``:
+    seconds, > 0. ``tee``: stream the backend's own log to standard output (``Backend.tee``). ``options``: the
+    solver's own settings, over this library's (``docs/solvers.md``, "A user's settings"); a name it does not know
+    is that solver's error, reported in the result.
 
     ``solver="default"``: the defaults of the model's class and size in turn
-    (:func:`~tpm_models.solvers.backends.registry.default_candidates`): the first that takes the model solves it;
-    when it fails (any end but optimal, infeasible or unbounded) the next one that takes the model solves it
-    again, and the result's message names each failure before it ("fallback after ..."). ``fallback=False``: the
-    first default that takes the model runs alone, its result (or failure) the solve's, as
-    ``solve(model, its name)`` would give; ``result.solver`` names it (a caller that keys solves by solver learns the
-    default's name from the one reading of the model).
+    (:func:`~tpm_models.solvers.backends.registry.takers`, :func:`_default`), the result's message naming each
+    failure before it ("fallback after ..."); ``fallback=False``: the first default that takes the model runs alone,
+    as ``solve(model, its name)`` would (``result.solver`` names it).
 
     ``program``: the reading of ``model`` (:class:`~tpm_models.solvers.program.Program`) its caller made for this
-    solve, e.g. the one :func:`~tpm_models.solvers.structure.model_traits` read for ``kind``, so that the model is
-    read once; a program serves one solve, of a model unchanged since it was read (``None``: a fresh one).
+    solve (e.g. for ``kind``), of a model unchanged since; one program serves one solve (``None``: a fresh one).
     """
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
         raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
-    # the model is read once, into one Program passed down: for the class, the backends' forms and the reset of the
-    # values (the certificate reads it on its own). Python's cyclic collector is paused (Pyomo's PauseGC, as the
-    # builders and Pyomo's writers do): every collection would walk the model's millions of live objects again, a
-    # third of the conic form's time on (28) at 10^4 points (docs/bench-scale.md)
+    # the model is read once, into one Program passed down (the certificate reads it on its own); the cyclic
+    # collector is paused, as Pyomo's writers do: each collection walks the model's live objects (docs/bench-scale.md)
     with PauseGC():
         if program is None:
             program = Program(model)
@@ -202,7 +185,16 @@ class Run:
             certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
                                   self.traits.convex or backend.proves_convexity,
                                   bool(self.traits.integers) or self.traits.sos, self.program.certificates)
-        verdict, message, objective, status = self._verdict(backend, termination, message, certificate)
+        objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
+        if objective is None:  # not read by the certificate: Pyomo's value, None where it has no real one
+            objective = real_value(objective_of(model))
+        verdict, message = self._verdict(backend, termination, message, certificate, objective)
+        if certificate is None:
+            status = SolutionStatus.NO_SOLUTION
+        elif verdict is Termination.OPTIMAL and certificate.certified:
+            status = SolutionStatus.OPTIMAL
+        else:
+            status = SolutionStatus.FEASIBLE if certificate.primal <= FEASIBILITY_TOL else SolutionStatus.INFEASIBLE
         values, duals = solution_values(model, raw_duals if verdict is Termination.OPTIMAL else None)
         return SolveResult(
             solver=backend.name,
@@ -248,47 +240,37 @@ class Run:
                            "declare the variable on this model (or on one of its blocks)")
             return termination, None, message, False
 
-    def _verdict(self, backend: Any, termination: Termination, message: str, certificate: Certificate | None) \
-            -> tuple[Termination, str, float | None, SolutionStatus]:
-        """The library's verdict on the backend's word ``termination``, given the ``certificate`` (``None``: a
-        variable has no value), its message, the objective, and what the point is: certified optimal, feasible
-        (optimal not certified, or a stop with a feasible point), infeasible, or none."""
+    def _verdict(self, backend: Any, termination: Termination, message: str, certificate: Certificate | None,
+                 objective: float | None) -> tuple[Termination, str]:
+        """The library's verdict on the backend's word ``termination`` and its message, given the ``certificate``
+        (``None``: a variable has no value) and the ``objective``."""
         model, traits = self.program.model, self.traits
-        objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
-        if objective is None:  # not read by the certificate: Pyomo's value, None where it has no real one
-            objective = real_value(objective_of(model))
-        if certificate is None:
-            status = SolutionStatus.NO_SOLUTION
-        else:
-            status = SolutionStatus.FEASIBLE if certificate.primal <= FEASIBILITY_TOL else SolutionStatus.INFEASIBLE
         if termination is Termination.OPTIMAL and (objective is None or not math.isfinite(objective)):
-            return Termination.NUMERICAL_ERROR, f"reported optimal but the objective is {objective}", objective, status
+            return Termination.NUMERICAL_ERROR, f"reported optimal but the objective is {objective}"
         if certificate is None:
             if termination is Termination.OPTIMAL:
-                message = f"{message}; reported optimal but a variable has no value"
-                return Termination.NUMERICAL_ERROR, message, objective, status
-            return termination, message, objective, status
+                return Termination.NUMERICAL_ERROR, f"{message}; reported optimal but a variable has no value"
+            return termination, message
         conic = certificate.level in ("local", "feasible") and traits.kind == "NLP" and \
             why_not_conic(model, self.program) is None
         if certificate.level == "local" and conic:
             certificate.level, certificate.why = "kkt", "feasible, KKT conditions hold on a convex (conic) model"
         if termination is not Termination.OPTIMAL:
-            return termination, message, objective, status
+            return termination, message
         if not certificate.passed:
             return Termination.CERTIFICATE_FAILED, f"{message}; {backend.name} said optimal but the certificate " \
-                f"failed: {certificate.why} ({certificate.residuals()})", objective, status
+                f"failed: {certificate.why} ({certificate.residuals()})"
         if certificate.certified:
-            return termination, message, objective, SolutionStatus.OPTIMAL
+            return termination, message
         far = far_variable(self.program.free)
         if far is not None:  # SCIP's "optimal" 36.8 on max log(x): x at 1e16, its infinity
             return Termination.NUMERICAL_ERROR, f"{message}; said optimal at {far}, beyond any backend's finite " \
-                "range: the model may be unbounded", objective, status
+                "range: the model may be unbounded"
         if not backend.nonconvex and not traits.convex and not conic and certificate.level in ("local", "feasible"):
             # a local solver's point on a model not proved convex
             return Termination.LOCALLY_OPTIMAL, f"{message}; locally optimal: the model is not proved convex, so " \
-                f"the point may not be its optimum (a global backend, e.g. scip, proves one) ({certificate.why})", \
-                objective, status
-        return termination, f"{message}; optimal, not certified: {certificate.why}", objective, status
+                f"the point may not be its optimum (a global backend, e.g. scip, proves one) ({certificate.why})"
+        return termination, f"{message}; optimal, not certified: {certificate.why}"
 
 
 def _finish(model: pyo.ConcreteModel, result: SolveResult, raise_on_failure: bool) -> SolveResult:
