@@ -185,16 +185,7 @@ class Run:
             certificate = certify(model, raw_duals if termination is Termination.OPTIMAL else None,
                                   self.traits.convex or backend.proves_convexity,
                                   bool(self.traits.integers) or self.traits.sos, self.program.certificates)
-        objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
-        if objective is None:  # not read by the certificate: Pyomo's value, None where it has no real one
-            objective = real_value(objective_of(model))
-        verdict, message = self._verdict(backend, termination, message, certificate, objective)
-        if certificate is None:
-            status = SolutionStatus.NO_SOLUTION
-        elif verdict is Termination.OPTIMAL and certificate.certified:
-            status = SolutionStatus.OPTIMAL
-        else:
-            status = SolutionStatus.FEASIBLE if certificate.primal <= FEASIBILITY_TOL else SolutionStatus.INFEASIBLE
+        verdict, message, objective, status = self._verdict(backend, termination, message, certificate)
         values, duals = solution_values(model, raw_duals if verdict is Termination.OPTIMAL else None)
         return SolveResult(
             solver=backend.name,
@@ -240,37 +231,47 @@ class Run:
                            "declare the variable on this model (or on one of its blocks)")
             return termination, None, message, False
 
-    def _verdict(self, backend: Any, termination: Termination, message: str, certificate: Certificate | None,
-                 objective: float | None) -> tuple[Termination, str]:
-        """The library's verdict on the backend's word ``termination`` and its message, given the ``certificate``
-        (``None``: a variable has no value) and the ``objective``."""
+    def _verdict(self, backend: Any, termination: Termination, message: str, certificate: Certificate | None) \
+            -> tuple[Termination, str, float | None, SolutionStatus]:
+        """The library's verdict on the backend's word ``termination``, given the ``certificate`` (``None``: a
+        variable has no value), its message, the objective, and what the point is: certified optimal, feasible
+        (optimal not certified, or a stop with a feasible point), infeasible, or none."""
         model, traits = self.program.model, self.traits
+        objective = None if certificate is None else certificate.objective  # the certificate read it (cheaper)
+        if objective is None:  # not read by the certificate: Pyomo's value, None where it has no real one
+            objective = real_value(objective_of(model))
+        if certificate is None:
+            status = SolutionStatus.NO_SOLUTION
+        else:
+            status = SolutionStatus.FEASIBLE if certificate.primal <= FEASIBILITY_TOL else SolutionStatus.INFEASIBLE
         if termination is Termination.OPTIMAL and (objective is None or not math.isfinite(objective)):
-            return Termination.NUMERICAL_ERROR, f"reported optimal but the objective is {objective}"
+            return Termination.NUMERICAL_ERROR, f"reported optimal but the objective is {objective}", objective, status
         if certificate is None:
             if termination is Termination.OPTIMAL:
-                return Termination.NUMERICAL_ERROR, f"{message}; reported optimal but a variable has no value"
-            return termination, message
+                message = f"{message}; reported optimal but a variable has no value"
+                return Termination.NUMERICAL_ERROR, message, objective, status
+            return termination, message, objective, status
         conic = certificate.level in ("local", "feasible") and traits.kind == "NLP" and \
             why_not_conic(model, self.program) is None
         if certificate.level == "local" and conic:
             certificate.level, certificate.why = "kkt", "feasible, KKT conditions hold on a convex (conic) model"
         if termination is not Termination.OPTIMAL:
-            return termination, message
+            return termination, message, objective, status
         if not certificate.passed:
             return Termination.CERTIFICATE_FAILED, f"{message}; {backend.name} said optimal but the certificate " \
-                f"failed: {certificate.why} ({certificate.residuals()})"
+                f"failed: {certificate.why} ({certificate.residuals()})", objective, status
         if certificate.certified:
-            return termination, message
+            return termination, message, objective, SolutionStatus.OPTIMAL
         far = far_variable(self.program.free)
         if far is not None:  # SCIP's "optimal" 36.8 on max log(x): x at 1e16, its infinity
             return Termination.NUMERICAL_ERROR, f"{message}; said optimal at {far}, beyond any backend's finite " \
-                "range: the model may be unbounded"
+                "range: the model may be unbounded", objective, status
         if not backend.nonconvex and not traits.convex and not conic and certificate.level in ("local", "feasible"):
             # a local solver's point on a model not proved convex
             return Termination.LOCALLY_OPTIMAL, f"{message}; locally optimal: the model is not proved convex, so " \
-                f"the point may not be its optimum (a global backend, e.g. scip, proves one) ({certificate.why})"
-        return termination, f"{message}; optimal, not certified: {certificate.why}"
+                f"the point may not be its optimum (a global backend, e.g. scip, proves one) ({certificate.why})", \
+                objective, status
+        return termination, f"{message}; optimal, not certified: {certificate.why}", objective, status
 
 
 def _finish(model: pyo.ConcreteModel, result: SolveResult, raise_on_failure: bool) -> SolveResult:
