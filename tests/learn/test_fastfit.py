@@ -136,7 +136,7 @@ def test_dense_route_never_returns_a_non_optimum(iris, monkeypatch, status, x, t
     class FakePIQP:
         settings = real_settings
 
-        def setup(self, P, q, *rest):
+        def setup(self, P, q, *rest, **named):
             self.n = len(q)
 
         def solve(self):

@@ -2,16 +2,15 @@
 
 Dual sign convention (all backends)
 -----------------------------------
-The dual of a constraint is the derivative of the optimal objective value, in the
-model's own sense, with respect to the constraint's bound (right-hand side):
+The dual of a constraint is the derivative of the optimal objective value, in the model's own sense, with respect
+to the constraint's bound (right-hand side):
 
 * minimisation: :math:`\\ge` rows have duals :math:`\\ge 0`, :math:`\\le` rows :math:`\\le 0`;
 * maximisation: the signs flip;
 * equality rows: any sign.
 
-So the duals of the ``margin`` rows of (15) are the :math:`\\lambda_c` of (16), and the
-dual of ``sum_lam`` in (16) is an optimal :math:`\\theta_c`. Every backend is mapped to
-this convention and the test suite checks it per backend.
+So the duals of the ``margin`` rows of (15) are the :math:`\\lambda_c` of (16), and the dual of ``sum_lam`` in (16)
+is an optimal :math:`\\theta_c`. Every backend is mapped to this convention; the test suite checks it per backend.
 """
 
 from __future__ import annotations
@@ -24,23 +23,17 @@ from pyomo.contrib.solver.common.results import SolutionStatus as PyomoSolutionS
 from pyomo.contrib.solver.common.results import TerminationCondition
 
 OPTIMALITY_TOL = 1e-9
-"""Tolerance asked of every backend (absolute/relative gap and residuals where the
-backend has such settings)."""
-
+"""Tolerance asked of every backend (absolute/relative gap and residuals where the backend has such settings)."""
 
 DENSE_QP_TOL = 1e-12
-"""Residual and duality-gap tolerance asked of PIQP (why: ``docs/solvers.md``, "Defaults chosen from these
-numbers")."""
-
+"""Residual and duality-gap tolerance asked of PIQP (``docs/solvers.md``, "Defaults chosen from these numbers")."""
 
 MIP_GAP = 1e-9
 """Relative gap asked of the backends that take integer variables (their defaults, 1e-4, stop a branch and
 bound with an incumbent up to 0.01% from the integer optimum)."""
 
-
 SCIP_TIME_LIMIT = 120.0
 """Seconds SCIP may take when no ``time_limit`` is given."""
-
 
 ITERATION_LIMIT = 10_000
 """Cap on iterations of iterative backends (HiGHS's QP solver defaults to 2**31); a run stopped by it is reported,
@@ -49,9 +42,8 @@ never returned as optimal (``docs/solvers.md``, "Summary")."""
 
 class Termination(StrEnum):
     """The library's verdict on a solve (:attr:`SolveResult.termination`): the backend's stop, mapped per backend,
-    then checked by the certificate (:mod:`tpm_models.certify.certificate`) on the model as written. The backend's
-    stop alone is :attr:`SolveResult.solver_termination` (and, in Pyomo's terms,
-    :attr:`SolveResult.termination_condition`); what the point is, :attr:`SolveResult.solution_status`."""
+    then checked by the certificate (:mod:`tpm_models.certify.certificate`) on the model as written (the table:
+    ``docs/solvers.md``, "Statuses, per backend")."""
 
     OPTIMAL = "optimal"
     """Converged to its optimality tolerances, and the point passed the certificate (see
@@ -72,14 +64,13 @@ class Termination(StrEnum):
     NUMERICAL_ERROR = "numerical_error"
     """Numerical trouble: NaN values, or a point the solver called optimal that is infeasible."""
     REFUSED = "refused"
-    """The solver refused the model before solving it: a licence limit on its size, or a model
-    the solver's own interface cannot take. Nothing was solved; another solver may take it."""
+    """The solver refused the model before solving it (a licence limit on its size, a model its own interface cannot
+    take): nothing was solved; another solver may take it."""
     ERROR = "error"
     """Any other failure: the solver ran and failed (or crashed) without a usable answer."""
     CERTIFICATE_FAILED = "certificate_failed"
-    """The backend said optimal, but the certificate on the model as written failed: a row violated relative to
-    its size, or (convex model) the KKT conditions at the point with the backend's duals. The message holds the
-    residuals."""
+    """The backend said optimal, but the certificate on the model as written failed (a row violated relative to its
+    size, or on a convex model the KKT conditions with the backend's duals); the message holds the residuals."""
 
 
 class SolutionStatus(StrEnum):
@@ -122,12 +113,10 @@ _PYOMO_SOLUTION_STATUS = {
 
 @dataclass
 class SolveResult:
-    """What one solve returned.
-
-    ``values`` and ``duals`` are keyed by component name (``"w"``, ``"theta"``,
-    ``"margin"``...): a float for a scalar component, an array in index order otherwise.
-    ``objective`` is the model's objective exactly as built (no constant added).
-    """
+    """What one solve returned, alike for every backend: the verdict (``termination``) apart from the backend's own
+    stop (``solver_termination``, :attr:`termination_condition`) and from what the point is (``solution_status``),
+    and the ``certificate``. ``values`` and ``duals`` are keyed by component name (``"w"``, ``"margin"``...): a float
+    for a scalar component, an array in index order otherwise; ``objective`` is the model's objective as built."""
 
     solver: str
     solver_version: str
@@ -144,6 +133,9 @@ class SolveResult:
     """What the backend itself said (mapped to :class:`Termination`), before the certificate."""
     licence_limited: bool = False
     """The backend's licence refused the model's size (``REFUSED``; ``Backend.licence_limit``)."""
+    certificate: dict | None = None
+    """The certificate's residuals (:class:`tpm_models.certify.certificate.Certificate` as a dict); ``None`` when no
+    point."""
 
     @property
     def termination_condition(self) -> TerminationCondition:
@@ -158,12 +150,8 @@ class SolveResult:
 
     @property
     def pyomo_solution_status(self) -> PyomoSolutionStatus:
-        """:attr:`solution_status` as Pyomo's ``contrib.solver`` ``SolutionStatus`` (a certified optimum is
-        ``optimal``; an optimum the certificate could not prove, ``feasible``)."""
+        """:attr:`solution_status` as Pyomo's ``contrib.solver`` ``SolutionStatus``."""
         return _PYOMO_SOLUTION_STATUS[self.solution_status]
-    certificate: dict | None = None
-    """The certificate's residuals (:class:`tpm_models.certify.certificate.Certificate` as a dict): the scaled
-    primal violation and, where checked, stationarity, complementarity and dual sign; ``None`` when no point."""
 
     @property
     def optimal(self) -> bool:

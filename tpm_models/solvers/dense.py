@@ -1,18 +1,12 @@
-"""Backends on a QP in matrix form (:class:`tpm_models.qp.QPMatrices`), without a Pyomo model.
+"""Backends on a QP in matrix form (:class:`tpm_models.qp.QPMatrices`), without a Pyomo model: the estimators' one
+entry to a dense solver (:mod:`tpm_models.learn`).
 
-A backend that takes one declares it in the one registry, ``register_backend(..., matrix_run=...)``
-(:attr:`tpm_models.solvers.backends.registry.Backend.matrix_run`; PIQP and DAQP do, with the settings of
-``solve(model, "piqp")`` and ``solve(model, "daqp")``). :func:`solve_matrices` looks the backend up there, runs it on
-matrices such as those of :func:`tpm_models.models.shapes.dual_matrices` and verifies its point as
-:func:`tpm_models.solvers.dispatch.solve` does: ``OPTIMAL`` only when the solver says so and the point is finite and
-feasible to ``FEASIBILITY_TOL``. It is the estimators' one entry to a dense solver (:mod:`tpm_models.learn`); the
-Pyomo backends ``piqp`` and ``daqp`` run the same ``matrix_run`` on
-:func:`tpm_models.solvers.matrices.qp_matrices` of a model.
-
-The contract of ``matrix_run(qp, options=None, warm=None) -> MatrixSolution``: solve ``qp`` with the backend's
-settings, then ``options`` (the solver's own names; an unknown one raises ``ValueError``); ``warm``, a
-:class:`WarmStart`, keeps the solver set up between runs on QPs that differ only in ``q``, ``b``, ``h`` and the
-bounds (a backend that cannot keep one solves afresh).
+A backend declares one in the registry (``register_backend(..., matrix_run=...)``: PIQP, DAQP, with the settings of
+``solve(model, name)``); :func:`solve_matrices` runs it and verifies its point. The contract of
+``matrix_run(qp, options=None, warm=None) -> MatrixSolution``: solve ``qp`` with the backend's settings, then
+``options`` (the solver's own names; an unknown one raises ``ValueError``); ``warm``, a :class:`WarmStart`, keeps
+the solver set up between runs on QPs that differ only in ``q``, ``b``, ``h`` and the bounds (a backend that cannot
+keep one solves afresh).
 """
 
 from __future__ import annotations
@@ -99,14 +93,13 @@ def matrix_violation(qp: QPMatrices, x: np.ndarray) -> float:
 
 def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bool = True, *,
                    options: dict | None = None, warm: WarmStart | None = None) -> SolveResult:
-    """Solve the QP ``qp`` (:class:`~tpm_models.qp.QPMatrices`) with a backend that takes it, no Pyomo model.
-
-    ``solver``: ``"default"`` (``default_solver("QP")``) or a backend of :func:`matrix_solvers` (else
-    :class:`SolverUnavailableError`), run with the settings of ``solve(model, solver)`` and then ``options``;
-    ``warm``: a :class:`WarmStart` to keep the solver set up in. The same verification as :func:`solve`:
-    ``OPTIMAL`` only if the solver says so and the point is finite and feasible to ``FEASIBILITY_TOL``; otherwise
-    raises :class:`NoOptimalSolutionError` (or, with ``raise_on_failure=False``, returns the non-optimal result).
-    ``values["x"]`` is the point, ``objective`` the objective in the model's own sense.
+    """Solve the QP ``qp`` with ``solver``: ``"default"`` (``default_solver("QP")``) or a backend of
+    :func:`matrix_solvers` (else :class:`SolverUnavailableError`), with the settings of ``solve(model, solver)``, then
+    ``options``; ``warm``: a :class:`WarmStart` to keep the solver set up in. ``OPTIMAL`` only if the solver says so
+    and the point is finite and feasible to ``FEASIBILITY_TOL`` (no model to certify on: ``solution_status`` is
+    ``FEASIBLE`` at best, ``certificate`` ``None``); otherwise raises :class:`NoOptimalSolutionError`
+    (``raise_on_failure=False``: returns the result). ``values["x"]``: the point; ``objective``: in the model's own
+    sense.
     """
     backend = BACKENDS.get(default_solver("QP") if solver == "default" else solver)
     if backend is None or backend.matrix_run is None:
@@ -114,7 +107,6 @@ def solve_matrices(qp: QPMatrices, solver: str = "default", raise_on_failure: bo
             f"solver {solver!r} does not take a QP in matrix form; use 'default' or one of {matrix_solvers()}")
     start = time.perf_counter()
     try:
-        # matrix_backend gives a backend with a matrix_run (typed Callable[..., object] | None in the registry)
         sol = cast(Callable[..., MatrixSolution], backend.matrix_run)(qp, options, warm)
     except Exception as exc:  # a crash inside the solver is a failure, not a crash
         log.warning("%s raised %s: %s", backend.name, type(exc).__name__, exc)

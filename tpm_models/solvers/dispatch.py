@@ -1,19 +1,15 @@
 """One ``solve()`` for every backend, one result type.
 
-The backends, what each takes and which is the default of a model's class and size: ``tpm-models solvers``,
-:mod:`tpm_models.solvers.backends.registry` and ``docs/solvers.md`` ("Which solver for which model", "The defaults
-and their fallbacks"). ``solver="default"`` falls back to the next default when one fails.
+The backends, what each takes and the defaults: ``tpm-models solvers``, :mod:`tpm_models.solvers.backends.registry`
+and ``docs/solvers.md`` ("Which solver for which model", "The defaults and their fallbacks"). Dual sign convention:
+:mod:`tpm_models.solvers.common`.
 
-Dual sign convention: :mod:`tpm_models.solvers.common` (one for every backend).
-
-Never a silent non-optimum
---------------------------
-A solve is ``OPTIMAL`` only if the solver says so **and** the certificate computed on the model as written
-(:func:`tpm_models.certify.certificate.certify`: every row feasible relative to its size, and on a convex model
-the KKT conditions with the backend's duals) passes; a failed certificate is ``CERTIFICATE_FAILED`` with the
-residuals in the message. Otherwise :func:`solve` raises :class:`NoOptimalSolutionError` (its ``result``
-attribute holds what the solver returned). An optimal result whose optimality the certificate could not check
-(no duals; a model not classified convex) is ``solution_status == FEASIBLE``: "optimal, not certified".
+Never a silent non-optimum: a solve is ``OPTIMAL`` only if the solver says so **and** the certificate on the model
+as written (:func:`tpm_models.certify.certificate.certify`: every row feasible relative to its size and, on a convex
+model, the KKT conditions with the backend's duals) passes; a failed certificate is ``CERTIFICATE_FAILED`` with the
+residuals in the message, an optimum it could not check ``solution_status == FEASIBLE`` ("optimal, not certified";
+``docs/solvers.md``, "A status is not a proof: the certificate"). Otherwise :func:`solve` raises
+:class:`NoOptimalSolutionError` (its ``result``: what the solver returned).
 
 Refused before any solve (:class:`SolverUnavailableError`): integer variables on a backend that would relax them,
 a model proved not convex on a backend that is not global, a ``time_limit`` a backend cannot honour; a model
@@ -58,42 +54,29 @@ def solve(
     fallback: bool = True,
     program: Program | None = None,
 ) -> SolveResult:
-    """Solve ``model`` with ``solver`` and return a :class:`SolveResult`.
+    """Solve ``model`` with ``solver``, load the values into it and return a :class:`SolveResult`; unless the solve
+    is verified optimal (module docstring), raise :class:`NoOptimalSolutionError` (``raise_on_failure=False``: return
+    the result, its termination saying so).
 
-    Values are loaded into the model. Every solve starts cold (variable values cleared)
-    unless ``warm_start=True``, which hands the current values to solvers that take a
-    start (Ipopt). Unless the solve is verified optimal (module
-    docstring), raises :class:`NoOptimalSolutionError`; with ``raise_on_failure=False``
-    the non-optimal result is returned instead, with its termination saying so. ``kind``: the model's
-    :func:`~tpm_models.solvers.structure.model_class` when the caller already has it (a model solved by
-    several solvers is classified once), or its :func:`~tpm_models.solvers.structure.model_traits` (then the
-    objective's convexity test is not repeated either). ``time_limit``: seconds, > 0; a backend that cannot
-    honour it refuses.
-
-    ``tee``: stream the backend's own log to standard output while it runs (the backends that can, ``Backend.tee``:
-    every built-in one but DAQP).
-
-    ``options``: the solver's own settings, over this library's (``docs/solvers.md``, "A user's settings"); a name
-    the solver does not know is an error of that solver, reported in the result.
+    ``warm_start``: hand the current values to the solvers that take a start (Ipopt); else every solve starts cold.
+    ``kind``: the model's :func:`~tpm_models.solvers.structure.model_class` or
+    :func:`~tpm_models.solvers.structure.model_traits` when the caller has it (not computed again). ``time_limit``:
+    seconds, > 0. ``tee``: stream the backend's own log to standard output (``Backend.tee``). ``options``: the
+    solver's own settings, over this library's (``docs/solvers.md``, "A user's settings"); a name it does not know
+    is that solver's error, reported in the result.
 
     ``solver="default"``: the defaults of the model's class and size in turn
-    (:func:`~tpm_models.solvers.backends.registry.default_candidates`): the first that takes the model solves it;
-    when it fails (any end but optimal, infeasible or unbounded) the next one that takes the model solves it
-    again, and the result's message names each failure before it ("fallback after ..."). ``fallback=False``: the
-    first default that takes the model runs alone, its result (or failure) the solve's, as
-    ``solve(model, its name)`` would give; ``result.solver`` names it (a caller that keys solves by solver learns the
-    default's name from the one reading of the model).
+    (:func:`~tpm_models.solvers.backends.registry.takers`, :func:`_default`), the result's message naming each
+    failure before it ("fallback after ..."); ``fallback=False``: the first default that takes the model runs alone,
+    as ``solve(model, its name)`` would (``result.solver`` names it).
 
     ``program``: the reading of ``model`` (:class:`~tpm_models.solvers.program.Program`) its caller made for this
-    solve, e.g. the one :func:`~tpm_models.solvers.structure.model_traits` read for ``kind``, so that the model is
-    read once; a program serves one solve, of a model unchanged since it was read (``None``: a fresh one).
+    solve (e.g. for ``kind``), of a model unchanged since; one program serves one solve (``None``: a fresh one).
     """
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < math.inf):
         raise ModelError(f"time_limit must be a positive number of seconds (or None for no limit), got {time_limit!r}")
-    # the model is read once, into one Program passed down: for the class, the backends' forms and the reset of the
-    # values (the certificate reads it on its own). Python's cyclic collector is paused (Pyomo's PauseGC, as the
-    # builders and Pyomo's writers do): every collection would walk the model's millions of live objects again, a
-    # third of the conic form's time on (28) at 10^4 points (docs/bench-scale.md)
+    # the model is read once, into one Program passed down (the certificate reads it on its own); the cyclic
+    # collector is paused, as Pyomo's writers do: each collection walks the model's live objects (docs/bench-scale.md)
     with PauseGC():
         if program is None:
             program = Program(model)

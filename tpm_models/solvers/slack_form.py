@@ -10,18 +10,14 @@ with :math:`D` diagonal and positive (:math:`w` free), one free :math:`\\theta` 
 every row, one slack :math:`\\xi_i \\ge 0` of its own in each row (:math:`s_i > 0`), every right-hand side zero and
 all :math:`u = c_i/s_i` equal: (15), (2), (3). Its dual, with :math:`\\hat a_i = D^{-1/2}a_i`,
 :math:`\\hat g = D^{-1/2}g`, is :math:`\\min_\\lambda \\tfrac12\\|\\hat A^\\top\\lambda - \\hat g\\|^2` s.t.
-:math:`e^\\top\\lambda = \\nu := h/\\kappa`, :math:`0 \\le \\lambda \\le u` (``docs/solvers.md``, "Defaults chosen
-from these numbers"), the QP of :func:`tpm_models.solvers.linear_dual.solve_linear_dual`;
+:math:`e^\\top\\lambda = \\nu := h/\\kappa`, :math:`0 \\le \\lambda \\le u`, the QP of
+:func:`tpm_models.solvers.linear_dual.solve_linear_dual`;
 :math:`w = D^{-1/2}(\\hat A^\\top\\lambda - \\hat g)`, :math:`\\theta` by errata 5's rule on the scores
 :math:`G_i = a_i^\\top w` (:func:`tpm_models.models.recovery.kkt_theta`) and
 :math:`\\xi_i = \\max(0, -(G_i + \\kappa\\theta))/s_i`. When :math:`\\nu < 0` or :math:`\\nu > m u` the dual has no
 point and the QP is unbounded: its rows hold at :math:`w = 0, \\theta = 0, \\xi = 0`, and the ray
 :math:`\\kappa\\,d\\theta = -1, d\\xi = 1/s` (:math:`\\nu > mu`) or :math:`\\kappa\\,d\\theta = 1` (:math:`\\nu < 0`)
 lowers the objective without end.
-
-:func:`slack_form` reads the shape off the solve's :class:`~tpm_models.solvers.program.Program` (no matrix of the QP is
-built for a model it refuses) or raises :class:`~tpm_models.solvers.matrices.NotAQPError` naming the first part that
-does not fit.
 """
 
 from __future__ import annotations
@@ -137,8 +133,8 @@ def _one_per_row(M: sp.csc_matrix, slack: np.ndarray, m: int) -> tuple[np.ndarra
 
 
 def slack_form(program: Program) -> SlackForm:
-    """The :class:`SlackForm` of the program's model (module docstring), or :class:`NotAQPError` saying which part
-    of the shape it lacks."""
+    """The :class:`SlackForm` of the program's model (module docstring), read off the program (no matrix of the QP
+    built for a model it refuses), or :class:`NotAQPError` naming the first part of the shape it lacks."""
     d, q, sense = _objective(program)
     M, row_sign = _rows(program)
     m = M.shape[0]

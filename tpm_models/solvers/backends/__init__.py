@@ -19,5 +19,4 @@ from tpm_models.solvers.backends.registry import (
 )
 
 __all__ = ["BACKENDS", "DEFAULT", "MODEL_CLASSES", "Backend", "available_solvers", "backend_for", "default_solver",
-           "honoured_time_limit", "package_version",
-           "register_backend"]
+           "honoured_time_limit", "package_version", "register_backend"]

@@ -1,8 +1,6 @@
-"""MOSEK (the paper's solver) through Pyomo's ``mosek_direct``, when ``mosek`` is installed and licensed;
-refused with a clear :class:`tpm_models.solvers.common.SolverUnavailableError` otherwise. LP and QP only:
-Pyomo's ``mosek_direct`` maps cones only from ``pyomo.kernel.conic`` constraints and passes the cone
-rows ``sum_k x_k^2 <= y^2`` of an ``environ`` model as quadratic constraints (its code read, not run:
-no licence on this machine)."""
+"""MOSEK (the paper's solver) through Pyomo's ``mosek_direct``, when ``mosek`` is installed and licensed. LP and QP
+only: ``mosek_direct`` maps cones only from ``pyomo.kernel.conic`` constraints (an ``environ`` model's cone rows go
+as quadratic constraints; its code read, not run: no licence on this machine)."""
 
 from __future__ import annotations
 

@@ -135,10 +135,7 @@ model"); the first that takes the model solves it (an NLP that Clarabel cannot m
 LARGE_MODEL = 5_000
 """Variables from which a model is *large* for :data:`DEFAULT_LARGE` (measured: ``docs/bench-scale.md``)."""
 
-DEFAULT_LARGE: dict[str, tuple[str, ...]] = {
-    "LP": ("piqp", "highs"), "QP": ("linear-decomposition", "piqp", "clarabel"), "SOCP": ("clarabel", "ipopt"),
-    "NLP": ("clarabel", "ipopt"),
-}
+DEFAULT_LARGE: dict[str, tuple[str, ...]] = {**DEFAULT, "QP": ("linear-decomposition", "piqp", "clarabel")}
 """The defaults of a model of at least :data:`LARGE_MODEL` variables: a QP of the shape of
 :mod:`tpm_models.solvers.slack_form` to ``linear-decomposition`` (which refuses every other QP), then PIQP's sparse
 solver and Clarabel (why: ``docs/solvers.md``, "Defaults chosen from these numbers")."""
@@ -148,8 +145,7 @@ HUGE_MODEL = 100_000
 """Variables from which :data:`DEFAULT_HUGE` holds (``docs/solvers.md``, "Defaults chosen from these numbers")."""
 
 DEFAULT_HUGE: dict[str, tuple[str, ...]] = {
-    "LP": ("highs", "piqp"), "QP": ("linear-decomposition", "clarabel", "piqp"), "SOCP": ("clarabel", "ipopt"),
-    "NLP": ("clarabel", "ipopt"),
+    **DEFAULT, "LP": ("highs", "piqp"), "QP": ("linear-decomposition", "clarabel", "piqp"),
 }
 """The defaults of a model of at least :data:`HUGE_MODEL` variables (why: ``docs/solvers.md``, "The defaults and
 their fallbacks")."""
@@ -269,33 +265,33 @@ def _checked(program: Program, solver: str, traits: ModelTraits,
     if not backend.installed():
         raise SolverUnavailableError(f"solver {solver!r} is not installed ({install_hint(backend.package)}); "
                                      f"installed for {kind}: {available_solvers(kind)}")
-    cannot = f"{solver} cannot take the {kind} {title(model)!r}"
+
+    def refused(why: str) -> SolverUnavailableError:
+        return SolverUnavailableError(f"{solver} cannot take the {kind} {title(model)!r}: {why}")
+
     if traits.integers and not backend.integers:
-        raise SolverUnavailableError(
-            f"{cannot}: it would relax the integer variables ({', '.join(traits.integers)}), so its optimum would not "
-            f"be the model's; installed solvers that take integers: "
-            f"{_capable(kind, True, traits.nonconvex is not None)}")
+        raise refused(f"it would relax the integer variables ({', '.join(traits.integers)}), so its optimum would not "
+                      f"be the model's; installed solvers that take integers: "
+                      f"{_capable(kind, True, traits.nonconvex is not None)}")
     if traits.sos and not backend.sos:
-        raise SolverUnavailableError(
-            f"{cannot}: it holds SOS constraints, which {solver} would ignore; installed solvers that take them: "
-            f"{[n for n in available_solvers(kind) if BACKENDS[n].sos]} (or write the Piecewise with pw_repn='DCC' or "
-            "'BIGM_BIN', binary variables any MILP solver takes)")
+        raise refused(f"it holds SOS constraints, which {solver} would ignore; installed solvers that take them: "
+                      f"{[n for n in available_solvers(kind) if BACKENDS[n].sos]} (or write the Piecewise with "
+                      "pw_repn='DCC' or 'BIGM_BIN', binary variables any MILP solver takes)")
     if traits.nonconvex and not backend.nonconvex:
-        raise SolverUnavailableError(
-            f"{cannot}: it solves convex models only and the model is not convex ({traits.nonconvex}), so its answer "
-            f"could be a saddle or a local optimum; installed global solvers: "
-            f"{_capable(kind, bool(traits.integers), True)}")
+        raise refused(f"it solves convex models only and the model is not convex ({traits.nonconvex}), so its answer "
+                      f"could be a saddle or a local optimum; installed global solvers: "
+                      f"{_capable(kind, bool(traits.integers), True)}")
     if time_limit is not None and not backend.time_limit:
         raise SolverUnavailableError(
             f"{solver} cannot take time_limit={time_limit:g}: it has no time limit, so it could not honour it; drop "
             f"time_limit or use one of {[n for n in available_solvers(kind) if BACKENDS[n].time_limit]}")
     reason = backend.refuses(model) if backend.refuses is not None else None
     if reason:
-        raise SolverUnavailableError(f"{cannot}: {reason}")
+        raise refused(reason)
     prepared = None
     if backend.prepare is not None:
         try:
             prepared = backend.prepare(program)
         except NotAQPError as exc:
-            raise SolverUnavailableError(f"{cannot}: {exc}") from exc
+            raise refused(str(exc)) from exc
     return backend, kind, prepared
