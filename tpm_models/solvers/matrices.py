@@ -80,9 +80,8 @@ def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
 
 
 def sparse_qp_matrices(model: pyo.ConcreteModel, program: Program | None = None) -> QPMatrices:
-    """:func:`qp_matrices` with ``P`` (full, symmetric), ``A`` and ``G`` as ``scipy.sparse`` CSR matrices, read in one
-    pass (:func:`tpm_models.solvers.rows.read_rows`; ``program``: the solve's reading of ``model``); the same numbers,
-    rows and columns (``tests/solvers/test_sparse.py``). Nothing of size rows x columns is dense."""
+    """:func:`qp_matrices` with ``P`` (full, symmetric), ``A`` and ``G`` as ``scipy.sparse`` CSR matrices (the same
+    numbers, rows and columns; ``program``: the solve's reading of ``model``)."""
     program = Program(model) if program is None else program
     try:
         objective = program.objective
@@ -103,10 +102,8 @@ def sparse_qp_matrices(model: pyo.ConcreteModel, program: Program | None = None)
 
 
 def dense_qp_matrices(model: pyo.ConcreteModel, program: Program | None = None) -> QPMatrices:
-    """:func:`qp_matrices` read as :func:`sparse_qp_matrices` reads it (``program``: the solve's reading of
-    ``model``), then ``P``, ``A`` and ``G`` made dense: the same numbers, rows and columns as :func:`qp_matrices`
-    (``tests/solvers/test_sparse.py``). :class:`DenseTooLargeError` before a dense matrix past
-    :data:`DENSE_MAX_BYTES`."""
+    """:func:`sparse_qp_matrices` with ``P``, ``A`` and ``G`` made dense (:class:`DenseTooLargeError` past
+    :data:`DENSE_MAX_BYTES`): the same numbers, rows and columns as :func:`qp_matrices`."""
     qp = sparse_qp_matrices(model, program)
     n = len(qp.q)
     check_dense_fits(max(n, qp.A.shape[0] + qp.G.shape[0]), n)

@@ -40,14 +40,11 @@ class ModelTraits:
     integers: tuple[str, ...] = ()
     """Names of the variables (at most 5) whose domain is integer or binary; empty for a continuous model."""
     nonconvex: str | None = None
-    """Why the model is proved not convex (a quadratic objective or row that fails the PSD test,
-    :data:`~tpm_models.certify.tolerances.PSD_TOL`), or ``None``."""
+    """Why the model is proved not convex (a quadratic part fails the PSD test, :data:`PSD_TOL`), or ``None``."""
     convex: bool = False
-    """Proved convex from what it holds: an LP, a QP with a PSD objective, rows linear, PSD quadratic or cones.
-    ``False`` for an NLP whose rows are other functions (its convexity is then unknown here)."""
+    """Proved convex from what it holds (``False`` also when unknown: an NLP with rows of other functions)."""
     sos: bool = False
-    """The model holds active ``SOSConstraint`` s, which only a backend that declares them takes
-    (:mod:`tpm_models.solvers.components`)."""
+    """The model holds active ``SOSConstraint`` s (only a backend that declares them takes it)."""
 
 
 def model_class(model: pyo.ConcreteModel) -> str:
