@@ -1,11 +1,9 @@
 """Which Pyomo components a solve reads, and which it refuses by name: nothing active is ignored.
 
-:func:`read_components` walks every active component of a model (blocks included, in Pyomo's order) before anything
-is solved. A component whose type is in :data:`READ` is read by the solve path and by the certificate; one in
-:data:`TRANSFORM` is refused with the Pyomo transformation that makes the model solvable; a ``SOSConstraint`` is
-taken only by a backend that declares SOS constraints (``Backend.sos``); any other type — whatever Pyomo or a
-plug-in defines now or later — is refused with its name, since what is not understood cannot be proved. The table
-of every type: ``docs/solvers.md``, "What a solve reads, and what it refuses by name".
+:func:`read_components` checks every active component (blocks included) before anything is solved: a type in
+:data:`READ` is read, one in :data:`TRANSFORM` refused with the transformation that makes the model solvable, a
+``SOSConstraint`` taken only by a backend with ``Backend.sos``, any other type refused with its name. The table of
+every type: ``docs/solvers.md``, "What a solve reads, and what it refuses by name".
 """
 
 from __future__ import annotations
@@ -27,10 +25,8 @@ SOS = "SOSConstraint"
 """The one type a solve sends only to the backends that take it natively (``Backend.sos``)."""
 
 TRANSFORM: dict[str, str] = {
-    "Disjunct": "a GDP model: apply TransformationFactory('gdp.bigm') or ('gdp.hull') first "
-                "(pyo.TransformationFactory('gdp.bigm').apply_to(model))",
-    "Disjunction": "a GDP model: apply TransformationFactory('gdp.bigm') or ('gdp.hull') first "
-                   "(pyo.TransformationFactory('gdp.bigm').apply_to(model))",
+    **dict.fromkeys(("Disjunct", "Disjunction"), "a GDP model: apply TransformationFactory('gdp.bigm') or "
+                    "('gdp.hull') first (pyo.TransformationFactory('gdp.bigm').apply_to(model))"),
     "LogicalConstraint": "logical constraints: apply TransformationFactory('core.logical_to_linear') first "
                          "(or 'gdp.bigm', which also converts them)",
     "Complementarity": "complementarity conditions: apply TransformationFactory('mpec.simple_nonlinear') or "
@@ -40,14 +36,13 @@ TRANSFORM: dict[str, str] = {
     "Port": "network ports: apply TransformationFactory('network.expand_arcs') first",
     "Arc": "network arcs: apply TransformationFactory('network.expand_arcs') first",
     "Connector": "connectors: apply TransformationFactory('core.expand_connectors') first",
-    "ContinuousSet": "a DAE model: discretise it (TransformationFactory('dae.finite_difference') or "
-                     "('dae.collocation')) and export it (.nl) for Ipopt; derivative variables are not read here",
-    "DerivativeVar": "a DAE model: discretise it (TransformationFactory('dae.finite_difference') or "
-                     "('dae.collocation')) and export it (.nl) for Ipopt; derivative variables are not read here",
+    **dict.fromkeys(("ContinuousSet", "DerivativeVar"), "a DAE model: discretise it (TransformationFactory("
+                    "'dae.finite_difference') or ('dae.collocation')) and export it (.nl) for Ipopt; derivative "
+                    "variables are not read here"),
     "Integral": "a DAE model: discretise it (TransformationFactory('dae.finite_difference') or "
                 "('dae.collocation')) first",
-    "IntervalVar": "a scheduling (constraint programming) model: solve it with Pyomo's docplex interface",
-    "SequenceVar": "a scheduling (constraint programming) model: solve it with Pyomo's docplex interface",
+    **dict.fromkeys(("IntervalVar", "SequenceVar"), "a scheduling (constraint programming) model: solve it with "
+                    "Pyomo's docplex interface"),
 }
 """Types refused with the transformation (or the route) that makes the model solvable."""
 

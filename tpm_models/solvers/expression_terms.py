@@ -60,10 +60,8 @@ def is_constant(e: Any) -> bool:
 
 
 def param_sum(c: Any) -> float | None:
-    """The value of a sum (nested sums included) of numbers and parameters, or ``None`` if it holds anything else.
-    The terms are added last to first (the order of the walk below); a flat sum of parameters ((23)-(29)'s
-    ``sum_i eps_i``, 10^5 terms) is read in one pass (:func:`~tpm_models.models.row_blocks.param_values`) and added
-    in that order."""
+    """The value of a sum (nested sums included) of numbers and parameters, added last to first, or ``None`` if it
+    holds anything else (a flat sum of parameters, (23)-(29)'s ``sum_i eps_i``, read in one pass)."""
     args = c.args if c.__class__ is ne.NPV_SumExpression else None
     if args is not None and len(args) > 16 and set(map(type, args)) <= {ParamData}:
         values = param_values(args)
@@ -179,11 +177,9 @@ def walk(expr: Any, scale: float, column: dict, cols: MutableSequence[int], coef
 
 
 def atom_terms(expr: Any, column: dict) -> tuple[list[int], list[float], float, list[tuple[float, object]]] | None:
-    """``expr`` read as ``constant + sum_k a_k x_k + sum_j c_j * node_j``: ``(columns, coefficients, constant,
-    [(c_j, node_j)])``, the nodes being the terms :func:`walk` cannot read (``eps_i * norm_w`` in (23)'s
-    margin rows: ``(-eps_i, sqrt(...))``; ``0.5 * w_j**2``), the same node object wherever the model shares it, so
-    a caller reads each distinct node once. ``None`` when a variable is not in ``column`` (a fixed variable, a
-    variable of another model) or a node is not an expression."""
+    """``expr`` as ``constant + sum_k a_k x_k + sum_j c_j * node_j``: ``(columns, coefficients, constant,
+    [(c_j, node_j)])``, the nodes the terms :func:`walk` keeps as atoms (a node the model shares is the same object
+    each time); ``None`` when a variable is not in ``column`` (fixed, of another model) or a node is no expression."""
     cols: list[int] = []
     coefs: list[float] = []
     atoms: list[tuple[float, object]] = []
@@ -216,10 +212,9 @@ def _product_term(node: Any, column: dict) -> tuple[int, int, float] | None:
 
 
 def product_terms(terms: tuple | None, column: dict) -> tuple | None:
-    """An objective's :func:`atom_terms` ``terms`` as ``const + l'x + sum_k a_k x_{i_k} x_{j_k}``:
-    ``(i, j, a, linear columns, linear coefficients, const)`` (arrays; a square has ``i == j``), every term as written
-    (a term of coefficient 0 is kept: what the objective holds); ``None`` when ``terms`` is or a node is not such a
-    product (then Pyomo's ``generate_standard_repn`` reads it)."""
+    """An objective's :func:`atom_terms` ``terms`` as ``const + l'x + sum_k a_k x_{i_k} x_{j_k}``: ``(i, j, a,
+    linear columns, linear coefficients, const)`` (arrays; a square has ``i == j``; every term as written, a zero
+    kept); ``None`` when ``terms`` is or a node is not such a product."""
     if terms is None:
         return None
     qi, qj, qa = [], [], []

@@ -56,63 +56,32 @@ def qp_matrices(model: pyo.ConcreteModel) -> QPMatrices:
     objectives = list(model.component_data_objects(pyo.Objective, active=True))
     if len(objectives) != 1:
         raise ValueError(f"the model must have exactly one active objective, it has {len(objectives)}")
-    objective = objectives[0]
     variables = [v for v in model.component_data_objects(pyo.Var, descend_into=True) if not v.fixed]
     column = {id(v): k for k, v in enumerate(variables)}
     n = len(variables)
-    rows = sum(1 for _ in model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
-    check_dense_fits(max(n, rows), n)
-
-    pr, pc, pd, lc, la, q0 = _repn_objective(objective.expr, column, model.name)
+    cons = list(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
+    check_dense_fits(max(n, len(cons)), n)
+    pr, pc, pd, lc, la, q0 = _repn_objective(objectives[0].expr, column, model.name)
     P, q = np.zeros((n, n)), np.zeros(n)
-    for r, c, d in zip(pr, pc, pd):
-        P[r, c] += d
-    for j, a in zip(lc, la):
-        q[j] += a
-    sense = 1 if objective.sense == pyo.minimize else -1
-
-    eq_rows, eq_rhs, eq_cons = [], [], []
-    in_rows, in_lo, in_hi, in_cons = [], [], [], []
-    for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
-        cols, coefs, lower, upper = _repn_row(con, column, model.name)
-        row = np.zeros(n)
-        for j, a in zip(cols, coefs):
-            row[j] += a
-        if con.equality:
-            eq_rows.append(row)
-            eq_rhs.append(lower)
-            eq_cons.append(con)
-        else:
-            in_rows.append(row)
-            in_lo.append(lower)
-            in_hi.append(upper)
-            in_cons.append(con)
-
-    def bound(value, default):
-        return default if value is None else float(pyo.value(value))
-
+    np.add.at(P, (np.asarray(pr, dtype=np.int64), np.asarray(pc, dtype=np.int64)), np.asarray(pd, dtype=float))
+    np.add.at(q, np.asarray(lc, dtype=np.int64), np.asarray(la, dtype=float))  # in the terms' order, as written
+    sense = 1 if objectives[0].sense == pyo.minimize else -1
+    M, lower, upper = np.zeros((len(cons), n)), np.zeros(len(cons)), np.zeros(len(cons))
+    for k, con in enumerate(cons):
+        cols, coefs, lower[k], upper[k] = _repn_row(con, column, model.name)
+        np.add.at(M[k], np.asarray(cols, dtype=np.int64), np.asarray(coefs, dtype=float))
+    eq = np.array([bool(con.equality) for con in cons], dtype=bool)
     return QPMatrices(
-        variables=variables,
-        P=sense * P,
-        q=sense * q,
-        q0=sense * q0,
-        sense=sense,
-        A=np.array(eq_rows).reshape(len(eq_rows), n),
-        b=np.array(eq_rhs),
-        eq_constraints=eq_cons,
-        G=np.array(in_rows).reshape(len(in_rows), n),
-        h_l=np.array(in_lo),
-        h_u=np.array(in_hi),
-        ineq_constraints=in_cons,
-        x_l=np.array([bound(v.lb, -np.inf) for v in variables]),
-        x_u=np.array([bound(v.ub, np.inf) for v in variables]),
-    )
+        variables=variables, P=sense * P, q=sense * q, q0=sense * q0, sense=sense,
+        A=M[eq], b=lower[eq], eq_constraints=[c for c, e in zip(cons, eq) if e],
+        G=M[~eq], h_l=lower[~eq], h_u=upper[~eq], ineq_constraints=[c for c, e in zip(cons, eq) if not e],
+        x_l=np.array([-np.inf if v.lb is None else float(pyo.value(v.lb)) for v in variables], dtype=float),
+        x_u=np.array([np.inf if v.ub is None else float(pyo.value(v.ub)) for v in variables], dtype=float))
 
 
 def sparse_qp_matrices(model: pyo.ConcreteModel, program: Program | None = None) -> QPMatrices:
-    """:func:`qp_matrices` with ``P`` (full, symmetric), ``A`` and ``G`` as ``scipy.sparse`` CSR matrices, read in one
-    pass (:func:`tpm_models.solvers.rows.read_rows`; ``program``: the solve's reading of ``model``); the same numbers,
-    rows and columns (``tests/solvers/test_sparse.py``). Nothing of size rows x columns is dense."""
+    """:func:`qp_matrices` with ``P`` (full, symmetric), ``A`` and ``G`` as ``scipy.sparse`` CSR matrices (the same
+    numbers, rows and columns; ``program``: the solve's reading of ``model``)."""
     program = Program(model) if program is None else program
     try:
         objective = program.objective
@@ -133,10 +102,8 @@ def sparse_qp_matrices(model: pyo.ConcreteModel, program: Program | None = None)
 
 
 def dense_qp_matrices(model: pyo.ConcreteModel, program: Program | None = None) -> QPMatrices:
-    """:func:`qp_matrices` read as :func:`sparse_qp_matrices` reads it (``program``: the solve's reading of
-    ``model``), then ``P``, ``A`` and ``G`` made dense: the same numbers, rows and columns as :func:`qp_matrices`
-    (``tests/solvers/test_sparse.py``). :class:`DenseTooLargeError` before a dense matrix past
-    :data:`DENSE_MAX_BYTES`."""
+    """:func:`sparse_qp_matrices` with ``P``, ``A`` and ``G`` made dense (:class:`DenseTooLargeError` past
+    :data:`DENSE_MAX_BYTES`): the same numbers, rows and columns as :func:`qp_matrices`."""
     qp = sparse_qp_matrices(model, program)
     n = len(qp.q)
     check_dense_fits(max(n, qp.A.shape[0] + qp.G.shape[0]), n)

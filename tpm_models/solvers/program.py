@@ -1,10 +1,6 @@
-"""The program: a Pyomo model as the solve path reads it, read once per solve and passed down.
-
-:func:`tpm_models.solvers.dispatch.solve` makes one :class:`Program` of the model and hands it to every step that
-reads the model (the class, the backends' forms, the reset of the values). Each reading is made on first use and
-kept on the program, never in a module: a model may change between solves, and the next solve reads it afresh. The
-certificate never reads through a program (:mod:`tpm_models.certify.reading`).
-"""
+"""The program: a Pyomo model as the solve path reads it, once per solve (:func:`tpm_models.solvers.dispatch.solve`
+makes one and hands it to every step), each reading made on first use and kept on the program, never in a module.
+The certificate never reads through a program (:mod:`tpm_models.certify.reading`)."""
 
 from __future__ import annotations
 
@@ -28,16 +24,14 @@ class Program:
     def __init__(self, model: pyo.ConcreteModel, bulk: bool = True):
         self.model = model
         self.bulk = bulk
-        """Read the builders' recorded row blocks in bulk (:func:`tpm_models.solvers.rows.read_rows`); ``False``
-        walks every row (the reference reading of the tests)."""
+        """Read the builders' recorded row blocks in bulk (:func:`tpm_models.solvers.rows.read_rows`)."""
         self.conic: object | None = None
         """The conic form (:class:`tpm_models.solvers.cones.ConicForm`) once
         :func:`tpm_models.solvers.conic.conic_program` has built it."""
         self.not_conic: str | None = None
         """Why the model has no conic form, once :func:`tpm_models.solvers.conic.conic_program` has found out."""
         self.certificates: dict = {}
-        """What :func:`tpm_models.certify.certificate.certify` keeps of its last certificate in this solve (a
-        backend that certified a point before handing it back is not certified twice)."""
+        """What :func:`tpm_models.certify.certificate.certify` keeps of its last certificate in this solve."""
 
     @cached_property
     def variables(self) -> list:
@@ -75,8 +69,7 @@ class Program:
         return read_rows(self.model, self.column, self.n, self.bulk)
 
     def release_rows(self) -> None:
-        """Let :attr:`rows` go (read again if asked for): a solver's run on a large model need not hold the rows'
-        matrix beside its own copy of them."""
+        """Let :attr:`rows` go (read again if asked for)."""
         self.__dict__.pop("rows", None)
 
     @property

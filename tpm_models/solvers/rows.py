@@ -1,13 +1,10 @@
 """The linear rows of a Pyomo model read into ``scipy.sparse`` in one pass, without Pyomo's generic walker.
 
-:func:`read_rows` reads each row's body with :func:`~.expression_terms.walk` (the builders' ``LinearExpression`` s,
-parameter-times-variable terms and variables, read from their argument lists) and returns the rows it could not
-read (a quadratic or nonlinear body, a node it does not know) for the caller's generic path. A block of rows its
-builder recorded (:mod:`tpm_models.models.row_blocks`) is read in one numpy pass (:func:`block_terms`) while the
-record still holds for the model as it is now: the same arrays to the bit (``tests/solvers/test_bulk_rows.py``).
-A repeated variable's coefficients are added and no term dropped, so the matrix equals the one read by
-``generate_standard_repn`` (``tests/solvers/test_sparse.py``). Why not Pyomo's ``LinearStandardFormCompiler``:
-``docs/solvers.md``, "The rows' reading during a large run".
+:func:`read_rows` reads each row's body with :func:`~.expression_terms.walk` and leaves the rows it does not read as
+linear to the caller; a block of rows its builder recorded (:mod:`tpm_models.models.row_blocks`) is read in one numpy
+pass while the record holds for the model as it is now, to the bit (``tests/solvers/test_bulk_rows.py``). Repeated
+variables are added, no term dropped: the matrix of ``generate_standard_repn`` (``tests/solvers/test_sparse.py``).
+Why not Pyomo's ``LinearStandardFormCompiler``: ``docs/solvers.md``, "The rows' reading during a large run".
 """
 
 from __future__ import annotations
@@ -60,9 +57,8 @@ class AtomBlock:
 
 
 class AtomRows(Mapping):
-    """``LinearRows.atom_rows``: the readings of the rows walked, kept, and those of the rows of
-    :class:`AtomBlock` s, made from the block's arrays when asked for (one Python object a row would cost more than
-    the rest of their reading); keys in the order of ``others``."""
+    """``LinearRows.atom_rows``: the readings of the rows walked, and those of the :class:`AtomBlock` s' rows made
+    from the block's arrays when asked for; keys in the order of ``others``."""
 
     def __init__(self, walked: dict, blocks: list, others: list):
         self.walked, self.blocks, self.others = walked, blocks, others
@@ -101,18 +97,15 @@ class LinearRows:
     other_position: np.ndarray
     """Where ``others[k]`` stands among them."""
     atom_rows: Mapping
-    """``id(constraint)`` -> :func:`atom_terms` of its body for each constraint in ``others`` (``None`` where it is
-    not read so), its columns and coefficients as ``array.array`` s (8 bytes a term); the rows of :attr:`atom_blocks`
-    made only when asked for (:class:`AtomRows`)."""
+    """``id(constraint)`` -> :func:`atom_terms` of its body for each of ``others`` (``None`` where it is not read
+    so; columns and coefficients as ``array.array`` s), :class:`AtomRows`."""
     atom_blocks: list = field(default_factory=list)
-    """The recorded blocks of rows linear in one node ((23)'s margin rows at p = 2, one per point of X_c), read in
-    one pass (:class:`AtomBlock`): their rows are consecutive in ``others``."""
+    """The recorded blocks of rows linear in one node ((23)'s margin rows at p = 2), consecutive in ``others``."""
     _row_of: dict | None = field(default=None, repr=False)
 
     @property
     def row_of(self) -> dict:
-        """``id(constraint)`` -> its row ``k`` (made when first asked for: a solve of the builders' models that reads
-        the rows in chunks never asks)."""
+        """``id(constraint)`` -> its row ``k`` (made when first asked for)."""
         if self._row_of is None:
             self._row_of = {id(c): k for k, c in enumerate(self.constraints)}
         return self._row_of
@@ -178,8 +171,7 @@ def _append(buffer: array, values: np.ndarray) -> None:
 
 
 def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
-    """:meth:`RowBlock.read` of ``rows``, kept only when its first and last rows are also what the walk reads (a
-    record that does not match its rows is the builder's error: its rows are then walked)."""
+    """:meth:`RowBlock.read` of ``rows``, or ``None`` unless its first and last rows are what the walk reads."""
     read = block.read(rows, column)
     if read is None:
         return None
@@ -192,14 +184,10 @@ def block_terms(block: RowBlock, rows: list, column: dict) -> tuple | None:
         if walked is None or walked[0] != cols[a:b].tolist() or walked[1] != coefs[a:b].tolist() \
                 or bool(rows[k].equality) != block.equality:
             return None
-        if atoms is None:
-            if walked[3] or (-math.inf if lo is None else float(lo) - walked[2]) != block.lower[k] \
-                    or (math.inf if up is None else float(up) - walked[2]) != block.upper[k]:
-                return None
-        elif walked[2] != 0.0 or len(walked[3]) != 1 or walked[3][0][0] != atoms[k] \
-                or walked[3][0][1] is not atom.expr \
-                or (-math.inf if lo is None else float(lo)) != block.lower[k] \
-                or (math.inf if up is None else float(up)) != block.upper[k]:
+        kept = not walked[3] if atoms is None else (walked[2] == 0.0 and len(walked[3]) == 1
+                                                     and walked[3][0][0] == atoms[k] and walked[3][0][1] is atom.expr)
+        if not kept or (-math.inf if lo is None else float(lo) - walked[2]) != block.lower[k] \
+                or (math.inf if up is None else float(up) - walked[2]) != block.upper[k]:
             return None
     return read
 
@@ -216,11 +204,9 @@ def _row_terms(body: Any, column: dict, cols: array, coefs: array) -> tuple[floa
 
 
 def read_rows(model: pyo.ConcreteModel, column: dict, n: int, bulk: bool = True) -> LinearRows:
-    """Every active constraint of ``model`` whose body :func:`~.expression_terms.walk` reads, as :class:`LinearRows`
-    over ``n`` columns (``column[id(var)]``, the model's unfixed variables in order); the others are returned in
-    ``others``. ``bulk``: the builders' recorded row blocks (:func:`tpm_models.models.row_blocks.row_blocks`) are read
-    from their records, in bulk; ``False`` walks every row's expression (the reading the bulk one is tested against).
-    Read afresh at each call (a solve reads it once: :attr:`tpm_models.solvers.program.Program.rows`)."""
+    """The active constraints of ``model`` as :class:`LinearRows` over ``n`` columns (``column[id(var)]``, the
+    unfixed variables in order), those :func:`~.expression_terms.walk` does not read as linear in ``others``.
+    ``bulk``: the builders' recorded row blocks are read from their records; ``False`` walks every row."""
     constraints: list = []
     others: list = []
     lower: list[float] = []

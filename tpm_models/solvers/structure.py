@@ -40,44 +40,28 @@ class ModelTraits:
     integers: tuple[str, ...] = ()
     """Names of the variables (at most 5) whose domain is integer or binary; empty for a continuous model."""
     nonconvex: str | None = None
-    """Why the model is proved not convex (a quadratic objective or row that fails the PSD test,
-    :data:`~tpm_models.certify.tolerances.PSD_TOL`), or ``None``."""
+    """Why the model is proved not convex (a quadratic part fails the PSD test, :data:`PSD_TOL`), or ``None``."""
     convex: bool = False
-    """Proved convex from what it holds: an LP, a QP with a PSD objective, rows linear, PSD quadratic or cones.
-    ``False`` for an NLP whose rows are other functions (its convexity is then unknown here)."""
+    """Proved convex from what it holds (``False`` also when unknown: an NLP with rows of other functions)."""
     sos: bool = False
-    """The model holds active ``SOSConstraint`` s, which only a backend that declares them takes
-    (:mod:`tpm_models.solvers.components`)."""
+    """The model holds active ``SOSConstraint`` s (only a backend that declares them takes it)."""
 
 
 def model_class(model: pyo.ConcreteModel) -> str:
-    """``"LP"``, ``"QP"`` (quadratic objective, linear rows), ``"SOCP"`` (linear or quadratic
-    objective; every nonlinear row a second-order cone ``sum a_k x_k^2 <= b y^2`` with
-    ``a, b > 0`` and ``y >= 0``) or ``"NLP"``.
-
-    The class is read from what the objective and the rows *hold*, never from the values of
-    their parameters: (23) at p = 2 is an NLP at ``eps = 0`` too (its rows still hold
-    ``eps[i] * sqrt(...)``), so a model's class, and the solvers that may take it, do not change
-    with ``eps``. Only the cone test reads the signs of the quadratic coefficients.
-    """
+    """``"LP"``, ``"QP"`` (quadratic objective, linear rows), ``"SOCP"`` (linear or quadratic objective; every
+    nonlinear row a second-order cone ``sum a_k x_k^2 <= b y^2``, ``a, b > 0``, ``y >= 0``, or a convex quadratic row)
+    or ``"NLP"``, read from what the model *holds*, not its parameters' values ((23) at p = 2 is an NLP at
+    ``eps = 0`` too); only the cone test reads the signs of the quadratic coefficients."""
     return model_traits(model).kind
 
 
 def model_traits(model: pyo.ConcreteModel, kind: str | None = None, program: Program | None = None) -> ModelTraits:
-    """The model's class (:func:`model_class`), its integer variables, and whether it is proved convex or
-    proved not convex, in one walk through its rows.
-
-    Convexity is read where it can be decided exactly: the quadratic part of the objective must be positive
-    semidefinite (negative semidefinite for a maximisation), a quadratic row ``g(x) <= u`` (``>= l``) must have a
-    PSD (NSD) quadratic part unless it is a second-order cone ``sum a_k x_k^2 <= b y^2`` (``y >= 0``) or a
-    rotated cone ``sum a_k x_k^2 <= b t s`` / ``b t s >= c`` (``t, s >= 0``), and a quadratic equality is not
-    convex. Rows with other functions leave convexity unknown (``convex`` False); the walk stops at the first
-    of them, so a non-convex quadratic row after it is not named in ``nonconvex`` (the certificate of such a model
-    is local: "optimal, not certified").
-
-    ``kind``: the class, when the caller has it: the rows are then not walked (an LP, QP or SOCP has no
-    non-convex row; an NLP's convexity stays unknown), only the objective and the variables' domains are read.
-    ``program``: the solve's reading of ``model`` (a fresh one if not given)."""
+    """The model's class (:func:`model_class`), its integer variables, and whether it is proved convex or not, in
+    one walk through its rows: the objective's quadratic part PSD (NSD for a maximisation), each quadratic row
+    ``g(x) <= u`` (``>= l``) PSD (NSD), a (shifted or rotated) cone, not an equality. A row with another function
+    leaves convexity unknown and stops the walk (a non-convex quadratic row after it is not named). ``kind``: the
+    class, when the caller has it (the rows are then not walked). ``program``: the solve's reading of ``model``.
+    Raises :class:`UnsupportedComponentError` for a component or a domain no solve reads."""
     sos = read_components(model)  # every active component read or refused by name, before anything else
     program = Program(model) if program is None else program
     objective = program.objective
@@ -88,30 +72,27 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None, program: Pro
             f"{title(model)}: the domain of {', '.join(odd)} is not an interval of the reals or the integers (a "
             "finite set of values?); no backend here reads it: write the choice with binary variables instead")
     integers = tuple(variables[k].name for k in np.flatnonzero(integer_mask(variables))[:5])
-    nonconvex = None
     sense = 1.0 if objective.sense == pyo.minimize else -1.0
-    # a nonlinear objective is an NLP whatever its quadratic part: its degree is read without the (slower)
-    # standard representation, which (23)'s objective, one norm node in thousands of terms, makes costly
+    # the objective's degree read from its terms, without the (slower) standard representation
     degree: int | None
     if isinstance(objective.expr, (int, float)) or program.linear_objective is not None:
         degree = 1  # a linear objective ((26)-(29)), read fast: Pyomo's degree walk reads its 10^5 terms slowly
     else:
         degree = _degree(objective, program.objective_terms)
-    quadratic = False
-    read = None
+    quadratic, psd = False, True
     if degree is not None and degree >= 2:
-        read = program.quadratic_objective  # its products
-    if read is not None:
-        quadratic = bool(len(read[0]))
-        if quadratic and not _psd_terms(read[0], read[1], read[2], sense):
-            nonconvex = "the objective's quadratic part is not " + ("convex" if sense > 0 else "concave")
-    elif degree is not None and degree >= 2:
-        obj = _structure(objective.expr)
-        quadratic = bool(obj.quadratic_vars)
-        if obj.nonlinear_expr is not None:
-            degree = None
-        elif quadratic and not _psd(obj, sense):
-            nonconvex = "the objective's quadratic part is not " + ("convex" if sense > 0 else "concave")
+        read = program.quadratic_objective  # its products, else its standard representation
+        if read is not None:
+            quadratic = bool(len(read[0]))
+            psd = not quadratic or _psd_terms(read[0], read[1], read[2], sense)
+        else:
+            obj = _structure(objective.expr)
+            quadratic = bool(obj.quadratic_vars)
+            if obj.nonlinear_expr is not None:
+                degree = None
+            else:
+                psd = not quadratic or _psd(obj, sense)
+    nonconvex = None if psd else "the objective's quadratic part is not " + ("convex" if sense > 0 else "concave")
     if kind is not None:
         return ModelTraits(kind, integers, nonconvex, nonconvex is None and kind != "NLP", sos)
     kind = "NLP" if degree is None else None
@@ -138,9 +119,8 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None, program: Pro
 
 
 def _degree(objective: Any, read: tuple | None) -> int | None:
-    """``objective.expr.polynomial_degree()``, read from its terms ``read`` (linear terms plus nodes,
-    :attr:`tpm_models.solvers.program.Program.objective_terms`) with each distinct node's degree taken once: (23)'s
-    objective holds one norm node in thousands of terms, which Pyomo's walk visits once per term."""
+    """``objective.expr.polynomial_degree()``, read from its terms ``read``
+    (:attr:`~tpm_models.solvers.program.Program.objective_terms`), each distinct node's degree taken once."""
     if read is None:
         return objective.expr.polynomial_degree()
     degree, seen = (1 if read[0] else 0), set()
@@ -193,13 +173,12 @@ def _convex_quadratic_row(con: Any, repn: Any, signs: set[int]) -> bool:
     sign = 1.0 if con.upper is not None else -1.0
     if _psd(repn, sign) or _is_shifted_cone(con, repn, sign, signs):
         return True
-    cross = [(u, v, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)
-             if u is not v]
+    quad = [(u, v, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)]
+    cross = [term for term in quad if term[0] is not term[1]]
     if len(cross) != 1 or cross[0][2] >= 0 or repn.linear_vars:
         return False
     t, s_, _ = cross[0]
-    squares = [(u, sign * float(pyo.value(c))) for (u, v), c in zip(repn.quadratic_vars, repn.quadratic_coefs)
-               if u is v]
+    squares = [(u, a) for u, v, a in quad if u is v]
     c0 = sign * (pyo.value(repn.constant) - pyo.value(con.upper if sign > 0 else con.lower))
     return (_nonnegative(t, signs) and _nonnegative(s_, signs) and c0 >= 0
             and all(a > 0 and u is not t and u is not s_ for u, a in squares))
@@ -278,10 +257,8 @@ def component_values(model: pyo.ConcreteModel, get: Callable, ctype: Any) -> dic
     out: dict[str, float | np.ndarray] = {}
     for comp in model.component_objects(ctype, active=None if ctype is pyo.Var else True, descend_into=True):
         if comp.is_indexed():
-            # a dense component's values() are its data in index order (its index set's order), read without a
-            # Python call an index; a sparse one (Var(dense=False), a rule that returned Constraint.Skip) by its
-            # indices, NaN where it has no member: asking comp[k] of a missing member would add one to a Var (the
-            # user's model changed) and raise KeyError on a Constraint
+            # a dense component's values() are its data in index order; a sparse one's (Var(dense=False),
+            # Constraint.Skip) read by index, NaN where it has no member (comp[k] would add one to a Var)
             index = comp.index_set()
             if not index.isfinite() or len(comp) == len(index):  # a Reference over Any: its members, in order
                 data: Iterable = map(get, comp.values())

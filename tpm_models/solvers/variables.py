@@ -1,7 +1,5 @@
-"""The variables of a Pyomo model as a solve reads them: the variables in model order and their columns, their
-bounds, which are integer, their values; each reading one pass over them, made once per solve by
-:class:`tpm_models.solvers.program.Program`.
-"""
+"""The variables of a Pyomo model as a solve reads them (its columns, bounds, integer domains, values), each
+reading one pass, made once per solve by :class:`tpm_models.solvers.program.Program`."""
 
 from __future__ import annotations
 
@@ -13,7 +11,6 @@ import pyomo.core as pyo
 from pyomo.core.base.var import ScalarVar, VarData
 from pyomo.core.expr.visitor import identify_variables
 
-_DOMAIN = operator.attrgetter("domain")
 _BOUND_TYPES = frozenset((float, int, type(None)))
 
 
@@ -49,11 +46,10 @@ _STORED_LB, _STORED_UB, _STORED_DOMAIN = (operator.attrgetter(name) for name in 
 
 
 def _stored_bounds(variables: list) -> tuple[np.ndarray, np.ndarray] | None:
-    """``v.bounds`` of every variable (``-inf``/``inf`` where absent) from what a ``VarData`` stores (its bounds
-    as given, ``_lb``/``_ub``, and its domain, each distinct domain's bounds read once), as ``VarData.bounds`` resolves
-    them: a missing or infinite bound is the domain's, and of two bounds the tighter holds; ``None`` (then
-    ``v.bounds`` one at a time) unless every variable is a ``VarData`` or ``ScalarVar`` whose bounds are numbers or
-    missing (a ``Param`` bound, an invalid one: Pyomo's own reading decides)."""
+    """``v.bounds`` of every variable (``-inf``/``inf`` where absent) from what a ``VarData`` stores (``_lb``,
+    ``_ub``, its domain's bounds read once a domain), resolved as ``VarData.bounds`` does (a missing or infinite bound
+    is the domain's, the tighter of two holds); ``None`` unless every variable is a ``VarData`` or ``ScalarVar`` with
+    number or missing bounds (else Pyomo's own reading decides)."""
     if not variables or not set(map(type, variables)) <= {VarData, ScalarVar}:
         return None
     lower, upper = list(map(_STORED_LB, variables)), list(map(_STORED_UB, variables))
@@ -80,7 +76,7 @@ def _stored_bounds(variables: list) -> tuple[np.ndarray, np.ndarray] | None:
 def integer_mask(variables: list) -> np.ndarray:
     """Which of ``variables`` have an integer or binary domain (``not v.is_continuous()``), each distinct domain tested
     once (the builders' 10^5 variables share a few)."""
-    ids = list(map(id, map(_DOMAIN, variables)))
+    ids = list(map(id, map(operator.attrgetter("domain"), variables)))
     continuous = {key: v.is_continuous() for key, v in dict(zip(ids, variables)).items()}  # a variable a domain
     if all(continuous.values()):
         return np.zeros(len(variables), dtype=bool)
@@ -92,26 +88,18 @@ def values_array(variables: list) -> np.ndarray:
     return np.array([math.nan if v.value is None else v.value for v in variables], dtype=float)
 
 
-def _referenced(model: pyo.ConcreteModel) -> set[int]:
-    """``id`` s of the variables the model's active rows and objectives hold."""
-    out: set[int] = set()
-    for ctype in (pyo.Constraint, pyo.Objective):
-        for data in model.component_data_objects(ctype, active=True, descend_into=True):
-            out.update(map(id, identify_variables(data.expr, include_fixed=False)))
-    return out
-
-
 def fill_unused_variables(model: pyo.ConcreteModel, variables: list | None = None) -> int:
-    """Give each unfixed variable without a value that no active row or objective holds (an unused variable, one
-    only in a deactivated row or block) a value within its bounds: 0 moved into them (rounded up for an integer
-    one), which any point of the model may take. Backends through Pyomo's interfaces leave such variables without a
-    value; nothing depends on it. Returns how many were given one (the model's rows are walked only when a variable
-    has no value). ``variables``: the model's variables, when the caller has read them."""
+    """Give each unfixed variable without a value that no active row or objective holds (Pyomo's interfaces leave
+    them so) a value within its bounds: 0 moved into them (the integer nearest 0 for an integer one). Returns how many
+    were given one. ``variables``: the model's variables, when the caller has read them."""
     missing = [v for v in (model_variables(model) if variables is None else variables)
                if v.value is None and not v.fixed]
     if not missing:
         return 0
-    used = _referenced(model)
+    used: set[int] = set()  # the variables the active rows and objectives hold
+    for ctype in (pyo.Constraint, pyo.Objective):
+        for data in model.component_data_objects(ctype, active=True, descend_into=True):
+            used.update(map(id, identify_variables(data.expr, include_fixed=False)))
     filled = 0
     for v in missing:
         if id(v) in used:

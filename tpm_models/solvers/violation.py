@@ -28,38 +28,31 @@ def row_violation(con: Any) -> float:
     return float(worst)
 
 
+def _finite(node: Any) -> bool:
+    """``node`` has a finite real value at the loaded point."""
+    value = real_value(node)
+    return value is not None and math.isfinite(value)
+
+
 def model_evaluates(model: pyo.ConcreteModel, program: Program | None = None) -> bool:
-    """Whether every active row of ``model`` has a finite value at the loaded point: the linear rows always do
-    (once the variables are finite), a row linear in nodes (:func:`atom_terms`) when each distinct node does
-    (evaluated once), any other row by Pyomo's evaluation. ``program``: the solve's reading of ``model``."""
+    """Whether every active row of ``model`` has a finite value at the loaded point: a linear row when the variables
+    are finite, a row linear in nodes when each distinct node is (evaluated once, in the rows' order), any other row
+    by Pyomo's evaluation. ``program``: the solve's reading of ``model``."""
     program = Program(model) if program is None else program
-    x = values_array(program.free)
-    if not np.isfinite(x).all():
+    if not np.isfinite(values_array(program.free)).all():
         return False
     rows, atom_rows = program.rows, program.atom_rows
-    seen: set[int] = set()
-    in_block = rows.in_blocks()
+    nodes = {id(block.node): block.node for block in rows.atom_blocks}  # a block: its node once
     try:
-        for node in {id(block.node): block.node for block in rows.atom_blocks}.values():  # a block: its node once
-            value = real_value(node)
-            if value is None or not math.isfinite(value):
-                return False
-            seen.add(id(node))
-        for con, blocked in zip(rows.others, in_block.tolist()):
+        for con, blocked in zip(rows.others, rows.in_blocks().tolist()):
             if blocked:
                 continue
             read = atom_rows[id(con)]
             if read is None:
-                value = real_value(con.body)
-                if value is None or not math.isfinite(value):
-                    return False
-                continue
-            for _, node in read[3]:
-                if id(node) not in seen:
-                    value = real_value(node)
-                    if value is None or not math.isfinite(value):
-                        return False
-                    seen.add(id(node))
+                nodes[id(con)] = con.body  # a row not read as linear in nodes: evaluated whole
+            else:
+                for _, node in read[3]:
+                    nodes.setdefault(id(node), node)
+        return all(_finite(node) for node in nodes.values())
     except (ArithmeticError, ValueError, TypeError):
         return False
-    return True
