@@ -38,29 +38,19 @@ equilibration holds five more arrays of that size, for a moment), else the whole
 
 
 def equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray, np.ndarray]:
-    """Ruiz scaling: ``r``, ``c`` with the rows and columns of ``diag(r) M diag(c)`` of largest entry near 1 (the
-    power cones' Hessians near their edges reach 1e8 beside entries of 1)."""
-    R, C = sp.csr_matrix(M), sp.csc_matrix(M)
-    R.sum_duplicates()
-    C.sum_duplicates()
-    row_data, col_data = np.abs(R.data), np.abs(C.data)
-    row_has, col_has = np.diff(R.indptr) > 0, np.diff(C.indptr) > 0
-    row_starts, col_starts = R.indptr[:-1][row_has], C.indptr[:-1][col_has]
-    r, c = np.ones(M.shape[0]), np.ones(M.shape[1])
-    for _ in range(sweeps):  # the largest |r_i m_ij c_j| of row i is r_i max_j |m_ij| c_j (and so for columns)
-        row_max, col_max = np.ones_like(r), np.ones_like(c)
-        if row_data.size:
-            row_max[row_has] = r[row_has] * np.maximum.reduceat(row_data * c[R.indices], row_starts)
-            col_max[col_has] = c[col_has] * np.maximum.reduceat(col_data * r[C.indices], col_starts)
-        r /= np.sqrt(np.where(row_max > 0, row_max, 1.0))
-        c /= np.sqrt(np.where(col_max > 0, col_max, 1.0))
+    """Ruiz scaling of a square ``M``: ``r``, ``c`` with the rows and columns of ``diag(r) M diag(c)`` of largest entry
+    near 1 (the power cones' Hessians near their edges reach 1e8 beside entries of 1)."""
+    M = sp.csr_matrix(M)
+    M.sum_duplicates()
+    n = M.shape[0]
+    (r, _), (c, _) = _equilibrate_blocks(M, np.zeros((n, 0)), np.zeros((0, n)), np.zeros((0, 0)), sweeps)
     return r, c
 
 
 def _equilibrate_blocks(M_SS: sp.csr_matrix, M_SD: np.ndarray, M_DS: np.ndarray, M_DD: np.ndarray,
                         sweeps: int = POLISH_SWEEPS) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """:func:`equilibrate` of the matrix ``[[M_SS, M_SD], [M_DS, M_DD]]`` from its blocks (sparse, and three dense
-    arrays), the same products and maxima: ``((r_S, r_D), (c_S, c_D))``."""
+    """The Ruiz scaling (:func:`equilibrate`) of ``[[M_SS, M_SD], [M_DS, M_DD]]`` from its blocks (sparse, and three
+    dense arrays, empty for a whole sparse matrix): ``((r_S, r_D), (c_S, c_D))``."""
     R, C = sp.csr_matrix(M_SS), sp.csc_matrix(M_SS)
     row_data, col_data = np.abs(R.data), np.abs(C.data)
     row_has, col_has = np.diff(R.indptr) > 0, np.diff(C.indptr) > 0
