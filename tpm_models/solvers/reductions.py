@@ -1,19 +1,11 @@
-"""The conic program a Clarabel run takes, its solution, and the reductions that rewrite it for the run.
+"""The conic program a Clarabel run takes (:class:`ConicProgram`: a :class:`~tpm_models.solvers.cones.ConicForm`
+without its map back to a model), its solution, and the reductions that rewrite it for the run.
 
-A :class:`ConicProgram` is :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in`
-``cones`` (:class:`~tpm_models.solvers.cones.Cone` s, rows in their order; ``P`` its upper triangle): a
-:class:`~tpm_models.solvers.cones.ConicForm` without its map back to a model. A reduction (:class:`Reduction`) maps a
-program forward to the one the solver runs on and that program's solution back (cvxpy's ``reductions/`` are the
-model); it is used once, ``forward`` keeping what ``back`` needs:
-
-* :class:`MergeColumns`: columns that enter a block of rows in fixed ratios merged into one, exact;
-* :class:`~tpm_models.solvers.power_reductions.DropImpliedBounds`: the bound rows other rows imply left out, the
-  same feasible set (their :math:`z = 0`);
-* :class:`~tpm_models.solvers.power_reductions.PowAsSoc`: power cones of a rational exponent as trees of
-  second-order cones, exact.
-
-:class:`Chain` chains them for the runs of one solve; which ones the Clarabel backend applies, in which order:
-``docs/solvers.md``, "The backend's pipeline".
+A reduction (:class:`Reduction`, after cvxpy's ``reductions/``) maps a program forward to the one the solver runs on
+and that program's solution back; it is used once, ``forward`` keeping what ``back`` needs: :class:`MergeColumns`
+here, :class:`~tpm_models.solvers.power_reductions.DropImpliedBounds` and
+:class:`~tpm_models.solvers.power_reductions.PowAsSoc` beside, all exact. :class:`Chain` chains them for the runs of
+one solve (which, in which order: ``docs/solvers.md``, "The backend's pipeline").
 """
 
 from __future__ import annotations
@@ -28,8 +20,7 @@ from tpm_models.qp import QPMatrices
 from tpm_models.solvers.cones import Cone, ConeKind
 
 MERGE_MIN_ROWS = 1_000
-"""The fewest rows of a block whose columns are merged (:func:`rank_one_columns`); below it the form is left as it
-is (the conic survey's models, Iris and Wine, have at most a few hundred rows)."""
+"""The fewest rows of a block whose columns are merged (:func:`rank_one_columns`)."""
 
 MERGE_MAX_COLUMNS = 64
 """The most columns read as candidates (those with the most entries, at least :data:`MERGE_MIN_ROWS` each): a row's
@@ -119,8 +110,7 @@ class MergedColumns:
     def merged(self, A: sp.spmatrix, with_rows: bool = True) -> sp.csc_matrix:
         """``A`` (of :attr:`shape`) with each group's entries on its block replaced by the new column ``v`` (one per
         group, after ``A``'s columns) and, ``with_rows``, the new rows :math:`v_j - k_j^\\top x_{G_j} = 0` after
-        ``A``'s. Made on ``A``'s compressed columns in one pass, the new entries placed with one ``np.insert`` (no
-        coordinate copy of ``A``: the solve's peak of memory, ``docs/notes/bench-scale-history.md``)."""
+        ``A``'s; made on ``A``'s compressed columns (a coordinate copy would be the solve's peak of memory)."""
         m, n = self.shape
         k = len(self.groups)
         A = sp.csc_matrix(A)
