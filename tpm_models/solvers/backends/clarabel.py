@@ -1,12 +1,10 @@
-"""Clarabel as the backend of ``solve(model, "clarabel")``: a conic interior point (zero, nonnegative, second-order
-and power cones, a quadratic objective) on the model's conic form (:func:`tpm_models.solvers.conic.conic_form`);
-Pyomo has no interface to it. Takes LP, QP, SOCP, and an NLP when its rows map to Clarabel's cones (the robust
-models (23), (26) and (23D) for every p); any other row is refused before any solve.
+"""Clarabel as the backend of ``solve(model, "clarabel")``, on the model's conic form
+(:func:`tpm_models.solvers.conic.conic_form`; Pyomo has no interface to it): LP, QP, SOCP, and an NLP whose rows map
+to Clarabel's cones ((23), (26) and (23D) for every p); any other row is refused before any solve.
 
-The form is solved by :func:`~tpm_models.solvers.clarabel_runs.pipeline_solve` (``docs/solvers.md``, "The backend's
-pipeline"; its settings: ``options["settings"]``, a :class:`~tpm_models.solvers.clarabel_runs.ClarabelSettings`; the
-rest of ``options`` are Clarabel's own). This module holds what reads the model: the test at the power cones' apex
-(:func:`kept_at_apex`) and the point loaded into the model (:func:`load`), its duals read off it.
+The form is solved by :func:`~tpm_models.solvers.clarabel_runs.pipeline_solve` (``options["settings"]``: a
+:class:`~tpm_models.solvers.clarabel_runs.ClarabelSettings`; the rest of ``options`` are Clarabel's own). Here: what
+reads the model, the test at the power cones' apex (:func:`kept_at_apex`) and the point loaded (:func:`load`).
 """
 
 from __future__ import annotations
@@ -39,9 +37,8 @@ def _load(variables: list, x: np.ndarray) -> None:
 
 def apex_refused(reading: Program, form: ConicForm, point: ConicSolution) -> bool:
     """Whether the polish of ``point`` (of ``form``) would put power cones at their apex
-    (:func:`~tpm_models.solvers.apex_moves.apex_point`) where the model's rows have no value (a perspective
-    :math:`c\\,a^q r^{1-q} \\le d z` at :math:`r = 0`). Loads a point into the model's variables (``reading``: the
-    solve's :class:`~tpm_models.solvers.program.Program`)."""
+    (:func:`~tpm_models.solvers.apex_moves.apex_point`) where the model's rows have no value. Loads a point into the
+    model's variables (``reading``: the solve's :class:`~tpm_models.solvers.program.Program`)."""
     at_apex = apex_point(form, point.x, point.z)
     if at_apex is None:
         return False
@@ -60,9 +57,8 @@ def apex_point_certified(reading: Program, form: ConicForm, point: ConicSolution
 
 def kept_at_apex(reading: Program, form: ConicForm, point: ConicSolution) -> str | None:
     """:data:`APEX_REASON` when the polish of ``point`` would land at the apex (:func:`apex_refused`) and Clarabel's
-    own point is certified (:func:`apex_point_certified`): then that point is kept, not polished (the ``keep_own`` of
-    the polish on the power cones of a point found with them written as second-order cones, whose own faces near
-    :math:`|w_j|` of 1e-6 read degenerate: ``docs/solvers.md``, "The polish at scale")."""
+    own point is certified (:func:`apex_point_certified`): then that point is kept, not polished (the polish's
+    ``keep_own``; why: ``docs/solvers.md``, "The polish at scale")."""
     if apex_refused(reading, form, point) and apex_point_certified(reading, form, point):
         return APEX_REASON
     return None
@@ -78,9 +74,8 @@ def clarabel_program(reading: Program) -> Program:
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
                  prepared: Program | None = None, tee: bool = False) -> tuple[Termination, dict | None, str]:
-    """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the solve's
-    :class:`~tpm_models.solvers.program.Program` with the form built by the refusal check, so it is built once per
-    solve) by the pipeline of the module docstring; duals by ``ConicForm.dual_values``."""
+    """Clarabel on the model's conic form (``prepared``: the solve's :class:`~tpm_models.solvers.program.Program`
+    with the form built by the refusal check) by the pipeline; duals by ``ConicForm.dual_values``."""
     settings, options = split_options({**(options or {}), "verbose": True} if tee else options)
     reading = clarabel_program(Program(model)) if prepared is None else prepared
     form = cast(ConicForm, reading.conic)  # built by clarabel_program; Program.conic is typed object
@@ -96,9 +91,9 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
 
 
 def load(reading: Program, form: ConicForm, run: ClarabelRun) -> str:
-    """Load ``run``'s point into ``model``; a polished point where the model's rows have no value (atoms: sqrt,
-    :math:`r^{1-q}`) is moved into the power cones (:func:`~tpm_models.solvers.apex_moves.nudged_apex`), or else
-    given up for Clarabel's own. The note for the message."""
+    """Load ``run``'s point into the model; a polished point where the model's rows have no value is moved into the
+    power cones (:func:`~tpm_models.solvers.apex_moves.nudged_apex`), or else given up for Clarabel's own. The note
+    for the message."""
     _load(form.variables, run.x)
     if run.interior is None or not form.n_aux or model_evaluates(reading.model, reading):
         return ""
