@@ -22,8 +22,7 @@ from tpm_models.certify.tolerances import GAP_FLOOR
 from tpm_models.solvers.common import Termination
 from tpm_models.solvers.cones import Cone, ConeKind
 from tpm_models.solvers.polish import Polished, polish
-from tpm_models.solvers.power_reductions import DropImpliedBounds, PowAsSoc
-from tpm_models.solvers.powsoc import rational
+from tpm_models.solvers.powsoc import DropImpliedBounds, PowAsSoc, rational
 from tpm_models.solvers.reductions import Chain, ConicProgram, ConicSolution, Reduction
 
 
@@ -75,7 +74,7 @@ class ClarabelSettings:
     merge_columns: bool = True
     """Run on the program with its rank-one column blocks merged (:class:`~.reductions.MergeColumns`)."""
     drop_implied_bounds: bool = True
-    """Leave out the implied bound rows (:class:`~.power_reductions.DropImpliedBounds`) when the power cones are
+    """Leave out the implied bound rows (:class:`~.powsoc.DropImpliedBounds`) when the power cones are
     written as second-order cones up front."""
     pow_as_soc_columns: int = 2_000
     """From this many columns on, the power cones are written as second-order cones before the first run; below,
@@ -419,7 +418,7 @@ class RetryPolicy:
 
 
 def rewritable(program: ConicProgram) -> bool:
-    """Whether ``program`` has a power cone that :class:`~tpm_models.solvers.power_reductions.PowAsSoc` writes."""
+    """Whether ``program`` has a power cone that :class:`~tpm_models.solvers.powsoc.PowAsSoc` writes."""
     # a pow cone has its alpha (Cone's check)
     return any(c.kind is ConeKind.POW and rational(cast(float, c.alpha)) is not None for c in program.cones)
 

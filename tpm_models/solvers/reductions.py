@@ -3,8 +3,8 @@ without its map back to a model), its solution, and the reductions that rewrite 
 
 A reduction (:class:`Reduction`, after cvxpy's ``reductions/``) maps a program forward to the one the solver runs on
 and that program's solution back; it is used once, ``forward`` keeping what ``back`` needs: :class:`MergeColumns`
-here, :class:`~tpm_models.solvers.power_reductions.DropImpliedBounds` and
-:class:`~tpm_models.solvers.power_reductions.PowAsSoc` beside, all exact. :class:`Chain` chains them for the runs of
+here, :class:`~tpm_models.solvers.powsoc.DropImpliedBounds` and :class:`~tpm_models.solvers.powsoc.PowAsSoc`
+beside, all exact. :class:`Chain` chains them for the runs of
 one solve (which, in which order: ``docs/solvers.md``, "The backend's pipeline").
 """
 
