@@ -4,7 +4,10 @@ to Clarabel's cones ((23), (26) and (23D) for every p); any other row is refused
 
 The form is solved by :func:`~tpm_models.solvers.clarabel_runs.pipeline_solve` (``options["settings"]``: a
 :class:`~tpm_models.solvers.clarabel_runs.ClarabelSettings`; the rest of ``options`` are Clarabel's own). Here: what
-reads the model, the test at the power cones' apex (:func:`kept_at_apex`) and the point loaded (:func:`load`).
+reads the model, the test at the power cones' apex (:func:`kept_at_apex`) and the point loaded (:func:`load`), and the
+moves of a point at a power cone's apex, where a perspective row :math:`c\\,a^q r^{1-q} \\le d z` at :math:`r = 0` has
+no value: put where the polish would put it (:func:`apex_point`), or moved just inside the cone (:func:`nudged_apex`;
+the certificate's reading of such rows: :mod:`tpm_models.certify.power_apex`).
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ from typing import cast
 
 import numpy as np
 import pyomo.core as pyo
+import scipy.sparse as sp
 
 from tpm_models.certify.certificate import certify
-from tpm_models.solvers.apex_moves import APEX_NUDGE, apex_point, nudged_apex
+from tpm_models.certify.tolerances import APEX_TOL
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.clarabel_runs import CLARABEL_STATUS, ClarabelRun, pipeline_solve, split_options
 from tpm_models.solvers.common import Termination
+from tpm_models.solvers.cones import ConeKind
 from tpm_models.solvers.conic import ConicForm, conic_program
+from tpm_models.solvers.polish import faces
 from tpm_models.solvers.program import Program
 from tpm_models.solvers.reductions import ConicProgram, ConicSolution
 from tpm_models.solvers.violation import model_evaluates
@@ -30,6 +36,48 @@ APEX_REASON = "the polish would put power cones at their apex, where the model's
 """Why a point is not polished (:func:`kept_at_apex`)."""
 
 
+def apex_point(form: ConicForm, x: np.ndarray, z: np.ndarray) -> np.ndarray | None:
+    """``x`` with the power cones of ``form`` that read at their apex at ``(x, z)`` (:func:`~.polish.faces`) put
+    there as the polish puts them (each row of one column :math:`s_i = b_i - a_i x_c` of the block solved for
+    :math:`s_i = 0`), ``None`` when no power cone reads so."""
+    starts = np.cumsum([0] + [c.dim for c in form.cones])
+    read = faces(form.cones, form.b - form.A @ x, z)
+    rows = [np.arange(starts[k], starts[k + 1]) for k, c in enumerate(form.cones)
+            if c.kind is ConeKind.POW and read[k] == "apex"]
+    if not rows:
+        return None
+    return with_slacks(form, x, np.concatenate(rows), 0.0)[0]
+
+
+def with_slacks(form: ConicForm, x: np.ndarray, rows: np.ndarray, slack: float) -> tuple[np.ndarray, int]:
+    """``x`` with the column of each of ``rows`` that is a row of one column :math:`s_i = b_i - a_i x_c` solved for
+    :math:`s_i` = ``slack``: :math:`x_c = (b_i - s_i) / a_i` (the other rows left alone), and how many were."""
+    A = sp.csr_matrix(form.A)
+    rows = np.asarray(rows, dtype=np.int64)
+    rows = rows[np.diff(A.indptr)[rows] == 1]
+    rows = rows[A.data[A.indptr[rows]] != 0]
+    out = np.array(x, dtype=float)
+    out[A.indices[A.indptr[rows]]] = (np.asarray(form.b, dtype=float)[rows] - slack) / A.data[A.indptr[rows]]
+    return out, len(rows)
+
+
+APEX_NUDGE = 1e-14
+"""Where :func:`nudged_apex` puts the :math:`r` of a perspective block at its apex: where the model's rows have a
+value, at 1e-4 of :data:`~tpm_models.certify.tolerances.APEX_TOL` (so the certificate still reads the apex)."""
+
+
+def nudged_apex(form: ConicForm, x: np.ndarray) -> np.ndarray | None:
+    """``x`` with each power cone of ``form`` at its apex (its components within
+    :data:`~tpm_models.certify.tolerances.APEX_TOL` of 0) moved inside it, its second component (a perspective's
+    :math:`r`, a row of one column) set to :data:`APEX_NUDGE`; ``None`` when no such cone."""
+    starts = np.cumsum([0] + [c.dim for c in form.cones])
+    s = np.asarray(form.b, dtype=float) - form.A @ x
+    second = [starts[k] + 1 for k, cone in enumerate(form.cones)
+              if cone.kind is ConeKind.POW and np.abs(s[starts[k]:starts[k + 1]]).max() <= APEX_TOL]
+    out, moved = with_slacks(form, x, np.asarray(second, dtype=np.int64), APEX_NUDGE)
+    return out if moved else None
+
+
 def _load(variables: list, x: np.ndarray) -> None:
     for var, value in zip(variables, x):
         var.set_value(float(value), skip_validation=True)
@@ -37,7 +85,7 @@ def _load(variables: list, x: np.ndarray) -> None:
 
 def apex_refused(reading: Program, form: ConicForm, point: ConicSolution) -> bool:
     """Whether the polish of ``point`` (of ``form``) would put power cones at their apex
-    (:func:`~tpm_models.solvers.apex_moves.apex_point`) where the model's rows have no value. Loads a point into the
+    (:func:`apex_point`) where the model's rows have no value. Loads a point into the
     model's variables (``reading``: the solve's :class:`~tpm_models.solvers.program.Program`)."""
     at_apex = apex_point(form, point.x, point.z)
     if at_apex is None:
@@ -92,7 +140,7 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
 
 def load(reading: Program, form: ConicForm, run: ClarabelRun) -> str:
     """Load ``run``'s point into the model; a polished point where the model's rows have no value is moved into the
-    power cones (:func:`~tpm_models.solvers.apex_moves.nudged_apex`), or else given up for Clarabel's own. The note
+    power cones (:func:`nudged_apex`), or else given up for Clarabel's own. The note
     for the message."""
     _load(form.variables, run.x)
     if run.interior is None or not form.n_aux or model_evaluates(reading.model, reading):
