@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tpm_models.solvers.cones import Cone, ConeKind
-from tpm_models.solvers.reductions import ConicProgram, ConicSolution
+from tpm_models.solvers.reductions import ConicProgram, ConicSolution, padded
 
 POW_MAX_DENOMINATOR = 16
 """Largest denominator of an exponent :math:`\\alpha` written with second-order cones (p = 1.5, 3: 3; p = 1.2: 6)."""
@@ -131,10 +131,7 @@ def _assemble(form: Any, A: sp.csr_matrix, new: int, fixes: list, extra: list
     A_new = sp.vstack([sp.hstack([A, fixed], format="csr"), below], format="csc")
     A_new.eliminate_zeros()
     b = np.concatenate([np.asarray(form.b, dtype=float), np.array([rhs for _, rhs, _ in extra], dtype=float)])
-    P = sp.csc_matrix(form.P)
-    P_new = sp.csc_matrix((P.data, P.indices, np.concatenate([P.indptr, np.full(new, P.indptr[-1])])),
-                          shape=(n, n))
-    return P_new, A_new, b, sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
+    return padded(form.P, new), A_new, b, sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
 
 
 def dual_of_power_form(form: Any, back: sp.csr_matrix, x: np.ndarray, z: np.ndarray

@@ -53,6 +53,13 @@ class ConicProgram:
         return self.b - self.A @ x
 
 
+def padded(P: sp.spmatrix, k: int) -> sp.csc_matrix:
+    """The objective's ``P`` (n x n) with zero rows and columns for ``k`` new columns after its own."""
+    P = sp.csc_matrix(P)
+    return sp.csc_matrix((P.data, P.indices, np.append(P.indptr, np.full(k, P.indptr[-1]))),
+                         shape=(P.shape[0] + k, P.shape[1] + k))
+
+
 @dataclass(frozen=True)
 class ConicSolution:
     """A primal-dual point of a :class:`ConicProgram`: ``x``, its slack ``s`` and the dual ``z``
@@ -153,13 +160,6 @@ class MergedColumns:
         out_indptr = np.concatenate([[0], np.cumsum(np.concatenate([counts, [r.size + with_rows for r in v_rows]]))])
         return sp.csc_matrix((out_data, out_indices, out_indptr), shape=(m + k * with_rows, n + k))
 
-    def padded(self, P: sp.spmatrix) -> sp.csc_matrix:
-        """The objective's ``P`` (n x n) with zero rows and columns for the new columns."""
-        k = len(self.groups)
-        P = sp.csc_matrix(P)
-        return sp.csc_matrix((P.data, P.indices, np.append(P.indptr, np.full(k, P.indptr[-1]))),
-                             shape=(P.shape[0] + k, P.shape[1] + k))
-
     def qp(self, qp: QPMatrices) -> QPMatrices:
         """``qp`` with the groups of its inequality rows ``G`` (:attr:`shape`) merged: the new columns free, the new
         rows equalities after ``A``'s; its ``variables`` and constraint lists are ``qp``'s (the map back: the first
@@ -172,7 +172,7 @@ class MergedColumns:
                              shape=(k, n + k))  # v_j - k_j' x_Gj = 0
         A = sp.vstack([sp.hstack([sp.csc_matrix(qp.A), sp.csc_matrix((len(qp.b), k))]), rows], "csc")
         free = np.full(k, np.inf)
-        return replace(qp, P=self.padded(qp.P), q=np.append(qp.q, np.zeros(k)), A=A, b=np.append(qp.b, np.zeros(k)),
+        return replace(qp, P=padded(qp.P, k), q=np.append(qp.q, np.zeros(k)), A=A, b=np.append(qp.b, np.zeros(k)),
                        G=self.merged(qp.G, with_rows=False), x_l=np.append(qp.x_l, -free),
                        x_u=np.append(qp.x_u, free))
 
@@ -238,7 +238,7 @@ class MergeColumns:
         if self.merged is None:
             return program
         k = len(self.merged.groups)
-        return ConicProgram(self.merged.padded(program.P), np.append(program.q, np.zeros(k)),
+        return ConicProgram(padded(program.P, k), np.append(program.q, np.zeros(k)),
                             self.merged.merged(program.A), np.append(program.b, np.zeros(k)),
                             [*program.cones, Cone(ConeKind.ZERO, k)])
 
