@@ -28,9 +28,8 @@ from tpm_models.solvers.reductions import Chain, ConicProgram, ConicSolution, Re
 
 @dataclass(frozen=True)
 class ClarabelSettings:
-    """The settings of the Clarabel backend's pipeline, given as
-    ``solve(model, "clarabel", options={"settings": ClarabelSettings(...)})`` (why each value: ``docs/solvers.md``,
-    "Clarabel's settings")."""
+    """The settings of the Clarabel backend's pipeline, given as ``solve(model, "clarabel", options={"settings":
+    ClarabelSettings(...)})`` (why each value: ``docs/solvers.md``, "Clarabel's settings")."""
 
     ladder: tuple[float, ...] = (1e-12, 1e-10, 1e-8)
     """The tolerance (gap, feasibility, infeasibility) of each run in turn, until one ends with a point taken."""
@@ -325,16 +324,10 @@ class RunPlan:
 
 
 class RetryPolicy:
-    """The runs of one solve, made with ``run`` and polished with ``polisher`` (none: no polish), in order:
-
-    1. a run at each tolerance of the ladder, until one's point is taken at ``accept_tol`` (:func:`meets`), or
-       infeasible, or out of time; where a certificate judges the point, the first ``AlmostSolved`` point within
-       ``polish_almost_tol`` is polished and, when the polish is accepted, taken;
-    2. else one rescue run at ``accept_tol`` with ``rescue_reg``;
-    3. else, where a certificate judges the point, the best ``AlmostSolved`` point within ``last_resort_tol``, or
-       the one of least residuals polished to ``last_resort_tol`` (``last_resort_polish``).
-
-    A point taken as optimal and not polished yet is then polished (:meth:`Polisher.optimal`)."""
+    """The runs of one solve, made with ``run`` and polished with ``polisher`` (none: no polish): the ladder
+    (:meth:`ladder`), then the rescue run and the last resorts (:meth:`rescue`); a point taken as optimal and not
+    polished yet is then polished (:meth:`Polisher.optimal`). The steps: ``docs/solvers.md``, "The backend's
+    pipeline"."""
 
     def __init__(self, run: Runner, plan: RunPlan, settings: ClarabelSettings, polisher: Polisher | None = None):
         self.run, self.plan, self.settings, self.polisher = run, plan, settings, polisher
@@ -356,7 +349,9 @@ class RetryPolicy:
         return self.rescue() if run is None else run
 
     def ladder(self) -> ClarabelRun | None:
-        """Step 1: the runs of the ladder; ``None`` when each ended without a point taken."""
+        """The runs of the ladder until one's point is taken at ``accept_tol`` (:func:`meets`), or infeasible, or out
+        of time; where a certificate judges, the first ``AlmostSolved`` point within ``polish_almost_tol`` polished
+        and taken when accepted. ``None`` when each ended without a point taken."""
         short = self.polisher is not None and self.plan.judged and self.plan.polish_short
         for tol in self.plan.ladder:
             attempt = self.run(tol, self.plan.feas_tol, self.plan.gap_tol)
@@ -379,7 +374,8 @@ class RetryPolicy:
         return None
 
     def rescue(self) -> ClarabelRun:
-        """Steps 2 and 3: the rescue run, then the last resorts; else the ladder's last run, as it ended."""
+        """The rescue run at ``accept_tol`` with ``rescue_reg``; then, where a certificate judges, the best
+        ``AlmostSolved`` point within ``last_resort_tol`` or the nearest polished to it; else the ladder's last run."""
         accept = self.settings.accept_tol
         again = self.run(accept, rescue=True)
         if meets(again, accept):

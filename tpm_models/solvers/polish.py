@@ -38,9 +38,8 @@ POLISH_MAX_MOVE = 1e-2
 FACE_ORTHOGONAL = 1e-6
 """A cone block is on its boundary face when :math:`|s^\\top z| \\le` 1e-6 :math:`\\|s\\|\\|z\\|` and ..."""
 FACE_RATIO = 1e6
-"""... :math:`\\|s\\| / \\|z\\|` is within a factor 1e6 of 1; else it is ``interior`` (:math:`z = 0`) when
-:math:`\\|s\\| \\ge \\|z\\|` and ``apex`` (:math:`s = 0`) otherwise (measured: ``docs/solvers.md``, "How the targets
-were met: the polish")."""
+"""... :math:`\\|s\\| / \\|z\\|` is within a factor 1e6 of 1; else ``interior`` (:math:`z = 0`) when :math:`\\|s\\| \\ge
+\\|z\\|`, ``apex`` (:math:`s = 0`) otherwise (measured: ``docs/solvers.md``, "How the targets were met: the polish")."""
 
 
 @dataclass

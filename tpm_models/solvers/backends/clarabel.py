@@ -84,9 +84,8 @@ def _load(variables: list, x: np.ndarray) -> None:
 
 
 def apex_refused(reading: Program, form: ConicForm, point: ConicSolution) -> bool:
-    """Whether the polish of ``point`` (of ``form``) would put power cones at their apex
-    (:func:`apex_point`) where the model's rows have no value. Loads a point into the
-    model's variables (``reading``: the solve's :class:`~tpm_models.solvers.program.Program`)."""
+    """Whether the polish of ``point`` (of ``form``) would put power cones at their apex (:func:`apex_point`), where
+    the model's rows have no value. Loads a point into the model's variables (``reading``: the solve's ``Program``)."""
     at_apex = apex_point(form, point.x, point.z)
     if at_apex is None:
         return False
@@ -95,9 +94,8 @@ def apex_refused(reading: Program, form: ConicForm, point: ConicSolution) -> boo
 
 
 def apex_point_certified(reading: Program, form: ConicForm, point: ConicSolution) -> bool:
-    """Whether Clarabel's own ``point`` of ``form`` (loaded into the model) is certified optimal
-    (:func:`~tpm_models.certify.certificate.certify`, kept in the solve's memo so that the solve does not certify it
-    twice)."""
+    """Whether Clarabel's own ``point`` of ``form`` (loaded into the model) is certified optimal (the certificate kept
+    in the solve's memo, so that the solve does not certify it twice)."""
     _load(form.variables, point.x)
     return certify(reading.model, form.dual_values(point.x, point.z), convex=True,
                    memo=reading.certificates).certified
@@ -114,8 +112,7 @@ def kept_at_apex(reading: Program, form: ConicForm, point: ConicSolution) -> str
 
 def clarabel_program(reading: Program) -> Program:
     """``prepare`` of the Clarabel backend: the solve's ``reading`` of the model once its conic form is built
-    (:func:`tpm_models.solvers.conic.conic_program`; :class:`~tpm_models.solvers.cones.NotConicError` if it has
-    none)."""
+    (:func:`~tpm_models.solvers.conic.conic_program`; ``NotConicError`` if it has none)."""
     conic_program(reading)
     return reading
 
@@ -140,8 +137,7 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
 
 def load(reading: Program, form: ConicForm, run: ClarabelRun) -> str:
     """Load ``run``'s point into the model; a polished point where the model's rows have no value is moved into the
-    power cones (:func:`nudged_apex`), or else given up for Clarabel's own. The note
-    for the message."""
+    power cones (:func:`nudged_apex`), or else given up for Clarabel's own. The note for the message."""
     _load(form.variables, run.x)
     if run.interior is None or not form.n_aux or model_evaluates(reading.model, reading):
         return ""
