@@ -257,10 +257,10 @@ def test_a_crawling_newton_run_stops_without_changing_the_answer(monkeypatch):
     ``powsoc``, Clarabel's point there is another, whose Newton runs end in 4 steps with or without the stop.)"""
     from benchmarks.bench_scale import scale_data
     from tpm_models.solvers import face_newton
-    from tpm_models.solvers.powsoc import pow_as_soc
+    from tpm_models.solvers.powsoc import pow_as_soc_map
 
     X, y = scale_data(3000, seed=2)
-    form = pow_as_soc(conic_form(build(23, X, y, 1, 0.3, 1.0, p=3.0, eps=0.02)))
+    form = pow_as_soc_map(conic_form(build(23, X, y, 1, 0.3, 1.0, p=3.0, eps=0.02)))[0]
     run = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)
     steps = {"n": 0}
     newton_step = face_newton.newton_step

@@ -1,5 +1,5 @@
 """The reductions of the Clarabel backend (:mod:`tpm_models.solvers.reductions`,
-:mod:`tpm_models.solvers.power_reductions`), each alone against its inverse.
+:mod:`tpm_models.solvers.powsoc`), each alone against its inverse.
 
 Truth: the same program solved directly. Each program is solved twice by the backend's retry policy, directly and
 through the reduction with its point mapped back (:meth:`~tpm_models.solvers.reductions.Reduction.back`), both
@@ -18,7 +18,7 @@ from tpm_models.solvers import BACKENDS
 from tpm_models.solvers.clarabel_runs import ClarabelSettings, Polisher, RetryPolicy, Runner, RunPlan
 from tpm_models.solvers.cones import Cone
 from tpm_models.solvers.polish import POLISH_ACCEPT, kkt_residual
-from tpm_models.solvers.power_reductions import DropImpliedBounds, PowAsSoc
+from tpm_models.solvers.powsoc import DropImpliedBounds, PowAsSoc
 from tpm_models.solvers.reductions import MERGE_MIN_ROWS, Chain, ConicProgram, MergeColumns
 
 OBJ_TOL = 1e-9

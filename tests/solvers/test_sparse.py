@@ -249,15 +249,15 @@ def test_an_unknown_option_is_reported(iris):
 
 @pytest.mark.parametrize("eq,p", [(23, 1.5), (23, 3.0), (26, 1.5), (26, 3.0)])
 def test_power_cones_as_socs_reach_the_same_optimum(iris, eq, p):
-    """:func:`pow_as_soc` writes the same feasible set: Clarabel on it reaches the optimum of Clarabel on the power
+    """:func:`pow_as_soc_map` writes the same feasible set: Clarabel on it reaches the optimum of Clarabel on the power
     cones (objective 1e-8 relative to max(1e-4, |f|): the objectives here are ~1e-4; w to 1e-5, interior points)."""
     from tpm_models.solvers.clarabel_runs import clarabel_solve
-    from tpm_models.solvers.powsoc import pow_as_soc
+    from tpm_models.solvers.powsoc import pow_as_soc_map
 
     X, y = iris
     for c in (0, 1, 2):
         form = conic_form(build(eq, X, y, c, NU, ALPHA, p=p, eps=EPS))
-        soc = pow_as_soc(form)
+        soc = pow_as_soc_map(form)[0]
         assert [k.kind for k in soc.cones].count("pow") == 0 < [k.kind for k in form.cones].count("pow")
         assert soc.A.shape[0] > form.A.shape[0] and soc.A.shape[1] > form.A.shape[1]
         a = clarabel_solve(form.P, form.q, form.A, form.b, form.cones, polish_point=False)

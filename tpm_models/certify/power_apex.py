@@ -32,10 +32,9 @@ fails. Only rows of exactly this shape, at the apex to :data:`~tpm_models.certif
 :math:`a_j` and :math:`z_j` in no other such row, are read; any other row not differentiable at the point keeps the
 certificate at "optimal, not certified".
 
-Before polishing, :func:`tpm_models.solvers.apex_moves.apex_point` says where the polish would put the power cones
-that read at their apex: there a perspective row has no value, so the backend
-(:mod:`tpm_models.solvers.backends.clarabel`) does not polish such a point, and the certificate reads the rows as
-above at the solver's own point.
+Before polishing, :func:`tpm_models.solvers.backends.clarabel.apex_point` says where the polish would put the power
+cones that read at their apex: there a perspective row has no value, so the backend does not polish such a point,
+and the certificate reads the rows as above at the solver's own point.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Clarabel on a conic program (:class:`~tpm_models.solvers.reductions.ConicProgram`): its settings
-(:class:`ClarabelSettings`, one frozen object), one run (:class:`Runner`, on the program through the solve's
-:class:`~tpm_models.solvers.reductions.Chain` of reductions, its point mapped back), the retry policy
-(:class:`RetryPolicy`: the ladder of tolerances, the rescue run, the last resorts) and the polish of its points
-behind one interface (:class:`Polisher`). What each step does and why each setting has its value: ``docs/solvers.md``,
-"The backend's pipeline" and "Clarabel's settings".
+(:class:`ClarabelSettings`), one run (:class:`Runner`, through the solve's :class:`~tpm_models.solvers.reductions.Chain`
+of reductions), the retry policy (:class:`RetryPolicy`) and the polish of its points (:class:`Polisher`); each step and
+setting: ``docs/solvers.md``, "The backend's pipeline" and "Clarabel's settings".
 
-Two entries: :func:`pipeline_solve`, the pipeline of ``solve(model, "clarabel")`` on a model's conic form (the backend,
-:mod:`tpm_models.solvers.backends.clarabel`, builds the form and loads the point), and :func:`clarabel_solve`, the
-retry policy on a program given as matrices, no certificate judging its point (the estimators' dense adapter
-:mod:`tpm_models.learn.fastconic`, and the tests).
+Two entries: :func:`pipeline_solve`, the pipeline of ``solve(model, "clarabel")`` on a model's conic form, and
+:func:`clarabel_solve`, the retry policy on a program given as matrices, no certificate judging its point (the
+estimators' :mod:`tpm_models.learn.fastconic`, and the tests).
 """
 
 from __future__ import annotations
@@ -25,26 +22,24 @@ from tpm_models.certify.tolerances import GAP_FLOOR
 from tpm_models.solvers.common import Termination
 from tpm_models.solvers.cones import Cone, ConeKind
 from tpm_models.solvers.polish import Polished, polish
-from tpm_models.solvers.power_reductions import DropImpliedBounds, PowAsSoc
-from tpm_models.solvers.powsoc import rational
+from tpm_models.solvers.powsoc import DropImpliedBounds, PowAsSoc, rational
 from tpm_models.solvers.reductions import Chain, ConicProgram, ConicSolution, Reduction
 
 
 @dataclass(frozen=True)
 class ClarabelSettings:
-    """The settings of the Clarabel backend's pipeline (why each value: ``docs/solvers.md``, "Clarabel's
-    settings"); given as ``solve(model, "clarabel", options={"settings": ClarabelSettings(...)})``."""
+    """The settings of the Clarabel backend's pipeline, given as ``solve(model, "clarabel", options={"settings":
+    ClarabelSettings(...)})`` (why each value: ``docs/solvers.md``, "Clarabel's settings")."""
 
     ladder: tuple[float, ...] = (1e-12, 1e-10, 1e-8)
-    """The tolerance of each run in turn (gap, feasibility, infeasibility), while a run ends neither ``Solved`` nor
-    with a point taken."""
+    """The tolerance (gap, feasibility, infeasibility) of each run in turn, until one ends with a point taken."""
     soc_ladder: tuple[float, ...] = (1e-12,)
     """The runs before the rescue on a program whose power cones are written as second-order cones up front."""
     feas_tol: float = 1e-9
-    """Clarabel's ``tol_feas`` on a program without power cones (its first run stops no later than a tighter one)."""
+    """Clarabel's ``tol_feas`` on a program without power cones."""
     apex_gap_tol: float = 1e-13
-    """The duality gap asked on a program whose power cones are written as second-order cones: an optimum at the
-    cones' apex is not polished, so its gap must stay under the certificate's floor (1e-12)."""
+    """The duality gap asked on a program whose power cones are written as second-order cones (an optimum at their
+    apex is not polished: its gap must stay under the certificate's floor, 1e-12)."""
     accept_tol: float = 1e-8
     """An ``AlmostSolved`` point that meets this by Clarabel's own tests (:func:`meets`) is taken as optimal; also
     the tolerance of the rescue run."""
@@ -62,29 +57,27 @@ class ClarabelSettings:
     """Clarabel's iteration cap."""
     last_resort_tol: float = 1e-6
     """When no run meets :attr:`accept_tol`, the best ``AlmostSolved`` point within this (residuals and relative
-    gap) is taken and judged by the model's certificate (only where there is one)."""
+    gap) is taken, for the model's certificate to judge (only where there is one)."""
     polish_almost_tol: float = 1e-6
-    """An ``AlmostSolved`` point short of :attr:`accept_tol` whose residuals are within this is polished before the
-    next run; taken when the polish is accepted (only where a certificate judges it)."""
+    """An ``AlmostSolved`` point short of :attr:`accept_tol` with residuals within this is polished before the next
+    run, and taken when the polish is accepted (only where a certificate judges it)."""
     polish_almost_accept: float = 1e-8
-    """The largest KKT residual of that polish (a ``Solved`` point's polish asks
-    :data:`~tpm_models.solvers.polish.POLISH_ACCEPT`)."""
+    """The largest KKT residual of that polish."""
     polish: bool = True
     """Polish every optimal point (:func:`~tpm_models.solvers.polish.polish`)."""
     last_resort_polish: bool = True
-    """When no point is taken otherwise, polish the ``AlmostSolved`` point of least residuals once more, accepted at
+    """When no point is taken otherwise, polish the ``AlmostSolved`` point of least residuals, accepted at
     :attr:`last_resort_tol`, for the certificate to judge."""
     pin: bool = True
     """The polish pins the columns of active bounds at scale (:func:`~tpm_models.solvers.polish.polish`'s ``pin``)."""
     merge_columns: bool = True
-    """Run on the program with its rank-one column blocks merged (:class:`~tpm_models.solvers.reductions.
-    MergeColumns`)."""
+    """Run on the program with its rank-one column blocks merged (:class:`~.reductions.MergeColumns`)."""
     drop_implied_bounds: bool = True
-    """Leave out the implied bound rows (:class:`~tpm_models.solvers.power_reductions.DropImpliedBounds`) when the
-    power cones are written as second-order cones up front: their multipliers are not unique."""
+    """Leave out the implied bound rows (:class:`~.powsoc.DropImpliedBounds`) when the power cones are
+    written as second-order cones up front."""
     pow_as_soc_columns: int = 2_000
-    """From this many columns on, power cones are written as second-order cones before the first run; below, only
-    after a run on them failed."""
+    """From this many columns on, the power cones are written as second-order cones before the first run; below,
+    only after a run on them failed."""
     forget_rows_large: int = 250_000
     """From this many rows on, the model's rows as read are let go before the run (the certificate reads them
     again)."""
@@ -108,9 +101,9 @@ def clarabel_options(settings: ClarabelSettings, tol: float, columns: int = 0, f
                      gap_tol: float | None = None, reg: float | None = None, time_limit: float | None = None,
                      options: dict | None = None) -> dict:
     """Clarabel's settings (``DefaultSettings`` names) of one run at tolerance ``tol`` on a program of ``columns``
-    columns (0: always :attr:`~ClarabelSettings.refine_tol`), then ``time_limit`` and the user's ``options`` over
-    them. ``feas_tol``: a looser ``tol_feas`` (``None``: ``tol``); ``gap_tol``: a tighter duality gap (``None``:
-    ``tol``); ``reg``: the static regularisation (``None``: :attr:`~ClarabelSettings.static_reg`)."""
+    columns (0: always :attr:`~ClarabelSettings.refine_tol`), ``time_limit`` and the user's ``options`` over them.
+    ``feas_tol``: a looser ``tol_feas``; ``gap_tol``: a tighter gap; ``reg``: the static regularisation (each
+    ``None``: ``tol``, ``tol``, :attr:`~ClarabelSettings.static_reg`)."""
     gap = tol if gap_tol is None else min(tol, gap_tol)
     out = {"verbose": False, "tol_gap_abs": gap, "tol_gap_rel": gap,
            "tol_feas": tol if feas_tol is None else max(tol, feas_tol), "tol_infeas_abs": tol,
@@ -132,10 +125,7 @@ def clarabel_cones(cones: Sequence[Cone]) -> list[Any]:
             ConeKind.NONNEG: lambda c: clarabel.NonnegativeConeT(c.dim),
             ConeKind.SOC: lambda c: clarabel.SecondOrderConeT(c.dim),
             ConeKind.POW: lambda c: clarabel.PowerConeT(c.alpha)}
-    unknown = sorted({str(c.kind) for c in cones} - made.keys())
-    if unknown:
-        raise ValueError(f"unknown cone kind(s) {unknown}")
-    return [made[c.kind](c) for c in cones]
+    return [made[c.kind](c) for c in cones]  # a Cone's kind is one of these (Cone's check)
 
 
 CLARABEL_STATUS = {
@@ -173,11 +163,13 @@ class Attempt:
 
 
 def meets(attempt: Attempt, tol: float) -> bool:
-    """Whether Clarabel's point meets ``tol`` by Clarabel's own tests: the duality gap, absolute or relative (to
-    ``max(1, min(|primal|, |dual|))``), and its scaled primal and dual residuals. Clarabel's reduced tolerances
-    cannot take its place: the points that fail them must stay ``AlmostSolved`` for the policy's later steps."""
+    """Whether a run's point is taken as optimal at ``tol``: ``Solved``, or ``AlmostSolved`` and meeting ``tol`` by
+    Clarabel's own tests (the duality gap, absolute or relative to ``max(1, min(|primal|, |dual|))``, and its scaled
+    primal and dual residuals)."""
+    if attempt.status == "Solved":
+        return True
     p, d = float(attempt.obj_val), float(attempt.obj_val_dual)
-    if not (np.isfinite(p) and np.isfinite(d)):
+    if attempt.status != "AlmostSolved" or not (np.isfinite(p) and np.isfinite(d)):
         return False
     gap = abs(p - d)
     return (gap <= tol or gap <= tol * max(1.0, min(abs(p), abs(d)))) and max(attempt.r_prim, attempt.r_dual) <= tol
@@ -233,9 +225,9 @@ class Runner:
 
 
 class Polisher:
-    """The polish of a point of ``program`` (the program given, before the reductions): :meth:`short` for an
+    """The polish of a point of ``program`` (the program given, before the reductions): :meth:`polish` for an
     ``AlmostSolved`` point short of the accepted tolerance, :meth:`optimal` for an optimal one. ``short_attempts``:
-    the Newton runs of the first polish of a point short (``None``: the polish's own limit). ``keep_own``: why an
+    the Newton runs of the ladder's polish of a point short (``None``: the polish's own limit). ``keep_own``: why an
     optimal point is kept as Clarabel's, not polished, or ``None`` (the backend's test at the power cones' apex)."""
 
     def __init__(self, program: ConicProgram, settings: ClarabelSettings = DEFAULT_SETTINGS,
@@ -248,10 +240,6 @@ class Polisher:
         kwargs = {} if accept is None else {"accept": accept}
         return polish(p.P, p.q, p.A, p.b, p.cones, point.x, point.s, point.z, attempts=attempts,
                       pin=self.settings.pin, **kwargs)
-
-    def short(self, point: ConicSolution, accept: float, first: bool) -> Polished:
-        """The polish of an ``AlmostSolved`` point, accepted at ``accept``; ``first``: the one of the ladder."""
-        return self.polish(point, accept, self.short_attempts if first else None)
 
     def optimal(self, point: ConicSolution) -> Polished:
         """The polish of an optimal point, unless ``keep_own`` gives a reason not to make it."""
@@ -336,16 +324,10 @@ class RunPlan:
 
 
 class RetryPolicy:
-    """The runs of one solve, made with ``run`` and polished with ``polisher`` (none: no polish), in order:
-
-    1. a run at each tolerance of the ladder, until one ends ``Solved`` or ``AlmostSolved`` meeting ``accept_tol``
-       (:func:`meets`), or infeasible, or out of time; where a certificate judges the point, the first
-       ``AlmostSolved`` point within ``polish_almost_tol`` is polished and, when the polish is accepted, taken;
-    2. else one rescue run at ``accept_tol`` with ``rescue_reg``;
-    3. else, where a certificate judges the point, the best ``AlmostSolved`` point within ``last_resort_tol``, or
-       the one of least residuals polished to ``last_resort_tol`` (``last_resort_polish``).
-
-    A point taken as optimal and not polished yet is then polished (:meth:`Polisher.optimal`)."""
+    """The runs of one solve, made with ``run`` and polished with ``polisher`` (none: no polish): the ladder
+    (:meth:`ladder`), then the rescue run and the last resorts (:meth:`rescue`); a point taken as optimal and not
+    polished yet is then polished (:meth:`Polisher.optimal`). The steps: ``docs/solvers.md``, "The backend's
+    pipeline"."""
 
     def __init__(self, run: Runner, plan: RunPlan, settings: ClarabelSettings, polisher: Polisher | None = None):
         self.run, self.plan, self.settings, self.polisher = run, plan, settings, polisher
@@ -367,12 +349,13 @@ class RetryPolicy:
         return self.rescue() if run is None else run
 
     def ladder(self) -> ClarabelRun | None:
-        """Step 1: the runs of the ladder; ``None`` when each ended without a point taken."""
+        """The runs of the ladder until one's point is taken at ``accept_tol`` (:func:`meets`), or infeasible, or out
+        of time; where a certificate judges, the first ``AlmostSolved`` point within ``polish_almost_tol`` polished
+        and taken when accepted. ``None`` when each ended without a point taken."""
         short = self.polisher is not None and self.plan.judged and self.plan.polish_short
         for tol in self.plan.ladder:
             attempt = self.run(tol, self.plan.feas_tol, self.plan.gap_tol)
-            if attempt.status == "Solved" or attempt.status == "AlmostSolved" and meets(attempt,
-                                                                                      self.settings.accept_tol):
+            if meets(attempt, self.settings.accept_tol):
                 return self.outcome(attempt, "Solved")
             if attempt.status in STOPS:
                 return self.outcome(attempt, attempt.status)
@@ -381,7 +364,8 @@ class RetryPolicy:
             if short and self.polisher is not None and residual is not None \
                     and residual <= self.settings.polish_almost_tol:  # short: a polisher is given
                 short = False  # one such polish per solve
-                polished = self.polisher.short(attempt.point, self.settings.polish_almost_accept, first=True)
+                polished = self.polisher.polish(attempt.point, self.settings.polish_almost_accept,
+                                                self.polisher.short_attempts)
                 if polished.accepted:
                     polished.reason = f"short of {self.settings.accept_tol:g} (residuals {residual:.1e}), " + \
                                       polished.reason
@@ -390,10 +374,11 @@ class RetryPolicy:
         return None
 
     def rescue(self) -> ClarabelRun:
-        """Steps 2 and 3: the rescue run, then the last resorts; else the ladder's last run, as it ended."""
+        """The rescue run at ``accept_tol`` with ``rescue_reg``; then, where a certificate judges, the best
+        ``AlmostSolved`` point within ``last_resort_tol`` or the nearest polished to it; else the ladder's last run."""
         accept = self.settings.accept_tol
         again = self.run(accept, rescue=True)
-        if again.status == "Solved" or again.status == "AlmostSolved" and meets(again, accept):
+        if meets(again, accept):
             return self.outcome(again, "Solved")
         self.keep(again)
         judged = self.plan.judged
@@ -403,7 +388,7 @@ class RetryPolicy:
             return run
         if self.settings.last_resort_polish and judged and self.plan.polish_short and self.near is not None \
                 and self.near[0] <= self.settings.polish_almost_tol and self.polisher is not None:
-            polished = self.polisher.short(self.near[1].point, self.settings.last_resort_tol, first=False)
+            polished = self.polisher.polish(self.near[1].point, self.settings.last_resort_tol)
             if polished.accepted:
                 run = self.outcome(self.near[1], "Solved", polished)
                 run.last_polished = polished.residual_after
@@ -429,7 +414,7 @@ class RetryPolicy:
 
 
 def rewritable(program: ConicProgram) -> bool:
-    """Whether ``program`` has a power cone that :class:`~tpm_models.solvers.power_reductions.PowAsSoc` writes."""
+    """Whether ``program`` has a power cone that :class:`~tpm_models.solvers.powsoc.PowAsSoc` writes."""
     # a pow cone has its alpha (Cone's check)
     return any(c.kind is ConeKind.POW and rational(cast(float, c.alpha)) is not None for c in program.cones)
 

@@ -2,49 +2,21 @@
 is read off a solution (no reading of a model, no solving here; :mod:`tpm_models.solvers.conic` builds a
 :class:`ConicForm` from a Pyomo model).
 
-Standard form
--------------
-.. math::
-    \\min_x\\ \\tfrac12 x^\\top P x + q^\\top x + q_0
-    \\quad\\text{s.t.}\\quad A x + s = b,\\quad s \\in \\mathcal K = \\mathcal K_1\\times\\dots\\times\\mathcal K_r
+The form is :math:`\\min_x \\tfrac12 x^\\top P x + q^\\top x + q_0` s.t. :math:`Ax + s = b`, :math:`s \\in \\mathcal K`
+(``P`` its upper triangle; a maximisation stored negated, ``sense = -1``), :math:`\\mathcal K` a product of ``zero``
+(:math:`\\{0\\}^d`), ``nonneg`` (:math:`\\mathbb R_+^d`), ``soc`` (:math:`s_0 \\ge \\|s_{1:}\\|_2`) and ``pow``
+(:math:`s_0^\\alpha s_1^{1-\\alpha} \\ge |s_2|`, :math:`s_0, s_1 \\ge 0`) blocks. The columns are the model's
+unfixed variables (``component_data_objects`` order), then the epigraph columns; a row :math:`s = c + a^\\top x` is
+stored as :math:`b = c`, :math:`A = -a`; a bound :math:`l \\le x_j \\le u` is the ``nonneg`` rows :math:`x_j - l`,
+:math:`u - x_j`.
 
-(Clarabel's form; :math:`P` symmetric positive semidefinite, kept as its upper triangle). Each
-:math:`\\mathcal K_k` is one of
-
-==========  ==================================================================================
-``kind``    cone
-==========  ==================================================================================
-``zero``    :math:`\\{0\\}^d` (equality rows)
-``nonneg``  :math:`\\mathbb R_+^d` (inequality rows and variable bounds)
-``soc``     :math:`\\mathrm{SOC}(d) = \\{s : s_0 \\ge \\|s_{1:}\\|_2\\}`
-``pow``     :math:`\\mathcal K_{\\mathrm{pow}}(\\alpha) = \\{(s_0,s_1,s_2) : s_0^\\alpha s_1^{1-\\alpha} \\ge |s_2|,\\
-            s_0, s_1 \\ge 0\\}`, :math:`\\alpha\\in(0,1)`
-==========  ==================================================================================
-
-The columns of :math:`x` are the model's unfixed variables (in ``model.component_data_objects``
-order, as :func:`tpm_models.solvers.matrices.qp_matrices`), then auxiliary epigraph variables. A
-maximisation is stored as the minimisation of the negated objective (``sense = -1``). Every row
-is an affine map of :math:`x`: a row read as :math:`s = c + a^\\top x` is stored as
-:math:`b = c`, :math:`A = -a`. Bounds :math:`l \\le x_j \\le u` become ``nonneg`` rows
-:math:`x_j - l \\ge 0`, :math:`u - x_j \\ge 0`.
-
-Duals
------
-:class:`DualMap` says how the constraint's dual (in :mod:`tpm_models.solvers`' convention: the
-derivative of the optimal objective, in the model's sense, with respect to the row's bound) is
-read off Clarabel's solution :math:`(x, z)` (:math:`Px + q + A^\\top z = 0`, :math:`z\\in\\mathcal K^*`):
-
-* a linear row's dual is ``sense * sum(factor * z[row])`` (factor :math:`-1` for a ``<=`` side or an
-  equality, :math:`+1` for a ``>=`` side: :math:`\\partial\\,\\mathrm{opt}/\\partial b = -z`);
-* a quadratic row :math:`g(x)\\le0` (shapes 2 and 3) has the scalar multiplier :math:`\\mu\\ge0` of
-  :math:`\\nabla f + \\mu\\nabla g = 0`: its cone block contributes :math:`A_b^\\top z_b = \\mu\\nabla g(x)`
-  to the stationarity, so :math:`\\mu = \\langle A_b^\\top z_b, \\nabla g(x)\\rangle / \\|\\nabla g(x)\\|^2`;
-  the dual is ``sense * (-orient) * mu`` (``orient`` :math:`+1` for ``<=``, :math:`-1` for ``>=``).
-  (Complementarity gives :math:`z_b = \\kappa(s_0, -s_{1:})` and :math:`\\mu = \\gamma\\kappa/2` with
-  :math:`\\|s_{1:}\\|^2-s_0^2 = \\gamma g`, but the direction of :math:`z_b` is known only to the
-  square root of the gap: on a ball row that read :math:`\\mu` 1e-5 off, the projection 3e-9.)
-  Where :math:`\\|\\nabla g(x)\\| <` ``APEX_TOL`` (the cone's apex: no scalar multiplier need exist)
-  the dual is NaN.
+Duals (:class:`DualMap`; the library's convention, the derivative of the optimum in the model's sense with respect to
+the row's bound), off Clarabel's :math:`(x, z)` with :math:`Px + q + A^\\top z = 0`: a linear row's is
+``sense * sum(factor * z[row])`` (factor -1 for a ``<=`` side or an equality, +1 for a ``>=`` side); a quadratic row
+:math:`g(x) \\le 0` has :math:`\\mu = \\langle A_b^\\top z_b, \\nabla g(x)\\rangle / \\|\\nabla g(x)\\|^2` (its block's
+part of the stationarity projected on :math:`\\nabla g`), its dual ``sense * (-orient) * mu``, NaN where
+:math:`\\|\\nabla g(x)\\| <` ``APEX_TOL`` (the apex: no multiplier need exist). Why the projection:
+``docs/solvers.md``, "Clarabel and MOSEK" (Duals).
 """
 
 from __future__ import annotations

@@ -1,19 +1,13 @@
 """A Pyomo model as a conic program in Clarabel's standard form (no solving here): :func:`conic_form`.
 
-The standard form, its cones and the reading of the duals: :mod:`tpm_models.solvers.cones`; how each row and the
-objective are recognised as cones: :mod:`tpm_models.solvers.conic_shapes`, whose reader returns each row's rows and
-cones as plain :class:`~tpm_models.solvers.atoms.terms.Piece` s. Here: the form's rows as they are added
-(:class:`FormRows`) and their assembly into :math:`(A, b)`. The names ``Cone``, ``ConicForm``, ``DualMap``,
-``RowDuals``, ``NotConicError``, ``APEX_TOL`` are importable from here too.
-
-A row is stored as :math:`s = c + a^\\top x` (then :math:`A = -a`, :math:`b = c`). The rows of one cone kind are a
-:class:`RowList` of chunks of rows held as arrays, in row order: :class:`LinearChunk` (rows of the read linear rows'
-matrix :math:`M`, the builders' linear rows, :math:`10^6` of them at :math:`10^6` points), :class:`SparseChunk` (the
-variables' bounds, one column each; rows linear in atoms met before) and :class:`SparseRun` (single rows, added one at
-a time). A chunk is what a loop over its rows would have added, row for row
-(``tests/solvers/test_conic_rows.py``: bit-identical :math:`A`, :math:`b` and duals), without a Python object per row:
-at :math:`10^6` points the per-row dictionaries, tuples and dual maps were most of the conic form's transient memory
-(``docs/bench-scale.md``).
+The form, its cones and duals: :mod:`tpm_models.solvers.cones`; how a row is recognised as cones:
+:mod:`tpm_models.solvers.conic_shapes`. Here: the form's rows as they are added (:class:`FormRows`) and their
+assembly into :math:`(A, b)`. A row is stored as :math:`s = c + a^\\top x` (:math:`A = -a`, :math:`b = c`); the rows
+of one cone kind are a :class:`RowList` of chunks held as arrays, in row order: :class:`LinearChunk` (rows of the read
+linear rows' matrix :math:`M`), :class:`SparseChunk` (the bounds; rows linear in atoms met before) and
+:class:`SparseRun` (single rows). A chunk is what a loop over its rows would add, row for row, without a Python object
+per row (``tests/solvers/test_conic_rows.py``: the same :math:`A`, :math:`b` and duals bit for bit; the memory it
+saves: ``docs/notes/bench-scale-history.md``, "Issue 24, the solve's preparation").
 """
 
 from __future__ import annotations
@@ -52,8 +46,7 @@ class LinearChunk:
 @dataclass
 class SparseChunk:
     """Rows :math:`s = c_i + a_i^\\top x` as CSR arrays (``indptr``, ``indices``, ``data``: the entries of
-    :math:`A = -a`, a repeated column summed): the variables' bounds (:func:`bound_chunks`), a block of (23)'s margin
-    rows at p = 2 read in one pass (:meth:`FormRows.atom_block`), or, as lists, a :class:`SparseRun`."""
+    :math:`A = -a`, a repeated column summed); as lists in a :class:`SparseRun`."""
 
     indptr: Any
     indices: Any
@@ -65,8 +58,7 @@ class SparseChunk:
 
 
 class SparseRun(SparseChunk):
-    """Consecutive single rows held as the lists of a :class:`SparseChunk`, one appended at a time
-    (:meth:`RowList.append_sparse`)."""
+    """Consecutive single rows, appended one at a time (:meth:`RowList.append_sparse`)."""
 
     def __init__(self):
         super().__init__([0], [], [], [])
@@ -87,8 +79,7 @@ class RowList:
         self.append_sparse(list(coefs), [-a for a in coefs.values()], const)
 
     def append_sparse(self, cols: list, entries: list, const: float) -> None:
-        """A single row given by its :math:`A` entries (``entries`` at ``cols``) and its constant, kept in a
-        :class:`SparseRun` with the single rows added right before it."""
+        """A single row given by its :math:`A` entries (``entries`` at ``cols``) and its constant."""
         run = self.items[-1] if self.items else None
         if run.__class__ is not SparseRun:
             run = SparseRun()
@@ -168,10 +159,9 @@ def assemble(lists: list[RowList], M: sp.csr_matrix, n: int) -> tuple[sp.csc_mat
 
 
 class FormRows:
-    """A model's conic form as its rows are added, by cone kind (module docstring): ``zero`` and ``nonneg``
-    (:class:`RowList`), the ``soc`` / ``pow`` blocks in order, and what each constraint's dual reads. The builders'
-    linear rows and the rows linear in atoms already met are added here as arrays; every other row is read by the
-    :class:`~tpm_models.solvers.conic_shapes.ShapeReader` into pieces (:meth:`add`)."""
+    """A model's conic form as its rows are added, by cone kind: ``zero`` and ``nonneg`` (:class:`RowList`), the
+    ``soc`` / ``pow`` blocks in order, and what each constraint's dual reads. The builders' linear rows and the rows
+    linear in atoms already met are added here as arrays; every other row is read by the ``reader`` (:meth:`add`)."""
 
     def __init__(self, program: Program, reader: ShapeReader, batched: bool = True):
         self.program = program
@@ -272,10 +262,9 @@ class FormRows:
             rows.add_chunk(chunk)
 
     def atom_row(self, con: Any, read: tuple) -> bool:
-        """A one-sided row linear in atoms already met (``read``: its :func:`~.expression_terms.atom_terms`;
-        (23)'s margin rows at p = 2, ``x_i'w + theta - eps_i * norm_w + xi_i >= 0``) added as the reader would add
-        it, without its dictionaries: one ``nonneg`` row in a :class:`SparseRun`, its dual as arrays. ``False`` when
-        the row is not such a row (then the reader reads it)."""
+        """A one-sided row linear in atoms already met (``read``: its :func:`~.expression_terms.atom_terms`; (23)'s
+        margin rows at p = 2) added as the reader would add it: one ``nonneg`` row in a :class:`SparseRun`, its dual as
+        arrays. ``False`` when the row is not such a row (then the reader reads it)."""
         lower, _, upper = con.to_bounded_expression(True)
         if (lower is None) == (upper is None):
             return False
@@ -298,10 +287,9 @@ class FormRows:
         return True
 
     def atom_block(self, block: AtomBlock) -> bool:
-        """The rows of ``block`` (:class:`~.rows.AtomBlock`: (23)'s margin rows at p = 2) added as :meth:`atom_row`
-        would add them one by one, as one :class:`SparseChunk` of ``nonneg`` rows, their duals as arrays; ``False``
-        (nothing added) unless every row is one-sided with a finite side and the node is an atom already met, on the
-        side of the row that keeps the row convex (then each row is read by itself)."""
+        """The rows of ``block`` (:class:`~.rows.AtomBlock`) added as :meth:`atom_row` would add them one by one, as
+        one :class:`SparseChunk` of ``nonneg`` rows; ``False`` (nothing added) unless every row is one-sided with a
+        finite side and the node is an atom already met, on its convex side (then each row is read by itself)."""
         known = self.reader.nodes.get(id(block.node))
         upper_side, lower_side = np.isfinite(block.upper), np.isfinite(block.lower)
         if known is None or not (upper_side != lower_side).all() or \
@@ -394,11 +382,9 @@ def objective_matrices(sense: int, quad: dict, lin: dict, n: int) -> tuple[sp.cs
 
 
 def conic_form(model: pyo.ConcreteModel, program: Program | None = None, batched: bool = True) -> ConicForm:
-    """``model`` in Clarabel's standard form (module docstring); :class:`NotConicError` if a row
-    or the objective is not one of the recognised shapes. ``program``: the solve's reading of ``model`` (a fresh one if
-    not given). ``batched``: the linear rows and the blocks of rows linear in one node are added as chunks of arrays;
-    ``False`` adds every row by itself, one dictionary and one :class:`DualMap` a row (the same form: the reference of
-    ``tests/solvers/test_conic_rows.py``)."""
+    """``model`` in Clarabel's standard form; :class:`NotConicError` if a row or the objective is not one of the
+    recognised shapes. ``program``: the solve's reading of ``model`` (a fresh one if not given). ``batched=False``
+    adds every row by itself (the same form: the reference of ``tests/solvers/test_conic_rows.py``)."""
     program = Program(model) if program is None else program
     reader = ShapeReader(program)
     rows = FormRows(program, reader, batched)

@@ -1,39 +1,12 @@
 """How the rows and the objective of a Pyomo model are recognised as cones (:class:`ShapeReader`), for
 :func:`tpm_models.solvers.conic.conic_form` (the standard form and its data: :mod:`tpm_models.solvers.cones`).
 
-The reader reads one row (or the objective) at a time and returns plain data: the :class:`~.atoms.terms.Piece` s of
-rows and cones to add, its own last, with their duals' readings; it keeps only the epigraph columns of the distinct
-atoms it has met. The atoms it recognises are one module each (:mod:`tpm_models.solvers.atoms`).
-
-Rows recognised (how a cone is recognised)
-------------------------------------------
-A row is read by ``generate_standard_repn`` into linear, quadratic and nonlinear parts; it is
-written first as :math:`g(x) \\le 0` (``body <= upper``: :math:`g = \\text{body} - \\text{upper}`;
-``body >= lower``: :math:`g = \\text{lower} - \\text{body}`). Then:
-
-1. **linear** rows: ``zero`` (equality) or ``nonneg`` (each finite side of an inequality).
-2. **second-order cone rows** (the rows ``cone_t``, ``cone_u``, ``norm_r`` at p' = 2, ``ball``
-   at p = 2, ``cone_tau``, ``cone_rho`` that the builders write, and a user's
-   :math:`\\sum_k (x_k - a_k)^2 \\le y^2`):
-   :math:`g = \\|Fx+g_0\\|_2^2 + c_0 - b\\,y^2` with :math:`b > 0`, :math:`c_0 \\ge 0`, a single
-   variable :math:`y` with a negative square, bounded :math:`y \\ge 0`, in no other term. Then
-   :math:`g \\le 0 \\iff (\\sqrt b\\,y,\\ Fx+g_0,\\ \\sqrt{c_0}) \\in \\mathrm{SOC}`.
-   (This is :func:`tpm_models.solvers.structure.model_class`'s cone shape :math:`\\sum_k a_kx_k^2\\le b y^2`.)
-3. **convex quadratic rows** :math:`x^\\top Qx + l^\\top x + c \\le 0`, :math:`Q \\succeq 0`
-   (:math:`Q = F^\\top F`): with :math:`u = -(l^\\top x + c)`,
-   :math:`\\|Fx\\|^2 \\le u \\iff (1+u,\\ 1-u,\\ 2Fx) \\in \\mathrm{SOC}` (a rotated cone).
-4. **rows linear in convex atoms**: the nonlinear part must be a sum :math:`\\sum_k \\kappa_k \\phi_k(x)` of the atoms
-   of :mod:`tpm_models.solvers.atoms` (square roots, ``abs``, the perspective ``a**q * r**(1-q)``, the p-norm: its
-   table) with :math:`\\kappa_k > 0` in :math:`g` (so the row is convex; a concave atom's hypograph on the other
-   side); each atom is replaced by an epigraph variable :math:`\\tau_k \\ge \\phi_k(x)` (one per distinct atom, shared
-   by all rows and the objective, its cones returned by its module) and the row is linear in :math:`(x, \\tau)`.
-   The builders' general-p rows are perspectives, ``perspective[j]`` :math:`a_j^q r^{1-q} \\le z_j` and
-   :math:`\\sum_j z_j \\le r`, i.e. :math:`\\|a\\|_q \\le r` with :math:`z_j` in the role of the p-norm decomposition's
-   :math:`r_j`; a user may write the p-norm (``tests/solvers/test_clarabel.py`` ties the two).
-
-The objective is :math:`\\tfrac12x^\\top Px + q^\\top x + \\sum_k\\kappa_k\\phi_k(x)` with
-:math:`P\\succeq0` and :math:`\\kappa_k \\ge 0` (after the sign of a maximisation). Anything else
-(an equality or ranged row that is not linear, a concave side, another function) raises
+The reader reads one row (or the objective) at a time, first written as :math:`g(x) \\le 0`, and returns plain data:
+the :class:`~.atoms.terms.Piece` s of rows and cones to add, its own last, with their duals' readings; it keeps only
+the epigraph columns of the distinct atoms it has met (:mod:`tpm_models.solvers.atoms`, one module an atom). The
+shapes recognised (linear rows, second-order cone rows :math:`\\|Fx+g_0\\|^2 + c_0 \\le b\\,y^2`, convex quadratic
+and rotated-cone rows, rows linear in convex atoms on their convex side) and the objective's (convex quadratic plus
+atoms of nonnegative weight): ``docs/solvers.md``, "How a row becomes a cone". Anything else raises
 :class:`NotConicError` naming the row, before any solve.
 """
 
@@ -57,8 +30,8 @@ from tpm_models.solvers.program import Program
 
 
 def summed(cols: list, coefs: list) -> dict[int, float]:
-    """``{column: sum of its coefficients}``, summed in the order of the terms (a loop adding them one by one; from
-    1,000 terms by ``np.bincount``, which adds them in the same order: (23)'s objective at p = 2 has 20 m_-c)."""
+    """``{column: sum of its coefficients}``, summed in the order of the terms (from 1,000 terms by ``np.bincount``,
+    which adds them in the same order)."""
     if len(cols) < 1000:
         lin: dict[int, float] = {}
         for c, a in zip(cols, coefs):
@@ -72,7 +45,7 @@ def summed(cols: list, coefs: list) -> dict[int, float]:
 
 class ShapeReader:
     """A model's rows and objective read one at a time into the :class:`~.atoms.terms.Piece` s of its conic form
-    (module docstring); :func:`tpm_models.solvers.conic.conic_form` adds them to its rows."""
+    (module docstring)."""
 
     def __init__(self, program: Program):
         self.model = program.model
@@ -166,9 +139,8 @@ class ShapeReader:
 
     def fast_parts(self, expr: Any, where: str, read: tuple, pieces: list) -> tuple[dict, dict, list, float] | None:
         """:meth:`parts` of an expression linear in nodes (``read``: its :func:`~.expression_terms.atom_terms`), each
-        node a quadratic or an atom: an atom met before (``nodes``: (23)'s ``eps_i * norm_w`` in every margin row and
-        7,500 times in its objective at 10^4 points) is not walked again; ``None`` when a node is neither (then
-        :meth:`parts` reads the whole expression; the epigraphs of the atoms met so far stay in ``pieces``)."""
+        node a quadratic or an atom (one met before, in ``nodes``, is not walked again); ``None`` when a node is
+        neither (then :meth:`parts` reads the whole expression; the atoms met so far stay in ``pieces``)."""
         cols, coefs, const, terms = read
         quad: dict = {}
         atoms: list = []

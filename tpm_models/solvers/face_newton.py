@@ -33,30 +33,26 @@ from tpm_models.solvers.newton_solve import newton_step
 POLISH_NEWTON = 20
 """Newton steps at most (quadratic convergence near the solution; damped steps farther away)."""
 POLISH_FLOOR = 1e-15
-"""Newton stops once :math:`\\|F\\|_2` is below 1e-15 times the largest of 1, :math:`|q|` and :math:`|b|`
-(rounding), or once a step no longer halves it below 1e3 times that (rounding too)."""
+"""Newton stops once :math:`\\|F\\|_2` is below 1e-15 times the largest of 1, :math:`|q|` and :math:`|b|`, or once a
+step no longer halves it below 1e3 times that (rounding)."""
 POLISH_MIN_STEP = 2.0**-20
 """The shortest damped step tried: a shorter one ends the run."""
 POLISH_STALL = 0.9
-"""A run stops once a step leaves :math:`\\|F\\|_2` above 0.9 times what it was (above the rounding level of
-:data:`POLISH_FLOOR`): a crawl means a misread face or a singular system."""
+"""A run stops once a step leaves :math:`\\|F\\|_2` above 0.9 times what it was (a misread face or a singular
+system), above the rounding level of :data:`POLISH_FLOOR`."""
 POLISH_STALL_LARGE = 0.2
-""":data:`POLISH_STALL` from :data:`POLISH_LARGE` unknowns on (Newton at a singular root crawls at 1/2 or 1/4)."""
+""":data:`POLISH_STALL` from :data:`POLISH_LARGE` unknowns on."""
 POLISH_LARGE = 5_000
 """From this many unknowns on, a run pins the active bounds (:meth:`_Faces.pin`), keeps its first factors
-(``newton_solve.POLISH_REUSE``, dense rows and columns apart: ``newton_solve.Factors``) and stops at
-:data:`POLISH_STALL_LARGE`; the polish makes no single-row retries (``polish.POLISH_RETRIES``)."""
+(``newton_solve.Factors``) and stops at :data:`POLISH_STALL_LARGE`; the polish makes no single-row retries."""
 
 
 def boundary_function(cone: Cone, s: np.ndarray, solve_for: int = 0) -> tuple[float, np.ndarray, np.ndarray]:
     """:math:`h(s)`, :math:`\\nabla h(s)`, :math:`\\nabla^2 h(s)` of a cone block's boundary :math:`h(s) = 0`
-    (:math:`h \\ge 0` inside, positively homogeneous of degree 1).
-
-    Second-order cone: :math:`h = s_0 - \\|s_{1:}\\|`. Power cone :math:`s_0^\\alpha s_1^{1-\\alpha} \\ge |s_2|`:
-    :math:`h = s_u - |s_2|^k s_v^{1-k}` with :math:`u` = ``solve_for`` (0: :math:`k = 1/\\alpha`; 1:
-    :math:`k = 1/(1-\\alpha)`) and :math:`v` the other, the side near 0 solved for: near the cone's edge the form
-    :math:`s_0^\\alpha s_1^{1-\\alpha} - |s_2|` has derivatives of 1e5 and Newton's method crawls; this one has
-    derivatives of order 1. ``FloatingPointError`` off its domain."""
+    (:math:`h \\ge 0` inside, positively homogeneous of degree 1): :math:`h = s_0 - \\|s_{1:}\\|` for a second-order
+    cone; for a power cone :math:`h = s_u - |s_2|^k s_v^{1-k}`, :math:`u` = ``solve_for`` (0: :math:`k = 1/\\alpha`;
+    1: :math:`k = 1/(1-\\alpha)`), :math:`v` the other (derivatives of order 1 near the edge, where those of
+    :math:`s_0^\\alpha s_1^{1-\\alpha} - |s_2|` reach 1e5). ``FloatingPointError`` off its domain."""
     if cone.kind is ConeKind.SOC:
         d = len(s)
         r = float(np.linalg.norm(s[1:]))
@@ -85,11 +81,10 @@ def boundary_function(cone: Cone, s: np.ndarray, solve_for: int = 0) -> tuple[fl
 
 
 class _Faces:
-    """The face equations of a reading, vectorised: rows where ``s = 0`` (``s_rows``), rows where ``z = 0``
-    (``z_rows``), and the boundary blocks (first row, dimension, cone, side of :func:`boundary_function` solved for
-    at ``s``: a power cone's smaller). ``z_unknown``: the rows whose :math:`z_i` is an unknown of the Newton system
-    (:func:`_reduce`), ``position`` their place among its face rows; ``x_kept``, ``x_map``: its columns, when some are
-    pinned (:meth:`pin`; else ``None``)."""
+    """The face equations of a reading: rows where ``s = 0`` (``s_rows``), where ``z = 0`` (``z_rows``), and the
+    boundary blocks (first row, dimension, cone, the side :func:`boundary_function` solves for). ``z_unknown``: the
+    rows whose :math:`z_i` is an unknown of the Newton system, ``position`` their place; ``x_kept``, ``x_map``: its
+    columns when some are pinned (:meth:`pin`; else ``None``)."""
 
     def __init__(self, cones: Sequence[Cone], blocks: list, s: np.ndarray):
         s_rows, z_rows, self.boundary = [], [], []
@@ -127,10 +122,9 @@ class _Faces:
         self.x_map: np.ndarray | None = None
 
     def pin(self, A: sp.csr_matrix, nx: int) -> None:
-        """Pin the columns of the active rows of one entry, :math:`s_i = b_i - a_i x_j = 0` (an active bound):
-        :math:`x_j = b_i / a_i` is held, and the row, the column and its stationarity row leave the Newton system
-        (:func:`_fixed_jacobian`; :math:`\\Delta z_i` from :func:`_expand`). One row per column (the last, as
-        :func:`_snap_bounds`); not a column of a boundary block, whose step the line search damps."""
+        """Pin the column of each active row of one entry, :math:`s_i = b_i - a_i x_j = 0` (an active bound; the last
+        such row of a column, not a column of a boundary block): :math:`x_j = b_i / a_i` is held, and the row, the
+        column and its stationarity row leave the Newton system (:math:`\\Delta z_i` from :func:`_expand`)."""
         rows = self.s_rows[np.diff(A.indptr)[self.s_rows] == 1]
         cols, coef = A.indices[A.indptr[rows]].astype(np.int64), A.data[A.indptr[rows]]
         keep = coef != 0
@@ -213,10 +207,8 @@ def _expand(f: _Faces, F: np.ndarray, step: np.ndarray, nx: int, P: sp.csr_matri
 
 
 def _jacobian(A: sp.csr_matrix, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed: sp.csr_matrix) -> sp.csr_matrix:
-    """``fixed`` (:func:`_fixed_jacobian`) plus the boundary blocks' terms at ``s = b - Ax`` and ``mu``, in one sparse
-    assembly: on the boundary rows :math:`A_B` (read once per reading of the faces), the rows
-    :math:`\\mu_k H_k A_k` of every block (one product of block-diagonal :math:`H` and :math:`A_B`), the columns
-    :math:`-g_k` and the rows :math:`-g_k^\\top A_k` (one product :math:`A_B^\\top G`)."""
+    """``fixed`` (:func:`_fixed_jacobian`) plus the boundary blocks' terms at ``s = b - Ax`` and ``mu`` in one sparse
+    assembly: the rows :math:`\\mu_k H_k A_k`, the columns :math:`-g_k` and the rows :math:`-g_k^\\top A_k`."""
     if not f.boundary:
         return fixed
     n = fixed.shape[0]
@@ -248,8 +240,7 @@ def _jacobian(A: sp.csr_matrix, f: _Faces, s: np.ndarray, mu: np.ndarray, fixed:
 def _fixed_jacobian(P: sp.csr_matrix, A: sp.csr_matrix, f: _Faces, nx: int, nb: int
                     ) -> tuple[sp.csr_matrix, np.ndarray]:
     """The Jacobian's terms that do not depend on the point, and the sign pattern of its regularisation, in the
-    unknowns ``(x, z_i of the rows of f.z_unknown, mu)``: the rows :math:`z_i = 0` are an identity block, eliminated
-    exactly (:func:`_reduce`, :func:`_expand`), and so are the pinned columns (:meth:`_Faces.pin`)."""
+    unknowns ``(x, z of f.z_unknown, mu)`` (the rows :math:`z_i = 0` and the pinned columns eliminated exactly)."""
     s_mask = np.zeros(f.m)
     s_mask[f.s_rows] = 1.0
     s_mask = s_mask[f.z_unknown]
@@ -298,10 +289,9 @@ def _snap_bounds(A: sp.csr_matrix, b: np.ndarray, f: _Faces, x: np.ndarray) -> n
 def newton_run(P: sp.csr_matrix, q: np.ndarray, A: sp.csr_matrix, b: np.ndarray, cones: Sequence[Cone], blocks: list,
                x0: np.ndarray, z0: np.ndarray, pin: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Damped Newton on the equations of the faces ``blocks`` from ``(x0, z0)`` (``P`` whole, ``A`` CSR): the last
-    point reached (its bounds snapped, :func:`_snap_bounds`), the first full step's change of ``z``, and whether the
-    signs are to be read there (the equations hold to rounding, or at scale the run stopped crawling:
-    :data:`POLISH_STALL_LARGE`); ``FloatingPointError`` if the start is off a boundary's domain. ``pin``: pin the
-    active bounds from :data:`POLISH_LARGE` unknowns on (:meth:`_Faces.pin`)."""
+    point reached (its bounds snapped), the first full step's change of ``z``, and whether the signs are to be read
+    there (the equations hold to rounding, or at scale the run crawled); ``FloatingPointError`` if the start is off a
+    boundary's domain. ``pin``: pin the active bounds from :data:`POLISH_LARGE` unknowns on."""
     f = _Faces(cones, blocks, b - A @ x0)
     xk, zk, mu = x0.copy(), z0.copy(), _mu_start(f, b - A @ x0, z0)
     nx, m = len(xk), len(zk)

@@ -1,8 +1,7 @@
-"""The linear algebra of the polish's Newton steps (:func:`newton_step`, for :mod:`tpm_models.solvers.face_newton`,
-which says what the system is): :math:`J\\,\\Delta = -F` solved through the LU factors of the Ruiz-equilibrated,
-regularised :math:`J + \\rho\\,\\mathrm{diag}(\\text{reg})` (:class:`Factors`) and iterative refinement on :math:`J`
-itself (:func:`refine`), so that the step is the one of :math:`J`, not of the regularised matrix. Measured:
-``docs/solvers.md``, "The polish at scale".
+"""The linear algebra of the polish's Newton steps (:func:`newton_step`; the system: :mod:`.face_newton`):
+:math:`J\\,\\Delta = -F` solved through the LU factors of the Ruiz-equilibrated, regularised
+:math:`J + \\rho\\,\\mathrm{diag}(\\text{reg})` (:class:`Factors`) and iterative refinement on :math:`J` itself
+(:func:`refine`). Measured: ``docs/solvers.md``, "The polish at scale".
 """
 
 from __future__ import annotations
@@ -22,45 +21,32 @@ POLISH_SWEEPS = 5
 """Ruiz equilibration sweeps of each Newton system (:func:`equilibrate`)."""
 
 POLISH_REUSE = 1e-14
-"""A step solved with the kept factors of a run's first step (:func:`newton_step`'s ``kept``) is taken when its
-residual :math:`\\|J\\,step + F\\|_\\infty` is at most 1e-14 of :math:`\\max(1, \\|F\\|_\\infty)`; else the matrix is
-factorised."""
+"""A step solved with a run's kept factors (:func:`newton_step`) is taken when :math:`\\|J\\,step + F\\|_\\infty` is at
+most 1e-14 of :math:`\\max(1, \\|F\\|_\\infty)`; else the matrix is factorised."""
 
 POLISH_DENSE = 50
 """More nonzeros than this make a row or column of the Newton matrix *dense* for :func:`dense_last`."""
 POLISH_SCHUR = 100
-"""At most this many dense rows and columns (:data:`POLISH_DENSE`) are eliminated by a dense Schur complement
-(:meth:`Factors._schur`), from the polish's ``POLISH_LARGE`` unknowns on; more, or none, and the whole matrix is
-factorised in the order of :func:`dense_last`."""
+"""At most this many dense rows and columns are eliminated by a dense Schur complement (:meth:`Factors._schur`)."""
 POLISH_SCHUR_SIZE = 10_000_000
-"""At most this many entries :math:`n_S n_D` in :math:`X = M_{SS}^{-1} M_{SD}` (:meth:`Factors._schur`: 80 MB; the
-equilibration holds five more arrays of that size, for a moment), else the whole matrix is factorised."""
+"""At most this many entries :math:`n_S n_D` in :math:`X = M_{SS}^{-1} M_{SD}` (80 MB; the equilibration holds five
+more arrays of that size, for a moment)."""
 
 
 def equilibrate(M: sp.spmatrix, sweeps: int = POLISH_SWEEPS) -> tuple[np.ndarray, np.ndarray]:
-    """Ruiz scaling: ``r``, ``c`` with the rows and columns of ``diag(r) M diag(c)`` of largest entry near 1 (the
-    power cones' Hessians near their edges reach 1e8 beside entries of 1)."""
-    R, C = sp.csr_matrix(M), sp.csc_matrix(M)
-    R.sum_duplicates()
-    C.sum_duplicates()
-    row_data, col_data = np.abs(R.data), np.abs(C.data)
-    row_has, col_has = np.diff(R.indptr) > 0, np.diff(C.indptr) > 0
-    row_starts, col_starts = R.indptr[:-1][row_has], C.indptr[:-1][col_has]
-    r, c = np.ones(M.shape[0]), np.ones(M.shape[1])
-    for _ in range(sweeps):  # the largest |r_i m_ij c_j| of row i is r_i max_j |m_ij| c_j (and so for columns)
-        row_max, col_max = np.ones_like(r), np.ones_like(c)
-        if row_data.size:
-            row_max[row_has] = r[row_has] * np.maximum.reduceat(row_data * c[R.indices], row_starts)
-            col_max[col_has] = c[col_has] * np.maximum.reduceat(col_data * r[C.indices], col_starts)
-        r /= np.sqrt(np.where(row_max > 0, row_max, 1.0))
-        c /= np.sqrt(np.where(col_max > 0, col_max, 1.0))
+    """Ruiz scaling of a square ``M``: ``r``, ``c`` with the rows and columns of ``diag(r) M diag(c)`` of largest entry
+    near 1 (the power cones' Hessians near their edges reach 1e8 beside entries of 1)."""
+    M = sp.csr_matrix(M)
+    M.sum_duplicates()
+    n = M.shape[0]
+    (r, _), (c, _) = _equilibrate_blocks(M, np.zeros((n, 0)), np.zeros((0, n)), np.zeros((0, 0)), sweeps)
     return r, c
 
 
 def _equilibrate_blocks(M_SS: sp.csr_matrix, M_SD: np.ndarray, M_DS: np.ndarray, M_DD: np.ndarray,
                         sweeps: int = POLISH_SWEEPS) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """:func:`equilibrate` of the matrix ``[[M_SS, M_SD], [M_DS, M_DD]]`` from its blocks (sparse, and three dense
-    arrays), the same products and maxima: ``((r_S, r_D), (c_S, c_D))``."""
+    """The Ruiz scaling (:func:`equilibrate`) of ``[[M_SS, M_SD], [M_DS, M_DD]]`` from its blocks (sparse, and three
+    dense arrays, empty for a whole sparse matrix): ``((r_S, r_D), (c_S, c_D))``."""
     R, C = sp.csr_matrix(M_SS), sp.csc_matrix(M_SS)
     row_data, col_data = np.abs(R.data), np.abs(C.data)
     row_has, col_has = np.diff(R.indptr) > 0, np.diff(C.indptr) > 0
@@ -96,19 +82,17 @@ def _dense(M: sp.spmatrix) -> np.ndarray:
 
 
 def dense_last(M: sp.spmatrix) -> np.ndarray:
-    """A symmetric ordering of ``M``: the rows and columns with more than :data:`POLISH_DENSE` nonzeros (the
-    columns of :math:`w`, :math:`\\theta`, :math:`t` that every margin row holds) last, the others in their order:
-    each point's rows then eliminate with fill only in the dense block."""
+    """A symmetric ordering of ``M``: the rows and columns with more than :data:`POLISH_DENSE` nonzeros (those of
+    :math:`w`, :math:`\\theta`, :math:`t`) last, the others in their order, so fill stays in the dense block."""
     dense = _dense(M)
     return np.concatenate([np.flatnonzero(~dense), np.flatnonzero(dense)])
 
 
 class Factors:
-    """The factors of one Newton matrix (:func:`newton_step`), equilibrated and regularised, and their solve: an LU
-    of the whole matrix, or from ``large`` on, with 1 to :data:`POLISH_SCHUR` dense rows and columns
-    (:func:`dense_last`'s) and at most :data:`POLISH_SCHUR_SIZE` entries in :math:`X`, the LU of the sparse block and
-    the dense Schur complement of the dense one (:meth:`_schur`); else (or if the sparse block or the complement is
-    exactly singular) the LU in the order of :func:`dense_last`."""
+    """The factors of one Newton matrix, equilibrated and regularised, and their solve: the LU of the whole matrix;
+    when ``large``, with 1 to :data:`POLISH_SCHUR` dense rows and columns and at most :data:`POLISH_SCHUR_SIZE`
+    entries in :math:`X`, the LU of the sparse block and the dense Schur complement (:meth:`_schur`), else (or if
+    either is exactly singular) the LU in the order of :func:`dense_last`."""
 
     def __init__(self, J: sp.csc_matrix, reg: np.ndarray, large: bool = False):
         self.perm: np.ndarray | None = None
@@ -136,11 +120,10 @@ class Factors:
                                                                    permc_spec="NATURAL")
 
     def _schur(self, J: sp.csr_matrix, diagonal: np.ndarray, dense: np.ndarray) -> None:
-        """``J`` equilibrated (:func:`equilibrate`'s scaling, computed on the blocks: :func:`_equilibrate_blocks`)
-        plus ``diag(diagonal)``, in blocks, sparse ``S`` and dense ``D``: the LU of :math:`M_{SS}` (SuperLU, its own
-        ordering and pivoting), :math:`X = M_{SS}^{-1} M_{SD}` (one column per dense unknown) and the LU of the Schur
-        complement :math:`C = M_{DD} - M_{DS} X` (LAPACK, partial pivoting). ``RuntimeError`` if :math:`M_{SS}` or
-        :math:`C` is exactly singular (then so is the matrix)."""
+        """``J`` equilibrated (on its blocks: :func:`_equilibrate_blocks`) plus ``diag(diagonal)``, in blocks sparse
+        ``S`` and dense ``D``: the LU of :math:`M_{SS}` (SuperLU), :math:`X = M_{SS}^{-1} M_{SD}` and the LU of the
+        Schur complement :math:`C = M_{DD} - M_{DS} X` (LAPACK). ``RuntimeError`` if :math:`M_{SS}` or :math:`C` is
+        exactly singular (then so is the matrix)."""
         n = J.shape[0]
         self.sparse, self.dense = S, D = np.flatnonzero(~dense), np.flatnonzero(dense)
         ns, nd = len(S), len(D)
@@ -216,10 +199,9 @@ def refine(J: sp.csc_matrix, F: np.ndarray, factors: Factors) -> tuple[np.ndarra
 
 
 def newton_step(J: sp.csc_matrix, F: np.ndarray, reg: np.ndarray, kept: list | None = None) -> np.ndarray | None:
-    """``J step = -F`` (the module docstring), ``None`` when ``J`` is exactly singular even regularised. ``kept``: a
-    list (``face_newton.newton_run`` passes one from ``POLISH_LARGE`` unknowns on) holding the factors of an earlier
-    step of the same run, tried first and kept while the refined step meets :data:`POLISH_REUSE` (else ``J`` is
-    factorised, from ``POLISH_LARGE`` on its dense rows and columns apart: :class:`Factors`)."""
+    """``J step = -F``, ``None`` when ``J`` is exactly singular even regularised. ``kept``: a list holding the factors
+    of an earlier step of the same run, tried first and kept while the refined step meets :data:`POLISH_REUSE` (a
+    list given also asks for :class:`Factors`' ``large`` path)."""
     if kept:
         step, size = refine(J, F, kept[0])
         if step is not None and size <= POLISH_REUSE:

@@ -20,30 +20,26 @@ from tpm_models.solvers.cones import Cone, ConeKind
 from tpm_models.solvers.face_newton import POLISH_LARGE, newton_run
 
 POLISH_RETRIES = 3
-"""Readings of the faces tried after the first, each with one doubtful active row released (:func:`polish`), below
-:data:`POLISH_LARGE` unknowns only (``docs/solvers.md``, "The polish at scale")."""
+"""Readings tried after the first with one doubtful active row released (:func:`polish`), below :data:`POLISH_LARGE`
+unknowns only."""
 POLISH_ATTEMPTS = 8
 """Newton runs at most per polish: the readings above, and readings with signs corrected."""
 POLISH_HUGE = 50_000
 """From this many unknowns on, :data:`POLISH_ATTEMPTS_HUGE` Newton runs at most."""
 POLISH_ATTEMPTS_HUGE = 3
-"""Newton runs at most from :data:`POLISH_HUGE` unknowns on (the first reading, ambiguous rows released, signs)."""
+"""Newton runs at most from :data:`POLISH_HUGE` unknowns on."""
 POLISH_AMBIGUOUS = 10.0
 """An active ``nonneg`` row (:math:`s_i < z_i`) whose :math:`s_i` is within this factor of :math:`z_i` is
-*ambiguous* (a row active with a zero multiplier has both near :math:`\\sqrt\\mu`): when the first reading fails, one
-reading has them all read inactive (:func:`_ambiguous_released`; ``docs/solvers.md``, "The polish at scale")."""
+*ambiguous*: when the first reading fails, one reading has them all read inactive (:func:`_ambiguous_released`)."""
 POLISH_ACCEPT = 1e-11
 """The largest KKT residual (:func:`kkt_residual`) of an accepted polished point."""
 POLISH_MAX_MOVE = 1e-2
 """The largest relative move :math:`\\|x_{\\text{polished}} - x\\|_\\infty / \\max(1, \\|x\\|_\\infty)` accepted."""
 FACE_ORTHOGONAL = 1e-6
-"""A cone block is on its boundary face when :math:`|s^\\top z| \\le` 1e-6 :math:`\\|s\\|\\|z\\|` (complementary
-but neither zero) and ..."""
+"""A cone block is on its boundary face when :math:`|s^\\top z| \\le` 1e-6 :math:`\\|s\\|\\|z\\|` and ..."""
 FACE_RATIO = 1e6
-"""... :math:`\\|s\\| / \\|z\\|` is within a factor 1e6 of 1; else it is ``interior`` (:math:`z = 0`) when
-:math:`\\|s\\| \\ge \\|z\\|` and ``apex`` (:math:`s = 0`) otherwise. Measured on the 3,720 cone blocks of the 936
-models of the conic survey at Clarabel's optimum: on the boundary, :math:`|s^\\top z|/\\|s\\|\\|z\\|` is 1e-16 .. 1e-8
-and the ratio within 1e2; off it, the cosine is above 1e-4 or the ratio beyond 1e8."""
+"""... :math:`\\|s\\| / \\|z\\|` is within a factor 1e6 of 1; else ``interior`` (:math:`z = 0`) when :math:`\\|s\\| \\ge
+\\|z\\|`, ``apex`` (:math:`s = 0`) otherwise (measured: ``docs/solvers.md``, "How the targets were met: the polish")."""
 
 
 @dataclass
@@ -230,18 +226,15 @@ def polish(P: sp.spmatrix, q: np.ndarray, A: sp.spmatrix, b: np.ndarray, cones: 
            x: np.ndarray, s: np.ndarray, z: np.ndarray, attempts: int | None = None,
            accept: float = POLISH_ACCEPT, pin: bool = True) -> Polished:
     """Polish the interior point ``(x, s, z)`` of :math:`\\min \\tfrac12x^\\top Px+q^\\top x` s.t.
-    :math:`b - Ax = s \\in \\mathcal K` (``P`` its upper triangle, as Clarabel takes it); see the module docstring.
+    :math:`b - Ax = s \\in \\mathcal K` (``P`` its upper triangle, as Clarabel takes it; module docstring).
 
-    The faces are read off ``(s, z)`` (:func:`faces`). When Newton's method on them does not reach an accepted
-    point, the reading is retried with every ambiguous active row read inactive (:data:`POLISH_AMBIGUOUS`: next from
-    :data:`POLISH_LARGE` unknowns on, last below), below :data:`POLISH_LARGE` unknowns with one doubtful active row
-    read inactive at a time (:func:`_doubtful_rows`, :data:`POLISH_RETRIES` times), and after a run that solves its
-    equations but leaves a row with the wrong sign, with those rows moved (:func:`_sign_corrections`); the cases
-    that need each: ``docs/solvers.md``, "The polish at scale". At most ``attempts`` runs (default
-    :data:`POLISH_ATTEMPTS`, :data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE` unknowns on).
-    ``accept``: the largest KKT residual of an accepted point (:data:`POLISH_ACCEPT`; a caller whose own point is worse
-    may ask less). ``pin``: from :data:`POLISH_LARGE` unknowns on, the columns of active bounds are pinned at their
-    bounds and leave the Newton system (``face_newton._Faces.pin``; ``ClarabelSettings.pin``)."""
+    When Newton's method on the faces read off ``(s, z)`` fails, the faces are read again: every ambiguous active
+    row inactive (:data:`POLISH_AMBIGUOUS`: next from :data:`POLISH_LARGE` unknowns on, last below), one doubtful
+    active row inactive at a time (:func:`_doubtful_rows`, below :data:`POLISH_LARGE`), the rows of wrong sign moved
+    (:func:`_sign_corrections`); which cases need each: ``docs/solvers.md``, "The polish at scale". At most
+    ``attempts`` runs (default :data:`POLISH_ATTEMPTS`, :data:`POLISH_ATTEMPTS_HUGE` from :data:`POLISH_HUGE`
+    unknowns on). ``accept``: the largest KKT residual of an accepted point. ``pin``: pin the active bounds from
+    :data:`POLISH_LARGE` unknowns on (``face_newton._Faces.pin``)."""
     P = sp.csc_matrix(P)
     P_full = (P + P.T - sp.diags(P.diagonal())).tocsr()
     A = sp.csr_matrix(A)

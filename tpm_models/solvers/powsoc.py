@@ -1,23 +1,13 @@
-"""Power cones of a rational exponent written as second-order cones, for Clarabel.
+"""Power cones of a rational exponent written as second-order cones, exactly (as cvxpy's ``pnorm`` writes a rational
+power), and the reductions on power cones of the Clarabel backend's runs, :class:`PowAsSoc` and
+:class:`DropImpliedBounds` (why and when: ``docs/solvers.md``, "Power cones as second-order cones").
 
-The reduction :class:`~tpm_models.solvers.power_reductions.PowAsSoc` of the Clarabel backend (why and when:
-``docs/solvers.md``, "Power cones as second-order cones"); the rewriting is exact (no approximation), as cvxpy's
-``pnorm`` writes a rational power:
-
-A block :math:`(s_0, s_1, s_2) \\in \\mathcal K_{\\mathrm{pow}}(\\alpha)`, :math:`\\alpha = a/d` with
-:math:`d \\le` :data:`POW_MAX_DENOMINATOR`, i.e. :math:`|s_2| \\le s_0^{\\alpha} s_1^{1-\\alpha}`, becomes
-
-* :math:`s_0 \\ge 0,\\ s_1 \\ge 0` (``nonneg``) and :math:`s_2 - \\sigma = 0` (``zero``): the block's three rows keep
-  their place, so every row index of the form (the duals' maps) is unchanged; :math:`\\sigma` a new column;
-* :math:`\\rho \\ge \\sigma,\\ \\rho \\ge -\\sigma` (:math:`\\rho \\ge |s_2|`);
-* :math:`\\rho \\le (s_0^{a} s_1^{d-a} \\rho^{2^L-d})^{1/2^L}` (:math:`2^L \\ge d`), the geometric mean as a binary tree
-  of rotated cones :math:`g^2 \\le y z` (:math:`\\|(y - z, 2g)\\|_2 \\le y + z`), one new column per inner node.
-  Equal leaves are paired first, without a cone (:math:`\\sqrt{y\\,y} = y`): a leaf taken :math:`c` times enters
-  the tree once per bit of :math:`c` (the count: ``docs/solvers.md``, "The tree of rotated cones").
-
-Since :math:`\\rho \\ge 0`, :math:`\\rho^{2^L} \\le s_0^a s_1^{d-a} \\rho^{2^L - d}` is
-:math:`\\rho^d \\le s_0^a s_1^{d-a}`, the power cone's inequality. The new columns come after the form's own,
-the new rows after its rows.
+A block :math:`|s_2| \\le s_0^{\\alpha} s_1^{1-\\alpha}`, :math:`\\alpha = a/d` with :math:`d \\le`
+:data:`POW_MAX_DENOMINATOR`, becomes :math:`s_0, s_1 \\ge 0` (``nonneg``) and :math:`s_2 - \\sigma = 0` (``zero``) in
+the block's three rows (so every row index of the form keeps its place), :math:`\\rho \\ge |\\sigma|`, and
+:math:`\\rho \\le (s_0^{a} s_1^{d-a} \\rho^{2^L-d})^{1/2^L}` as a binary tree of rotated cones :math:`g^2 \\le y z`
+(the tree: "The tree of rotated cones" there). The new columns come after the form's own, the new rows after its
+rows.
 """
 
 from __future__ import annotations
@@ -30,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tpm_models.solvers.cones import Cone, ConeKind
-from tpm_models.solvers.reductions import ConicProgram
+from tpm_models.solvers.reductions import ConicProgram, ConicSolution, padded
 
 POW_MAX_DENOMINATOR = 16
 """Largest denominator of an exponent :math:`\\alpha` written with second-order cones (p = 1.5, 3: 3; p = 1.2: 6)."""
@@ -42,18 +32,12 @@ def rational(alpha: float) -> Fraction | None:
     return frac if abs(float(frac) - alpha) <= 1e-14 and 0 < frac < 1 else None
 
 
-def pow_as_soc(form: Any) -> ConicProgram:
-    """``form`` (a :class:`~tpm_models.solvers.reductions.ConicProgram` or anything with its fields) with every
-    power cone of a rational exponent written as second-order cones (module docstring); ``form``'s program when it
-    has none."""
-    return pow_as_soc_map(form)[0]
-
-
 def pow_as_soc_map(form: Any) -> tuple[ConicProgram, sp.csr_matrix | None]:
-    """:func:`pow_as_soc`, and the map ``B`` back to ``form``'s rows: each new row, on ``form``'s own columns, is
-    ``B`` times ``form``'s rows (the power cones' :math:`s_0, s_1`), so a dual ``z`` of the new form gives ``form``
-    the dual ``z[:m] + B.T @ z[m:]`` with the same stationarity (:func:`dual_of_power_form`); ``None`` when
-    ``form`` has no power cone to write."""
+    """``form`` (a :class:`~tpm_models.solvers.reductions.ConicProgram` or anything with its fields) with every power
+    cone of a rational exponent written as second-order cones (module docstring), and the map ``B`` back to
+    ``form``'s rows: each new row, on ``form``'s own columns, is ``B`` times ``form``'s rows, so a dual ``z`` of the
+    new form gives ``form`` the dual ``z[:m] + B.T @ z[m:]`` (:func:`dual_of_power_form`); ``form``'s program and
+    ``None`` when it has no power cone to write."""
     starts = np.cumsum([0] + [c.dim for c in form.cones])
     # a pow cone has its alpha (Cone's check)
     powers = [(k, int(starts[k]), rational(cast(float, c.alpha))) for k, c in enumerate(form.cones)
@@ -126,9 +110,8 @@ def pow_as_soc_map(form: Any) -> tuple[ConicProgram, sp.csr_matrix | None]:
 
 def _assemble(form: Any, A: sp.csr_matrix, new: int, fixes: list, extra: list
               ) -> tuple[sp.csc_matrix, sp.csc_matrix, np.ndarray, sp.csr_matrix]:
-    """:func:`pow_as_soc_map`'s ``P``, ``A``, ``b`` and map back from ``form`` with ``new`` columns after its own,
-    the ``+1`` entries ``fixes`` (row, column) in its rows, and the rows ``extra`` (entries, b, rows of ``form``)
-    after them."""
+    """:func:`pow_as_soc_map`'s ``P``, ``A``, ``b`` and map back: ``new`` columns after ``form``'s, the ``+1``
+    entries ``fixes`` (row, column) in its rows, and the rows ``extra`` (entries, b, rows of ``form``) after them."""
     m0, n0 = A.shape
     n = n0 + new
     fix_r, fix_c = (np.array(v, dtype=np.int64) for v in zip(*fixes))  # +1 at (row, sigma): s_2 - sigma = 0
@@ -148,10 +131,7 @@ def _assemble(form: Any, A: sp.csr_matrix, new: int, fixes: list, extra: list
     A_new = sp.vstack([sp.hstack([A, fixed], format="csr"), below], format="csc")
     A_new.eliminate_zeros()
     b = np.concatenate([np.asarray(form.b, dtype=float), np.array([rhs for _, rhs, _ in extra], dtype=float)])
-    P = sp.csc_matrix(form.P)
-    P_new = sp.csc_matrix((P.data, P.indices, np.concatenate([P.indptr, np.full(new, P.indptr[-1])])),
-                          shape=(n, n))
-    return P_new, A_new, b, sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
+    return padded(form.P, new), A_new, b, sp.csr_matrix((back_d, (back_r, back_c)), shape=(len(extra), m0))
 
 
 def dual_of_power_form(form: Any, back: sp.csr_matrix, x: np.ndarray, z: np.ndarray
@@ -165,19 +145,12 @@ def dual_of_power_form(form: Any, back: sp.csr_matrix, x: np.ndarray, z: np.ndar
 
 def implied_bounds(A: sp.spmatrix, b: np.ndarray, cones: list[Cone]) -> np.ndarray:
     """The bound rows :math:`x_c \\ge 0` of ``cones``' ``nonneg`` blocks (one nonzero, negative, and :math:`b = 0`)
-    that the other rows imply, in increasing order:
-
-    * :math:`x_c` is a power cone's :math:`s_0` or :math:`s_1` on its own;
-    * a row :math:`\\alpha x_c - \\beta y \\ge 0` (:math:`\\alpha, \\beta > 0`, :math:`b = 0`) with :math:`y \\ge 0`
-      from a power cone as above: the bound :math:`z_j \\ge 0` beside :math:`z_j \\ge \\tau_j` of (23)'s perspective
-      rows;
-    * two rows :math:`\\alpha x_c - \\beta w \\ge 0` and :math:`\\alpha' x_c + \\beta' w \\ge 0`: :math:`x_c \\ge |w|`
-      up to scale, the bound :math:`a_j \\ge 0` beside :math:`a_j \\ge \\pm w_j`.
-
-    Each implication uses rows of two or more nonzeros and cones only, never another bound, so every row returned can
-    be dropped at once and the feasible set stays the same (:func:`without_rows`). The bounds a second-order cone
-    implies (its :math:`s_0`: (26)'s :math:`t, u \\ge 0`) are kept (why: ``docs/solvers.md``, "The implied bounds
-    left out of Clarabel's run")."""
+    that the other rows imply, in increasing order: :math:`x_c` a power cone's :math:`s_0` or :math:`s_1` on its own;
+    or a row :math:`\\alpha x_c - \\beta y \\ge 0` (:math:`\\alpha, \\beta > 0`, :math:`b = 0`) with such a :math:`y`
+    ((23)'s :math:`z_j \\ge \\tau_j`); or two rows :math:`\\alpha x_c \\mp \\beta w \\ge 0` (:math:`x_c \\ge |w|` up to
+    scale). Each implication uses rows of two or more nonzeros and cones only, never another bound, so every row
+    returned can be dropped at once (:func:`without_rows`) and the feasible set stays the same. The bounds a
+    second-order cone implies are kept (why: ``docs/solvers.md``, "The implied bounds left out of Clarabel's run")."""
     A = sp.csr_matrix(A)
     nnz = np.diff(A.indptr)
     starts = np.cumsum([0] + [c.dim for c in cones])
@@ -224,3 +197,63 @@ def without_rows(A: sp.spmatrix, b: np.ndarray, cones: list[Cone], rows: np.ndar
         start += cone.dim
     kept = np.flatnonzero(keep)
     return sp.csc_matrix(sp.csr_matrix(A)[kept]), np.asarray(b, dtype=float)[kept], out, kept
+
+
+class DropImpliedBounds:
+    """Leave out the bound rows :math:`x_c \\ge 0` that a power cone and the rows beside it imply
+    (:func:`implied_bounds`). Back: :math:`z = 0` on those rows, :math:`s = b - Ax` on the
+    whole program. Where such a bound and the rows implying it are active together (near :math:`w_j = 0`) their
+    multipliers are not unique, and the polish's readings give them the wrong signs
+    (``docs/notes/bench-scale-history.md``, "Clarabel, the polish and the certificate")."""
+
+    def __init__(self) -> None:
+        self.program: ConicProgram | None = None
+        self.kept: np.ndarray | None = None
+        self.dropped = 0
+
+    def forward(self, program: ConicProgram) -> ConicProgram:
+        rows = implied_bounds(program.A, program.b, program.cones)
+        if not rows.size:
+            return program
+        self.program, self.dropped = program, int(rows.size)
+        A, b, cones, self.kept = without_rows(program.A, program.b, program.cones, rows)
+        return ConicProgram(program.P, program.q, A, b, cones)
+
+    def back(self, solution: ConicSolution) -> ConicSolution:
+        if self.kept is None or self.program is None:  # set together by forward
+            return solution
+        z = np.zeros(self.program.shape[0])
+        z[self.kept] = solution.z
+        return ConicSolution(solution.x, self.program.slack(solution.x), z)
+
+    @property
+    def note(self) -> str:
+        return f"; {self.dropped} implied bounds left out of Clarabel's run" if self.dropped else ""
+
+
+class PowAsSoc:
+    """Write the power cones of a rational exponent as second-order cones (:func:`pow_as_soc_map`): new columns and
+    rows after the program's own. Back: the first columns, :math:`s = b - Ax`, and :math:`z_{1..m} + B^\\top z_{m+1..}`
+    (:func:`dual_of_power_form`), which keeps the stationarity on the program's columns."""
+
+    def __init__(self) -> None:
+        self.program: ConicProgram | None = None
+        self.map: sp.csr_matrix | None = None
+        self.columns = 0
+
+    def forward(self, program: ConicProgram) -> ConicProgram:
+        soc, self.map = pow_as_soc_map(program)
+        if self.map is None:
+            return program
+        self.program, self.columns = program, program.shape[1]
+        return soc
+
+    def back(self, solution: ConicSolution) -> ConicSolution:
+        if self.map is None or self.program is None:  # set together by forward
+            return solution
+        x, z = dual_of_power_form(self.program, self.map, solution.x, solution.z)
+        return ConicSolution(x, self.program.slack(x), z)
+
+    @property
+    def note(self) -> str:
+        return f"; power cones written as second-order cones ({self.columns:,} columns)" if self.map is not None else ""

@@ -1,19 +1,11 @@
-"""The conic program a Clarabel run takes, its solution, and the reductions that rewrite it for the run.
+"""The conic program a Clarabel run takes (:class:`ConicProgram`: a :class:`~tpm_models.solvers.cones.ConicForm`
+without its map back to a model), its solution, and the reductions that rewrite it for the run.
 
-A :class:`ConicProgram` is :math:`\\min \\tfrac12 x^\\top Px + q^\\top x` s.t. :math:`Ax + s = b`, :math:`s \\in`
-``cones`` (:class:`~tpm_models.solvers.cones.Cone` s, rows in their order; ``P`` its upper triangle): a
-:class:`~tpm_models.solvers.cones.ConicForm` without its map back to a model. A reduction (:class:`Reduction`) maps a
-program forward to the one the solver runs on and that program's solution back (cvxpy's ``reductions/`` are the
-model); it is used once, ``forward`` keeping what ``back`` needs:
-
-* :class:`MergeColumns`: columns that enter a block of rows in fixed ratios merged into one, exact;
-* :class:`~tpm_models.solvers.power_reductions.DropImpliedBounds`: the bound rows other rows imply left out, the
-  same feasible set (their :math:`z = 0`);
-* :class:`~tpm_models.solvers.power_reductions.PowAsSoc`: power cones of a rational exponent as trees of
-  second-order cones, exact.
-
-:class:`Chain` chains them for the runs of one solve; which ones the Clarabel backend applies, in which order:
-``docs/solvers.md``, "The backend's pipeline".
+A reduction (:class:`Reduction`, after cvxpy's ``reductions/``) maps a program forward to the one the solver runs on
+and that program's solution back; it is used once, ``forward`` keeping what ``back`` needs: :class:`MergeColumns`
+here, :class:`~tpm_models.solvers.powsoc.DropImpliedBounds` and :class:`~tpm_models.solvers.powsoc.PowAsSoc`
+beside, all exact. :class:`Chain` chains them for the runs of
+one solve (which, in which order: ``docs/solvers.md``, "The backend's pipeline").
 """
 
 from __future__ import annotations
@@ -28,8 +20,7 @@ from tpm_models.qp import QPMatrices
 from tpm_models.solvers.cones import Cone, ConeKind
 
 MERGE_MIN_ROWS = 1_000
-"""The fewest rows of a block whose columns are merged (:func:`rank_one_columns`); below it the form is left as it
-is (the conic survey's models, Iris and Wine, have at most a few hundred rows)."""
+"""The fewest rows of a block whose columns are merged (:func:`rank_one_columns`)."""
 
 MERGE_MAX_COLUMNS = 64
 """The most columns read as candidates (those with the most entries, at least :data:`MERGE_MIN_ROWS` each): a row's
@@ -60,6 +51,13 @@ class ConicProgram:
     def slack(self, x: np.ndarray) -> np.ndarray:
         """:math:`s = b - Ax`."""
         return self.b - self.A @ x
+
+
+def padded(P: sp.spmatrix, k: int) -> sp.csc_matrix:
+    """The objective's ``P`` (n x n) with zero rows and columns for ``k`` new columns after its own."""
+    P = sp.csc_matrix(P)
+    return sp.csc_matrix((P.data, P.indices, np.append(P.indptr, np.full(k, P.indptr[-1]))),
+                         shape=(P.shape[0] + k, P.shape[1] + k))
 
 
 @dataclass(frozen=True)
@@ -119,8 +117,7 @@ class MergedColumns:
     def merged(self, A: sp.spmatrix, with_rows: bool = True) -> sp.csc_matrix:
         """``A`` (of :attr:`shape`) with each group's entries on its block replaced by the new column ``v`` (one per
         group, after ``A``'s columns) and, ``with_rows``, the new rows :math:`v_j - k_j^\\top x_{G_j} = 0` after
-        ``A``'s. Made on ``A``'s compressed columns in one pass, the new entries placed with one ``np.insert`` (no
-        coordinate copy of ``A``: the solve's peak of memory, ``docs/notes/bench-scale-history.md``)."""
+        ``A``'s; made on ``A``'s compressed columns (a coordinate copy would be the solve's peak of memory)."""
         m, n = self.shape
         k = len(self.groups)
         A = sp.csc_matrix(A)
@@ -163,13 +160,6 @@ class MergedColumns:
         out_indptr = np.concatenate([[0], np.cumsum(np.concatenate([counts, [r.size + with_rows for r in v_rows]]))])
         return sp.csc_matrix((out_data, out_indices, out_indptr), shape=(m + k * with_rows, n + k))
 
-    def padded(self, P: sp.spmatrix) -> sp.csc_matrix:
-        """The objective's ``P`` (n x n) with zero rows and columns for the new columns."""
-        k = len(self.groups)
-        P = sp.csc_matrix(P)
-        return sp.csc_matrix((P.data, P.indices, np.append(P.indptr, np.full(k, P.indptr[-1]))),
-                             shape=(P.shape[0] + k, P.shape[1] + k))
-
     def qp(self, qp: QPMatrices) -> QPMatrices:
         """``qp`` with the groups of its inequality rows ``G`` (:attr:`shape`) merged: the new columns free, the new
         rows equalities after ``A``'s; its ``variables`` and constraint lists are ``qp``'s (the map back: the first
@@ -182,7 +172,7 @@ class MergedColumns:
                              shape=(k, n + k))  # v_j - k_j' x_Gj = 0
         A = sp.vstack([sp.hstack([sp.csc_matrix(qp.A), sp.csc_matrix((len(qp.b), k))]), rows], "csc")
         free = np.full(k, np.inf)
-        return replace(qp, P=self.padded(qp.P), q=np.append(qp.q, np.zeros(k)), A=A, b=np.append(qp.b, np.zeros(k)),
+        return replace(qp, P=padded(qp.P, k), q=np.append(qp.q, np.zeros(k)), A=A, b=np.append(qp.b, np.zeros(k)),
                        G=self.merged(qp.G, with_rows=False), x_l=np.append(qp.x_l, -free),
                        x_u=np.append(qp.x_u, free))
 
@@ -248,7 +238,7 @@ class MergeColumns:
         if self.merged is None:
             return program
         k = len(self.merged.groups)
-        return ConicProgram(self.merged.padded(program.P), np.append(program.q, np.zeros(k)),
+        return ConicProgram(padded(program.P, k), np.append(program.q, np.zeros(k)),
                             self.merged.merged(program.A), np.append(program.b, np.zeros(k)),
                             [*program.cones, Cone(ConeKind.ZERO, k)])
 

@@ -1,18 +1,7 @@
-"""The convex atoms a conic form reads, one module an atom (after cvxpy's canonicalisers): each recognises its node
-of a Pyomo expression and returns :math:`\\tau`'s column with the cones of its epigraph :math:`\\tau \\ge \\phi(x)`
-(or hypograph) as plain :class:`~tpm_models.solvers.atoms.terms.Piece` s, which the conic form adds.
-
-==================  ============================================  =================================================
-module              node                                          cones of the epigraph
-==================  ============================================  =================================================
-``perspective``     ``a**q * r**(1-q)``, :math:`q > 1`            :math:`(\\tau, r, a) \\in \\mathcal K_{pow}(1/q)`
-``absolute``        ``abs(a'x + c)``                              two ``nonneg`` rows
-``square_root``     ``sqrt(E)`` / ``E**0.5``, :math:`E` convex     :math:`(\\tau, Fx + g_0, \\sqrt{c_0}) \\in` SOC; of
-                    quadratic; ``sqrt(a'x + c)`` (concave)        an affine :math:`e`, the hypograph
-                                                                  :math:`(e + 1, e - 1, 2\\tau) \\in` SOC
-``pnorm``           ``(sum_j abs(x_j)**q)**(1/q)``                :math:`\\sum_j r_j \\le \\tau`,
-                                                                  :math:`(r_j, \\tau, x_j) \\in \\mathcal K_{pow}(1/q)`
-==================  ============================================  =================================================
+"""The convex atoms a conic form reads, one module an atom (after cvxpy's canonicalisers: ``perspective``, ``absolute``,
+``square_root``, ``pnorm``; their cones: ``docs/solvers.md``, "How a row becomes a cone"). Each recognises its node of
+a Pyomo expression and returns :math:`\\tau`'s column with the cones of its epigraph :math:`\\tau \\ge \\phi(x)` (or
+hypograph) as plain :class:`~tpm_models.solvers.atoms.terms.Piece` s, which the conic form adds.
 
 A new atom is one module with a function ``epigraph(reader, expr, where) -> (column, pieces) | None`` (no pieces
 for an atom met before, ``reader.atoms``; ``None``: not its node; :class:`~tpm_models.solvers.cones.NotConicError`: its

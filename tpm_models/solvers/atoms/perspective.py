@@ -15,8 +15,7 @@ from tpm_models.solvers.cones import ConeKind, NotConicError
 
 def epigraph(reader: Reader, expr: Any, where: str) -> tuple[int, list[Piece]] | None:
     """:math:`\\tau`'s column and its cone (module docstring; none for a product met before) for a product of two
-    powers, ``None`` for another node (a product with a constant factor is linear: the reader takes it before the
-    atoms)."""
+    powers, ``None`` for another node (a product with a constant factor is taken by the reader before the atoms)."""
     if not isinstance(expr, ne.ProductExpression):
         return None
     a, b = expr.args

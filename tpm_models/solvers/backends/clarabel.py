@@ -1,12 +1,13 @@
-"""Clarabel as the backend of ``solve(model, "clarabel")``: a conic interior point (zero, nonnegative, second-order
-and power cones, a quadratic objective) on the model's conic form (:func:`tpm_models.solvers.conic.conic_form`);
-Pyomo has no interface to it. Takes LP, QP, SOCP, and an NLP when its rows map to Clarabel's cones (the robust
-models (23), (26) and (23D) for every p); any other row is refused before any solve.
+"""Clarabel as the backend of ``solve(model, "clarabel")``, on the model's conic form
+(:func:`tpm_models.solvers.conic.conic_form`; Pyomo has no interface to it): LP, QP, SOCP, and an NLP whose rows map
+to Clarabel's cones ((23), (26) and (23D) for every p); any other row is refused before any solve.
 
-The form is solved by :func:`~tpm_models.solvers.clarabel_runs.pipeline_solve` (``docs/solvers.md``, "The backend's
-pipeline"; its settings: ``options["settings"]``, a :class:`~tpm_models.solvers.clarabel_runs.ClarabelSettings`; the
-rest of ``options`` are Clarabel's own). This module holds what reads the model: the test at the power cones' apex
-(:func:`kept_at_apex`) and the point loaded into the model (:func:`load`), its duals read off it.
+The form is solved by :func:`~tpm_models.solvers.clarabel_runs.pipeline_solve` (``options["settings"]``: a
+:class:`~tpm_models.solvers.clarabel_runs.ClarabelSettings`; the rest of ``options`` are Clarabel's own). Here: what
+reads the model, the test at the power cones' apex (:func:`kept_at_apex`) and the point loaded (:func:`load`), and the
+moves of a point at a power cone's apex, where a perspective row :math:`c\\,a^q r^{1-q} \\le d z` at :math:`r = 0` has
+no value: put where the polish would put it (:func:`apex_point`), or moved just inside the cone (:func:`nudged_apex`;
+the certificate's reading of such rows: :mod:`tpm_models.certify.power_apex`).
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ from typing import cast
 
 import numpy as np
 import pyomo.core as pyo
+import scipy.sparse as sp
 
 from tpm_models.certify.certificate import certify
-from tpm_models.solvers.apex_moves import APEX_NUDGE, apex_point, nudged_apex
+from tpm_models.certify.tolerances import APEX_TOL
 from tpm_models.solvers.backends.registry import register_backend
 from tpm_models.solvers.clarabel_runs import CLARABEL_STATUS, ClarabelRun, pipeline_solve, split_options
 from tpm_models.solvers.common import Termination
+from tpm_models.solvers.cones import ConeKind
 from tpm_models.solvers.conic import ConicForm, conic_program
+from tpm_models.solvers.polish import faces
 from tpm_models.solvers.program import Program
 from tpm_models.solvers.reductions import ConicProgram, ConicSolution
 from tpm_models.solvers.violation import model_evaluates
@@ -32,16 +36,56 @@ APEX_REASON = "the polish would put power cones at their apex, where the model's
 """Why a point is not polished (:func:`kept_at_apex`)."""
 
 
+def apex_point(form: ConicForm, x: np.ndarray, z: np.ndarray) -> np.ndarray | None:
+    """``x`` with the power cones of ``form`` that read at their apex at ``(x, z)`` (:func:`~.polish.faces`) put
+    there as the polish puts them (each row of one column :math:`s_i = b_i - a_i x_c` of the block solved for
+    :math:`s_i = 0`), ``None`` when no power cone reads so."""
+    starts = np.cumsum([0] + [c.dim for c in form.cones])
+    read = faces(form.cones, form.b - form.A @ x, z)
+    rows = [np.arange(starts[k], starts[k + 1]) for k, c in enumerate(form.cones)
+            if c.kind is ConeKind.POW and read[k] == "apex"]
+    if not rows:
+        return None
+    return with_slacks(form, x, np.concatenate(rows), 0.0)[0]
+
+
+def with_slacks(form: ConicForm, x: np.ndarray, rows: np.ndarray, slack: float) -> tuple[np.ndarray, int]:
+    """``x`` with the column of each of ``rows`` that is a row of one column :math:`s_i = b_i - a_i x_c` solved for
+    :math:`s_i` = ``slack``: :math:`x_c = (b_i - s_i) / a_i` (the other rows left alone), and how many were."""
+    A = sp.csr_matrix(form.A)
+    rows = np.asarray(rows, dtype=np.int64)
+    rows = rows[np.diff(A.indptr)[rows] == 1]
+    rows = rows[A.data[A.indptr[rows]] != 0]
+    out = np.array(x, dtype=float)
+    out[A.indices[A.indptr[rows]]] = (np.asarray(form.b, dtype=float)[rows] - slack) / A.data[A.indptr[rows]]
+    return out, len(rows)
+
+
+APEX_NUDGE = 1e-14
+"""Where :func:`nudged_apex` puts the :math:`r` of a perspective block at its apex: where the model's rows have a
+value, at 1e-4 of :data:`~tpm_models.certify.tolerances.APEX_TOL` (so the certificate still reads the apex)."""
+
+
+def nudged_apex(form: ConicForm, x: np.ndarray) -> np.ndarray | None:
+    """``x`` with each power cone of ``form`` at its apex (its components within
+    :data:`~tpm_models.certify.tolerances.APEX_TOL` of 0) moved inside it, its second component (a perspective's
+    :math:`r`, a row of one column) set to :data:`APEX_NUDGE`; ``None`` when no such cone."""
+    starts = np.cumsum([0] + [c.dim for c in form.cones])
+    s = np.asarray(form.b, dtype=float) - form.A @ x
+    second = [starts[k] + 1 for k, cone in enumerate(form.cones)
+              if cone.kind is ConeKind.POW and np.abs(s[starts[k]:starts[k + 1]]).max() <= APEX_TOL]
+    out, moved = with_slacks(form, x, np.asarray(second, dtype=np.int64), APEX_NUDGE)
+    return out if moved else None
+
+
 def _load(variables: list, x: np.ndarray) -> None:
     for var, value in zip(variables, x):
         var.set_value(float(value), skip_validation=True)
 
 
 def apex_refused(reading: Program, form: ConicForm, point: ConicSolution) -> bool:
-    """Whether the polish of ``point`` (of ``form``) would put power cones at their apex
-    (:func:`~tpm_models.solvers.apex_moves.apex_point`) where the model's rows have no value (a perspective
-    :math:`c\\,a^q r^{1-q} \\le d z` at :math:`r = 0`). Loads a point into the model's variables (``reading``: the
-    solve's :class:`~tpm_models.solvers.program.Program`)."""
+    """Whether the polish of ``point`` (of ``form``) would put power cones at their apex (:func:`apex_point`), where
+    the model's rows have no value. Loads a point into the model's variables (``reading``: the solve's ``Program``)."""
     at_apex = apex_point(form, point.x, point.z)
     if at_apex is None:
         return False
@@ -50,9 +94,8 @@ def apex_refused(reading: Program, form: ConicForm, point: ConicSolution) -> boo
 
 
 def apex_point_certified(reading: Program, form: ConicForm, point: ConicSolution) -> bool:
-    """Whether Clarabel's own ``point`` of ``form`` (loaded into the model) is certified optimal
-    (:func:`~tpm_models.certify.certificate.certify`, kept in the solve's memo so that the solve does not certify it
-    twice)."""
+    """Whether Clarabel's own ``point`` of ``form`` (loaded into the model) is certified optimal (the certificate kept
+    in the solve's memo, so that the solve does not certify it twice)."""
     _load(form.variables, point.x)
     return certify(reading.model, form.dual_values(point.x, point.z), convex=True,
                    memo=reading.certificates).certified
@@ -60,9 +103,8 @@ def apex_point_certified(reading: Program, form: ConicForm, point: ConicSolution
 
 def kept_at_apex(reading: Program, form: ConicForm, point: ConicSolution) -> str | None:
     """:data:`APEX_REASON` when the polish of ``point`` would land at the apex (:func:`apex_refused`) and Clarabel's
-    own point is certified (:func:`apex_point_certified`): then that point is kept, not polished (the ``keep_own`` of
-    the polish on the power cones of a point found with them written as second-order cones, whose own faces near
-    :math:`|w_j|` of 1e-6 read degenerate: ``docs/solvers.md``, "The polish at scale")."""
+    own point is certified (:func:`apex_point_certified`): then that point is kept, not polished (the polish's
+    ``keep_own``; why: ``docs/solvers.md``, "The polish at scale")."""
     if apex_refused(reading, form, point) and apex_point_certified(reading, form, point):
         return APEX_REASON
     return None
@@ -70,17 +112,15 @@ def kept_at_apex(reading: Program, form: ConicForm, point: ConicSolution) -> str
 
 def clarabel_program(reading: Program) -> Program:
     """``prepare`` of the Clarabel backend: the solve's ``reading`` of the model once its conic form is built
-    (:func:`tpm_models.solvers.conic.conic_program`; :class:`~tpm_models.solvers.cones.NotConicError` if it has
-    none)."""
+    (:func:`~tpm_models.solvers.conic.conic_program`; ``NotConicError`` if it has none)."""
     conic_program(reading)
     return reading
 
 
 def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: dict | None = None,
                  prepared: Program | None = None, tee: bool = False) -> tuple[Termination, dict | None, str]:
-    """Clarabel on :func:`tpm_models.solvers.conic.conic_form` of the model (``prepared``: the solve's
-    :class:`~tpm_models.solvers.program.Program` with the form built by the refusal check, so it is built once per
-    solve) by the pipeline of the module docstring; duals by ``ConicForm.dual_values``."""
+    """Clarabel on the model's conic form (``prepared``: the solve's :class:`~tpm_models.solvers.program.Program`
+    with the form built by the refusal check) by the pipeline; duals by ``ConicForm.dual_values``."""
     settings, options = split_options({**(options or {}), "verbose": True} if tee else options)
     reading = clarabel_program(Program(model)) if prepared is None else prepared
     form = cast(ConicForm, reading.conic)  # built by clarabel_program; Program.conic is typed object
@@ -96,9 +136,8 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
 
 
 def load(reading: Program, form: ConicForm, run: ClarabelRun) -> str:
-    """Load ``run``'s point into ``model``; a polished point where the model's rows have no value (atoms: sqrt,
-    :math:`r^{1-q}`) is moved into the power cones (:func:`~tpm_models.solvers.apex_moves.nudged_apex`), or else
-    given up for Clarabel's own. The note for the message."""
+    """Load ``run``'s point into the model; a polished point where the model's rows have no value is moved into the
+    power cones (:func:`nudged_apex`), or else given up for Clarabel's own. The note for the message."""
     _load(form.variables, run.x)
     if run.interior is None or not form.n_aux or model_evaluates(reading.model, reading):
         return ""
