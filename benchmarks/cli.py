@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from benchmarks import cli_bench, cli_surveys
-from tpm_models.cli.main import configure_logging, silence_optional_solver_warnings
+from tpm_models.cli.main import logging_configured, silence_optional_solver_warnings
 from tpm_models.lazy import MissingExtraError
 from tpm_models.solvers.common import SolverUnavailableError
 
@@ -30,9 +30,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser().parse_args(argv)
     args.command_line = shlex.join(["python", "-m", "benchmarks", *argv])
-    configure_logging(args.verbose, getattr(args, "quiet", False))
     try:
-        return args.func(args)
+        with logging_configured(args.verbose, getattr(args, "quiet", False)):
+            return args.func(args)
     except (ValueError, SolverUnavailableError, MissingExtraError) as exc:
         print(f"python -m benchmarks: error: {exc}", file=sys.stderr)
         return 2

@@ -17,6 +17,7 @@ The benchmarks and solver surveys are the repository's ``benchmarks/`` (``python
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import logging
@@ -24,7 +25,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from tpm_models import __version__
@@ -76,14 +77,25 @@ def silence_optional_solver_warnings() -> None:
     os.environ["PYTHONWARNINGS"] = ",".join(given + [f for f in ours if f not in given])
 
 
-def configure_logging(verbose: int, quiet: bool = False) -> None:
-    """The library's messages (the ``tpm_models`` logger) on stderr: warnings by default, info with ``-v``, debug
-    with ``-vv``; errors only under a command's ``--quiet`` (which also turns its progress bar off). Other
-    packages' loggers (Pyomo's, the solvers') show their errors, and with ``-vv`` their info too."""
-    level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+@contextlib.contextmanager
+def logging_configured(verbose: int, quiet: bool = False) -> Iterator[None]:
+    """The library's messages (the ``tpm_models`` logger) on stderr while a command runs: warnings by default, info
+    with ``-v``, debug with ``-vv``; errors only under a command's ``--quiet`` (which also turns its progress bar
+    off). Other packages' loggers (Pyomo's, the solvers') show their errors, and with ``-vv`` their info too. On
+    exit the ``tpm_models`` logger's level and the root logger's level and handlers are as they were, so a command
+    run in-process (``main([...])`` from Python or a test) leaves no logging set for what runs after it."""
+    library, root = logging.getLogger("tpm_models"), logging.getLogger()
+    level, root_level, root_handlers = library.level, root.level, list(root.handlers)
     logging.basicConfig(level=logging.INFO if verbose >= 2 else logging.ERROR,
                         format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("tpm_models").setLevel(level)
+    library.setLevel(logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG))
+    try:
+        yield
+    finally:
+        library.setLevel(level)
+        for handler in [h for h in root.handlers if h not in root_handlers]:
+            root.removeHandler(handler)
+        root.setLevel(root_level)
 
 
 def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -158,9 +170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tpm-models: error: {exc}", file=sys.stderr)
         return 2
     args.command_line = command_line(argv)
-    configure_logging(args.verbose, getattr(args, "quiet", False))
     try:
-        code = args.func(args)
+        with logging_configured(args.verbose, getattr(args, "quiet", False)):
+            code = args.func(args)
         sys.stdout.flush()  # a closed pipe is found here, not in the interpreter's flush at exit
         return code
     except (ValueError, SolverUnavailableError, MissingExtraError) as exc:
