@@ -8,6 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+FALLBACK_QPS = "piqp fallback QPs"
+"""The key of ``GridCounts.theta_rules`` that counts the QPs the dense fits handed to their fallback solver
+(``docs/experiments.md``), not a rule of :math:`\theta`: the stored records keep this name."""
+
 
 @dataclass(frozen=True)
 class GridCounts:

@@ -56,7 +56,7 @@ from typing import Self
 
 import numpy as np
 
-from tpm_models.experiments.counts import GridCounts
+from tpm_models.experiments.counts import FALLBACK_QPS, GridCounts
 from tpm_models.kernels import Kernel
 from tpm_models.learn.fastqp import ClassDual, Planes, recover_planes
 from tpm_models.models.recovery import FREE_TOL
@@ -247,7 +247,7 @@ def decision_grid_counts(
             qps, fallbacks = qps + f.qps, fallbacks + f.fallbacks
             rules.update(f.theta_rules)
         cv = cv.reshape(shape)
-    rules["piqp fallback QPs"] = fallbacks
+    rules[FALLBACK_QPS] = fallbacks
     return GridCounts(correct[:, train].sum(1).reshape(shape), correct[:, test].sum(1).reshape(shape), cv, qps,
                       rules)
 

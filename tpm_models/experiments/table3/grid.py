@@ -15,7 +15,7 @@ from typing import cast
 
 import numpy as np
 
-from tpm_models.experiments.counts import GridCounts
+from tpm_models.experiments.counts import FALLBACK_QPS, GridCounts
 from tpm_models.experiments.decisions import decision_grid_counts
 from tpm_models.experiments.table3.protocol import (
     ALL_CELLS,
@@ -122,7 +122,7 @@ def grid_counts(
             rules.update(r for p in fold_planes for r in p.theta_rule)
             fallbacks += sum(p.fallbacks for p in fold_planes)
         cv = cv.reshape(shape)
-    rules["piqp fallback QPs"] = fallbacks
+    rules[FALLBACK_QPS] = fallbacks
     return GridCounts(correct[:, train].sum(1).reshape(shape), correct[:, test].sum(1).reshape(shape), cv, qps,
                       rules)
 

@@ -13,6 +13,7 @@ from typing import TextIO
 
 import numpy as np
 
+from tpm_models.experiments.counts import FALLBACK_QPS
 from tpm_models.experiments.table3.grid import has_cv, select
 from tpm_models.experiments.table3.protocol import ALL_CELLS, CELLS, KERNEL_PARAMS, PAPER_TABLE3, RATIOS, SVC_C, Cell
 from tpm_models.experiments.table3.run import RunResult
@@ -105,7 +106,7 @@ def summarize(run: RunResult) -> list[CellSummary]:
                 perfect_train=float(np.mean([s.train_acc == 100.0 for s in sels["first"]])),
                 selected=selected,
                 theta_midpoint=rules.get("midpoint of KKT interval", 0) / max(1, sum(
-                    v for k, v in rules.items() if not k.startswith("piqp"))),
+                    v for k, v in rules.items() if k != FALLBACK_QPS)),
                 acc={column: tuple(x.test_acc for x in v) for column, v in sels.items()},
                 distribution=distribution,
                 mean_tied_cv=float(np.mean([s.n_tied for s in sels["cv"]])) if cv else None,
