@@ -1,10 +1,13 @@
 """The builders' recorded rows read in bulk (``tpm_models.models.row_blocks``, ``rows.read_rows``), issue 24.
 
-Truths: the walk over each row's expression (``rows.BULK_BLOCKS = False``, itself checked against Pyomo's
-``generate_standard_repn`` in ``test_sparse.py``) and, after a change of a mutable parameter, Pyomo's own
+Truths: the walk over each row's expression (``read_rows(model, column, n, bulk=False)``, itself checked against
+Pyomo's ``generate_standard_repn`` in ``test_sparse.py``) and, after a change of a mutable parameter, Pyomo's own
 ``generate_standard_repn`` of every row. The bulk reading must give *exactly* the walk's reading (the same rows, in
 the same order, the same matrix to the bit: it does the same float operations, ``-1.0 * eps_i`` and the data's floats,
-so the tolerance is 0), on every registered builder and after each kind of change a user can make to a built model.
+so the tolerance is 0), on every registered builder and after each kind of change a user can make to a built model;
+a record is used only while it holds. Also the other one-pass readers a solve uses: variables' bounds and domains
+(against Pyomo's ``v.lb``, ``v.ub``, ``v.is_continuous()``), parameters' values and values by component (against
+each component's own).
 """
 
 from __future__ import annotations
