@@ -49,6 +49,7 @@ from tpm_models.checks.verify import (  # noqa: F401  (PYROS_SUBSOLVER_NAMES: re
 )
 from tpm_models.checks.wasserstein import check_wasserstein
 from tpm_models.kernels import Kernel
+from tpm_models.lazy import install_hint
 from tpm_models.models.multiclass import recover_17
 from tpm_models.models.norms import conjugate, norm, worst_case_delta
 from tpm_models.models.registry import build
@@ -61,7 +62,14 @@ from tpm_models.models.robust_duals import (
 )
 from tpm_models.models.robust_kernel import recover_robust_kernel_23, span_basis
 from tpm_models.models.shapes import dual_constant
-from tpm_models.solvers.backends.registry import available_solvers, default_solver, has_accurate_point
+from tpm_models.solvers.backends.registry import (
+    Backend,
+    accurate_solvers,
+    available_solvers,
+    default_solver,
+    has_accurate_point,
+    pyros_backends,
+)
 from tpm_models.solvers.common import NoOptimalSolutionError, SolveResult, SolverUnavailableError
 from tpm_models.solvers.compare import rel_dist, rel_gap
 from tpm_models.solvers.dispatch import is_licence_limit
@@ -310,9 +318,18 @@ it takes every model whose registry entry names its nominal model and uncertain 
 (:func:`tpm_models.models.registry.verifiable_keys`: a user's too)."""
 
 def reference_26_solver() -> str:
-    """The solver of (26), the reference of (27)-(29): Ipopt (the ``ipopt`` extra), an NLP solver independent of
-    the conic path that solves (27)-(29); without it, the default NLP solver (Clarabel on the core install)."""
-    return "ipopt" if "ipopt" in available_solvers() else "default"
+    """The solver of (26), the reference of (27)-(29): the first installed NLP backend that declares an accurate
+    point (:func:`~tpm_models.solvers.backends.registry.accurate_solvers`: Ipopt, the ``ipopt`` extra), an NLP
+    solver independent of the conic path that solves (27)-(29); without one, the default NLP solver (Clarabel on the
+    core install)."""
+    return next(iter(accurate_solvers("NLP")), "default")
+
+
+def pyros_check_backend() -> Backend:
+    """The backend of :func:`check_pyros`'s PyROS subsolvers: the first of PyROS's default (global) subsolvers
+    (:func:`~tpm_models.solvers.backends.registry.pyros_backends`; Gurobi here), whose size-limited licence the
+    check's subsets are sized for; installed or not."""
+    return pyros_backends(global_only=True)[0]
 
 
 def check_pyros(
@@ -320,10 +337,13 @@ def check_pyros(
     points_per_class: int = PYROS_POINTS_PER_CLASS,
 ) -> list[CheckResult]:
     """(22) by PyROS equals (23) for p = 1, 2, inf on a subset of the points, through the generic verifier
-    (:func:`verify_model` with PyROS and Gurobi subsolvers); the residual is its relative gap."""
-    if "gurobi" not in available_solvers():
+    (:func:`verify_model` with PyROS and the subsolvers of :func:`pyros_check_backend`, Gurobi); the residual is its
+    relative gap."""
+    backend = pyros_check_backend()
+    if not backend.available():
         return [CheckResult("(22) PyROS = (23)", f"{label} c={c}", math.nan, skipped=True,
-                            note="skipped: PyROS here needs Gurobi as subsolver (pip install gurobipy)")]
+                            note=f"skipped: PyROS here needs {backend.name} as subsolver "
+                                 f"({install_hint(backend.package)})")]
     out = []
     classes = np.unique(y)
     for p in (1.0, 2.0, math.inf):
@@ -333,7 +353,7 @@ def check_pyros(
         per_class = max(2, min(points_per_class, PYROS_PARAMETERS // per_point))
         where = f"{label}[{per_class * len(classes)} pts] c={c} nu={nu:g} alpha={alpha:g} eps={eps:g} p={p:g}"
         try:
-            v = verify_model(23, X, y, c, nu, alpha, p, eps, method="pyros", solver="gurobi",
+            v = verify_model(23, X, y, c, nu, alpha, p, eps, method="pyros", solver=backend.name,
                              points_per_class=per_class)
         except NoOptimalSolutionError as exc:
             out.append(CheckResult("(22) PyROS = (23)", where, math.inf, note=exc.result.message))

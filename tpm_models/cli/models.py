@@ -14,6 +14,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from tpm_models.checks.semi_infinite import solve_22_cutting_plane, solve_22_pyros
+from tpm_models.checks.verify import PYROS_SUBSOLVER_NAMES, free_pyros_subsolvers
 from tpm_models.cli.commands import add_command
 from tpm_models.cli.options import (
     add_model_options,
@@ -167,7 +168,7 @@ def _solve_22(args: argparse.Namespace, data: Dataset, c: int, X: np.ndarray) ->
     method = args.method or "cutting-plane"
     p = check_p(args.p if args.p is not None else "2")
     if method == "pyros":
-        subsolvers = {"default": "tpm_ipopt", "ipopt": "tpm_ipopt", "gurobi": "gurobi_direct", "scip": "scip"}
+        subsolvers = {**PYROS_SUBSOLVER_NAMES, "default": free_pyros_subsolvers()[0]}  # our Ipopt: no licence limit
         if args.solver not in subsolvers:
             raise ValueError(f"--method pyros takes --solver {', '.join(subsolvers)} (PyROS's local and global "
                              f"subsolver), got {args.solver!r}")

@@ -67,12 +67,12 @@ function :func:`verify` (see :mod:`tpm_models.checks`); this package stays impor
 
 from tpm_models.checks.verify.cutting_planes import (
     CUT_TOL,
-    MASTER_FALLBACK,
     MASTER_LARGE,
-    MASTER_LARGE_SOLVERS,
     MASTER_OPTIONS,
     MAX_ROUNDS,
     Cut,
+    master_fallback,
+    master_large_solvers,
     master_options,
     master_solvers,
     solve_cutting_planes,
@@ -92,23 +92,28 @@ from tpm_models.checks.verify.model import (
     scenario_sum,
 )
 from tpm_models.checks.verify.pyros import (
-    FREE_PYROS_SUBSOLVERS,
     GUROBI_BACKUP_OPTIONS,
     PYROS_FEASIBILITY_TOL,
+    PYROS_SETTINGS,
     PYROS_SUBSOLVER_NAMES,
-    PYROS_SUBSOLVERS,
     SCIP_LP_RETRY_FACTOR,
     SCIP_PYROS_FEASIBILITY_TOL,
     SCIP_PYROS_OPTIONS,
     SOPLEX_MIN_TOL,
     DropTimeAdjustmentWarning,
+    PyrosSettings,
     counting,
+    free_pyros_subsolvers,
     is_licence_refusal,
     pyros_logger,
     pyros_options,
+    pyros_settings,
     pyros_subsolver,
+    pyros_subsolvers,
     pyros_with_fallback,
+    settings_of,
     solve_pyros,
+    subsolver_available,
 )
 from tpm_models.checks.verify.report import NOT_A_COUNTERPART, UNDECIDED, VERDICTS, VERIFIED, Verification
 from tpm_models.checks.verify.verdict import (
@@ -138,17 +143,18 @@ from tpm_models.models.uncertainty import (
 from tpm_models.solvers.compare import objective_scale, rel_gap
 
 __all__ = [
-    "CUT_TOL", "FREE_PYROS_SUBSOLVERS", "GUROBI_BACKUP_OPTIONS", "MASTER_FALLBACK", "MASTER_LARGE",
-    "MASTER_LARGE_SOLVERS", "MASTER_OPTIONS", "MAX_ROUNDS", "NOT_A_COUNTERPART",
-    "OBJECTIVE_ATOL", "OBJECTIVE_TOL", "PYROS_FEASIBILITY_TOL", "PYROS_SUBSOLVERS", "PYROS_SUBSOLVER_NAMES",
+    "CUT_TOL", "GUROBI_BACKUP_OPTIONS", "MASTER_LARGE", "MASTER_OPTIONS", "MAX_ROUNDS", "NOT_A_COUNTERPART",
+    "OBJECTIVE_ATOL", "OBJECTIVE_TOL", "PYROS_FEASIBILITY_TOL", "PYROS_SETTINGS", "PYROS_SUBSOLVER_NAMES",
+    "PyrosSettings",
     "SCIP_LP_RETRY_FACTOR", "SCIP_PYROS_FEASIBILITY_TOL", "SCIP_PYROS_OPTIONS", "SOLUTION_TOL", "SOPLEX_MIN_TOL",
     "UNDECIDED", "VERDICTS", "VERIFIED", "VIOLATION_TOL",
     "Box", "Budget", "Cut", "DropTimeAdjustmentWarning", "Ellipsoid", "Evaluation", "NormBall", "Polyhedron", "Round",
     "RowOnClone", "SemiInfinite", "SemiInfiniteSolution", "TermOnClone", "Uncertain", "UncertainRow",
     "UncertainTerm", "UncertaintySet", "Verification",
-    "body_value", "counting", "evaluate_point", "failure_summary", "first_stage", "is_licence_refusal",
-    "master_options", "master_solvers", "objective_scale",
-    "pyros_logger", "pyros_options", "pyros_subsolver", "pyros_with_fallback", "rel_gap", "row_with",
+    "body_value", "counting", "evaluate_point", "failure_summary", "first_stage", "free_pyros_subsolvers",
+    "is_licence_refusal", "master_fallback", "master_large_solvers", "master_options", "master_solvers",
+    "objective_scale", "pyros_logger", "pyros_options", "pyros_settings", "pyros_subsolver", "pyros_subsolvers",
+    "pyros_with_fallback", "rel_gap", "row_with", "settings_of", "subsolver_available",
     "scenario_sum", "solve_cutting_planes", "solve_master", "solve_pyros", "uncertain_data", "verify",
     "verify_counterpart", "verify_model", "witness_at", "SymmetricBudget",
 ]

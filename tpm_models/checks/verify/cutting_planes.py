@@ -28,9 +28,9 @@ from tpm_models.checks.verify.model import (
     scenario_sum,
 )
 from tpm_models.models.uncertainty import Uncertain
-from tpm_models.solvers import NoOptimalSolutionError, SolveResult, available_solvers, solve
+from tpm_models.solvers import NoOptimalSolutionError, SolveResult, solve
 from tpm_models.solvers.backends.piqp import PIQP_DENSE_MAX
-from tpm_models.solvers.backends.registry import backend_for, model_size
+from tpm_models.solvers.backends.registry import accurate_solvers, backend_for, model_size, time_limited_defaults
 
 log = logging.getLogger(__name__)
 
@@ -41,13 +41,17 @@ last round: below it no cut is added and the point is returned."""
 MAX_ROUNDS = 500
 """Most cutting-plane rounds before :func:`solve_cutting_planes` gives up."""
 
-MASTER_FALLBACK = ("ipopt",)
-"""Solvers :func:`solve_cutting_planes` tries, in order, on a master its ``"default"`` solver does not solve
-(a dense QP solver can stop at its iteration limit on a master late in the rounds)."""
+def master_fallback() -> list[str]:
+    """Solvers :func:`solve_cutting_planes` tries, in order, on a master its ``"default"`` solver does not solve (a
+    dense QP solver can stop at its iteration limit on a master late in the rounds): the installed QP backends that
+    declare an accurate point and honour a time limit
+    (:func:`~tpm_models.solvers.backends.registry.accurate_solvers`; Ipopt here: DAQP, accurate too, ran over 60 s on
+    such a master, ``docs/verify.md``)."""
+    return accurate_solvers("QP", time_limit=True)
 
 
 MASTER_LARGE = 50_000
-"""Variables from which the masters' ``"default"`` is Clarabel (:data:`MASTER_LARGE_SOLVERS`), not the QP default
+"""Variables from which the masters' ``"default"`` is Clarabel (:func:`master_large_solvers`), not the QP default
 (PIQP below :data:`tpm_models.solvers.backends.registry.HUGE_MODEL`). Measured on (22) at :math:`p = 2`
 (``docs/solvers.md``, "(22) by cutting planes"; a master of (22) has :math:`m + n + 1` variables): at
 :math:`5 \\cdot 10^4` points PIQP's two masters took 1.4 and 2.0 s, Clarabel's 1.8 and 5.0 s; at
@@ -55,8 +59,12 @@ MASTER_LARGE = 50_000
 15 s; at :math:`10^5` PIQP's second master had not returned after minutes. PIQP honours no time limit, so nothing
 would end it: the threshold takes the safe side from the last size where PIQP was seen to finish."""
 
-MASTER_LARGE_SOLVERS = ("clarabel",)
-"""The masters' solvers, in order, from :data:`MASTER_LARGE` variables on (then :data:`MASTER_FALLBACK`)."""
+def master_large_solvers(size: int) -> list[str]:
+    """The masters' solvers, in order, from :data:`MASTER_LARGE` variables on (then :func:`master_fallback`): the
+    installed defaults of a QP of ``size`` variables that honour a time limit and take any QP
+    (:func:`~tpm_models.solvers.backends.registry.time_limited_defaults`; Clarabel here: PIQP honours none)."""
+    return time_limited_defaults("QP", size)
+
 
 MASTER_OPTIONS: dict[str, dict] = {"piqp": {"reg_lower_limit": 1e-13}}
 """The masters' own settings, by solver (``solve(..., options=...)``, over the library's), on masters of at most
@@ -93,7 +101,7 @@ def solve_cutting_planes(
     variable :math:`\\eta_k \\ge \\omega_k a_k(x)^\\top\\delta` over its scenarios (:math:`\\le` when
     the objective is maximised). Each round solves the
     master with :func:`tpm_models.solvers.solve` (``solver``: a name, or names tried in order on a master
-    the first fails; ``"default"``: :func:`master_solvers`, then :data:`MASTER_FALLBACK`; each solver given its
+    the first fails; ``"default"``: :func:`master_solvers`, then :func:`master_fallback`; each solver given its
     :data:`MASTER_OPTIONS`), separates every row and term exactly
     (support functions; (25) for norm balls) and adds the worst :math:`\\delta` where the violation
     exceeds ``tol`` (or the accuracy a set claims for its support, :attr:`UncertaintySet.support_accuracy`, when it
@@ -161,19 +169,21 @@ def solve_cutting_planes(
 
 def master_solvers(m: pyo.ConcreteModel, solvers: list[str], options: dict[str, dict] | None = None) -> list[str]:
     """The solvers the masters are tried with: ``solvers`` as given, unless it is ``["default"]``: then
-    :data:`MASTER_LARGE_SOLVERS` from :data:`MASTER_LARGE` variables (when Clarabel is installed), else the default
+    :func:`master_large_solvers` from :data:`MASTER_LARGE` variables (when one is installed), else the default
     of the master's class and size, first by its name when ``options`` (:func:`master_options`) holds settings for it
     (run with them), then as ``"default"`` (the library's, with its fallbacks); each followed by
-    :data:`MASTER_FALLBACK`. The rounds add rows, not variables, so the first master's size and class hold for all
+    :func:`master_fallback`. The rounds add rows, not variables, so the first master's size and class hold for all
     (``m``: a master, with its objective)."""
     if solvers != ["default"]:
         return solvers
-    if model_size(m) >= MASTER_LARGE and "clarabel" in available_solvers("QP"):
-        solvers = list(MASTER_LARGE_SOLVERS)
+    size = model_size(m)
+    large = master_large_solvers(size) if size >= MASTER_LARGE else []
+    if large:
+        solvers = large
     elif options:
         first = backend_for(m, "default")[0].name
         solvers = [first, "default"] if first in options else solvers
-    return solvers + [s for s in MASTER_FALLBACK if s not in solvers]
+    return solvers + [s for s in master_fallback() if s not in solvers]
 
 
 def master_options(m: pyo.ConcreteModel) -> dict[str, dict]:

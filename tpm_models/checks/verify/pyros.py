@@ -4,7 +4,8 @@ Every uncertain row's body gets :math:`a(x)^\\top\\delta` and the objective ever
 :math:`\\omega_k a_k(x)^\\top\\delta_k`, with :math:`\\delta` as PyROS uncertain parameters in the set's PyROS
 counterpart (:meth:`tpm_models.models.uncertainty.UncertaintySet.pyros_set`: a box, an axis-aligned ellipsoid for
 :math:`p=2`, the cross-polytope as a budget set for :math:`p=1`, an ellipsoid, a polyhedron, a cardinality set).
-The subsolvers (:func:`pyros_subsolver`), their backups and PyROS's tolerances (:func:`pyros_options`) are shared
+The subsolvers (:func:`pyros_subsolver`: those the backends declare, ``register_backend(..., pyros=...)``, with
+:data:`PYROS_SETTINGS`), their backups and PyROS's tolerances (:func:`pyros_options`) are shared
 with :func:`tpm_models.checks.semi_infinite.solve_22_pyros`; when the default subsolver's licence refuses a
 subproblem, :func:`pyros_with_fallback` runs PyROS again with a free one.
 What was measured to choose the tolerances is in ``docs/verify.md`` (section "Why the tolerances").
@@ -19,13 +20,14 @@ import logging
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyomo.environ as pyo
 
 from tpm_models.checks.verify.model import SemiInfinite, SemiInfiniteSolution, evaluate_point, failure_summary, row_with
 from tpm_models.models.uncertainty import NormBall, Uncertain
 from tpm_models.solvers import ipopt as casadi_ipopt
+from tpm_models.solvers.backends.registry import pyros_backends
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +35,6 @@ PYROS_FEASIBILITY_TOL = 1e-8
 """PyROS's ``robust_feasibility_tolerance`` (PyROS's default: 1e-4): a separation violation below it counts as
 robust. The verifier does not take PyROS's word for it: it evaluates PyROS's point exactly
 (:func:`tpm_models.checks.verify.model.evaluate_point`)."""
-
-PYROS_SUBSOLVERS = {"local": ("gurobi_direct", "scip"), "global": ("gurobi_direct", "scip")}
-"""PyROS subsolvers tried in order when none is named. ``"tpm_ipopt"`` (:class:`tpm_models.solvers.ipopt.CasadiIpopt`,
-always installed) is accepted by name; it serves as a *global* solver only on models it certifies
-convex (:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains when that is sound)."""
 
 SCIP_PYROS_OPTIONS = {"numerics/feastol": 1e-7, "numerics/dualfeastol": 1e-7, "numerics/epsilon": 1e-11}
 """SCIP's tolerances as PyROS's subsolver: the tightest at which SCIP's LP retry (:data:`SCIP_LP_RETRY_FACTOR`
@@ -60,6 +57,34 @@ GUROBI_BACKUP_OPTIONS = {"NumericFocus": 3}
 QCPs (the objective epigraph row is quadratic), on which Gurobi's default barrier can end SUBOPTIMAL."""
 
 
+class PyrosSettings(NamedTuple):
+    """How :func:`pyros_subsolver` makes one PyROS subsolver: the Pyomo solver (``SolverFactory`` name), our settings
+    on it (its own names), the setting that takes PyROS's time limit (``None``: none), PyROS's
+    ``robust_feasibility_tolerance`` beside it, and its backup (:func:`pyros_options`): the settings of a counted
+    backup on top of ``options`` (``backup_options``) or the keywords of a fresh one (``backup_kwds``)."""
+
+    factory: str
+    options: dict
+    time_limit_option: str | None = None
+    feasibility_tol: float = PYROS_FEASIBILITY_TOL
+    backup_options: dict | None = None
+    backup_kwds: dict | None = None
+
+
+PYROS_SETTINGS: dict[str, PyrosSettings] = {
+    casadi_ipopt.PLUGIN_NAME: PyrosSettings(casadi_ipopt.PLUGIN_NAME, {}, "max_wall_time",
+                                            backup_kwds={"warmstart": False}),
+    "scip": PyrosSettings("scip_direct", {"display/verblevel": 0,  # SCIP can block on the captured pipe
+                                          "limits/gap": 0.0, **SCIP_PYROS_OPTIONS}, "limits/time",
+                          feasibility_tol=SCIP_PYROS_FEASIBILITY_TOL),
+    "gurobi_direct": PyrosSettings("gurobi_direct", {"OutputFlag": 0, "FeasibilityTol": 1e-9, "OptimalityTol": 1e-9,
+                                                     "BarConvTol": 1e-10, "BarQCPConvTol": 1e-10, "MIPGap": 0.0},
+                                   backup_options=GUROBI_BACKUP_OPTIONS),
+}
+"""Our settings of each PyROS subsolver a backend declares (``register_backend(..., pyros=NAME)``), by that name;
+a name not here (another Pyomo solver) is made by ``SolverFactory(name)`` with its own settings."""
+
+
 class DropTimeAdjustmentWarning(logging.Filter):
     """PyROS adjusts the time limit of its subproblems only for the executables it knows (GAMS, BARON,
     Ipopt's ``.nl`` interface, SCIP's shell) and otherwise warns at every subproblem. Our subsolvers get
@@ -80,37 +105,41 @@ def pyros_logger() -> logging.Logger:
     return progress
 
 
+def pyros_subsolvers() -> tuple[str, ...]:
+    """PyROS's subsolvers tried in order when none is named, local and global alike: the PyROS subsolvers of the
+    global backends (:func:`~tpm_models.solvers.backends.registry.pyros_backends`, Gurobi then SCIP here).
+    ``"tpm_ipopt"`` (:class:`tpm_models.solvers.ipopt.CasadiIpopt`, always installed) is accepted by name; it serves
+    as a *global* solver only on models it certifies convex (:func:`tpm_models.checks.semi_infinite.solve_22_pyros`
+    explains when that is sound)."""
+    return tuple(b.pyros for b in pyros_backends(global_only=True) if b.pyros is not None)
+
+
+def pyros_settings(name: str) -> PyrosSettings:
+    """:data:`PYROS_SETTINGS` of the subsolver ``name``, or of the Pyomo solver ``name`` with none of ours."""
+    return PYROS_SETTINGS.get(name) or PyrosSettings(name, {})
+
+
+def settings_of(opt: Any) -> PyrosSettings | None:
+    """The :data:`PYROS_SETTINGS` entry whose Pyomo solver ``opt`` is (``None``: another solver)."""
+    name = str(getattr(opt, "name", ""))
+    return next((s for s in PYROS_SETTINGS.values() if s.factory == name), None)
+
+
 def pyros_subsolver(kind: str, prefer: str | None, time_limit: float | None = None,
                     gurobi_options: dict | None = None, **kwds: Any) -> Any:
-    """A Pyomo solver object PyROS can call: Gurobi (QP; pip licence; ``gurobi_options`` on top of ours),
-    SCIP, or our Ipopt (``kwds`` go to :class:`tpm_models.solvers.ipopt.CasadiIpopt`). ``prefer`` None: the first
-    installed of :data:`PYROS_SUBSOLVERS`."""
-    names = [prefer] if prefer else list(PYROS_SUBSOLVERS[kind])
+    """A Pyomo solver object PyROS can call, with its :data:`PYROS_SETTINGS` and then ``gurobi_options`` (a backup's
+    settings, the solver's names, on top of ours); ``kwds`` go to its ``SolverFactory`` (those of
+    :class:`tpm_models.solvers.ipopt.CasadiIpopt`). ``prefer`` None: the first installed of
+    :func:`pyros_subsolvers` (``kind``, ``"local"`` or ``"global"``, names the role in the error)."""
+    names = [prefer] if prefer else list(pyros_subsolvers())
     for name in names:
-        if name == "tpm_ipopt":
-            opt = pyo.SolverFactory(casadi_ipopt.PLUGIN_NAME, **kwds)
-            if time_limit:
-                opt.options["max_wall_time"] = float(time_limit)
+        settings = pyros_settings(name)
+        opt = pyo.SolverFactory(settings.factory, **kwds)
+        if opt.available(exception_flag=False):
+            opt.options.update({**settings.options, **(gurobi_options or {})})
+            if time_limit and settings.time_limit_option:
+                opt.options[settings.time_limit_option] = float(time_limit)
             return opt
-        if name == "scip":
-            opt = pyo.SolverFactory("scip_direct")
-            if opt.available(exception_flag=False):
-                opt.options["display/verblevel"] = 0  # SCIP can block on the captured pipe
-                opt.options["limits/gap"] = 0.0
-                opt.options.update(SCIP_PYROS_OPTIONS)
-                if time_limit:
-                    opt.options["limits/time"] = float(time_limit)
-                return opt
-        else:
-            opt = pyo.SolverFactory(name)
-            if opt.available(exception_flag=False):
-                if name.startswith("gurobi"):
-                    opt.options.update({
-                        "OutputFlag": 0, "FeasibilityTol": 1e-9, "OptimalityTol": 1e-9,
-                        "BarConvTol": 1e-10, "BarQCPConvTol": 1e-10, "MIPGap": 0.0,
-                        **(gurobi_options or {}),
-                    })
-                return opt
     raise RuntimeError(f"no {kind} subsolver for PyROS among {names}; pip install gurobipy or pyscipopt, "
                        f"or name 'tpm_ipopt'")
 
@@ -132,9 +161,10 @@ def counting(opt):
 def pyros_options(local_solver: str | None, global_solver: str | None, time_limit: float | None = None,
                   subsolver: Callable[..., Any] = pyros_subsolver) -> tuple[dict, list]:
     """PyROS's keyword arguments (subsolvers, backups, tolerances, worst-case objective, masters solved
-    globally) and the list of backup solvers (each with a ``solves`` count). A Gurobi subsolver gets a
-    Gurobi backup with :data:`GUROBI_BACKUP_OPTIONS`; ``tpm_ipopt`` a cold-started Ipopt
-    (:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains why)."""
+    globally) and the list of backup solvers (each with a ``solves`` count). Each subsolver's backup and PyROS's
+    tolerance beside it are its :data:`PYROS_SETTINGS`: a Gurobi subsolver gets a counted Gurobi backup with
+    :data:`GUROBI_BACKUP_OPTIONS`, ``tpm_ipopt`` a cold-started Ipopt
+    (:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains why), SCIP none."""
     from pyomo.contrib import pyros
 
     options = {
@@ -148,19 +178,19 @@ def pyros_options(local_solver: str | None, global_solver: str | None, time_limi
     local = subsolver("local", local_solver, time_limit)
     global_ = subsolver("global", global_solver, time_limit)
     options["local_solver"], options["global_solver"] = local, global_
-    if any("scip" in str(getattr(opt, "name", "")) for opt in (local, global_)):
-        options["robust_feasibility_tolerance"] = SCIP_PYROS_FEASIBILITY_TOL
+    made = [settings_of(opt) for opt in (local, global_)]
+    options["robust_feasibility_tolerance"] = max([PYROS_FEASIBILITY_TOL, *(s.feasibility_tol for s in made if s)])
     backups = []
-    for kind, name, opt in (("local", local_solver, local), ("global", global_solver, global_)):
-        if name == "tpm_ipopt":
-            backups.append(subsolver(kind, name, time_limit, warmstart=False))
-        elif opt.name.startswith("gurobi"):
-            backups.append(counting(subsolver(kind, opt.name, time_limit, gurobi_options=GUROBI_BACKUP_OPTIONS)))
+    for kind, name, opt, settings in zip(("local", "global"), (local_solver, global_solver), (local, global_), made):
+        if settings is not None and settings.backup_kwds is not None and name is not None:
+            backups.append(subsolver(kind, name, time_limit, **settings.backup_kwds))
+        elif settings is not None and settings.backup_options is not None:
+            backups.append(counting(subsolver(kind, opt.name, time_limit, gurobi_options=settings.backup_options)))
         else:
             continue
         options[f"backup_{kind}_solvers"] = [backups[-1]]
-    if local_solver == global_solver == "tpm_ipopt":
-        options["bypass_local_separation"] = True
+    if local_solver == global_solver and made[0] is not None and made[0].backup_kwds is not None:
+        options["bypass_local_separation"] = True  # both our Ipopt: its separations are global on convex models
     return options, backups
 
 
@@ -261,20 +291,27 @@ def is_licence_refusal(exc: BaseException) -> bool:
     return any(w in text for w in ("size-limited", "too large for", "licen", "too many rows", "too many columns"))
 
 
-FREE_PYROS_SUBSOLVERS = ("tpm_ipopt", "scip")
-"""PyROS's subsolvers, tried in order, when the default one's licence refuses a subproblem (Gurobi's pip licence:
-200 variables once a quadratic term is present, less than PyROS's separation problems on the whole Iris set):
-our Ipopt (always installed; global on the models it certifies convex,
-:func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains when that is sound; ``tpm-models solve --model 22
---method pyros`` uses it on the whole Iris set), then SCIP
-(free, global; at :data:`SCIP_PYROS_FEASIBILITY_TOL`) when installed. The first that ends ``robust_optimal`` is
-kept; else the last one's result."""
+def free_pyros_subsolvers() -> tuple[str, ...]:
+    """PyROS's subsolvers, tried in order, when the default one's licence refuses a subproblem (Gurobi's pip licence:
+    200 variables once a quadratic term is present, less than PyROS's separation problems on the whole Iris set):
+    those of the backends whose licence never refuses a model's size
+    (:func:`~tpm_models.solvers.backends.registry.pyros_backends`): our Ipopt (always installed; global on the models
+    it certifies convex, :func:`tpm_models.checks.semi_infinite.solve_22_pyros` explains when that is sound;
+    ``tpm-models solve --model 22 --method pyros`` uses it on the whole Iris set), then SCIP (free, global; at
+    :data:`SCIP_PYROS_FEASIBILITY_TOL`) when installed. The first that ends ``robust_optimal`` is kept; else the last
+    one's result."""
+    return tuple(b.pyros for b in pyros_backends(free_only=True) if b.pyros is not None)
+
+
+def subsolver_available(name: str) -> bool:
+    """Whether the Pyomo solver of the PyROS subsolver ``name`` (:func:`pyros_settings`) can run here."""
+    return bool(pyo.SolverFactory(pyros_settings(name).factory).available(exception_flag=False))
 
 
 def pyros_with_fallback(nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertain], local_solver: str | None,
                         global_solver: str | None, time_limit: float | None) -> SemiInfiniteSolution:
     """:func:`solve_pyros`; when no subsolver was named and the default one's licence refuses a subproblem, the
-    same again with each of :data:`FREE_PYROS_SUBSOLVERS` until one ends ``robust_optimal`` (the message says
+    same again with each of :func:`free_pyros_subsolvers` until one ends ``robust_optimal`` (the message says
     which, and why)."""
     try:
         return solve_pyros(nominal, uncertain, local_solver, global_solver, time_limit)
@@ -284,8 +321,8 @@ def pyros_with_fallback(nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertai
         refused = failure_summary(exc)
     tried: list[str] = []
     si = None
-    for free in FREE_PYROS_SUBSOLVERS:
-        if free == "scip" and not pyo.SolverFactory("scip_direct").available(exception_flag=False):
+    for free in free_pyros_subsolvers():
+        if not subsolver_available(free):
             continue
         log.warning("PyROS: a subsolver's licence refused a subproblem (%s); again with %s", refused, free)
         try:
@@ -304,7 +341,8 @@ def pyros_with_fallback(nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertai
     return si
 
 
-PYROS_SUBSOLVER_NAMES = {"default": None, "gurobi": "gurobi_direct", "scip": "scip", "ipopt": "tpm_ipopt"}
-"""``--solver`` of ``tpm-models verify --method pyros``: PyROS's local and global subsolver (``default``: the
-first installed of :data:`PYROS_SUBSOLVERS`, and :data:`FREE_PYROS_SUBSOLVERS` if its licence refuses)."""
-
+PYROS_SUBSOLVER_NAMES: dict[str, str | None] = {
+    "default": None, **{b.name: b.pyros for b in pyros_backends() if b.pyros is not None}}
+"""``--solver`` of ``tpm-models verify --method pyros``: PyROS's local and global subsolver, by backend name
+(``register_backend(..., pyros=...)``: ``ipopt``, ``gurobi``, ``scip`` here; ``default``: the first installed of
+:func:`pyros_subsolvers`, and :func:`free_pyros_subsolvers` if its licence refuses)."""

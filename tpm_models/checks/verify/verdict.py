@@ -81,7 +81,7 @@ def verify_counterpart(
     (``{"w": "w", "theta": "theta", "xi": "xi"}``; a list means the same names; ``None``: every
     variable of the nominal model, by its name). ``method``: ``"cutting-plane"`` (masters by
     ``solver``) or ``"pyros"`` (``local_solver``, ``global_solver``: :func:`pyros_subsolver`; none named: the
-    default, and :data:`FREE_PYROS_SUBSOLVERS` if its licence refuses a subproblem). The counterpart is solved by
+    default, and :func:`free_pyros_subsolvers` if its licence refuses a subproblem). The counterpart is solved by
     ``counterpart_solver``. The result ends in one of three verdicts (:attr:`Verification.verdict`):
 
     * **verified** when the route ended optimal (PyROS: ``robust_optimal``) and

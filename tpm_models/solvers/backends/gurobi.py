@@ -16,7 +16,7 @@ register_backend(
         "OptimalityTol": common.OPTIMALITY_TOL,
         "FeasibilityTol": common.OPTIMALITY_TOL, "MIPGap": common.MIP_GAP, **({"TimeLimit": t} if t else {}),
     }, loud={"OutputFlag": 1}),
-    tee=True, integers=True, sos=True,
+    tee=True, integers=True, sos=True, pyros="gurobi_direct",
     nonconvex=True,  # Gurobi >= 11 solves non-convex quadratic models globally by default
     licence_limit=lambda exc: getattr(exc, "errno", None) == SIZE_LIMIT_EXCEEDED,
 )

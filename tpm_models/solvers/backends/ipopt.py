@@ -46,4 +46,4 @@ def ipopt_version() -> str:
 
 
 register_backend("ipopt", "casadi", {"LP", "QP", "SOCP", "NLP"}, run_ipopt, version=ipopt_version, tee=True,
-                 accurate_point=True)
+                 accurate_point=True, pyros=casadi_ipopt.PLUGIN_NAME)

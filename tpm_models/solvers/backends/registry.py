@@ -72,6 +72,10 @@ class Backend:
     """``prepare(program)``: the backend's input built from the solve's :class:`~tpm_models.solvers.program.Program`,
     or :class:`~tpm_models.solvers.matrices.NotAQPError` saying why it cannot take the model; called once a solve by
     the refusal check (:func:`prepared_backend`) and handed to ``run`` as ``prepared``."""
+    pyros: str | None = None
+    """The name PyROS's subsolver of this backend is made from (:func:`tpm_models.checks.verify.pyros_subsolver`:
+    ``"gurobi_direct"``, ``"scip"``, ``"tpm_ipopt"``); ``None``: not a PyROS subsolver. Which subsolvers PyROS tries
+    is read off the other declarations (:func:`pyros_backends`)."""
     matrix_run: Callable[..., object] | None = None
     """``matrix_run(qp, options=None, warm=None)``: the backend on a :class:`tpm_models.qp.QPMatrices`, no Pyomo
     model, returning a :class:`tpm_models.solvers.dense.MatrixSolution` (run by
@@ -201,6 +205,34 @@ def has_accurate_point(solver: str) -> bool:
     """Whether the backend named ``solver`` declares :attr:`Backend.accurate_point` (``False``: not a backend)."""
     backend = BACKENDS.get(solver)
     return backend is not None and backend.accurate_point
+
+
+def accurate_solvers(kind: str, time_limit: bool = False) -> list[str]:
+    """The installed backends that take ``kind`` and declare :attr:`Backend.accurate_point` (and, with
+    ``time_limit``, honour a time limit), in the order they joined: the checks' reference of an NLP and the
+    cutting planes' last resort on a master (Ipopt here)."""
+    return [name for name in available_solvers(kind)
+            if BACKENDS[name].accurate_point and (BACKENDS[name].time_limit or not time_limit)]
+
+
+def time_limited_defaults(kind: str, size: int) -> list[str]:
+    """The defaults of a model of class ``kind`` and ``size`` variables (:data:`DEFAULT`, :data:`DEFAULT_LARGE` or
+    :data:`DEFAULT_HUGE`, without :data:`FALLBACK`) that are installed, honour a time limit and take every model of
+    their classes (no :attr:`Backend.shape`): the solvers of a large model that nothing else would stop (Clarabel
+    for a large QP here)."""
+    table = DEFAULT_HUGE if size >= HUGE_MODEL else DEFAULT_LARGE if size >= LARGE_MODEL else DEFAULT
+    here = available_solvers(kind)
+    return [name for name in table.get(kind, ()) if name in here
+            and BACKENDS[name].time_limit and BACKENDS[name].shape is None]
+
+
+def pyros_backends(global_only: bool = False, free_only: bool = False) -> list[Backend]:
+    """The registered backends that declare a PyROS subsolver (:attr:`Backend.pyros`), installed or not, in the
+    order they joined; ``global_only``: those that solve non-convex models globally (:attr:`Backend.nonconvex`:
+    PyROS's default subsolvers); ``free_only``: those whose licence never refuses a model's size (no
+    :attr:`Backend.licence_limit`: PyROS's subsolvers when the default's licence refuses)."""
+    return [b for b in BACKENDS.values() if b.pyros is not None and (b.nonconvex or not global_only)
+            and (b.licence_limit is None or not free_only)]
 
 
 def available_solvers(model_class_name: str | None = None) -> list[str]:

@@ -18,4 +18,5 @@ register_backend(
         "numerics/epsilon": 1e-11, "limits/gap": common.MIP_GAP,
     }),
     integers=True, sos=True, nonconvex=True,  # spatial branch and bound: global (silent: its log can block a pipe)
+    pyros="scip",
 )
