@@ -6,8 +6,8 @@ said) is of this shape when its columns are :math:`w` (free), one free :math:`\\
 one norm column :math:`\\tau` and the auxiliary columns of the gadgets below, and
 
 * the rows with :math:`\\theta` (the margin rows) are nonneg rows
-  :math:`a_i^\\top w + \\kappa\\theta + s_i\\xi_i + e_i\\tau \\ge 0` of (15)'s shape (:mod:`tpm_models.solvers.slack_form`),
-  with one radius :math:`\\varepsilon = -e_i/\\kappa \\ge 0` for every row;
+  :math:`a_i^\\top w + \\kappa\\theta + s_i\\xi_i + e_i\\tau \\ge 0` of (15)'s shape
+  (:mod:`tpm_models.solvers.slack_form`), with one radius :math:`\\varepsilon = -e_i/\\kappa \\ge 0` for every row;
 * the norm: :math:`\\tau` heads a second-order cone whose tails are the columns of :math:`w`, one each
   (:math:`\\tau \\ge \\|w\\|`), or columns :math:`a_j` with nonneg rows :math:`a_j - w_j \\ge 0`,
   :math:`a_j + w_j \\ge 0` (:math:`\\tau \\ge \\|a\\| \\ge \\|w\\|`); its cost :math:`q_\\tau \\ge 0`;
@@ -48,9 +48,9 @@ class Gadgets:
     :math:`a_j` (in :math:`w`'s order) and the rows :math:`a_j - w_j`, :math:`a_j + w_j` (empty when the norm's tails
     are :math:`w`); ``square``: the rows of the cone over :math:`w` headed by :math:`t` (the norm's when ``t`` is
     :math:`\\tau`; ``None`` when the square is in ``P``); ``rotated``: the rows of :math:`u \\ge \\|(t, v)\\|`;
-    ``equal``: the zero row :math:`u + v = 1` (written
-    with the coefficient ``equal_coef`` on both and on the right); ``t``, ``u``, ``v``: columns (-1 when absent); ``c``: the cost of
-    :math:`u`; ``tail_sign``: each cone row's coefficient sign, by row."""
+    ``rotated_cols``: their columns; ``equal``: the zero row :math:`u + v = 1` (with the coefficient ``equal_coef`` on
+    both and on the right); ``t``, ``u``, ``v``: columns (-1 when absent); ``c``: the cost of :math:`u`; ``sign``: each
+    cone row's coefficient (+1 or -1: :math:`s = \\pm x_j`), by row of the form."""
 
     norm: np.ndarray
     a: np.ndarray
@@ -58,6 +58,7 @@ class Gadgets:
     a_minus: np.ndarray
     square: np.ndarray | None
     rotated: np.ndarray | None
+    rotated_cols: np.ndarray | None
     equal: int
     equal_coef: float
     t: int
@@ -136,7 +137,7 @@ class NormForm:
             zc[g.square[0]] += d * float(x[g.t])
             zc[g.square[1:]] += -g.sign[g.square[1:]] * d * w
             mu = 2.0 * g.c
-            s_rot = self.form.b[g.rotated] - self.form.A[g.rotated] @ x
+            s_rot = g.sign[g.rotated] * x[g.rotated_cols]
             zc[g.rotated] = mu * np.concatenate([s_rot[:1], -s_rot[1:]])
             zc[g.equal] = (mu * float(x[g.u]) - g.c) / g.equal_coef
         return zc
@@ -287,7 +288,7 @@ def _square_and_norm(form: ConicForm, A: sp.csr_matrix, zero: np.ndarray, others
     if form.P.nnz:
         if len(zero):
             raise NotAQPError("it has an equality row besides the objective's squares")
-        gad = Gadgets(norm, a, plus_minus[0], plus_minus[1], None, None, -1, 1.0, -1, -1, -1, 0.0, signs)
+        gad = Gadgets(norm, a, plus_minus[0], plus_minus[1], None, None, None, -1, 1.0, -1, -1, -1, 0.0, signs)
         return gad, float(diag[w[0]]), used
     rotated, equal, coef, t, u, v, c = _rotated(form, A, zero, socs, heads)
     square = next((rows for rows in socs if heads[int(rows[0])] == t), None)
@@ -295,7 +296,8 @@ def _square_and_norm(form: ConicForm, A: sp.csr_matrix, zero: np.ndarray, others
         raise NotAQPError("the rotated cone's t does not head a cone over the columns of w")
     square = norm if t == tau else _ordered(square, heads, w)
     used += [rotated] + ([] if t == tau else [square])
-    gad = Gadgets(norm, a, plus_minus[0], plus_minus[1], square, rotated, equal, coef, t, u, v, c, signs)
+    rotated_cols = np.array([heads[int(k)] for k in rotated], dtype=np.int64)
+    gad = Gadgets(norm, a, plus_minus[0], plus_minus[1], square, rotated, rotated_cols, equal, coef, t, u, v, c, signs)
     return gad, 2.0 * c, used
 
 
@@ -319,11 +321,11 @@ def norm_form(program: Program) -> NormForm:
     bounded = np.zeros(ncol, dtype=bool)
     bounded[bounded_cols] = True
     squares = np.abs(form.P.diagonal()) > 0
-    theta = np.flatnonzero(~bounded & ~in_cone & ~squares)
-    if len(theta) != 1:
-        raise NotAQPError(f"it has {len(theta)} free columns outside the cones and the objective's squares (this "
+    free = np.flatnonzero(~bounded & ~in_cone & ~squares)
+    if len(free) != 1:
+        raise NotAQPError(f"it has {len(free)} free columns outside the cones and the objective's squares (this "
                           "shape has one, theta)")
-    theta = int(theta[0])
+    theta = int(free[0])
     margin = sp.csc_matrix(form.A)[:, [theta]].indices
     margin.sort()
     if (b[margin] != 0).any():

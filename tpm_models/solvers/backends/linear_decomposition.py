@@ -1,4 +1,4 @@
-"""``linear-decomposition``: the models whose dual is a box and one equality, solved on that dual with :math:`w` explicit.
+"""``linear-decomposition``: models whose dual is a box and one equality, solved on that dual with :math:`w` explicit.
 
 It takes a QP of the shape of :mod:`tpm_models.solvers.slack_form` ((15), (2), (3) and any model written the same
 way), and a conic model of that shape with one Euclidean norm of one radius, :mod:`tpm_models.solvers.norm_form`
