@@ -280,6 +280,9 @@ def _square_and_norm(form: ConicForm, A: sp.csr_matrix, zero: np.ndarray, others
     if len(tails) != len(w):
         raise NotAQPError(f"the norm's cone has {len(tails)} tails for {len(w)} columns of w")
     if set(tails.tolist()) != set(w.tolist()):
+        if len(others) != 2 * len(w):
+            raise NotAQPError(f"it has {len(others)} nonneg rows besides the margin rows and the bounds (this shape "
+                              f"has none, or the {2 * len(w)} rows a_j >= w_j, a_j >= -w_j under the norm's cone)")
         a, plus_minus = _abs_rows(A, others, tails, w)
         if sorted(a.tolist()) != sorted(tails.tolist()):
             raise NotAQPError("the norm's cone is over columns other than w or a >= |w|")
@@ -331,7 +334,9 @@ def norm_form(program: Program) -> NormForm:
     if (b[margin] != 0).any():
         raise NotAQPError("a margin row has a nonzero right-hand side")
     M = -A[margin]
-    norm_heads = [heads[int(rows[0])] for rows in socs if M[:, [heads[int(rows[0])]]].nnz]
+    in_margin = np.zeros(ncol, dtype=bool)
+    in_margin[M.indices] = True
+    norm_heads = [heads[int(rows[0])] for rows in socs if in_margin[heads[int(rows[0])]]]
     if len(norm_heads) != 1:
         raise NotAQPError(f"{len(norm_heads)} cones' heads are in the margin rows (this shape has one norm "
                           "eps*|w|_2 of one radius: (23), (26) and (28) at p = 2)")
