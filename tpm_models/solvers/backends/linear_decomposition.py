@@ -93,5 +93,6 @@ def version() -> str:
 
 
 register_backend("linear-decomposition", "daqp", {"QP", "SOCP", "NLP"}, run_linear_decomposition, version,
-                 time_limit=False, prepare=decomposition_form, shape="tpm_models.solvers.slack_form",
+                 time_limit=False, prepare=decomposition_form,
+                 shape="tpm_models.solvers.slack_form, tpm_models.solvers.norm_form",
                  accurate_point=True)
