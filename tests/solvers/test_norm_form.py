@@ -94,6 +94,18 @@ def test_per_point_radii_are_refused(iris, key, kw):
     assert solve(model).solver != NAME  # the default passes it on
 
 
+@pytest.mark.parametrize("key, kw", MODELS)
+def test_the_other_points_radii_may_differ(wine, key, kw):
+    """Only the own points' radii must be one: the other points' enter the objective as the norm's cost
+    nu/m_-c sum eps_i, a constant of the dual (docs/derivations.md)."""
+    X, y = wine
+    eps = np.full(len(y), EPS)
+    other = np.flatnonzero(y != 1)
+    eps[other] = np.random.default_rng(0).uniform(0, 3 * EPS, len(other))
+    ours, _ = _agree(X, y, 1, key, kw, eps)
+    assert "shrunk" in ours.message
+
+
 @pytest.mark.parametrize("key, p, why", [(23, 3, "pow cone"), (26, 3, "pow cone"), (23, 1.5, "pow cone"),
                                          (26, 1, "cones' heads are in the margin rows"),
                                          (27, 1, "cones' heads are in the margin rows"),

@@ -177,13 +177,13 @@ def _lower_bounds(A: sp.csr_matrix, b: np.ndarray, nonneg: np.ndarray) -> tuple[
     is :math:`x_j \\ge 0`."""
     rows = nonneg[np.diff(A.indptr)[nonneg] == 1]
     entries = A.data[A.indptr[rows]]
-    if (entries >= 0).any() or (b[rows] != 0).any() or (entries != -1.0).any():
+    if (entries != -1.0).any() or (b[rows] != 0).any():
         raise NotAQPError("a column has a bound other than x >= 0 (this shape's slacks and cones' heads have that "
                           "one only)")
     return rows, A.indices[A.indptr[rows]]
 
 
-def _margin(M: sp.csr_matrix, theta: int, tau: int, w: np.ndarray, slack: np.ndarray
+def _margin(M: sp.csr_matrix, theta: int, tau: int, slack: np.ndarray
             ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, float]:
     """The margin rows ``M`` (as :math:`\\ge 0` bodies): :math:`\\kappa`, :math:`e`, each row's slack column and
     coefficient, and the one radius :math:`\\varepsilon`; :class:`NotAQPError` naming what differs."""
@@ -197,7 +197,7 @@ def _margin(M: sp.csr_matrix, theta: int, tau: int, w: np.ndarray, slack: np.nda
     eps = float(radii.max())
     if radii.min() < 0:
         raise NotAQPError("a margin row has the norm with the sign of a reward, not of a radius (-eps*|w|)")
-    if eps - radii.min() > UNIFORM_TOL * max(eps, 1.0):
+    if eps - radii.min() > UNIFORM_TOL * eps:
         raise NotAQPError(f"the margin rows' radii differ (eps from {radii.min():.6g} to {eps:.6g}): (15) shrunk "
                           "solves one radius for every point only; use clarabel (or ipopt) for per-point radii")
     block = Mc[:, slack]
@@ -344,7 +344,7 @@ def norm_form(program: Program) -> NormForm:
     cols = np.unique(M.indices)
     cols = cols[(cols != theta) & (cols != tau)]
     w, slack = cols[~bounded[cols]], cols[bounded[cols]]
-    kappa, e, slack, slack_coef, eps = _margin(M, theta, tau, w, slack)
+    kappa, e, slack, slack_coef, eps = _margin(M, theta, tau, slack)
     others = np.setdiff1d(nonneg, np.concatenate([bound_rows, margin]))
     gadgets, d, used = _square_and_norm(form, A, zero, others, socs, heads, tau, w, signs)
     _check_accounted(len(b), [margin, bound_rows, zero, *used], ncol,
