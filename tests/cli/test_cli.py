@@ -746,10 +746,10 @@ def test_output_to_a_closed_pipe_ends_quietly_with_the_shells_code():
 
 def test_solvers_lists_each_backend_and_the_defaults_by_size(capsys):
     """``tpm-models solvers``: a line per backend; PIQP the default of QPs, linear-decomposition the default of the
-    QPs of its shape from LARGE_MODEL variables (registry.DEFAULT_LARGE)."""
+    QPs, SOCPs and NLPs of its shapes from LARGE_MODEL variables (registry.DEFAULT_LARGE)."""
     assert main(["solvers"]) == 0
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
     assert set(lines) == set(BACKENDS)
     assert "(default for LP, QP)" in lines["piqp"]
-    assert f"(default for QP from {LARGE_MODEL:,} variables, of its shape: tpm_models.solvers.slack_form)" \
-        in lines["linear-decomposition"]
+    assert f"(default for QP, SOCP, NLP from {LARGE_MODEL:,} variables, of its shape: tpm_models.solvers.slack_form, " \
+        "tpm_models.solvers.norm_form)" in lines["linear-decomposition"]

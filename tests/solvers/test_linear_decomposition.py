@@ -150,9 +150,16 @@ def test_each_part_of_the_shape_is_named_when_missing(change, why):
 
 
 def test_other_classes_and_the_paper_duals_are_refused(iris):
+    """An LP is not of its classes; (28) with one radius is of the norm shape (tests/solvers/test_norm_form.py),
+    (29) is not."""
     X, y = iris
-    with pytest.raises(SolverUnavailableError, match=f"{NAME} cannot take a SOCP"):
-        solve(build(28, X, y, 0, NU, ALPHA, eps=0.05), NAME)
+    lp = pyo.ConcreteModel(name="an LP")
+    lp.x = pyo.Var(bounds=(0, None))
+    lp.obj = pyo.Objective(expr=lp.x)
+    with pytest.raises(SolverUnavailableError, match=f"{NAME} cannot take a LP"):
+        solve(lp, NAME)
+    with pytest.raises(SolverUnavailableError, match=f"{NAME} cannot take the SOCP .*free columns outside the cones"):
+        solve(build(29, X, y, 0, NU, ALPHA, eps=0.05), NAME)
     with pytest.raises(SolverUnavailableError, match="multiplies two different columns"):
         solve(build(16, X, y, 0, NU, ALPHA), NAME)
 

@@ -139,17 +139,24 @@ model"); the first that takes the model solves it (an NLP that Clarabel cannot m
 LARGE_MODEL = 5_000
 """Variables from which a model is *large* for :data:`DEFAULT_LARGE` (measured: ``docs/bench-scale.md``)."""
 
-DEFAULT_LARGE: dict[str, tuple[str, ...]] = {**DEFAULT, "QP": ("linear-decomposition", "piqp", "clarabel")}
+CONIC_LARGE: tuple[str, ...] = ("linear-decomposition", "clarabel", "ipopt")
+"""The large SOCP and NLP defaults: (23), (26) at p = 2 and (28) with one radius (:mod:`tpm_models.solvers.norm_form`)
+to ``linear-decomposition`` (which refuses every other model), then those of :data:`DEFAULT`."""
+
+DEFAULT_LARGE: dict[str, tuple[str, ...]] = {**DEFAULT, "QP": ("linear-decomposition", "piqp", "clarabel"),
+                                             "SOCP": CONIC_LARGE, "NLP": CONIC_LARGE}
 """The defaults of a model of at least :data:`LARGE_MODEL` variables: a QP of the shape of
 :mod:`tpm_models.solvers.slack_form` to ``linear-decomposition`` (which refuses every other QP), then PIQP's sparse
-solver and Clarabel (why: ``docs/solvers.md``, "Defaults chosen from these numbers")."""
+solver and Clarabel; an SOCP or NLP: :data:`CONIC_LARGE` (why: ``docs/solvers.md``, "Defaults chosen from these
+numbers")."""
 
 
 HUGE_MODEL = 100_000
 """Variables from which :data:`DEFAULT_HUGE` holds (``docs/solvers.md``, "Defaults chosen from these numbers")."""
 
 DEFAULT_HUGE: dict[str, tuple[str, ...]] = {
-    **DEFAULT, "LP": ("highs", "piqp"), "QP": ("linear-decomposition", "clarabel", "piqp"),
+    **DEFAULT, "LP": ("highs", "piqp"), "QP": ("linear-decomposition", "clarabel", "piqp"), "SOCP": CONIC_LARGE,
+    "NLP": CONIC_LARGE,
 }
 """The defaults of a model of at least :data:`HUGE_MODEL` variables (why: ``docs/solvers.md``, "The defaults and
 their fallbacks")."""
