@@ -272,3 +272,18 @@ def test_dual_rows_written_from_numbers_are_the_operators_expressions(rng, eq, p
         for index, expr in expected.items():
             assert compare_expressions(model.component(name)[index].expr, expr), (name, index)
     assert compare_expressions(model.obj.expr, objective)
+
+
+def test_check_rows_with_a_backend_of_one_shape(iris):
+    """``linear-decomposition`` takes (28) (one radius, p = 2: its norm shape) and refuses (27) and (29) before it
+    runs: the (28D) multipliers tie against its duals (derived in closed form, independent of Clarabel's), the other
+    two rows are skipped as refused, never raised."""
+    rows = check_robust_duals(*iris, 0, NU, ALPHA, EPS, "iris", multiplier_solvers=("linear-decomposition",),
+                              general_p=())
+    ours = {r.tie.split(",")[0]: r for r in rows if r.tie.endswith(", linear-decomposition")}
+    assert set(ours) == {"(27D) = multipliers of (27)", "(28D) = multipliers of (28)", "(29D) = multipliers of (29)"}
+    assert ours["(28D) = multipliers of (28)"].passed and not ours["(28D) = multipliers of (28)"].skipped
+    for eq in (27, 29):
+        row = ours[f"({eq}D) = multipliers of ({eq})"]
+        assert row.skipped and "refused, not of its shape" in row.note, row
+    assert all(r.passed for r in rows if not r.skipped), [r for r in rows if not r.passed]

@@ -282,6 +282,9 @@ def check_robust_duals(
         for name in others:
             try:
                 other, _ = solves.solve(primal_eq, c, nu, alpha, p=p, eps=eps, solver=name)
+            except SolverUnavailableError as exc:
+                out.append(refused_by_shape(name, f"({eq}) = multipliers of ({primal_eq}), {name}", w, exc))
+                continue
             except NoOptimalSolutionError as exc:
                 limited = is_licence_limit(exc.result)
                 out.append(CheckResult(f"({eq}) = multipliers of ({primal_eq}), {name}", w,
