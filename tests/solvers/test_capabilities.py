@@ -49,12 +49,15 @@ def backends(monkeypatch):
 
 def test_accurate_solvers_are_the_installed_backends_that_declare_an_accurate_point():
     for kind in ("LP", "QP", "SOCP", "NLP"):
-        declared = [n for n in available_solvers(kind) if BACKENDS[n].accurate_point]
+        declared = [n for n in available_solvers(kind) if BACKENDS[n].accurate_point and BACKENDS[n].shape is None]
         assert registry.accurate_solvers(kind) == declared
         assert registry.accurate_solvers(kind, time_limit=True) == [n for n in declared if BACKENDS[n].time_limit]
     for name in ("piqp", "daqp", "linear-decomposition"):  # accurate, but no time limit: never the masters' fallback
         assert BACKENDS[name].accurate_point and not BACKENDS[name].time_limit
         assert name not in registry.accurate_solvers("QP", time_limit=True)
+    # accurate, but of one shape of model (its slack and norm shapes): never the reference of every NLP
+    assert "linear-decomposition" in available_solvers("NLP")
+    assert "linear-decomposition" not in registry.accurate_solvers("NLP")
 
 
 def test_the_checks_reference_nlp_solver_and_the_masters_fallback_on_this_install():
@@ -88,12 +91,14 @@ def test_pyros_backends_read_the_declarations():
 
 
 def test_a_fake_accurate_nlp_backend_is_the_reference_and_the_masters_fallback(backends):
-    backends(drop=("ipopt",), add=(fake("accurate", accurate_point=True),
+    backends(drop=("ipopt",), add=(fake("one-shape", accurate_point=True, shape="a module of one shape"),
+                                   fake("accurate", accurate_point=True),
                                    fake("no-limit", accurate_point=True, time_limit=False),
                                    fake("absent", package=NOT_INSTALLED, accurate_point=True)))
+    # "one-shape" joined first but takes one shape of model only (linear-decomposition's norm shape is an NLP/SOCP)
     assert reference_26_solver() == "accurate"
     assert master_fallback() == ["accurate"]  # "no-limit" honours no time limit, "absent" is not installed
-    backends(drop=("ipopt", "accurate", "no-limit", "absent"))
+    backends(drop=("ipopt", "accurate", "no-limit", "absent", "one-shape", "linear-decomposition"))
     assert reference_26_solver() == "default" and master_fallback() == []
 
 

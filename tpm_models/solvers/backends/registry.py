@@ -215,11 +215,11 @@ def has_accurate_point(solver: str) -> bool:
 
 
 def accurate_solvers(kind: str, time_limit: bool = False) -> list[str]:
-    """The installed backends that take ``kind`` and declare :attr:`Backend.accurate_point` (and, with
-    ``time_limit``, honour a time limit), in the order they joined: the checks' reference of an NLP and the
-    cutting planes' last resort on a master (Ipopt here)."""
-    return [name for name in available_solvers(kind)
-            if BACKENDS[name].accurate_point and (BACKENDS[name].time_limit or not time_limit)]
+    """The installed backends that take every model of class ``kind`` (no :attr:`Backend.shape`) and declare
+    :attr:`Backend.accurate_point` (and, with ``time_limit``, honour a time limit), in the order they joined: the
+    checks' reference of an NLP and the cutting planes' last resort on a master (Ipopt here)."""
+    return [name for name in available_solvers(kind) if BACKENDS[name].accurate_point and BACKENDS[name].shape is None
+            and (BACKENDS[name].time_limit or not time_limit)]
 
 
 def time_limited_defaults(kind: str, size: int) -> list[str]:
