@@ -19,6 +19,7 @@ from tpm_models.checks.verify import (
     master_fallback,
     master_large_solvers,
     master_solvers,
+    pyros_options,
     pyros_subsolver,
     pyros_subsolvers,
 )
@@ -132,3 +133,14 @@ def test_check_pyros_skips_when_its_subsolvers_backend_is_missing(backends):
     (result,) = check_pyros(X, y, 0, 0.3, 1.0, 0.02)
     assert result.skipped and "needs licensed as subsolver" in result.note and NOT_INSTALLED in result.note
 
+
+
+def test_a_local_subsolver_as_both_bypasses_local_separation(monkeypatch):
+    """``PyrosSettings.local`` (declared by our Ipopt's settings only) decides PyROS's ``bypass_local_separation``:
+    set with Ipopt as both subsolvers, not with Ipopt beside another, and not once the declaration is taken away."""
+    ipopt = casadi_ipopt.PLUGIN_NAME
+    assert PYROS_SETTINGS[ipopt].local and not any(s.local for n, s in PYROS_SETTINGS.items() if n != ipopt)
+    assert pyros_options(ipopt, ipopt)[0].get("bypass_local_separation") is True
+    assert "bypass_local_separation" not in pyros_options(ipopt, "scip")[0]
+    monkeypatch.setitem(PYROS_SETTINGS, ipopt, PYROS_SETTINGS[ipopt]._replace(local=False))
+    assert "bypass_local_separation" not in pyros_options(ipopt, ipopt)[0]

@@ -31,6 +31,7 @@ from pyomo.contrib import pyros
 from tpm_models.checks.verify import (
     CUT_TOL,
     MAX_ROUNDS,
+    PYROS_SETTINGS,
     pyros_options,
     pyros_subsolver,
     solve_cutting_planes,
@@ -118,7 +119,7 @@ def solve_22_pyros(
     would repeat the global one with the same solver, so it is bypassed
     (``bypass_local_separation``), and the separation problems are ordered and helped by a
     redundant row (:func:`add_separation_order`; ``separation_order`` defaults to it only
-    with Ipopt, the subsolver it was measured with).
+    with a local subsolver as both (``PyrosSettings.local``: Ipopt, the subsolver it was measured with).
 
     Each Ipopt subsolver gets a cold-started Ipopt as PyROS backup (PyROS starts every master
     at the solution of a feasibility problem whose solution set is unbounded, where a warm
@@ -136,7 +137,8 @@ def solve_22_pyros(
     start = time.perf_counter()
     model = build_semi_infinite_22(X, y, c, nu, alpha, p=p, eps=eps)
     if separation_order is None:
-        separation_order = local_solver == global_solver == "tpm_ipopt"
+        both = PYROS_SETTINGS.get(local_solver) if local_solver is not None and local_solver == global_solver else None
+        separation_order = both is not None and both.local
     if separation_order:
         add_separation_order(model, one_by_one=check_p(p) != 2.0)
     first_stage = list(model.w.values()) + [model.theta] + list(model.xi.values())

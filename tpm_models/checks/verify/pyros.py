@@ -61,7 +61,10 @@ class PyrosSettings(NamedTuple):
     """How :func:`pyros_subsolver` makes one PyROS subsolver: the Pyomo solver (``SolverFactory`` name), our settings
     on it (its own names), the setting that takes PyROS's time limit (``None``: none), PyROS's
     ``robust_feasibility_tolerance`` beside it, and its backup (:func:`pyros_options`): the settings of a counted
-    backup on top of ``options`` (``backup_options``) or the keywords of a fresh one (``backup_kwds``)."""
+    backup on top of ``options`` (``backup_options``) or the keywords of a fresh one (``backup_kwds``); ``local``: a
+    local NLP solver whose KKT points are global on the convex separation problems, so that as both of PyROS's
+    solvers the local separation is bypassed (:func:`pyros_options`) and the separation problems are ordered
+    (:func:`tpm_models.checks.semi_infinite.solve_22_pyros`)."""
 
     factory: str
     options: dict
@@ -69,11 +72,12 @@ class PyrosSettings(NamedTuple):
     feasibility_tol: float = PYROS_FEASIBILITY_TOL
     backup_options: dict | None = None
     backup_kwds: dict | None = None
+    local: bool = False
 
 
 PYROS_SETTINGS: dict[str, PyrosSettings] = {
     casadi_ipopt.PLUGIN_NAME: PyrosSettings(casadi_ipopt.PLUGIN_NAME, {}, "max_wall_time",
-                                            backup_kwds={"warmstart": False}),
+                                            backup_kwds={"warmstart": False}, local=True),
     "scip": PyrosSettings("scip_direct", {"display/verblevel": 0,  # SCIP can block on the captured pipe
                                           "limits/gap": 0.0, **SCIP_PYROS_OPTIONS}, "limits/time",
                           feasibility_tol=SCIP_PYROS_FEASIBILITY_TOL),
@@ -189,7 +193,7 @@ def pyros_options(local_solver: str | None, global_solver: str | None, time_limi
         else:
             continue
         options[f"backup_{kind}_solvers"] = [backups[-1]]
-    if local_solver == global_solver and made[0] is not None and made[0].backup_kwds is not None:
+    if local_solver == global_solver and made[0] is not None and made[0].local:
         options["bypass_local_separation"] = True  # both our Ipopt: its separations are global on convex models
     return options, backups
 
