@@ -46,8 +46,9 @@ LINEAR_CSV = NOTES / "bench-estimators-linear.csv"
 BUILDERS_CSV = plot_builders.PAGE.csv_path
 NAMES = ("scale", "estimators", "builders")
 """The comparisons; each one's figure is ``docs/figures/benchmarks-<name>`` (``.svg`` and ``.png``)."""
-SCALE_COMMANDS = ("python -m benchmarks bench scale --sizes 10000 100000 --timeout 600 --repeats 5",
-                  "python -m benchmarks bench scale --sizes 1000000 --models 15 28 --timeout 900")
+SCALE_COMMANDS = ("python -m benchmarks bench scale --sizes 10000 --timeout 600 --repeats 5",
+                  "python -m benchmarks bench scale --sizes 100000 --timeout 600 --repeats 3",
+                  "python -m benchmarks bench scale --sizes 1000000 --models 15 28 23:2 --repeats 1 --timeout 900")
 """The runs whose printed tables are the scale CSV's rows (``docs/notes/bench-scale-history.md``, "Where main stands
 now")."""
 REDRAW = "python -m benchmarks.plot_all"
@@ -177,12 +178,13 @@ def recorded_run(page: Path, csv_name: str) -> tuple[str, str]:
 
 
 def scale_recorded() -> str:
-    """The machine and the load of the scale rows, as ``docs/bench-scale.md`` states them."""
+    """The machines and the loads of the scale rows' runs, as ``docs/bench-scale.md`` states them (each sentence
+    ``Commit ... on the project's machine ..., load average a-b``, joined by ``; ``)."""
     text = " ".join((ROOT / "docs" / "bench-scale.md").read_text().split())
-    found = re.search(r"Commit [0-9a-f]{7,} on the project's machine .*?load average [\d.]+-[\d.]+", text)
+    found = re.findall(r"Commit [0-9a-f]{7,} on the project's machine .*?load average [\d.]+-[\d.]+", text)
     if not found:
         raise ValueError("docs/bench-scale.md: no sentence 'Commit ... on the project's machine ..., load average'")
-    return found.group(0)
+    return "; ".join(found)
 
 
 def figure_line(name: str, alt: str) -> str:
@@ -196,9 +198,9 @@ def commands_block(commands: Sequence[str]) -> str:
 def scale_block(rows: Rows) -> str:
     return "\n\n".join([
         f"Recorded ([the scale page](../bench-scale.md)): {scale_recorded()}.",
-        "The rows are [`docs/results/bench-scale.csv`](../results/bench-scale.csv): `bench scale` writes no CSV, the "
-        "rows are the tables these two runs printed (the median of five processes a side at 10^4 and 10^5 points, one "
-        "process a side at 10^6; [the history](bench-scale-history.md)):",
+        "The rows are [`docs/results/bench-scale.csv`](../results/bench-scale.csv), of these runs (with `--csv`; the "
+        "median of five processes a side at 10^4 points, of three at 10^5, one process a side at 10^6; "
+        "[the history](bench-scale-history.md)):",
         commands_block(SCALE_COMMANDS),
         figure_line("scale", "Wall seconds against points, each model, ours beside cvxpy + Clarabel"),
         scale_table(rows)])

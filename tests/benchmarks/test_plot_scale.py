@@ -12,7 +12,9 @@ PAGE = ROOT / "docs" / "bench-scale.md"
 
 
 def page_rows() -> list[list[str]]:
-    lines = [line for line in PAGE.read_text().splitlines() if line.startswith("| (")]
+    """The rows of the table of the section "Today's numbers" (the page's other sections have tables of their own)."""
+    section = PAGE.read_text().split("\n## Today's numbers\n", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("| (")]
     return [[c.strip() for c in line.strip("|").split("|")] for line in lines]
 
 
