@@ -38,6 +38,7 @@ from pyomo.core.expr.visitor import identify_variables
 from pyomo.repn.linear import LinearRepnVisitor
 from pyomo.repn.util import FileDeterminism, FileDeterminism_to_SortComponents, VarRecorder
 
+from tpm_models.certify.evaluation import pyomo_value
 from tpm_models.certify.gradients import atom_block_gradient, atom_rows_gradient, gradient
 from tpm_models.models.row_blocks import row_blocks
 
@@ -312,9 +313,10 @@ def objective_disagrees(objective: Any, variables: list, x: np.ndarray, f: float
     """Why the certificate's objective (value ``f`` and gradient ``grad`` at ``x``, read by
     :mod:`tpm_models.certify.gradients`) is not the model's, judged by Pyomo's own evaluation of the objective
     expression; ``None`` when they agree (:data:`OBJECTIVE_TOL`, :data:`DIRECTION_TOL`) or Pyomo cannot evaluate it
-    there. ``smooth``: no node of the objective at a kink (the central difference means something)."""
+    there (:func:`tpm_models.certify.evaluation.pyomo_value`: ``pyo.value``'s number, its leaves read in one pass).
+    ``smooth``: no node of the objective at a kink (the central difference means something)."""
     try:
-        value = float(pyo.value(objective.expr))
+        value = float(pyomo_value(objective.expr))
     except (ArithmeticError, ValueError):
         return None
     if not math.isfinite(value):
@@ -346,7 +348,7 @@ def _central_difference(objective: Any, variables: list, x: np.ndarray, d: np.nd
         for step in (h, -h):
             for v, xv, dv in zip(variables, x.tolist(), d.tolist()):
                 v.set_value(xv + step * dv, skip_validation=True)
-            sides.append(float(pyo.value(objective.expr)))
+            sides.append(float(pyomo_value(objective.expr)))
     except (ArithmeticError, ValueError):
         return math.nan
     finally:
