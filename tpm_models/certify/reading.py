@@ -305,7 +305,7 @@ STEP = 1e-4
 
 DIRECTION_MAX_COLUMNS = 20_000
 """Up to this many columns the objective's gradient is checked against Pyomo's central difference (two more
-evaluations of the objective); above, its value only (one evaluation, 0.05-0.3 s at :math:`10^5` points)."""
+evaluations of the objective); above, its value only (one evaluation)."""
 
 
 def objective_disagrees(objective: Any, variables: list, x: np.ndarray, f: float, grad: np.ndarray,
