@@ -11,7 +11,7 @@ path's readers (:mod:`tpm_models.solvers`), so that a misreading there is not re
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pyomo.core as pyo
@@ -41,6 +41,26 @@ def constant_value(c: Any) -> float:
     return float(pyo.value(c))
 
 
+class _Resume(NamedTuple):
+    """The terms of a sum from ``start`` on, still to be read by :func:`objective_terms`."""
+
+    args: Any
+    start: int
+
+
+def _variable_term(v: Any, c: float, col: dict, cols: list, coefs: list) -> float | None:
+    """``c * v`` into ``cols``, ``coefs`` (returns 0.0), or its value when ``v`` is fixed; ``None`` when ``v`` is not
+    a column of ``col``."""
+    if v.fixed:
+        return c * float(v.value)
+    k = col.get(id(v))
+    if k is None:
+        return None
+    cols.append(k)
+    coefs.append(c)
+    return 0.0
+
+
 def objective_terms(expr: Any, col: dict) -> tuple[list[int], list[float], float, list[tuple[float, Any]]] | None:
     """``expr`` as ``constant + sum_k a_k x_k + sum_j c_j * node_j``: ``(columns, coefficients, constant,
     [(c_j, node_j)])``, sums, negations and constant factors taken apart, every other term a node (the same object
@@ -53,20 +73,34 @@ def objective_terms(expr: Any, col: dict) -> tuple[list[int], list[float], float
     while stack:
         c, e = stack.pop()
         kind = e.__class__
-        if kind in native_numeric_types:
+        if kind is _Resume or kind is ne.SumExpression or kind is ne.LinearExpression:
+            # a sum's terms in order; its monomials and variables read here, the first other term walked (below)
+            # before the rest of the sum resumes: the terms in the order of a walk of every term
+            args, start = (e.args, e.start) if kind is _Resume else (e.args, 0)
+            for k in range(start, len(args)):
+                a = args[k]
+                if a.__class__ is ne.MonomialTermExpression:
+                    coef, v = a._args_
+                    term = _variable_term(v, c * constant_value(coef), col, cols, coefs)
+                elif a.__class__ is VarData:
+                    term = _variable_term(a, c, col, cols, coefs)
+                else:
+                    if k + 1 < len(args):
+                        stack.append((c, _Resume(args, k + 1)))
+                    stack.append((c, a))
+                    break
+                if term is None:
+                    return None
+                const += term
+        elif kind in native_numeric_types:
             const += c * float(e)
         elif kind is VarData or (hasattr(e, "is_variable_type") and e.is_variable_type()):
-            if e.fixed:
-                const += c * float(e.value)
-            elif id(e) in col:
-                cols.append(col[id(e)])
-                coefs.append(c)
-            else:
+            term = _variable_term(e, c, col, cols, coefs)
+            if term is None:
                 return None
+            const += term
         elif not e.is_potentially_variable():
             const += c * constant_value(e)
-        elif kind is ne.SumExpression or kind is ne.LinearExpression:
-            stack.extend((c, a) for a in reversed(e.args))
         elif kind is ne.NegationExpression:
             stack.append((-c, e.args[0]))
         elif (kind is ne.ProductExpression or kind is ne.MonomialTermExpression) and \

@@ -38,6 +38,7 @@ from pyomo.core.expr.visitor import identify_variables
 from pyomo.repn.linear import LinearRepnVisitor
 from pyomo.repn.util import FileDeterminism, FileDeterminism_to_SortComponents, VarRecorder
 
+from tpm_models.certify.evaluation import pyomo_value
 from tpm_models.certify.gradients import atom_block_gradient, atom_rows_gradient, gradient
 from tpm_models.models.row_blocks import row_blocks
 
@@ -305,7 +306,7 @@ STEP = 1e-4
 DIRECTION_MAX_COLUMNS = 20_000
 """Up to this many columns the objective's gradient is checked against Pyomo's central difference (the objective
 evaluated at four more points, in the same walk as its value when :func:`joint_values` can); above, its value only
-(one evaluation, 0.05-0.3 s at :math:`10^5` points)."""
+(one evaluation)."""
 
 
 def objective_disagrees(objective: Any, variables: list, x: np.ndarray, f: float, grad: np.ndarray,
@@ -313,9 +314,9 @@ def objective_disagrees(objective: Any, variables: list, x: np.ndarray, f: float
     """Why the certificate's objective (value ``f`` and gradient ``grad`` at ``x``, read by
     :mod:`tpm_models.certify.gradients`) is not the model's, judged by Pyomo's own evaluation of the objective
     expression; ``None`` when they agree (:data:`OBJECTIVE_TOL`, :data:`DIRECTION_TOL`) or Pyomo cannot evaluate it
-    there. ``smooth``: no node of the objective at a kink (the central difference means something). The value and
-    the central differences are one walk of the expression when :func:`joint_values` gives them, else one walk a
-    point."""
+    there (:func:`tpm_models.certify.evaluation.pyomo_value`: ``pyo.value``'s number, its leaves read in one pass).
+    ``smooth``: no node of the objective at a kink (the central difference means something). The value and the
+    central differences are one walk of the expression when :func:`joint_values` gives them, else one walk a point."""
     n = len(variables)
     direction = smooth and 0 < n <= DIRECTION_MAX_COLUMNS
     d = np.random.default_rng(0).standard_normal(n)
@@ -325,7 +326,7 @@ def objective_disagrees(objective: Any, variables: list, x: np.ndarray, f: float
     steps = (h, h / 100)  # a kink within h of the point bends the first difference, not a second, shorter one
     joint = joint_values(objective, variables, x, d, (0.0, h, -h, h / 100, -h / 100)) if direction else None
     try:
-        value = joint[0] if joint else float(pyo.value(objective.expr))
+        value = joint[0] if joint else float(pyomo_value(objective.expr))
     except (ArithmeticError, ValueError):
         return None
     if not math.isfinite(value):
@@ -378,7 +379,7 @@ def _central_difference(objective: Any, variables: list, x: np.ndarray, d: np.nd
         for step in (h, -h):
             for v, xv, dv in zip(variables, x.tolist(), d.tolist()):
                 v.set_value(xv + step * dv, skip_validation=True)
-            sides.append(float(pyo.value(objective.expr)))
+            sides.append(float(pyomo_value(objective.expr)))
     except (ArithmeticError, ValueError):
         return math.nan
     finally:
