@@ -20,7 +20,8 @@ made: :func:`fit_base_mb`), test accuracy. Measured, never asserted.
 min-max scaled, all points) with ``TPMSVMOneVsAll()`` (its defaults: the dense path) beside ``SVC(kernel="linear")``,
 each model in ``N`` fresh processes per data set, alternating (ours, SVC, ours, ...). Each process times its first fit
 (what a script that fits once pays) and the median of ``--repeats`` further fits (:func:`small_fit_row`); the
-table gives the medians over the processes.
+table gives the medians over the processes. With ``--csv PATH`` (with or without ``--processes``) the rows are
+written as :data:`SMALL_CSV_COLUMNS` (:func:`small_csv_rows`), ``docs/notes/bench-estimators-iris-wine.csv``.
 """
 
 from __future__ import annotations
@@ -246,4 +247,37 @@ def scaled_csv_rows(rows: list[dict]) -> list[dict[str, str]]:
                     "svc_accuracy": fmt(svc.get("accuracy"), ".3f"),
                     "linearsvc_accuracy": fmt(lin.get("accuracy"), ".3f"),
                     "tpmsvm_backend": ours.get("backend") or "", "note": "; ".join(notes)})
+    return out
+
+
+SMALL_CSV_COLUMNS = ("dataset", "m", "n", "processes", "repeats", "tpmsvm_first_s", "svc_first_s", "first_ratio",
+                     "tpmsvm_warm_s", "svc_warm_s", "warm_ratio", "tpmsvm_pyomo_s", "note")
+"""The header of the Iris and Wine CSV (``bench estimators --csv``, with or without ``--processes``:
+:func:`small_csv_rows`): per data set, the fit seconds of ``TPMSVMOneVsAll()`` and ``SVC(kernel="linear")`` (first
+fit: the median over fresh processes of each process's first fit, only with ``--processes``; warm: the median of
+``repeats`` fits, over the processes with ``--processes``), the ratios ours / SVC's of the unrounded seconds, the Pyomo
+route's median (only without ``--processes``), and a note (a fit's error). ``processes`` is 0 where every fit ran in
+the one process."""
+
+
+def small_csv_rows(rows: list[dict]) -> list[dict[str, str]]:
+    """The Iris and Wine rows as the cells of :data:`SMALL_CSV_COLUMNS`: of :func:`bench_small` (``"tpmsvm"`` and
+    ``"svc"`` each ``{"first", "warm"}`` or ``{"error"}``) or of :func:`benchmarks.bench_builders.bench_estimators`
+    (``"dense"``, ``"svc"``, ``"pyomo"`` seconds, every fit in one process); seconds to the microsecond, ratios to
+    two decimals; an empty cell where the run measured no number."""
+    out = []
+    for r in rows:
+        if "dense" in r:
+            ours, svc = {"warm": r["dense"]}, {"warm": r["svc"]}
+        else:
+            ours, svc = r.get("tpmsvm", {}), r.get("svc", {})
+        notes = [f"{name}: {x['error']}" for name, x in (("TPMSVMOneVsAll", ours), ("SVC", svc)) if "error" in x]
+        cells = {"dataset": r["dataset"], "m": str(r.get("m", "")), "n": str(r.get("n", "")),
+                 "processes": str(r.get("processes", 0)), "repeats": str(r["repeats"]),
+                 "tpmsvm_pyomo_s": fmt(r.get("pyomo"), ".6f"), "note": "; ".join(notes)}
+        for key in ("first", "warm"):
+            a, b = ours.get(key), svc.get(key)
+            cells |= {f"tpmsvm_{key}_s": fmt(a, ".6f"), f"svc_{key}_s": fmt(b, ".6f"),
+                      f"{key}_ratio": fmt(a / b if a and b else None)}
+        out.append(cells)
     return out

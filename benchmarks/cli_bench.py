@@ -32,7 +32,15 @@ from benchmarks.bench_dask import WORKER_MEMORY, bench_dask
 from benchmarks.bench_estimators import BENCH_KERNELS as SCALED_KERNELS
 from benchmarks.bench_estimators import CSV_COLUMNS as SCALED_CSV_COLUMNS
 from benchmarks.bench_estimators import MODELS as SCALED_MODELS
-from benchmarks.bench_estimators import bench_scaled, bench_small, scaled_csv_rows, scaled_table, small_table
+from benchmarks.bench_estimators import (
+    SMALL_CSV_COLUMNS,
+    bench_scaled,
+    bench_small,
+    scaled_csv_rows,
+    scaled_table,
+    small_csv_rows,
+    small_table,
+)
 from benchmarks.bench_linear import LINEAR_CSV_COLUMNS, bench_crossover, bench_linear, crossover_table, linear_csv_rows
 from benchmarks.bench_robust import bench_robust, robust_table
 from benchmarks.bench_scale import CSV_COLUMNS as SCALE_CSV_COLUMNS
@@ -76,8 +84,9 @@ def _write_csv(args: argparse.Namespace, columns: tuple[str, ...], rows: list[di
 
 
 def cmd_bench_estimators(args: argparse.Namespace) -> int:
-    """``python -m benchmarks bench estimators``: one-versus-all fits beside ``SVC(kernel="linear")`` on Iris and Wine;
-    with ``--sizes``, :mod:`benchmarks.bench_estimators` at those sizes and ``--kernel`` kernels."""
+    """``python -m benchmarks bench estimators``: one-versus-all fits beside ``SVC(kernel="linear")`` on Iris and Wine
+    (with ``--csv``, their rows: :data:`benchmarks.bench_estimators.SMALL_CSV_COLUMNS`); with ``--sizes``,
+    :mod:`benchmarks.bench_estimators` at those sizes and ``--kernel`` kernels."""
     print(f"python -m benchmarks bench estimators: {machine()}")
     if args.linear or args.crossover:
         return _bench_linear(args)
@@ -89,9 +98,12 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
                            progress=None if args.quiet else print)
         print(small_table(rows))
         print(f"\n{machine()}")
+        _write_csv(args, SMALL_CSV_COLUMNS, small_csv_rows(rows))
         return 0
     if args.sizes is None:
-        print(estimators_table(bench_estimators(args.repeats or 200)))
+        rows = bench_estimators(args.repeats or 200)
+        print(estimators_table(rows))
+        _write_csv(args, SMALL_CSV_COLUMNS, small_csv_rows(rows))
         return 0
     kernels = args.kernel if args.kernel is not None else list(SCALED_KERNELS)
     unknown = [k for k in kernels if k not in SCALED_KERNELS]
@@ -330,8 +342,9 @@ def add_parsers(sub) -> None:
     b.add_argument("--timeout", type=float, default=3600.0,
                    help="bench scale: seconds per process; bench estimators --sizes: seconds per fit")
     b.add_argument("--json", help="bench scale, backends: also write the rows to this JSON file")
-    b.add_argument("--csv", help="bench backends, builders, estimators --sizes, scale: also write the page's rows to "
-                   "this CSV file (docs/notes/bench-<what>.csv; python -m benchmarks.plot_<what> draws its figure)")
+    b.add_argument("--csv", help="bench backends, builders, estimators, scale: also write the page's rows to "
+                   "this CSV file (docs/notes/bench-<what>.csv; python -m benchmarks.plot_<what> draws its figure; "
+                   "bench estimators on Iris and Wine: docs/notes/bench-estimators-iris-wine.csv)")
     b.add_argument("--reference", help="bench scale: the CSV of docs/reference/cvxpy_scale.py, to print the accuracy")
     b.add_argument("--no-linopy", action="store_true", help="bench builders: skip linopy")
     b.add_argument("--repeats", type=int, default=None,

@@ -16,6 +16,9 @@ and a table of the CSV's numbers with the ratio ours / peer:
 * ``builders``: build + ``.lp`` beside linopy's, from ``docs/notes/bench-builders.csv``
   (:mod:`benchmarks.plot_builders`);
 
+beside the estimators' table, Iris and Wine (``TPMSVMOneVsAll()`` beside ``SVC(kernel="linear")``, first and warm
+fits in fresh processes) from ``docs/notes/bench-estimators-iris-wine.csv`` (no figure: two data sets);
+
 and a block ``targets``: issue 51's targets, each met or not by the CSVs' rows. The machine, its load and the command
 of each CSV are read from the page that recorded the run (the line ``measured ...`` that the bench printed; for the
 scale rows, which ``bench scale`` prints as a table and writes no CSV of, the sentence of ``docs/bench-scale.md``).
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import ROOT, plot_builders, plot_estimators, plot_scale
+from benchmarks.bench_estimators import SMALL_CSV_COLUMNS
 from benchmarks.bench_linear import LINEAR_CSV_COLUMNS
 from benchmarks.pages import FIGURES, NOTES, log_lines, number, read_rows
 from tpm_models.files import write_text
@@ -44,6 +48,9 @@ SCALE_CSV = plot_scale.CSV
 ESTIMATORS_CSV = plot_estimators.PAGE.csv_path
 LINEAR_CSV = NOTES / "bench-estimators-linear.csv"
 BUILDERS_CSV = plot_builders.PAGE.csv_path
+IRIS_WINE_CSV = NOTES / "bench-estimators-iris-wine.csv"
+IRIS_WINE_PAGE = NOTES / "bench-builders.md"
+"""The page that records the Iris and Wine run (its section on the estimators beside ``SVC(kernel="linear")``)."""
 NAMES = ("scale", "estimators", "builders")
 """The comparisons; each one's figure is ``docs/figures/benchmarks-<name>`` (``.svg`` and ``.png``)."""
 SCALE_COMMANDS = ("python -m benchmarks bench scale --sizes 10000 --timeout 600 --repeats 5",
@@ -58,6 +65,9 @@ SCALE_TITLES = ("model", "m", "our solver", "ours wall s", "cvxpy + Clarabel wal
                 "target <= 0.5 (10^5, 10^6)")
 ESTIMATORS_TITLES = ("kernel", "m", "TPMSVMOneVsAll fit s", "SVC fit s", "ours / SVC", "LinearSVC fit s",
                      "ours / LinearSVC", "our backend")
+IRIS_WINE_TITLES = ("data", "m x n", "processes", "TPMSVMOneVsAll() first fit ms", "SVC first fit ms",
+                    "first fit ours / SVC", "TPMSVMOneVsAll() warm fit ms", "SVC warm fit ms", "warm fit ours / SVC",
+                    "target <= 1.5")
 LINEAR_TITLES = ("m", "repeats", "linear-decomposition fit s", "LinearSVC fit s", "ours / LinearSVC")
 BUILDERS_TITLES = ("model", "m", "Pyomo build + .lp s", "linopy build + .lp s", "ours / linopy",
                    "target <= 2 (10^5)")
@@ -100,6 +110,30 @@ def estimators_table(rows: Rows) -> str:
     return table(ESTIMATORS_TITLES, cells)
 
 
+def milliseconds(cell: str) -> str:
+    """A CSV's seconds as milliseconds to two decimals; ``""`` for an empty cell."""
+    return f"{float(cell) * 1e3:.2f}" if cell else ""
+
+
+def iris_wine_worst(row: Mapping[str, str]) -> tuple[float, str]:
+    """The larger of a data set's ratios ours / SVC (first fit, warm fit: the CSV's cells, of the unrounded seconds)
+    and which fit it is; ``(nan, "")`` when the row has neither."""
+    measured = [(float(row[f"{fit}_ratio"]), f"{fit} fit") for fit in ("first", "warm") if row[f"{fit}_ratio"]]
+    return max(measured) if measured else (float("nan"), "")
+
+
+def iris_wine_table(rows: Rows) -> str:
+    """Each data set: first and warm fit milliseconds of ours and SVC's (the CSV's seconds), the CSV's ratios, and
+    whether the target (the larger ratio at most 1.5) holds."""
+    cells = []
+    for r in rows:
+        value, fit = iris_wine_worst(r)
+        cells.append((r["dataset"], f"{r['m']} x {r['n']}", r["processes"], milliseconds(r["tpmsvm_first_s"]),
+                      milliseconds(r["svc_first_s"]), r["first_ratio"], milliseconds(r["tpmsvm_warm_s"]),
+                      milliseconds(r["svc_warm_s"]), r["warm_ratio"], verdict(value, 1.5) if fit else ""))
+    return table(IRIS_WINE_TITLES, cells)
+
+
 def linear_table(rows: Rows) -> str:
     """Each m of ``bench estimators --linear``: medians of the fit seconds, ours / LinearSVC from the cells (the CSV
     holds the inverse, ``speedup``)."""
@@ -137,9 +171,9 @@ def worst(pairs: Sequence[tuple[float, str, int]], bound: float) -> tuple[str, s
     return f"{len(pairs)} (m = {sizes})", f"{value:.2f} ({where})", over, verdict(value, bound)
 
 
-def targets_table(scale: Rows, estimators: Rows, linear: Rows, builders: Rows) -> str:
+def targets_table(scale: Rows, estimators: Rows, linear: Rows, builders: Rows, iris_wine: Rows = ()) -> str:
     """Issue 51's targets, each judged on the CSVs' rows it covers (ours / peer as in the tables below, two
-    decimals)."""
+    decimals; Iris and Wine by each data set's larger ratio, :func:`iris_wine_worst`)."""
     def at(value: float, r: Mapping[str, str], m: str = "m", what: str = "") -> tuple[float, str, int]:
         name = what or r.get("model") or r["kernel"]
         return float(f"{value:.2f}"), f"{name} at {points(r[m])}", int(r[m])
@@ -148,6 +182,7 @@ def targets_table(scale: Rows, estimators: Rows, linear: Rows, builders: Rows) -
            if r["ours_fit_s"] and r["linearsvc_fit_s"]]
     lin += [at(number(r["tpmsvm_fit_s"]) / number(r["linearsvc_fit_s"]), r) for r in estimators
             if r["kernel"] == "linear" and 10_000 <= int(r["m"]) <= 1_000_000 and r["linearsvc_fit_s"]]
+    small = [(iris_wine_worst(r), r) for r in iris_wine]
     rows = [
         ("every bench-scale row at 10^5 and 10^6 points <= 0.5x cvxpy + Clarabel's wall",
          worst([at(float(r["wall_ratio"]), r, "points") for r in scale
@@ -156,7 +191,8 @@ def targets_table(scale: Rows, estimators: Rows, linear: Rows, builders: Rows) -
         ("Gaussian kernel <= 0.5x SVC at 10^4-10^5 points",
          worst([at(float(r["ratio"]), r) for r in estimators
                 if r["kernel"] == "gaussian" and 10_000 <= int(r["m"]) <= 100_000 and r["ratio"]], 0.5)),
-        ("Iris and Wine <= 1.5x SVC", worst([], 1.5)),
+        ("Iris and Wine <= 1.5x SVC",
+         worst([at(value, r, what=f"{r['dataset']} {fit}") for (value, fit), r in small if fit], 1.5)),
         ("first fit at 10^3 points <= 1.0x SVC",
          worst([at(float(r["ratio"]), r) for r in estimators if int(r["m"]) == 1_000 and r["ratio"]], 1.0)),
         ("build + .lp <= 2x linopy at 10^5 points",
@@ -168,10 +204,11 @@ def targets_table(scale: Rows, estimators: Rows, linear: Rows, builders: Rows) -
 
 def recorded_run(page: Path, csv_name: str) -> tuple[str, str]:
     """The line ``measured ...`` that the run which wrote ``csv_name`` printed, as ``page`` quotes it (with the load
-    at the run's start, when the page gives it), and the run's command; ``ValueError`` when the page has none."""
+    at the run's start, when the page gives it), and the run's command (with the options after ``--csv PATH``);
+    ``ValueError`` when the page has none."""
     text = " ".join(page.read_text().split())
     found = re.search(r"`(measured [^`]*?, Python [\d.]+: (python -m [^`]*--csv docs/notes/" + re.escape(csv_name)
-                      + r"))`(; at its start the load average was \d+\.\d+ \d+\.\d+)?", text)
+                      + r"(?: [^`]*)?))`(; at its start the load average was \d+\.\d+ \d+\.\d+)?", text)
     if not found:
         raise ValueError(f"{page}: no line 'measured ...' of the run that wrote {csv_name}")
     return found.group(1) + (found.group(3) or ""), found.group(2)
@@ -206,10 +243,11 @@ def scale_block(rows: Rows) -> str:
         scale_table(rows)])
 
 
-def estimators_block(rows: Rows, linear: Rows) -> str:
+def estimators_block(rows: Rows, linear: Rows, iris_wine: Rows) -> str:
     page = NOTES / "bench-estimators.md"
     run, command = recorded_run(page, ESTIMATORS_CSV.name)
     linear_run, linear_command = recorded_run(page, LINEAR_CSV.name)
+    small_run, small_command = recorded_run(IRIS_WINE_PAGE, IRIS_WINE_CSV.name)
     return "\n\n".join([
         f"Recorded ([the classifiers' page](bench-estimators.md)): `{run}`.",
         "The rows are [`bench-estimators.csv`](bench-estimators.csv) (one fit of each model in a fresh process, so "
@@ -222,7 +260,14 @@ def estimators_block(rows: Rows, linear: Rows) -> str:
         "(`backend=\"linear-decomposition\"` beside `LinearSVC`, the medians of three fresh processes each, "
         "alternating):",
         commands_block([linear_command]),
-        linear_table(linear)])
+        linear_table(linear),
+        f"Recorded ([the builders' page](bench-builders.md)): `{small_run}`. The rows are "
+        "[`bench-estimators-iris-wine.csv`](bench-estimators-iris-wine.csv) (Iris and Wine, min-max scaled, all "
+        "points; `TPMSVMOneVsAll()` beside `SVC(kernel=\"linear\")`, each in fresh processes per data set, ours and "
+        "SVC's in turn, each process timing its first fit and the median of its further fits; medians over the "
+        "processes):",
+        commands_block([small_command]),
+        iris_wine_table(iris_wine)])
 
 
 def builders_block(rows: Rows) -> str:
@@ -237,19 +282,21 @@ def builders_block(rows: Rows) -> str:
 
 
 def read_all(scale_csv: Path = SCALE_CSV, estimators_csv: Path = ESTIMATORS_CSV, linear_csv: Path = LINEAR_CSV,
-             builders_csv: Path = BUILDERS_CSV) -> dict[str, list[dict[str, str]]]:
-    """The four CSVs' rows (strings), by name: scale, estimators, linear, builders."""
+             builders_csv: Path = BUILDERS_CSV, iris_wine_csv: Path = IRIS_WINE_CSV) -> dict[str, list[dict[str, str]]]:
+    """The five CSVs' rows (strings), by name: scale, estimators, linear, builders, iris-wine."""
     return {"scale": plot_scale.read_rows(scale_csv),
             "estimators": read_rows(estimators_csv, plot_estimators.PAGE.columns),
             "linear": read_rows(linear_csv, LINEAR_CSV_COLUMNS),
-            "builders": read_rows(builders_csv, plot_builders.PAGE.columns)}
+            "builders": read_rows(builders_csv, plot_builders.PAGE.columns),
+            "iris-wine": read_rows(iris_wine_csv, SMALL_CSV_COLUMNS)}
 
 
 def blocks(rows: Mapping[str, Rows]) -> dict[str, str]:
     """The page's generated blocks, by name: targets, scale, estimators, builders."""
-    return {"targets": targets_table(rows["scale"], rows["estimators"], rows["linear"], rows["builders"]),
+    return {"targets": targets_table(rows["scale"], rows["estimators"], rows["linear"], rows["builders"],
+                                     rows["iris-wine"]),
             "scale": scale_block(rows["scale"]),
-            "estimators": estimators_block(rows["estimators"], rows["linear"]),
+            "estimators": estimators_block(rows["estimators"], rows["linear"], rows["iris-wine"]),
             "builders": builders_block(rows["builders"])}
 
 

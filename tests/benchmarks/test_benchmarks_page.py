@@ -92,6 +92,21 @@ def test_the_classifier_tables_are_their_csvs():
         assert near(to_linear, quotient(r, "ours_fit_s", "linearsvc_fit_s"))
 
 
+def test_the_iris_and_wine_table_is_its_csv():
+    """Each data set's seconds shown as milliseconds (within the rounding to two decimals), the CSV's ratios as it
+    writes them, and the verdict on the larger ratio."""
+    rows, shown = csv_rows(NOTES / "bench-estimators-iris-wine.csv"), page_table(plot_all.IRIS_WINE_TITLES)
+    assert len(shown) == len(rows) == 2
+    for cells, r in zip(shown, rows):
+        data, size, processes, ours, svc, first, ours_warm, svc_warm, warm, target = cells
+        assert (data, size, processes) == (r["dataset"], f"{r['m']} x {r['n']}", r["processes"])
+        for cell, column in ((ours, "tpmsvm_first_s"), (svc, "svc_first_s"), (ours_warm, "tpmsvm_warm_s"),
+                             (svc_warm, "svc_warm_s")):
+            assert near(cell, float(r[column]) * 1e3), (column, r)
+        assert same(first, r["first_ratio"]) and same(warm, r["warm_ratio"]), r
+        assert target == ("yes" if max(float(r["first_ratio"]), float(r["warm_ratio"])) <= 1.5 else "no"), r
+
+
 def test_the_builders_table_is_its_csv():
     rows, shown = csv_rows(NOTES / "bench-builders.csv"), page_table(plot_all.BUILDERS_TITLES)
     assert len(shown) == len(rows) > 0
@@ -109,12 +124,14 @@ def test_the_targets_are_judged_on_the_csvs():
     """Each target's worst ratio and verdict, recomputed from the CSVs' rows it covers."""
     scale, est = csv_rows(SCALE), csv_rows(NOTES / "bench-estimators.csv")
     linear, builders = csv_rows(NOTES / "bench-estimators-linear.csv"), csv_rows(NOTES / "bench-builders.csv")
+    iris_wine = csv_rows(NOTES / "bench-estimators-iris-wine.csv")
     worst = {
         "scale": (max(float(r["wall_ratio"]) for r in scale if 100_000 <= int(r["points"]) <= 1_000_000), 0.5),
         "linear": (max([quotient(r, "ours_fit_s", "linearsvc_fit_s") for r in linear]
                        + [quotient(r, "tpmsvm_fit_s", "linearsvc_fit_s") for r in est
                           if r["kernel"] == "linear" and int(r["m"]) >= 10_000]), 1.0),
         "gaussian": (max(float(r["ratio"]) for r in est if r["kernel"] == "gaussian" and int(r["m"]) >= 10_000), 0.5),
+        "iris-wine": (max(float(r[ratio]) for r in iris_wine for ratio in ("first_ratio", "warm_ratio")), 1.5),
         "first": (max(float(r["ratio"]) for r in est if int(r["m"]) == 1_000), 1.0),
         "builders": (max(float(r["build_lp_ratio"]) for r in builders
                          if int(r["m"]) == 100_000 and r["build_lp_ratio"]), 2.0),
@@ -122,7 +139,7 @@ def test_the_targets_are_judged_on_the_csvs():
     shown = page_table(plot_all.TARGETS_TITLES)
     assert len(shown) == 6
     judged = dict(zip(("scale", "linear", "gaussian", "iris-wine", "first", "builders"), shown))
-    assert judged["iris-wine"][1:] == ["none", "n/a", "n/a", "no CSV (see below)"]
+    assert judged["iris-wine"][1] == f"{len(iris_wine)} (m = 150, 178)"
     for name, (value, bound) in worst.items():
         cells = judged[name]
         assert near(cells[2].split()[0], value), (name, cells)
@@ -135,7 +152,8 @@ def test_the_page_states_each_runs_command_and_load_and_is_up_to_date():
     a bench wrote, and every generated block as ``plot_all --page`` writes it now (the page was not edited by hand
     nor left behind a CSV)."""
     text = PAGE.read_text()
-    for name in ("bench-estimators.csv", "bench-estimators-linear.csv", "bench-builders.csv"):
+    for name in ("bench-estimators.csv", "bench-estimators-linear.csv", "bench-builders.csv",
+                 "bench-estimators-iris-wine.csv"):
         assert re.search(r"`measured 20\d\d-\d\d-\d\d \d\d:\d\d UTC, load average [\d.]+ [\d.]+ [\d.]+ .*?: "
                          rf"python -m benchmarks bench [^`]*--csv docs/notes/{re.escape(name)}", text), name
         assert f"]({name})" in text
