@@ -325,6 +325,28 @@ def test_a_misread_cone_fails_the_certificate(monkeypatch, iris):
     assert r.to_dict()["termination_condition"] == "convergenceCriteriaSatisfied"
 
 
+
+@pytest.mark.parametrize("eq, p", [(28, None), (23, 2.0)])
+def test_a_misread_norm_shape_fails_the_certificate(monkeypatch, iris, eq, p):
+    """(28) and (23) at p = 2 on Iris by ``linear-decomposition``'s norm shape, its radius read twice too large
+    (``NormForm.sigma`` doubled: w shrunk by 4 nu eps, not 2 nu eps): the backend returns the optimum of another model
+    with duals that fit it, and the certificate, reading the model on its own, fails it. Control: unbroken,
+    certified."""
+    X, y = iris
+    radius = {} if p is None else {"p": p}
+    assert solve(build(eq, X, y, 1, 0.3, 1.0, eps=0.05, **radius), "linear-decomposition").certified
+    real = S.BACKENDS["linear-decomposition"].prepare
+
+    def misread(program):
+        form = real(program)
+        assert form.sigma > 0, "the norm shape was read (one radius, p = 2)"
+        return dataclasses.replace(form, sigma=2.0 * form.sigma)
+
+    monkeypatch.setitem(S.BACKENDS, "linear-decomposition",
+                        dataclasses.replace(S.BACKENDS["linear-decomposition"], prepare=misread))
+    r = solve(build(eq, X, y, 1, 0.3, 1.0, eps=0.05, **radius), "linear-decomposition", raise_on_failure=False)
+    assert r.termination is Termination.CERTIFICATE_FAILED and not r.certified, (r.termination, r.message)
+
 def test_components_module_names_every_refusal_with_what_to_do():
     for kind, how in TRANSFORM.items():
         assert "TransformationFactory" in how or "export" in how or "docplex" in how, kind
