@@ -40,7 +40,7 @@ def pyomo_value(expr: Any) -> Any:
             if cls in native_types:
                 values.append(a)
             elif cls is VarData:
-                v = a._value
+                v = a.value
                 if v is None:
                     raise _unset(a)
                 values.append(v)

@@ -350,7 +350,7 @@ def objective_disagrees(objective: Any, variables: list, x: np.ndarray, f: float
 def joint_values(objective: Any, variables: list, x: np.ndarray, d: np.ndarray,
                  steps: tuple[float, ...]) -> list[float] | None:
     """Pyomo's evaluation of the objective at :math:`x + s d` for every ``s`` of ``steps`` in one walk of the
-    expression: every variable holds the array of its values at the points, and each node applies to each entry the
+    expression (:func:`tpm_models.certify.evaluation.pyomo_value`): every variable holds the array of its values at the points, and each node applies to each entry the
     operation it applies to one float (the same IEEE operations, in the same order, as one walk a point). The
     variables' values are put back as they were. ``None`` unless the walk gives one finite float a point (a node
     that takes one float only, such as a function or a branch, or a point where Pyomo has no value): the caller
@@ -360,7 +360,7 @@ def joint_values(objective: Any, variables: list, x: np.ndarray, d: np.ndarray,
         with np.errstate(all="ignore"):
             for v, xv, dv in zip(variables, x.tolist(), d.tolist()):
                 v.set_value(xv + points * dv, skip_validation=True)
-            joint = pyo.value(objective.expr, exception=False)  # None, unlogged, where a node refuses an array
+            joint = pyomo_value(objective.expr)
         if isinstance(joint, np.ndarray) and joint.shape == points.shape and bool(np.all(np.isfinite(joint))):
             return [float(value) for value in joint]
         return None
