@@ -350,7 +350,8 @@ def objective_disagrees(objective: Any, variables: list, x: np.ndarray, f: float
 def joint_values(objective: Any, variables: list, x: np.ndarray, d: np.ndarray,
                  steps: tuple[float, ...]) -> list[float] | None:
     """Pyomo's evaluation of the objective at :math:`x + s d` for every ``s`` of ``steps`` in one walk of the
-    expression (:func:`tpm_models.certify.evaluation.pyomo_value`): every variable holds the array of its values at the points, and each node applies to each entry the
+    expression (:func:`tpm_models.certify.evaluation.pyomo_value`): every variable holds the array of its values
+    at the points, and each node applies to each entry the
     operation it applies to one float (the same IEEE operations, in the same order, as one walk a point). The
     variables' values are put back as they were. ``None`` unless the walk gives one finite float a point (a node
     that takes one float only, such as a function or a branch, or a point where Pyomo has no value): the caller
