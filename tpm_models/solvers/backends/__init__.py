@@ -4,7 +4,7 @@ The order here is the order of ``tpm-models solvers`` and of the cross-solver ti
 """
 
 from tpm_models.solvers.backends import ipopt, piqp, daqp, highs, gurobi, cplex, xpress, scip, clarabel, mosek  # noqa: F401, I001
-from tpm_models.solvers.backends import linear_decomposition  # noqa: F401, I001
+from tpm_models.solvers.backends import linear_decomposition, working_set  # noqa: F401, I001
 from tpm_models.solvers.backends.registry import (
     BACKENDS,
     DEFAULT,
