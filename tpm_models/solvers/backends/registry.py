@@ -139,9 +139,10 @@ model"); the first that takes the model solves it (an NLP that Clarabel cannot m
 LARGE_MODEL = 5_000
 """Variables from which a model is *large* for :data:`DEFAULT_LARGE` (measured: ``docs/bench-scale.md``)."""
 
-CONIC_LARGE: tuple[str, ...] = ("linear-decomposition", "clarabel", "ipopt")
+CONIC_LARGE: tuple[str, ...] = ("linear-decomposition", "working-set", "clarabel", "ipopt")
 """The large SOCP and NLP defaults: (23), (26) at p = 2 and (28) with one radius (:mod:`tpm_models.solvers.norm_form`)
-to ``linear-decomposition`` (which refuses every other model), then those of :data:`DEFAULT`."""
+to ``linear-decomposition`` (which refuses every other model), a model with margin rows
+(:mod:`tpm_models.solvers.margin_rows`: (23), (26)-(29)) to ``working-set``, then those of :data:`DEFAULT`."""
 
 DEFAULT_LARGE: dict[str, tuple[str, ...]] = {**DEFAULT, "QP": ("linear-decomposition", "piqp", "clarabel"),
                                              "SOCP": CONIC_LARGE, "NLP": CONIC_LARGE}
@@ -163,7 +164,7 @@ their fallbacks")."""
 
 
 FALLBACK: tuple[str, ...] = ("highs", "clarabel", "piqp", "scip", "ipopt", "gurobi", "cplex", "xpress", "mosek",
-                             "daqp", "linear-decomposition")
+                             "daqp", "linear-decomposition", "working-set")
 """After the defaults of a class, every other backend that takes it, in this order (free ones first, the
 size-limited licences after), at any size."""
 
