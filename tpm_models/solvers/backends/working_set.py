@@ -4,10 +4,11 @@ It takes a model whose conic form (:func:`tpm_models.solvers.conic.conic_program
 (:mod:`tpm_models.solvers.margin_rows`: (15), (23) for every p, (26)-(29), per-point radii too) and refuses every
 other before it runs. The method (``docs/derivations.md``, "A working set of margin rows"):
 
-1. **A start** (:func:`start`). On a sample of ``start`` margin rows (their costs scaled by the rows over the
-   sample), Clarabel solves the form; its point ranks every row by its score :math:`r_i(y_0)`, and the working set
-   :math:`W` is ``start`` rows about the row where the sample's multipliers' mass is carried, the rows before them
-   taken as violated, the rows after as loose.
+1. **A start** (:func:`start`). On a sample of ``sample`` of the margin rows, at least ``start`` (their costs
+   scaled by the rows over the sample), Clarabel solves the form (not polished); its point ranks every row by its
+   score :math:`r_i(y_0)`, and the working set :math:`W` is ``window`` of the rows (at least ``start``) about the
+   row where the sample's multipliers' mass is carried, the rows before them taken as violated, the rows after as
+   loose.
 2. **Rounds** (:func:`rounds`). Clarabel (:func:`~tpm_models.solvers.clarabel_runs.pipeline_solve`, the Clarabel
    backend's pipeline with its polish) solves the form on :math:`W` with the violated rows' cost kept
    (:meth:`~tpm_models.solvers.margin_rows.MarginRows.reduced`); every row outside :math:`W` on the wrong side at
@@ -52,7 +53,17 @@ class WorkingSetSettings:
     WorkingSetSettings(...)})``."""
 
     start: int = 2_000
-    """Rows of the start's sample and of the first working set."""
+    """The fewest rows of the start's sample and of the first working set."""
+    sample: float = 0.03
+    """The start's sample's share of the margin rows (at least ``start``). Measured on (27) at 10^6 points (249,947
+    margin rows): a sample of 2,000 rows took 39.3 s in all (3 rounds, the last on 68,942 rows), of 8,000 16.3 s (2
+    rounds on 20,149), of 20,000 16.9 s."""
+    window: float = 0.08
+    """The first working set's share of the margin rows (at least ``start``): the band of rows about the margin
+    grows with the rows. Measured on (27) at 10^6 points: a first set of 2,000 of 249,947 rows (0.8 %) left 117,000
+    rows on the wrong side and Clarabel a round on 119,000 (121 s in all); at 10^5 points 2,000 of 24,983 (8 %) needed
+    two rounds; at 10^6 points, from a sample of 8,000, 4 % and 8 % both 16 s (``docs/solvers.md``, "Margin rows by a
+    working set")."""
     whole_below: int = 8_000
     """Below this many margin rows the Clarabel backend solves the whole form: measured at 2 * 10^4 points (5,000 margin
     rows), the rounds took 0.76-1.55 of Clarabel's time on the whole form, at 4 * 10^4 points 0.35-0.58
@@ -83,24 +94,27 @@ def start(rows: MarginRows, method: WorkingSetSettings, settings: ClarabelSettin
     not optimal).
     The rows in order of their scores at the sample's point (most violated first); the sample's multipliers add to a
     mass :math:`M` (the paper's :math:`\\nu`), which the rows carry at their bound in that order up to a row
-    :math:`k_0`; the working set is the ``method.start`` rows about :math:`k_0`, the rows before it violated. So the
-    violated rows' bounds add to less than :math:`M` and the working set's take the rest (else the form on them is
-    unbounded), also where every score is one number (:math:`w = 0`)."""
+    :math:`k_0`; the working set is ``method.window`` of the rows (at least ``method.start``) about :math:`k_0`, the
+    rows before it violated. So the violated rows' bounds add to less than :math:`M` and the working set's take the
+    rest (else the form on them is unbounded), also where every score is one number (:math:`w = 0`)."""
     m = len(rows.rows)
     every = np.arange(m)
-    size = method.start
-    if m < max(method.whole_below, size + 1):
-        return f"{m} margin rows, fewer than {max(method.whole_below, size + 1)}"
+    if m < max(method.whole_below, method.start + 1):
+        return f"{m} margin rows, fewer than {max(method.whole_below, method.start + 1)}"
+    size = min(m, max(method.start, int(method.sample * m)))
     sample = np.sort(np.random.default_rng(method.seed).choice(m, size, replace=False))
-    sampled = replace(settings, polish=False)  # its point ranks the rows only
+    # not polished: its point ranks the rows only, and at a degenerate optimum (w = 0) the polished point gives every
+    # row one score where the interior point's still ranks them (measured: docs/solvers.md, "Margin rows by ...")
+    sampled = replace(settings, polish=False)
     run = pipeline_solve(rows.reduced(sample, every[:0], weight=m / size), sampled, remaining(deadline), options)
     if CLARABEL_STATUS.get(run.status) is not Termination.OPTIMAL:
         return f"given up: the start on {size} rows ended {run.status}"
     mass = float(np.maximum(rows.margin_duals(run.z, sample), 0.0).sum())
     order = np.argsort(rows.scores(run.x[:len(rows.core)]), kind="stable")
     k0 = int(np.searchsorted(np.cumsum(rows.u[order]), mass))
-    first = max(0, min(k0 - size // 2, m - size))
-    return np.sort(order[first:first + size]), np.sort(order[:first])
+    width = min(m, max(method.start, int(method.window * m)))
+    first = max(0, min(k0 - width // 2, m - width))
+    return np.sort(order[first:first + width]), np.sort(order[:first])
 
 
 def remaining(deadline: float | None) -> float | None:
