@@ -165,6 +165,8 @@ def test_the_default_at_scale_after_linear_decomposition():
     assert default_candidates("SOCP", 10_000)[:3] == ("linear-decomposition", "working-set", "clarabel")
     assert default_candidates("NLP", 10_000)[:3] == ("linear-decomposition", "working-set", "clarabel")
     assert "working-set" not in default_candidates("SOCP", 100)[:2]
+    assert default_candidates("QP", 100_000)[:3] == ("linear-decomposition", "working-set", "clarabel")
+    assert default_candidates("QP", 10_000)[:2] == ("linear-decomposition", "piqp")
 
 
 def test_unknown_settings_are_refused(data):
