@@ -220,8 +220,10 @@ def test_default_is_chosen_by_size(monkeypatch):
     assert first("QP", 10, DEFAULT) == DEFAULT["QP"]
     assert first("QP", registry.LARGE_MODEL, registry.DEFAULT_LARGE) == registry.DEFAULT_LARGE["QP"]
     assert first("QP", registry.HUGE_MODEL - 1, registry.DEFAULT_LARGE) == registry.DEFAULT_LARGE["QP"]
-    # a QP of its shape to linear-decomposition, any other to Clarabel before PIQP (PIQP stalls on (15) at 250,021)
-    assert registry.default_candidates("QP", registry.HUGE_MODEL)[:2] == ("linear-decomposition", "clarabel")
+    # a QP of its shape to linear-decomposition, one with margin rows to working-set, any other to Clarabel before
+    # PIQP (PIQP stalls on (15) at 250,021)
+    assert registry.default_candidates("QP", registry.HUGE_MODEL)[:3] == ("linear-decomposition", "working-set",
+                                                                          "clarabel")
     assert "daqp" not in registry.DEFAULT_LARGE["QP"]
 
 
