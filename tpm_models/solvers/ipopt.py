@@ -43,6 +43,7 @@ from pyomo.opt import SolverStatus as LegacySolverStatus
 from pyomo.opt import TerminationCondition as LegacyTC
 
 from tpm_models.solvers.nlp_reading import RowCache, convexity, objective_repn, row_repn, to_casadi
+from tpm_models.solvers.variables import set_values
 
 log = logging.getLogger(__name__)
 
@@ -216,8 +217,7 @@ def run(model: pyo.ConcreteModel, time_limit: float | None, iteration_limit: int
     standard output) and load the point; returns ``(status, duals by constraint, message)`` where ``status`` is
     Ipopt's return status string."""
     sol = solve_nlp(model, time_limit, iteration_limit, options, tee=tee)
-    for v, value in zip(sol.variables, sol.x):
-        v.set_value(float(value), skip_validation=True)
+    set_values(sol.variables, sol.x)
     duals = {c: float(d) for c, d in zip(sol.constraints, sol.duals)}
     return sol.status, duals, sol.status
 

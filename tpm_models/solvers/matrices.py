@@ -26,6 +26,7 @@ from tpm_models.qp import QPMatrices
 from tpm_models.solvers.common import ModelError
 from tpm_models.solvers.program import Program
 from tpm_models.solvers.rows import to_csr
+from tpm_models.solvers.variables import set_values
 
 DENSE_MAX_BYTES = 2 * 1024**3
 """Largest dense matrix (bytes) :func:`qp_matrices` allocates: a model past it is refused before the allocation
@@ -200,5 +201,4 @@ def dense_duals(qp: QPMatrices, eq: np.ndarray, ineq: np.ndarray) -> dict:
 
 def load_values(qp: QPMatrices, x: np.ndarray) -> None:
     """Load the solution ``x`` (in the order of ``qp.variables``) into the model."""
-    for var, value in zip(qp.variables, x):
-        var.set_value(float(value), skip_validation=True)
+    set_values(qp.variables, x)

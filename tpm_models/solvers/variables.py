@@ -83,6 +83,13 @@ def integer_mask(variables: list) -> np.ndarray:
     return np.array([not continuous[key] for key in ids], dtype=bool)
 
 
+def set_values(variables: list, x: np.ndarray) -> None:
+    """Load ``x`` into ``variables`` (one value each, in order; the inverse of :func:`values_array`), unvalidated: a
+    backend's point, which the certificate then judges."""
+    for var, value in zip(variables, x):
+        var.set_value(float(value), skip_validation=True)
+
+
 def values_array(variables: list) -> np.ndarray:
     """The current values of ``variables`` (NaN where unset)."""
     return np.array([math.nan if v.value is None else v.value for v in variables], dtype=float)

@@ -29,6 +29,7 @@ from tpm_models.solvers.conic import ConicForm, conic_program
 from tpm_models.solvers.polish import faces
 from tpm_models.solvers.program import Program
 from tpm_models.solvers.reductions import ConicProgram, ConicSolution
+from tpm_models.solvers.variables import set_values
 from tpm_models.solvers.violation import model_evaluates
 
 APEX_REASON = "the polish would put power cones at their apex, where the model's rows cannot be evaluated " \
@@ -78,25 +79,20 @@ def nudged_apex(form: ConicForm, x: np.ndarray) -> np.ndarray | None:
     return out if moved else None
 
 
-def _load(variables: list, x: np.ndarray) -> None:
-    for var, value in zip(variables, x):
-        var.set_value(float(value), skip_validation=True)
-
-
 def apex_refused(reading: Program, form: ConicForm, point: ConicSolution) -> bool:
     """Whether the polish of ``point`` (of ``form``) would put power cones at their apex (:func:`apex_point`), where
     the model's rows have no value. Loads a point into the model's variables (``reading``: the solve's ``Program``)."""
     at_apex = apex_point(form, point.x, point.z)
     if at_apex is None:
         return False
-    _load(form.variables, at_apex)
+    set_values(form.variables, at_apex)
     return not model_evaluates(reading.model, reading)
 
 
 def apex_point_certified(reading: Program, form: ConicForm, point: ConicSolution) -> bool:
     """Whether Clarabel's own ``point`` of ``form`` (loaded into the model) is certified optimal (the certificate kept
     in the solve's memo, so that the solve does not certify it twice)."""
-    _load(form.variables, point.x)
+    set_values(form.variables, point.x)
     return certify(reading.model, form.dual_values(point.x, point.z), convex=True,
                    memo=reading.certificates).certified
 
@@ -138,17 +134,17 @@ def run_clarabel(model: pyo.ConcreteModel, time_limit: float | None, options: di
 def load(reading: Program, form: ConicForm, run: ClarabelRun) -> str:
     """Load ``run``'s point into the model; a polished point where the model's rows have no value is moved into the
     power cones (:func:`nudged_apex`), or else given up for Clarabel's own. The note for the message."""
-    _load(form.variables, run.x)
+    set_values(form.variables, run.x)
     if run.interior is None or not form.n_aux or model_evaluates(reading.model, reading):
         return ""
     nudged = nudged_apex(form, run.x)  # a perspective's r at 0: moved to 1e-14, where the rows have a value
     if nudged is not None:
-        _load(form.variables, nudged)
+        set_values(form.variables, nudged)
         if model_evaluates(reading.model, reading):
             run.x, run.s = nudged, form.b - form.A @ nudged
             return f"; the power cones at their apex, their r set to {APEX_NUDGE:g} (at 0 the rows have no value)"
     run.unpolish("the polished point is where the model's rows cannot be evaluated (e.g. r**(1-q) at r = 0)")
-    _load(form.variables, run.x)
+    set_values(form.variables, run.x)
     return ""
 
 

@@ -25,6 +25,7 @@ from tpm_models.solvers.matrices import NotAQPError
 from tpm_models.solvers.norm_form import NormForm, norm_form
 from tpm_models.solvers.program import Program
 from tpm_models.solvers.slack_form import SlackForm, slack_form
+from tpm_models.solvers.variables import set_values
 from tpm_models.solvers.working_sets import DecompositionError, DecompositionWarning
 
 TOL = 1e-13
@@ -79,8 +80,7 @@ def run_linear_decomposition(model: pyo.ConcreteModel, time_limit: float | None,
     else:
         x, rule = form.point(result.lam, result.gradient, result.v)
         duals, variables = form.duals(result.lam), form.program.free
-    for var, value in zip(variables, x):
-        var.set_value(float(value), skip_validation=True)
+    set_values(variables, x)
     message += f"; theta by {rule}"
     if caught:
         message += f"; {caught[0].message}"

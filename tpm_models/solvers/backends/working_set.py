@@ -44,6 +44,7 @@ from tpm_models.solvers.conic import ConicForm
 from tpm_models.solvers.margin_rows import MarginRows, margin_rows
 from tpm_models.solvers.program import Program
 from tpm_models.solvers.reductions import ConicSolution
+from tpm_models.solvers.variables import set_values
 from tpm_models.solvers.violation import model_evaluates
 
 
@@ -198,17 +199,11 @@ def certified(reading: Program, form: ConicForm, x: np.ndarray, z: np.ndarray) -
     does not certify it twice); else ``None``, the model then being the Clarabel backend's. A point of the rounds is
     the whole form's KKT point only to the reduced runs' accuracy, and a degenerate optimum (every row active, the
     multipliers not unique) may leave it short where Clarabel's point on the whole form is certified."""
-    load(form, x)
+    set_values(form.variables, x)
     if not model_evaluates(reading.model, reading):
         return None
     duals = form.dual_values(x, z)
     return duals if certify(reading.model, duals, convex=True, memo=reading.certificates).certified else None
-
-
-def load(form: ConicForm, x: np.ndarray) -> None:
-    """Load ``x`` (the form's columns) into the model's variables."""
-    for var, value in zip(form.variables, x):
-        var.set_value(float(value), skip_validation=True)
 
 
 register_backend("working-set", "clarabel", {"QP", "SOCP", "NLP"}, run_working_set, prepare=working_set_program,
