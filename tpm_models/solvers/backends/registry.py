@@ -161,8 +161,7 @@ DEFAULT_HUGE: dict[str, tuple[str, ...]] = {
 }
 """The defaults of a model of at least :data:`HUGE_MODEL` variables (why: ``docs/solvers.md``, "The defaults and
 their fallbacks"); a QP with margin rows ((23) at p = 1, inf) to ``working-set`` before Clarabel on the whole form
-(at 10^5 points it was ahead of PIQP too, 0.81 / 0.71 s against 1.15 / 1.06 s, but below its ``whole_below`` it
-would be Clarabel on the whole form, where PIQP is the QP default)."""
+(why not from :data:`LARGE_MODEL`: ``docs/solvers.md``, "Margin rows by a working set")."""
 
 
 FALLBACK: tuple[str, ...] = ("highs", "clarabel", "piqp", "scip", "ipopt", "gurobi", "cplex", "xpress", "mosek",

@@ -56,19 +56,13 @@ class WorkingSetSettings:
     start: int = 2_000
     """The fewest rows of the start's sample and of the first working set."""
     sample: float = 0.03
-    """The start's sample's share of the margin rows (at least ``start``). Measured on (27) at 10^6 points (249,947
-    margin rows): a sample of 2,000 rows took 39.3 s in all (3 rounds, the last on 68,942 rows), of 8,000 16.3 s (2
-    rounds on 20,149), of 20,000 16.9 s."""
+    """The start's sample's share of the margin rows (at least ``start``)."""
     window: float = 0.08
     """The first working set's share of the margin rows (at least ``start``): the band of rows about the margin
-    grows with the rows. Measured on (27) at 10^6 points: a first set of 2,000 of 249,947 rows (0.8 %) left 117,000
-    rows on the wrong side and Clarabel a round on 119,000 (121 s in all); at 10^5 points 2,000 of 24,983 (8 %) needed
-    two rounds; at 10^6 points, from a sample of 8,000, 4 % and 8 % both 16 s (``docs/solvers.md``, "Margin rows by a
-    working set")."""
+    grows with the rows."""
     whole_below: int = 8_000
-    """Below this many margin rows the Clarabel backend solves the whole form: measured at 2 * 10^4 points (5,000 margin
-    rows), the rounds took 0.76-1.55 of Clarabel's time on the whole form, at 4 * 10^4 points 0.35-0.58
-    (``docs/solvers.md``, "Margin rows by a working set")."""
+    """Below this many margin rows the Clarabel backend solves the whole form (the rounds are no faster there).
+    Why each of these values: ``docs/solvers.md``, "Margin rows by a working set"."""
     max_rounds: int = 20
     """Rounds before the model goes to the Clarabel backend on the whole form."""
     side_tol: float = 1e-12
@@ -182,10 +176,13 @@ def run_working_set(model: pyo.ConcreteModel, time_limit: float | None, options:
     form = rows.form
     if not isinstance(outcome, str):
         point, note = outcome
-        for x, moved in ((point.x, ""), (nudged_apex(form, point.x), "; the power cones at their apex moved inside")):
-            duals = None if x is None else certified(reading, form, x, point.z)
-            if duals is not None:
-                return Termination.OPTIMAL, duals, f"working set: {note}{moved}"
+        duals = certified(reading, form, point.x, point.z)
+        if duals is not None:
+            return Termination.OPTIMAL, duals, f"working set: {note}"
+        nudged = nudged_apex(form, point.x)  # only when the point as put back fails
+        duals = None if nudged is None else certified(reading, form, nudged, point.z)
+        if duals is not None:
+            return Termination.OPTIMAL, duals, f"working set: {note}; the power cones at their apex moved inside"
         outcome = "given up: its point is not certified on the model (or the model's rows have no value there)"
     if deadline is not None and remaining(deadline) == 0.0:
         return Termination.TIME_LIMIT, None, f"working set: {outcome}; out of time"
