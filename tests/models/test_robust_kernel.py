@@ -6,6 +6,7 @@ attack against the exact linear attack, and the experiments' fast path against t
 import math
 
 import numpy as np
+import pyomo.environ as pyo
 import pytest
 from scipy.optimize import minimize
 from sklearn.base import clone
@@ -119,6 +120,31 @@ def test_model_is_an_socp_with_the_documented_components(iris):
     assert len(m.margin) == 50 and len(m.xi) == 50
     assert m.rho[1].value == pytest.approx(float(feature_radius(GAUSS, X[:1], 0.02, math.inf)[0]))
 
+
+
+def test_objective_and_rows_are_the_printed_sums_at_random_points(iris, rng):
+    """The objective (its nu-term written from the other points' summed coordinates) and each margin row are the
+    docstring's sums over the points, written here from the model's ``phi`` and ``rho`` parameters, at random
+    values of every variable and of the mutable ``rho`` (changed after the build: the model must follow it).
+    Tolerance 1e-12 relative: the same terms summed in another order (about 1e-16 a term)."""
+    X, y = iris
+    m = build("23K", X, y, 1, NU, ALPHA, kernel=GAUSS, p=2, eps=0.02)
+    own, other = list(m.X_c), list(m.X_minus_c)
+    for i in m.rho:
+        m.rho[i] = float(rng.uniform(0.0, 0.1))
+    for trial in range(3):
+        for v in m.component_data_objects(pyo.Var):
+            v.set_value(float(rng.uniform(0.0, 1.0)))
+        w = np.array([m.w[k].value for k in m.J])
+        phi = {i: np.array([m.phi[i, k] for k in m.J]) for i in own + other}
+        t, theta = m.t.value, m.theta.value
+        printed = (0.5 * t**2 + NU / len(other) * sum(phi[i] @ w + m.rho[i].value * t for i in other)
+                   + NU * theta + ALPHA / len(own) * sum(m.xi[i].value for i in own))
+        assert pyo.value(m.obj) == pytest.approx(printed, rel=1e-12, abs=1e-12), trial
+        for i in own:
+            row = phi[i] @ w + theta - m.rho[i].value * t + m.xi[i].value
+            assert pyo.value(m.margin[i].body) == pytest.approx(row, rel=1e-12, abs=1e-12), (trial, i)
+            assert m.margin[i].lower == 0 and m.margin[i].upper is None
 
 def test_eps_zero_is_the_primal_of_19_with_its_constant(iris):
     X, y = iris

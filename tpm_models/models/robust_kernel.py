@@ -52,6 +52,7 @@ from tpm_models.models.multiclass import class_sets
 from tpm_models.models.norms import check_p, check_radii
 from tpm_models.models.recovery import PlaneDistance, choose_theta, theta_interval_primal
 from tpm_models.models.registry import register_model
+from tpm_models.models.shapes import linear_row, paused_gc
 from tpm_models.validation import check_class, check_features, check_labels, check_nu_alpha
 
 EIG_TOL = 1e-10
@@ -171,6 +172,7 @@ def span_basis(kernel: Kernel, X: np.ndarray, eig_tol: float = EIG_TOL) -> SpanB
 
 @register_model("23K", family="multiclass", model_class="SOCP", kernel="gram", robust_p=(), group="kernel",
                 summary="robust kernel model: (23) with p = 2 in feature space, radii rho_i; a safe approximation")
+@paused_gc
 def build_robust_kernel_23(
     X: np.ndarray, y: np.ndarray, c: object, nu: float, alpha: float, *, kernel: Kernel, p: float,
     eps: float | np.ndarray,
@@ -205,6 +207,17 @@ def build_robust_kernel_23(
     row 1                                            ``margin[i]``: ``phi_i'w + theta - rho_i t + xi_i >= 0``
     ==============================================  ====================================================
 
+    The :math:`\\nu`-term is written from the sum of the other points' coordinates, as (15)'s is
+    (:func:`tpm_models.models.shapes.primal_plus`): for any :math:`w_c, t_c`,
+
+    .. math::
+        \\sum_{i\\in\\mathcal X_{-c}}\\big(\\langle w_c,\\varphi(x^i)\\rangle + \\rho_i t_c\\big)
+        = \\Big(\\sum_{i\\in\\mathcal X_{-c}}\\varphi(x^i)\\Big)^{\\top} w_c
+        + \\sum_{i\\in\\mathcal X_{-c}}\\rho_i t_c ,
+
+    the same term with :math:`r` coefficients instead of :math:`m_{-c} r` products (each ``rho[i] * t`` kept:
+    ``rho`` is mutable).
+
     An SOCP (default solver Clarabel). :math:`\\beta` with :math:`w_c = \\sum_j\\beta_j\\varphi(x^j)`:
     :func:`recover_robust_kernel_23`. With the linear kernel and :math:`p = 2` it is (28) in rotated
     coordinates (:math:`\\rho_i=\\varepsilon_i`); at :math:`\\varepsilon = 0` it is the primal of (19).
@@ -215,13 +228,14 @@ def build_robust_kernel_23(
     radii = check_radii(eps, X.shape[0])
     rho = feature_radius(kernel, X, radii, p)
     basis = span_basis(kernel, X)
-    # the components of shapes.skeleton with data_name="phi", the data by a rule (3x faster than a dict here)
+    # the components of shapes.skeleton with data_name="phi", the data by a rule (3x faster than a dict here;
+    # within=Any: Pyomo's implicit domain validated each value, half the Param's time)
     m = pyo.ConcreteModel(name=f"(23K) robust kernel model, {kernel}, class {c}, p={p:g}")
     m.J = pyo.RangeSet(basis.phi.shape[1], doc="coordinates k = 1..r in an orthonormal basis of span{phi(x^j)}")
     for set_name, members, doc in (own, other):
         m.add_component(set_name, pyo.Set(initialize=members, ordered=True, doc=doc))
     used = sorted(own[1] + other[1])
-    m.phi = pyo.Param(used, m.J, initialize=lambda m, i, k: float(basis.phi[i - 1, k - 1]),
+    m.phi = pyo.Param(used, m.J, within=pyo.Any, initialize=lambda m, i, k: float(basis.phi[i - 1, k - 1]),
                       doc="phi[i, k]: coordinate k of phi(x^i) (row i of L, K = L L')")
     m.nu = pyo.Param(initialize=nu, mutable=True, doc="nu > 0")
     m.alpha = pyo.Param(initialize=alpha, mutable=True, doc="alpha >= nu")
@@ -234,19 +248,20 @@ def build_robust_kernel_23(
     m.xi = pyo.Var(m.X_c, domain=pyo.NonNegativeReals, doc="xi_c,i >= 0")
     m.t = pyo.Var(domain=pyo.NonNegativeReals, doc="t_c >= |w_c|")
     m.cone_t = pyo.Constraint(expr=sum(m.w[k] ** 2 for k in m.J) <= m.t**2, doc="t >= |w|_2")
-
-    def phi_w(i: int) -> pyo.Expression:
-        return sum(m.phi[i, k] * m.w[k] for k in m.J)
-
+    w = [m.w[k] for k in m.J]
+    # sum_{i in X_-c} <w, phi(x^i)> as (sum_i phi(x^i))'w: r coefficients instead of m_-c r products (the nu-term
+    # of (15), shapes.primal_plus); each rho_i t kept, rho being mutable
+    other_rows = np.asarray(list(m.X_minus_c), dtype=int) - 1
     m.obj = pyo.Objective(
         expr=0.5 * m.t**2
-        + m.nu / len(m.X_minus_c) * sum(phi_w(i) + m.rho[i] * m.t for i in m.X_minus_c)
+        + m.nu / len(m.X_minus_c) * (linear_row(basis.phi[other_rows].sum(axis=0), w)
+                                     + sum(m.rho[i] * m.t for i in m.X_minus_c))
         + m.nu * m.theta
         + m.alpha / len(m.X_c) * sum(m.xi[i] for i in m.X_c),
         sense=pyo.minimize,
     )
-    m.margin = pyo.Constraint(
-        m.X_c, rule=lambda m, i: phi_w(i) + m.theta - m.rho[i] * m.t + m.xi[i] >= 0,
+    m.margin = pyo.Constraint(  # <w, phi(x^i)>: the LinearExpression sum_k phi[i, k] * w[k] makes, built directly
+        m.X_c, rule=lambda m, i: linear_row(basis.phi[i - 1], w) + m.theta - m.rho[i] * m.t + m.xi[i] >= 0,
         doc="<w, phi(x^i)> + theta - rho_i t >= -xi_i, stored with the constant on the right",
     )
     return m

@@ -77,6 +77,8 @@ def model_traits(model: pyo.ConcreteModel, kind: str | None = None, program: Pro
     degree: int | None
     if isinstance(objective.expr, (int, float)) or program.linear_objective is not None:
         degree = 1  # a linear objective ((26)-(29)), read fast: Pyomo's degree walk reads its 10^5 terms slowly
+    elif program.quadratic_objective is not None:
+        degree = 2  # every node a product of two free columns (product_terms): each node's degree walk not needed
     else:
         degree = _degree(objective, program.objective_terms)
     quadratic, psd = False, True
