@@ -8,7 +8,9 @@ import pytest
 
 from tpm_models import solvers as S
 from tpm_models.solvers.conic import conic_form
+from tpm_models.solvers.conic_shapes import ShapeReader
 from tpm_models.solvers.dispatch import solve
+from tpm_models.solvers.program import Program
 
 TOL = 1e-8
 """Relative error against the closed form: Clarabel is run at 1e-12 and its point polished."""
@@ -216,3 +218,28 @@ def test_a_concave_sqrt_on_its_convex_side_is_refused():
     m.obj = pyo.Objective(expr=pyo.sqrt(m.x))
     with pytest.raises(S.SolverUnavailableError, match="wrong sign"):
         solve(m, "clarabel")
+
+
+def test_an_affine_square_is_read_as_pyomo_expands_it():
+    """``(a'x + b)**2`` read from its base (:meth:`ShapeReader.affine_square`) against Pyomo's standard
+    representation of the same node (:meth:`ShapeReader.quadratic`): the same pairs, a variable written twice
+    summed, a zero coefficient left out, the constant's cross terms; 1e-15 relative (products of the same numbers,
+    summed in one order or the other). Solved: min (x + 2y - 3 + x)^2 + (y - 1)^2 has its minimum 0 at (y = 1,
+    x = 0.5), a square the reader took."""
+    m = pyo.ConcreteModel(name="affine squares")
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.z = pyo.Var()
+    m.obj = pyo.Objective(expr=(m.x + 2 * m.y - 3 + m.x + 0.0 * m.z) ** 2 + (m.y - 1) ** 2)
+    reader = ShapeReader(Program(m))
+    for node in m.obj.expr.args:
+        read, expanded = reader.affine_square(node), reader.quadratic(node, "test")
+        assert read is not None
+        for got, want in zip(read[:2], expanded[:2]):
+            assert {k for k, v in got.items() if v} == {k for k, v in want.items() if v}
+            assert all(got.get(k, 0.0) == pytest.approx(v, rel=1e-15) for k, v in want.items())
+        assert read[2] == pytest.approx(expanded[2], rel=1e-15)
+    assert reader.affine_square(m.x**3) is None and reader.affine_square(pyo.sqrt(m.x + m.y)) is None
+    result = solve(m, "clarabel")
+    assert result.objective == pytest.approx(0.0, abs=TOL)
+    assert (m.x.value, m.y.value) == pytest.approx((0.5, 1.0), abs=1e-6)

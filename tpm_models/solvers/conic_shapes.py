@@ -26,6 +26,7 @@ from tpm_models.solvers.atoms.terms import is_constant as _const
 from tpm_models.solvers.atoms.terms import is_variable as _var
 from tpm_models.solvers.atoms.terms import short as _short
 from tpm_models.solvers.cones import ConeKind, NotConicError
+from tpm_models.solvers.expression_terms import NotLinear, walk
 from tpm_models.solvers.program import Program
 
 
@@ -128,6 +129,30 @@ class ShapeReader:
             lin[self.column(v)] = lin.get(self.column(v), 0.0) + float(coef)
         return quad, lin, float(pyo.value(repn.constant))
 
+    def affine_square(self, node: Any) -> tuple[dict, dict, float] | None:
+        """:meth:`quadratic` of a node ``(a'x + b)**2`` (the robust duals' :math:`-\\tfrac12\\sum_j w_j(\\lambda)^2`,
+        (23D)): :math:`x^\\top aa^\\top x + 2b\\,a^\\top x + b^2` from the affine base's terms, the pairs
+        :math:`i < j` as :math:`2a_ia_j`, without Pyomo's standard representation expanding the square term by term
+        (most of a (23D) solve at 178 points); ``None`` for any other node (then :meth:`quadratic`)."""
+        if node.__class__ is not ne.PowExpression:
+            return None
+        base, exponent = node.args
+        if exponent.__class__ not in (int, float) or exponent != 2:
+            return None
+        cols: list[int] = []
+        coefs: list[float] = []
+        try:
+            b = walk(base, 1.0, self.col, cols, coefs)
+        except (NotLinear, KeyError, AttributeError, TypeError, ZeroDivisionError):
+            return None
+        lin = {k: a for k, a in summed(cols, coefs).items() if a != 0.0}
+        index = np.array(sorted(lin), dtype=np.int64)
+        a = np.array([lin[k] for k in index.tolist()], dtype=float)
+        i, j = np.triu_indices(len(a))
+        values = a[i] * a[j] * np.where(i == j, 1.0, 2.0)
+        quad = dict(zip(zip(index[i].tolist(), index[j].tolist()), values.tolist()))
+        return quad, ({k: 2.0 * b * v for k, v in lin.items()} if b else {}), b * b
+
     def parts(self, expr: Any, where: str, pieces: list) -> tuple[dict, dict, list, float]:
         """``(quadratic, linear, atoms, constant)`` of ``expr``, its new atoms' epigraphs into ``pieces``."""
         repn = generate_standard_repn(expr, quadratic=True)
@@ -151,9 +176,10 @@ class ShapeReader:
                 if known is not None:
                     atoms.append((coef, known[1]))
                     continue
-                degree = node.polynomial_degree()
+                square = self.affine_square(node)
+                degree = 2 if square is not None else node.polynomial_degree()
                 if degree == 2:
-                    q2, l2, c2 = self.quadratic(node, where)
+                    q2, l2, c2 = square or self.quadratic(node, where)
                     for k, a in q2.items():
                         quad[k] = quad.get(k, 0.0) + coef * a
                     for k, a in l2.items():
