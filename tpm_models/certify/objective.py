@@ -75,6 +75,45 @@ class _NotQuadratic(Exception):
     pass
 
 
+def _product_factor(a: Any, col: dict) -> tuple[float, int] | None:
+    """``(coefficient, column)`` of a factor ``x`` or ``c * x`` of a product node (a free variable of ``col``)."""
+    coef = 1.0
+    if a.__class__ is ne.MonomialTermExpression:
+        c, a = a._args_
+        coef = constant_value(c)
+    if a.__class__ is not VarData or a.fixed:
+        return None
+    k = col.get(id(a))
+    return None if k is None else (coef, k)
+
+
+def _products(read: tuple, col: dict) -> tuple[list, list, list] | None:
+    """The products of two variables :func:`_quadratic` would read, taken from the atoms of ``read``
+    (:func:`~tpm_models.certify.gradients.objective_terms`: ``(c, x**2)``, ``(c, (a*x)*(b*y))``) in their order, without
+    walking the objective a second time; ``None`` when an atom is another node or holds a fixed variable (then
+    :func:`_quadratic`)."""
+    rows, cols, coefs = [], [], []
+    for c, node in read[3]:
+        if node.__class__ is ne.PowExpression:
+            v, e = node.args
+            square = _product_factor(v, col) if v.__class__ is VarData and e.__class__ in (int, float) and e == 2 \
+                else None
+            if square is None:
+                return None
+            u, w, factor = square, square, 1.0
+        elif node.__class__ is ne.ProductExpression:
+            first, second = _product_factor(node.args[0], col), _product_factor(node.args[1], col)
+            if first is None or second is None:
+                return None
+            u, w, factor = first, second, first[0] * second[0]
+        else:
+            return None
+        rows.append(u[1])
+        cols.append(w[1])
+        coefs.append(c * factor)
+    return rows, cols, coefs
+
+
 def _quadratic(expr: Any, scale: float, col: dict, out: tuple[list, list, list, list, list]) -> float:
     """Add ``scale * expr`` to ``out = (rows, cols, coefs, linear cols, linear coefs)`` of a quadratic read term by
     term (the duals' objectives: sums of ``K_ij * lam_i * lam_j``); returns its constant. :class:`_NotQuadratic`
@@ -161,17 +200,23 @@ def objective_gradient(model: Any, objective: Any, col: dict, n: int, memo: dict
         cols, coefs = np.asarray(read[0], dtype=int), np.asarray(read[1], dtype=float)
         grad = np.bincount(cols, weights=coefs, minlength=n).astype(float)  # np.add.at's sums, in the same order
         return float(read[2] + coefs @ x[cols]), grad
-    if read is not None and not all(_is_product(node) for _, node in read[3]):
+    products = None if read is None else _products(read, col)  # every node a product of two free variables
+    if read is not None and products is None and not all(_is_product(node) for _, node in read[3]):
         # a node that is not a product of two variables ((23)'s eps-weighted norm): not a quadratic, read as linear
         # in its nodes (the term-by-term quadratic reading below would fail on that node)
         atoms = _atom_objective(read, col, n, memo, x, apexes)
         if atoms is not False:
             return atoms
-    out: tuple[list, list, list, list, list] = ([], [], [], [], [])
-    try:
-        constant = _quadratic(objective.expr, 1.0, col, out)
-    except _NotQuadratic:
-        constant = None
+    constant: float | None
+    if read is not None and products is not None:  # the products read from the atoms, the linear part as read
+        out: tuple[list, list, list, list, list] = (*products, read[0], read[1])
+        constant = read[2]
+    else:
+        out = ([], [], [], [], [])
+        try:
+            constant = _quadratic(objective.expr, 1.0, col, out)
+        except _NotQuadratic:
+            constant = None
     if constant is not None:  # vectorised: f = c + l'x + sum_k a_k x_i x_j, grad = l + sum_k a_k (x_j e_i + x_i e_j)
         qi, qj = np.asarray(out[0], dtype=int), np.asarray(out[1], dtype=int)
         qa, li, la = np.asarray(out[2], dtype=float), np.asarray(out[3], dtype=int), np.asarray(out[4], dtype=float)
