@@ -26,6 +26,7 @@ from benchmarks.bench_builders import (
     machine,
 )
 from benchmarks.bench_certificate import LARGE_MODELS, PAPER_MODELS, synthetic, time_solves
+from benchmarks.bench_check import bench_check, check_table
 from benchmarks.bench_counterpart import bench_counterpart
 from benchmarks.bench_dask import DEFAULT_POINTS as DASK_POINTS
 from benchmarks.bench_dask import WORKER_MEMORY, bench_dask
@@ -116,11 +117,21 @@ def cmd_bench_estimators(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     rows = bench_scaled(args.sizes, kernels, timeout=args.timeout, progress=None if args.quiet else print,
-                        models=models)
+                        models=models, processes=args.processes or 1)
     print(scaled_table(rows))
     print(f"\n{machine()}")
     _write_csv(args, SCALED_CSV_COLUMNS, scaled_csv_rows(rows))
     return 0
+
+
+def cmd_bench_check(args: argparse.Namespace) -> int:
+    """``python -m benchmarks bench check``: :mod:`benchmarks.bench_check`, the runs' table and the measured line."""
+    print(f"python -m benchmarks bench check: {machine()}")
+    runs = bench_check(args.dataset, args.repeats or 3, args.jobs, args.against,
+                       progress=None if args.quiet else print)
+    print(check_table(runs))
+    print(measured_line(getattr(args, "command_line", "python -m benchmarks bench check")))
+    return 0 if all(r["status"] == 0 and r["failed"] == 0 for r in runs) else 1
 
 
 def _bench_linear(args: argparse.Namespace) -> int:
@@ -266,6 +277,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return cmd_bench_builders(args)
     if args.what == "estimators":
         return cmd_bench_estimators(args)
+    if args.what == "check":
+        return cmd_bench_check(args)
     args.kernel = args.kernel or list(CELLS)
     bad = [k for k in args.kernel if k not in CELLS]
     if bad:
@@ -306,7 +319,7 @@ def add_parsers(sub) -> None:
     b = sub.add_parser("bench", help=HELP["bench"])
     b.add_argument("what", nargs="?", default="table3",
                    choices=["table3", "builders", "estimators", "scale", "backends", "certificate", "counterpart",
-                            "dask", "robust"],
+                            "dask", "robust", "check"],
                    help="table3 (default): the fast path; builders: (15), (23) p=2, (28) at --sizes points, n=20, "
                    "build/.lp/.nl seconds and peak memory beside linopy; estimators: Iris/Wine one-versus-all fits "
                    "beside scikit-learn's SVC(kernel='linear'), or with --sizes synthetic sets of those sizes "
@@ -318,7 +331,8 @@ def add_parsers(sub) -> None:
                    "certificate costs inside solve() (Iris and Wine, or --points); counterpart: the derivation of "
                    "(15)'s counterpart at --sizes points against solving it; dask: the linear one-versus-all fit at "
                    "--points (default 10^7) on a LocalCluster of --workers workers with --worker-memory each, beside "
-                   "n_jobs=1 here")
+                   "n_jobs=1 here; check: tpm-models check on --dataset with --jobs workers, --repeats fresh runs "
+                   "(default 3), with --against PATH that checkout's run before each of ours")
     b.add_argument("--sizes", nargs="+", type=int, default=None,
                    help="bench builders, bench scale: numbers of points (default 10000 100000); bench estimators: "
                    "numbers of points of the synthetic sets (none: Iris and Wine)")
@@ -355,7 +369,8 @@ def add_parsers(sub) -> None:
     b.add_argument("--processes", type=int, default=0,
                    help="bench estimators (Iris, Wine): fit in this many fresh processes per model and data set "
                    "(--dataset), alternating ours and SVC: the first fit and the warm median of each, medians over "
-                   "the processes (default 0: every fit in this process)")
+                   "the processes (default 0: every fit in this process); with --sizes, fit each model in this many "
+                   "fresh processes per row, the models in turn, each number their median (default 1)")
     b.add_argument("--linear", action="store_true",
                    help="bench estimators: backend='linear-decomposition' beside LinearSVC at --sizes (default 10000 "
                    "100000), --repeats fresh processes each (default 3), our distance to the dense path's optimum "
@@ -373,12 +388,15 @@ def add_parsers(sub) -> None:
     b.add_argument("--p", default="2", help="bench counterpart: the norm of (21)")
     b.add_argument("--solver", default=None, help="bench counterpart: the solver of both counterparts (clarabel)")
     b.add_argument("--dataset", nargs="+", default=list(DATASETS),
-                   help="iris, wine (Table 3's cells; bench estimators --processes: the data sets)")
+                   help="iris, wine (Table 3's cells; bench estimators --processes, bench check: the data sets)")
     b.add_argument("--kernel", nargs="+", default=None, metavar="CELL",
                    help=f"cells of Table 3: {', '.join(CELLS)} (default all); bench estimators --sizes: "
                    f"{' '.join(SCALED_KERNELS)}")
     b.add_argument("--runs", type=at_least_one, default=100)
-    b.add_argument("--jobs", type=worker_count, default=2, help="worker processes (joblib)")
+    b.add_argument("--jobs", type=worker_count, default=2,
+                   help="worker processes (joblib; bench check: check's --jobs)")
+    b.add_argument("--against", default=None, metavar="PATH",
+                   help="bench check: a checkout of another commit (git worktree add), run in turn with this one")
     b.add_argument("--no-shortcuts", action="store_true", help="solve every alpha and every gamma (errata 7, 10 off)")
     b.add_argument("--no-solvers", action="store_true", help="skip the per-QP solver comparison and the fit time")
     b.add_argument("--qp-dataset", default="iris", choices=list(DATASETS))
