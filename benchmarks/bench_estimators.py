@@ -12,7 +12,8 @@ On it, each in a fresh process:
   ``SVC(kernel="rbf", gamma=1/(2 sigma^2))``), scikit-learn's defaults otherwise;
 * ``LinearSVC()`` for the linear kernel.
 
-Each row: fit seconds (wall), peak memory of the fit (peak resident set size of the process minus its size
+Each row (with ``--processes N`` the medians over ``N`` fresh processes per model, the models in turn): fit seconds
+(wall), peak memory of the fit (peak resident set size of the process minus its size
 before the fit, :func:`~tpm_models.experiments.run_info.peak_rss_mb`, the high-water mark reset after the data are
 made: :func:`fit_base_mb`), test accuracy. Measured, never asserted.
 
@@ -177,21 +178,40 @@ def _run_code(call: str, timeout: float) -> dict:
 
 
 def bench_scaled(sizes=(1_000, 10_000), kernels=BENCH_KERNELS, timeout: float = 3600.0, progress=print,
-                 models=MODELS) -> list[dict]:
-    """One row per (kernel, m): each of ``models`` (:data:`MODELS`) that takes the kernel, each in a fresh
-    process."""
+                 models=MODELS, processes: int = 1) -> list[dict]:
+    """One row per (kernel, m): each of ``models`` (:data:`MODELS`) that takes the kernel, each in ``processes``
+    fresh processes, the models in turn (ours, SVC, LinearSVC, ours, ...); every number of a model is the median
+    over its processes (:func:`median_fit`), so with ``processes=3`` each fit second is the median of three first
+    fits."""
+    if processes < 1:
+        raise ValueError(f"processes must be at least 1; got {processes}")
     progress = progress or (lambda _: None)
     rows = []
     for kernel in kernels:
         for m in sizes:
-            row = {"kernel": kernel, "m": m}
-            for model in models:
-                if model == "linearsvc" and kernel != "linear":
-                    continue
-                progress(f"  {kernel} m={m:,}: {model} ...")
-                row[model] = _in_subprocess(model, kernel, m, timeout)
+            row: dict = {"kernel": kernel, "m": m, "processes": processes}
+            runs: dict[str, list[dict]] = {}
+            for run in range(processes):
+                for model in models:
+                    if model == "linearsvc" and kernel != "linear":
+                        continue
+                    progress(f"  {kernel} m={m:,}: {model} ({run + 1}/{processes}) ...")
+                    runs.setdefault(model, []).append(_in_subprocess(model, kernel, m, timeout))
+            row.update({model: median_fit(fits) for model, fits in runs.items()})
             rows.append(row)
     return rows
+
+
+def median_fit(fits: list[dict]) -> dict:
+    """One model's fits in fresh processes as one: the medians of the seconds and of the peaks, the accuracy and
+    backend of the first (the data and the fit are the same in each process); the first error when a fit failed (a
+    failure is reported, not outvoted, as :func:`benchmarks.bench_builders.median_row` does)."""
+    for fit in fits:
+        if "error" in fit:
+            return fit
+    return {"fit": float(np.median([f["fit"] for f in fits])),
+            "peak_mb": float(np.median([f["peak_mb"] for f in fits])),
+            "accuracy": fits[0]["accuracy"], "backend": fits[0].get("backend")}
 
 
 def _cell(r: dict, key: str, fmt: str) -> str:
@@ -217,14 +237,15 @@ def scaled_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-CSV_COLUMNS = ("kernel", "m", "tpmsvm_fit_s", "svc_fit_s", "ratio", "linearsvc_fit_s", "tpmsvm_peak_mb", "svc_peak_mb",
-               "memory_ratio", "tpmsvm_accuracy", "svc_accuracy", "linearsvc_accuracy", "tpmsvm_backend", "note")
-"""The header of the page's CSV (``bench estimators --sizes ... --csv``, :func:`scaled_csv_rows`): each model's fit
-seconds, peak MB above the process's size before the fit and test accuracy, the ratios ours / SVC's, the backend
-``backend="auto"`` chose, and a note (a fit's error)."""
-CSV_TITLES = ("kernel", "m", "TPMSVMOneVsAll fit s", "SVC fit s", "ratio", "LinearSVC fit s", "TPMSVMOneVsAll peak MB",
-              "SVC peak MB", "memory ratio", "TPMSVMOneVsAll accuracy", "SVC accuracy", "LinearSVC accuracy",
-              "our backend", "note")
+CSV_COLUMNS = ("kernel", "m", "processes", "tpmsvm_fit_s", "svc_fit_s", "ratio", "linearsvc_fit_s", "tpmsvm_peak_mb",
+               "svc_peak_mb", "memory_ratio", "tpmsvm_accuracy", "svc_accuracy", "linearsvc_accuracy", "tpmsvm_backend",
+               "note")
+"""The header of the page's CSV (``bench estimators --sizes ... [--processes N] --csv``, :func:`scaled_csv_rows`):
+the fresh processes each model ran in, each model's fit seconds, peak MB above the process's size before the fit and
+test accuracy, the ratios ours / SVC's, the backend ``backend="auto"`` chose, and a note (a fit's error)."""
+CSV_TITLES = ("kernel", "m", "processes", "TPMSVMOneVsAll fit s", "SVC fit s", "ratio", "LinearSVC fit s",
+              "TPMSVMOneVsAll peak MB", "SVC peak MB", "memory ratio", "TPMSVMOneVsAll accuracy", "SVC accuracy",
+              "LinearSVC accuracy", "our backend", "note")
 """The page's column titles, in the order of :data:`CSV_COLUMNS`."""
 
 
@@ -239,7 +260,8 @@ def scaled_csv_rows(rows: list[dict]) -> list[dict[str, str]]:
         ratio = ours["fit"] / svc["fit"] if "fit" in ours and "fit" in svc else None
         mem = (max(ours["peak_mb"], 1.0) / max(svc["peak_mb"], 1.0)
                if "peak_mb" in ours and "peak_mb" in svc else None)
-        out.append({"kernel": r["kernel"], "m": str(r["m"]), "tpmsvm_fit_s": fmt(ours.get("fit"), ".3f"),
+        out.append({"kernel": r["kernel"], "m": str(r["m"]), "processes": str(r.get("processes", 1)),
+                    "tpmsvm_fit_s": fmt(ours.get("fit"), ".3f"),
                     "svc_fit_s": fmt(svc.get("fit"), ".3f"), "ratio": fmt(ratio),
                     "linearsvc_fit_s": fmt(lin.get("fit"), ".3f"), "tpmsvm_peak_mb": fmt(ours.get("peak_mb"), ".0f"),
                     "svc_peak_mb": fmt(svc.get("peak_mb"), ".0f"), "memory_ratio": fmt(mem),

@@ -243,6 +243,15 @@ def scale_block(rows: Rows) -> str:
         scale_table(rows)])
 
 
+def processes_phrase(rows: Rows) -> str:
+    """How many fresh processes each number of ``bench-estimators.csv`` is the median of (its ``processes``
+    column): empty for one."""
+    counts = sorted({int(r.get("processes") or 1) for r in rows})
+    if counts == [1]:
+        return ""
+    return ", the medians of " + " or ".join(str(c) for c in counts) + " such processes, the models in turn"
+
+
 def estimators_block(rows: Rows, linear: Rows, iris_wine: Rows) -> str:
     page = NOTES / "bench-estimators.md"
     run, command = recorded_run(page, ESTIMATORS_CSV.name)
@@ -250,8 +259,8 @@ def estimators_block(rows: Rows, linear: Rows, iris_wine: Rows) -> str:
     small_run, small_command = recorded_run(IRIS_WINE_PAGE, IRIS_WINE_CSV.name)
     return "\n\n".join([
         f"Recorded ([the classifiers' page](bench-estimators.md)): `{run}`.",
-        "The rows are [`bench-estimators.csv`](bench-estimators.csv) (one fit of each model in a fresh process, so "
-        "each is a first fit):",
+        "The rows are [`bench-estimators.csv`](bench-estimators.csv) (each model's first fit in a fresh process"
+        f"{processes_phrase(rows)}):",
         commands_block([command]),
         figure_line("estimators", "Fit seconds against points: TPMSVMOneVsAll beside SVC and LinearSVC, linear and "
                     "Gaussian kernels, and the linear path beside LinearSVC"),

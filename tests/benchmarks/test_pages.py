@@ -132,6 +132,19 @@ def test_the_benches_rows_become_csv_cells():
     assert scaled[0]["linearsvc_fit_s"] == "" and scaled[0]["note"] == "SVC: > 10 s"
 
 
+def test_the_classifiers_median_fit_is_each_numbers_median_and_keeps_a_failure():
+    """``bench estimators --sizes ... --processes 3``: the middle of three fits' seconds and peaks (by hand), the
+    first fit's accuracy and backend, a failed fit reported; the CSV says how many processes."""
+    fits = [{"fit": 0.03, "peak_mb": 2.0, "accuracy": 0.6, "backend": "dense"},
+            {"fit": 0.01, "peak_mb": 4.0, "accuracy": 0.6, "backend": "dense"},
+            {"fit": 0.02, "peak_mb": 3.0, "accuracy": 0.6, "backend": "dense"}]
+    assert bench_estimators.median_fit(fits) == {"fit": 0.02, "peak_mb": 3.0, "accuracy": 0.6, "backend": "dense"}
+    assert bench_estimators.median_fit(fits[:2] + [{"error": "timeout"}]) == {"error": "timeout"}
+    row = bench_estimators.scaled_csv_rows([{"kernel": "linear", "m": 1000, "processes": 3,
+                                             "tpmsvm": bench_estimators.median_fit(fits)}])[0]
+    assert row["processes"] == "3" and row["tpmsvm_fit_s"] == "0.020" and row["tpmsvm_peak_mb"] == "3"
+
+
 def test_the_builders_median_row_is_each_numbers_median_and_keeps_a_failure():
     """``bench builders --repeats``: each number is the median of its runs (three runs: the middle value, computed
     here by hand), and a failed run is reported, not outvoted by the others."""
