@@ -207,16 +207,7 @@ def build_robust_kernel_23(
     row 1                                            ``margin[i]``: ``phi_i'w + theta - rho_i t + xi_i >= 0``
     ==============================================  ====================================================
 
-    The :math:`\\nu`-term is written from the sum of the other points' coordinates, as (15)'s is
-    (:func:`tpm_models.models.shapes.primal_plus`): for any :math:`w_c, t_c`,
-
-    .. math::
-        \\sum_{i\\in\\mathcal X_{-c}}\\big(\\langle w_c,\\varphi(x^i)\\rangle + \\rho_i t_c\\big)
-        = \\Big(\\sum_{i\\in\\mathcal X_{-c}}\\varphi(x^i)\\Big)^{\\top} w_c
-        + \\sum_{i\\in\\mathcal X_{-c}}\\rho_i t_c ,
-
-    the same term with :math:`r` coefficients instead of :math:`m_{-c} r` products (each ``rho[i] * t`` kept:
-    ``rho`` is mutable).
+    The :math:`\\nu`-term is written from the other points' summed coordinates (:func:`objective_and_margins`).
 
     An SOCP (default solver Clarabel). :math:`\\beta` with :math:`w_c = \\sum_j\\beta_j\\varphi(x^j)`:
     :func:`recover_robust_kernel_23`. With the linear kernel and :math:`p = 2` it is (28) in rotated
@@ -248,23 +239,38 @@ def build_robust_kernel_23(
     m.xi = pyo.Var(m.X_c, domain=pyo.NonNegativeReals, doc="xi_c,i >= 0")
     m.t = pyo.Var(domain=pyo.NonNegativeReals, doc="t_c >= |w_c|")
     m.cone_t = pyo.Constraint(expr=sum(m.w[k] ** 2 for k in m.J) <= m.t**2, doc="t >= |w|_2")
+    objective_and_margins(m, basis.phi)
+    return m
+
+
+def objective_and_margins(m: pyo.ConcreteModel, phi: np.ndarray) -> None:
+    """(23K)'s objective ``obj`` and rows ``margin`` on the model ``m`` of :func:`build_robust_kernel_23` (its sets,
+    parameters and variables made), ``phi[i - 1]`` the coordinates of :math:`\\varphi(x^i)`. The :math:`\\nu`-term is
+    written from the sum of the other points' coordinates, as (15)'s is (:func:`tpm_models.models.shapes.primal_plus`):
+    for any :math:`w_c, t_c`,
+
+    .. math::
+        \\sum_{i\\in\\mathcal X_{-c}}\\big(\\langle w_c,\\varphi(x^i)\\rangle + \\rho_i t_c\\big)
+        = \\Big(\\sum_{i\\in\\mathcal X_{-c}}\\varphi(x^i)\\Big)^{\\top} w_c
+        + \\sum_{i\\in\\mathcal X_{-c}}\\rho_i t_c ,
+
+    the same term with :math:`r` coefficients instead of :math:`m_{-c} r` products (each ``rho[i] * t`` kept:
+    ``rho`` is mutable). Row ``i``'s :math:`\\langle w_c,\\varphi(x^i)\\rangle` is the ``LinearExpression`` that
+    ``sum(m.phi[i, k] * m.w[k] for k in m.J)`` makes, built directly (:func:`~tpm_models.models.shapes.linear_row`)."""
     w = [m.w[k] for k in m.J]
-    # sum_{i in X_-c} <w, phi(x^i)> as (sum_i phi(x^i))'w: r coefficients instead of m_-c r products (the nu-term
-    # of (15), shapes.primal_plus); each rho_i t kept, rho being mutable
     other_rows = np.asarray(list(m.X_minus_c), dtype=int) - 1
     m.obj = pyo.Objective(
         expr=0.5 * m.t**2
-        + m.nu / len(m.X_minus_c) * (linear_row(basis.phi[other_rows].sum(axis=0), w)
+        + m.nu / len(m.X_minus_c) * (linear_row(phi[other_rows].sum(axis=0), w)
                                      + sum(m.rho[i] * m.t for i in m.X_minus_c))
         + m.nu * m.theta
         + m.alpha / len(m.X_c) * sum(m.xi[i] for i in m.X_c),
         sense=pyo.minimize,
     )
-    m.margin = pyo.Constraint(  # <w, phi(x^i)>: the LinearExpression sum_k phi[i, k] * w[k] makes, built directly
-        m.X_c, rule=lambda m, i: linear_row(basis.phi[i - 1], w) + m.theta - m.rho[i] * m.t + m.xi[i] >= 0,
+    m.margin = pyo.Constraint(
+        m.X_c, rule=lambda m, i: linear_row(phi[i - 1], w) + m.theta - m.rho[i] * m.t + m.xi[i] >= 0,
         doc="<w, phi(x^i)> + theta - rho_i t >= -xi_i, stored with the constant on the right",
     )
-    return m
 
 
 # --------------------------------------------------------------------------- recovery, decision (20)
