@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from benchmarks import run_fresh
+from benchmarks.bench_builders import median_row
 from benchmarks.pages import fmt
 from tpm_models.data import load_dataset, min_max_scale
 from tpm_models.experiments.run_info import peak_rss_mb
@@ -203,15 +204,13 @@ def bench_scaled(sizes=(1_000, 10_000), kernels=BENCH_KERNELS, timeout: float = 
 
 
 def median_fit(fits: list[dict]) -> dict:
-    """One model's fits in fresh processes as one: the medians of the seconds and of the peaks, the accuracy and
-    backend of the first (the data and the fit are the same in each process); the first error when a fit failed (a
-    failure is reported, not outvoted, as :func:`benchmarks.bench_builders.median_row` does)."""
-    for fit in fits:
-        if "error" in fit:
-            return fit
-    return {"fit": float(np.median([f["fit"] for f in fits])),
-            "peak_mb": float(np.median([f["peak_mb"] for f in fits])),
-            "accuracy": fits[0]["accuracy"], "backend": fits[0].get("backend")}
+    """One model's fits in fresh processes as one: the medians of the seconds and of the peaks
+    (:func:`benchmarks.bench_builders.median_row`, which reports the first failure rather than outvote it), the
+    accuracy and backend of the first (the data and the fit are the same in each process)."""
+    numbers = median_row([f if "error" in f else {"fit": f["fit"], "peak_mb": f["peak_mb"]} for f in fits])
+    if "error" in numbers:
+        return numbers
+    return {**numbers, "accuracy": fits[0]["accuracy"], "backend": fits[0].get("backend")}
 
 
 def _cell(r: dict, key: str, fmt: str) -> str:
