@@ -78,3 +78,16 @@ def test_blocked_sums_and_one_blas_thread_change_only_rounding(monkeypatch, kern
         assert a.theta == pytest.approx(b.theta, rel=0, abs=1e-12)
         assert a.theta_rule == b.theta_rule
     np.testing.assert_array_equal(new.predict(X_test), old.predict(X_test))
+
+
+def test_the_wheels_openblas_is_what_glob_finds():
+    """The directory listing of ``numpy.libs`` finds the files ``glob('*openblas*.so*')`` finds (the truth), or
+    the ``/proc/self/maps`` fallback runs when numpy came without that directory."""
+    import glob
+    import os
+
+    wheel_libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    globbed = sorted(glob.glob(os.path.join(glob.escape(wheel_libs), "*openblas*.so*")))
+    if not globbed:
+        pytest.skip("numpy did not come as a wheel with numpy.libs here")
+    assert blas_threads._openblas_paths() == globbed

@@ -144,3 +144,33 @@ def test_a_local_subsolver_as_both_bypasses_local_separation(monkeypatch):
     assert "bypass_local_separation" not in pyros_options(ipopt, "scip")[0]
     monkeypatch.setitem(PYROS_SETTINGS, ipopt, PYROS_SETTINGS[ipopt]._replace(local=False))
     assert "bypass_local_separation" not in pyros_options(ipopt, ipopt)[0]
+
+
+@pytest.mark.parametrize("package", sorted({b.package for b in BACKENDS.values()} | {"numpy", "pyomo", "tpm-models"}))
+def test_package_version_is_importlib_metadatas(package):
+    """The version every ``SolveResult`` reports, read from the ``METADATA`` headers without the email parser, is
+    the one ``importlib.metadata.version`` parses (the truth), for every backend's package that is installed."""
+    from importlib import metadata
+
+    try:
+        truth = metadata.version(package)
+    except metadata.PackageNotFoundError:
+        assert registry.package_version.__wrapped__(package) == "unknown"
+        return
+    assert registry.package_version.__wrapped__(package) == truth
+
+
+def test_package_version_reads_the_headers_only(tmp_path, monkeypatch):
+    """A ``Version:`` line in the description (after the empty line that ends the headers) is not the version;
+    with no header at all, it is ``"unknown"``. Truth: ``importlib.metadata.version`` on the
+    same made-up distributions (put on ``sys.path`` for this test only)."""
+    from importlib import metadata
+
+    for name, headers in [("tpm_fake_a", "Version: 1.2.3\n"), ("tpm_fake_b", "")]:
+        info = tmp_path / f"{name}-0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\n{headers}\nVersion: 9.9.9\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert registry.package_version.__wrapped__("tpm_fake_a") == metadata.version("tpm_fake_a") == "1.2.3"
+    assert metadata.version("tpm_fake_b") is None  # the truth has no version for it either
+    assert registry.package_version.__wrapped__("tpm_fake_b") == "unknown"

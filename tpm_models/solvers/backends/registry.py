@@ -96,12 +96,20 @@ class Backend:
 
 @functools.cache
 def package_version(package: str) -> str:
-    """The installed version of ``package``, or ``"unknown"`` (cached: reading package metadata takes
-    milliseconds, and a fit of the estimators solves several QPs)."""
+    """The installed version of ``package``, or ``"unknown"``: the ``Version`` field among the headers of its core
+    metadata (``METADATA``, the same field ``importlib.metadata.version`` returns), read line by line rather than
+    by the ``email`` parser that function loads on its first call (1.9 ms against 0.4 ms here, part of a first
+    fit's 10 ms at 10^3 points); cached, as a fit of the estimators solves several QPs."""
     try:
-        return metadata.version(package)
+        distribution = metadata.distribution(package)
     except metadata.PackageNotFoundError:
         return "unknown"
+    for line in (distribution.read_text("METADATA") or distribution.read_text("PKG-INFO") or "").splitlines():
+        if not line.strip():
+            break  # the headers end at the first empty line
+        if line.startswith("Version:"):
+            return line.removeprefix("Version:").strip()
+    return distribution.version or "unknown"  # no Version header: what importlib.metadata makes of it
 
 
 BACKENDS: dict[str, Backend] = {}
