@@ -133,6 +133,34 @@ def test_a_route_that_fails_is_could_not_decide_for_a_true_counterpart_and_a_vio
     assert np.abs(v.violating_delta).max() == pytest.approx(EPS)
 
 
+class GurobiError(Exception):
+    """gurobipy's error as the ``gurobi`` backend's ``licence_limit`` reads it (its class name and ``errno``)."""
+
+    def __init__(self, errno: int, message: str):
+        super().__init__(errno, message)
+        self.errno = errno
+
+
+GUROBI_SIZE_LIMIT = GurobiError(10010, "Model too large for size-limited license; visit https://gurobi.com/unrestricted")
+
+
+def test_a_licence_refusal_is_the_backends_declared_error_not_words():
+    """Truth: the ``licence_limit`` each backend declares (Gurobi: ``GurobiError`` with errno 10010), found through
+    the errors a refusal was raised from (PyROS and Pyomo's interfaces wrap it); an error whose message only says
+    so, or another error with the same number, is not a refusal (the message matching this replaced)."""
+    try:
+        try:
+            raise GUROBI_SIZE_LIMIT
+        except GurobiError as inner:
+            raise RuntimeError("PyROS: the master problem failed") from inner
+    except RuntimeError as wrapped:
+        assert is_licence_refusal(wrapped)
+    assert is_licence_refusal(GUROBI_SIZE_LIMIT)
+    assert not is_licence_refusal(RuntimeError("Model too large for size-limited license"))
+    assert not is_licence_refusal(OSError(10010, "Model too large"))
+    assert not is_licence_refusal(GurobiError(10005, "Unable to retrieve attribute"))
+
+
 def test_pyros_falls_back_to_a_free_subsolver_when_the_licence_refuses(monkeypatch):
     """Gurobi's size-limited licence raises inside PyROS (``GurobiError: Model too large for size-limited
     license``): with no subsolver named, the verifier runs PyROS again with a free one and says so."""
@@ -144,7 +172,7 @@ def test_pyros_falls_back_to_a_free_subsolver_when_the_licence_refuses(monkeypat
     def licence_limited(nominal, unc, local_solver=None, global_solver=None, time_limit=None):
         calls.append(local_solver)
         if local_solver is None:
-            raise RuntimeError("Model too large for size-limited license; visit https://gurobi.com/unrestricted")
+            raise GUROBI_SIZE_LIMIT
         return real(nominal, unc, local_solver, global_solver, time_limit)
 
     monkeypatch.setattr(module, "solve_pyros", licence_limited)
@@ -152,8 +180,7 @@ def test_pyros_falls_back_to_a_free_subsolver_when_the_licence_refuses(monkeypat
     v = verify(nominal, uncertain(nominal), l1_counterpart(), method="pyros")
     assert calls[0] is None and calls[1] in module.free_pyros_subsolvers()
     assert "licence refused" in v.semi_infinite.message and v.verdict == VERIFIED, v.table()
-    assert is_licence_refusal(RuntimeError("Model too large for size-limited license"))
-    assert not is_licence_refusal(RuntimeError("numerical trouble"))
+    assert not v.semi_infinite.licence_limited  # the free subsolver ended it
 
 
 def test_scip_under_pyros_gets_tolerances_soplex_takes_on_its_retry():
@@ -231,3 +258,26 @@ def test_the_real_licence_refusal_falls_back_and_verifies_against_the_closed_for
     closed = semi_infinite_objective(Xs[keep], d.y[keep], 0, 0.5, 1.0, math.inf, EPS, other.values["w"],
                                      other.values["theta"])
     assert abs(v.semi_infinite.objective - closed) <= 1e-7 * abs(closed)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gurobipy") is None, reason="the case is Gurobi's size-limited licence")
+def test_a_real_licence_refusal_with_gurobi_named_is_undecided_and_says_so():
+    """The same 15 points a class with Gurobi named as PyROS's subsolver: no fallback, the route ends on gurobipy's
+    own refusal (errno 10010, found through what PyROS raised), the verdict is could-not-decide and
+    ``licence_limited`` holds (what ``tpm-models check`` turns into a skip). Truth: gurobipy's refusal of a model
+    of the same kind built here (201 variables with a quadratic objective, over the pip licence's 200)."""
+    import gurobipy
+
+    probe = gurobipy.Model(env=gurobipy.Env(params={"OutputFlag": 0}))
+    x = probe.addVars(201, lb=-1.0)
+    probe.setObjective(gurobipy.quicksum(x[i] * x[i] for i in range(201)))
+    try:
+        probe.optimize()
+    except gurobipy.GurobiError as refusal:
+        assert is_licence_refusal(refusal)
+    else:
+        pytest.skip("this Gurobi licence is not size-limited: no refusal to see")
+    d = load_dataset("iris")
+    v = verify(23, min_max_scale(d.X), d.y, 0, 0.5, 1.0, "inf", EPS, method="pyros", solver="gurobi",
+               points_per_class=15)
+    assert v.semi_infinite.licence_limited and v.verdict == UNDECIDED, v.table()

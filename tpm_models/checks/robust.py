@@ -362,12 +362,12 @@ def check_pyros(
             out.append(CheckResult("(22) PyROS = (23)", where, math.inf, note=exc.result.message))
             continue
         except Exception as exc:  # a subsolver's licence refusing a separation problem
-            limited = any(w in str(exc).lower() for w in ("size-limited", "too large", "licen"))
+            limited = is_licence_refusal(exc)
             out.append(CheckResult("(22) PyROS = (23)", where, math.nan if limited else math.inf,
                                    note=f"{type(exc).__name__}: {str(exc)[:80]}", skipped=limited))
             continue
         if not v.semi_infinite.ok:  # the verifier caught the route's failure: a licence refusal is a skip
-            limited = is_licence_refusal(RuntimeError(v.semi_infinite.message))
+            limited = v.semi_infinite.licence_limited
             out.append(CheckResult("(22) PyROS = (23)", where, math.nan if limited else math.inf,
                                    note=v.semi_infinite.message[:80], skipped=limited))
             continue

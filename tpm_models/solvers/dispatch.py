@@ -30,7 +30,7 @@ from pyomo.contrib.solver.common.util import IncompatibleModelError
 
 from tpm_models.certify.certificate import Certificate, certify
 from tpm_models.certify.tolerances import FEASIBILITY_TOL
-from tpm_models.solvers.backends.registry import no_default, prepared_backend, takers
+from tpm_models.solvers.backends.registry import no_default, prepared_backend, raised_by, takers
 from tpm_models.solvers.common import ModelError, NoOptimalSolutionError, SolutionStatus, SolveResult, Termination
 from tpm_models.solvers.conic import why_not_conic
 from tpm_models.solvers.program import Program, objective_of, title
@@ -219,7 +219,7 @@ class Run:
             return (*backend.run(model, self.time_limit, **extra), False)
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
-            if backend.licence_limit is not None and _raised(exc, backend.licence_limit):
+            if backend.licence_limit is not None and raised_by(exc, backend.licence_limit):
                 log.info("%s: its licence refused the model: %s", backend.name, exc)
                 return Termination.REFUSED, None, message, True  # nothing was solved
             log.warning("%s raised %s: %s", backend.name, type(exc).__name__, exc)
@@ -280,16 +280,6 @@ def _finish(model: pyo.ConcreteModel, result: SolveResult, raise_on_failure: boo
         if raise_on_failure:
             raise NoOptimalSolutionError(result)
     return result
-
-
-def _raised(exc: BaseException | None, test: Any) -> bool:
-    """``test`` of ``exc`` or of an error it was raised from (Pyomo's interfaces may wrap the solver's)."""
-    seen = 0
-    while exc is not None and seen < 5:
-        if test(exc):
-            return True
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return False
 
 
 def is_licence_limit(result: SolveResult) -> bool:

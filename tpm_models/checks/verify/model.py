@@ -284,6 +284,9 @@ class SemiInfiniteSolution:
     message: str = ""
     history: list[Round] = field(default_factory=list)
     """The rounds of the cutting planes (empty for PyROS)."""
+    licence_limited: bool = False
+    """The route ended on a backend's licence refusing a subproblem's size
+    (:func:`~tpm_models.solvers.backends.registry.is_licence_refusal`), not on a failure of its own."""
 
     @property
     def ok(self) -> bool:

@@ -27,7 +27,7 @@ import pyomo.environ as pyo
 from tpm_models.checks.verify.model import SemiInfinite, SemiInfiniteSolution, evaluate_point, failure_summary, row_with
 from tpm_models.models.uncertainty import NormBall, Uncertain
 from tpm_models.solvers import ipopt as casadi_ipopt
-from tpm_models.solvers.backends.registry import pyros_backends
+from tpm_models.solvers.backends.registry import is_licence_refusal, pyros_backends
 
 log = logging.getLogger(__name__)
 
@@ -288,13 +288,6 @@ def joint_set(sets: list) -> Any:
                                                 for combo in itertools.product(*(s.scenarios for s in sets))])
 
 
-def is_licence_refusal(exc: BaseException) -> bool:
-    """An exception of a size-limited licence refusing a model (Gurobi's ``Model too large for size-limited
-    license``), not a numerical failure."""
-    text = str(exc).lower()
-    return any(w in text for w in ("size-limited", "too large for", "licen", "too many rows", "too many columns"))
-
-
 def free_pyros_subsolvers() -> tuple[str, ...]:
     """PyROS's subsolvers, tried in order, when the default one's licence refuses a subproblem (Gurobi's pip licence:
     200 variables once a quadratic term is present, less than PyROS's separation problems on the whole Iris set):
@@ -322,7 +315,7 @@ def pyros_with_fallback(nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertai
     except Exception as exc:
         if local_solver is not None or global_solver is not None or not is_licence_refusal(exc):
             raise
-        refused = failure_summary(exc)
+        refused, refusal = failure_summary(exc), exc
     tried: list[str] = []
     si = None
     for free in free_pyros_subsolvers():
@@ -341,7 +334,7 @@ def pyros_with_fallback(nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertai
         tried.append(f"{free}: {si.termination}")
     if si is None:
         raise RuntimeError(f"the default subsolver's licence refused ({refused}) and no free one ended: "
-                           + "; ".join(tried))
+                           + "; ".join(tried)) from refusal
     return si
 
 

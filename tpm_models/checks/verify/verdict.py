@@ -25,7 +25,7 @@ from tpm_models.checks.verify.model import (
     TermOnClone,
     failure_summary,
 )
-from tpm_models.checks.verify.pyros import PYROS_SUBSOLVER_NAMES, pyros_with_fallback
+from tpm_models.checks.verify.pyros import PYROS_SUBSOLVER_NAMES, is_licence_refusal, pyros_with_fallback
 from tpm_models.checks.verify.report import Verification
 from tpm_models.models.norms import check_p
 from tpm_models.models.registry import (
@@ -179,7 +179,7 @@ def semi_infinite_route(nominal: pyo.ConcreteModel, uncertain: Sequence[Uncertai
         raise
     except Exception as exc:  # a master or a subsolver that failed, a licence, the rounds' limit
         return SemiInfiniteSolution(method, math.nan, {}, math.nan, None, 0, time.perf_counter() - start, "error",
-                                    failure_summary(exc))
+                                    failure_summary(exc), licence_limited=is_licence_refusal(exc))
 
 
 def judge(probe: SemiInfinite, counterpart: pyo.ConcreteModel, counterpart_solver: str, cres: SolveResult,

@@ -18,5 +18,6 @@ register_backend(
     }, loud={"OutputFlag": 1}),
     tee=True, integers=True, sos=True, pyros="gurobi_direct",
     nonconvex=True,  # Gurobi >= 11 solves non-convex quadratic models globally by default
-    licence_limit=lambda exc: getattr(exc, "errno", None) == SIZE_LIMIT_EXCEEDED,
+    licence_limit=lambda exc: (type(exc).__name__ == "GurobiError"
+                               and getattr(exc, "errno", None) == SIZE_LIMIT_EXCEEDED),
 )

@@ -116,6 +116,25 @@ BACKENDS: dict[str, Backend] = {}
 """Every backend that has joined, by name, in the order they joined (``tpm-models solvers``)."""
 
 
+def raised_by(exc: BaseException | None, test: Callable[[BaseException], bool]) -> bool:
+    """``test`` of ``exc`` or of an error it was raised from (``__cause__``, ``__context__``; five deep: Pyomo's
+    interfaces and PyROS may wrap the solver's own error)."""
+    seen = 0
+    while exc is not None and seen < 5:
+        if test(exc):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+def is_licence_refusal(exc: BaseException) -> bool:
+    """Whether ``exc`` is a backend's licence refusing a model's size, as that backend declares it
+    (:attr:`Backend.licence_limit`, on the solver's own error: Gurobi's error code 10010, say), raised by it or by
+    an error it was raised from; what a solver run through Pyomo (PyROS's subsolvers) raises. Never a word match:
+    an error that only says "licence" is not one."""
+    return any(b.licence_limit is not None and raised_by(exc, b.licence_limit) for b in BACKENDS.values())
+
+
 def register_backend(name: str, package: str, model_classes: set[str] | frozenset[str],
                      run: Callable[..., tuple[Termination, dict | None, str]],
                      version: Callable[[], str] | None = None,
