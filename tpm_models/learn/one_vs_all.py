@@ -225,8 +225,9 @@ def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: 
     Gram block is computed once: :math:`K(X_c,X_c)` is the dual's ``P``, and with the transpose of the dual's
     :math:`K(X_{-c},X_c)` it gives the scores
     :math:`s_i = \\sigma(\\lambda^\\top K(X_c,x^i) - \\frac{\\nu}{m_{-c}}e^\\top K(X_{-c},x^i))` and
-    :math:`\\langle w,w\\rangle` (:func:`tpm_models.models.recovery.expansion_w_w`, stored in the plane, so neither
-    ``fit`` nor ``predict`` computes it again)."""
+    :math:`\\langle w,w\\rangle` (:func:`tpm_models.models.recovery.expansion_w_w`; for the linear kernel
+    :math:`\\|w\\|^2` of (17)'s :math:`w = X_c^\\top\\lambda - \\frac{\\nu}{m_{-c}}X_{-c}^\\top e`, which needs no
+    :math:`K(X_{-c},X_{-c})`; stored in the plane, so neither ``fit`` nor ``predict`` computes it again)."""
     gram_own, gram_other_own = gram_blocks(kernel, X_own, X_other)
     qp = dual_matrices(gram_own, gram_other_own, nu, alpha)
     lam = cast(np.ndarray, solve_matrices(qp, solver).values["x"])  # a QP in matrix form: its point an array
@@ -239,5 +240,10 @@ def fit_dense_plane(kernel: Kernel, X_own: np.ndarray, X_other: np.ndarray, nu: 
     if sign == 1:
         np.negative(minus_s, out=minus_s)  # -s; for sign = -1, s = -(P lam + q) and -s is P lam + q itself
     theta, interval, free, rule = kkt_theta(minus_s, lam, alpha / len(X_own), sign, free_tol)
-    w_w = expansion_w_w(lam, a, qp.P, gram_own_other, kernel.gram(X_other, X_other))
+    if kernel.name == "linear":  # |w|^2 of (17)'s w = X_own' lam - a X_other' e: no K(X_other, X_other)
+        w = X_own.T @ lam
+        w -= a * X_other.sum(axis=0)
+        w_w = float(w @ w)
+    else:
+        w_w = expansion_w_w(lam, a, qp.P, gram_own_other, kernel.gram(X_other, X_other))
     return Hyperplane(kernel, X_own, X_other, lam, a, sign, theta, interval, free, rule, w_w)

@@ -79,10 +79,14 @@ def matrix_solvers() -> list[str]:
 def matrix_violation(qp: QPMatrices, x: np.ndarray) -> float:
     """Largest violation of the rows and bounds of ``qp`` at ``x`` (absolute, 0 when none is violated; ``inf`` if
     ``x`` is not finite)."""
-    if not np.isfinite(x).all():
-        return math.inf
     largest = np.maximum.reduce  # np.max without its Python wrapper: the duals of a fit are solved thousands of times
-    worst = max(0.0, float(largest(qp.x_l - x)), float(largest(x - qp.x_u))) if len(x) else 0.0
+    if not len(x):
+        worst = 0.0
+    else:  # a NaN or an infinity in x makes an excess NaN or +inf (at an infinite bound: inf - inf, NaN); free
+        worst = float(largest(np.maximum(qp.x_l - x, x - qp.x_u)))  # variables alone, finite x: -inf
+        if not worst < math.inf:
+            return math.inf
+        worst = max(0.0, worst)
     if len(qp.b):
         worst = max(worst, float(largest(np.abs(qp.A @ x - qp.b))))
     if len(qp.h_l):
