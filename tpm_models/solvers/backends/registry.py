@@ -109,7 +109,7 @@ def package_version(package: str) -> str:
             break  # the headers end at the first empty line
         if line.startswith("Version:"):
             return line.removeprefix("Version:").strip()
-    return distribution.version or "unknown"  # no Version header: what importlib.metadata makes of it
+    return "unknown"  # no Version header (importlib.metadata gives None, or KeyError under its backport)
 
 
 BACKENDS: dict[str, Backend] = {}
