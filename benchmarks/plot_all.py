@@ -178,8 +178,8 @@ def targets_table(scale: Rows, estimators: Rows, linear: Rows, builders: Rows, i
         name = what or r.get("model") or r["kernel"]
         return float(f"{value:.2f}"), f"{name} at {points(r[m])}", int(r[m])
 
-    lin = [at(number(r["ours_fit_s"]) / number(r["linearsvc_fit_s"]), r, what="linear (the --linear run)") for r in linear
-           if r["ours_fit_s"] and r["linearsvc_fit_s"]]
+    lin = [at(number(r["ours_fit_s"]) / number(r["linearsvc_fit_s"]), r, what="linear (the --linear run)")
+           for r in linear if r["ours_fit_s"] and r["linearsvc_fit_s"]]
     lin += [at(number(r["tpmsvm_fit_s"]) / number(r["linearsvc_fit_s"]), r) for r in estimators
             if r["kernel"] == "linear" and 10_000 <= int(r["m"]) <= 1_000_000 and r["linearsvc_fit_s"]]
     small = [(iris_wine_worst(r), r) for r in iris_wine]
