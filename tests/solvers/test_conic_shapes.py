@@ -224,13 +224,15 @@ def test_an_affine_square_is_read_as_pyomo_expands_it():
     """``(a'x + b)**2`` read from its base (:meth:`ShapeReader.affine_square`) against Pyomo's standard
     representation of the same node (:meth:`ShapeReader.quadratic`): the same pairs, a variable written twice
     summed, a zero coefficient left out, the constant's cross terms; 1e-15 relative (products of the same numbers,
-    summed in one order or the other). Solved: min (x + 2y - 3 + x)^2 + (y - 1)^2 has its minimum 0 at (y = 1,
-    x = 0.5), a square the reader took."""
+    summed in one order or the other); a bare variable's square ((28)'s 1/2 ||w||^2 term by term) too, and a
+    variable with no column of the program is not read (``None``: the standard representation's path says what it
+    is). Solved: min (x + 2y - 3 + x)^2 + (y - 1)^2 + z^2 has its minimum 0 at (y = 1, x = 0.5, z = 0), squares the
+    reader took."""
     m = pyo.ConcreteModel(name="affine squares")
     m.x = pyo.Var()
     m.y = pyo.Var()
     m.z = pyo.Var()
-    m.obj = pyo.Objective(expr=(m.x + 2 * m.y - 3 + m.x + 0.0 * m.z) ** 2 + (m.y - 1) ** 2)
+    m.obj = pyo.Objective(expr=(m.x + 2 * m.y - 3 + m.x + 0.0 * m.z) ** 2 + (m.y - 1) ** 2 + m.z**2)
     reader = ShapeReader(Program(m))
     for node in m.obj.expr.args:
         read, expanded = reader.affine_square(node), reader.quadratic(node, "test")
@@ -240,6 +242,9 @@ def test_an_affine_square_is_read_as_pyomo_expands_it():
             assert all(got.get(k, 0.0) == pytest.approx(v, rel=1e-15) for k, v in want.items())
         assert read[2] == pytest.approx(expanded[2], rel=1e-15)
     assert reader.affine_square(m.x**3) is None and reader.affine_square(pyo.sqrt(m.x + m.y)) is None
+    other = pyo.ConcreteModel()
+    other.v = pyo.Var()
+    assert reader.affine_square(other.v**2) is None and reader.affine_square((other.v + m.x) ** 2) is None
     result = solve(m, "clarabel")
     assert result.objective == pytest.approx(0.0, abs=TOL)
-    assert (m.x.value, m.y.value) == pytest.approx((0.5, 1.0), abs=1e-6)
+    assert (m.x.value, m.y.value, m.z.value) == pytest.approx((0.5, 1.0, 0.0), abs=1e-6)

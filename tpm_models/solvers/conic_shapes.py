@@ -26,7 +26,7 @@ from tpm_models.solvers.atoms.terms import is_constant as _const
 from tpm_models.solvers.atoms.terms import is_variable as _var
 from tpm_models.solvers.atoms.terms import short as _short
 from tpm_models.solvers.cones import ConeKind, NotConicError
-from tpm_models.solvers.expression_terms import NotLinear, walk
+from tpm_models.solvers.expression_terms import VARIABLES, NotLinear, walk
 from tpm_models.solvers.program import Program
 
 
@@ -139,6 +139,9 @@ class ShapeReader:
         base, exponent = node.args
         if exponent.__class__ not in (int, float) or exponent != 2:
             return None
+        if base.__class__ in VARIABLES:  # x_j**2 ((28)'s 1/2 ||w||^2 term by term): one pair, no walk
+            c = self.col.get(id(base))
+            return None if c is None else ({(c, c): 1.0}, {}, 0.0)
         cols: list[int] = []
         coefs: list[float] = []
         try:
