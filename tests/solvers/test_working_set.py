@@ -138,6 +138,30 @@ def test_reduced_on_every_row_is_the_form_and_whole_its_inverse(data):
     assert np.abs(back.z - run.z).max() < 1e-9
 
 
+@pytest.mark.parametrize("key, kw", [(28, {}), (23, {"p": 1.5})])
+def test_a_row_the_user_adds_on_w_is_honoured(data, key, kw):
+    """A constraint written beside the builder's (|w_j| at most half of its unconstrained optimum, j the largest) is a
+    row of the core, kept in every round: the optimum moves onto it, as Clarabel's on the whole form does."""
+    X, y = data
+
+    def capped():
+        model = _model(key, X, y, kw)
+        j = int(np.argmax(np.abs(free)))
+        model.cap = pyo.Constraint(expr=pyo.inequality(-cap, model.w[list(model.w)[j]], cap))
+        return model, j
+
+    free = solve(_model(key, X, y, kw), "clarabel").values["w"]
+    cap = 0.5 * float(np.max(np.abs(free)))
+    model, j = capped()
+    ours = solve(model, NAME, options={"working_set": SMALL})
+    ref = solve(capped()[0], "clarabel")
+    assert ours.optimal and ours.certified and ours.solver == NAME, ours.message
+    assert "rounds, the last on" in ours.message, ours.message  # the rounds ran, not the whole form
+    assert abs(abs(ours.values["w"][j]) - cap) <= 1e-9 * max(1.0, cap)  # on the row (Clarabel's feasibility, 1e-9)
+    assert rel_gap(ours.objective, ref.objective, max(objective_scale(model), 1e-3)) < OBJ_TOL
+    assert np.linalg.norm(ours.values["w"] - ref.values["w"]) <= W_TOL * max(1.0, np.linalg.norm(ref.values["w"]))
+
+
 def test_a_model_without_margin_rows_is_refused_by_name():
     m = pyo.ConcreteModel()
     m.x = pyo.Var([0, 1])
